@@ -1,0 +1,1 @@
+//! What a path may name (being written).

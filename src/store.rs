@@ -1,0 +1,238 @@
+//! The store contract: five operations on opaque string keys and byte values.
+//!
+//! This is the whole interface between the engine and a runtime. It is shaped like
+//! `wasi:keyvalue` (store + atomics `cas`) so a wasmtime host, IndexedDB, Durable
+//! Object storage, a directory on disk or a JS object can each serve it in a page.
+//!
+//! Operations are `async` because most real backends are; a synchronous backend
+//! returns ready futures and the engine needs no executor (see [`crate::block_on`]).
+
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cell::RefCell;
+use core::fmt;
+
+use alloc::collections::BTreeMap;
+
+/// Why a storage operation failed. Deliberately carries no backend text: whatever a
+/// backend says (paths, keys, driver messages) stays in the adapter, never reaches a
+/// user. The engine turns each kind into one fixed sentence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StoreError {
+    /// The backend is out of space (IndexedDB `QuotaExceededError`, a full disk).
+    QuotaExceeded,
+    /// The backend cannot be reached or was closed (a closed database, a blocked
+    /// upgrade, private mode refusing storage).
+    Unavailable,
+    /// Anything else the backend reported, including values of the wrong type.
+    Failed,
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            StoreError::QuotaExceeded => "storage quota exceeded",
+            StoreError::Unavailable => "storage unavailable",
+            StoreError::Failed => "storage operation failed",
+        })
+    }
+}
+
+/// One page of [`Store::list`]: keys in ascending byte order, and the cursor to pass
+/// back for the next page (`None` when this was the last page).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Page {
+    pub keys: Vec<String>,
+    pub cursor: Option<String>,
+}
+
+/// The key-value contract every backend implements.
+///
+/// Keys are short ASCII strings chosen by the engine (`head`, `blob/<sha256>`, …).
+/// `compare_and_swap` is the only operation that must be atomic.
+#[allow(async_fn_in_trait)] // JS-backed stores are !Send; callers pick their executor.
+pub trait Store {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError>;
+    /// Removing an absent key is not an error.
+    async fn delete(&self, key: &str) -> Result<(), StoreError>;
+    /// Keys starting with `prefix`, ascending, resuming after `cursor` when given.
+    /// A page may hold any number of keys, zero included only on the last page.
+    async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError>;
+    /// Writes `new` only if the current value equals `expected` (`None`: the key is
+    /// absent). `Ok(false)` means someone else got there first; nothing was written.
+    async fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError>;
+
+    /// Writes fresh content-addressed `objects`, then compare-and-swaps `key`.
+    ///
+    /// Nothing reads the objects until the swap publishes them, so a backend with
+    /// transactions (IndexedDB, Durable Objects, a disk store's single fsync) may
+    /// override this to do the whole command in one round trip. The default does
+    /// them one by one, which is just as safe: unpublished objects are invisible.
+    async fn commit(
+        &self,
+        objects: &[(String, Vec<u8>)],
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        for (k, v) in objects {
+            self.set(k, v).await?;
+        }
+        self.compare_and_swap(key, expected, new).await
+    }
+}
+
+/// References to stores are stores, so one store can back several engines.
+impl<S: Store + ?Sized> Store for &S {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        (**self).get(key).await
+    }
+    async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+        (**self).set(key, value).await
+    }
+    async fn delete(&self, key: &str) -> Result<(), StoreError> {
+        (**self).delete(key).await
+    }
+    async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
+        (**self).list(prefix, cursor).await
+    }
+    async fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        (**self).compare_and_swap(key, expected, new).await
+    }
+    async fn commit(
+        &self,
+        objects: &[(String, Vec<u8>)],
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        (**self).commit(objects, key, expected, new).await
+    }
+}
+
+impl<S: Store + ?Sized> Store for Rc<S> {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        (**self).get(key).await
+    }
+    async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+        (**self).set(key, value).await
+    }
+    async fn delete(&self, key: &str) -> Result<(), StoreError> {
+        (**self).delete(key).await
+    }
+    async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
+        (**self).list(prefix, cursor).await
+    }
+    async fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        (**self).compare_and_swap(key, expected, new).await
+    }
+    async fn commit(
+        &self,
+        objects: &[(String, Vec<u8>)],
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        (**self).commit(objects, key, expected, new).await
+    }
+}
+
+/// Keys per page of [`MemoryStore::list`]; small enough that tests exercise paging.
+pub const MEMORY_PAGE: usize = 256;
+
+/// An in-memory store. Cloning shares the same map, so clones model several
+/// clients (tabs, isolates) over one backend.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryStore {
+    map: Rc<RefCell<BTreeMap<String, Vec<u8>>>>,
+}
+
+impl MemoryStore {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Number of keys held; for tests and garbage-collection reports.
+    pub fn len(&self) -> usize {
+        self.map.borrow().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.map.borrow().is_empty()
+    }
+
+    /// Total bytes of all values held.
+    pub fn value_bytes(&self) -> usize {
+        self.map.borrow().values().map(Vec::len).sum()
+    }
+}
+
+impl Store for MemoryStore {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        Ok(self.map.borrow().get(key).cloned())
+    }
+
+    async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+        self.map.borrow_mut().insert(key.into(), value.to_vec());
+        Ok(())
+    }
+
+    async fn delete(&self, key: &str) -> Result<(), StoreError> {
+        self.map.borrow_mut().remove(key);
+        Ok(())
+    }
+
+    async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
+        use core::ops::Bound;
+        let map = self.map.borrow();
+        let start = match cursor {
+            Some(c) => Bound::Excluded(c),
+            None => Bound::Included(prefix),
+        };
+        let mut keys: Vec<String> = map
+            .range::<str, _>((start, Bound::Unbounded))
+            .map(|(k, _)| k)
+            .take_while(|k| k.starts_with(prefix))
+            .take(MEMORY_PAGE + 1)
+            .cloned()
+            .collect();
+        let cursor = if keys.len() > MEMORY_PAGE {
+            keys.truncate(MEMORY_PAGE);
+            keys.last().cloned()
+        } else {
+            None
+        };
+        Ok(Page { keys, cursor })
+    }
+
+    async fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        let mut map = self.map.borrow_mut();
+        if map.get(key).map(Vec::as_slice) != expected {
+            return Ok(false);
+        }
+        map.insert(key.into(), new.to_vec());
+        Ok(true)
+    }
+}
