@@ -1,1 +1,425 @@
-//! Placeholder: filled in by its issue.
+//! memdir's store over IndexedDB, for agents running in a browser tab.
+//!
+//! One database per memory namespace (`memdir:{name}`), one object store in it
+//! holding the engine's keys as strings and values as `Uint8Array`s. Every write
+//! resolves only when its transaction has completed, so a command that reported
+//! success is on disk, and a command that failed left nothing behind.
+//!
+//! Transactions per engine command: the reads (head, tree nodes, the file's blob)
+//! each take a short readonly transaction; the whole write (new blob, new tree
+//! nodes, new commit and the head's compare-and-swap) is ONE readwrite transaction
+//! ([`Store::commit`] is overridden for this). Two tabs racing on the head are
+//! serialised by IndexedDB: the loser's transaction sees the new head, aborts its
+//! writes and reports `false`, and the engine retries.
+//!
+//! Errors carry only a kind: `QuotaExceededError` is [`StoreError::QuotaExceeded`];
+//! a database that cannot be opened (private mode, storage disabled, a blocked
+//! upgrade, a newer schema) or a closed connection is [`StoreError::Unavailable`];
+//! anything else is [`StoreError::Failed`]. Browser error text is never kept.
+
+use std::cell::{Cell, RefCell};
+use std::rc::{Rc, Weak};
+
+use idb::{KeyRange, ObjectStore};
+use js_sys::{JsString, Uint8Array};
+use memdir::{Page, Store, StoreError};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Event, IdbDatabase, IdbTransaction, IdbTransactionMode};
+
+mod connection;
+mod errors;
+mod events;
+
+pub use connection::{database_name, delete_database};
+use connection::{OBJECTS, VERSION};
+use events::FirstEvent;
+
+/// Keys per page of [`Store::list`]: under the contract suite's 1,100 so paging is
+/// exercised, large enough that a listing is a handful of transactions.
+pub const PAGE: u32 = 500;
+
+const SETTLED: &[&str] = &["complete", "abort"];
+
+/// A memory's IndexedDB database. Cheap to clone; clones share the connection.
+///
+/// The connection opens on first use and reopens by itself after another tab
+/// upgraded or deleted the database (we close ours on `versionchange` so we never
+/// block them). After [`IdbStore::close`] every operation is `Unavailable`.
+#[derive(Clone)]
+pub struct IdbStore {
+    shared: Rc<Shared>,
+}
+
+struct Shared {
+    namespace: String,
+    version: u32,
+    db: RefCell<Option<IdbDatabase>>,
+    /// The browser or another tab took our connection away; reconnect next time.
+    stale: Cell<bool>,
+    closed: Cell<bool>,
+    #[cfg(feature = "testing")]
+    abort_after: Cell<Option<usize>>,
+}
+
+impl IdbStore {
+    /// A store for `namespace`; the database opens on first use. Use [`IdbStore::open`]
+    /// to learn at once whether IndexedDB is usable here.
+    pub fn new(namespace: &str) -> Self {
+        Self::with_version(namespace, VERSION)
+    }
+
+    fn with_version(namespace: &str, version: u32) -> Self {
+        IdbStore {
+            shared: Rc::new(Shared {
+                namespace: namespace.to_string(),
+                version,
+                db: RefCell::new(None),
+                stale: Cell::new(false),
+                closed: Cell::new(false),
+                #[cfg(feature = "testing")]
+                abort_after: Cell::new(None),
+            }),
+        }
+    }
+
+    /// Opens the database now: `Unavailable` in private mode, with storage disabled,
+    /// or when another tab blocks the upgrade; `QuotaExceeded` when the origin is full.
+    pub async fn open(namespace: &str) -> Result<Self, StoreError> {
+        let store = Self::new(namespace);
+        store.database().await?;
+        Ok(store)
+    }
+
+    pub fn namespace(&self) -> &str {
+        &self.shared.namespace
+    }
+
+    /// Closes the connection once running transactions finish; later operations
+    /// fail with `Unavailable`.
+    pub fn close(&self) {
+        self.shared.closed.set(true);
+        if let Some(db) = self.shared.db.borrow_mut().take() {
+            db.close();
+        }
+    }
+
+    /// The live connection, opening or reopening it when needed.
+    async fn database(&self) -> Result<IdbDatabase, StoreError> {
+        let s = &self.shared;
+        if s.closed.get() {
+            return Err(StoreError::Unavailable);
+        }
+        if !s.stale.get() {
+            if let Some(db) = s.db.borrow().as_ref() {
+                return Ok(db.clone());
+            }
+        }
+        let db = connection::open(&database_name(&s.namespace), s.version).await?;
+        if s.closed.get() {
+            db.close();
+            return Err(StoreError::Unavailable);
+        }
+        if !s.stale.get() {
+            // Another operation connected while we waited: use one connection.
+            if let Some(current) = s.db.borrow().as_ref() {
+                db.close();
+                return Ok(current.clone());
+            }
+        }
+        watch(&db, Rc::downgrade(s));
+        if let Some(old) = s.db.borrow_mut().replace(db.clone()) {
+            old.close();
+        }
+        s.stale.set(false);
+        Ok(db)
+    }
+
+    /// A transaction on the object store. A connection that closed under us (the
+    /// browser cleared storage, another tab upgraded) is reopened once.
+    async fn transaction(&self, mode: IdbTransactionMode) -> Result<(IdbTransaction, ObjectStore), StoreError> {
+        for attempt in 0..2 {
+            let db = self.database().await?;
+            match db.transaction_with_str_and_mode(OBJECTS, mode) {
+                Ok(tx) => {
+                    let objects = idb::Transaction::from(tx.clone()).object_store(OBJECTS).map_err(errors::from_idb)?;
+                    return Ok((tx, objects));
+                }
+                Err(e) if attempt == 0 && errors::name_of(&e).as_deref() == Some("InvalidStateError") => {
+                    self.shared.stale.set(true);
+                }
+                Err(e) => return Err(errors::from_js(&e)),
+            }
+        }
+        Err(StoreError::Unavailable)
+    }
+
+    /// Why a readwrite transaction ended in `abort`.
+    fn abort_kind(&self, tx: &IdbTransaction) -> StoreError {
+        match tx.error() {
+            Some(e) => errors::from_name(&e.name()),
+            None if self.shared.closed.get() || self.shared.stale.get() => StoreError::Unavailable,
+            // We aborted it ourselves (a fault injected by a test) or the browser gave
+            // no reason.
+            None => StoreError::Failed,
+        }
+    }
+
+    /// Waits for `complete` or `abort` of a readwrite transaction.
+    async fn settle(&self, tx: &IdbTransaction, done: FirstEvent) -> Result<(), StoreError> {
+        match done.await {
+            "complete" => Ok(()),
+            _ => Err(self.abort_kind(tx)),
+        }
+    }
+
+    /// A request failed inside a readwrite transaction: it aborts on its own; wait
+    /// for that so the caller never races the rollback, and report the reason.
+    async fn failed(&self, tx: &IdbTransaction, done: FirstEvent, err: idb::Error) -> StoreError {
+        let fallback = errors::from_idb(err);
+        let _ = tx.abort(); // harmless if the abort is already under way
+        match done.await {
+            "abort" => match tx.error() {
+                Some(e) => errors::from_name(&e.name()),
+                None => fallback,
+            },
+            _ => fallback,
+        }
+    }
+
+    /// Test hook: the next `commit` aborts its transaction after its k-th request
+    /// has succeeded (k = 0: before any request).
+    #[cfg(feature = "testing")]
+    pub fn abort_next_commit_after(&self, requests: Option<usize>) {
+        self.shared.abort_after.set(requests);
+    }
+}
+
+/// Closes our connection when another tab wants to upgrade or delete the database,
+/// and notices when the browser closes it; either way the next operation reconnects.
+/// The handlers belong to the JS GC and hold only a weak reference to the store.
+fn watch(db: &IdbDatabase, shared: Weak<Shared>) {
+    let on_versionchange = {
+        let shared = shared.clone();
+        Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+            if let Some(db) = event.target().and_then(|t| t.dyn_into::<IdbDatabase>().ok()) {
+                db.close();
+                mark_stale(&shared, &db);
+            }
+        })
+        .into_js_value()
+    };
+    let on_close = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
+        if let Some(db) = event.target().and_then(|t| t.dyn_into::<IdbDatabase>().ok()) {
+            mark_stale(&shared, &db);
+        }
+    })
+    .into_js_value();
+    db.set_onversionchange(Some(on_versionchange.unchecked_ref()));
+    db.set_onclose(Some(on_close.unchecked_ref()));
+}
+
+fn mark_stale(shared: &Weak<Shared>, db: &IdbDatabase) {
+    if let Some(s) = shared.upgrade() {
+        let ours = s.db.borrow().as_ref().is_some_and(|d| connection::same(d, Some(db.clone().into())));
+        if ours {
+            s.stale.set(true);
+        }
+    }
+}
+
+fn key(k: &str) -> JsValue {
+    JsValue::from_str(k)
+}
+
+fn bytes(v: &[u8]) -> JsValue {
+    Uint8Array::from(v).into()
+}
+
+/// A stored value back to bytes; anything but a `Uint8Array` is not ours.
+fn value(v: Option<JsValue>) -> Result<Option<Vec<u8>>, StoreError> {
+    match v {
+        None => Ok(None),
+        Some(v) if v.is_undefined() => Ok(None),
+        Some(v) => v.dyn_into::<Uint8Array>().map(|a| Some(a.to_vec())).map_err(|_| StoreError::Failed),
+    }
+}
+
+/// The smallest string above every string that starts with `prefix`, compared as
+/// IndexedDB compares (UTF-16 code units); `None` when there is none (empty prefix
+/// or all U+FFFF).
+fn prefix_end(prefix: &str) -> Option<JsValue> {
+    let mut units: Vec<u16> = prefix.encode_utf16().collect();
+    while units.last() == Some(&0xFFFF) {
+        units.pop();
+    }
+    let last = units.last_mut()?;
+    *last += 1;
+    Some(JsString::from_char_code(&units).into())
+}
+
+impl Store for IdbStore {
+    async fn get(&self, k: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let (_tx, objects) = self.transaction(IdbTransactionMode::Readonly).await?;
+        let got = objects.get(key(k)).map_err(errors::from_idb)?.await.map_err(errors::from_idb)?;
+        value(got)
+    }
+
+    async fn set(&self, k: &str, v: &[u8]) -> Result<(), StoreError> {
+        let (tx, objects) = self.transaction(IdbTransactionMode::Readwrite).await?;
+        let done = FirstEvent::new(&tx, SETTLED);
+        if let Err(e) = objects.put(&bytes(v), Some(&key(k))) {
+            return Err(self.failed(&tx, done, e).await);
+        }
+        self.settle(&tx, done).await
+    }
+
+    async fn delete(&self, k: &str) -> Result<(), StoreError> {
+        let (tx, objects) = self.transaction(IdbTransactionMode::Readwrite).await?;
+        let done = FirstEvent::new(&tx, SETTLED);
+        if let Err(e) = objects.delete(key(k)) {
+            return Err(self.failed(&tx, done, e).await);
+        }
+        self.settle(&tx, done).await
+    }
+
+    async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
+        // Resume strictly after the cursor; a cursor outside the prefix's range
+        // either starts it from the top or means there is nothing left.
+        let (lower, lower_open) = match cursor {
+            Some(c) if c.starts_with(prefix) => (c, true),
+            Some(c) if c > prefix => return Ok(Page::default()),
+            _ => (prefix, false),
+        };
+        let range = match prefix_end(prefix) {
+            Some(end) => KeyRange::bound(&key(lower), &end, Some(lower_open), Some(true)),
+            None => KeyRange::lower_bound(&key(lower), Some(lower_open)),
+        }
+        .map_err(errors::from_idb)?;
+        let (_tx, objects) = self.transaction(IdbTransactionMode::Readonly).await?;
+        let found = objects
+            .get_all_keys(Some(range.into()), Some(PAGE + 1))
+            .map_err(errors::from_idb)?
+            .await
+            .map_err(errors::from_idb)?;
+        let mut keys = Vec::with_capacity(found.len());
+        for k in found {
+            match k.as_string() {
+                Some(k) if k.starts_with(prefix) => keys.push(k),
+                Some(_) => {}
+                None => return Err(StoreError::Failed),
+            }
+        }
+        let cursor = if keys.len() > PAGE as usize {
+            keys.truncate(PAGE as usize);
+            keys.last().cloned()
+        } else {
+            None
+        };
+        Ok(Page { keys, cursor })
+    }
+
+    async fn compare_and_swap(&self, k: &str, expected: Option<&[u8]>, new: &[u8]) -> Result<bool, StoreError> {
+        self.commit(&[], k, expected, new).await
+    }
+
+    /// The objects and the head's compare-and-swap in one readwrite transaction:
+    /// the head is read, the objects are written meanwhile, and if the head is not
+    /// what the engine expected the transaction is aborted, taking the objects with it.
+    async fn commit(
+        &self,
+        objects: &[(String, Vec<u8>)],
+        k: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        let (tx, store) = self.transaction(IdbTransactionMode::Readwrite).await?;
+        let done = FirstEvent::new(&tx, SETTLED);
+        #[cfg(feature = "testing")]
+        if let Some(limit) = self.shared.abort_after.take() {
+            return self.commit_with_fault(tx, done, store, limit, objects, k, expected, new).await;
+        }
+        let head = match store.get(key(k)) {
+            Ok(r) => r,
+            Err(e) => return Err(self.failed(&tx, done, e).await),
+        };
+        for (ok, ov) in objects {
+            if let Err(e) = store.put(&bytes(ov), Some(&key(ok))) {
+                return Err(self.failed(&tx, done, e).await);
+            }
+        }
+        let current = match head.await {
+            Ok(v) => v,
+            Err(e) => return Err(self.failed(&tx, done, e).await),
+        };
+        // A head we cannot read must not let the objects commit either.
+        let current = value(current).inspect_err(|_| {
+            let _ = tx.abort();
+        })?;
+        if current.as_deref() != expected {
+            let _ = tx.abort();
+            return Ok(false);
+        }
+        if let Err(e) = store.put(&bytes(new), Some(&key(k))) {
+            return Err(self.failed(&tx, done, e).await);
+        }
+        self.settle(&tx, done).await.map(|()| true)
+    }
+}
+
+#[cfg(feature = "testing")]
+impl IdbStore {
+    /// `commit`, one request at a time, aborting after `limit` requests succeeded.
+    #[allow(clippy::too_many_arguments)]
+    async fn commit_with_fault(
+        &self,
+        tx: IdbTransaction,
+        done: FirstEvent,
+        store: ObjectStore,
+        limit: usize,
+        objects: &[(String, Vec<u8>)],
+        k: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        let mut succeeded = 0;
+        let step = |n: &mut usize| -> bool {
+            let stop = *n == limit;
+            *n += 1;
+            stop
+        };
+        let abort = |tx: &IdbTransaction| {
+            let _ = tx.abort();
+        };
+        if step(&mut succeeded) {
+            abort(&tx);
+            return self.settle(&tx, done).await.map(|()| true);
+        }
+        let current = store.get(key(k)).map_err(errors::from_idb)?.await.map_err(errors::from_idb)?;
+        if value(current)?.as_deref() != expected {
+            abort(&tx);
+            return Ok(false);
+        }
+        for (ok, ov) in objects {
+            if step(&mut succeeded) {
+                abort(&tx);
+                return self.settle(&tx, done).await.map(|()| true);
+            }
+            store.put(&bytes(ov), Some(&key(ok))).map_err(errors::from_idb)?.await.map_err(errors::from_idb)?;
+        }
+        if step(&mut succeeded) {
+            abort(&tx);
+            return self.settle(&tx, done).await.map(|()| true);
+        }
+        store.put(&bytes(new), Some(&key(k))).map_err(errors::from_idb)?.await.map_err(errors::from_idb)?;
+        if step(&mut succeeded) {
+            abort(&tx);
+        }
+        self.settle(&tx, done).await.map(|()| true)
+    }
+
+    /// Test hook: a store on an explicit schema version, to provoke a blocked upgrade.
+    pub fn new_at_version(namespace: &str, version: u32) -> Self {
+        Self::with_version(namespace, version)
+    }
+}

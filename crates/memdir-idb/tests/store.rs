@@ -1,0 +1,250 @@
+//! The store contract and the connection's behaviour, over real IndexedDB in
+//! headless Chromium (`wasm-bindgen-test`, see scripts/test.d/40-browser.sh).
+#![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+use std::future::{Future, poll_fn};
+use std::pin::pin;
+use std::task::Poll;
+
+use memdir::{Store, StoreError};
+use memdir_idb::{IdbStore, delete_database};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+#[wasm_bindgen(inline_js = r#"
+export function holdOpen(name) {
+  // A connection that, unlike memdir's, ignores versionchange: it blocks upgrades.
+  return new Promise((resolve, reject) => {
+    const r = indexedDB.open(name, 1);
+    r.onupgradeneeded = () => r.result.createObjectStore('kv');
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+}
+export function release(db) { db.close(); }
+export function breakIndexedDb(how) {
+  const saved = {
+    open: IDBFactory.prototype.open,
+    put: IDBObjectStore.prototype.put,
+    // On a global object the attribute is the object's own, not its prototype's.
+    idb: Object.getOwnPropertyDescriptor(globalThis, 'indexedDB'),
+  };
+  if (how === 'security') {
+    IDBFactory.prototype.open = function () { throw new DOMException('denied in private mode', 'SecurityError'); };
+  } else if (how === 'invalid-state') {
+    IDBFactory.prototype.open = function () { throw new DOMException('private browsing', 'InvalidStateError'); };
+  } else if (how === 'quota') {
+    IDBObjectStore.prototype.put = function () { throw new DOMException('the disk is full at /home/x', 'QuotaExceededError'); };
+  } else if (how === 'missing') {
+    Object.defineProperty(globalThis, 'indexedDB', { value: undefined, configurable: true });
+  }
+  return () => {
+    IDBFactory.prototype.open = saved.open;
+    IDBObjectStore.prototype.put = saved.put;
+    Object.defineProperty(globalThis, 'indexedDB', saved.idb);
+  };
+}
+export function rawPut(name, key, value) {
+  return new Promise((resolve, reject) => {
+    const r = indexedDB.open(name);
+    r.onsuccess = () => {
+      const tx = r.result.transaction('kv', 'readwrite');
+      tx.objectStore('kv').put(value, key);
+      tx.oncomplete = () => { r.result.close(); resolve(); };
+      tx.onabort = () => reject(tx.error);
+    };
+    r.onerror = () => reject(r.error);
+  });
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(catch, js_name = holdOpen)]
+    async fn hold_open(name: &str) -> Result<JsValue, JsValue>;
+    fn release(db: &JsValue);
+    #[wasm_bindgen(js_name = breakIndexedDb)]
+    fn break_indexed_db(how: &str) -> js_sys::Function;
+    #[wasm_bindgen(catch, js_name = rawPut)]
+    async fn raw_put(name: &str, key: &str, value: &JsValue) -> Result<(), JsValue>;
+}
+
+async fn fresh(namespace: &str) -> IdbStore {
+    let _ = delete_database(namespace).await;
+    match IdbStore::open(namespace).await {
+        Ok(s) => s,
+        Err(e) => panic!("open {namespace}: {e}"),
+    }
+}
+
+#[wasm_bindgen_test]
+async fn the_store_contract_holds_over_indexeddb() {
+    let store = fresh("contract").await;
+    if let Err(e) = memdir::contract::check(&store).await {
+        panic!("{e}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn data_survives_a_reopen_of_the_database() {
+    let store = fresh("reopen").await;
+    assert_eq!(store.commit(&[("blob/1".into(), vec![1, 2, 3])], "head", None, b"c1").await, Ok(true));
+    store.close();
+    assert_eq!(store.get("head").await, Err(StoreError::Unavailable));
+    drop(store);
+
+    let again = IdbStore::open("reopen").await.expect("reopen");
+    assert_eq!(again.get("head").await, Ok(Some(b"c1".to_vec())));
+    assert_eq!(again.get("blob/1").await, Ok(Some(vec![1, 2, 3])));
+    again.close();
+}
+
+#[wasm_bindgen_test]
+async fn memories_are_separate_databases() {
+    let a = fresh("ns-a").await;
+    let b = fresh("ns-b").await;
+    a.set("head", b"a").await.expect("set");
+    assert_eq!(b.get("head").await, Ok(None));
+    assert_eq!(memdir_idb::database_name("ns-a"), "memdir:ns-a");
+}
+
+#[wasm_bindgen_test]
+async fn a_refused_commit_writes_none_of_its_objects() {
+    let store = fresh("refused").await;
+    store.set("head", b"theirs").await.expect("set");
+    let objects = vec![("tree/x".to_string(), b"t".to_vec()), ("blob/y".to_string(), b"b".to_vec())];
+    assert_eq!(store.commit(&objects, "head", Some(b"mine"), b"new").await, Ok(false));
+    assert_eq!(store.get("tree/x").await, Ok(None));
+    assert_eq!(store.get("blob/y").await, Ok(None));
+    assert_eq!(store.get("head").await, Ok(Some(b"theirs".to_vec())));
+}
+
+#[wasm_bindgen_test]
+async fn a_commit_aborted_at_any_step_leaves_nothing() {
+    let store = fresh("abort-steps").await;
+    store.set("head", b"h0").await.expect("set");
+    let objects: Vec<(String, Vec<u8>)> = (0..3).map(|i| (format!("blob/{i}"), vec![i as u8; 10])).collect();
+    // Steps: read the head, each object, the head's write, then before `complete`.
+    for k in 0..=objects.len() + 2 {
+        store.abort_next_commit_after(Some(k));
+        assert_eq!(store.commit(&objects, "head", Some(b"h0"), b"h1").await, Err(StoreError::Failed), "abort after {k}");
+        assert_eq!(store.get("head").await, Ok(Some(b"h0".to_vec())), "abort after {k}");
+        for (key, _) in &objects {
+            assert_eq!(store.get(key).await, Ok(None), "abort after {k}: {key}");
+        }
+    }
+    assert_eq!(store.commit(&objects, "head", Some(b"h0"), b"h1").await, Ok(true));
+    assert_eq!(store.get("blob/2").await, Ok(Some(vec![2; 10])));
+}
+
+#[wasm_bindgen_test]
+async fn two_connections_racing_on_one_head_never_both_win() {
+    let a = fresh("race").await;
+    let b = IdbStore::open("race").await.expect("open");
+    for i in 0..20 {
+        let (va, vb) = (format!("a{i}"), format!("b{i}"));
+        let (ra, rb) =
+            futures_join(a.compare_and_swap("head", None, va.as_bytes()), b.compare_and_swap("head", None, vb.as_bytes())).await;
+        assert_eq!([ra, rb].iter().filter(|r| **r == Ok(true)).count(), 1, "round {i}: {ra:?} {rb:?}");
+        a.delete("head").await.expect("delete");
+    }
+}
+
+/// Both futures polled together, so their transactions are in flight at once.
+async fn futures_join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
+    let (mut a, mut b) = (pin!(a), pin!(b));
+    let (mut ra, mut rb) = (None, None);
+    poll_fn(|cx| {
+        if ra.is_none() {
+            if let Poll::Ready(v) = a.as_mut().poll(cx) {
+                ra = Some(v);
+            }
+        }
+        if rb.is_none() {
+            if let Poll::Ready(v) = b.as_mut().poll(cx) {
+                rb = Some(v);
+            }
+        }
+        if ra.is_some() && rb.is_some() { Poll::Ready(()) } else { Poll::Pending }
+    })
+    .await;
+    (ra.unwrap(), rb.unwrap())
+}
+
+#[wasm_bindgen_test]
+async fn a_blocked_upgrade_is_unavailable_not_a_hang() {
+    let _ = delete_database("blocked").await;
+    let holder = hold_open(&memdir_idb::database_name("blocked")).await.expect("hold open");
+    let newer = IdbStore::new_at_version("blocked", 2);
+    assert_eq!(newer.get("head").await, Err(StoreError::Unavailable));
+    release(&holder);
+}
+
+#[wasm_bindgen_test]
+async fn we_close_for_another_tabs_upgrade_and_reconnect_after() {
+    let store = fresh("yield").await;
+    store.set("k", b"v").await.expect("set");
+    // Deleting the database fires versionchange at our connection; we must close
+    // (or the delete would block) and then work again on a fresh database.
+    assert_eq!(delete_database("yield").await, Ok(()));
+    assert_eq!(store.get("k").await, Ok(None));
+    store.set("k", b"w").await.expect("set after reconnect");
+    assert_eq!(store.get("k").await, Ok(Some(b"w".to_vec())));
+}
+
+#[wasm_bindgen_test]
+async fn private_mode_refusals_are_unavailable() {
+    for how in ["security", "invalid-state", "missing"] {
+        let restore = break_indexed_db(how);
+        let opened = IdbStore::open(&format!("private-{how}")).await.err();
+        let _ = restore.call0(&JsValue::NULL);
+        assert_eq!(opened, Some(StoreError::Unavailable), "{how}");
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_full_disk_is_quota_exceeded_and_writes_nothing() {
+    let store = fresh("quota").await;
+    store.set("head", b"h0").await.expect("set");
+    let restore = break_indexed_db("quota");
+    let result = store.commit(&[("blob/a".into(), b"x".to_vec())], "head", Some(b"h0"), b"h1").await;
+    let set = store.set("other", b"x").await;
+    let _ = restore.call0(&JsValue::NULL);
+    assert_eq!(result, Err(StoreError::QuotaExceeded));
+    assert_eq!(set, Err(StoreError::QuotaExceeded));
+    assert_eq!(store.get("head").await, Ok(Some(b"h0".to_vec())));
+    assert_eq!(store.get("blob/a").await, Ok(None));
+}
+
+#[wasm_bindgen_test]
+async fn a_value_that_is_not_ours_is_failed() {
+    let store = fresh("foreign").await;
+    store.set("x", b"").await.expect("set");
+    raw_put(&memdir_idb::database_name("foreign"), "head", &JsValue::from_str("a string")).await.expect("raw put");
+    assert_eq!(store.get("head").await, Err(StoreError::Failed));
+    // A head we cannot read refuses the commit and writes none of its objects.
+    assert_eq!(store.commit(&[("blob/z".into(), vec![1])], "head", None, b"h").await, Err(StoreError::Failed));
+    assert_eq!(store.get("blob/z").await, Ok(None));
+}
+
+#[wasm_bindgen_test]
+async fn listing_pages_by_key_range() {
+    let store = fresh("pages").await;
+    for i in 0..(memdir_idb::PAGE as usize + 3) {
+        store.set(&format!("p/{i:04}"), b"").await.expect("set");
+    }
+    store.set("p0", b"").await.expect("set");
+    store.set("o", b"").await.expect("set");
+    let first = store.list("p/", None).await.expect("list");
+    assert_eq!(first.keys.len(), memdir_idb::PAGE as usize);
+    assert_eq!(first.cursor.as_deref(), Some("p/0499"));
+    let second = store.list("p/", first.cursor.as_deref()).await.expect("list");
+    assert_eq!(second.keys, ["p/0500", "p/0501", "p/0502"]);
+    assert_eq!(second.cursor, None);
+    // A cursor past the prefix's keys ends the listing; one before it starts over.
+    assert_eq!(store.list("p/", Some("q")).await.expect("list").keys.len(), 0);
+    assert_eq!(store.list("p/", Some("a")).await.expect("list").keys.len(), memdir_idb::PAGE as usize);
+    let all = memdir::contract::list_all(&store, "").await.expect("list all");
+    assert_eq!(all.len(), memdir_idb::PAGE as usize + 5);
+}
