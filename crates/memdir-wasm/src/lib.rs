@@ -1,1 +1,100 @@
-//! Placeholder: filled in by its issue.
+//! The memdir engine for JavaScript: what `dist/memdir_wasm.js` exports.
+//!
+//! This is the low-level half of the npm package; `js/core.js` wraps it into the
+//! SDK-shaped surface (`openMemory`, `betaMemoryTool`, the store factories). Inputs
+//! cross the boundary as JSON text made by `JSON.stringify` on the JS side, so a
+//! lone surrogate or a throwing getter never reaches Rust as a lossy string, and no
+//! call here can trap: every failure comes back as a rejected promise or an error
+//! result.
+
+extern crate alloc;
+
+mod any_store;
+mod idb;
+mod js_store;
+mod memory;
+
+use alloc::string::String;
+use core::cell::RefCell;
+
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+
+pub use any_store::AnyStore;
+pub use js_store::JsStore;
+pub use memory::Memory;
+
+/// A store the engine can run on, whatever its backend; made by `memoryStore()` or
+/// `jsStore(obj)`. Opening several memories over one handle shares its data, which
+/// models several clients (tabs, isolates) over one backend.
+#[wasm_bindgen]
+pub struct StoreHandle {
+    store: AnyStore,
+}
+
+#[wasm_bindgen]
+impl StoreHandle {
+    /// `"memory"`, `"js"` or `"indexeddb"`.
+    #[wasm_bindgen(getter)]
+    pub fn kind(&self) -> String {
+        String::from(self.store.kind())
+    }
+}
+
+impl StoreHandle {
+    pub fn new(store: AnyStore) -> StoreHandle {
+        StoreHandle { store }
+    }
+
+    pub fn store(&self) -> &AnyStore {
+        &self.store
+    }
+}
+
+/// A native in-memory store, inside the wasm instance.
+#[wasm_bindgen(js_name = memoryStore)]
+pub fn memory_store() -> StoreHandle {
+    StoreHandle::new(AnyStore::Memory(memdir::MemoryStore::new()))
+}
+
+/// Adapts an object following the JS store protocol; throws a `TypeError` naming
+/// the missing method when it does not.
+#[wasm_bindgen(js_name = jsStore)]
+pub fn js_store(obj: JsValue) -> Result<StoreHandle, JsValue> {
+    JsStore::new(obj)
+        .map(|s| StoreHandle::new(AnyStore::Js(s)))
+        .map_err(|m| js_sys::TypeError::new(&m).into())
+}
+
+/// Runs the engine's store-contract suite against an empty store; rejects with an
+/// `Error` naming the first broken promise. A test helper, shipped so that an
+/// application can check its own `customStore` the same way.
+#[wasm_bindgen(js_name = checkStoreContract)]
+pub fn check_store_contract(handle: &StoreHandle) -> Promise {
+    let store = handle.store.clone();
+    wasm_bindgen_futures::future_to_promise(async move {
+        memdir::contract::check(&store)
+            .await
+            .map(|()| JsValue::UNDEFINED)
+            .map_err(|m| js_sys::Error::new(&m).into())
+    })
+}
+
+thread_local! {
+    static FLOOR_OUTPUT: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// Benchmark floor, step one: the text `roundTrip` will answer with.
+#[wasm_bindgen(js_name = roundTripPrepare)]
+pub fn round_trip_prepare(output: String) {
+    FLOOR_OUTPUT.with(|o| *o.borrow_mut() = output);
+}
+
+/// Benchmark floor: the same crossing as a command (JSON text in, a promise of a
+/// result object out) with no engine work in between.
+#[wasm_bindgen(js_name = roundTrip)]
+pub fn round_trip(input: String) -> Promise {
+    let content = FLOOR_OUTPUT.with(|o| o.borrow().clone());
+    let result = memdir::ToolResult { content, is_error: input.is_empty() };
+    wasm_bindgen_futures::future_to_promise(async move { Ok(memory::result_to_js(&result)) })
+}

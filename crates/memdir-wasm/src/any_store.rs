@@ -1,0 +1,96 @@
+//! The one store type the exported `Memory` runs on: whichever backend the
+//! application picked, behind a single enum so the engine is compiled once.
+//!
+//! Adding a backend (the browser's IndexedDB store) is one variant here and one arm
+//! in each method of the delegation below.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use memdir::{MemoryStore, Page, Store, StoreError};
+
+use crate::js_store::JsStore;
+use memdir_idb::IdbStore;
+
+#[derive(Clone)]
+pub enum AnyStore {
+    /// Native, in the wasm instance's memory: no JS crossing per operation.
+    Memory(MemoryStore),
+    /// Any object following the JS store protocol (a directory on disk, Durable
+    /// Object storage, an application's own backend).
+    Js(JsStore),
+    /// The browser's IndexedDB, natively: one readwrite transaction per commit.
+    Idb(IdbStore),
+}
+
+impl AnyStore {
+    /// A short name for the backend, for `StoreHandle.kind` in JS.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AnyStore::Memory(_) => "memory",
+            AnyStore::Js(_) => "js",
+            AnyStore::Idb(_) => "indexeddb",
+        }
+    }
+}
+
+impl Store for AnyStore {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        match self {
+            AnyStore::Memory(s) => s.get(key).await,
+            AnyStore::Js(s) => s.get(key).await,
+            AnyStore::Idb(s) => s.get(key).await,
+        }
+    }
+
+    async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+        match self {
+            AnyStore::Memory(s) => s.set(key, value).await,
+            AnyStore::Js(s) => s.set(key, value).await,
+            AnyStore::Idb(s) => s.set(key, value).await,
+        }
+    }
+
+    async fn delete(&self, key: &str) -> Result<(), StoreError> {
+        match self {
+            AnyStore::Memory(s) => s.delete(key).await,
+            AnyStore::Js(s) => s.delete(key).await,
+            AnyStore::Idb(s) => s.delete(key).await,
+        }
+    }
+
+    async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
+        match self {
+            AnyStore::Memory(s) => s.list(prefix, cursor).await,
+            AnyStore::Js(s) => s.list(prefix, cursor).await,
+            AnyStore::Idb(s) => s.list(prefix, cursor).await,
+        }
+    }
+
+    async fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        match self {
+            AnyStore::Memory(s) => s.compare_and_swap(key, expected, new).await,
+            AnyStore::Js(s) => s.compare_and_swap(key, expected, new).await,
+            AnyStore::Idb(s) => s.compare_and_swap(key, expected, new).await,
+        }
+    }
+
+    async fn commit(
+        &self,
+        objects: &[(String, Vec<u8>)],
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        match self {
+            AnyStore::Memory(s) => s.commit(objects, key, expected, new).await,
+            AnyStore::Js(s) => s.commit(objects, key, expected, new).await,
+            AnyStore::Idb(s) => s.commit(objects, key, expected, new).await,
+        }
+    }
+}

@@ -1,0 +1,268 @@
+// The runtime-independent surface of memdir: openMemory, betaMemoryTool and the
+// store factories that need no runtime API. Each entry point (node.js, browser.js,
+// workerd.js, default.js) initialises the wasm its runtime's way, then re-exports
+// this module plus its own stores; nothing here touches the wasm until it is called.
+import * as glue from '../dist/memdir_wasm.js';
+
+export const COMMANDS = Object.freeze(['view', 'create', 'str_replace', 'insert', 'delete', 'rename']);
+
+// Inputs this long never reach the engine: a legitimate tool input is bounded by
+// the per-file limit, and a string of hundreds of MiB copied into wasm memory could
+// exhaust it (an allocation failure would abort the instance).
+const MAX_INPUT_CHARS = 64 * 1024 * 1024;
+
+const DEFAULT_LIMITS = Object.freeze({
+  maxFileBytes: 102_400,
+  maxTotalBytes: 100 * 1024 * 1024,
+  readLimitChars: 100_000,
+});
+
+const PROTOCOL = ['get', 'set', 'delete', 'list', 'compareAndSwap'];
+
+/** A native in-memory store. Several memories opened over one share its data. */
+export function memoryStore() {
+  return glue.memoryStore();
+}
+
+/**
+ * Adapts an application's own store: any object with async `get`, `set`, `delete`,
+ * `list`, `compareAndSwap` (and optionally `commit`) over Uint8Array values.
+ */
+export function customStore(obj) {
+  if (obj === null || (typeof obj !== 'object' && typeof obj !== 'function')) {
+    throw new TypeError('customStore expects an object with async get, set, delete, list and compareAndSwap methods');
+  }
+  const missing = PROTOCOL.filter((m) => typeof obj[m] !== 'function');
+  if (missing.length) {
+    throw new TypeError(`customStore: the store has no ${missing.join(', ')} method${missing.length > 1 ? 's' : ''}`);
+  }
+  if (obj.commit !== undefined && obj.commit !== null && typeof obj.commit !== 'function') {
+    throw new TypeError('customStore: the store\'s commit must be a function when present');
+  }
+  return glue.jsStore(obj);
+}
+
+/** A store handle for the engine: a native handle as is, a protocol object adapted. */
+function toHandle(store) {
+  if (store === undefined) return glue.memoryStore();
+  if (store instanceof glue.StoreHandle) return store;
+  return customStore(store);
+}
+
+function limitValue(limits, camel, snake) {
+  const v = limits[camel] ?? limits[snake] ?? DEFAULT_LIMITS[camel];
+  if (!Number.isSafeInteger(v) || v < 0) {
+    throw new RangeError(`openMemory: limits.${camel} must be a non-negative integer, got ${String(v)}`);
+  }
+  return v;
+}
+
+/**
+ * Opens the memory directory held by `store`.
+ * options: { store?, limits?: {maxFileBytes?, maxTotalBytes?, readLimitChars?},
+ *            clock?: () => number (ms since epoch), actor?: string, maxRetries?: number }
+ */
+export async function openMemory(options = {}) {
+  const { store, limits = {}, clock, actor = '', maxRetries = 32 } = options ?? {};
+  if (clock !== undefined && typeof clock !== 'function') throw new TypeError('openMemory: clock must be a function');
+  if (typeof actor !== 'string') throw new TypeError('openMemory: actor must be a string');
+  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10_000) {
+    throw new RangeError('openMemory: maxRetries must be an integer from 0 to 10000');
+  }
+  const handle = toHandle(await store);
+  const core = new glue.Memory(
+    handle,
+    limitValue(limits, 'maxFileBytes', 'max_file_bytes'),
+    limitValue(limits, 'maxTotalBytes', 'max_total_bytes'),
+    limitValue(limits, 'readLimitChars', 'read_limit_chars'),
+    actor,
+    maxRetries,
+    clock,
+  );
+  return new Memory(core);
+}
+
+// A text that is not JSON: the engine answers it with its own "not valid JSON"
+// message, so that wording lives in one place.
+const NOT_JSON = '';
+
+// Lone surrogates have no UTF-8 form; written as JSON escapes the engine's parser
+// refuses them, instead of wasm-bindgen silently turning them into U+FFFD.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/gu;
+const escapeLone = (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
+
+/** The JSON text of a tool input given as a value, or as text for `execute`. */
+function inputText(input, isText) {
+  let text;
+  if (isText) {
+    text = input;
+  } else {
+    try {
+      // Throws on cycles, BigInt, and getters or toJSON methods that throw.
+      text = JSON.stringify(input);
+    } catch {
+      return NOT_JSON;
+    }
+    // undefined, a function or a symbol: no JSON value at all, answered like null.
+    if (text === undefined) text = 'null';
+  }
+  if (text.length > MAX_INPUT_CHARS) return null;
+  return text.replace(LONE_SURROGATE, escapeLone);
+}
+
+const TOO_LARGE = `Invalid tool input: the input is over the limit of ${MAX_INPUT_CHARS.toLocaleString('en-US')} characters`;
+
+/** The tool input with `command` set to the handler's name, or the value as is. */
+function withCommand(cmd, command) {
+  if (cmd === null || typeof cmd !== 'object' || Array.isArray(cmd)) return { ok: true, value: cmd };
+  try {
+    return { ok: true, value: { ...cmd, command } };
+  } catch {
+    return { ok: false }; // a getter threw
+  }
+}
+
+const INTERNAL = 'memdir stopped unexpectedly while running this command';
+
+/**
+ * One memory directory. The six handler methods are a drop-in for the SDK's
+ * `betaMemoryTool(handlers)`: each resolves to the tool's text or rejects with an
+ * `Error` whose message is the spec's (the SDK's runner adds `Error: `).
+ */
+export class Memory {
+  #core;
+
+  constructor(core) {
+    if (!(core instanceof glue.Memory)) throw new TypeError('use openMemory() to open a memory');
+    this.#core = core;
+  }
+
+  view(command) {
+    return this.#handler('view', command);
+  }
+  create(command) {
+    return this.#handler('create', command);
+  }
+  str_replace(command) {
+    return this.#handler('str_replace', command);
+  }
+  insert(command) {
+    return this.#handler('insert', command);
+  }
+  delete(command) {
+    return this.#handler('delete', command);
+  }
+  rename(command) {
+    return this.#handler('rename', command);
+  }
+
+  #handler(name, command) {
+    const c = withCommand(command, name);
+    return c.ok ? this.#handle(c.value, false) : this.#handle(NOT_JSON, true);
+  }
+
+  /**
+   * Runs any tool input (an object, or JSON text) on the handler face: resolves to
+   * the text, rejects with `Error(message)`.
+   */
+  handle(input) {
+    return this.#handle(input, typeof input === 'string');
+  }
+
+  async #handle(input, isText) {
+    const r = await this.#run(input, isText);
+    if (r.is_error) throw new Error(r.content.startsWith('Error: ') ? r.content.slice(7) : r.content);
+    return r.content;
+  }
+
+  /**
+   * Runs any tool input (an object, or JSON text) on the raw face: resolves to
+   * `{content, is_error}` with `Error: ` before a failure's message. Never rejects.
+   */
+  execute(input) {
+    return this.#run(input, typeof input === 'string');
+  }
+
+  async #run(input, isText) {
+    const text = inputText(input, isText);
+    if (text === null) return { content: `Error: ${TOO_LARGE}`, is_error: true };
+    try {
+      return await this.#core.execute(text);
+    } catch {
+      // Unreachable unless the engine itself failed; no raw text goes to the model.
+      return { content: `Error: ${INTERNAL}`, is_error: true };
+    }
+  }
+
+  /** Every directory and file: `[{path, content?}]`, sorted; directories have no content. */
+  entries() {
+    return this.#core.entries();
+  }
+
+  /** Replaces the whole tree with `entries` (as `entries()` returns them), all or nothing. */
+  async import(entries) {
+    if (!Array.isArray(entries)) throw new TypeError('import expects an array of {path, content?} entries');
+    let text;
+    try {
+      text = JSON.stringify(entries.map(({ path, content }) => (content === undefined ? { path } : { path, content })));
+    } catch {
+      throw new TypeError('import expects an array of {path, content?} entries');
+    }
+    if (text.length > MAX_INPUT_CHARS * 16) throw new RangeError('import: the entries are too large to import at once');
+    return this.#core.import(text.replace(LONE_SURROGATE, escapeLone));
+  }
+
+  /** Deletes stored objects no longer reachable from the last `keepCommits` commits. */
+  gc({ keepCommits = 100 } = {}) {
+    if (!Number.isInteger(keepCommits) || keepCommits < 0 || keepCommits > 0xffffffff) {
+      return Promise.reject(new RangeError('gc: keepCommits must be a non-negative integer'));
+    }
+    return this.#core.gc(keepCommits);
+  }
+
+  /** Releases the engine; pending commands finish first. */
+  close() {
+    this.#core.free();
+  }
+}
+
+/**
+ * The memory tool for the SDK's tool runner: the same shape as the SDK's own
+ * `betaMemoryTool` (`@anthropic-ai/sdk/helpers/beta/memory`). Given a memdir
+ * `Memory`, every input goes through the engine (an unknown command gets the
+ * spec's message); given any other handlers object, it behaves as the SDK's helper.
+ */
+export function betaMemoryTool(handlers, extraProps) {
+  return {
+    ...extraProps,
+    type: 'memory_20250818',
+    name: 'memory',
+    parse: (content) => content,
+    run: (args) => {
+      if (handlers instanceof Memory) return handlers.handle(args);
+      const handler = handlers[args.command];
+      if (!handler) {
+        throw new Error(`${args.command} not implemented`);
+      }
+      return handler.bind(handlers)(args);
+    },
+  };
+}
+
+/**
+ * Runs the engine's store-contract suite against `store` (a handle or a protocol
+ * object), which must be empty. Rejects with an Error naming the first broken promise.
+ */
+export function checkStoreContract(store) {
+  return glue.checkStoreContract(toHandle(store));
+}
+
+/** The vendor's system-prompt text for the memory tool (see the spec). */
+export const MEMORY_SYSTEM_PROMPT = `IMPORTANT: ALWAYS VIEW YOUR MEMORY DIRECTORY BEFORE DOING ANYTHING ELSE.
+MEMORY PROTOCOL:
+1. Use the \`view\` command of your \`memory\` tool to check for earlier progress.
+2. ... (work on the task) ...
+     - As you make progress, record status / progress / thoughts etc in your memory.
+ASSUME INTERRUPTION: Your context window might be reset at any moment, so you risk losing any progress that is not recorded in your memory directory.`;
+
+export { glue as _glue };

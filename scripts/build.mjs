@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+// `npm run build`: the engine's wasm-bindgen crate -> dist/ (glue + optimised wasm).
+//
+// Steps: cargo (wasm32-unknown-unknown, profile release-wasm), the pinned
+// wasm-bindgen CLI (--target web: one glue file every runtime entry can initialise
+// its own way), wasm-opt from the npm `binaryen` package (Debian's is broken), then
+// the gzipped sizes. Honours CARGO_TARGET_DIR; `--no-opt` skips wasm-opt.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+const WASM_BINDGEN_VERSION = '0.2.130';
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const dist = join(root, 'dist');
+const args = new Set(process.argv.slice(2));
+
+function run(cmd, argv, opts = {}) {
+  console.error(`$ ${[cmd, ...argv].join(' ')}`);
+  execFileSync(cmd, argv, { stdio: 'inherit', cwd: root, ...opts });
+}
+
+function findWasmBindgen() {
+  const candidates = ['wasm-bindgen', join(homedir(), '.cargo', 'bin', 'wasm-bindgen')];
+  for (const c of candidates) {
+    try {
+      const out = execFileSync(c, ['--version'], { encoding: 'utf8' }).trim();
+      if (out === `wasm-bindgen ${WASM_BINDGEN_VERSION}`) return c;
+      console.error(`${c} is "${out}", not ${WASM_BINDGEN_VERSION}; looking further`);
+    } catch {
+      // not on this path; try the next
+    }
+  }
+  throw new Error(
+    `wasm-bindgen ${WASM_BINDGEN_VERSION} not found: cargo install wasm-bindgen-cli --version =${WASM_BINDGEN_VERSION}`,
+  );
+}
+
+const targetEnv = process.env.CARGO_TARGET_DIR;
+const targetDir = targetEnv ? (isAbsolute(targetEnv) ? targetEnv : resolve(root, targetEnv)) : join(root, 'target');
+run('cargo', ['build', '-p', 'memdir-wasm', '--target', 'wasm32-unknown-unknown', '--profile', 'release-wasm']);
+const built = join(targetDir, 'wasm32-unknown-unknown', 'release-wasm', 'memdir_wasm.wasm');
+if (!existsSync(built)) throw new Error(`cargo did not produce ${built}`);
+
+rmSync(dist, { recursive: true, force: true });
+mkdirSync(dist, { recursive: true });
+run(findWasmBindgen(), ['--target', 'web', '--out-dir', dist, '--out-name', 'memdir_wasm', built]);
+
+const wasm = join(dist, 'memdir_wasm_bg.wasm');
+if (!args.has('--no-opt')) {
+  const wasmOpt = join(root, 'node_modules', 'binaryen', 'bin', 'wasm-opt');
+  if (!existsSync(wasmOpt)) throw new Error('node_modules/binaryen is missing: run npm ci');
+  const tmp = `${wasm}.opt`;
+  // The features rustc enables by default for wasm32-unknown-unknown.
+  const features = [
+    '--enable-bulk-memory',
+    '--enable-mutable-globals',
+    '--enable-nontrapping-float-to-int',
+    '--enable-sign-ext',
+    '--enable-reference-types',
+    '--enable-multivalue',
+  ];
+  run(process.execPath, [wasmOpt, wasm, '-Oz', ...features, '-o', tmp]);
+  renameSync(tmp, wasm);
+}
+
+const gz = (p) => gzipSync(readFileSync(p), { level: 9 }).length;
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+for (const f of ['memdir_wasm_bg.wasm', 'memdir_wasm.js']) {
+  const p = join(dist, f);
+  console.error(`${f}: ${kib(statSync(p).size)} raw, ${kib(gz(p))} gzipped`);
+}
