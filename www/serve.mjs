@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// `npm start`: builds the package if its wasm is missing or older than the Rust
+// sources, then serves the memory explorer (www/) and the package it imports
+// (js/, dist/) on 127.0.0.1. Also a module: tests and the bench start it on a free
+// port with `serve({ port: 0 })`.
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+// Only these top-level folders are served: the page, the package, its wasm, and
+// the browser bench page.
+const SERVED = ['www', 'js', 'dist', 'bench'];
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.svg': 'image/svg+xml',
+  '.ts': 'text/plain; charset=utf-8',
+};
+
+function newest(dir, seen = 0) {
+  if (!existsSync(dir)) return seen;
+  for (const e of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) seen = newest(p, seen);
+    else if (/\.(rs|toml)$/.test(e.name)) seen = Math.max(seen, statSync(p).mtimeMs);
+  }
+  return seen;
+}
+
+/** Whether dist/ is missing or older than the Rust it is built from. */
+export function needsBuild() {
+  const wasm = join(root, 'dist', 'memdir_wasm_bg.wasm');
+  if (!existsSync(wasm)) return true;
+  const sources = Math.max(
+    newest(join(root, 'src')),
+    newest(join(root, 'crates', 'memdir-wasm')),
+    newest(join(root, 'crates', 'memdir-idb', 'src')),
+    statSync(join(root, 'Cargo.toml')).mtimeMs,
+  );
+  return sources > statSync(wasm).mtimeMs;
+}
+
+export function buildIfNeeded() {
+  if (!needsBuild()) return;
+  console.error('memdir: building the package (npm run build) ...');
+  execFileSync(process.execPath, [join(root, 'scripts', 'build.mjs')], { stdio: 'inherit', cwd: root });
+}
+
+/** Starts the server; resolves `{ url, close }`. Listens on 127.0.0.1 only. */
+export function serve({ port = 8080 } = {}) {
+  const server = createServer((req, res) => {
+    let path;
+    try {
+      path = decodeURIComponent(new URL(req.url, 'http://127.0.0.1').pathname);
+    } catch {
+      res.writeHead(400).end('bad request');
+      return;
+    }
+    if (path === '/' || path === '/index.html') {
+      res.writeHead(302, { location: '/www/' }).end();
+      return;
+    }
+    if (path.endsWith('/')) path += 'index.html';
+    const file = normalize(join(root, path));
+    const top = file.slice(root.length + 1).split(sep)[0];
+    if (!file.startsWith(root + sep) || !SERVED.includes(top) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+      return;
+    }
+    res.writeHead(200, {
+      'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+      // Always fresh: a rebuilt dist/ must not meet a cached glue file.
+      'cache-control': 'no-store',
+    });
+    createReadStream(file).pipe(res);
+  });
+  return new Promise((resolveServer, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      const { port: bound } = server.address();
+      resolveServer({
+        url: `http://127.0.0.1:${bound}`,
+        close: () => new Promise((r) => server.close(() => r())),
+      });
+    });
+  });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  buildIfNeeded();
+  const port = Number(process.env.PORT ?? 8080);
+  const { url } = await serve({ port });
+  console.log(`memdir explorer: ${url}/www/  (Ctrl+C to stop)`);
+}
