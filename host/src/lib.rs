@@ -1,1 +1,66 @@
-//! Placeholder: filled in by its issue.
+//! memdir-host: runs the memdir component (`wasm32-wasip2`, world
+//! `memdir:memory/memdir`) in wasmtime, lending it storage through
+//! `wasi:keyvalue@0.2.0-draft2` and nothing else.
+//!
+//! - [`backend`]: the storage a host lends, in memory ([`MemoryBackend`]);
+//! - [`dir`]: in a directory on disk, safe across processes ([`DirBackend`]);
+//! - `keyvalue`: the world's imports over a backend;
+//! - [`sandbox`]: compiling and running the component within limits ([`Runtime`], [`Host`]);
+//! - [`messages`]: the host's own answers (oversized or non-UTF-8 input, traps).
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use memdir_host::{DirBackend, Host, HostLimits};
+//! let store = Arc::new(DirBackend::open("memory")?);
+//! let mut host = Host::new(memdir_host::locate_component()?, store, HostLimits::default())?;
+//! let r = host.execute(r#"{"command":"view","path":"/memories"}"#);
+//! println!("{}", r.content);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+pub mod backend;
+pub mod dir;
+mod keyvalue;
+pub mod messages;
+pub mod sandbox;
+
+pub use backend::{Backend, MemoryBackend};
+pub use dir::DirBackend;
+pub use sandbox::{Fault, Host, HostLimits, Runtime, ToolConfig};
+
+mod bindings {
+    wasmtime::component::bindgen!({
+        path: "../wit",
+        world: "memdir",
+        imports: { default: trappable },
+        with: {
+            "wasi:keyvalue/store.bucket": crate::keyvalue::BucketHandle,
+            "wasi:keyvalue/atomics.cas": crate::keyvalue::CasHandle,
+        },
+    });
+}
+
+/// Where `cargo build -p memdir-component --target wasm32-wasip2 --profile
+/// release-wasm` puts the component, relative to a target directory.
+pub const COMPONENT_IN_TARGET: &str = "wasm32-wasip2/release-wasm/memdir_component.wasm";
+
+/// Finds the component: `$MEMDIR_COMPONENT` if set, else the build's output in the
+/// target directory that holds the running executable (the CLI in
+/// `target/<profile>/`, a test in `target/<profile>/deps/`).
+pub fn locate_component() -> std::io::Result<std::path::PathBuf> {
+    if let Some(p) = std::env::var_os("MEMDIR_COMPONENT") {
+        return Ok(p.into());
+    }
+    let exe = std::env::current_exe()?;
+    for dir in exe.ancestors().skip(1).take(3) {
+        let candidate = dir.join(COMPONENT_IN_TARGET);
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+    }
+    Err(std::io::Error::new(
+        std::io::ErrorKind::NotFound,
+        "the memdir component is not built: run `cargo build -p memdir-component --target wasm32-wasip2 \
+         --profile release-wasm`, or set MEMDIR_COMPONENT to its path",
+    ))
+}

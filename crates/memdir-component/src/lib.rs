@@ -1,1 +1,161 @@
-//! Placeholder: filled in by its issue.
+//! memdir as a WebAssembly component (`wasm32-wasip2`, world `memdir:memory/memdir`).
+//!
+//! The same engine as every other runtime, driven over the imported
+//! `wasi:keyvalue@0.2.0-draft2` bucket with the time from `wasi:clocks/wall-clock`.
+//! The crate is `no_std` on wasm so that nothing of Rust's std (stderr for panic
+//! messages, environment, preopens) adds an import: the component's imports are
+//! exactly the three interfaces of the world, which the host's tests check.
+//!
+//! Build: `cargo build -p memdir-component --target wasm32-wasip2 --profile release-wasm`.
+#![cfg_attr(target_arch = "wasm32", no_std)]
+
+extern crate alloc;
+
+mod kv;
+
+use alloc::boxed::Box;
+use alloc::string::String;
+use core::cell::RefCell;
+
+use memdir::{Config, Engine, Limits};
+
+use exports::memdir::memory::tool;
+use kv::KvStore;
+
+wit_bindgen::generate!({
+    world: "memdir",
+    path: "../../wit",
+    generate_all,
+});
+
+// No threads in a component instance and exports are never re-entered, so a plain
+// cell is enough; the allocator and the trap-on-panic only apply to the wasm build.
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOC: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+
+/// A panic (the engine never panics by design; an allocation failure can) traps the
+/// instance: the host replaces it, and the store is unchanged because only the
+/// final compare-and-swap publishes anything.
+#[cfg(target_arch = "wasm32")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    core::arch::wasm32::unreachable()
+}
+
+/// The canonical ABI's allocator export, over the same global allocator as the rest
+/// of the crate (the bindings free what it allocates). wit-bindgen leaves it to
+/// wasi-libc on wasip2, whose malloc would be a second heap.
+#[cfg(target_arch = "wasm32")]
+#[unsafe(no_mangle)]
+unsafe extern "C" fn cabi_realloc(old: *mut u8, old_len: usize, align: usize, new_len: usize) -> *mut u8 {
+    use alloc::alloc::{Layout, alloc, realloc};
+    if new_len == 0 {
+        return align as *mut u8;
+    }
+    // SAFETY: the canonical ABI passes a power-of-two alignment, and `old`/`old_len`
+    // come from an earlier call of this function with the same alignment.
+    let ptr = unsafe {
+        if old_len == 0 {
+            alloc(Layout::from_size_align_unchecked(new_len, align))
+        } else {
+            realloc(old, Layout::from_size_align_unchecked(old_len, align), new_len)
+        }
+    };
+    if ptr.is_null() {
+        core::arch::wasm32::unreachable()
+    }
+    ptr
+}
+
+/// The instance's one engine, kept across calls so its node cache survives.
+struct Slot(RefCell<Option<Engine<KvStore>>>);
+
+// SAFETY: a component instance runs on one thread and the component model forbids
+// re-entering an instance, so the cell is never touched concurrently.
+unsafe impl Sync for Slot {}
+
+static ENGINE: Slot = Slot(RefCell::new(None));
+
+const DEFAULT_BUCKET: &str = "default";
+
+fn new_engine(bucket: &str, config: Config) -> Engine<KvStore> {
+    let mut engine = Engine::new(KvStore::new(bucket), config);
+    engine.set_clock(Box::new(now_ms));
+    engine
+}
+
+fn now_ms() -> u64 {
+    let t = wasi::clocks::wall_clock::now();
+    t.seconds.saturating_mul(1000).saturating_add(u64::from(t.nanoseconds / 1_000_000))
+}
+
+/// Runs `f` with the instance's engine, making a default one on first use.
+fn with_engine<T>(f: impl FnOnce(&Engine<KvStore>) -> T) -> T {
+    let mut slot = ENGINE.0.borrow_mut();
+    let engine = slot.get_or_insert_with(|| new_engine(DEFAULT_BUCKET, Config::default()));
+    f(engine)
+}
+
+fn handle(input: serde_json::Value) -> Result<String, String> {
+    with_engine(|e| memdir::block_on(e.handle(&input)))
+}
+
+fn clamp(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+struct Component;
+
+impl tool::Guest for Component {
+    fn configure(config: tool::Config) {
+        let l = config.limits;
+        let limits = Limits {
+            max_file_bytes: clamp(l.max_file_bytes),
+            max_total_bytes: l.max_total_bytes,
+            read_limit_chars: clamp(l.read_limit_chars),
+        };
+        let engine_config = Config { limits, actor: config.actor, ..Config::default() };
+        let bucket = if config.bucket.is_empty() { DEFAULT_BUCKET } else { config.bucket.as_str() };
+        *ENGINE.0.borrow_mut() = Some(new_engine(bucket, engine_config));
+    }
+
+    fn execute(input: String) -> tool::ToolResult {
+        let r = with_engine(|e| memdir::block_on(e.execute(&input)));
+        tool::ToolResult { content: r.content, is_error: r.is_error }
+    }
+
+    fn view(path: String, view_range: Option<(i64, i64)>) -> Result<String, String> {
+        let mut input = serde_json::json!({"command": "view", "path": path});
+        if let (Some((s, e)), Some(obj)) = (view_range, input.as_object_mut()) {
+            obj.insert("view_range".into(), serde_json::json!([s, e]));
+        }
+        handle(input)
+    }
+
+    fn create(path: String, file_text: String) -> Result<String, String> {
+        handle(serde_json::json!({"command": "create", "path": path, "file_text": file_text}))
+    }
+
+    fn str_replace(path: String, old_str: String, new_str: String) -> Result<String, String> {
+        handle(serde_json::json!({
+            "command": "str_replace", "path": path, "old_str": old_str, "new_str": new_str
+        }))
+    }
+
+    fn insert(path: String, insert_line: i64, insert_text: String) -> Result<String, String> {
+        handle(serde_json::json!({
+            "command": "insert", "path": path, "insert_line": insert_line, "insert_text": insert_text
+        }))
+    }
+
+    fn delete(path: String) -> Result<String, String> {
+        handle(serde_json::json!({"command": "delete", "path": path}))
+    }
+
+    fn rename(old_path: String, new_path: String) -> Result<String, String> {
+        handle(serde_json::json!({"command": "rename", "old_path": old_path, "new_path": new_path}))
+    }
+}
+
+export!(Component);

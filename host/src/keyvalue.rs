@@ -1,0 +1,206 @@
+//! The host side of the world's three imports: `wasi:keyvalue/store` and
+//! `wasi:keyvalue/atomics` at `0.2.0-draft2` over a [`Backend`], and
+//! `wasi:clocks/wall-clock`. Nothing else is linked, so nothing else is reachable.
+//!
+//! Errors cross to the guest as `other("quota-exceeded" | "unavailable" | "failed")`:
+//! the kind survives, the backend's own words never leave the host.
+
+use std::sync::Arc;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use memdir::StoreError;
+use wasmtime::component::{Resource, ResourceTable};
+
+use crate::backend::{Backend, PAGE};
+use crate::bindings::wasi::clocks::wall_clock;
+use crate::bindings::wasi::keyvalue::atomics::{self, CasError};
+use crate::bindings::wasi::keyvalue::store::{self, Error, KeyResponse};
+use crate::sandbox::Limiter;
+
+/// The one bucket a host lends; it carries nothing, the backend is in [`State`].
+pub struct BucketHandle;
+
+/// A compare-and-swap in progress: the value seen when it began.
+pub struct CasHandle {
+    key: String,
+    seen: Option<Vec<u8>>,
+}
+
+/// Live handles an instance may hold at once; the component holds one or two, a
+/// runaway guest is trapped instead of growing the host's table without end.
+const MAX_HANDLES: usize = 10_000;
+
+/// What one component instance's store holds.
+pub struct State {
+    pub(crate) backend: Arc<dyn Backend>,
+    pub(crate) bucket: String,
+    pub(crate) table: ResourceTable,
+    pub(crate) limiter: Limiter,
+    pub(crate) handles: usize,
+    /// A swap succeeded during the current call: a trap after it must not claim
+    /// that nothing was changed.
+    pub(crate) published: bool,
+}
+
+impl State {
+    pub(crate) fn new(backend: Arc<dyn Backend>, bucket: String, limiter: Limiter) -> Self {
+        State { backend, bucket, table: ResourceTable::new(), limiter, handles: 0, published: false }
+    }
+
+    fn push<T: Send + 'static>(&mut self, value: T) -> wasmtime::Result<Resource<T>> {
+        if self.handles >= MAX_HANDLES {
+            wasmtime::bail!("too many live keyvalue handles");
+        }
+        self.handles += 1;
+        Ok(self.table.push(value)?)
+    }
+
+    fn remove<T: 'static>(&mut self, r: Resource<T>) -> wasmtime::Result<T> {
+        let v = self.table.delete(r)?;
+        self.handles = self.handles.saturating_sub(1);
+        Ok(v)
+    }
+}
+
+fn err(e: StoreError) -> Error {
+    Error::Other(
+        match e {
+            StoreError::QuotaExceeded => "quota-exceeded",
+            StoreError::Unavailable => "unavailable",
+            StoreError::Failed => "failed",
+        }
+        .into(),
+    )
+}
+
+type Answer<T> = wasmtime::Result<Result<T, Error>>;
+
+impl store::Host for State {
+    fn open(&mut self, identifier: String) -> Answer<Resource<BucketHandle>> {
+        if identifier != self.bucket {
+            return Ok(Err(Error::NoSuchStore));
+        }
+        Ok(Ok(self.push(BucketHandle)?))
+    }
+}
+
+impl store::HostBucket for State {
+    fn get(&mut self, b: Resource<BucketHandle>, key: String) -> Answer<Option<Vec<u8>>> {
+        self.table.get(&b)?;
+        Ok(self.backend.get(&key).map_err(err))
+    }
+
+    fn set(&mut self, b: Resource<BucketHandle>, key: String, value: Vec<u8>) -> Answer<()> {
+        self.table.get(&b)?;
+        Ok(self.backend.set(&key, &value).map_err(err))
+    }
+
+    fn delete(&mut self, b: Resource<BucketHandle>, key: String) -> Answer<()> {
+        self.table.get(&b)?;
+        Ok(self.backend.delete(&key).map_err(err))
+    }
+
+    fn exists(&mut self, b: Resource<BucketHandle>, key: String) -> Answer<bool> {
+        self.table.get(&b)?;
+        Ok(self.backend.get(&key).map(|v| v.is_some()).map_err(err))
+    }
+
+    /// Keys in ascending order, a page at a time; the cursor is the page's last key.
+    fn list_keys(&mut self, b: Resource<BucketHandle>, cursor: Option<String>) -> Answer<KeyResponse> {
+        self.table.get(&b)?;
+        let mut keys = match self.backend.list("", cursor.as_deref(), PAGE + 1) {
+            Ok(k) => k,
+            Err(e) => return Ok(Err(err(e))),
+        };
+        let cursor = if keys.len() > PAGE {
+            keys.truncate(PAGE);
+            keys.last().cloned()
+        } else {
+            None
+        };
+        Ok(Ok(KeyResponse { keys, cursor }))
+    }
+
+    fn drop(&mut self, b: Resource<BucketHandle>) -> wasmtime::Result<()> {
+        self.remove(b)?;
+        Ok(())
+    }
+}
+
+impl atomics::HostCas for State {
+    fn new(&mut self, b: Resource<BucketHandle>, key: String) -> Answer<Resource<CasHandle>> {
+        self.table.get(&b)?;
+        match self.backend.get(&key) {
+            Ok(seen) => Ok(Ok(self.push(CasHandle { key, seen })?)),
+            Err(e) => Ok(Err(err(e))),
+        }
+    }
+
+    fn current(&mut self, c: Resource<CasHandle>) -> Answer<Option<Vec<u8>>> {
+        Ok(Ok(self.table.get(&c)?.seen.clone()))
+    }
+
+    fn drop(&mut self, c: Resource<CasHandle>) -> wasmtime::Result<()> {
+        self.remove(c)?;
+        Ok(())
+    }
+}
+
+/// Attempts of `increment` before it reports the contention as a failure.
+const INCREMENT_TRIES: usize = 1000;
+
+impl atomics::Host for State {
+    /// The counter is stored as 8 little-endian bytes; any other value is an error.
+    fn increment(&mut self, b: Resource<BucketHandle>, key: String, delta: i64) -> Answer<i64> {
+        self.table.get(&b)?;
+        for _ in 0..INCREMENT_TRIES {
+            let seen = match self.backend.get(&key) {
+                Ok(v) => v,
+                Err(e) => return Ok(Err(err(e))),
+            };
+            let current = match seen.as_deref() {
+                None => 0,
+                Some(bytes) => match <[u8; 8]>::try_from(bytes) {
+                    Ok(a) => i64::from_le_bytes(a),
+                    Err(_) => return Ok(Err(err(StoreError::Failed))),
+                },
+            };
+            let Some(next) = current.checked_add(delta) else {
+                return Ok(Err(err(StoreError::Failed)));
+            };
+            match self.backend.compare_and_swap(&key, seen.as_deref(), &next.to_le_bytes()) {
+                Ok(true) => return Ok(Ok(next)),
+                Ok(false) => continue,
+                Err(e) => return Ok(Err(err(e))),
+            }
+        }
+        Ok(Err(err(StoreError::Failed)))
+    }
+
+    fn swap(&mut self, c: Resource<CasHandle>, value: Vec<u8>) -> wasmtime::Result<Result<(), CasError>> {
+        let cas = self.remove(c)?;
+        match self.backend.compare_and_swap(&cas.key, cas.seen.as_deref(), &value) {
+            Ok(true) => {
+                self.published = true;
+                Ok(Ok(()))
+            }
+            // The spec asks for a handle that has caught up with the latest value.
+            Ok(false) => match self.backend.get(&cas.key) {
+                Ok(seen) => Ok(Err(CasError::CasFailed(self.push(CasHandle { key: cas.key, seen })?))),
+                Err(e) => Ok(Err(CasError::StoreError(err(e)))),
+            },
+            Err(e) => Ok(Err(CasError::StoreError(err(e)))),
+        }
+    }
+}
+
+impl wall_clock::Host for State {
+    fn now(&mut self) -> wasmtime::Result<wall_clock::Datetime> {
+        let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+        Ok(wall_clock::Datetime { seconds: d.as_secs(), nanoseconds: d.subsec_nanos() })
+    }
+
+    fn resolution(&mut self) -> wasmtime::Result<wall_clock::Datetime> {
+        Ok(wall_clock::Datetime { seconds: 0, nanoseconds: 1 })
+    }
+}

@@ -1,0 +1,228 @@
+//! `memdir-host`: the memory tool in a wasmtime sandbox, from the command line.
+//!
+//! ```text
+//! memdir-host exec --store DIR '<tool input json>'   one call, one JSON result line
+//! memdir-host exec --store DIR < calls.ndjson        one JSON result line per input line
+//! memdir-host imports                                what the component imports
+//! ```
+
+use std::ffi::OsString;
+use std::io::{self, BufRead, Write};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use memdir_host::{Backend, DirBackend, Host, HostLimits, MemoryBackend, Runtime, ToolConfig, messages};
+
+const USAGE: &str = "\
+usage:
+  memdir-host exec (--store DIR | --in-memory) [options] ['<tool input json>']
+      With an input: runs it and prints the result as one JSON line
+      {\"content\": ..., \"is_error\": ...}; exits 1 if is_error, else 0.
+      Without: reads tool inputs from stdin, one JSON value per line, and prints
+      one result line for each (blank lines are skipped); exits 0.
+  memdir-host imports [--component PATH]
+      Prints the component's imports, one per line: all it can reach.
+
+options:
+  --store DIR              the memory directory's store on disk (created if missing)
+  --in-memory              a store that lives only as long as this process
+  --component PATH         the component (default: $MEMDIR_COMPONENT, else the build
+                           output next to this executable's target directory)
+  --bucket NAME            the wasi:keyvalue bucket the component opens (default: default)
+  --actor NAME             recorded in each commit
+  --max-file-bytes N       largest file (default 102400)
+  --max-total-bytes N      quota for all files together (default 104857600)
+  --read-limit-chars N     longest view before paging (default 100000)
+  --memory-mib N           the instance's memory cap (default 256)
+  --fuel N                 fuel per call (default 20000000000)
+  --max-input-bytes N      longest input accepted (default 8388608)
+";
+
+struct Options {
+    store: Option<OsString>,
+    in_memory: bool,
+    component: Option<OsString>,
+    limits: HostLimits,
+    config: ToolConfig,
+    input: Option<OsString>,
+}
+
+fn number<T: std::str::FromStr>(flag: &str, v: Option<OsString>) -> Result<T, String> {
+    v.and_then(|v| v.into_string().ok())
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| format!("{flag} needs a number"))
+}
+
+fn text(flag: &str, v: Option<OsString>) -> Result<String, String> {
+    v.and_then(|v| v.into_string().ok()).ok_or_else(|| format!("{flag} needs a value"))
+}
+
+fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
+    let mut o = Options {
+        store: None,
+        in_memory: false,
+        component: None,
+        limits: HostLimits::default(),
+        config: ToolConfig::default(),
+        input: None,
+    };
+    let mut args = args.peekable();
+    while let Some(a) = args.next() {
+        match a.to_str() {
+            Some("--store") => o.store = Some(args.next().ok_or("--store needs a directory")?),
+            Some("--in-memory") => o.in_memory = true,
+            Some("--component") => o.component = Some(args.next().ok_or("--component needs a path")?),
+            Some("--bucket") => o.config.bucket = text("--bucket", args.next())?,
+            Some("--actor") => o.config.actor = text("--actor", args.next())?,
+            Some("--max-file-bytes") => o.config.limits.max_file_bytes = number("--max-file-bytes", args.next())?,
+            Some("--max-total-bytes") => o.config.limits.max_total_bytes = number("--max-total-bytes", args.next())?,
+            Some("--read-limit-chars") => {
+                o.config.limits.read_limit_chars = number("--read-limit-chars", args.next())?
+            }
+            Some("--memory-mib") => {
+                let mib: usize = number("--memory-mib", args.next())?;
+                o.limits.memory_bytes = mib.saturating_mul(1 << 20);
+            }
+            Some("--fuel") => o.limits.fuel = number("--fuel", args.next())?,
+            Some("--max-input-bytes") => o.limits.max_input_bytes = number("--max-input-bytes", args.next())?,
+            Some("--") => {
+                o.input = args.next();
+                break;
+            }
+            Some(s) if s.starts_with("--") => return Err(format!("unknown option {s}")),
+            _ if o.input.is_none() => o.input = Some(a),
+            _ => return Err("only one tool input may be given; pipe several on stdin".into()),
+        }
+    }
+    if args.next().is_some() {
+        return Err("only one tool input may be given; pipe several on stdin".into());
+    }
+    Ok(o)
+}
+
+fn runtime(component: Option<OsString>) -> Result<Runtime, String> {
+    let path = match component {
+        Some(p) => p.into(),
+        None => memdir_host::locate_component().map_err(|e| e.to_string())?,
+    };
+    let bytes = std::fs::read(&path).map_err(|_| "cannot read the component file".to_string())?;
+    Runtime::from_bytes(&bytes).map_err(|e| format!("cannot load the component: {e}"))
+}
+
+fn result_line(r: &memdir::ToolResult) -> String {
+    serde_json::json!({"content": r.content, "is_error": r.is_error}).to_string()
+}
+
+/// The bytes of a command-line argument, whatever their encoding.
+fn arg_bytes(a: &OsString) -> Vec<u8> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt;
+        a.as_bytes().to_vec()
+    }
+    #[cfg(not(unix))]
+    {
+        a.to_str().map(|s| s.as_bytes().to_vec()).unwrap_or_else(|| vec![0xff])
+    }
+}
+
+/// One line of stdin: its bytes (without the newline), or only its length if it
+/// is longer than `max` (the rest is read and dropped, never held).
+enum Line {
+    Text(Vec<u8>),
+    TooLong(usize),
+}
+
+fn read_line(r: &mut impl BufRead, max: usize) -> io::Result<Option<Line>> {
+    let mut buf = Vec::new();
+    let mut len = 0usize;
+    let mut any = false;
+    loop {
+        let chunk = r.fill_buf()?;
+        if chunk.is_empty() {
+            break;
+        }
+        any = true;
+        let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(i) => (&chunk[..i], true),
+            None => (chunk, false),
+        };
+        len += part.len();
+        if len <= max.saturating_add(1) {
+            buf.extend_from_slice(part);
+        }
+        let used = part.len() + usize::from(done);
+        r.consume(used);
+        if done {
+            break;
+        }
+    }
+    if !any {
+        return Ok(None);
+    }
+    if buf.last() == Some(&b'\r') {
+        buf.pop();
+        len -= 1;
+    }
+    Ok(Some(if len > max { Line::TooLong(len) } else { Line::Text(buf) }))
+}
+
+fn exec(o: Options) -> Result<ExitCode, String> {
+    let backend: Arc<dyn Backend> = match (&o.store, o.in_memory) {
+        (Some(dir), false) => {
+            Arc::new(DirBackend::open(dir).map_err(|_| "cannot open or create the store directory".to_string())?)
+        }
+        (None, true) => Arc::new(MemoryBackend::new()),
+        _ => return Err("exec needs exactly one of --store DIR and --in-memory".into()),
+    };
+    let mut host = runtime(o.component)?.host(backend, o.limits);
+    host.configure(o.config);
+    let stdout = io::stdout();
+    if let Some(input) = o.input {
+        let r = host.execute_bytes(&arg_bytes(&input));
+        writeln!(stdout.lock(), "{}", result_line(&r)).map_err(|e| e.to_string())?;
+        return Ok(if r.is_error { ExitCode::FAILURE } else { ExitCode::SUCCESS });
+    }
+    serve(&mut host, &mut io::stdin().lock(), &mut stdout.lock(), o.limits.max_input_bytes)
+        .map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn serve(host: &mut Host, input: &mut impl BufRead, out: &mut impl Write, max: usize) -> io::Result<()> {
+    while let Some(line) = read_line(input, max)? {
+        let r = match line {
+            Line::TooLong(n) => memdir::ToolResult { content: format!("Error: {}", messages::too_long(n, max)), is_error: true },
+            Line::Text(t) if t.iter().all(u8::is_ascii_whitespace) => continue,
+            Line::Text(t) => host.execute_bytes(&t),
+        };
+        writeln!(out, "{}", result_line(&r))?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let mut args = std::env::args_os().skip(1);
+    let cmd = args.next();
+    let outcome = match cmd.as_ref().and_then(|c| c.to_str()) {
+        Some("exec") => parse(args).and_then(exec),
+        Some("imports") => parse(args).and_then(|o| {
+            for name in runtime(o.component)?.imports() {
+                println!("{name}");
+            }
+            Ok(ExitCode::SUCCESS)
+        }),
+        Some("help" | "--help" | "-h") => {
+            print!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        _ => Err("expected a command".into()),
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("memdir-host: {msg}\n\n{USAGE}");
+            ExitCode::from(2)
+        }
+    }
+}
