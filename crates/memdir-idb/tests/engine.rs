@@ -1,0 +1,401 @@
+//! The engine over real IndexedDB in headless Chromium: every conformance case and
+//! hostile path of `tests/conformance/`, every command all-or-nothing when its
+//! transaction is aborted (or any store operation fails, or the database closes) at
+//! each step, and two connections editing one file without losing an edit.
+#![cfg(target_arch = "wasm32")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+use std::future::{Future, poll_fn};
+use std::pin::pin;
+use std::task::Poll;
+
+use memdir::{Config, Engine, Entry, Page, Store, StoreError};
+use memdir_idb::{IdbStore, delete_database};
+use serde_json::{Value, json};
+use wasm_bindgen_test::*;
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const CASES: &str = include_str!("../../../tests/conformance/cases.json");
+const HOSTILE: &str = include_str!("../../../tests/conformance/hostile-paths.json");
+
+const FAILED: &str = "Error: The memory directory's storage failed; nothing was changed.";
+const UNAVAILABLE: &str = "Error: The memory directory's storage is unavailable right now; nothing was changed.";
+
+// ------------------------------------------------------------------ a probing store
+
+#[derive(Clone, Copy, PartialEq)]
+enum Fault {
+    None,
+    /// The k-th operation (0-based) fails with `Failed`.
+    FailAt(u64),
+    /// The database is closed just before the k-th operation.
+    CloseAt(u64),
+}
+
+/// Counts operations on an `IdbStore` and injects faults; `commit` goes through to
+/// the store's own one-transaction commit.
+struct Probe<'a> {
+    inner: &'a IdbStore,
+    ops: Cell<u64>,
+    fault: Fault,
+}
+
+impl<'a> Probe<'a> {
+    fn new(inner: &'a IdbStore, fault: Fault) -> Self {
+        Probe { inner, ops: Cell::new(0), fault }
+    }
+    fn hit(&self) -> Result<(), StoreError> {
+        let n = self.ops.get();
+        self.ops.set(n + 1);
+        match self.fault {
+            Fault::FailAt(k) if k == n => Err(StoreError::Failed),
+            Fault::CloseAt(k) if k == n => {
+                self.inner.close();
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+impl Store for Probe<'_> {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.hit()?;
+        self.inner.get(key).await
+    }
+    async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+        self.hit()?;
+        self.inner.set(key, value).await
+    }
+    async fn delete(&self, key: &str) -> Result<(), StoreError> {
+        self.hit()?;
+        self.inner.delete(key).await
+    }
+    async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
+        self.hit()?;
+        self.inner.list(prefix, cursor).await
+    }
+    async fn compare_and_swap(&self, key: &str, expected: Option<&[u8]>, new: &[u8]) -> Result<bool, StoreError> {
+        self.hit()?;
+        self.inner.compare_and_swap(key, expected, new).await
+    }
+    async fn commit(
+        &self,
+        objects: &[(String, Vec<u8>)],
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        self.hit()?;
+        self.inner.commit(objects, key, expected, new).await
+    }
+}
+
+// ------------------------------------------------------------------ case data
+
+fn file_value(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Object(o) => o["repeat"].as_str().unwrap().repeat(o["times"].as_u64().unwrap() as usize),
+        other => panic!("bad file value {other}"),
+    }
+}
+
+fn import_entries(state: &Value) -> Vec<Entry> {
+    let mut out = Vec::new();
+    if let Some(files) = state.get("files").and_then(Value::as_object) {
+        for (p, v) in files {
+            out.push(Entry { path: p.clone(), content: Some(file_value(v)) });
+        }
+    }
+    if let Some(dirs) = state.get("dirs").and_then(Value::as_array) {
+        for d in dirs {
+            out.push(Entry { path: d.as_str().unwrap().into(), content: None });
+        }
+    }
+    out
+}
+
+/// Files, their ancestor directories and the listed directories; `/memories` excluded.
+fn full_tree(state: &Value) -> BTreeMap<String, Option<String>> {
+    let mut t = BTreeMap::new();
+    for e in import_entries(state) {
+        let mut parts: Vec<&str> = e.path.split('/').collect();
+        if e.content.is_some() {
+            parts.pop();
+        }
+        for k in 3..=parts.len() {
+            t.insert(parts[..k].join("/"), None);
+        }
+        if e.content.is_some() {
+            t.insert(e.path.clone(), e.content.clone());
+        }
+    }
+    t
+}
+
+fn tree_of(entries: Vec<Entry>) -> BTreeMap<String, Option<String>> {
+    entries.into_iter().map(|e| (e.path, e.content)).collect()
+}
+
+fn config_for(case: &Value) -> Config {
+    let mut c = Config::default();
+    if let Some(l) = case.get("limits") {
+        if let Some(v) = l.get("max_file_bytes").and_then(Value::as_u64) {
+            c.limits.max_file_bytes = v as usize;
+        }
+        if let Some(v) = l.get("max_total_bytes").and_then(Value::as_u64) {
+            c.limits.max_total_bytes = v;
+        }
+        if let Some(v) = l.get("read_limit_chars").and_then(Value::as_u64) {
+            c.limits.read_limit_chars = v as usize;
+        }
+    }
+    c
+}
+
+fn clip(s: &str) -> String {
+    s.chars().take(200).collect()
+}
+
+async fn tree(store: &IdbStore) -> BTreeMap<String, Option<String>> {
+    tree_of(Engine::new(store, Config::default()).entries().await.expect("entries"))
+}
+
+async fn fresh(namespace: &str) -> IdbStore {
+    let _ = delete_database(namespace).await;
+    IdbStore::open(namespace).await.expect("open")
+}
+
+// ------------------------------------------------------------------ conformance
+
+async fn run_case(store: &IdbStore, case: &Value) -> Result<(), String> {
+    let config = config_for(case);
+    Engine::new(store, config.clone())
+        .import(&import_entries(&case["before"]))
+        .await
+        .map_err(|e| format!("import of `before` failed: {e}"))?;
+    let probe = Probe::new(store, Fault::None);
+    let engine = Engine::new(&probe, config);
+    let r = match (case.get("input_text"), case.get("input")) {
+        (Some(Value::String(t)), _) => engine.execute(t).await,
+        (_, Some(v)) => engine.execute_value(v).await,
+        _ => return Err("case has neither input nor input_text".into()),
+    };
+    let want = case["content"].as_str().unwrap_or_default();
+    let want_error = case["is_error"].as_bool().unwrap_or_default();
+    if r.content != want || r.is_error != want_error {
+        return Err(format!("got {:?} (is_error {}), want {:?}", clip(&r.content), r.is_error, clip(want)));
+    }
+    if case.get("no_store_ops") == Some(&Value::Bool(true)) && probe.ops.get() != 0 {
+        return Err(format!("made {} store operations; this refusal must make none", probe.ops.get()));
+    }
+    let want_after = full_tree(case.get("after").unwrap_or(&case["before"]));
+    let got_after = tree(store).await;
+    if got_after != want_after {
+        let keys = |a: &BTreeMap<String, Option<String>>, b: &BTreeMap<String, Option<String>>| -> Vec<String> {
+            a.iter().filter(|(k, v)| b.get(*k) != Some(v)).map(|(k, _)| k.clone()).take(5).collect()
+        };
+        return Err(format!("tree after: missing {:?}, unexpected {:?}", keys(&want_after, &got_after), keys(&got_after, &want_after)));
+    }
+    Ok(())
+}
+
+#[wasm_bindgen_test]
+async fn every_conformance_case_over_indexeddb() {
+    let data: Value = serde_json::from_str(CASES).expect("cases.json");
+    let cases = data["cases"].as_array().expect("cases");
+    let store = fresh("conformance").await;
+    let mut failures = Vec::new();
+    for case in cases {
+        if let Err(e) = run_case(&store, case).await {
+            failures.push(format!("{}: {e}", case["name"].as_str().unwrap_or("?")));
+        }
+    }
+    assert!(cases.len() > 100, "only {} cases", cases.len());
+    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+}
+
+#[wasm_bindgen_test]
+async fn every_hostile_path_is_refused_in_every_position_without_touching_indexeddb() {
+    let data: Value = serde_json::from_str(HOSTILE).expect("hostile-paths.json");
+    let paths = data["paths"].as_array().expect("paths");
+    let store = fresh("hostile").await;
+    let seed = Engine::new(&store, Config::default())
+        .execute_value(&json!({"command": "create", "path": "/memories/a.txt", "file_text": "a"}))
+        .await;
+    assert!(!seed.is_error, "{}", seed.content);
+    let probe = Probe::new(&store, Fault::None);
+    let engine = Engine::new(&probe, Config::default());
+    let mut failures = Vec::new();
+    for entry in paths {
+        let p = entry["path"].as_str().unwrap();
+        let want = format!("Error: {}", entry["message"].as_str().unwrap());
+        let inputs = [
+            json!({"command": "view", "path": p}),
+            json!({"command": "create", "path": p, "file_text": "x"}),
+            json!({"command": "str_replace", "path": p, "old_str": "a", "new_str": "b"}),
+            json!({"command": "insert", "path": p, "insert_line": 0, "insert_text": "x"}),
+            json!({"command": "delete", "path": p}),
+            json!({"command": "rename", "old_path": p, "new_path": "/memories/b.txt"}),
+            json!({"command": "rename", "old_path": "/memories/a.txt", "new_path": p}),
+        ];
+        for input in &inputs {
+            probe.ops.set(0);
+            let r = engine.execute_value(input).await;
+            if !r.is_error || r.content != want || probe.ops.get() != 0 {
+                failures.push(format!("{}: {} ops, got {:?}", clip(&input.to_string()), probe.ops.get(), clip(&r.content)));
+            }
+        }
+    }
+    assert!(paths.len() > 100, "only {} hostile paths", paths.len());
+    assert!(failures.is_empty(), "{} refusals failed:\n{}", failures.len(), failures.iter().take(30).cloned().collect::<Vec<_>>().join("\n"));
+}
+
+// ------------------------------------------------------------------ all or nothing
+
+fn seed_entries() -> Vec<Entry> {
+    let mut e = vec![Entry { path: "/memories/notes.md".into(), content: Some("one\ntwo\nthree".into()) }];
+    for i in 0..40 {
+        e.push(Entry { path: format!("/memories/project/f{i:02}.txt"), content: Some(format!("file {i}\n")) });
+    }
+    e.push(Entry { path: "/memories/project/deep/er/x.txt".into(), content: Some("x".into()) });
+    e
+}
+
+fn mutations() -> Vec<Value> {
+    vec![
+        json!({"command": "create", "path": "/memories/new/dir/file.txt", "file_text": "fresh"}),
+        json!({"command": "str_replace", "path": "/memories/notes.md", "old_str": "two", "new_str": "2"}),
+        json!({"command": "insert", "path": "/memories/notes.md", "insert_line": 1, "insert_text": "1.5"}),
+        json!({"command": "delete", "path": "/memories/project"}),
+        json!({"command": "rename", "old_path": "/memories/project", "new_path": "/memories/archive/2025/project"}),
+        json!({"command": "rename", "old_path": "/memories/notes.md", "new_path": "/memories/project/deep/notes.md"}),
+    ]
+}
+
+/// Runs `input` with `inject` armed for k = 0, 1, … until it succeeds; every failed
+/// run must answer `want_error` and leave the tree exactly as before; the run that
+/// succeeds must have the full effect.
+async fn each_step(name: &str, inject: impl Fn(&IdbStore, u64) -> Fault, want_error: &str) {
+    let ns = format!("steps-{name}");
+    for input in mutations() {
+        let mut store = fresh(&ns).await;
+        let seed = Engine::new(&store, Config::default());
+        seed.import(&seed_entries()).await.expect("seed");
+        let before = tree(&store).await;
+        // The effect of the command on an undisturbed copy.
+        let want_after = {
+            let r = seed.execute_value(&input).await;
+            assert!(!r.is_error, "{input}: {}", r.content);
+            let t = tree(&store).await;
+            seed.import(&seed_entries()).await.expect("reseed");
+            t
+        };
+        let mut k = 0;
+        loop {
+            let fault = inject(&store, k);
+            let probe = Probe::new(&store, fault);
+            let r = Engine::new(&probe, Config::default()).execute_value(&input).await;
+            // Read back through a fresh connection: what another tab would see.
+            let reader = IdbStore::open(&ns).await.expect("reopen");
+            let now = tree(&reader).await;
+            if !r.is_error {
+                assert_eq!(now, want_after, "{name} k={k} {input}: succeeded without its full effect");
+                // Every command reads the head and commits: at least two steps to fail.
+                assert!(k >= 2, "{name} {input}: succeeded at step {k}; the fault was never hit");
+                break;
+            }
+            assert_eq!(r.content, want_error, "{name} k={k} {input}");
+            assert_eq!(now, before, "{name} k={k} {input}: a failed command changed the tree");
+            if store.get("head").await == Err(StoreError::Unavailable) {
+                store = reader; // the fault closed it
+            }
+            k += 1;
+            assert!(k < 500, "{name} {input}: never succeeded");
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+async fn a_commit_transaction_aborted_at_each_step_leaves_the_tree_unchanged() {
+    each_step(
+        "abort",
+        |store, k| {
+            store.abort_next_commit_after(Some(k as usize));
+            Fault::None
+        },
+        FAILED,
+    )
+    .await;
+}
+
+#[wasm_bindgen_test]
+async fn a_store_operation_failing_at_each_step_leaves_the_tree_unchanged() {
+    each_step("fail", |_, k| Fault::FailAt(k), FAILED).await;
+}
+
+#[wasm_bindgen_test]
+async fn the_database_closing_at_each_step_leaves_the_tree_unchanged() {
+    each_step("close", |_, k| Fault::CloseAt(k), UNAVAILABLE).await;
+}
+
+// ------------------------------------------------------------------ two writers
+
+#[wasm_bindgen_test]
+async fn two_connections_inserting_into_one_file_lose_nothing() {
+    let a = fresh("two-writers").await;
+    let b = IdbStore::open("two-writers").await.expect("open");
+    let (ea, eb) = (Engine::new(&a, Config::default()), Engine::new(&b, Config::default()));
+    let r = ea.execute_value(&json!({"command": "create", "path": "/memories/log.md", "file_text": "start"})).await;
+    assert!(!r.is_error, "{}", r.content);
+    let n = 60;
+    let (oka, okb) = join(inserts(&ea, "a", n), inserts(&eb, "b", n)).await;
+    let content = match tree(&a).await.get("/memories/log.md") {
+        Some(Some(c)) => c.clone(),
+        other => panic!("log.md: {other:?}"),
+    };
+    let lines: Vec<&str> = content.split('\n').collect();
+    for line in oka.iter().chain(okb.iter()) {
+        assert!(lines.contains(&line.as_str()), "{line} reported success but is missing");
+    }
+    assert_eq!(oka.len() + okb.len(), 2 * n, "some inserts failed (busy)");
+    assert_eq!(lines.len(), 2 * n + 1);
+}
+
+/// `n` inserts of distinct lines; the lines whose command reported success.
+async fn inserts(engine: &Engine<&IdbStore>, who: &str, n: usize) -> Vec<String> {
+    let mut ok = Vec::new();
+    for i in 0..n {
+        let line = format!("{who}-{i}");
+        let input = json!({"command": "insert", "path": "/memories/log.md", "insert_line": 1, "insert_text": line});
+        if !engine.execute_value(&input).await.is_error {
+            ok.push(line);
+        }
+    }
+    ok
+}
+
+/// Both futures polled together, so their transactions interleave.
+async fn join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
+    let (mut a, mut b) = (pin!(a), pin!(b));
+    let (mut ra, mut rb) = (None, None);
+    poll_fn(|cx| {
+        if ra.is_none() {
+            if let Poll::Ready(v) = a.as_mut().poll(cx) {
+                ra = Some(v);
+            }
+        }
+        if rb.is_none() {
+            if let Poll::Ready(v) = b.as_mut().poll(cx) {
+                rb = Some(v);
+            }
+        }
+        if ra.is_some() && rb.is_some() { Poll::Ready(()) } else { Poll::Pending }
+    })
+    .await;
+    (ra.unwrap(), rb.unwrap())
+}
