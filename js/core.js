@@ -91,7 +91,7 @@ const NOT_JSON = '';
 const LONE_SURROGATE = /[\uD800-\uDFFF]/gu;
 const escapeLone = (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
-/** The JSON text of a tool input given as a value, or as text for `execute`. */
+/** The JSON text of a tool input given as a value, or already as text. */
 function inputText(input, isText) {
   let text;
   if (isText) {
@@ -162,11 +162,11 @@ export class Memory {
   }
 
   /**
-   * Runs any tool input (an object, or JSON text) on the handler face: resolves to
-   * the text, rejects with `Error(message)`.
+   * Runs any tool input on the handler face: resolves to the text, rejects with
+   * `Error(message)`.
    */
   handle(input) {
-    return this.#handle(input, typeof input === 'string');
+    return this.#handle(input, false);
   }
 
   async #handle(input, isText) {
@@ -176,11 +176,17 @@ export class Memory {
   }
 
   /**
-   * Runs any tool input (an object, or JSON text) on the raw face: resolves to
+   * Runs any tool input (the value the model sent) on the raw face: resolves to
    * `{content, is_error}` with `Error: ` before a failure's message. Never rejects.
    */
   execute(input) {
-    return this.#run(input, typeof input === 'string');
+    return this.#run(input, false);
+  }
+
+  /** `execute` for a tool input still in JSON text (a stream, a file, the CLI). */
+  executeJson(text) {
+    if (typeof text !== 'string') return this.#run(text, false);
+    return this.#run(text, true);
   }
 
   async #run(input, isText) {

@@ -1,0 +1,109 @@
+// Shared pieces of the Node suites: the stores under test, a counting wrapper that
+// proves "no store operation", and the conformance data's tree format.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after } from 'node:test';
+import * as memdir from 'memdir';
+
+export { memdir };
+
+export const ROOT = new URL('../../', import.meta.url);
+export const CONFORMANCE = new URL('tests/conformance/', ROOT);
+
+export function loadJson(name) {
+  return JSON.parse(readFileSync(new URL(name, CONFORMANCE), 'utf8'));
+}
+
+const temps = [];
+after(() => {
+  for (const d of temps) rmSync(d, { recursive: true, force: true });
+});
+
+/** A fresh temporary directory, removed when the test file ends. */
+export function tempDir(label = 'memdir-') {
+  const d = mkdtempSync(join(tmpdir(), label));
+  temps.push(d);
+  return d;
+}
+
+/** The JS store protocol over a Map: what an application's own store looks like. */
+export class MapStore {
+  map = new Map();
+  async get(key) {
+    const v = this.map.get(key);
+    return v === undefined ? undefined : v.slice();
+  }
+  async set(key, value) {
+    this.map.set(key, value.slice());
+  }
+  async delete(key) {
+    this.map.delete(key);
+  }
+  async list(prefix, cursor) {
+    const keys = [...this.map.keys()].filter((k) => k.startsWith(prefix) && (cursor === undefined || k > cursor)).sort();
+    return keys.length > 100 ? { keys: keys.slice(0, 100), cursor: keys[99] } : { keys };
+  }
+  async compareAndSwap(key, expected, value) {
+    const cur = this.map.get(key);
+    const same = cur === undefined ? expected === undefined : expected !== undefined && Buffer.compare(cur, expected) === 0;
+    if (!same) return false;
+    this.map.set(key, value.slice());
+    return true;
+  }
+}
+
+/** Wraps a protocol store and counts every call, so a test can assert zero. */
+export function counting(inner) {
+  const counter = { ops: 0 };
+  const store = {};
+  for (const m of ['get', 'set', 'delete', 'list', 'compareAndSwap', 'commit']) {
+    if (typeof inner[m] !== 'function') continue;
+    store[m] = (...args) => {
+      counter.ops += 1;
+      return inner[m](...args);
+    };
+  }
+  return { store, counter };
+}
+
+/**
+ * The stores every suite runs on. `make()` returns {store, counter?}: counter is
+ * absent for the native memory store, whose operations never leave the wasm.
+ */
+export const STORES = {
+  memory: () => ({ store: memdir.memoryStore() }),
+  directory: () => counting(memdir.directoryStore(join(tempDir('memdir-dir-'), 'store'))),
+  custom: () => counting(new MapStore()),
+};
+
+/** A conformance file value: a string, or {repeat, times}. */
+export function fileValue(v) {
+  return typeof v === 'string' ? v : v.repeat.repeat(v.times);
+}
+
+/** A conformance tree ({files, dirs}) as import entries. */
+export function treeEntries(tree = {}) {
+  const entries = [];
+  for (const [path, v] of Object.entries(tree.files ?? {})) entries.push({ path, content: fileValue(v) });
+  for (const path of tree.dirs ?? []) entries.push({ path });
+  return entries;
+}
+
+/** A tree in the conformance format, normalised for comparison. */
+export function normalTree(tree = {}) {
+  const files = {};
+  for (const [path, v] of Object.entries(tree.files ?? {})) files[path] = fileValue(v);
+  return { files, dirs: [...(tree.dirs ?? [])].sort() };
+}
+
+/** `memory.entries()` in the conformance format: only childless directories listed. */
+export function treeOf(entries) {
+  const files = {};
+  const dirs = [];
+  for (const e of entries) {
+    if (e.content !== undefined) files[e.path] = e.content;
+    else if (!entries.some((o) => o.path.startsWith(`${e.path}/`))) dirs.push(e.path);
+  }
+  return { files, dirs: dirs.sort() };
+}
