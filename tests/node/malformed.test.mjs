@@ -1,0 +1,230 @@
+// Malformed inputs from JavaScript and misbehaving stores: each answered with a
+// clear error, never a trap, and the same memory object keeps working afterwards.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { MapStore, memdir } from './helpers.mjs';
+
+const NOT_OBJECT = 'Error: Invalid tool input: expected a JSON object with a "command" field';
+const NOT_JSON = 'Error: Invalid tool input: not valid JSON';
+const FAILED = "Error: The memory directory's storage failed; nothing was changed.";
+const FULL = "Error: The memory directory's storage is full; nothing was changed.";
+const UNAVAILABLE = "Error: The memory directory's storage is unavailable right now; nothing was changed.";
+
+/** The memory still answers correctly: a create, a view and a delete round trip. */
+async function stillWorks(memory, name = 'health') {
+  const p = `/memories/${name}-${Math.random().toString(36).slice(2)}.txt`;
+  assert.equal(await memory.create({ command: 'create', path: p, file_text: 'ok' }), `File created successfully at: ${p}`);
+  assert.equal(await memory.view({ command: 'view', path: p }), `Here's the content of ${p} with line numbers:\n     1\tok`);
+  assert.equal(await memory.delete({ command: 'delete', path: p }), `Successfully deleted ${p}`);
+}
+
+const throwingGetter = {
+  command: 'view',
+  get path() {
+    throw new Error('getter exploded at /home/secret');
+  },
+};
+const cyclic = { command: 'view', path: '/memories' };
+cyclic.self = cyclic;
+const throwingProxy = new Proxy(
+  {},
+  {
+    ownKeys() {
+      throw new Error('proxy trap');
+    },
+    get() {
+      throw new Error('proxy trap');
+    },
+  },
+);
+
+// [label, input, content the raw face answers]
+const BAD_INPUTS = [
+  ['undefined', undefined, NOT_OBJECT],
+  ['null', null, NOT_OBJECT],
+  ['a number', 42, NOT_OBJECT],
+  ['NaN', NaN, NOT_OBJECT],
+  ['a string value', 'view', NOT_OBJECT],
+  ['an array', [{ command: 'view', path: '/memories' }], NOT_OBJECT],
+  ['a function', () => 1, NOT_OBJECT],
+  ['a symbol', Symbol('x'), NOT_OBJECT],
+  ['an empty object', {}, 'Error: Invalid tool input: missing field "command"'],
+  ['a numeric command', { command: 7 }, 'Error: Invalid tool input: field "command" must be a string'],
+  ['a numeric path', { command: 'view', path: 1 }, 'Error: Invalid view input: field "path" must be a string'],
+  ['a string insert_line', { command: 'insert', path: '/memories/a', insert_line: '1', insert_text: 'x' }, 'Error: Invalid insert input: field "insert_line" must be a number'],
+  ['a NaN insert_line', { command: 'insert', path: '/memories/a', insert_line: NaN, insert_text: 'x' }, 'Error: Invalid insert input: field "insert_line" must be a number'],
+  ['a BigInt insert_line', { command: 'insert', path: '/memories/a', insert_line: 1n, insert_text: 'x' }, NOT_JSON],
+  ['a three-element view_range', { command: 'view', path: '/memories', view_range: [1, 2, 3] }, 'Error: Invalid view input: field "view_range" must be an array of two integers'],
+  ['a float view_range', { command: 'view', path: '/memories', view_range: [1.5, 2] }, 'Error: Invalid view input: field "view_range" must be an array of two integers'],
+  ['a lone surrogate in a path', { command: 'create', path: '/memories/\ud800x', file_text: 'x' }, NOT_JSON],
+  ['a lone surrogate in file_text', { command: 'create', path: '/memories/a', file_text: 'a\udfffb' }, NOT_JSON],
+  ['a getter that throws', throwingGetter, NOT_JSON],
+  ['a proxy whose traps throw', throwingProxy, NOT_JSON],
+  ['a cycle', cyclic, NOT_JSON],
+  ['a toJSON that throws', { toJSON() { throw new Error('no'); } }, NOT_JSON],
+  [
+    'a 50 MB file_text',
+    { command: 'create', path: '/memories/h', file_text: 'x'.repeat(50_000_000) },
+    'Error: Cannot write /memories/h: the content would be 50,000,000 bytes, over the limit of 102,400 bytes per file. Nothing was written.',
+  ],
+  [
+    'a 70 M-character input',
+    { command: 'create', path: '/memories/h', file_text: 'é'.repeat(70 * 1024 * 1024) },
+    'Error: Invalid tool input: the input is over the limit of 67,108,864 characters',
+  ],
+];
+
+describe('malformed inputs from JavaScript', () => {
+  test('each is answered with a clear error on both faces, and the memory keeps working', async () => {
+    const memory = await memdir.openMemory();
+    for (const [label, input, content] of BAD_INPUTS) {
+      assert.deepEqual(await memory.execute(input), { content, is_error: true }, label);
+      await assert.rejects(memory.handle(input), (e) => e instanceof Error && `Error: ${e.message}` === content, label);
+      await stillWorks(memory);
+    }
+    assert.deepEqual(await memory.entries(), []);
+  });
+
+  test('handler methods take the command from their own name and survive any argument', async () => {
+    const memory = await memdir.openMemory();
+    await assert.rejects(memory.view(undefined), { message: NOT_OBJECT.slice(7) });
+    await assert.rejects(memory.view(throwingGetter), { message: NOT_JSON.slice(7) });
+    await assert.rejects(memory.create({ path: '/memories/a' }), { message: 'Invalid create input: missing field "file_text"' });
+    // A mismatched `command` field: the handler's name wins, as the SDK routes by it.
+    assert.equal(await memory.create({ command: 'view', path: '/memories/a', file_text: '' }), 'File created successfully at: /memories/a');
+    await stillWorks(memory);
+  });
+
+  test('JSON text with a lone surrogate or an invalid document', async () => {
+    const memory = await memdir.openMemory();
+    for (const text of ['{"command":"view","path":"/memories/\ud800"}', '{', '', 'null', '{"command":"view","path":"/memories"} x']) {
+      const got = await memory.executeJson(text);
+      assert.equal(got.is_error, true, text);
+      assert.match(got.content, /^Error: Invalid tool input: /);
+    }
+    assert.equal((await memory.executeJson('{"command":"view","path":"/memories"}')).is_error, false);
+    await stillWorks(memory);
+  });
+
+  test('bad options are refused when opening', async () => {
+    await assert.rejects(memdir.openMemory({ limits: { maxFileBytes: -1 } }), RangeError);
+    await assert.rejects(memdir.openMemory({ limits: { readLimitChars: 1.5 } }), RangeError);
+    await assert.rejects(memdir.openMemory({ clock: 5 }), TypeError);
+    await assert.rejects(memdir.openMemory({ store: { get() {} } }), /no set, delete, list, compareAndSwap methods/);
+    assert.throws(() => memdir.customStore(null), TypeError);
+  });
+
+  test('a clock that throws or lies does not fail commands', async () => {
+    for (const clock of [() => { throw new Error('clock'); }, () => 'noon', () => -5, () => Infinity]) {
+      const memory = await memdir.openMemory({ clock });
+      await stillWorks(memory);
+    }
+  });
+});
+
+/** A MapStore whose chosen operation misbehaves while `broken` is set. */
+class FaultyStore extends MapStore {
+  broken = null;
+  constructor() {
+    super();
+    for (const op of ['get', 'set', 'delete', 'list', 'compareAndSwap']) {
+      const real = this[op].bind(this);
+      this[op] = (...args) => (this.broken?.op === op ? this.broken.act(...args) : real(...args));
+    }
+  }
+}
+
+const SECRET = 'backend said: /var/lib/secret/db.sqlite key=blob/abc';
+const named = (name) => Object.assign(new Error(SECRET), { name });
+
+// [label, op, misbehaviour, content]
+const FAULTS = [
+  ['get throws', 'get', () => { throw new Error(SECRET); }, FAILED],
+  ['get rejects', 'get', async () => { throw new Error(SECRET); }, FAILED],
+  ['get rejects with a string', 'get', () => Promise.reject(SECRET), FAILED],
+  ['get returns a string', 'get', async () => 'not bytes', FAILED],
+  ['get returns an array of numbers', 'get', async () => [1, 2, 3], FAILED],
+  ['get returns garbage bytes', 'get', async () => new Uint8Array([0xff, 0, 1]), null],
+  ['compareAndSwap returns "yes"', 'compareAndSwap', async () => 'yes', FAILED],
+  ['compareAndSwap throws QuotaExceededError', 'compareAndSwap', async () => { throw named('QuotaExceededError'); }, FULL],
+  ['compareAndSwap throws UnavailableError', 'compareAndSwap', async () => { throw named('UnavailableError'); }, UNAVAILABLE],
+  ['set throws QuotaExceededError', 'set', () => { throw named('QuotaExceededError'); }, FULL],
+  ['set rejects', 'set', async () => { throw new TypeError(SECRET); }, FAILED],
+  ['a thenable whose then throws', 'get', () => ({ get then() { throw new Error(SECRET); } }), FAILED],
+];
+
+describe('a store that throws, rejects or returns the wrong type', () => {
+  for (const [label, op, act, content] of FAULTS) {
+    test(`${label}: a clear memory-directory error, nothing half-written, the memory keeps working`, async () => {
+      const store = new FaultyStore();
+      const memory = await memdir.openMemory({ store });
+      await memory.create({ command: 'create', path: '/memories/keep.md', file_text: 'one\ntwo' });
+      const before = await memory.entries();
+      const snapshot = new Map(store.map);
+      store.broken = { op, act };
+      // A second client over the same store has nothing cached, so every command
+      // must go to the store (the first may answer from its cache of the head).
+      const fresh = await memdir.openMemory({ store });
+      const commands = [
+        { command: 'view', path: '/memories/keep.md' },
+        { command: 'create', path: '/memories/new.md', file_text: 'x' },
+        { command: 'str_replace', path: '/memories/keep.md', old_str: 'two', new_str: '2' },
+        { command: 'rename', old_path: '/memories/keep.md', new_path: '/memories/moved.md' },
+        { command: 'delete', path: '/memories/keep.md' },
+      ];
+      for (const input of commands) {
+        if (op !== 'get' && input.command === 'view') continue; // a view only reads
+        const got = await fresh.execute(input);
+        assert.equal(got.is_error, true, JSON.stringify(input));
+        if (content) assert.equal(got.content, content);
+        else assert.match(got.content, /^Error: The memory directory's storage (is damaged|failed)/);
+        assert.ok(!got.content.includes('secret') && !got.content.includes('blob/'), 'backend text leaked');
+      }
+      store.broken = null;
+      // Nothing published: the head still names the same tree.
+      assert.equal(Buffer.compare(store.map.get('head'), snapshot.get('head')), 0);
+      assert.deepEqual(await fresh.entries(), before);
+      await stillWorks(fresh);
+      await stillWorks(memory);
+      assert.deepEqual(await memory.entries(), before);
+    });
+  }
+
+  test('a listing that goes backwards or loops is refused, not followed', async () => {
+    const store = new FaultyStore();
+    const handle = memdir.customStore(store);
+    store.broken = { op: 'list', act: async (prefix) => ({ keys: [`${prefix}b`, `${prefix}a`] }) };
+    await assert.rejects(memdir.checkStoreContract(handle), /list failed: storage operation failed/);
+    store.broken = { op: 'list', act: async (prefix) => ({ keys: [`${prefix}a`], cursor: `${prefix}a` }) };
+    // The same page again for its own cursor: refused on the second call.
+    const other = new FaultyStore();
+    const pages = [];
+    other.broken = { op: 'list', act: async (prefix, cursor) => (pages.push(cursor), { keys: [`${prefix}a`], cursor: `${prefix}a` }) };
+    const memory = await memdir.openMemory({ store: other });
+    await assert.rejects(memory.gc({ keepCommits: 1 }), Error);
+    assert.ok(pages.length <= 2, `followed ${pages.length} pages`);
+    other.broken = null;
+    await stillWorks(memory);
+  });
+});
+
+describe('concurrency on one memory object', () => {
+  test('fifty concurrent creates over a slow async store all land', async () => {
+    const store = new MapStore();
+    const slow = {
+      get: async (k) => (await tick(), store.get(k)),
+      set: async (k, v) => (await tick(), store.set(k, v)),
+      delete: async (k) => (await tick(), store.delete(k)),
+      list: async (p, c) => (await tick(), store.list(p, c)),
+      compareAndSwap: async (k, e, v) => (await tick(), store.compareAndSwap(k, e, v)),
+    };
+    const memory = await memdir.openMemory({ store: slow, maxRetries: 200 });
+    const results = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => memory.execute({ command: 'create', path: `/memories/f${i}`, file_text: `${i}` })),
+    );
+    for (const [i, r] of results.entries()) assert.deepEqual(r, { content: `File created successfully at: /memories/f${i}`, is_error: false });
+    assert.equal((await memory.entries()).length, 50);
+  });
+});
+
+const tick = () => new Promise((r) => setTimeout(r, Math.random() * 2));
