@@ -4,6 +4,13 @@
 //! every argument position, counting store operations through a wrapper store (a
 //! hostile path must cause none). Also checks the storage-failure sentences, which
 //! the JSON format cannot express.
+// Tests fail by panicking; the engine's no-panic lints are for the engine.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -34,7 +41,12 @@ enum Op {
 
 impl<S: Store> Probe<S> {
     fn counting(inner: S, ops: Rc<Cell<u64>>) -> Self {
-        Probe { inner, ops, fail: |_| None, cas_always_loses: false }
+        Probe {
+            inner,
+            ops,
+            fail: |_| None,
+            cas_always_loses: false,
+        }
     }
     fn hit(&self, op: Op) -> Result<(), StoreError> {
         self.ops.set(self.ops.get() + 1);
@@ -100,12 +112,18 @@ fn import_entries(state: &Value) -> Vec<Entry> {
     let mut out = Vec::new();
     if let Some(files) = state.get("files").and_then(Value::as_object) {
         for (p, v) in files {
-            out.push(Entry { path: p.clone(), content: Some(file_value(v)) });
+            out.push(Entry {
+                path: p.clone(),
+                content: Some(file_value(v)),
+            });
         }
     }
     if let Some(dirs) = state.get("dirs").and_then(Value::as_array) {
         for d in dirs {
-            out.push(Entry { path: d.as_str().expect("dir path").into(), content: None });
+            out.push(Entry {
+                path: d.as_str().expect("dir path").into(),
+                content: None,
+            });
         }
     }
     out
@@ -153,18 +171,34 @@ fn config_for(case: &Value) -> Config {
 
 /// Short, readable description of where two strings first differ.
 fn diff(expected: &str, got: &str) -> String {
-    let at = expected.chars().zip(got.chars()).take_while(|(a, b)| a == b).count();
+    let at = expected
+        .chars()
+        .zip(got.chars())
+        .take_while(|(a, b)| a == b)
+        .count();
     let clip = |s: &str| -> String {
         let tail: String = s.chars().skip(at.saturating_sub(40)).take(160).collect();
-        format!("{tail:?}{}", if s.chars().count() > at + 120 { "…" } else { "" })
+        format!(
+            "{tail:?}{}",
+            if s.chars().count() > at + 120 {
+                "…"
+            } else {
+                ""
+            }
+        )
     };
-    format!("first difference at char {at}\n    expected: {}\n    got:      {}", clip(expected), clip(got))
+    format!(
+        "first difference at char {at}\n    expected: {}\n    got:      {}",
+        clip(expected),
+        clip(got)
+    )
 }
 
 fn seeded(case: &Value) -> Result<MemoryStore, String> {
     let store = MemoryStore::new();
     let setup = Engine::new(store.clone(), config_for(case));
-    block_on(setup.import(&import_entries(&case["before"]))).map_err(|e| format!("import of `before` failed: {e}"))?;
+    block_on(setup.import(&import_entries(&case["before"])))
+        .map_err(|e| format!("import of `before` failed: {e}"))?;
     Ok(store)
 }
 
@@ -183,26 +217,46 @@ fn run_case(case: &Value) -> Result<u64, String> {
     // Face 1: execute_value (or execute for raw text) on a counted store; then the tree.
     let store = seeded(case)?;
     let ops = Rc::new(Cell::new(0));
-    let engine = Engine::new(Probe::counting(store.clone(), ops.clone()), config_for(case));
+    let engine = Engine::new(
+        Probe::counting(store.clone(), ops.clone()),
+        config_for(case),
+    );
     let r = match (case.get("input_text"), input) {
         (Some(_), _) => block_on(engine.execute(&text)),
         (_, Some(v)) => block_on(engine.execute_value(v)),
         _ => unreachable!(),
     };
     if r.content != want_content || r.is_error != want_error {
-        return Err(format!("is_error {} (want {want_error}); {}", r.is_error, diff(want_content, &r.content)));
+        return Err(format!(
+            "is_error {} (want {want_error}); {}",
+            r.is_error,
+            diff(want_content, &r.content)
+        ));
     }
     let used = ops.get();
     if case.get("no_store_ops") == Some(&Value::Bool(true)) && used != 0 {
-        return Err(format!("made {used} store operations; this refusal must make none"));
+        return Err(format!(
+            "made {used} store operations; this refusal must make none"
+        ));
     }
     let want_after = full_tree(case.get("after").unwrap_or(&case["before"]));
     let reader = Engine::new(store, config_for(case));
-    let got_after = tree_of(block_on(reader.entries()).map_err(|e| format!("entries() failed: {e}"))?);
+    let got_after =
+        tree_of(block_on(reader.entries()).map_err(|e| format!("entries() failed: {e}"))?);
     if got_after != want_after {
-        let missing: Vec<_> = want_after.iter().filter(|(k, v)| got_after.get(*k) != Some(v)).map(|(k, _)| k).collect();
-        let extra: Vec<_> = got_after.iter().filter(|(k, v)| want_after.get(*k) != Some(v)).map(|(k, _)| k).collect();
-        return Err(format!("tree after differs: expected-but-absent-or-different {missing:?}, unexpected {extra:?}"));
+        let missing: Vec<_> = want_after
+            .iter()
+            .filter(|(k, v)| got_after.get(*k) != Some(v))
+            .map(|(k, _)| k)
+            .collect();
+        let extra: Vec<_> = got_after
+            .iter()
+            .filter(|(k, v)| want_after.get(*k) != Some(v))
+            .map(|(k, _)| k)
+            .collect();
+        return Err(format!(
+            "tree after differs: expected-but-absent-or-different {missing:?}, unexpected {extra:?}"
+        ));
     }
 
     // Face 2: execute on the JSON text (for `input` cases; input_text already used it).
@@ -210,7 +264,10 @@ fn run_case(case: &Value) -> Result<u64, String> {
         let engine = Engine::new(seeded(case)?, config_for(case));
         let r2 = block_on(engine.execute(&text));
         if r2.content != want_content || r2.is_error != want_error {
-            return Err(format!("execute(text) disagrees with execute_value: {}", diff(want_content, &r2.content)));
+            return Err(format!(
+                "execute(text) disagrees with execute_value: {}",
+                diff(want_content, &r2.content)
+            ));
         }
     }
     // Face 3: the handler face, message without "Error: ".
@@ -226,7 +283,10 @@ fn run_case(case: &Value) -> Result<u64, String> {
             Err(m) => format!("Error: {m}"),
         };
         if got != want_content {
-            return Err(format!("handle() face disagrees: {}", diff(want_content, &got)));
+            return Err(format!(
+                "handle() face disagrees: {}",
+                diff(want_content, &got)
+            ));
         }
     }
     Ok(used)
@@ -259,23 +319,43 @@ fn cases() {
     if failures.len() > 40 {
         println!("  … and {} more", failures.len() - 40);
     }
-    assert!(failures.is_empty(), "{} of {} conformance cases failed (listed above)", failures.len(), cases.len());
+    assert!(
+        failures.is_empty(),
+        "{} of {} conformance cases failed (listed above)",
+        failures.len(),
+        cases.len()
+    );
 }
 
 // ------------------------------------------------------------------ hostile-paths.json
 
-const POSITIONS: [&str; 7] =
-    ["view.path", "create.path", "str_replace.path", "insert.path", "delete.path", "rename.old_path", "rename.new_path"];
+const POSITIONS: [&str; 7] = [
+    "view.path",
+    "create.path",
+    "str_replace.path",
+    "insert.path",
+    "delete.path",
+    "rename.old_path",
+    "rename.new_path",
+];
 
 fn hostile_input(position: &str, p: &str) -> Value {
     match position {
         "view.path" => json!({"command": "view", "path": p}),
         "create.path" => json!({"command": "create", "path": p, "file_text": "x"}),
-        "str_replace.path" => json!({"command": "str_replace", "path": p, "old_str": "a", "new_str": "b"}),
-        "insert.path" => json!({"command": "insert", "path": p, "insert_line": 0, "insert_text": "x"}),
+        "str_replace.path" => {
+            json!({"command": "str_replace", "path": p, "old_str": "a", "new_str": "b"})
+        }
+        "insert.path" => {
+            json!({"command": "insert", "path": p, "insert_line": 0, "insert_text": "x"})
+        }
         "delete.path" => json!({"command": "delete", "path": p}),
-        "rename.old_path" => json!({"command": "rename", "old_path": p, "new_path": "/memories/b.txt"}),
-        "rename.new_path" => json!({"command": "rename", "old_path": "/memories/a.txt", "new_path": p}),
+        "rename.old_path" => {
+            json!({"command": "rename", "old_path": p, "new_path": "/memories/b.txt"})
+        }
+        "rename.new_path" => {
+            json!({"command": "rename", "old_path": "/memories/a.txt", "new_path": p})
+        }
         _ => unreachable!(),
     }
 }
@@ -287,7 +367,10 @@ fn hostile_paths() {
     let store = MemoryStore::new();
     let setup = Engine::new(store.clone(), Config::default());
     // A real file at the valid end of a rename, so only the hostile path can refuse.
-    let seeded = block_on(setup.execute_value(&json!({"command": "create", "path": "/memories/a.txt", "file_text": "a"})));
+    let seeded =
+        block_on(setup.execute_value(
+            &json!({"command": "create", "path": "/memories/a.txt", "file_text": "a"}),
+        ));
     let ops = Rc::new(Cell::new(0u64));
     let engine = Engine::new(Probe::counting(store, ops.clone()), Config::default());
 
@@ -316,7 +399,10 @@ fn hostile_paths() {
             }
         }
     }
-    let by_rule: Vec<String> = per_rule.iter().map(|(r, (n, o))| format!("{r} {n} ({o} ops)")).collect();
+    let by_rule: Vec<String> = per_rule
+        .iter()
+        .map(|(r, (n, o))| format!("{r} {n} ({o} ops)"))
+        .collect();
     println!(
         "hostile paths: {} paths x {} positions = {} refusals; store operations observed: {total_ops}; by rule: {}",
         paths.len(),
@@ -331,21 +417,31 @@ fn hostile_paths() {
         println!("  … and {} more", failures.len() - 30);
     }
     assert!(!seeded.is_error, "setup create failed: {}", seeded.content);
-    assert!(failures.is_empty(), "{} of {} hostile refusals failed (listed above)", failures.len(), paths.len() * 7);
+    assert!(
+        failures.is_empty(),
+        "{} of {} hostile refusals failed (listed above)",
+        failures.len(),
+        paths.len() * 7
+    );
 }
 
 // ------------------------------------------------------------------ storage failures
 
 const FULL: &str = "Error: The memory directory's storage is full; nothing was changed.";
-const UNAVAILABLE: &str = "Error: The memory directory's storage is unavailable right now; nothing was changed.";
+const UNAVAILABLE: &str =
+    "Error: The memory directory's storage is unavailable right now; nothing was changed.";
 const FAILED: &str = "Error: The memory directory's storage failed; nothing was changed.";
-const DAMAGED: &str = "Error: The memory directory's storage is damaged: a stored record is missing or unreadable.";
+const DAMAGED: &str =
+    "Error: The memory directory's storage is damaged: a stored record is missing or unreadable.";
 const BUSY: &str = "Error: The memory directory is busy: other writers kept changing it while this command ran; nothing was changed. Try again.";
 
 fn seeded_store() -> MemoryStore {
     let store = MemoryStore::new();
     let e = Engine::new(store.clone(), Config::default());
-    for (p, t) in [("/memories/a.txt", "one\ntwo"), ("/memories/d/b.txt", "bee")] {
+    for (p, t) in [
+        ("/memories/a.txt", "one\ntwo"),
+        ("/memories/d/b.txt", "bee"),
+    ] {
         let r = block_on(e.execute_value(&json!({"command": "create", "path": p, "file_text": t})));
         assert!(!r.is_error, "seeding {p}: {}", r.content);
     }
@@ -353,13 +449,28 @@ fn seeded_store() -> MemoryStore {
 }
 
 fn visible(store: &MemoryStore) -> Vec<Entry> {
-    block_on(Engine::new(store.clone(), Config::default()).entries()).expect("entries of a healthy store")
+    block_on(Engine::new(store.clone(), Config::default()).entries())
+        .expect("entries of a healthy store")
 }
 
-fn faulty(store: &MemoryStore, fail: fn(Op) -> Option<StoreError>, cas_always_loses: bool) -> Engine<Probe<MemoryStore>> {
-    let mut config = Config::default();
-    config.max_retries = 3;
-    Engine::new(Probe { inner: store.clone(), ops: Rc::new(Cell::new(0)), fail, cas_always_loses }, config)
+fn faulty(
+    store: &MemoryStore,
+    fail: fn(Op) -> Option<StoreError>,
+    cas_always_loses: bool,
+) -> Engine<Probe<MemoryStore>> {
+    let config = Config {
+        max_retries: 3,
+        ..Config::default()
+    };
+    Engine::new(
+        Probe {
+            inner: store.clone(),
+            ops: Rc::new(Cell::new(0)),
+            fail,
+            cas_always_loses,
+        },
+        config,
+    )
 }
 
 #[test]
@@ -371,10 +482,14 @@ fn storage_failures_have_fixed_sentences_and_change_nothing() {
         json!({"command": "delete", "path": "/memories/d"}),
         json!({"command": "rename", "old_path": "/memories/d", "new_path": "/memories/e"}),
     ];
-    let write_fault: fn(Op) -> Option<StoreError> = |op| matches!(op, Op::Set | Op::Cas).then_some(StoreError::QuotaExceeded);
-    let read_unavailable: fn(Op) -> Option<StoreError> = |op| matches!(op, Op::Get | Op::List).then_some(StoreError::Unavailable);
-    let read_failed: fn(Op) -> Option<StoreError> = |op| matches!(op, Op::Get | Op::List).then_some(StoreError::Failed);
-    let write_failed: fn(Op) -> Option<StoreError> = |op| matches!(op, Op::Set | Op::Cas).then_some(StoreError::Failed);
+    let write_fault: fn(Op) -> Option<StoreError> =
+        |op| matches!(op, Op::Set | Op::Cas).then_some(StoreError::QuotaExceeded);
+    let read_unavailable: fn(Op) -> Option<StoreError> =
+        |op| matches!(op, Op::Get | Op::List).then_some(StoreError::Unavailable);
+    let read_failed: fn(Op) -> Option<StoreError> =
+        |op| matches!(op, Op::Get | Op::List).then_some(StoreError::Failed);
+    let write_failed: fn(Op) -> Option<StoreError> =
+        |op| matches!(op, Op::Set | Op::Cas).then_some(StoreError::Failed);
     let mut checked = 0;
     let mut failures = Vec::new();
     for input in &writes {
@@ -397,7 +512,10 @@ fn storage_failures_have_fixed_sentences_and_change_nothing() {
             }
         }
     }
-    for input in [json!({"command": "view", "path": "/memories"}), json!({"command": "view", "path": "/memories/a.txt"})] {
+    for input in [
+        json!({"command": "view", "path": "/memories"}),
+        json!({"command": "view", "path": "/memories/a.txt"}),
+    ] {
         for (fault, want) in [(read_unavailable, UNAVAILABLE), (read_failed, FAILED)] {
             let r = block_on(faulty(&seeded_store(), fault, false).execute_value(&input));
             checked += 1;
@@ -410,7 +528,11 @@ fn storage_failures_have_fixed_sentences_and_change_nothing() {
     for f in &failures {
         println!("  FAIL {f}");
     }
-    assert!(failures.is_empty(), "{} storage-failure checks failed", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} storage-failure checks failed",
+        failures.len()
+    );
 }
 
 #[test]
@@ -428,7 +550,10 @@ fn damaged_records_are_reported_without_keys() {
         }
     }
     assert!(keys.len() > 1, "the engine stored nothing but {keys:?}");
-    for k in keys.iter().filter(|k| k.as_str() != "head" && !k.ends_with("/head")) {
+    for k in keys
+        .iter()
+        .filter(|k| k.as_str() != "head" && !k.ends_with("/head"))
+    {
         block_on(store.delete(k)).expect("delete");
     }
     let e = Engine::new(store.clone(), Config::default());
@@ -444,7 +569,10 @@ fn damaged_records_are_reported_without_keys() {
     // Garbage in place of every object (the head still points at them).
     let store = seeded_store();
     let all = block_on(memdir::contract::list_all(&store, "")).expect("list_all");
-    for k in all.iter().filter(|k| k.as_str() != "head" && !k.ends_with("/head")) {
+    for k in all
+        .iter()
+        .filter(|k| k.as_str() != "head" && !k.ends_with("/head"))
+    {
         block_on(store.set(k, b"\xff\x00not a record")).expect("set");
     }
     let e = Engine::new(store, Config::default());
