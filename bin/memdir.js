@@ -1,0 +1,257 @@
+#!/usr/bin/env node
+// memdir: the Claude memory tool on a directory store, from the command line.
+import { createInterface } from 'node:readline';
+import { lstat, mkdir, open, readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { directoryStore, openMemory } from '../js/node.js';
+
+const HELP = `Usage: memdir [--store DIR] COMMAND [ARGS]
+
+Runs the Claude memory tool (memory_20250818) on a memory directory kept on disk
+in DIR (default: $MEMDIR_STORE or ./memory). Several processes may share DIR.
+
+Tool inputs:
+  exec 'JSON'              run one tool input, print its tool_result as JSON
+  exec                     read tool inputs as newline-delimited JSON on stdin,
+                           print one tool_result JSON line for each
+Shorthands (print the tool's text; a PATH not starting with / is under /memories):
+  view [PATH] [START END]  a directory listing or a file with line numbers
+  create PATH TEXT         a new file (TEXT "-": read it from stdin)
+  str_replace PATH OLD [NEW]
+  insert PATH LINE TEXT
+  delete PATH
+  rename OLD NEW
+Moving in and out (the SDK's BetaLocalFilesystemMemoryTool layout, DIR/memories/...):
+  import-dir DIR [--force] replace the memory with the files under DIR/memories
+                           (--force: even when the memory is not empty)
+  export-dir DIR           write the memory out as DIR/memories/... (must not exist
+                           or be empty)
+Upkeep:
+  gc [--keep N]            delete stored objects unreachable from the last N
+                           commits (default 100)
+
+Options:
+  --store DIR              the store directory
+  -h, --help               this text
+  --version                the version
+
+Exit status: 0 success, 1 the tool answered with an error, 2 usage or I/O error.
+`;
+
+class UsageError extends Error {}
+
+function parseArgs(argv) {
+  const opts = { store: process.env.MEMDIR_STORE || './memory', force: false, keep: 100 };
+  const rest = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a === '--store') {
+      if (i + 1 >= argv.length) throw new UsageError('--store needs a directory');
+      opts.store = argv[++i];
+    } else if (a.startsWith('--store=')) opts.store = a.slice(8);
+    else if (a === '-h' || a === '--help') opts.help = true;
+    else if (a === '--version') opts.version = true;
+    else if (a === '--force') opts.force = true;
+    else if (a === '--keep') opts.keep = Number(argv[++i]);
+    else if (a === '--') rest.push(...argv.slice(i + 1)), (i = argv.length);
+    else rest.push(a);
+  }
+  return { opts, rest };
+}
+
+const toPath = (p) => (p.startsWith('/') ? p : `/memories/${p}`);
+
+async function readStdin() {
+  const chunks = [];
+  for await (const c of process.stdin) chunks.push(c);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function arity(rest, min, max, usage) {
+  const n = rest.length - 1;
+  if (n < min || n > max) throw new UsageError(`usage: memdir ${usage}`);
+}
+
+/** The tool input a shorthand stands for. */
+async function shorthand(rest) {
+  const [cmd, a, b, c] = rest;
+  switch (cmd) {
+    case 'view': {
+      arity(rest, 0, 3, 'view [PATH] [START END]');
+      if (rest.length === 3) throw new UsageError('usage: memdir view [PATH] [START END]');
+      const input = { command: 'view', path: toPath(a ?? '/memories') };
+      if (b !== undefined) input.view_range = [Number(b), Number(c)];
+      return input;
+    }
+    case 'create':
+      arity(rest, 2, 2, 'create PATH TEXT');
+      return { command: 'create', path: toPath(a), file_text: b === '-' ? await readStdin() : b };
+    case 'str_replace':
+      arity(rest, 2, 3, 'str_replace PATH OLD [NEW]');
+      return { command: 'str_replace', path: toPath(a), old_str: b, new_str: c ?? '' };
+    case 'insert':
+      arity(rest, 3, 3, 'insert PATH LINE TEXT');
+      return { command: 'insert', path: toPath(a), insert_line: Number(b), insert_text: c };
+    case 'delete':
+      arity(rest, 1, 1, 'delete PATH');
+      return { command: 'delete', path: toPath(a) };
+    case 'rename':
+      arity(rest, 2, 2, 'rename OLD NEW');
+      return { command: 'rename', old_path: toPath(a), new_path: toPath(b) };
+    default:
+      return undefined;
+  }
+}
+
+async function execOne(memory, text) {
+  const r = await memory.executeJson(text);
+  process.stdout.write(`${JSON.stringify(r)}\n`);
+  return r.is_error ? 1 : 0;
+}
+
+async function execStream(memory) {
+  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
+  for await (const line of lines) {
+    if (line.trim() === '') continue;
+    const r = await memory.executeJson(line);
+    if (!process.stdout.write(`${JSON.stringify(r)}\n`)) {
+      await new Promise((res) => process.stdout.once('drain', res));
+    }
+  }
+  return 0;
+}
+
+// Temporary files the SDK's atomic writes leave behind after a crash: not memories.
+const SDK_TEMP = /^\.tmp-\d+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The SDK layout DIR/memories/... as entries; refuses what would not round-trip. */
+async function readSdkDir(dir) {
+  const root = join(resolve(dir), 'memories');
+  const st = await lstat(root).catch(() => undefined);
+  if (!st?.isDirectory()) throw new UsageError(`import-dir: ${root} is not a directory`);
+  const entries = [];
+  const skipped = [];
+  async function walk(real, virt) {
+    for (const name of await readdir(real)) {
+      const p = join(real, name);
+      const v = `${virt}/${name}`;
+      const s = await lstat(p);
+      if (s.isDirectory()) {
+        entries.push({ path: v });
+        await walk(p, v);
+      } else if (s.isFile()) {
+        if (SDK_TEMP.test(name)) {
+          skipped.push(v);
+          continue;
+        }
+        let content;
+        try {
+          content = strictUtf8.decode(await readFile(p));
+        } catch {
+          throw new UsageError(`import-dir: ${p} is not UTF-8 text; memory files are text`);
+        }
+        entries.push({ path: v, content });
+      } else {
+        throw new UsageError(`import-dir: ${p} is not a regular file or directory (symbolic links are not followed)`);
+      }
+    }
+  }
+  await walk(root, '/memories');
+  return { entries, skipped, root };
+}
+
+async function importDir(memory, dir, force) {
+  const { entries, skipped, root } = await readSdkDir(dir);
+  if (!force && (await memory.entries()).length > 0) {
+    throw new UsageError('import-dir: the memory is not empty; --force replaces it');
+  }
+  try {
+    await memory.import(entries);
+  } catch (e) {
+    process.stderr.write(`Error: ${e.message}\n`);
+    return 1;
+  }
+  const files = entries.filter((e) => e.content !== undefined).length;
+  process.stdout.write(`Imported ${files} files and ${entries.length - files} directories from ${root}\n`);
+  for (const s of skipped) process.stderr.write(`skipped the SDK's temporary file ${s}\n`);
+  return 0;
+}
+
+async function exportDir(memory, dir) {
+  const root = join(resolve(dir), 'memories');
+  const existing = await readdir(root).catch((e) => (e.code === 'ENOENT' ? [] : Promise.reject(e)));
+  if (existing.length) throw new UsageError(`export-dir: ${root} is not empty`);
+  const entries = await memory.entries();
+  await mkdir(root, { recursive: true, mode: 0o700 });
+  for (const e of entries) {
+    const p = join(root, ...e.path.slice('/memories/'.length).split('/'));
+    if (e.content === undefined) {
+      await mkdir(p, { recursive: true, mode: 0o700 });
+    } else {
+      const fh = await open(p, 'wx', 0o600);
+      try {
+        await fh.writeFile(e.content, 'utf8');
+        await fh.sync();
+      } finally {
+        await fh.close();
+      }
+    }
+  }
+  const files = entries.filter((e) => e.content !== undefined).length;
+  process.stdout.write(`Exported ${files} files and ${entries.length - files} directories to ${root}\n`);
+  return 0;
+}
+
+async function main(argv) {
+  const { opts, rest } = parseArgs(argv);
+  if (opts.help || rest[0] === 'help') {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  if (opts.version) {
+    const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+    process.stdout.write(`memdir ${pkg.version}\n`);
+    return 0;
+  }
+  if (rest.length === 0) throw new UsageError('no command given; memdir --help lists them');
+  const memory = await openMemory({ store: directoryStore(opts.store), actor: 'memdir-cli' });
+  const [cmd] = rest;
+  if (cmd === 'exec') {
+    if (rest.length > 2) throw new UsageError("usage: memdir exec ['JSON']");
+    return rest.length === 2 ? execOne(memory, rest[1]) : execStream(memory);
+  }
+  if (cmd === 'import-dir') {
+    arity(rest, 1, 1, 'import-dir DIR [--force]');
+    return importDir(memory, rest[1], opts.force);
+  }
+  if (cmd === 'export-dir') {
+    arity(rest, 1, 1, 'export-dir DIR');
+    return exportDir(memory, rest[1]);
+  }
+  if (cmd === 'gc') {
+    if (!Number.isInteger(opts.keep) || opts.keep < 0) throw new UsageError('--keep needs a non-negative integer');
+    const report = await memory.gc({ keepCommits: opts.keep });
+    process.stdout.write(`${JSON.stringify(report)}\n`);
+    return 0;
+  }
+  const input = await shorthand(rest);
+  if (!input) throw new UsageError(`unknown command "${cmd}"; memdir --help lists them`);
+  const r = await memory.execute(input);
+  if (r.is_error) {
+    process.stderr.write(`${r.content}\n`);
+    return 1;
+  }
+  process.stdout.write(`${r.content}\n`);
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e) => {
+    process.stderr.write(`memdir: ${e instanceof UsageError ? e.message : e?.message ?? String(e)}\n`);
+    process.exitCode = 2;
+  },
+);

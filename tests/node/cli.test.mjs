@@ -1,0 +1,237 @@
+// The `memdir` command end to end: real processes on a real directory store,
+// including two processes writing one store at once, and the round trip through
+// the SDK's BetaLocalFilesystemMemoryTool layout byte for byte.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { lstat, mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test';
+import { BetaLocalFilesystemMemoryTool } from '@anthropic-ai/sdk/tools/memory/node';
+import { tempDir } from './helpers.mjs';
+
+const BIN = fileURLToPath(new URL('../../bin/memdir.js', import.meta.url));
+
+/** Runs the CLI; resolves {code, stdout, stderr}. */
+function cli(args, { input, cwd } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(input ?? '');
+  });
+}
+
+const LISTING = "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:";
+
+describe('the memdir CLI', () => {
+  test('--help, --version and usage errors', async () => {
+    const help = await cli(['--help']);
+    assert.equal(help.code, 0);
+    for (const word of ['exec', 'view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'import-dir', 'export-dir', '--store']) {
+      assert.ok(help.stdout.includes(word), word);
+    }
+    const version = await cli(['--version']);
+    assert.match(version.stdout, /^memdir \d+\.\d+\.\d+\n$/);
+    const none = await cli([]);
+    assert.equal(none.code, 2);
+    assert.equal(none.stderr, 'memdir: no command given; memdir --help lists them\n');
+    const bad = await cli(['frobnicate', '--store', tempDir()]);
+    assert.deepEqual([bad.code, bad.stderr], [2, 'memdir: unknown command "frobnicate"; memdir --help lists them\n']);
+  });
+
+  test('exec, NDJSON on stdin and the shorthands against ./memory by default', async () => {
+    const cwd = tempDir('memdir-cwd-');
+    const created = await cli(['exec', '{"command":"create","path":"/memories/notes.md","file_text":"hello\\nworld"}'], { cwd });
+    assert.deepEqual(created, { code: 0, stdout: '{"content":"File created successfully at: /memories/notes.md","is_error":false}\n', stderr: '' });
+    // The default store is ./memory, made 0700 with 0600 files.
+    assert.equal((await stat(join(cwd, 'memory'))).mode & 0o777, 0o700);
+    for (const f of await readdir(join(cwd, 'memory'))) assert.equal((await stat(join(cwd, 'memory', f))).mode & 0o777, 0o600, f);
+
+    const again = await cli(['exec', '{"command":"create","path":"/memories/notes.md","file_text":"x"}'], { cwd });
+    assert.deepEqual(again, { code: 1, stdout: '{"content":"Error: File /memories/notes.md already exists","is_error":true}\n', stderr: '' });
+
+    const ndjson = [
+      '{"command":"str_replace","path":"/memories/notes.md","old_str":"world","new_str":"there"}',
+      '',
+      '{not json',
+      '{"command":"view","path":"/memories/notes.md"}',
+      '{"command":"delete","path":"/memories/nope"}',
+    ].join('\n');
+    const stream = await cli(['exec'], { cwd, input: `${ndjson}\n` });
+    assert.equal(stream.code, 0);
+    assert.deepEqual(stream.stdout.trimEnd().split('\n').map((l) => JSON.parse(l)), [
+      {
+        content: 'The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\thello\n     2\tthere',
+        is_error: false,
+      },
+      { content: 'Error: Invalid tool input: not valid JSON', is_error: true },
+      { content: "Here's the content of /memories/notes.md with line numbers:\n     1\thello\n     2\tthere", is_error: false },
+      { content: 'Error: The path /memories/nope does not exist', is_error: true },
+    ]);
+
+    const store = ['--store', join(cwd, 'memory')];
+    assert.deepEqual(await cli(['view', ...store]), { code: 0, stdout: `${LISTING}\n11B\t/memories\n11B\t/memories/notes.md\n`, stderr: '' });
+    assert.deepEqual(await cli(['insert', 'notes.md', '1', 'middle', ...store]), { code: 0, stdout: 'The file /memories/notes.md has been edited.\n', stderr: '' });
+    assert.deepEqual(await cli(['view', '/memories/notes.md', '2', '-1', ...store]), {
+      code: 0,
+      stdout: "Here's the content of /memories/notes.md with line numbers:\n     2\tmiddle\n     3\tthere\n",
+      stderr: '',
+    });
+    assert.deepEqual(await cli(['create', 'from-stdin.md', '-', ...store], { input: 'piped\ntext' }), {
+      code: 0,
+      stdout: 'File created successfully at: /memories/from-stdin.md\n',
+      stderr: '',
+    });
+    assert.deepEqual(await cli(['rename', 'from-stdin.md', 'sub/piped.md', ...store]), {
+      code: 0,
+      stdout: 'Successfully renamed /memories/from-stdin.md to /memories/sub/piped.md\n',
+      stderr: '',
+    });
+    assert.deepEqual(await cli(['str_replace', 'sub/piped.md', 'piped\n', ...store]), {
+      code: 0,
+      stdout: 'The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\ttext\n',
+      stderr: '',
+    });
+    assert.deepEqual(await cli(['delete', '/memories/../etc', ...store]), {
+      code: 1,
+      stdout: '',
+      stderr: 'Error: Path /memories/../etc would escape /memories directory\n',
+    });
+    assert.deepEqual(await cli(['delete', 'sub', ...store]), { code: 0, stdout: 'Successfully deleted /memories/sub\n', stderr: '' });
+    assert.equal((await cli(['insert', 'notes.md', ...store])).code, 2);
+  });
+
+  test('two processes writing one directory store at once lose no update', async () => {
+    const dir = join(tempDir('memdir-race-'), 'store');
+    assert.equal((await cli(['create', 'shared.md', 'base', '--store', dir])).code, 0);
+    const N = 25;
+    const script = (who) =>
+      Array.from({ length: N }, (_, i) => [
+        JSON.stringify({ command: 'insert', path: '/memories/shared.md', insert_line: 0, insert_text: `${who}-${i}` }),
+        JSON.stringify({ command: 'create', path: `/memories/${who}/${i}.md`, file_text: `${who} ${i}` }),
+      ]).flat().join('\n') + '\n';
+    const [a, b] = await Promise.all([cli(['exec', '--store', dir], { input: script('a') }), cli(['exec', '--store', dir], { input: script('b') })]);
+    for (const run of [a, b]) {
+      assert.equal(run.code, 0, run.stderr);
+      const results = run.stdout.trimEnd().split('\n').map((l) => JSON.parse(l));
+      assert.equal(results.length, 2 * N);
+      for (const r of results) assert.equal(r.is_error, false, r.content);
+    }
+    const view = await cli(['exec', JSON.stringify({ command: 'view', path: '/memories/shared.md' }), '--store', dir]);
+    const lines = JSON.parse(view.stdout).content.split('\n').slice(1).map((l) => l.split('\t')[1]);
+    assert.equal(lines.length, 2 * N + 1);
+    assert.equal(lines.at(-1), 'base');
+    const want = ['a', 'b'].flatMap((w) => Array.from({ length: N }, (_, i) => `${w}-${i}`));
+    assert.deepEqual([...lines.slice(0, -1)].sort(), want.sort());
+    // Each writer's own inserts stay in its order (each went on top of the last).
+    for (const w of ['a', 'b']) {
+      const mine = lines.filter((l) => l.startsWith(`${w}-`));
+      assert.deepEqual(mine, Array.from({ length: N }, (_, i) => `${w}-${N - 1 - i}`));
+    }
+    for (const w of ['a', 'b']) {
+      const listing = await cli(['view', w, '--store', dir]);
+      assert.equal(listing.stdout.trimEnd().split('\n').length, N + 2, listing.stdout);
+    }
+    // No lock or temporary file left behind.
+    assert.deepEqual((await readdir(dir)).filter((f) => f.startsWith('.')), []);
+  });
+
+  test("import-dir and export-dir round-trip the SDK's layout byte for byte", async () => {
+    const sdkBase = tempDir('memdir-sdkdir-');
+    const sdk = await BetaLocalFilesystemMemoryTool.init(sdkBase);
+    await sdk.create({ command: 'create', path: '/memories/notes.md', file_text: '# Notes\n\n- one\n- two\n' });
+    await sdk.create({ command: 'create', path: '/memories/projects/alpha/status.md', file_text: 'Grüße 🌍\r\ntabs\there\n' });
+    await sdk.create({ command: 'create', path: '/memories/projects/beta.txt', file_text: '' });
+    await sdk.create({ command: 'create', path: '/memories/.hidden/secret', file_text: 'hidden but kept' });
+    await sdk.create({ command: 'create', path: '/memories/gone/x', file_text: 'x' });
+    await sdk.delete({ command: 'delete', path: '/memories/gone/x' }); // leaves an empty directory
+    await sdk.str_replace({ command: 'str_replace', path: '/memories/notes.md', old_str: '- two', new_str: '- two (done)' });
+    await sdk.insert({ command: 'insert', path: '/memories/notes.md', insert_line: 1, insert_text: 'inserted' });
+    // A crash leftover of the SDK's atomic writes is not a memory.
+    await writeFile(join(sdkBase, 'memories', '.tmp-123-0b3f2c1e-8d4a-4c5e-9f6a-1b2c3d4e5f60'), 'partial');
+
+    const store = join(tempDir('memdir-imp-'), 'store');
+    const imported = await cli(['import-dir', sdkBase, '--store', store]);
+    assert.equal(imported.code, 0, imported.stderr);
+    assert.equal(imported.stdout, `Imported 4 files and 4 directories from ${join(sdkBase, 'memories')}\n`);
+    assert.match(imported.stderr, /skipped the SDK's temporary file \/memories\/\.tmp-123-/);
+
+    const view = await cli(['view', '--store', store]);
+    assert.equal(
+      view.stdout,
+      `${LISTING}\n76B\t/memories\n0B\t/memories/gone/\n37B\t/memories/notes.md\n24B\t/memories/projects/\n24B\t/memories/projects/alpha/\n0B\t/memories/projects/beta.txt\n`,
+    );
+    // A second import over a non-empty memory needs --force.
+    const refused = await cli(['import-dir', sdkBase, '--store', store]);
+    assert.deepEqual([refused.code, refused.stderr], [2, 'memdir: import-dir: the memory is not empty; --force replaces it\n']);
+
+    const outBase = tempDir('memdir-exp-');
+    const exported = await cli(['export-dir', outBase, '--store', store]);
+    assert.equal(exported.code, 0, exported.stderr);
+    assert.equal(exported.stdout, `Exported 4 files and 4 directories to ${join(outBase, 'memories')}\n`);
+    const original = await snapshot(join(sdkBase, 'memories'), (name) => !name.startsWith('.tmp-'));
+    const copy = await snapshot(join(outBase, 'memories'));
+    assert.deepEqual(copy, original);
+    assert.equal(Object.keys(copy).length, 8);
+    for (const [p, v] of Object.entries(copy)) assert.equal(v.mode, v.dir ? 0o700 : 0o600, p);
+
+    // The SDK reads the exported directory as its own.
+    const back = new BetaLocalFilesystemMemoryTool(outBase);
+    assert.equal(
+      await back.view({ command: 'view', path: '/memories/notes.md' }),
+      "Here's the content of /memories/notes.md with line numbers:\n     1\t# Notes\n     2\tinserted\n     3\t\n     4\t- one\n     5\t- two (done)\n     6\t",
+    );
+    const again = await cli(['export-dir', outBase, '--store', store]);
+    assert.deepEqual([again.code, again.stderr], [2, `memdir: export-dir: ${join(outBase, 'memories')} is not empty\n`]);
+  });
+
+  test('import-dir refuses symlinks and non-text files, and changes nothing', async () => {
+    const base = tempDir('memdir-bad-');
+    await mkdir(join(base, 'memories'), { recursive: true });
+    await writeFile(join(base, 'memories', 'ok.md'), 'fine');
+    await symlink('/etc/passwd', join(base, 'memories', 'link'));
+    const store = join(tempDir('memdir-bad-store-'), 'store');
+    const linked = await cli(['import-dir', base, '--store', store]);
+    assert.equal(linked.code, 2);
+    assert.match(linked.stderr, /is not a regular file or directory \(symbolic links are not followed\)/);
+    await (await import('node:fs/promises')).unlink(join(base, 'memories', 'link'));
+    await writeFile(join(base, 'memories', 'bin.dat'), Buffer.from([0xff, 0xfe, 0x00]));
+    const binary = await cli(['import-dir', base, '--store', store]);
+    assert.equal(binary.code, 2);
+    assert.match(binary.stderr, /bin\.dat is not UTF-8 text; memory files are text\n$/);
+    // A name the path rules refuse: the engine's message, all or nothing.
+    await (await import('node:fs/promises')).unlink(join(base, 'memories', 'bin.dat'));
+    await writeFile(join(base, 'memories', 'bad\u202ename'), 'x');
+    const refused = await cli(['import-dir', base, '--store', store]);
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stderr, 'Error: Path /memories/bad<U+202E>name contains the invisible format character U+202E, which is not allowed\n');
+    const view = await cli(['view', '--store', store]);
+    assert.equal(view.stdout, `${LISTING}\n0B\t/memories\n`);
+  });
+});
+
+/** Every file and directory under `root`: content bytes (hex) and permission bits. */
+async function snapshot(root, keep = () => true) {
+  const out = {};
+  async function walk(dir, rel) {
+    for (const name of (await readdir(dir)).sort()) {
+      if (!keep(name)) continue;
+      const p = join(dir, name);
+      const r = rel ? `${rel}/${name}` : name;
+      const st = await lstat(p);
+      if (st.isDirectory()) {
+        out[r] = { dir: true, mode: st.mode & 0o777 };
+        await walk(p, r);
+      } else {
+        out[r] = { dir: false, mode: st.mode & 0o777, bytes: (await readFile(p)).toString('hex') };
+      }
+    }
+  }
+  await walk(root, '');
+  return out;
+}
