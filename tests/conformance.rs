@@ -579,3 +579,61 @@ fn damaged_records_are_reported_without_keys() {
     let r = block_on(e.execute_value(&json!({"command": "view", "path": "/memories"})));
     assert_eq!((r.content.as_str(), r.is_error), (DAMAGED, true));
 }
+
+// ------------------------------------------------------------------ pathological inputs
+
+#[test]
+fn pathological_inputs_are_refused_before_storage() {
+    let ops = Rc::new(Cell::new(0u64));
+    let engine = Engine::new(
+        Probe::counting(MemoryStore::new(), ops.clone()),
+        Config::default(),
+    );
+    let deep_array = format!("{}{}", "[".repeat(100_000), "]".repeat(100_000));
+    let deep_object = format!(
+        r#"{{"command":"view","path":"/memories","x":{}1{}}}"#,
+        r#"{"a":"#.repeat(50_000),
+        "}".repeat(50_000)
+    );
+    let long_path = format!("/memories/{}", "a".repeat(5_000_000));
+    let big_text = "é".repeat(5_242_880);
+    let mut checked = 0;
+    for (text, want) in [
+        (deep_array, None),
+        (deep_object, None),
+        (
+            serde_json::to_string(&json!({"command": "view", "path": long_path})).expect("json"),
+            Some("Error: Path is too long: 5,000,010 bytes, over the limit of 1,024 bytes"),
+        ),
+        (
+            serde_json::to_string(
+                &json!({"command": "create", "path": "/memories/big", "file_text": big_text}),
+            )
+            .expect("json"),
+            Some(
+                "Error: Cannot write /memories/big: the content would be 10,485,760 bytes, over the limit of 102,400 bytes per file. Nothing was written.",
+            ),
+        ),
+    ] {
+        ops.set(0);
+        let r = block_on(engine.execute(&text));
+        checked += 1;
+        assert!(r.is_error, "accepted a pathological input: {}", &r.content);
+        match want {
+            Some(w) => assert_eq!(r.content, w),
+            // Nesting deeper than any tool input: any parse-level refusal is fine.
+            None => assert!(
+                r.content.starts_with("Error: Invalid tool input: "),
+                "{}",
+                r.content
+            ),
+        }
+        assert_eq!(
+            ops.get(),
+            0,
+            "a refused input touched storage: {}",
+            r.content
+        );
+    }
+    println!("pathological inputs: {checked} refused before storage");
+}

@@ -354,6 +354,19 @@ bad_input("input/order-old-str-type-before-new-missing",
           {"command": "str_replace", "path": "/memories/a", "old_str": None},
           'Invalid str_replace input: field "old_str" must be a string')
 
+bad_input("input/order-view-path-before-view-range", {"command": "view", "path": 5, "view_range": [1]},
+          'Invalid view input: field "path" must be a string')
+bad_input("input/order-str-replace-old-before-new", {"command": "str_replace", "path": "/memories/a",
+                                                    "old_str": 1, "new_str": 2},
+          'Invalid str_replace input: field "old_str" must be a string')
+bad_input("input/order-insert-line-before-text-type", {"command": "insert", "path": "/memories/a",
+                                                       "insert_line": "x", "insert_text": 5},
+          'Invalid insert input: field "insert_line" must be a number')
+bad_input("input/order-rename-old-before-new-missing", {"command": "rename", "old_path": 1},
+          'Invalid rename input: field "old_path" must be a string')
+bad_input("input/order-path-missing-before-others-wrong", {"command": "create", "file_text": 1},
+          'Invalid create input: missing field "path"')
+
 # extra fields ignored, nulls that mean "absent"
 case("input/extra-fields-ignored", view("/memories/notes.md", foo=1, bar=[1, 2]),
      file_header("/memories/notes.md") + num(NOTES.split("\n")),
@@ -449,6 +462,11 @@ for i, (name, why) in enumerate([
         ("a%41b", "percent-escape of a letter is literal"), ("%zz", "not an escape"),
         ("sp ace", "space"), ("\u00e9t\u00e9.md", "NFC accents"), ("\u65e5\u672c.txt", "CJK"),
         ("~", "tilde"), ("a:b", "colon"), ("a" * 255, "255-byte name"),
+        ("\u2026", "ellipsis: NFKC ... is a name"), ("\u2488", "NFKC 1. is a name"),
+        ("\uff46\uff49\uff4c\uff45", "fullwidth letters are NFC"), ("\u3002", "ideographic full stop"),
+        ("%2", "incomplete escape"), ("%c2%ae", "a valid two-byte escape, not overlong"),
+        ("%e0%a0%80", "e0 followed by a0 is not overlong"), ("%u0041", "escape of a letter"),
+        ("a\u00a0b", "no-break space is neither Cc nor Cf"), ("\u00e9" * 127 + "a", "255 bytes of accents"),
 ]):
     p = "/memories/" + name
     case(f"path/legal-name-{i}", create(p, why), f"File created successfully at: {p}",
@@ -671,6 +689,19 @@ case("view/paging-file-next-page", view("/memories/p.txt", [6, 10]),
 case("view/paging-file-last-page-fits", view("/memories/p.txt", [9, -1]),
      file_header("/memories/p.txt") + "     9\tline 09\n    10\tline 10",
      before=PB, limits={"read_limit_chars": 90})
+# the read limit counts characters (Unicode scalar values), not bytes
+UB = st({"/memories/u.txt": "\u00e9\u00e9\u00e9\u00e9\n\u00e9\u00e9\u00e9\u00e9\n\u00e9\u00e9\u00e9\u00e9"})
+case("view/paging-counts-characters-not-bytes", view("/memories/u.txt"),
+     file_header("/memories/u.txt") + "     1\t\u00e9\u00e9\u00e9\u00e9\n     2\t\u00e9\u00e9\u00e9\u00e9\n"
+     "[Output cut at the read limit of 80 characters after line 2 of 3. "
+     "To see more, view with view_range [3, 3].]",
+     before=UB, limits={"read_limit_chars": 80})   # 57 + 11 + 1 + 11 = 80 chars (88 bytes)
+case("view/paging-counts-astral-as-one-character", view("/memories/u.txt"),
+     file_header("/memories/u.txt") + "     1\t\U0001f600\U0001f600\n     2\t\U0001f600\U0001f600\n"
+     "[Output cut at the read limit of 76 characters after line 2 of 3. "
+     "To see more, view with view_range [3, 3].]",
+     before=st({"/memories/u.txt": "\U0001f600\U0001f600\n\U0001f600\U0001f600\n\U0001f600\U0001f600"}),
+     limits={"read_limit_chars": 76})   # 57 + 9 + 1 + 9 = 76 chars (not 80 UTF-16 units)
 BIGP = {"repeat": "x\n", "times": 15000}
 case("view/paging-file-default-limit-100000", view("/memories/big.txt"),
      paged_file_view("/memories/big.txt", "x\n" * 15000, 100_000),
