@@ -1,0 +1,119 @@
+//! All or nothing: a store that fails the k-th operation, for every k, during every
+//! command, leaves the visible tree exactly as it was, and the engine that saw the
+//! failure keeps working and sees the truth afterwards.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+mod common;
+
+use common::{Harness, dir, file};
+use memdir::{Config, Engine, Entry, MemoryStore, Store, block_on};
+
+/// A deep copy of a memory store, so every k starts from the same bytes.
+fn fork(src: &MemoryStore) -> MemoryStore {
+    let dst = MemoryStore::new();
+    block_on(async {
+        for key in memdir::contract::list_all(src, "").await.unwrap() {
+            let v = src.get(&key).await.unwrap().unwrap();
+            dst.set(&key, &v).await.unwrap();
+        }
+    });
+    dst
+}
+
+fn seeded() -> (MemoryStore, Vec<Entry>) {
+    let mut entries = vec![
+        file("/memories/notes.md", "Line 1\nLine 2\nLine 3"),
+        file("/memories/dir/a.txt", "alpha"),
+        dir("/memories/empty"),
+    ];
+    for i in 0..1_000 {
+        entries.push(file(&format!("/memories/big/f{i:04}.md"), &format!("file {i}\n")));
+    }
+    let store = MemoryStore::new();
+    let engine = Engine::new(store.clone(), Config::default());
+    block_on(engine.import(&entries)).unwrap();
+    let visible = block_on(engine.entries()).unwrap();
+    (store, visible)
+}
+
+const COMMANDS: &[&str] = &[
+    r#"{"command":"create","path":"/memories/new.md","file_text":"hello"}"#,
+    r#"{"command":"create","path":"/memories/x/y/z.md","file_text":"deep"}"#,
+    r#"{"command":"str_replace","path":"/memories/notes.md","old_str":"Line 2","new_str":"Two"}"#,
+    r#"{"command":"insert","path":"/memories/notes.md","insert_line":3,"insert_text":"Line 4"}"#,
+    r#"{"command":"delete","path":"/memories/notes.md"}"#,
+    r#"{"command":"delete","path":"/memories/big"}"#,
+    r#"{"command":"rename","old_path":"/memories/big","new_path":"/memories/archive/big"}"#,
+    r#"{"command":"rename","old_path":"/memories/dir/a.txt","new_path":"/memories/empty/a.txt"}"#,
+    r#"{"command":"create","path":"/memories/big/f1000.md","file_text":"one more"}"#,
+];
+
+#[test]
+fn every_failure_point_of_every_command_leaves_the_tree_unchanged() {
+    let (base, before) = seeded();
+    let mut points = 0;
+    for input in COMMANDS {
+        // A clean run tells how many store operations the command makes.
+        let clean = Harness::new(fork(&base));
+        let ok = block_on(Engine::new(&clean, Config::default()).execute(input));
+        assert!(!ok.is_error, "{input}: {}", ok.content);
+        let total = clean.shared.ops.get();
+        assert!(total >= 3, "{input} made only {total} store operations");
+
+        for k in 0..total {
+            let store = Harness::new(fork(&base));
+            store.shared.fail_at.set(Some(k));
+            let engine = Engine::new(&store, Config::default());
+            let r = block_on(engine.execute(input));
+            assert_eq!(
+                (r.content.as_str(), r.is_error),
+                ("Error: The memory directory's storage failed; nothing was changed.", true),
+                "{input} failing at operation {k} of {total}"
+            );
+            let fresh = Engine::new(&store.inner, Config::default());
+            assert!(block_on(fresh.entries()).unwrap() == before, "{input}: operation {k} of {total} left a change");
+            // The same engine recovers and sees the truth.
+            store.shared.fail_at.set(None);
+            let again = block_on(engine.execute(input));
+            assert_eq!((again.content.as_str(), again.is_error), (ok.content.as_str(), false), "{input} after failure at {k}");
+            points += 1;
+        }
+    }
+    println!("all-or-nothing: {} commands, {points} failure points, tree unchanged at each", COMMANDS.len());
+}
+
+#[test]
+fn a_failing_import_changes_nothing() {
+    let (base, before) = seeded();
+    let replacement = vec![file("/memories/only.md", "x"), dir("/memories/d")];
+    let clean = Harness::new(fork(&base));
+    block_on(Engine::new(&clean, Config::default()).import(&replacement)).unwrap();
+    let total = clean.shared.ops.get();
+    for k in 0..total {
+        let store = Harness::new(fork(&base));
+        store.shared.fail_at.set(Some(k));
+        let err = block_on(Engine::new(&store, Config::default()).import(&replacement)).unwrap_err();
+        assert_eq!(err, "The memory directory's storage failed; nothing was changed.");
+        let fresh = Engine::new(&store.inner, Config::default());
+        assert!(block_on(fresh.entries()).unwrap() == before, "import failing at {k} of {total} left a change");
+    }
+}
+
+#[test]
+fn refused_commands_write_nothing() {
+    let (base, _) = seeded();
+    let refusals = [
+        r#"{"command":"create","path":"/memories/notes.md","file_text":"x"}"#,
+        r#"{"command":"create","path":"/memories/notes.md/x","file_text":"x"}"#,
+        r#"{"command":"str_replace","path":"/memories/notes.md","old_str":"Line","new_str":"x"}"#,
+        r#"{"command":"insert","path":"/memories/notes.md","insert_line":9,"insert_text":"x"}"#,
+        r#"{"command":"delete","path":"/memories/missing"}"#,
+        r#"{"command":"rename","old_path":"/memories/big","new_path":"/memories/notes.md"}"#,
+    ];
+    for input in refusals {
+        let store = Harness::new(fork(&base));
+        let r = block_on(Engine::new(&store, Config::default()).execute(input));
+        assert!(r.is_error, "{input}");
+        assert_eq!(store.shared.writes.get(), 0, "{input} wrote to the store");
+    }
+}

@@ -1,0 +1,127 @@
+//! A store wrapper for the engine's own tests: counts operations by kind, can fail
+//! the k-th operation, and can make every operation wait one poll so several
+//! engines' commands interleave at each store call.
+#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll, Waker};
+
+use memdir::{Entry, Page, Store, StoreError};
+
+#[derive(Clone, Default)]
+pub struct Shared {
+    pub ops: Rc<Cell<u64>>,
+    pub writes: Rc<Cell<u64>>,
+    /// Fail the operation with this index (0-based, counted from the last reset).
+    pub fail_at: Rc<Cell<Option<u64>>>,
+    pub by_kind: Rc<RefCell<BTreeMap<&'static str, u64>>>,
+}
+
+impl Shared {
+    pub fn reset(&self) {
+        self.ops.set(0);
+        self.writes.set(0);
+        self.by_kind.borrow_mut().clear();
+    }
+}
+
+pub struct Harness<S> {
+    pub inner: S,
+    pub shared: Shared,
+    pub yielding: bool,
+}
+
+impl<S: Store> Harness<S> {
+    pub fn new(inner: S) -> Self {
+        Harness { inner, shared: Shared::default(), yielding: false }
+    }
+
+    async fn op(&self, kind: &'static str, write: bool) -> Result<(), StoreError> {
+        if self.yielding {
+            YieldOnce(false).await;
+        }
+        let n = self.shared.ops.get();
+        self.shared.ops.set(n + 1);
+        if write {
+            self.shared.writes.set(self.shared.writes.get() + 1);
+        }
+        *self.shared.by_kind.borrow_mut().entry(kind).or_default() += 1;
+        if self.shared.fail_at.get() == Some(n) {
+            return Err(StoreError::Failed);
+        }
+        Ok(())
+    }
+}
+
+impl<S: Store> Store for Harness<S> {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.op("get", false).await?;
+        self.inner.get(key).await
+    }
+    async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+        self.op("set", true).await?;
+        self.inner.set(key, value).await
+    }
+    async fn delete(&self, key: &str) -> Result<(), StoreError> {
+        self.op("delete", true).await?;
+        self.inner.delete(key).await
+    }
+    async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
+        self.op("list", false).await?;
+        self.inner.list(prefix, cursor).await
+    }
+    async fn compare_and_swap(&self, key: &str, expected: Option<&[u8]>, new: &[u8]) -> Result<bool, StoreError> {
+        self.op("cas", true).await?;
+        self.inner.compare_and_swap(key, expected, new).await
+    }
+    // `commit` keeps the default: its sets and CAS each count, and each can fail.
+}
+
+/// A future that is pending on its first poll.
+struct YieldOnce(bool);
+
+impl Future for YieldOnce {
+    type Output = ();
+    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+        if self.0 {
+            Poll::Ready(())
+        } else {
+            self.0 = true;
+            Poll::Pending
+        }
+    }
+}
+
+/// Polls all futures until each is done, one poll at a time in a seeded
+/// pseudo-random order: a repeatable interleaving of several clients at every store
+/// operation. (A fixed order would let the first client win every race.)
+pub fn run_interleaved<F: Future>(futs: Vec<F>) -> Vec<F::Output> {
+    let mut futs: Vec<Pin<Box<F>>> = futs.into_iter().map(Box::pin).collect();
+    let mut out: Vec<Option<F::Output>> = futs.iter().map(|_| None).collect();
+    let mut cx = Context::from_waker(Waker::noop());
+    let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+    while out.iter().any(Option::is_none) {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        let i = (seed % futs.len() as u64) as usize;
+        if out[i].is_none() {
+            if let Poll::Ready(v) = futs[i].as_mut().poll(&mut cx) {
+                out[i] = Some(v);
+            }
+        }
+    }
+    out.into_iter().map(Option::unwrap).collect()
+}
+
+pub fn file(path: &str, content: &str) -> Entry {
+    Entry { path: path.into(), content: Some(content.into()) }
+}
+
+pub fn dir(path: &str) -> Entry {
+    Entry { path: path.into(), content: None }
+}
