@@ -603,6 +603,7 @@ fn outcome(cmd: &str, content: &str) -> String {
         Some(m) if m.contains("view_range") => "bad range",
         Some(m) if m.contains("insert_line") => "bad line",
         Some(m) if m.contains("inside itself") => "into itself",
+        Some(m) if m.contains("must not be empty") => "empty old_str",
         Some(m) if m.contains("/memories") => "root",
         Some(_) => "other error",
     };
