@@ -4,9 +4,11 @@
 // Steps: cargo (wasm32-unknown-unknown, profile release-wasm), the pinned
 // wasm-bindgen CLI (--target web: one glue file every runtime entry can initialise
 // its own way), wasm-opt from the npm `binaryen` package (Debian's is broken), then
-// the gzipped sizes. Honours CARGO_TARGET_DIR; `--no-opt` skips wasm-opt.
+// the gzipped sizes. Honours CARGO_TARGET_DIR; `--no-opt` skips wasm-opt, `--force`
+// rebuilds dist/ even when cargo's output has not changed.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,6 +46,14 @@ run('cargo', ['build', '-p', 'memdir-wasm', '--target', 'wasm32-unknown-unknown'
 const built = join(targetDir, 'wasm32-unknown-unknown', 'release-wasm', 'memdir_wasm.wasm');
 if (!existsSync(built)) throw new Error(`cargo did not produce ${built}`);
 
+// Nothing to do when cargo's output is the one dist/ was made from (a no-op build
+// stays a second long, so every test script can call it).
+const stampFile = join(dist, '.stamp');
+const stamp = `${createHash('sha256').update(readFileSync(built)).digest('hex')} ${args.has('--no-opt') ? 'no-opt' : 'opt'}`;
+if (!args.has('--force') && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(join(dist, 'memdir_wasm_bg.wasm'))) {
+  console.error('dist/ is up to date');
+  process.exit(0);
+}
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
 run(findWasmBindgen(), ['--target', 'web', '--out-dir', dist, '--out-name', 'memdir_wasm', built]);
@@ -65,6 +75,8 @@ if (!args.has('--no-opt')) {
   run(process.execPath, [wasmOpt, wasm, '-Oz', ...features, '-o', tmp]);
   renameSync(tmp, wasm);
 }
+
+writeFileSync(stampFile, stamp);
 
 const gz = (p) => gzipSync(readFileSync(p), { level: 9 }).length;
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;

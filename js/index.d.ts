@@ -1,0 +1,170 @@
+// Types of the memdir package, the same for every runtime entry point. Store
+// factories that exist only in some runtimes say so.
+
+/** A tool input the model sends for `memory_20250818` (the SDK's command types). */
+export type MemoryCommand =
+  | { command: 'view'; path: string; view_range?: [number, number] }
+  | { command: 'create'; path: string; file_text: string }
+  | { command: 'str_replace'; path: string; old_str: string; new_str?: string }
+  | { command: 'insert'; path: string; insert_line: number; insert_text: string }
+  | { command: 'delete'; path: string }
+  | { command: 'rename'; old_path: string; new_path: string };
+
+export type ViewCommand = Extract<MemoryCommand, { command: 'view' }>;
+export type CreateCommand = Extract<MemoryCommand, { command: 'create' }>;
+export type StrReplaceCommand = Extract<MemoryCommand, { command: 'str_replace' }>;
+export type InsertCommand = Extract<MemoryCommand, { command: 'insert' }>;
+export type DeleteCommand = Extract<MemoryCommand, { command: 'delete' }>;
+export type RenameCommand = Extract<MemoryCommand, { command: 'rename' }>;
+
+/** What goes back to the model: `content` starts with `Error: ` when `is_error`. */
+export interface ToolResult {
+  content: string;
+  is_error: boolean;
+}
+
+/** A file (with `content`) or a directory (without) of the memory, by path. */
+export interface Entry {
+  path: string;
+  content?: string;
+}
+
+export interface GcReport {
+  reachable: number;
+  deleted: number;
+  /** Unreferenced now but not yet at the previous pass: deleted by the next one. */
+  pending: number;
+}
+
+/**
+ * The JS store protocol: any object with these async methods over Uint8Array values.
+ * Throwing an error named `QuotaExceededError` reports a full store and
+ * `UnavailableError` an unreachable one; anything else is a storage failure. The
+ * error's text never reaches the model.
+ */
+export interface JsStore {
+  get(key: string): Promise<Uint8Array | undefined | null>;
+  set(key: string, value: Uint8Array): Promise<void>;
+  /** Deleting an absent key is not an error. */
+  delete(key: string): Promise<void>;
+  /** Keys starting with `prefix`, ascending, after `cursor`; `cursor` set when more follow. */
+  list(prefix: string, cursor?: string): Promise<{ keys: string[]; cursor?: string | null }>;
+  /** Writes `value` only if the current value is `expected` (undefined: absent). */
+  compareAndSwap(key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
+  /** Optional: writes `objects`, then the compare-and-swap, in one transaction. */
+  commit?(objects: Array<[string, Uint8Array]>, key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
+}
+
+/** A store the engine runs on natively (memory, IndexedDB) or an adapted JS store. */
+export declare class StoreHandle {
+  private constructor();
+  /** `"memory"`, `"js"` or `"indexeddb"`. */
+  readonly kind: string;
+  free(): void;
+}
+
+export type Store = StoreHandle | JsStore;
+
+export interface Limits {
+  /** Largest file in UTF-8 bytes (default 102,400). */
+  maxFileBytes?: number;
+  /** Largest total of all files in bytes (default 100 MiB). */
+  maxTotalBytes?: number;
+  /** Longest `view` answer in characters before it is cut with a paging hint (default 100,000). */
+  readLimitChars?: number;
+}
+
+export interface OpenOptions {
+  /** Where the memory lives (default: a fresh `memoryStore()`). */
+  store?: Store | Promise<Store>;
+  limits?: Limits;
+  /** Milliseconds since the epoch for commit times (default `Date.now`). */
+  clock?: () => number;
+  /** Recorded in each commit as who acted. */
+  actor?: string;
+  /** Retries after losing a race with another writer (default 32). */
+  maxRetries?: number;
+}
+
+/**
+ * One memory directory. The six handler methods are a drop-in for the handlers of
+ * the SDK's `betaMemoryTool`: each resolves to the tool's text or rejects with an
+ * `Error` whose message is the failure (the SDK's runner adds `Error: `).
+ */
+export declare class Memory {
+  private constructor();
+  view(command: ViewCommand): Promise<string>;
+  create(command: CreateCommand): Promise<string>;
+  str_replace(command: StrReplaceCommand): Promise<string>;
+  insert(command: InsertCommand): Promise<string>;
+  delete(command: DeleteCommand): Promise<string>;
+  rename(command: RenameCommand): Promise<string>;
+  /** Any tool input on the handler face (resolves the text, rejects with an Error). */
+  handle(input: unknown): Promise<string>;
+  /** Any tool input on the raw face; never rejects. */
+  execute(input: unknown): Promise<ToolResult>;
+  /** `execute` for a tool input still in JSON text. */
+  executeJson(text: string): Promise<ToolResult>;
+  /** Every directory and file, sorted by path. */
+  entries(): Promise<Entry[]>;
+  /** Replaces the whole tree with `entries`, all or nothing. */
+  import(entries: Entry[]): Promise<void>;
+  /** Deletes stored objects unreachable from the last `keepCommits` commits (default 100). */
+  gc(options?: { keepCommits?: number }): Promise<GcReport>;
+  /** Releases the engine. */
+  close(): void;
+}
+
+export declare function openMemory(options?: OpenOptions): Promise<Memory>;
+
+/** The memory tool for the SDK's tool runner, shaped like the SDK's own helper. */
+export declare function betaMemoryTool<Extra extends object = {}>(
+  handlers: Memory | Partial<Record<MemoryCommand['command'], (command: any) => Promise<string> | string>>,
+  extraProps?: Extra,
+): Extra & {
+  type: 'memory_20250818';
+  name: 'memory';
+  parse: (content: unknown) => MemoryCommand;
+  run: (args: MemoryCommand) => Promise<string>;
+};
+
+/** A native in-memory store; memories opened over one handle share it. */
+export declare function memoryStore(): StoreHandle;
+
+/** Adapts an application's own store (Redis, SQLite, a remote API, …). */
+export declare function customStore(store: JsStore): StoreHandle;
+
+/** Runs the engine's store-contract suite against an empty store; rejects naming the first broken promise. */
+export declare function checkStoreContract(store: Store): Promise<void>;
+
+export declare const COMMANDS: readonly ['view', 'create', 'str_replace', 'insert', 'delete', 'rename'];
+
+/** The vendor's system-prompt text for the memory tool. */
+export declare const MEMORY_SYSTEM_PROMPT: string;
+
+/** Node only: a store in a directory on disk, shared safely by several processes. */
+export declare class DirectoryStore implements JsStore {
+  constructor(path: string, options?: { syncDirectory?: boolean });
+  readonly path: string;
+  get(key: string): Promise<Uint8Array | undefined>;
+  set(key: string, value: Uint8Array): Promise<void>;
+  delete(key: string): Promise<void>;
+  list(prefix: string, cursor?: string): Promise<{ keys: string[]; cursor?: string }>;
+  compareAndSwap(key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
+  commit(objects: Array<[string, Uint8Array]>, key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
+}
+
+/**
+ * Node only: a store in the directory `path` (made 0700; files 0600).
+ * `syncDirectory: true` also fsyncs the directory after each write.
+ */
+export declare function directoryStore(path: string, options?: { syncDirectory?: boolean }): DirectoryStore;
+
+/** Browser only: a memory in the IndexedDB database `memdir:{name}` of this origin. */
+export declare function indexedDbStore(name?: string): StoreHandle;
+
+/** workerd only: a Durable Object's `ctx.storage` as a store (strongly consistent). */
+export declare function durableObjectStore(storage: unknown, options?: object): JsStore;
+
+/** workerd only: a Workers KV namespace as a store (single writer only). */
+export declare function kvStore(namespace: unknown, options?: object): JsStore;

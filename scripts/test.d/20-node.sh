@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Node suite: the npm package built from the engine (npm run build, a no-op when
+# dist/ is current), then every tests/node/*.test.mjs with Node's test runner: the
+# conformance data on three stores, the real SDK tool runner against a loopback
+# fake API, the side-by-side with the SDK's filesystem tool, malformed inputs and
+# misbehaving stores, the CLI end to end.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+export PATH="$HOME/.cargo/bin:$PATH"
+node scripts/build.mjs
+node --test --test-concurrency=2 tests/node/
