@@ -57,8 +57,11 @@ pub(crate) fn from_idb(err: idb::Error) -> StoreError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use wasm_bindgen_test::wasm_bindgen_test;
 
-    #[test]
+    wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+    #[wasm_bindgen_test]
     fn names_map_to_kinds() {
         assert_eq!(from_name("QuotaExceededError"), StoreError::QuotaExceeded);
         assert_eq!(from_name("InvalidStateError"), StoreError::Unavailable);

@@ -30,6 +30,7 @@ use web_sys::{Event, IdbDatabase, IdbTransaction, IdbTransactionMode};
 mod connection;
 mod errors;
 mod events;
+mod timer;
 
 pub use connection::{database_name, delete_database};
 use connection::{OBJECTS, VERSION};
@@ -57,6 +58,8 @@ struct Shared {
     db: RefCell<Option<IdbDatabase>>,
     /// The browser or another tab took our connection away; reconnect next time.
     stale: Cell<bool>,
+    /// Compare-and-swaps lost in a row, for the backoff (see `lost_race`).
+    lost: Cell<u32>,
     closed: Cell<bool>,
     #[cfg(feature = "testing")]
     abort_after: Cell<Option<usize>>,
@@ -76,6 +79,7 @@ impl IdbStore {
                 version,
                 db: RefCell::new(None),
                 stale: Cell::new(false),
+                lost: Cell::new(0),
                 closed: Cell::new(false),
                 #[cfg(feature = "testing")]
                 abort_after: Cell::new(None),
@@ -185,6 +189,18 @@ impl IdbStore {
             },
             _ => fallback,
         }
+    }
+
+    /// Backoff after losing the head to another writer, before the engine retries.
+    ///
+    /// Two tabs running commands back to back fall into step: the loser re-reads
+    /// just as the winner starts its next command, and loses again, every time. A
+    /// random wait that doubles with each loss in a row (up to 64 ms) breaks the step.
+    async fn lost_race(&self) {
+        let lost = self.shared.lost.get().saturating_add(1);
+        self.shared.lost.set(lost);
+        let ceiling = f64::from(1u32 << lost.min(6));
+        timer::sleep(js_sys::Math::random() * ceiling).await;
     }
 
     /// Test hook: the next `commit` aborts its transaction after its k-th request
@@ -358,12 +374,15 @@ impl Store for IdbStore {
         })?;
         if current.as_deref() != expected {
             let _ = tx.abort();
+            self.lost_race().await;
             return Ok(false);
         }
         if let Err(e) = store.put(&bytes(new), Some(&key(k))) {
             return Err(self.failed(&tx, done, e).await);
         }
-        self.settle(&tx, done).await.map(|()| true)
+        self.settle(&tx, done).await?;
+        self.shared.lost.set(0);
+        Ok(true)
     }
 }
 
