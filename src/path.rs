@@ -244,7 +244,8 @@ fn nfkc_escapes(name: &str) -> bool {
         return false;
     }
     let folded: String = name.nfkc().collect();
-    is_dot_name(&folded) || folded.contains(['/', '\\']) || folded.contains(&SLASH_CONFUSABLES[..])
+    // Only real separators count here: `½` folds to `1⁄2` (U+2044) and is a fine name.
+    is_dot_name(&folded) || folded.contains(['/', '\\'])
 }
 
 /// Deepest `%25` nesting we unwrap; deeper nesting is refused outright.
