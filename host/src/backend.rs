@@ -41,6 +41,14 @@ pub trait Backend: Send + Sync {
         }
         self.compare_and_swap(key, expected, new)
     }
+
+    /// Exclusive use for one command, across threads and processes, until the
+    /// returned guard is dropped; `None` when the backend has no such thing (or
+    /// could not get it in time). Only fairness depends on it: correctness rests
+    /// on the compare-and-swap alone.
+    fn turn(&self) -> Option<Box<dyn Send>> {
+        None
+    }
 }
 
 /// One page of [`Backend::list`] in the contract's shape: the cursor is the last key.

@@ -3,17 +3,30 @@
 //! Layout under the store directory:
 //! - `keys/`: one file per key, named by [`file_name`]; its bytes are the value;
 //! - `tmp/`: values being written, renamed into `keys/` once complete and synced;
-//! - `lock`: an advisory lock file held around every change.
+//! - `lock`: an advisory lock file held around every change;
+//! - `turn`: an advisory lock file a host holds for a whole command ([`Backend::turn`]).
 //!
 //! A value is replaced by renaming a synced temporary file over it, so a reader sees
 //! the old value or the new one, never a torn one, even after a crash. Every change
 //! takes the exclusive lock, so a compare-and-swap's read-compare-rename cannot
 //! interleave with another writer in this process or any other.
+//!
+//! Durability: a value's bytes are synced before its rename; the directory is
+//! synced before and after a compare-and-swap renames its key, so the objects a new
+//! head points at are durable before the head is. A plain `set` is durable once a
+//! later compare-and-swap (or `delete`) has returned.
+//!
+//! Why `turn`: the engine publishes optimistically from its cached head, so of two
+//! processes streaming writes the one that just won starts its next command ahead
+//! while the loser re-reads what changed, and can lose every retry. Hosts take
+//! turns for a whole command instead; the compare-and-swap still guards every
+//! writer that does not.
 
 use std::fs::{self, File};
 use std::io::{self, ErrorKind, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use memdir::StoreError;
 
@@ -27,7 +40,12 @@ pub struct DirBackend {
     keys: PathBuf,
     tmp: PathBuf,
     lock: PathBuf,
+    turn: PathBuf,
 }
+
+/// How long a host waits for its turn before it runs the command anyway (a
+/// stopped process may hold the turn; the compare-and-swap keeps that safe).
+const TURN_WAIT: Duration = Duration::from_secs(10);
 
 store_for!(DirBackend);
 
@@ -98,8 +116,10 @@ impl DirBackend {
         fs::create_dir_all(&keys)?;
         fs::create_dir_all(&tmp)?;
         let lock = dir.join("lock");
+        let turn = dir.join("turn");
         File::options().create(true).append(true).open(&lock)?;
-        Ok(DirBackend { keys, tmp, lock })
+        File::options().create(true).append(true).open(&turn)?;
+        Ok(DirBackend { keys, tmp, lock, turn })
     }
 
     fn path(&self, key: &str) -> Result<PathBuf, StoreError> {
@@ -170,8 +190,7 @@ impl Backend for DirBackend {
         self.path(key)?;
         let staged = self.stage(value)?;
         let _lock = self.lock()?;
-        self.publish(staged, key)?;
-        self.sync_keys()
+        self.publish(staged, key)
     }
 
     fn delete(&self, key: &str) -> Result<(), StoreError> {
@@ -222,15 +241,30 @@ impl Backend for DirBackend {
         if self.read(key)?.as_deref() != expected {
             return Ok(false);
         }
-        if !staged.is_empty() {
-            for (k, s) in staged {
-                self.publish(s, k)?;
-            }
-            self.sync_keys()?;
+        for (k, s) in staged {
+            self.publish(s, k)?;
         }
+        // Earlier renames (these objects, and plain sets) before the key's.
+        self.sync_keys()?;
         self.publish(head, key)?;
         self.sync_keys()?;
         Ok(true)
+    }
+
+    fn turn(&self) -> Option<Box<dyn Send>> {
+        let f = File::options().append(true).open(&self.turn).ok()?;
+        let start = Instant::now();
+        let mut pause = Duration::from_micros(200);
+        loop {
+            match f.try_lock() {
+                Ok(()) => return Some(Box::new(Locked(f))),
+                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < TURN_WAIT => {
+                    std::thread::sleep(pause);
+                    pause = (pause * 2).min(Duration::from_millis(5));
+                }
+                Err(_) => return None,
+            }
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 //! - [`dir`]: in a directory on disk, safe across processes ([`DirBackend`]);
 //! - `keyvalue`: the world's imports over a backend;
 //! - [`sandbox`]: compiling and running the component within limits ([`Runtime`], [`Host`]);
+//! - [`cache`]: compiled components kept on disk for fast starts;
 //! - [`messages`]: the host's own answers (oversized or non-UTF-8 input, traps).
 //!
 //! ```no_run
@@ -19,6 +20,7 @@
 //! ```
 
 pub mod backend;
+pub mod cache;
 pub mod dir;
 mod keyvalue;
 pub mod messages;

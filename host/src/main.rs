@@ -28,6 +28,9 @@ options:
   --in-memory              a store that lives only as long as this process
   --component PATH         the component (default: $MEMDIR_COMPONENT, else the build
                            output next to this executable's target directory)
+  --cache DIR              keep the compiled component here (default: $MEMDIR_CACHE,
+                           else $XDG_CACHE_HOME/memdir-host, else ~/.cache/memdir-host)
+  --no-cache               compile the component on every start
   --bucket NAME            the wasi:keyvalue bucket the component opens (default: default)
   --actor NAME             recorded in each commit
   --max-file-bytes N       largest file (default 102400)
@@ -42,6 +45,7 @@ struct Options {
     store: Option<OsString>,
     in_memory: bool,
     component: Option<OsString>,
+    cache: Option<std::path::PathBuf>,
     limits: HostLimits,
     config: ToolConfig,
     input: Option<OsString>,
@@ -62,6 +66,7 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
         store: None,
         in_memory: false,
         component: None,
+        cache: memdir_host::cache::default_dir(),
         limits: HostLimits::default(),
         config: ToolConfig::default(),
         input: None,
@@ -72,6 +77,8 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
             Some("--store") => o.store = Some(args.next().ok_or("--store needs a directory")?),
             Some("--in-memory") => o.in_memory = true,
             Some("--component") => o.component = Some(args.next().ok_or("--component needs a path")?),
+            Some("--cache") => o.cache = Some(args.next().ok_or("--cache needs a directory")?.into()),
+            Some("--no-cache") => o.cache = None,
             Some("--bucket") => o.config.bucket = text("--bucket", args.next())?,
             Some("--actor") => o.config.actor = text("--actor", args.next())?,
             Some("--max-file-bytes") => o.config.limits.max_file_bytes = number("--max-file-bytes", args.next())?,
@@ -100,13 +107,17 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
     Ok(o)
 }
 
-fn runtime(component: Option<OsString>) -> Result<Runtime, String> {
+fn runtime(component: Option<OsString>, cache: Option<std::path::PathBuf>) -> Result<Runtime, String> {
     let path = match component {
         Some(p) => p.into(),
         None => memdir_host::locate_component().map_err(|e| e.to_string())?,
     };
     let bytes = std::fs::read(&path).map_err(|_| "cannot read the component file".to_string())?;
-    Runtime::from_bytes(&bytes).map_err(|e| format!("cannot load the component: {e}"))
+    match cache {
+        Some(dir) => Runtime::from_bytes_cached(&bytes, &dir),
+        None => Runtime::from_bytes(&bytes),
+    }
+    .map_err(|e| format!("cannot load the component: {e}"))
 }
 
 fn result_line(r: &memdir::ToolResult) -> String {
@@ -175,7 +186,7 @@ fn exec(o: Options) -> Result<ExitCode, String> {
         (None, true) => Arc::new(MemoryBackend::new()),
         _ => return Err("exec needs exactly one of --store DIR and --in-memory".into()),
     };
-    let mut host = runtime(o.component)?.host(backend, o.limits);
+    let mut host = runtime(o.component, o.cache)?.host(backend, o.limits);
     host.configure(o.config);
     let stdout = io::stdout();
     if let Some(input) = o.input {
@@ -207,7 +218,7 @@ fn main() -> ExitCode {
     let outcome = match cmd.as_ref().and_then(|c| c.to_str()) {
         Some("exec") => parse(args).and_then(exec),
         Some("imports") => parse(args).and_then(|o| {
-            for name in runtime(o.component)?.imports() {
+            for name in runtime(o.component, o.cache)?.imports() {
                 println!("{name}");
             }
             Ok(ExitCode::SUCCESS)

@@ -91,6 +91,12 @@ impl ResourceLimiter for Limiter {
     }
 }
 
+fn engine() -> wasmtime::Result<Engine> {
+    let mut config = wasmtime::Config::new();
+    config.consume_fuel(true);
+    Engine::new(&config)
+}
+
 /// A compiled component, ready to instantiate; clones share the compilation.
 #[derive(Clone)]
 pub struct Runtime {
@@ -103,10 +109,19 @@ impl Runtime {
     /// anything beyond `wasi:keyvalue/store`, `wasi:keyvalue/atomics` and
     /// `wasi:clocks/wall-clock`: the linker has nothing else to give it.
     pub fn from_bytes(bytes: &[u8]) -> wasmtime::Result<Self> {
-        let mut config = wasmtime::Config::new();
-        config.consume_fuel(true);
-        let engine = Engine::new(&config)?;
+        let engine = engine()?;
         let component = Component::new(&engine, bytes)?;
+        Self::link(engine, component)
+    }
+
+    /// [`Runtime::from_bytes`], keeping the compilation in `cache_dir` (see [`crate::cache`]).
+    pub fn from_bytes_cached(bytes: &[u8], cache_dir: &Path) -> wasmtime::Result<Self> {
+        let engine = engine()?;
+        let component = crate::cache::load_or_compile(&engine, bytes, cache_dir)?;
+        Self::link(engine, component)
+    }
+
+    fn link(engine: Engine, component: Component) -> wasmtime::Result<Self> {
         let mut linker = Linker::<State>::new(&engine);
         Memdir::add_to_linker::<State, HasSelf<State>>(&mut linker, |s| s)?;
         let pre = MemdirPre::new(linker.instantiate_pre(&component)?)?;
@@ -169,6 +184,13 @@ impl Host {
         self.live = None;
     }
 
+    /// Sets the host's limits from the next call on (with a fresh instance, so the
+    /// memory cap applies from its start).
+    pub fn set_limits(&mut self, limits: HostLimits) {
+        self.limits = limits;
+        self.live = None;
+    }
+
     pub fn backend(&self) -> &Arc<dyn Backend> {
         &self.backend
     }
@@ -217,13 +239,17 @@ impl Host {
         f: impl FnOnce(&tool::Guest, &mut Store<State>) -> wasmtime::Result<R>,
     ) -> Result<R, (Fault, bool)> {
         let fuel = self.limits.fuel;
+        // Held for the whole call (see `Backend::turn`), released before returning.
+        let turn = self.backend.turn();
         let live = self.live().map_err(|f| (f, false))?;
         if live.store.set_fuel(fuel).is_err() {
             self.live = None;
             return Err((Fault::Start, false));
         }
         live.store.data_mut().published = false;
-        match f(live.bindings.memdir_memory_tool(), &mut live.store) {
+        let outcome = f(live.bindings.memdir_memory_tool(), &mut live.store);
+        drop(turn);
+        match outcome {
             Ok(r) => Ok(r),
             Err(e) => {
                 let published = live.store.data().published;

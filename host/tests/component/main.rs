@@ -1,0 +1,7 @@
+//! The component in the host: one test binary, so the component is built and
+//! compiled once for all of these tests.
+
+mod conformance;
+mod processes;
+mod sandbox;
+mod support;

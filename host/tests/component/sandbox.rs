@@ -1,0 +1,209 @@
+//! The sandbox: what the component can reach, and what happens when an input
+//! pushes it past the host's limits or the store fails under it.
+
+use std::sync::Arc;
+
+use memdir::StoreError;
+use memdir_host::{Backend, HostLimits, MemoryBackend, messages};
+use serde_json::json;
+
+use crate::support::{self, KINDS, Probe};
+
+#[test]
+fn the_component_imports_exactly_keyvalue_draft2_and_the_wall_clock() {
+    let mut imports = support::runtime().imports();
+    imports.sort();
+    assert_eq!(
+        imports,
+        ["wasi:clocks/wall-clock@0.2.0", "wasi:keyvalue/atomics@0.2.0-draft2", "wasi:keyvalue/store@0.2.0-draft2"],
+        "the component must reach nothing but its bucket and the clock"
+    );
+}
+
+#[test]
+fn the_component_exports_the_tool_interface() {
+    let mut exports = support::runtime().exports();
+    exports.sort();
+    let tool = "memdir:memory/tool@0.1.0";
+    // The interface's functions and its three record types.
+    let want: Vec<String> = [
+        "config", "configure", "create", "delete", "execute", "insert", "limits", "rename", "str-replace",
+        "tool-result", "view",
+    ]
+        .iter()
+        .map(|f| format!("{tool}#{f}"))
+        .collect();
+    assert_eq!(exports, want);
+}
+
+fn seeded_memory() -> (Arc<MemoryBackend>, Arc<dyn Backend>) {
+    let mem = Arc::new(MemoryBackend::new());
+    let backend: Arc<dyn Backend> = mem.clone();
+    let files = [("/memories/a.txt", "one\ntwo"), ("/memories/d/b.txt", "bee")];
+    let entries: Vec<_> =
+        files.iter().map(|(p, t)| memdir::Entry { path: (*p).into(), content: Some((*t).into()) }).collect();
+    support::seed(&backend, memdir::Config::default(), &entries);
+    (mem, backend)
+}
+
+const VIEW_A: &str = r#"{"command":"view","path":"/memories/a.txt"}"#;
+const VIEWED_A: &str = "Here's the content of /memories/a.txt with line numbers:\n     1\tone\n     2\ttwo";
+
+#[test]
+fn running_out_of_fuel_traps_cleanly_and_the_host_keeps_serving() {
+    let (mem, backend) = seeded_memory();
+    let before = mem.snapshot();
+    let mut host = support::runtime().host(backend, HostLimits::default());
+    assert_eq!(host.execute(VIEW_A).content, VIEWED_A);
+
+    host.set_limits(HostLimits { fuel: 20_000, ..HostLimits::default() });
+    let input = json!({"command": "create", "path": "/memories/new.txt", "file_text": "x".repeat(50_000)});
+    let r = host.execute(&input.to_string());
+    assert!(r.is_error);
+    assert_eq!(r.content, "Error: The memory tool ran out of its compute budget and was stopped; nothing was changed.");
+    assert!(!host.is_live(), "a trapped instance is discarded");
+    assert_eq!(mem.snapshot(), before, "the store is unchanged");
+
+    host.set_limits(HostLimits::default());
+    assert_eq!(host.execute(VIEW_A).content, VIEWED_A, "a fresh instance serves the next call");
+    let r = host.execute(&input.to_string());
+    assert_eq!(r.content, "File created successfully at: /memories/new.txt");
+}
+
+#[test]
+fn running_out_of_memory_traps_cleanly_and_the_host_keeps_serving() {
+    let (mem, backend) = seeded_memory();
+    let before = mem.snapshot();
+    let small = HostLimits { memory_bytes: 8 << 20, ..HostLimits::default() };
+    let mut host = support::runtime().host(backend, small);
+    assert_eq!(host.execute(VIEW_A).content, VIEWED_A, "8 MiB is enough for a view");
+
+    // Within the input limit, but the string, its parse and its copies need more.
+    let input = json!({"command": "create", "path": "/memories/big.txt", "file_text": "y".repeat(6 << 20)});
+    let r = host.execute(&input.to_string());
+    assert_eq!(r.content, "Error: The memory tool ran out of memory and was stopped; nothing was changed.");
+    assert!(r.is_error);
+    assert_eq!(mem.snapshot(), before, "the store is unchanged");
+    assert_eq!(host.execute(VIEW_A).content, VIEWED_A, "a fresh instance serves the next call");
+}
+
+#[test]
+fn an_input_of_100_mib_is_refused_before_the_guest_and_changes_nothing() {
+    let (mem, backend) = seeded_memory();
+    let before = mem.snapshot();
+    let mut host = support::runtime().host(backend, HostLimits::default());
+    let huge = json!({"command": "create", "path": "/memories/huge.txt", "file_text": "z".repeat(100 << 20)}).to_string();
+    let r = host.execute(&huge);
+    assert_eq!(r.content, format!("Error: {}", messages::too_long(huge.len(), 8 << 20)));
+    assert_eq!(
+        messages::too_long(104_857_600, 8_388_608),
+        "Invalid tool input: the input is 104,857,600 bytes, over the limit of 8,388,608 bytes"
+    );
+    assert!(r.is_error);
+    assert_eq!(mem.snapshot(), before);
+    assert_eq!(host.execute(VIEW_A).content, VIEWED_A);
+}
+
+#[test]
+fn an_input_of_100_mib_that_reaches_the_guest_gets_a_clear_answer() {
+    let (mem, backend) = seeded_memory();
+    let before = mem.snapshot();
+    let roomy = HostLimits { max_input_bytes: 128 << 20, memory_bytes: 512 << 20, ..HostLimits::default() };
+    let mut host = support::runtime().host(backend, roomy);
+    let text = "{".repeat(100 << 20);
+    assert_eq!(host.execute(&text).content, "Error: Invalid tool input: not valid JSON");
+    let huge = json!({"command": "create", "path": "/memories/huge.txt", "file_text": "z".repeat(100 << 20)}).to_string();
+    let r = host.execute(&huge);
+    assert_eq!(
+        r.content,
+        "Error: Cannot write /memories/huge.txt: the content would be 104,857,600 bytes, over the limit of 102,400 bytes per file. Nothing was written."
+    );
+    assert_eq!(mem.snapshot(), before);
+    assert_eq!(host.execute(VIEW_A).content, VIEWED_A);
+}
+
+#[test]
+fn input_that_is_not_utf8_or_not_json_is_refused_and_changes_nothing() {
+    let (mem, backend) = seeded_memory();
+    let before = mem.snapshot();
+    let mut host = support::runtime().host(backend, HostLimits::default());
+    let r = host.execute_bytes(b"{\"command\":\"create\",\"path\":\"/memories/\xff.txt\",\"file_text\":\"x\"}");
+    assert_eq!(r.content, "Error: Invalid tool input: not valid UTF-8");
+    assert!(r.is_error);
+    let r = host.execute_bytes(b"create /memories/x.txt");
+    assert_eq!(r.content, "Error: Invalid tool input: not valid JSON");
+    assert_eq!(mem.snapshot(), before);
+}
+
+const FULL: &str = "Error: The memory directory's storage is full; nothing was changed.";
+const UNAVAILABLE: &str = "Error: The memory directory's storage is unavailable right now; nothing was changed.";
+const FAILED: &str = "Error: The memory directory's storage failed; nothing was changed.";
+
+/// Storage failing at each step of a command: the kind crosses the keyvalue
+/// boundary intact, the answer is the engine's fixed sentence, nothing changes.
+#[test]
+fn a_store_failing_mid_command_gets_a_clear_error_and_changes_nothing() {
+    let writes = [
+        json!({"command": "create", "path": "/memories/new.txt", "file_text": "n"}),
+        json!({"command": "str_replace", "path": "/memories/a.txt", "old_str": "one", "new_str": "1"}),
+        json!({"command": "insert", "path": "/memories/a.txt", "insert_line": 0, "insert_text": "z"}),
+        json!({"command": "delete", "path": "/memories/d"}),
+        json!({"command": "rename", "old_path": "/memories/d", "new_path": "/memories/e"}),
+    ];
+    let mut checked = 0;
+    for kind in KINDS {
+        for input in &writes {
+            // How many operations the command makes when nothing fails.
+            let (backend, _dir) = support::fresh(kind);
+            let (_, seed) = seeded_memory();
+            let entries = memdir::block_on(memdir::Engine::new(&*seed, memdir::Config::default()).entries())
+                .expect("entries");
+            support::seed(&backend, memdir::Config::default(), &entries);
+            let probe = Arc::new(Probe::new(backend.clone()));
+            let mut host = support::runtime().host(probe.clone(), HostLimits::default());
+            let ok = host.execute(&input.to_string());
+            assert!(!ok.is_error, "{input}: {}", ok.content);
+            let total = probe.ops.load(std::sync::atomic::Ordering::SeqCst);
+
+            for (err, want) in
+                [(StoreError::QuotaExceeded, FULL), (StoreError::Unavailable, UNAVAILABLE), (StoreError::Failed, FAILED)]
+            {
+                for from in 1..=total {
+                    let (backend, _dir) = support::fresh(kind);
+                    support::seed(&backend, memdir::Config::default(), &entries);
+                    let before = support::raw(&backend);
+                    let tree = support::tree(&backend);
+                    let mut probe = Probe::new(backend.clone());
+                    probe.fail_from = Some((from, err));
+                    let mut host = support::runtime().host(Arc::new(probe), HostLimits::default());
+                    let r = host.execute(&input.to_string());
+                    assert_eq!((r.content.as_str(), r.is_error), (want, true), "{kind:?} {input} failing from op {from}");
+                    assert_eq!(support::tree(&backend), tree, "{kind:?} {input} failing from op {from} changed the tree");
+                    // Only unpublished objects may have been added; nothing was removed or moved.
+                    let after = support::raw(&backend);
+                    for (k, v) in &before {
+                        assert_eq!(after.get(k), Some(v), "{kind:?} {input} from op {from}: key {k} changed");
+                    }
+                    checked += 1;
+                }
+            }
+        }
+    }
+    println!("storage failures through the component: {checked} runs");
+}
+
+#[test]
+fn the_typed_exports_answer_like_the_handler_face() {
+    let (_, backend) = seeded_memory();
+    let mut host = support::runtime().host(backend, HostLimits::default());
+    assert_eq!(host.create("/memories/t.md", "hello\nworld"), Ok("File created successfully at: /memories/t.md".into()));
+    assert_eq!(host.create("/memories/t.md", "again"), Err("File /memories/t.md already exists".into()));
+    assert_eq!(host.insert("/memories/t.md", 1, "mid"), Ok("The file /memories/t.md has been edited.".into()));
+    assert_eq!(
+        host.view("/memories/t.md", Some((2, -1))),
+        Ok("Here's the content of /memories/t.md with line numbers:\n     2\tmid\n     3\tworld".into())
+    );
+    assert_eq!(host.rename("/memories/t.md", "/memories/u.md"), Ok("Successfully renamed /memories/t.md to /memories/u.md".into()));
+    assert_eq!(host.delete("/memories/u.md"), Ok("Successfully deleted /memories/u.md".into()));
+    assert_eq!(host.delete("/memories/../etc"), Err("Path /memories/../etc would escape /memories directory".into()));
+}
