@@ -163,8 +163,9 @@ export declare function directoryStore(path: string, options?: { syncDirectory?:
 /** Browser only: a memory in the IndexedDB database `memdir:{name}` of this origin. */
 export declare function indexedDbStore(name?: string): StoreHandle;
 
-/** workerd only: a Durable Object's `ctx.storage` as a store (strongly consistent). */
-export declare function durableObjectStore(storage: unknown, options?: object): JsStore;
-
-/** workerd only: a Workers KV namespace as a store (single writer only). */
-export declare function kvStore(namespace: unknown, options?: object): JsStore;
+// workerd only: a Durable Object's `ctx.storage` as a store (strongly consistent),
+// and a Workers KV namespace as a store (eventually consistent: single writer only).
+export { durableObjectStore } from './stores/durable-object.js';
+export type { DurableObjectStore, DurableObjectStorageLike, DurableObjectStoreOptions } from './stores/durable-object.js';
+export { kvStore } from './stores/kv.js';
+export type { EventuallyConsistentStore, KvNamespaceLike, KvStoreOptions } from './stores/kv.js';

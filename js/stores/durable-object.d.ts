@@ -1,0 +1,39 @@
+import type { JsStore } from '../index.js';
+
+/**
+ * The parts of a Durable Object's `ctx.storage` (`DurableObjectStorage`) that
+ * durableObjectStore uses; the real object from `cloudflare:workers` fits it.
+ */
+export interface DurableObjectStorageLike {
+  get(key: string): Promise<unknown>;
+  get(keys: string[]): Promise<Map<string, unknown>>;
+  put(entries: Record<string, unknown>): Promise<void>;
+  delete(keys: string[]): Promise<number>;
+  list(options: { prefix?: string; startAfter?: string; limit?: number }): Promise<Map<string, unknown>>;
+}
+
+export interface DurableObjectStoreOptions {
+  /** Keep memdir's keys under this prefix, to share the object's storage with other data. */
+  prefix?: string;
+}
+
+/** A store on Durable Object storage; `commit` writes a whole command in one atomic batch. */
+export interface DurableObjectStore extends JsStore {
+  get(key: string): Promise<Uint8Array | undefined>;
+  list(prefix: string, cursor?: string): Promise<{ keys: string[]; cursor?: string }>;
+  commit(objects: Array<[string, Uint8Array]>, key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
+}
+
+/**
+ * workerd only: a Durable Object's `ctx.storage` as a store. Strongly consistent:
+ * the object is the only writer of its storage, and this store's compare-and-swap
+ * is atomic inside it, so any number of concurrent requests lose no update.
+ * Values over the 128 KiB storage limit (the node of a very large directory) are
+ * split across several keys and read back whole.
+ *
+ * @example
+ * export class MemoryObject extends DurableObject {
+ *   memory = openMemory({ store: durableObjectStore(this.ctx.storage) });
+ * }
+ */
+export declare function durableObjectStore(storage: DurableObjectStorageLike, options?: DurableObjectStoreOptions): DurableObjectStore;

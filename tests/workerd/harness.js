@@ -1,0 +1,164 @@
+// The example service as the tests run it: its own Worker and Durable Object, plus
+// test-only routes under /__test/ that exist in this harness, never in the example.
+//
+// TestMemoryObject is the example's MemoryObject with three additions: its store
+// counts operations (so a test can assert that a refused request touched nothing),
+// `setup` puts a conformance case's starting tree and limits in place, and `state`
+// reads the tree back.
+
+import { DurableObject } from 'cloudflare:workers';
+import service, { MemoryObject } from '../../examples/worker/src/index.js';
+import { checkStoreContract, durableObjectStore, kvStore, openMemory } from 'memdir';
+
+const OPS = ['get', 'set', 'delete', 'list', 'compareAndSwap', 'commit'];
+
+function counted(store, counter) {
+  const out = {};
+  for (const op of OPS) {
+    out[op] = (...args) => {
+      counter.ops += 1;
+      return store[op](...args);
+    };
+  }
+  return out;
+}
+
+export class TestMemoryObject extends MemoryObject {
+  open(options) {
+    this.counter ??= { ops: 0 };
+    return openMemory({ ...options, store: counted(durableObjectStore(this.ctx.storage), this.counter) });
+  }
+
+  /**
+   * Replaces the tree with `entries`, then applies `limits`. The import itself runs
+   * without limits: a case may start from files its own limits would refuse.
+   */
+  async setup(limits, entries) {
+    const unlimited = { maxFileBytes: Number.MAX_SAFE_INTEGER, maxTotalBytes: Number.MAX_SAFE_INTEGER };
+    await (await this.open({ limits: unlimited })).import(entries);
+    this.memory = this.open(limits ? { limits } : undefined);
+    await this.memory;
+    this.counter.ops = 0;
+  }
+
+  /** The tree, and the store operations since the last setup or state (reading the tree not counted). */
+  async state() {
+    const ops = this.counter.ops;
+    const entries = await (await this.memory).entries();
+    this.counter.ops = 0;
+    return { entries, ops };
+  }
+}
+
+const bytes = (n, fill = 0) => new Uint8Array(n).fill(fill);
+const same = (a, b) => a instanceof Uint8Array && a.length === b.length && a.every((x, i) => x === b[i]);
+
+/** The stores themselves, run inside a Durable Object of their own. */
+export class StoreTestObject extends DurableObject {
+  async contract(backend) {
+    const store = backend === 'kv' ? kvStore(this.env.KV, { prefix: `contract-${crypto.randomUUID()}/` }) : durableObjectStore(this.ctx.storage, { prefix: 'contract/' });
+    try {
+      await checkStoreContract(store);
+      return 'ok';
+    } catch (e) {
+      return `failed: ${e.message}`;
+    }
+  }
+
+  /** Values past the 128 KiB Durable Object limit are split, and read back whole. */
+  async chunks() {
+    const store = durableObjectStore(this.ctx.storage, { prefix: 'chunks/' });
+    const big = Uint8Array.from({ length: 300 * 1024 }, (_, i) => (i * 7) % 251);
+    const report = {};
+    await store.set('tree/big', big);
+    report.roundTrip = same(await store.get('tree/big'), big);
+    const raw = await this.ctx.storage.list({ prefix: 'chunks/' });
+    report.rawKeys = [...raw.keys()];
+    report.largestRaw = Math.max(...[...raw.values()].map((v) => (v instanceof Uint8Array ? v.length : 0)));
+    report.listed = (await store.list('tree/')).keys;
+    // A swap compares the whole value, chunks included.
+    report.staleSwap = await store.compareAndSwap('tree/big', bytes(300 * 1024), bytes(1));
+    report.swap = await store.compareAndSwap('tree/big', big, bytes(10, 9));
+    report.afterSwap = Array.from(await store.get('tree/big'));
+    report.rawAfterSwap = [...(await this.ctx.storage.list({ prefix: 'chunks/' })).keys()];
+    await store.commit([['blob/x', big]], 'head', undefined, bytes(3, 1));
+    await store.delete('blob/x');
+    report.rawAfterDelete = [...(await this.ctx.storage.list({ prefix: 'chunks/' })).keys()];
+    try {
+      await store.get('k'.repeat(2100));
+      report.longKey = 'accepted';
+    } catch (e) {
+      report.longKey = e.name;
+    }
+    return report;
+  }
+
+  /**
+   * `n` callers each increment one counter by compare-and-swap, all at once in this
+   * object. A plain get-compare-put (the control) loses updates here, which shows the
+   * calls really interleave; the store's swap must not.
+   */
+  async race(n) {
+    const storage = this.ctx.storage;
+    await storage.deleteAll();
+    const naive = {
+      get: (k) => storage.get(k),
+      async compareAndSwap(k, expected, value) {
+        const current = await storage.get(k);
+        if (!(current === undefined ? expected === undefined : same(current, expected))) return false;
+        await storage.put(k, value);
+        return true;
+      },
+    };
+    const increment = async (store) => {
+      for (let tries = 0; tries < 10_000; tries++) {
+        const current = await store.get('counter');
+        const next = new Uint8Array(new Uint32Array([(current ? new Uint32Array(current.slice().buffer)[0] : 0) + 1]).buffer);
+        if (await store.compareAndSwap('counter', current, next)) return;
+      }
+      throw new Error('never swapped');
+    };
+    const count = async (store) => new Uint32Array((await store.get('counter')).slice().buffer)[0];
+    await Promise.all(Array.from({ length: n }, () => increment(naive)));
+    const naiveCount = await count(naive);
+    const store = durableObjectStore(storage, { prefix: 'race/' });
+    await Promise.all(Array.from({ length: n }, () => increment(store)));
+    return { naive: naiveCount, store: await count(store) };
+  }
+}
+
+async function body(request) {
+  return request.headers.get('content-type')?.startsWith('application/json') ? request.json() : {};
+}
+
+export default {
+  async fetch(request, env, ctx) {
+    const url = new URL(request.url);
+    if (!url.pathname.startsWith('/__test/')) return service.fetch(request, env, ctx);
+    const args = await body(request);
+    const memory = () => env.MEMORY.get(env.MEMORY.idFromName(args.user));
+    const stores = () => env.STORES.get(env.STORES.idFromName(args.name ?? 'stores'));
+    const answer = (value) => Response.json(value ?? null);
+    switch (url.pathname) {
+      case '/__test/setup':
+        return answer(await memory().setup(args.limits, args.entries ?? []));
+      case '/__test/state':
+        return answer(await memory().state());
+      case '/__test/wrong-object':
+        // The object of `user`, called with another user's id: it must refuse.
+        try {
+          return answer({ answered: await memory().execute(args.claimed, '{"command":"view","path":"/memories"}') });
+        } catch (e) {
+          return answer({ refused: e.message });
+        }
+      case '/__test/contract':
+        return answer(await stores().contract(args.backend));
+      case '/__test/chunks':
+        return answer(await stores().chunks());
+      case '/__test/race':
+        return answer(await stores().race(args.n));
+      default:
+        return new Response('no such test route', { status: 404 });
+    }
+  },
+};

@@ -1,0 +1,75 @@
+// Starts real workerd through miniflare on the package's own files, with no bundler.
+//
+// Miniflare hands workerd a list of modules; workerd resolves every import against
+// module names, and resolves a bare `memdir` relative to the importing module
+// (`examples/worker/src/index.js` asks for `examples/worker/src/memdir`). So the
+// list is walked from the entry by following static imports, and each bare
+// `memdir` becomes a one-line module beside its importer that re-exports the
+// package's `workerd` entry, read from package.json's exports as a bundler would.
+
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Miniflare } from 'miniflare';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** A secret for the tests only. */
+export const AUTH_SECRET = 'test-secret-for-memdir-workerd-suite-0123456789';
+export const COMPATIBILITY_DATE = '2026-04-20';
+
+function workerdEntry() {
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+  const entry = pkg.exports?.['.']?.workerd;
+  if (typeof entry !== 'string') throw new Error('package.json has no exports["."].workerd');
+  return join(root, entry);
+}
+
+const IMPORT = /\b(?:import|export)\s*(?:[\w*${}\s,]*?\s*from\s*)?['"]([^'"]+)['"]/g;
+
+/** Every module reachable from `entry` by static imports, as miniflare module definitions. */
+export function modulesFrom(entry) {
+  const pkgEntry = workerdEntry();
+  const seen = new Map();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    if (file.endsWith('.wasm')) {
+      seen.set(file, { type: 'CompiledWasm', path: file });
+      return;
+    }
+    const source = readFileSync(file, 'utf8');
+    seen.set(file, { type: 'ESModule', path: file, contents: source });
+    for (const [, spec] of source.matchAll(IMPORT)) {
+      if (spec.startsWith('.')) visit(resolve(dirname(file), spec));
+      else if (spec === 'memdir') {
+        const alias = join(dirname(file), 'memdir');
+        let target = relative(dirname(file), pkgEntry);
+        if (!target.startsWith('.')) target = `./${target}`;
+        seen.set(alias, { type: 'ESModule', path: alias, contents: `export * from '${target}';\n` });
+        visit(pkgEntry);
+      } else if (!spec.startsWith('cloudflare:') && !spec.startsWith('node:')) {
+        throw new Error(`${relative(root, file)} imports ${spec}, which this loader cannot resolve`);
+      }
+    }
+  };
+  visit(resolve(entry));
+  return [...seen.values()];
+}
+
+/**
+ * Miniflare running `entry` (default: the test harness around the example service).
+ * `persist`: a directory for Durable Object storage, so a second instance sees the data.
+ */
+export function start({ entry = join(root, 'tests/workerd/harness.js'), persist, secret = AUTH_SECRET } = {}) {
+  return new Miniflare({
+    modulesRoot: root,
+    modules: modulesFrom(entry),
+    compatibilityDate: COMPATIBILITY_DATE,
+    bindings: { AUTH_SECRET: secret },
+    durableObjects: {
+      MEMORY: { className: 'TestMemoryObject', useSQLite: true },
+      STORES: { className: 'StoreTestObject', useSQLite: true },
+    },
+    kvNamespaces: ['KV'],
+    ...(persist ? { durableObjectsPersist: persist } : {}),
+  });
+}

@@ -1,0 +1,205 @@
+// The example memory service over HTTP in workerd: credentials, bad requests,
+// isolation between users, concurrent edits, and data surviving a restart.
+
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { mintToken } from '../../examples/worker/src/auth.js';
+import { client, entriesOf, plain } from './client.js';
+import { AUTH_SECRET, start } from './mf.js';
+
+let mf;
+let c;
+before(async () => {
+  mf = start();
+  c = client(mf);
+  await mf.ready;
+});
+after(() => mf?.dispose());
+
+const VIEW = JSON.stringify({ command: 'view', path: '/memories/note.md' });
+const CREATE = JSON.stringify({ command: 'create', path: '/memories/new.md', file_text: 'should not exist' });
+
+/** A user whose tree is one note, and an assertion that a request left it alone. */
+async function seeded(user) {
+  const tree = entriesOf({ files: { '/memories/note.md': 'hello' } });
+  await c.setup(user, tree);
+  return async () => {
+    const state = await c.state(user);
+    assert.equal(state.ops, 0, 'the store was touched');
+    assert.deepEqual(plain(state.entries), tree);
+  };
+}
+
+async function post(headers, body = CREATE) {
+  const r = await c.raw('/memory', { method: 'POST', headers, body });
+  assert.match(r.headers.get('content-type'), /^application\/json/);
+  return { status: r.status, headers: r.headers, body: await r.json() };
+}
+
+describe('credentials', () => {
+  test('a request without credentials gets 401 and changes nothing', async () => {
+    const unchanged = await seeded('alice-nocred');
+    const r = await post({ 'content-type': 'application/json' });
+    assert.equal(r.status, 401);
+    assert.deepEqual(r.body, { error: 'unauthorized', message: 'Send the credentials: an Authorization: Bearer <token> header.' });
+    assert.equal(r.headers.get('www-authenticate'), 'Bearer realm="memdir"');
+    const basic = await post({ 'content-type': 'application/json', authorization: 'Basic YWxpY2U6cHc=' });
+    assert.equal(basic.status, 401);
+    assert.equal(basic.body.error, 'unauthorized');
+    await unchanged();
+  });
+
+  test('forged tokens get 401 and change nothing', async () => {
+    const unchanged = await seeded('alice-forged');
+    const good = await mintToken(AUTH_SECRET, 'alice-forged');
+    const [id, sig] = good.split('.');
+    const bob = await c.token('bob-forged');
+    const forged = {
+      'another secret': await mintToken('some-other-secret-that-is-long-enough-000', 'alice-forged'),
+      "bob's signature": `${id}.${bob.split('.')[1]}`,
+      'flipped signature': `${id}.${sig[0] === 'A' ? 'B' : 'A'}${sig.slice(1)}`,
+      'no signature': id,
+      'empty signature': `${id}.`,
+      'padded base64': `${id}=.${sig}`,
+      garbage: 'not-a-token',
+      'three parts': `${good}.x`,
+    };
+    for (const [what, token] of Object.entries(forged)) {
+      const r = await post({ 'content-type': 'application/json', authorization: `Bearer ${token}` });
+      assert.equal(r.status, 401, what);
+      assert.deepEqual(r.body, { error: 'invalid_token', message: 'The bearer token is not valid.' }, what);
+      assert.equal(r.headers.get('www-authenticate'), 'Bearer realm="memdir", error="invalid_token"', what);
+    }
+    await unchanged();
+  });
+
+  test('each token reaches only its own user', async () => {
+    await c.setup('alice', entriesOf({ files: { '/memories/secret.md': 'alice only' } }));
+    await c.setup('bob', []);
+    const alice = await c.call('alice', { command: 'view', path: '/memories/secret.md' });
+    assert.equal(alice.status, 200);
+    assert.equal(alice.body.content, "Here's the content of /memories/secret.md with line numbers:\n     1\talice only");
+    const bob = await c.call('bob', { command: 'view', path: '/memories/secret.md' });
+    assert.equal(bob.status, 422);
+    assert.deepEqual(bob.body, {
+      content: 'Error: The path /memories/secret.md does not exist. Please provide a valid path.',
+      is_error: true,
+    });
+    const bobCreates = await c.call('bob', { command: 'create', path: '/memories/mine.md', file_text: 'bob' });
+    assert.equal(bobCreates.status, 200);
+    assert.deepEqual(plain((await c.state('alice')).entries), entriesOf({ files: { '/memories/secret.md': 'alice only' } }));
+    assert.deepEqual(plain((await c.state('bob')).entries), entriesOf({ files: { '/memories/mine.md': 'bob' } }));
+  });
+
+  test("an object refuses a call made with another user's id", async () => {
+    const r = await c.test('wrong-object', { user: 'bob', claimed: 'alice' });
+    assert.deepEqual(r, { refused: "This request is for another user's memory." });
+  });
+});
+
+describe('bad requests', () => {
+  const auth = async (user) => ({ authorization: `Bearer ${await c.token(user)}` });
+
+  test('a wrong content type gets 415 and changes nothing', async () => {
+    const unchanged = await seeded('ct');
+    for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', undefined]) {
+      const headers = { ...(await auth('ct')), ...(type ? { 'content-type': type } : {}) };
+      const r = await post(headers);
+      assert.equal(r.status, 415, String(type));
+      assert.deepEqual(r.body, { error: 'unsupported_media_type', message: 'Send the tool input with Content-Type: application/json.' });
+    }
+    await unchanged();
+    const ok = await post({ ...(await auth('ct')), 'content-type': 'Application/JSON; charset=UTF-8' }, VIEW);
+    assert.equal(ok.status, 200);
+  });
+
+  test('malformed JSON gets 422 with the engine message and changes nothing', async () => {
+    const unchanged = await seeded('malformed');
+    const r = await c.call('malformed', '{"command": "create", "path": ');
+    assert.equal(r.status, 422);
+    assert.deepEqual(r.body, { content: 'Error: Invalid tool input: not valid JSON', is_error: true });
+    const empty = await c.call('malformed', '');
+    assert.deepEqual(empty.body, { content: 'Error: Invalid tool input: not valid JSON', is_error: true });
+    await unchanged();
+  });
+
+  test('a file over the per-file limit gets 422 naming the limit, nothing written', async () => {
+    const unchanged = await seeded('big-file');
+    const r = await c.call('big-file', { command: 'create', path: '/memories/big.txt', file_text: 'x'.repeat(102_401) });
+    assert.equal(r.status, 422);
+    assert.deepEqual(r.body, {
+      content:
+        'Error: Cannot write /memories/big.txt: the content would be 102,401 bytes, over the limit of 102,400 bytes per file. Nothing was written.',
+      is_error: true,
+    });
+    await unchanged();
+  });
+
+  test('a body over the request limit gets 413, nothing written', async () => {
+    const unchanged = await seeded('big-body');
+    const body = JSON.stringify({ command: 'create', path: '/memories/huge.txt', file_text: 'y'.repeat(2 * 1024 * 1024) });
+    const r = await post({ ...(await auth('big-body')), 'content-type': 'application/json' }, body);
+    assert.equal(r.status, 413);
+    assert.deepEqual(r.body, { error: 'body_too_large', message: 'The request body is over the limit of 2,097,152 bytes.' });
+    await unchanged();
+  });
+
+  test('a body that is not UTF-8 gets 400, nothing written', async () => {
+    const unchanged = await seeded('latin1');
+    const body = Buffer.concat([Buffer.from('{"command":"create","path":"/memories/a","file_text":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const r = await post({ ...(await auth('latin1')), 'content-type': 'application/json' }, body);
+    assert.equal(r.status, 400);
+    assert.deepEqual(r.body, { error: 'invalid_encoding', message: 'The request body is not valid UTF-8.' });
+    await unchanged();
+  });
+
+  test('other routes and methods get 404 and 405', async () => {
+    const get = await c.raw('/memory', { method: 'GET', headers: await auth('x') });
+    assert.equal(get.status, 405);
+    assert.equal(get.headers.get('allow'), 'POST');
+    assert.deepEqual(await get.json(), { error: 'method_not_allowed', message: 'Use POST /memory with a memory tool input as the JSON body.' });
+    const other = await c.raw('/memories', { method: 'POST', headers: await auth('x') });
+    assert.equal(other.status, 404);
+    assert.deepEqual(await other.json(), { error: 'not_found', message: 'Not found: this service answers POST /memory.' });
+  });
+});
+
+test('50 concurrent edits of one file lose no update', async () => {
+  const user = 'busy';
+  await c.setup(user, entriesOf({ files: { '/memories/log.md': 'start' } }));
+  const n = 50;
+  const results = await Promise.all(
+    Array.from({ length: n }, (_, i) =>
+      c.call(user, { command: 'insert', path: '/memories/log.md', insert_line: 1, insert_text: `edit ${i}` }),
+    ),
+  );
+  for (const r of results) assert.deepEqual(r.body, { content: 'The file /memories/log.md has been edited.', is_error: false });
+  const [log] = plain((await c.state(user)).entries);
+  const lines = log.content.split('\n');
+  assert.equal(lines[0], 'start');
+  assert.deepEqual(lines.slice(1).sort(), Array.from({ length: n }, (_, i) => `edit ${i}`).sort());
+});
+
+test('memories survive a restart with persistence on', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'memdir-workerd-'));
+  try {
+    const first = start({ persist: dir });
+    const a = client(first);
+    const made = await a.call('persistent', { command: 'create', path: '/memories/keep.md', file_text: 'still here' });
+    assert.equal(made.status, 200);
+    await first.dispose();
+    const second = start({ persist: dir });
+    try {
+      const b = client(second);
+      const r = await b.call('persistent', { command: 'view', path: '/memories/keep.md' });
+      assert.deepEqual(r.body, { content: "Here's the content of /memories/keep.md with line numbers:\n     1\tstill here", is_error: false });
+    } finally {
+      await second.dispose();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
