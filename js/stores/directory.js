@@ -1,15 +1,19 @@
 // The JS store protocol on a directory of the local disk (Node).
 //
-// One file per key, flat in the directory, named by an escape of the key that keeps
+// One name per key, flat in the directory, made by an escape of the key that keeps
 // every name portable (lowercase only, so a case-insensitive disk cannot merge two
-// keys) and never starts with a dot. Every write goes to a fresh temporary file,
-// is fsynced and renamed over the target, so a reader sees the old or the new value,
-// never half of one. Mutations of a key hold a lock file for that key created with
-// O_EXCL, which makes compare-and-swap hold across processes sharing the directory;
-// a lock left by a crashed process is broken once its owner is gone or it is old.
-// Every open uses O_NOFOLLOW and renames and unlinks never follow, so no symlink
+// keys) and never starts with a dot. A file holds a small pack: the values of one
+// or more keys with an index (see PACK below). A command's commit writes ONE pack
+// (its new objects and the new head), fsyncs it once, hard-links it under each
+// object's name and renames it over the head: one fsync per command, as the SDK's
+// own tool pays for one file. A reader sees the old or the new value, never half
+// of one. Mutations of a key hold a lock file for that key created with O_EXCL,
+// which makes compare-and-swap hold across processes sharing the directory; a lock
+// left by a crashed process is broken once its owner is gone or it is old. Every
+// open uses O_NOFOLLOW and renames, links and unlinks never follow, so no symlink
 // planted in the directory is ever followed out of it.
-import { constants as C, promises as fs } from 'node:fs';
+import * as fss from 'node:fs';
+import { promisify } from 'node:util';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -23,6 +27,8 @@ const LOCK_STALE_MS = 30_000;
 const TMP_STALE_MS = 60 * 60 * 1000;
 const MAX_NAME = 255;
 
+const C = fss.constants;
+const fsync = promisify(fss.fsync);
 const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
 const CREATE_FLAGS = C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW;
 const HOST = hostname();
@@ -89,6 +95,58 @@ function sameBytes(a, b) {
   return a.byteLength === b.byteLength && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
 }
 
+// PACK: "MDP1", u32 count, then per entry u16 key length, the key (UTF-8), u32
+// value length; then the values in the same order. All little-endian.
+const MAGIC = 0x3150444d; // "MDP1"
+
+function encodePack(entries) {
+  const keys = entries.map(([k]) => utf8.encode(k));
+  let size = 8;
+  for (const [i, [, v]] of entries.entries()) size += 6 + keys[i].length + v.byteLength;
+  const out = new Uint8Array(size);
+  const dv = new DataView(out.buffer);
+  dv.setUint32(0, MAGIC, true);
+  dv.setUint32(4, entries.length, true);
+  let at = 8;
+  for (const [i, [, v]] of entries.entries()) {
+    dv.setUint16(at, keys[i].length, true);
+    out.set(keys[i], at + 2);
+    dv.setUint32(at + 2 + keys[i].length, v.byteLength, true);
+    at += 6 + keys[i].length;
+  }
+  for (const [, v] of entries) {
+    out.set(v, at);
+    at += v.byteLength;
+  }
+  return out;
+}
+
+/** The value of `key` in a pack; throws on anything malformed (a damaged file). */
+function packValue(buf, key) {
+  const bad = () => storeError('a store file is damaged');
+  if (buf.byteLength < 8) throw bad();
+  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
+  if (dv.getUint32(0, true) !== MAGIC) throw bad();
+  const count = dv.getUint32(4, true);
+  const want = utf8.encode(key);
+  let at = 8;
+  let offset = 0;
+  let found;
+  for (let i = 0; i < count; i++) {
+    if (at + 6 > buf.byteLength) throw bad();
+    const klen = dv.getUint16(at, true);
+    if (at + 6 + klen > buf.byteLength) throw bad();
+    const vlen = dv.getUint32(at + 2 + klen, true);
+    if (found === undefined && klen === want.length && Buffer.compare(buf.subarray(at + 2, at + 2 + klen), want) === 0) {
+      found = [offset, vlen];
+    }
+    offset += vlen;
+    at += 6 + klen;
+  }
+  if (found === undefined || at + offset !== buf.byteLength) throw bad();
+  return buf.subarray(at + found[0], at + found[0] + found[1]);
+}
+
 function processAlive(pid) {
   try {
     process.kill(pid, 0);
@@ -117,12 +175,15 @@ export class DirectoryStore {
     return this.#root;
   }
 
+  // The system calls here are synchronous (microseconds on a local disk, where a
+  // round trip through libuv's thread pool costs tens), except fsync, which can take
+  // milliseconds and so runs off the event loop.
+
   #init() {
     this.#ready ??= (async () => {
-      await fs.mkdir(this.#root, { recursive: true, mode: DIR_MODE });
-      const st = await fs.stat(this.#root);
-      if (!st.isDirectory()) throw storeError('the store path is not a directory', 'UnavailableError');
-      await this.#sweepTemporaries();
+      fss.mkdirSync(this.#root, { recursive: true, mode: DIR_MODE });
+      if (!fss.statSync(this.#root).isDirectory()) throw storeError('the store path is not a directory', 'UnavailableError');
+      this.#sweepTemporaries();
     })().catch((e) => {
       this.#ready = undefined; // a later call may succeed (the disk came back)
       throw mapError(e);
@@ -131,46 +192,69 @@ export class DirectoryStore {
   }
 
   /** Removes temporary files that a crashed writer left long ago. */
-  async #sweepTemporaries() {
+  #sweepTemporaries() {
     const now = Date.now();
-    for (const name of await fs.readdir(this.#root)) {
+    for (const name of fss.readdirSync(this.#root)) {
       if (!name.startsWith('.tmp-')) continue;
       const p = join(this.#root, name);
-      const st = await fs.lstat(p).catch(() => undefined);
-      if (st && now - st.mtimeMs > TMP_STALE_MS) await fs.unlink(p).catch(() => {});
+      try {
+        if (now - fss.lstatSync(p).mtimeMs > TMP_STALE_MS) fss.unlinkSync(p);
+      } catch {
+        // another process swept it first
+      }
     }
   }
 
   async get(key) {
     await this.#init();
-    return this.#read(keyToName(key));
+    return this.#value(key);
   }
 
-  async #read(name) {
-    let fh;
+  #value(key) {
+    const buf = this.#read(keyToName(key));
+    return buf === undefined ? undefined : packValue(buf, key);
+  }
+
+  /** A key file's bytes, or undefined when absent; never through a symlink. */
+  #read(name) {
+    let fd;
     try {
-      fh = await fs.open(join(this.#root, name), READ_FLAGS);
+      fd = fss.openSync(join(this.#root, name), READ_FLAGS);
     } catch (e) {
       if (e.code === 'ENOENT') return undefined;
       throw mapError(e);
     }
     try {
-      const st = await fh.stat();
+      const st = fss.fstatSync(fd);
       if (!st.isFile()) throw storeError('not a regular file');
-      return await fh.readFile();
+      const buf = Buffer.allocUnsafe(st.size);
+      let at = 0;
+      while (at < buf.length) {
+        const n = fss.readSync(fd, buf, at, buf.length - at, at);
+        if (n === 0) throw storeError('a store file is damaged');
+        at += n;
+      }
+      return buf;
+    } catch (e) {
+      throw mapError(e);
     } finally {
-      await fh.close();
+      fss.closeSync(fd);
     }
   }
 
   async set(key, value) {
     await this.#init();
     const name = keyToName(key);
-    const bytes = checkBytes(value);
-    await this.#locked(name, async () => {
-      await this.#install(await this.#writeTemp(bytes), name);
-      await this.#syncDir();
-    });
+    const pack = encodePack([[key, checkBytes(value)]]);
+    const tmp = await this.#writeTemp(pack);
+    try {
+      await this.#locked(name, async () => {
+        this.#install(tmp, name);
+        await this.#syncDir();
+      });
+    } finally {
+      unlinkQuietly(tmp); // gone already when installed
+    }
   }
 
   async delete(key) {
@@ -178,7 +262,7 @@ export class DirectoryStore {
     const name = keyToName(key);
     await this.#locked(name, async () => {
       try {
-        await fs.unlink(join(this.#root, name));
+        fss.unlinkSync(join(this.#root, name));
       } catch (e) {
         if (e.code !== 'ENOENT') throw mapError(e);
         return;
@@ -189,8 +273,14 @@ export class DirectoryStore {
 
   async list(prefix, cursor) {
     await this.#init();
+    let names;
+    try {
+      names = fss.readdirSync(this.#root);
+    } catch (e) {
+      throw mapError(e);
+    }
     const keys = [];
-    for (const name of await fs.readdir(this.#root).catch((e) => Promise.reject(mapError(e)))) {
+    for (const name of names) {
       const key = nameToKey(name);
       if (key === undefined || !key.startsWith(prefix)) continue;
       if (cursor !== undefined && cursor !== null && byteCompare(key, cursor) <= 0) continue;
@@ -207,64 +297,84 @@ export class DirectoryStore {
 
   /**
    * Writes `objects` (fresh content-addressed keys that nothing reads until the
-   * swap publishes them) and compare-and-swaps `key`, with one round of fsyncs: the
-   * temporary files of the objects and of the new value are written and fsynced in
-   * parallel, then renamed into place, objects first. Renames in one directory reach
-   * the disk in order (the journal of ext4 and xfs), so a head that survives a crash
+   * swap publishes them) and compare-and-swaps `key`, with one fsync: one pack holds
+   * the objects and the new value; it is made durable, linked under each object's
+   * name, then renamed over the key. Links and renames in one directory reach the
+   * disk in order (the journal of ext4 and xfs), so a head that survives a crash
    * never names an object that did not. The objects are written even when the swap
    * is refused, as the protocol's default commit would.
    */
   async commit(objects, key, expected, value) {
     await this.#init();
     const name = keyToName(key);
-    const files = objects.map(([k, v]) => [keyToName(k), checkBytes(v)]);
+    const names = objects.map(([k]) => keyToName(k));
     const want = expected === undefined || expected === null ? undefined : checkBytes(expected);
-    const bytes = checkBytes(value);
-    const objectTemps = Promise.all(files.map(([, v]) => this.#writeTemp(v)));
-    objectTemps.catch(() => {}); // awaited below; this only keeps an early failure from going unhandled
-    let headTemp;
+    const pack = encodePack([...objects.map(([k, v]) => [k, checkBytes(v)]), [key, checkBytes(value)]]);
+    // Written and fsynced before taking the lock, so the lock is held for no fsync.
+    const tmp = await this.#writeTemp(pack);
     try {
       return await this.#locked(name, async () => {
-        const current = await this.#read(name);
-        const matches = current === undefined ? want === undefined : want !== undefined && sameBytes(current, want);
-        const temps = await Promise.all([objectTemps, matches ? (headTemp = this.#writeTemp(bytes)) : undefined]);
-        await Promise.all(temps[0].map((tmp, i) => this.#install(tmp, files[i][0])));
-        if (matches) await this.#install(temps[1], name);
-        if (matches || files.length) await this.#syncDir();
+        let current;
+        try {
+          current = this.#value(key);
+        } catch {
+          current = null; // a damaged value matches nothing
+        }
+        const matches = current === undefined ? want === undefined : want !== undefined && current !== null && sameBytes(current, want);
+        for (const n of names) this.#linkAs(tmp, n);
+        if (matches) this.#install(tmp, name);
+        if (matches || names.length) await this.#syncDir();
         return matches;
       });
-    } catch (e) {
-      // Leave no temporary file behind whichever step failed.
-      for (const tmp of [...((await objectTemps.catch(() => [])) ?? []), await headTemp?.catch(() => undefined)]) {
-        if (tmp) await fs.unlink(tmp).catch(() => {});
-      }
-      throw e;
+    } finally {
+      unlinkQuietly(tmp); // gone already when installed
     }
   }
 
   /** A new temporary file (O_EXCL, 0600) holding `bytes`, fsynced; its path. */
   async #writeTemp(bytes) {
     const tmp = join(this.#root, `.tmp-${process.pid}-${randomUUID()}`);
-    let fh;
+    let fd;
     try {
-      fh = await fs.open(tmp, CREATE_FLAGS, FILE_MODE);
-      await fh.writeFile(bytes);
-      await fh.sync();
-      await fh.close();
+      fd = fss.openSync(tmp, CREATE_FLAGS, FILE_MODE);
+      let at = 0;
+      while (at < bytes.byteLength) at += fss.writeSync(fd, bytes, at, bytes.byteLength - at);
+      await fsync(fd);
       return tmp;
     } catch (e) {
-      await fh?.close().catch(() => {});
-      await fs.unlink(tmp).catch(() => {});
+      unlinkQuietly(tmp);
       throw mapError(e);
+    } finally {
+      if (fd !== undefined) fss.closeSync(fd);
+    }
+  }
+
+  /** Makes `name` another link to the file at `src`, replacing what it named. */
+  #linkAs(src, name) {
+    const target = join(this.#root, name);
+    try {
+      fss.linkSync(src, target);
+      return;
+    } catch (e) {
+      if (e.code !== 'EEXIST') throw mapError(e);
+    }
+    // Replace atomically: a fresh link, renamed over the old name.
+    const tmp = join(this.#root, `.tmp-${process.pid}-${randomUUID()}`);
+    try {
+      fss.linkSync(src, tmp);
+      fss.renameSync(tmp, target);
+    } catch (e) {
+      throw mapError(e);
+    } finally {
+      unlinkQuietly(tmp); // rename leaves it when both names were one file already
     }
   }
 
   /** Renames a temporary file over the key's file (rename never follows a symlink). */
-  async #install(tmp, name) {
+  #install(tmp, name) {
     try {
-      await fs.rename(tmp, join(this.#root, name));
+      fss.renameSync(tmp, join(this.#root, name));
     } catch (e) {
-      await fs.unlink(tmp).catch(() => {});
       throw mapError(e);
     }
   }
@@ -276,11 +386,11 @@ export class DirectoryStore {
    */
   async #syncDir() {
     if (!this.#syncDirectory) return;
-    const dh = await fs.open(this.#root, C.O_RDONLY | C.O_DIRECTORY);
+    const fd = fss.openSync(this.#root, C.O_RDONLY | C.O_DIRECTORY);
     try {
-      await dh.sync();
+      await fsync(fd);
     } finally {
-      await dh.close();
+      fss.closeSync(fd);
     }
   }
 
@@ -292,7 +402,7 @@ export class DirectoryStore {
       try {
         return await fn();
       } finally {
-        await release();
+        release();
       }
     });
     const tail = run.catch(() => {});
@@ -309,33 +419,32 @@ export class DirectoryStore {
     const deadline = Date.now() + LOCK_WAIT_MS;
     for (let attempt = 0; ; attempt++) {
       try {
-        const fh = await fs.open(lockPath, CREATE_FLAGS, FILE_MODE);
+        const fd = fss.openSync(lockPath, CREATE_FLAGS, FILE_MODE);
         try {
-          await fh.writeFile(token);
+          fss.writeSync(fd, token);
         } finally {
-          await fh.close();
+          fss.closeSync(fd);
         }
-        return async () => {
+        return () => {
           // Remove the lock only if it is still ours (it may have been broken as stale).
-          const held = await fs.readFile(lockPath, { encoding: 'utf8', flag: READ_FLAGS }).catch(() => undefined);
-          if (held === token) await fs.unlink(lockPath).catch(() => {});
+          if (readQuietly(lockPath) === token) unlinkQuietly(lockPath);
         };
       } catch (e) {
         if (e.code !== 'EEXIST') throw mapError(e);
       }
-      if (await this.#breakIfStale(lockPath)) continue;
+      if (this.#breakIfStale(lockPath)) continue;
       if (Date.now() > deadline) throw storeError('the store stayed locked', 'UnavailableError');
       await sleep(Math.min(1 + attempt, 25) * (0.5 + Math.random()));
     }
   }
 
   /** Breaks a lock whose owner process is gone or that is too old to be live. */
-  async #breakIfStale(lockPath) {
+  #breakIfStale(lockPath) {
     let st;
     let token;
     try {
-      st = await fs.lstat(lockPath);
-      token = await fs.readFile(lockPath, { encoding: 'utf8', flag: READ_FLAGS });
+      st = fss.lstatSync(lockPath);
+      token = fss.readFileSync(lockPath, { encoding: 'utf8', flag: READ_FLAGS });
     } catch {
       return true; // released meanwhile: try again at once
     }
@@ -346,17 +455,36 @@ export class DirectoryStore {
     // Move it aside first: of two processes breaking the same lock only one wins the rename.
     const aside = `${lockPath}.stale-${randomUUID()}`;
     try {
-      await fs.rename(lockPath, aside);
+      fss.renameSync(lockPath, aside);
     } catch {
       return true;
     }
-    const moved = await fs.readFile(aside, { encoding: 'utf8', flag: READ_FLAGS }).catch(() => undefined);
-    if (moved !== token) {
+    if (readQuietly(aside) !== token) {
       // We moved a lock taken after our check: put it back unless a new one exists.
-      await fs.link(aside, lockPath).catch(() => {});
+      try {
+        fss.linkSync(aside, lockPath);
+      } catch {
+        // a newer lock is in place; the one we moved was released by its owner's check
+      }
     }
-    await fs.unlink(aside).catch(() => {});
+    unlinkQuietly(aside);
     return true;
+  }
+}
+
+function readQuietly(path) {
+  try {
+    return fss.readFileSync(path, { encoding: 'utf8', flag: READ_FLAGS });
+  } catch {
+    return undefined;
+  }
+}
+
+function unlinkQuietly(path) {
+  try {
+    fss.unlinkSync(path);
+  } catch {
+    // already gone
   }
 }
 

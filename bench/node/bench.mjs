@@ -1,0 +1,261 @@
+#!/usr/bin/env node
+// `npm run bench`: one 1,000-command agent workload over 200 files of 2-20 KiB, run
+// in the same process through memdir (memory store, directory store) and the SDK's
+// BetaLocalFilesystemMemoryTool, each through the tool runner's entry point
+// (`betaMemoryTool(...).run`). Prints per-command medians and the ratios, plus the
+// floor: the same bytes crossing JS -> wasm -> JS with no engine work.
+//
+// Targets (issue 3): memory store >= 20x faster than the SDK tool; directory store
+// not slower than it; an in-memory command within 3x of the round-trip floor.
+//   node bench/node/bench.mjs [--commands N] [--files N] [--seed N]
+import { mkdtempSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { betaMemoryTool as sdkBetaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
+import { BetaLocalFilesystemMemoryTool } from '@anthropic-ai/sdk/tools/memory/node';
+import * as memdir from 'memdir';
+
+const arg = (name, dflt) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : dflt;
+};
+const N_COMMANDS = arg('commands', 1000);
+const N_FILES = arg('files', 200);
+const SEED = arg('seed', 42);
+
+// A small deterministic PRNG (mulberry32), so every run is the same workload.
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const WORDS = 'memory agent note task plan step done todo idea user prefers likes context result error retry file path view line'.split(' ');
+
+/** The starting tree and the command list, from a model of the files. */
+function workload() {
+  const rand = rng(SEED);
+  const pick = (xs) => xs[Math.floor(rand() * xs.length)];
+  let uid = 0;
+  const line = () => `${pick(WORDS)} ${pick(WORDS)} ${pick(WORDS)} #${uid++} ${'.'.repeat(Math.floor(rand() * 40))}`;
+  const body = (bytes) => {
+    const lines = [];
+    let n = 0;
+    while (n < bytes) {
+      const l = line();
+      lines.push(l);
+      n += l.length + 1;
+    }
+    return lines.join('\n');
+  };
+  const files = new Map();
+  const dirs = ['projects', 'people', 'notes', 'logs', 'projects/alpha', 'projects/beta'];
+  for (let i = 0; i < N_FILES; i++) {
+    files.set(`/memories/${pick(dirs)}/f${i}.md`, body(2048 + Math.floor(rand() * 18 * 1024)));
+  }
+  const initial = new Map(files);
+  const commands = [];
+  let created = 0;
+  const mix = [
+    ['view file', 30],
+    ['view range', 10],
+    ['view dir', 10],
+    ['str_replace', 20],
+    ['insert', 15],
+    ['create', 7],
+    ['rename', 4],
+    ['delete', 4],
+  ];
+  const total = mix.reduce((s, [, w]) => s + w, 0);
+  while (commands.length < N_COMMANDS) {
+    let r = rand() * total;
+    const [kind] = mix.find(([, w]) => (r -= w) < 0);
+    const paths = [...files.keys()];
+    const path = pick(paths);
+    const content = files.get(path);
+    const lines = content.split('\n');
+    switch (kind) {
+      case 'view file':
+        commands.push([kind, { command: 'view', path }]);
+        break;
+      case 'view range': {
+        const s = 1 + Math.floor(rand() * lines.length);
+        commands.push([kind, { command: 'view', path, view_range: [s, Math.min(lines.length, s + 20)] }]);
+        break;
+      }
+      case 'view dir':
+        commands.push([kind, { command: 'view', path: pick(['/memories', '/memories/projects', '/memories/notes']) }]);
+        break;
+      case 'str_replace': {
+        // Every line ends its words with a unique #id, so this occurs once.
+        const target = pick(lines);
+        const old_str = target.slice(target.indexOf('#'), target.indexOf('#') + 8).replace(/ .*/, '');
+        const hits = content.split(old_str).length - 1;
+        if (hits !== 1 || !/^#\d+$/.test(old_str) || lines.filter((l) => l.includes(old_str)).length !== 1) continue;
+        const new_str = `${old_str} (updated ${uid++})`;
+        files.set(path, content.replace(old_str, () => new_str));
+        commands.push([kind, { command: 'str_replace', path, old_str, new_str }]);
+        break;
+      }
+      case 'insert': {
+        const at = Math.floor(rand() * (lines.length + 1));
+        const text = line();
+        lines.splice(at, 0, text);
+        files.set(path, lines.join('\n'));
+        commands.push([kind, { command: 'insert', path, insert_line: at, insert_text: `${text}\n` }]);
+        break;
+      }
+      case 'create': {
+        const p = `/memories/${pick(dirs)}/new${created++}.md`;
+        const t = body(2048 + Math.floor(rand() * 4096));
+        files.set(p, t);
+        commands.push([kind, { command: 'create', path: p, file_text: t }]);
+        break;
+      }
+      case 'rename': {
+        const p = `/memories/archive/r${created++}.md`;
+        files.delete(path);
+        files.set(p, content);
+        commands.push([kind, { command: 'rename', old_path: path, new_path: p }]);
+        break;
+      }
+      case 'delete':
+        if (files.size < N_FILES / 2) continue;
+        files.delete(path);
+        commands.push([kind, { command: 'delete', path }]);
+        break;
+    }
+  }
+  return { initial, commands };
+}
+
+/** Runs every command through `run`, timing each; returns [{kind, ms, result}]. */
+async function timed(run, commands) {
+  const out = [];
+  for (const [kind, input] of commands) {
+    const t0 = performance.now();
+    let result;
+    try {
+      result = { content: await run(input), is_error: false };
+    } catch (e) {
+      result = { content: `Error: ${e.message}`, is_error: true };
+    }
+    out.push({ kind, ms: performance.now() - t0, result });
+  }
+  return out;
+}
+
+const temps = [];
+const temp = (label) => {
+  const d = mkdtempSync(join(tmpdir(), label));
+  temps.push(d);
+  return d;
+};
+
+async function sdkSystem(initial) {
+  const base = temp('bench-sdk-');
+  for (const [p, c] of initial) {
+    const real = join(base, p.slice(1));
+    mkdirSync(join(real, '..'), { recursive: true, mode: 0o700 });
+    writeFileSync(real, c, { mode: 0o600 });
+  }
+  const tool = sdkBetaMemoryTool(await BetaLocalFilesystemMemoryTool.init(base));
+  return (input) => tool.run(input);
+}
+
+async function memdirSystem(initial, store) {
+  const memory = await memdir.openMemory({ store });
+  await memory.import([...initial].map(([path, content]) => ({ path, content })));
+  const tool = memdir.betaMemoryTool(memory);
+  return (input) => tool.run(input);
+}
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+async function main() {
+  const { initial, commands } = workload();
+  const sizes = [...initial.values()].map((c) => c.length);
+  console.log(
+    `workload: ${commands.length} commands over ${initial.size} files of ${Math.min(...sizes)}-${Math.max(...sizes)} bytes (seed ${SEED}); node ${process.version}`,
+  );
+
+  // Warm-up on throwaway systems, so no column pays for JIT compilation.
+  const warm = commands.slice(0, 200);
+  await timed(await memdirSystem(initial, memdir.memoryStore()), warm);
+  await timed(await sdkSystem(initial), warm);
+
+  const runs = {
+    'sdk-fs': await timed(await sdkSystem(initial), commands),
+    'memdir-memory': await timed(await memdirSystem(initial, memdir.memoryStore()), commands),
+    'memdir-dir': await timed(await memdirSystem(initial, memdir.directoryStore(join(temp('bench-dir-'), 'store'))), commands),
+  };
+
+  // The floor: the same input text in and the same output text out of wasm, once per
+  // command, with the answer staged beforehand.
+  const glue = memdir._glue;
+  const floor = [];
+  for (const [i, [kind, input]] of commands.entries()) {
+    glue.roundTripPrepare(runs['memdir-memory'][i].result.content);
+    const t0 = performance.now();
+    await glue.roundTrip(JSON.stringify(input));
+    floor.push({ kind, ms: performance.now() - t0 });
+  }
+  runs.floor = floor;
+
+  const same = commands.filter((_, i) => runs['sdk-fs'][i].result.content === runs['memdir-memory'][i].result.content).length;
+  const errors = Object.fromEntries(Object.entries(runs).filter(([k]) => k !== 'floor').map(([k, v]) => [k, v.filter((r) => r.result.is_error).length]));
+
+  const kinds = [...new Set(commands.map(([k]) => k))].sort();
+  const us = (ms) => (ms * 1000).toFixed(ms < 0.01 ? 2 : 1);
+  const rows = [];
+  for (const kind of [...kinds, 'all']) {
+    const pickMs = (name) => runs[name].filter((r) => kind === 'all' || r.kind === kind).map((r) => r.ms);
+    const m = Object.fromEntries(Object.keys(runs).map((name) => [name, median(pickMs(name))]));
+    rows.push([
+      kind,
+      String(pickMs('floor').length),
+      us(m['sdk-fs']),
+      us(m['memdir-memory']),
+      us(m['memdir-dir']),
+      us(m.floor),
+      `${(m['sdk-fs'] / m['memdir-memory']).toFixed(1)}x`,
+      `${(m['sdk-fs'] / m['memdir-dir']).toFixed(2)}x`,
+      `${(m['memdir-memory'] / m.floor).toFixed(1)}x`,
+    ]);
+  }
+  const head = ['command', 'n', 'sdk-fs µs', 'memdir-mem µs', 'memdir-dir µs', 'floor µs', 'sdk/mem', 'sdk/dir', 'mem/floor'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const fmt = (r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  console.log('\nper-command medians (the tool runner entry point, betaMemoryTool(...).run):');
+  console.log(fmt(head));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(fmt(r));
+  const totals = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.reduce((s, r) => s + r.ms, 0)]));
+  console.log(
+    `\ntotals: ${Object.entries(totals).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(', ')}` +
+      `\nidentical answers sdk vs memdir: ${same}/${commands.length} (directory views differ by design: sizes)` +
+      `\nerror answers: ${Object.entries(errors).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+  );
+  const all = rows.at(-1);
+  const num = (s) => Number(s.replace('x', ''));
+  console.log(
+    `\ntargets: memory store >= 20x the SDK: ${all[6]} ${num(all[6]) >= 20 ? 'met' : 'NOT met'}; ` +
+      `directory store not slower: ${all[7]} ${num(all[7]) >= 1 ? 'met' : 'NOT met'}; ` +
+      `memory store within 3x of the floor: ${all[8]} ${num(all[8]) <= 3 ? 'met' : 'NOT met'}`,
+  );
+}
+
+try {
+  await main();
+} finally {
+  for (const d of temps) rmSync(d, { recursive: true, force: true });
+}
