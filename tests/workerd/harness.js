@@ -10,6 +10,11 @@ import { DurableObject } from 'cloudflare:workers';
 import service, { MemoryObject } from '../../examples/worker/src/index.js';
 import { checkStoreContract, durableObjectStore, kvStore, openMemory } from 'memdir';
 
+// Everything the example's main module exports is exported here too, so workerd
+// checks it as it would in a deployment (a main module may export only handlers
+// and classes).
+export * from '../../examples/worker/src/index.js';
+
 const OPS = ['get', 'set', 'delete', 'list', 'compareAndSwap', 'commit'];
 
 function counted(store, counter) {

@@ -20,7 +20,7 @@ import { bearerToken, MIN_SECRET_LENGTH, verifyToken } from './auth.js';
  * The largest body taken. A create at the engine's 100 KiB per-file limit can take
  * six times that in JSON (`\u0001` escapes), and str_replace carries two strings.
  */
-export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
