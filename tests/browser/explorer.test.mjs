@@ -1,0 +1,263 @@
+// The memory explorer (www/) end to end in Chromium: the console's form and JSON
+// input, the tree, persistence across a reload, page actions going through the
+// engine's commands, export/import, and the messages for unavailable or full storage.
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { after, before, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { launch, server, watchErrors } from './chromium.mjs';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const OUT = join(root, 'target', 'browser-test');
+const SNIPPET_HEAD = 'The memory file has been edited. Here is the snippet showing the change (with line numbers):';
+
+let browser;
+let srv;
+
+before(async () => {
+  mkdirSync(OUT, { recursive: true });
+  srv = await server();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await srv?.close();
+});
+
+async function open(context, memory, { quota } = {}) {
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 1440, height: 860 });
+  if (quota) {
+    // A real quota: Chromium's own, shrunk for this origin through the DevTools
+    // protocol before the page first touches storage.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: srv.url, quotaSize: quota });
+  }
+  const errors = watchErrors(page);
+  await page.goto(`${srv.url}/www/?memory=${encodeURIComponent(memory)}`);
+  await page.waitForSelector('body[data-ready="true"]');
+  return { page, errors };
+}
+
+const row = (page, path) => page.locator(`.tree .row[title="${path}"]`);
+const result = (page) => page.locator('#tool-result pre.content');
+
+async function runForm(page, command, fields) {
+  await page.click(`.commands button[data-command="${command}"]`);
+  for (const [name, value] of Object.entries(fields)) await page.fill(`#field-${name}`, String(value));
+  await page.click('#run');
+}
+
+test('create through the form, see it in the tree, reload, str_replace from the console', async () => {
+  const context = await browser.newContext();
+  const { page, errors } = await open(context, 'e2e');
+  const text = '# Todo\n- buy milk\n- write the e2e test\n- ship it';
+
+  await runForm(page, 'create', { path: '/memories/notes/todo.md', file_text: text });
+  await page.waitForFunction(() => document.querySelector('#tool-result pre.content')?.textContent.startsWith('File created'));
+  assert.equal(await result(page).textContent(), 'File created successfully at: /memories/notes/todo.md');
+  assert.equal(await page.locator('#tool-result .badge').textContent(), 'is_error: false');
+
+  // In the tree, with the engine's size, and opened in the file view.
+  await row(page, '/memories/notes/todo.md').waitFor();
+  assert.equal(await row(page, '/memories/notes/todo.md').locator('.size').textContent(), `${Buffer.byteLength(text)}B`);
+  assert.equal(await row(page, '/memories').locator('.size').textContent(), `${Buffer.byteLength(text)}B`);
+
+  // Reload: the memory is in IndexedDB, not in the page.
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  await row(page, '/memories/notes/todo.md').click();
+  await page.waitForSelector('.code .line');
+  const lines = await page.locator('.code .line').evaluateAll((ls) =>
+    ls.map((l) => `${l.querySelector('.ln').textContent}|${l.querySelector('.lt').textContent}`),
+  );
+  assert.deepEqual(lines, ['1|# Todo', '2|- buy milk', '3|- write the e2e test', '4|- ship it']);
+  assert.equal(await page.locator('#view-head .meta').textContent(), `${Buffer.byteLength(text)}B · 4 lines`);
+
+  // A pasted tool input, run from the console, answers with the exact snippet.
+  const input = { command: 'str_replace', path: '/memories/notes/todo.md', old_str: 'write the e2e test', new_str: 'write the e2e test (done)' };
+  await page.fill('#tool-input', JSON.stringify(input));
+  await page.press('#tool-input', 'Control+Enter');
+  await page.waitForFunction((h) => document.querySelector('#tool-result pre.content')?.textContent.startsWith(h), SNIPPET_HEAD);
+  assert.equal(
+    await result(page).textContent(),
+    `${SNIPPET_HEAD}\n     1\t# Todo\n     2\t- buy milk\n     3\t- write the e2e test (done)\n     4\t- ship it`,
+  );
+  // The file view follows.
+  await page.waitForFunction(() => [...document.querySelectorAll('.code .lt')].some((l) => l.textContent === '- write the e2e test (done)'));
+
+  // The raw tool output tab is the exact text the model sees.
+  await page.click('#view-head button:has-text("Raw")');
+  assert.equal(
+    await page.locator('#view-body pre.raw').textContent(),
+    "Here's the content of /memories/notes/todo.md with line numbers:\n     1\t# Todo\n     2\t- buy milk\n     3\t- write the e2e test (done)\n     4\t- ship it",
+  );
+  await page.click('#view-head button:has-text("View")');
+  await page.waitForSelector('.code .line');
+
+  // A few more memories so the screenshot shows a real tree.
+  await page.evaluate(async () => {
+    const m = window.memdirExplorer.memory;
+    const files = {
+      '/memories/user/preferences.md': '# Preferences\n- concise answers\n- timezone: Europe/Berlin\n- prefers Rust and TypeScript',
+      '/memories/projects/memdir/status.md': '# Status\n## Done\n- IndexedDB store\n- conformance in Chromium\n## Next\n- benchmarks',
+      '/memories/projects/memdir/decisions/0001-head-cas.md': 'One head, one compare-and-swap per command.',
+      '/memories/projects/website/todo.md': '- fix the header\n- deploy',
+    };
+    for (const [path, file_text] of Object.entries(files)) await m.execute({ command: 'create', path, file_text });
+    await window.memdirExplorer.refresh();
+  });
+  for (const dir of ['/memories/projects', '/memories/projects/memdir', '/memories/user']) {
+    await row(page, dir).locator('.caret').click();
+    await row(page, `${dir}/`.replace(/\/$/, '')).waitFor();
+  }
+  await row(page, '/memories/projects/memdir/status.md').waitFor();
+  await row(page, '/memories/notes/todo.md').click();
+  await page.waitForSelector('.code .line');
+  // The form shows the fields of the JSON that was pasted.
+  assert.equal(await page.inputValue('#field-old_str'), 'write the e2e test');
+  await page.screenshot({ path: join(OUT, 'explorer.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('page actions go through the engine commands and are logged', async () => {
+  const context = await browser.newContext();
+  const { page, errors } = await open(context, 'actions');
+
+  // New file (dialog) -> create.
+  await page.click('#new-file');
+  await page.fill('dialog input[name="path"]', '/memories/a/draft.md');
+  await page.fill('dialog textarea[name="file_text"]', 'first line\nsecond line');
+  await page.click('dialog button[type="submit"]');
+  await row(page, '/memories/a/draft.md').waitFor();
+  assert.equal(await result(page).textContent(), 'File created successfully at: /memories/a/draft.md');
+
+  // Edit -> one str_replace of the whole text.
+  await row(page, '/memories/a/draft.md').click();
+  await page.click('#view-head button:has-text("Edit")');
+  await page.fill('textarea.editor', 'first line\nsecond line, edited\nthird line');
+  await page.click('#view-head button:has-text("Save")');
+  await page.waitForFunction(() => [...document.querySelectorAll('.code .lt')].some((l) => l.textContent === 'third line'));
+  assert.ok((await result(page).textContent()).startsWith(SNIPPET_HEAD));
+
+  // Rename (dialog) -> rename; the view follows the file.
+  await page.click('#view-head button:has-text("Rename")');
+  await page.fill('dialog input[name="new_path"]', '/memories/b/final.md');
+  await page.click('dialog button[type="submit"]');
+  await row(page, '/memories/b/final.md').waitFor();
+  assert.equal(await result(page).textContent(), 'Successfully renamed /memories/a/draft.md to /memories/b/final.md');
+  assert.equal(await row(page, '/memories/a/draft.md').count(), 0);
+
+  // Delete (confirm) -> delete.
+  await page.click('#view-head button:has-text("Delete")');
+  await page.click('dialog button[type="submit"]');
+  await page.waitForFunction(() => !document.querySelector('.tree .row[title="/memories/b/final.md"]'));
+  assert.equal(await result(page).textContent(), 'Successfully deleted /memories/b/final.md');
+
+  // The history lists each command, newest first, marked as the page's.
+  const history = await page.locator('#history summary .cmd').allTextContents();
+  assert.deepEqual(history.slice(0, 4), ['delete', 'rename', 'str_replace', 'create']);
+  assert.equal(await page.locator('#history summary .source').count(), 4);
+
+  // An error is shown as the engine's exact tool_result, flagged is_error.
+  await page.fill('#tool-input', '{"command": "view", "path": "/memories/../etc/passwd"}');
+  await page.click('#run');
+  await page.waitForFunction(() => document.querySelector('#tool-result .badge')?.textContent === 'is_error: true');
+  assert.equal(await result(page).textContent(), 'Error: Path /memories/../etc/passwd would escape /memories directory');
+  await page.fill('#tool-input', '{"command": "view", "path": ');
+  await page.click('#run');
+  await page.waitForFunction(() => document.querySelector('#tool-result pre.content')?.textContent.includes('not valid JSON'));
+  assert.equal(await result(page).textContent(), 'Error: Invalid tool input: not valid JSON');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('export the whole memory as JSON and import it back', async () => {
+  const context = await browser.newContext({ acceptDownloads: true });
+  const { page, errors } = await open(context, 'export');
+  await page.evaluate(async () => {
+    const m = window.memdirExplorer.memory;
+    await m.execute({ command: 'create', path: '/memories/x/one.txt', file_text: 'one' });
+    await m.execute({ command: 'create', path: '/memories/two.md', file_text: 'two\nlines' });
+    await window.memdirExplorer.refresh();
+  });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export')]);
+  assert.equal(download.suggestedFilename(), 'memdir-export.json');
+  const file = join(OUT, 'memdir-export.json');
+  await download.saveAs(file);
+  const doc = JSON.parse(readFileSync(file, 'utf8'));
+  assert.equal(doc.format, 'memdir-export');
+  assert.deepEqual(doc.entries, [
+    { path: '/memories/two.md', content: 'two\nlines' },
+    { path: '/memories/x' },
+    { path: '/memories/x/one.txt', content: 'one' },
+  ]);
+
+  // Change the memory, then import the export: the whole tree is replaced.
+  await page.evaluate(() => window.memdirExplorer.memory.execute({ command: 'delete', path: '/memories/x' }));
+  await page.evaluate(() => window.memdirExplorer.memory.execute({ command: 'create', path: '/memories/extra.txt', file_text: 'e' }));
+  await page.setInputFiles('#import-file', file);
+  await page.click('dialog button[type="submit"]');
+  await page.waitForFunction(() => document.querySelector('#tool-result .label')?.textContent === 'import');
+  assert.equal(await result(page).textContent(), 'Imported 3 entries from memdir-export.json');
+  assert.deepEqual(await page.evaluate(() => window.memdirExplorer.memory.entries()), doc.entries);
+  await row(page, '/memories/x/one.txt').waitFor();
+  assert.equal(await row(page, '/memories/extra.txt').count(), 0);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a clear message when IndexedDB is unavailable (private mode)', async () => {
+  const context = await browser.newContext();
+  // What private modes and storage-blocking settings do: refuse to open a database.
+  await context.addInitScript(() => {
+    IDBFactory.prototype.open = function () {
+      throw new DOMException('The user denied permission to access the database.', 'SecurityError');
+    };
+  });
+  const { page, errors } = await open(context, 'private');
+  await page.waitForSelector('#banner:not([hidden])');
+  assert.match(await page.locator('#banner').textContent(), /^IndexedDB is unavailable here\./);
+  await runForm(page, 'create', { path: '/memories/a.txt', file_text: 'x' });
+  await page.waitForFunction(() => document.querySelector('#tool-result .badge')?.textContent === 'is_error: true');
+  assert.equal(await result(page).textContent(), "Error: The memory directory's storage is unavailable right now; nothing was changed.");
+  await page.screenshot({ path: join(OUT, 'explorer-unavailable.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a clear message when storage is full, and nothing half-written', async () => {
+  const context = await browser.newContext();
+  const { page, errors } = await open(context, 'full', { quota: 512 * 1024 });
+  await runForm(page, 'create', { path: '/memories/small.txt', file_text: 'fits' });
+  await row(page, '/memories/small.txt').waitFor();
+  const outcome = await page.evaluate(async () => {
+    const m = window.memdirExplorer.memory;
+    // Random text: IndexedDB compresses values, so a run of one letter would fit.
+    const noise = (n) => {
+      const b = new Uint8Array(n);
+      for (let j = 0; j < n; j += 65536) crypto.getRandomValues(b.subarray(j, j + 65536));
+      return Array.from(b, (x) => String.fromCharCode(97 + (x % 26))).join('');
+    };
+    window.noise = noise;
+    let r;
+    for (let i = 0; i < 40; i++) {
+      const file_text = noise(90_000);
+      r = await m.execute({ command: 'create', path: `/memories/big/${i}.txt`, file_text });
+      if (r.is_error) return { i, r, entries: await m.entries() };
+    }
+    return { i: 40, r };
+  });
+  assert.ok(outcome.i < 40, 'the quota was never reached');
+  assert.deepEqual(outcome.r, { content: "Error: The memory directory's storage is full; nothing was changed.", is_error: true });
+  assert.equal(outcome.entries.some((e) => e.path === `/memories/big/${outcome.i}.txt`), false);
+  // The page shows it when a person's command hits it.
+  await runForm(page, 'create', { path: '/memories/more.txt', file_text: await page.evaluate(() => window.noise(90_000)) });
+  await page.waitForSelector('#banner:not([hidden])');
+  assert.match(await page.locator('#banner').textContent(), /^Storage is full\./);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
