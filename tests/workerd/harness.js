@@ -156,6 +156,19 @@ export default {
         } catch (e) {
           return answer({ refused: e.message });
         }
+      case '/__test/kv-warning': {
+        // What kvStore says on the console, over two calls in this isolate.
+        const said = [];
+        const warn = console.warn;
+        console.warn = (...a) => said.push(a.join(' '));
+        try {
+          kvStore(env.KV);
+          kvStore(env.KV, { prefix: 'other/' });
+        } finally {
+          console.warn = warn;
+        }
+        return answer(said);
+      }
       case '/__test/contract':
         return answer(await stores().contract(args.backend));
       case '/__test/chunks':

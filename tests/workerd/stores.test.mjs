@@ -15,6 +15,14 @@ before(async () => {
 });
 after(() => mf?.dispose());
 
+// First in this file: the warning is given once per isolate.
+test('kvStore warns once that KV is eventually consistent', async () => {
+  assert.deepEqual(await c.test('kv-warning', {}), [
+    'memdir: kvStore uses Workers KV, which is eventually consistent and has no atomic compare-and-swap: ' +
+      'it is safe only with a single writer. Use durableObjectStore for several writers.',
+  ]);
+});
+
 test('durableObjectStore passes the store contract', async () => {
   assert.equal(await c.test('contract', { backend: 'do' }), 'ok');
 });

@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+// The example memory service in workerd (miniflare), as wrangler bundles it:
+//   node bench/workerd/bench.mjs [--runs 5] [--n 200]
+// Reports the bundle's gzipped size against the Workers limits, cold start (workerd
+// up, then the first request: a fresh Durable Object and a first command), and warm
+// per-command latency over loopback HTTP, next to the floor of an authenticated
+// request that stops before the object (415: credentials checked, no body taken).
+// On demand only (performance figures are never asserted by tests). Numbers from a
+// shared 2-core machine are noisy: compare medians from the same run.
+
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { gzipSync } from 'node:zlib';
+import { Miniflare } from 'miniflare';
+import { mintToken } from '../../examples/worker/src/auth.js';
+import { request } from '../../tests/workerd/client.js';
+import { AUTH_SECRET, COMPATIBILITY_DATE, root } from '../../tests/workerd/mf.js';
+
+const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '5' }, n: { type: 'string', default: '200' } } });
+const RUNS = Number(args.runs);
+const N = Number(args.n);
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))];
+const ms = (x) => `${x.toFixed(2)} ms`;
+
+const out = mkdtempSync(join(tmpdir(), 'memdir-bench-'));
+try {
+  execFileSync(join(root, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--outdir', out], {
+    cwd: join(root, 'examples/worker'),
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_LOG_PATH: join(out, 'logs'), NO_COLOR: '1' },
+    stdio: 'ignore',
+  });
+  const files = readdirSync(out).filter((f) => f.endsWith('.js') || f.endsWith('.wasm'));
+  const raw = files.reduce((n, f) => n + readFileSync(join(out, f)).length, 0);
+  const gz = files.reduce((n, f) => n + gzipSync(readFileSync(join(out, f)), { level: 9 }).length, 0);
+  const wasmGz = files.filter((f) => f.endsWith('.wasm')).reduce((n, f) => n + gzipSync(readFileSync(join(out, f)), { level: 9 }).length, 0);
+  console.log(`bundle (wrangler deploy --dry-run): ${(raw / 1024).toFixed(1)} KiB, gzipped ${(gz / 1024).toFixed(1)} KiB ` +
+    `(wasm ${(wasmGz / 1024).toFixed(1)} KiB of it); Workers limit 3 MiB free / 10 MiB paid, gzipped: ` +
+    `${((gz / (3 * 1024 * 1024)) * 100).toFixed(1)}% of the free limit`);
+
+  const options = {
+    scriptPath: join(out, 'index.js'),
+    modulesRoot: out,
+    modules: true,
+    modulesRules: [
+      { type: 'ESModule', include: ['**/*.js'] },
+      { type: 'CompiledWasm', include: ['**/*.wasm'] },
+    ],
+    compatibilityDate: COMPATIBILITY_DATE,
+    bindings: { AUTH_SECRET },
+    durableObjects: { MEMORY: { className: 'MemoryObject', useSQLite: true } },
+  };
+  const token = await mintToken(AUTH_SECRET, 'bench');
+  const post = (url, input, type = 'application/json') =>
+    request(new URL('/memory', url), {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': type },
+      body: JSON.stringify(input),
+    });
+
+  const boots = [];
+  const firsts = [];
+  for (let i = 0; i < RUNS; i++) {
+    const t0 = performance.now();
+    const mf = new Miniflare(options);
+    const url = await mf.ready;
+    const t1 = performance.now();
+    const r = await post(url, { command: 'view', path: '/memories' });
+    const t2 = performance.now();
+    if (r.status !== 200) throw new Error(`first request: ${r.status} ${await r.text()}`);
+    boots.push(t1 - t0);
+    firsts.push(t2 - t1);
+    await mf.dispose();
+  }
+  console.log(`cold start, median of ${RUNS}: workerd up and the Worker loaded ${ms(median(boots))}; ` +
+    `then the first request (new Durable Object, first command) ${ms(median(firsts))}`);
+
+  const mf = new Miniflare(options);
+  const url = await mf.ready;
+  try {
+    const time = async (label, make, wantStatus = 200) => {
+      const xs = [];
+      for (let i = 0; i < N; i++) {
+        const t = performance.now();
+        const r = await post(url, ...make(i));
+        await r.text();
+        xs.push(performance.now() - t);
+        if (r.status !== wantStatus) throw new Error(`${label}: ${r.status}`);
+      }
+      console.log(`  ${label.padEnd(34)} median ${ms(median(xs))}  p95 ${ms(p95(xs))}`);
+      return median(xs);
+    };
+    const lines = Array.from({ length: 100 }, (_, i) => `line ${i} of a memory file`).join('\n');
+    await post(url, { command: 'create', path: '/memories/notes/big.md', file_text: lines });
+    for (let i = 0; i < 50; i++) await post(url, { command: 'create', path: `/memories/dir/f${i}.md`, file_text: `file ${i}` });
+    console.log(`warm, ${N} sequential requests each, loopback HTTP end to end:`);
+    const floor = await time('floor: authenticated 415', () => [{}, 'text/plain'], 415);
+    const rows = [
+      ['view a 100-line file', () => [{ command: 'view', path: '/memories/notes/big.md' }]],
+      ['view a directory of 50 files', () => [{ command: 'view', path: '/memories/dir' }]],
+      ['create', (i) => [{ command: 'create', path: `/memories/new/f${i}.md`, file_text: 'hello\nworld' }]],
+      ['str_replace', (i) => [{ command: 'str_replace', path: `/memories/new/f${i}.md`, old_str: 'world', new_str: 'there' }]],
+      ['insert', (i) => [{ command: 'insert', path: `/memories/new/f${i}.md`, insert_line: 1, insert_text: 'more' }]],
+      ['rename', (i) => [{ command: 'rename', old_path: `/memories/new/f${i}.md`, new_path: `/memories/moved/f${i}.md` }]],
+      ['delete', (i) => [{ command: 'delete', path: `/memories/moved/f${i}.md` }]],
+    ];
+    for (const [label, make] of rows) {
+      const m = await time(label, make);
+      console.log(`  ${''.padEnd(34)} (${ms(m - floor)} over the floor)`);
+    }
+  } finally {
+    await mf.dispose();
+  }
+} finally {
+  rmSync(out, { recursive: true, force: true });
+}
