@@ -59,7 +59,7 @@ export function client(mf) {
       return { status: r.status, headers: r.headers, body: await r.json() };
     },
     raw: fetchAt,
-    setup: (user, entries, limits) => test('setup', { user, entries, limits }),
+    setup: (user, entries, limits, interleave) => test('setup', { user, entries, limits, interleave }),
     state: (user) => test('state', { user }),
     test,
   };

@@ -17,11 +17,18 @@ export * from '../../examples/worker/src/index.js';
 
 const OPS = ['get', 'set', 'delete', 'list', 'compareAndSwap', 'commit'];
 
-function counted(store, counter) {
+/**
+ * The store with each operation counted; with `yielding`, each operation first
+ * waits on a timer, which lets workerd deliver other requests to the object in
+ * between (input gates hold only across storage calls), so concurrent commands
+ * really interleave and race for the head, as they would with a slower backend.
+ */
+function counted(store, counter, yielding) {
   const out = {};
   for (const op of OPS) {
-    out[op] = (...args) => {
+    out[op] = async (...args) => {
       counter.ops += 1;
+      if (yielding) await new Promise((resolve) => setTimeout(resolve, 0));
       return store[op](...args);
     };
   }
@@ -31,14 +38,15 @@ function counted(store, counter) {
 export class TestMemoryObject extends MemoryObject {
   open(options) {
     this.counter ??= { ops: 0 };
-    return openMemory({ ...options, store: counted(durableObjectStore(this.ctx.storage), this.counter) });
+    return openMemory({ ...options, store: counted(durableObjectStore(this.ctx.storage), this.counter, this.interleave) });
   }
 
   /**
    * Replaces the tree with `entries`, then applies `limits`. The import itself runs
    * without limits: a case may start from files its own limits would refuse.
    */
-  async setup(limits, entries) {
+  async setup(limits, entries, interleave = false) {
+    this.interleave = interleave;
     const unlimited = { maxFileBytes: Number.MAX_SAFE_INTEGER, maxTotalBytes: Number.MAX_SAFE_INTEGER };
     await (await this.open({ limits: unlimited })).import(entries);
     this.memory = this.open(limits ? { limits } : undefined);
@@ -146,7 +154,7 @@ export default {
     const answer = (value) => Response.json(value ?? null);
     switch (url.pathname) {
       case '/__test/setup':
-        return answer(await memory().setup(args.limits, args.entries ?? []));
+        return answer(await memory().setup(args.limits, args.entries ?? [], args.interleave));
       case '/__test/state':
         return answer(await memory().state());
       case '/__test/wrong-object':
