@@ -84,3 +84,18 @@ for (const f of ['memdir_wasm_bg.wasm', 'memdir_wasm.js']) {
   const p = join(dist, f);
   console.error(`${f}: ${kib(statSync(p).size)} raw, ${kib(gz(p))} gzipped`);
 }
+
+/** The JS an entry loads: itself and its relative imports, recursively (not the wasm). */
+function jsClosure(file, seen = new Set()) {
+  if (seen.has(file) || !file.endsWith('.js') || !existsSync(file)) return seen;
+  seen.add(file);
+  for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*['"](\.{1,2}\/[^'"]+)['"]/g)) {
+    jsClosure(resolve(dirname(file), m[1]), seen);
+  }
+  return seen;
+}
+for (const entry of ['node', 'browser', 'workerd', 'default']) {
+  const files = [...jsClosure(join(root, 'js', `${entry}.js`))];
+  const bytes = Buffer.concat(files.map((f) => readFileSync(f)));
+  console.error(`js/${entry}.js with its imports (${files.length} files, wasm aside): ${kib(bytes.length)} raw, ${kib(gzipSync(bytes, { level: 9 }).length)} gzipped`);
+}
