@@ -80,6 +80,10 @@ export function serve({ port = 8080 } = {}) {
       'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
       // Always fresh: a rebuilt dist/ must not meet a cached glue file.
       'cache-control': 'no-store',
+      // Cross-origin isolation: every resource is our own, and it gives the bench
+      // performance.now() at 5 µs instead of 100 µs.
+      'cross-origin-opener-policy': 'same-origin',
+      'cross-origin-embedder-policy': 'require-corp',
     });
     createReadStream(file).pipe(res);
   });

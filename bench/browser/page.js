@@ -1,0 +1,162 @@
+// The browser bench, in the page: the 1,000-command workload through memdir over
+// IndexedDB, each command followed by its floor, one raw IndexedDB transaction
+// carrying the same file bytes, in the same page against the same IndexedDB.
+import * as memdir from '/js/browser.js';
+import { workload } from '/bench/browser/workload.mjs';
+
+const encoder = new TextEncoder();
+
+// Counts the transactions each database opens, by mode: what a command costs.
+const opened = new Map();
+const original = IDBDatabase.prototype.transaction;
+IDBDatabase.prototype.transaction = function (stores, mode, ...rest) {
+  const key = `${this.name}/${mode ?? 'readonly'}`;
+  opened.set(key, (opened.get(key) ?? 0) + 1);
+  return original.call(this, stores, mode, ...rest);
+};
+const count = (db, mode) => opened.get(`${db}/${mode}`) ?? 0;
+
+function request(r) {
+  return new Promise((resolve, reject) => {
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+}
+
+function settled(tx) {
+  return new Promise((resolve, reject) => {
+    tx.oncomplete = () => resolve();
+    tx.onabort = () => reject(tx.error);
+  });
+}
+
+async function deleteDb(name) {
+  await request(indexedDB.deleteDatabase(name)).catch(() => {});
+}
+
+/**
+ * The floor: a file-per-record store doing the least each command needs, in ONE
+ * transaction: a view reads the file's record (a directory view, its keys); a write
+ * puts the new content (a rename also deletes the old record, a delete only deletes).
+ */
+class Floor {
+  static async open(name, initial) {
+    await deleteDb(name);
+    const open = indexedDB.open(name, 1);
+    open.onupgradeneeded = () => open.result.createObjectStore('files');
+    const db = await request(open);
+    const tx = db.transaction('files', 'readwrite');
+    for (const [p, c] of initial) tx.objectStore('files').put(encoder.encode(c), p);
+    await settled(tx);
+    return new Floor(db, new Map(initial));
+  }
+
+  constructor(db, files) {
+    this.db = db;
+    this.files = files;
+  }
+
+  /** Works out the command's effect in JS first; returns the timed IndexedDB part. */
+  prepare(input) {
+    const f = this.files;
+    const store = (mode) => this.db.transaction('files', mode).objectStore('files');
+    switch (input.command) {
+      case 'view':
+        if (!f.has(input.path)) {
+          const lower = `${input.path}/`;
+          return async () => request(store('readonly').getAllKeys(IDBKeyRange.bound(lower, `${lower}\uffff`)));
+        }
+        return async () => request(store('readonly').get(input.path));
+      case 'create': {
+        const bytes = encoder.encode(input.file_text);
+        f.set(input.path, input.file_text);
+        return () => this.write((s) => s.put(bytes, input.path));
+      }
+      case 'str_replace': {
+        const next = f.get(input.path).replace(input.old_str, () => input.new_str);
+        f.set(input.path, next);
+        const bytes = encoder.encode(next);
+        return () => this.write((s) => s.put(bytes, input.path));
+      }
+      case 'insert': {
+        const lines = f.get(input.path).split('\n');
+        lines.splice(input.insert_line, 0, input.insert_text.replace(/\n$/, ''));
+        const next = lines.join('\n');
+        f.set(input.path, next);
+        const bytes = encoder.encode(next);
+        return () => this.write((s) => s.put(bytes, input.path));
+      }
+      case 'rename': {
+        const content = f.get(input.old_path);
+        f.delete(input.old_path);
+        f.set(input.new_path, content);
+        const bytes = encoder.encode(content);
+        return () =>
+          this.write((s) => {
+            s.put(bytes, input.new_path);
+            s.delete(input.old_path);
+          });
+      }
+      case 'delete':
+        f.delete(input.path);
+        return () => this.write((s) => s.delete(input.path));
+      default:
+        throw new Error(`no floor for ${input.command}`);
+    }
+  }
+
+  write(ops) {
+    const tx = this.db.transaction('files', 'readwrite');
+    ops(tx.objectStore('files'));
+    return settled(tx);
+  }
+}
+
+async function memory(name, initial) {
+  await deleteDb(`memdir:${name}`);
+  const m = await memdir.openMemory({ store: memdir.indexedDbStore(name) });
+  await m.import([...initial].map(([path, content]) => ({ path, content })));
+  return m;
+}
+
+/** Each command through memdir, then its floor; per command: kind, times, transactions. */
+async function pass(commands, initial, tag) {
+  const m = await memory(`bench-${tag}`, initial);
+  const floor = await Floor.open(`floor-${tag}`, initial);
+  const db = `memdir:bench-${tag}`;
+  const out = [];
+  for (const [kind, input] of commands) {
+    const ro = count(db, 'readonly');
+    const rw = count(db, 'readwrite');
+    const t0 = performance.now();
+    const r = await m.execute(input);
+    const t1 = performance.now();
+    const timedFloor = floor.prepare(input);
+    const t2 = performance.now();
+    await timedFloor();
+    const t3 = performance.now();
+    out.push({
+      kind,
+      memdir: t1 - t0,
+      floor: t3 - t2,
+      readonly: count(db, 'readonly') - ro,
+      readwrite: count(db, 'readwrite') - rw,
+      error: r.is_error ? r.content : null,
+    });
+  }
+  floor.db.close();
+  return out;
+}
+
+export async function run(options = {}) {
+  const { initial, commands } = workload(options);
+  // Warm-up: JIT, the wasm, IndexedDB's own caches; on separate databases.
+  await pass(commands.slice(0, 200), initial, 'warm');
+  const results = await pass(commands, initial, 'run');
+  return {
+    results,
+    files: initial.size,
+    isolated: globalThis.crossOriginIsolated === true,
+    agent: navigator.userAgent,
+  };
+}
