@@ -1,0 +1,169 @@
+// The engine's store-contract suite against each Node store, and what the directory
+// store promises beyond it: modes, key names, no symlink followed, locks that hold
+// across processes and that a crash does not leave stuck.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { keyToName, nameToKey } from '../../js/stores/directory.js';
+import { MapStore, memdir, tempDir } from './helpers.mjs';
+
+const bytes = (s) => new TextEncoder().encode(s);
+const text = (b) => (b === undefined ? undefined : new TextDecoder().decode(b));
+
+describe('the store-contract suite', () => {
+  test('memoryStore()', async () => {
+    await memdir.checkStoreContract(memdir.memoryStore());
+  });
+  test('directoryStore(path)', async () => {
+    await memdir.checkStoreContract(memdir.directoryStore(join(tempDir(), 'store')));
+  });
+  test('customStore over a Map', async () => {
+    await memdir.checkStoreContract(memdir.customStore(new MapStore()));
+  });
+  test('a store that breaks the contract is named', async () => {
+    const liar = new MapStore();
+    liar.compareAndSwap = async () => true; // never refuses
+    await assert.rejects(memdir.checkStoreContract(liar), { message: 'CAS wrote the wrong value' });
+  });
+});
+
+describe('the directory store', () => {
+  test('key names: portable, lowercase, never hidden, and reversible', () => {
+    for (const key of ['head', 'blob/0a1b', 'ls/A/0', 'ls/a/0', '.x', '_', 'é', 'a b', '']) {
+      const name = keyToName(key);
+      assert.match(name, /^k[a-z0-9_-]*$/, key);
+      assert.equal(nameToKey(name), key);
+    }
+    assert.notEqual(keyToName('ls/A/0').toLowerCase(), keyToName('ls/a/0').toLowerCase());
+    for (const foreign of ['memories', '.tmp-1-x', '.lock-khead', 'k_zz', 'k_61', 'kA', 'k_c3']) assert.equal(nameToKey(foreign), undefined, foreign);
+  });
+
+  test('files 0600 in a 0700 directory; foreign files ignored by list', async () => {
+    const dir = join(tempDir(), 'store');
+    const store = memdir.directoryStore(dir);
+    await store.set('blob/1', bytes('one'));
+    await store.compareAndSwap('head', undefined, bytes('h'));
+    writeFileSync(join(dir, 'README'), 'not a key');
+    mkdirSync(join(dir, 'memories'));
+    assert.equal(statSync(dir).mode & 0o777, 0o700);
+    for (const f of readdirSync(dir).filter((f) => f.startsWith('k'))) assert.equal(statSync(join(dir, f)).mode & 0o777, 0o600, f);
+    assert.deepEqual(await store.list(''), { keys: ['blob/1', 'head'] });
+  });
+
+  test('a symlink planted under a key name is never followed', async () => {
+    const base = tempDir();
+    const dir = join(base, 'store');
+    const outside = join(base, 'outside.txt');
+    writeFileSync(outside, 'host secret');
+    const store = memdir.directoryStore(dir);
+    await store.set('blob/x', bytes('x'));
+    symlinkSync(outside, join(dir, keyToName('blob/evil')));
+    await assert.rejects(store.get('blob/evil'), (e) => e.code === 'ELOOP');
+    // Writing the key replaces the link itself; the target outside is untouched.
+    await store.set('blob/evil', bytes('mine'));
+    assert.equal(text(await store.get('blob/evil')), 'mine');
+    assert.equal(readFileSync(outside, 'utf8'), 'host secret');
+    assert.equal(lstatSync(join(dir, keyToName('blob/evil'))).isSymbolicLink(), false);
+    // Through the engine: a clear storage error, no path, no backend text.
+    symlinkSync(outside, join(dir, keyToName('head')));
+    const memory = await memdir.openMemory({ store: memdir.directoryStore(dir) });
+    assert.deepEqual(await memory.execute({ command: 'view', path: '/memories' }), {
+      content: "Error: The memory directory's storage failed; nothing was changed.",
+      is_error: true,
+    });
+  });
+
+  test('a lock left by a dead process is broken; one held by a live process is waited for', async () => {
+    const dir = join(tempDir(), 'store');
+    const store = memdir.directoryStore(dir);
+    await store.set('head', bytes('0'));
+    const lock = join(dir, `.lock-${keyToName('head')}`);
+    const { hostname } = await import('node:os');
+    // A pid that cannot be alive (over the kernel's pid_max).
+    writeFileSync(lock, `4194305 ${hostname()} dead-owner`);
+    assert.equal(await store.compareAndSwap('head', bytes('0'), bytes('1')), true);
+    assert.equal(existsSync(lock), false);
+    // An old lock from another host is broken by age.
+    writeFileSync(lock, '1 another-host old-owner');
+    const old = new Date(Date.now() - 120_000);
+    utimesSync(lock, old, old);
+    assert.equal(await store.compareAndSwap('head', bytes('1'), bytes('2')), true);
+    // A fresh lock of a live process (this one's parent) is waited for.
+    writeFileSync(lock, `${process.ppid} ${hostname()} live-owner`);
+    const started = Date.now();
+    setTimeout(() => {
+      // The owner releases it.
+      import('node:fs').then((fs) => fs.unlinkSync(lock));
+    }, 150);
+    assert.equal(await store.compareAndSwap('head', bytes('2'), bytes('3')), true);
+    assert.ok(Date.now() - started >= 140, 'did not wait for the live lock');
+    assert.equal(text(await store.get('head')), '3');
+  });
+
+  test('compare-and-swap holds across processes: no increment lost', async () => {
+    const dir = join(tempDir(), 'store');
+    const store = memdir.directoryStore(dir);
+    await store.set('counter', bytes('0'));
+    const storeModule = new URL('../../js/stores/directory.js', import.meta.url).href;
+    const N = 40;
+    const worker = `
+      const { directoryStore } = await import(${JSON.stringify(storeModule)});
+      const s = directoryStore(${JSON.stringify(dir)});
+      const enc = new TextEncoder(), dec = new TextDecoder();
+      let lost = 0;
+      for (let i = 0; i < ${N}; i++) {
+        for (;;) {
+          const cur = await s.get('counter');
+          if (await s.compareAndSwap('counter', cur, enc.encode(String(Number(dec.decode(cur)) + 1)))) break;
+          lost++;
+        }
+      }
+      console.log(lost);
+    `;
+    const run = () =>
+      new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', worker], { stdio: ['ignore', 'pipe', 'inherit'] });
+        let out = '';
+        child.stdout.on('data', (d) => (out += d));
+        child.on('error', reject);
+        child.on('close', (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`worker exited ${code}`))));
+      });
+    const retries = await Promise.all([run(), run(), run()]);
+    assert.equal(text(await store.get('counter')), String(3 * N));
+    assert.ok(retries.every(Number.isInteger));
+    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.')), []);
+  });
+
+  test('syncDirectory: true also works (fsyncs the directory after each change)', async () => {
+    const store = memdir.directoryStore(join(tempDir(), 'store'), { syncDirectory: true });
+    const memory = await memdir.openMemory({ store });
+    assert.equal(await memory.create({ path: '/memories/a', file_text: 'x' }), 'File created successfully at: /memories/a');
+    assert.equal(await memory.delete({ path: '/memories/a' }), 'Successfully deleted /memories/a');
+    await store.set('x', bytes('1'));
+    await store.delete('x');
+    assert.equal(await store.get('x'), undefined);
+  });
+
+  test('a commit is one pack: the objects and the head share one file', async () => {
+    const dir = join(tempDir(), 'store');
+    const store = memdir.directoryStore(dir);
+    assert.equal(await store.commit([['blob/a', bytes('A')], ['tree/b', bytes('B')]], 'head', undefined, bytes('H')), true);
+    const ino = (k) => lstatSync(join(dir, keyToName(k))).ino;
+    assert.equal(ino('blob/a'), ino('head'));
+    assert.equal(ino('tree/b'), ino('head'));
+    assert.deepEqual([text(await store.get('blob/a')), text(await store.get('tree/b')), text(await store.get('head'))], ['A', 'B', 'H']);
+    // A refused swap still writes the objects, and leaves the head alone.
+    assert.equal(await store.commit([['blob/c', bytes('C')]], 'head', bytes('stale'), bytes('H2')), false);
+    assert.deepEqual([text(await store.get('blob/c')), text(await store.get('head'))], ['C', 'H']);
+    // Deleting one name leaves the others readable.
+    await store.delete('blob/a');
+    assert.equal(await store.get('blob/a'), undefined);
+    assert.equal(text(await store.get('tree/b')), 'B');
+    // A damaged file is an error, not a wrong value.
+    writeFileSync(join(dir, keyToName('blob/bad')), 'garbage');
+    await assert.rejects(store.get('blob/bad'), { message: 'a store file is damaged' });
+    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.')), []);
+  });
+});
