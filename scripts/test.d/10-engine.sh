@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The engine: clippy with unwrap/expect/panic/indexing denied, builds with default
+# features off for both wasm targets (the no_std core), then cargo test: unit tests,
+# the conformance data, the hostile paths, all-or-nothing at every failure point,
+# interleaved writers, store-operation costs, garbage collection and the model test.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+cargo clippy -p memdir --lib --no-default-features -- -D warnings
+cargo clippy -p memdir --lib -- -D warnings
+for target in wasm32-unknown-unknown wasm32-wasip2; do
+  cargo build -p memdir --lib --no-default-features --target "$target"
+done
+cargo test -p memdir

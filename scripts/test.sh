@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Every memdir test suite, in order: the engine (10), Node (20), the wasmtime
+# component and host (30), the browser (40), the edge (50). Each suite is one file
+# in scripts/test.d/ and can be run alone. `npm test` runs this; run
+# scripts/setup.sh once first on a fresh machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+start=$(date +%s)
+summary=()
+for suite in scripts/test.d/*.sh; do
+  name=$(basename "$suite" .sh)
+  echo "::: $name"
+  t0=$(date +%s)
+  bash "$suite"
+  summary+=("$name $(( $(date +%s) - t0 ))s")
+done
+echo "::: all suites passed in $(( $(date +%s) - start ))s: ${summary[*]}"
