@@ -3,7 +3,7 @@
 
 /** A tool input the model sends for `memory_20250818` (the SDK's command types). */
 export type MemoryCommand =
-  | { command: 'view'; path: string; view_range?: [number, number] }
+  | { command: 'view'; path: string; view_range?: number[] }
   | { command: 'create'; path: string; file_text: string }
   | { command: 'str_replace'; path: string; old_str: string; new_str?: string }
   | { command: 'insert'; path: string; insert_line: number; insert_text: string }
@@ -118,7 +118,7 @@ export declare class Memory {
 export declare function openMemory(options?: OpenOptions): Promise<Memory>;
 
 /** The memory tool for the SDK's tool runner, shaped like the SDK's own helper. */
-export declare function betaMemoryTool<Extra extends object = {}>(
+export declare function betaMemoryTool<const Extra extends object = {}>(
   handlers: Memory | Partial<Record<MemoryCommand['command'], (command: any) => Promise<string> | string>>,
   extraProps?: Extra,
 ): Extra & {

@@ -1,0 +1,48 @@
+// Compile-time check (tsc --noEmit): the package's types accept the SDK's ways of
+// using a memory tool, and the memory object fits the SDK's own betaMemoryTool.
+import Anthropic from '@anthropic-ai/sdk';
+import { betaMemoryTool as sdkBetaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
+import {
+  type Entry,
+  type JsStore,
+  type Memory,
+  type ToolResult,
+  betaMemoryTool,
+  checkStoreContract,
+  customStore,
+  directoryStore,
+  memoryStore,
+  openMemory,
+} from 'memdir';
+
+export async function example(client: Anthropic): Promise<void> {
+  const memory: Memory = await openMemory({ store: directoryStore('./memory'), limits: { maxFileBytes: 50_000 } });
+  // Both helpers take the memory object as the SDK's handlers.
+  const ours = betaMemoryTool(memory, { cache_control: { type: 'ephemeral' } });
+  const theirs = sdkBetaMemoryTool(memory);
+  await client.beta.messages.toolRunner({
+    model: 'claude-sonnet-4-5',
+    max_tokens: 1024,
+    messages: [{ role: 'user', content: 'hi' }],
+    tools: [ours, theirs],
+  });
+  const text: string = await memory.view({ command: 'view', path: '/memories' });
+  const raw: ToolResult = await memory.execute({ command: 'create', path: '/memories/a', file_text: text });
+  const fromText: ToolResult = await memory.executeJson('{"command":"view","path":"/memories"}');
+  const entries: Entry[] = await memory.entries();
+  await memory.import(entries);
+  void raw;
+  void fromText;
+
+  const map = new Map<string, Uint8Array>();
+  const mine: JsStore = {
+    get: async (k) => map.get(k),
+    set: async (k, v) => void map.set(k, v),
+    delete: async (k) => void map.delete(k),
+    list: async (prefix) => ({ keys: [...map.keys()].filter((k) => k.startsWith(prefix)).sort() }),
+    compareAndSwap: async () => false,
+  };
+  await checkStoreContract(customStore(mine));
+  await openMemory({ store: mine });
+  await openMemory({ store: memoryStore() });
+}
