@@ -122,6 +122,21 @@ function withCommand(cmd, command) {
   }
 }
 
+/**
+ * True when `arg` is a tool input naming `method` as its command: the SDK's own
+ * betaMemoryTool calls `handlers[input.command](input)` for any command the model
+ * sends, so a model saying "close" or "entries" would reach these methods. They
+ * answer as the engine does for an unknown command instead.
+ */
+function modelCalled(arg, method) {
+  try {
+    return arg !== null && typeof arg === 'object' && arg.command === method;
+  } catch {
+    return false;
+  }
+}
+
+const CLOSED = 'This memory was closed; open it again to use it.';
 const INTERNAL = 'memdir stopped unexpectedly while running this command';
 
 /**
@@ -131,6 +146,7 @@ const INTERNAL = 'memdir stopped unexpectedly while running this command';
  */
 export class Memory {
   #core;
+  #closed = false;
 
   constructor(core) {
     if (!(core instanceof glue.Memory)) throw new TypeError('use openMemory() to open a memory');
@@ -180,16 +196,19 @@ export class Memory {
    * `{content, is_error}` with `Error: ` before a failure's message. Never rejects.
    */
   execute(input) {
+    if (modelCalled(input, 'execute')) return this.#handle(input, false);
     return this.#run(input, false);
   }
 
   /** `execute` for a tool input still in JSON text (a stream, a file, the CLI). */
   executeJson(text) {
+    if (modelCalled(text, 'executeJson')) return this.#handle(text, false);
     if (typeof text !== 'string') return this.#run(text, false);
     return this.#run(text, true);
   }
 
   async #run(input, isText) {
+    if (this.#closed) return { content: `Error: ${CLOSED}`, is_error: true };
     const text = inputText(input, isText);
     if (text === null) return { content: `Error: ${TOO_LARGE}`, is_error: true };
     try {
@@ -201,12 +220,16 @@ export class Memory {
   }
 
   /** Every directory and file: `[{path, content?}]`, sorted; directories have no content. */
-  entries() {
+  entries(...args) {
+    if (modelCalled(args[0], 'entries')) return this.#handle(args[0], false);
+    if (this.#closed) return Promise.reject(new Error(CLOSED));
     return this.#core.entries();
   }
 
   /** Replaces the whole tree with `entries` (as `entries()` returns them), all or nothing. */
   async import(entries) {
+    if (modelCalled(entries, 'import')) return this.#handle(entries, false);
+    if (this.#closed) throw new Error(CLOSED);
     if (!Array.isArray(entries)) throw new TypeError('import expects an array of {path, content?} entries');
     let text;
     try {
@@ -219,15 +242,21 @@ export class Memory {
   }
 
   /** Deletes stored objects no longer reachable from the last `keepCommits` commits. */
-  gc({ keepCommits = 100 } = {}) {
+  gc(options = {}) {
+    if (modelCalled(options, 'gc')) return this.#handle(options, false);
+    const { keepCommits = 100 } = options ?? {};
     if (!Number.isInteger(keepCommits) || keepCommits < 0 || keepCommits > 0xffffffff) {
       return Promise.reject(new RangeError('gc: keepCommits must be a non-negative integer'));
     }
+    if (this.#closed) return Promise.reject(new Error(CLOSED));
     return this.#core.gc(keepCommits);
   }
 
   /** Releases the engine; pending commands finish first. */
-  close() {
+  close(...args) {
+    if (modelCalled(args[0], 'close')) return this.#handle(args[0], false);
+    if (this.#closed) return;
+    this.#closed = true;
     this.#core.free();
   }
 }

@@ -228,3 +228,32 @@ describe('concurrency on one memory object', () => {
 });
 
 const tick = () => new Promise((r) => setTimeout(r, Math.random() * 2));
+
+describe("the SDK's betaMemoryTool routes by any command name the model sends", () => {
+  test("it cannot reach the memory's own methods, and the memory keeps working", async () => {
+    const { betaMemoryTool: sdkBetaMemoryTool } = await import('@anthropic-ai/sdk/helpers/beta/memory');
+    const memory = await memdir.openMemory();
+    const tool = sdkBetaMemoryTool(memory);
+    const unknown = (c) => `Unknown command "${c}". Expected one of: view, create, str_replace, insert, delete, rename`;
+    for (const command of ['close', 'entries', 'import', 'gc', 'execute', 'executeJson', 'handle']) {
+      await assert.rejects(async () => tool.run({ command, path: '/memories' }), { message: unknown(command) }, command);
+      await stillWorks(memory);
+    }
+    // What any object answers to these names in the SDK's helper: an error or a
+    // harmless string, never a change.
+    await assert.rejects(async () => tool.run({ command: 'constructor' }), TypeError);
+    await assert.rejects(async () => tool.run({ command: 'nonexistent' }), { message: 'nonexistent not implemented' });
+    await stillWorks(memory);
+  });
+
+  test('a closed memory answers clearly', async () => {
+    const memory = await memdir.openMemory();
+    memory.close();
+    memory.close();
+    assert.deepEqual(await memory.execute({ command: 'view', path: '/memories' }), {
+      content: 'Error: This memory was closed; open it again to use it.',
+      is_error: true,
+    });
+    await assert.rejects(memory.entries(), { message: 'This memory was closed; open it again to use it.' });
+  });
+});
