@@ -16,11 +16,12 @@
 // isolate, so every writer of `ctx.storage` is JavaScript on one thread. Durable
 // Object input gates keep new events out while a storage call is in flight, but two
 // commands already running can still both read the head before either writes it
-// (their reads are in flight together), so input gates alone would lose an update.
+// (their reads are in flight together), so input gates alone would lose an update
+// (tests/workerd/stores.test.mjs shows a plain get-compare-put doing exactly that).
 // Every mutation here therefore runs under one promise-chain lock per storage
 // object (a WeakMap, so two store wrappers over one `ctx.storage` share it): inside
 // it the head is read, compared and written, and the next mutation starts only
-// after the write was issued (which the storage cache shows to later reads at once).
+// once that write has completed.
 // The writes of one mutation are issued with no `await` between them, which
 // Durable Objects commit as one atomic batch (write coalescing); `put` of an object
 // is atomic too.
