@@ -25,15 +25,17 @@ pub fn database_name(namespace: &str) -> String {
 fn factory() -> Result<IdbFactory, StoreError> {
     // `indexedDB` is missing in some contexts and throws SecurityError in others
     // (sandboxed frames, storage disabled); both mean: not available here.
-    idb::Factory::new().map(Into::into).map_err(|_| StoreError::Unavailable)
+    idb::Factory::new()
+        .map(Into::into)
+        .map_err(|_| StoreError::Unavailable)
 }
 
 /// Opens (creating or upgrading) the database, failing fast instead of waiting when
 /// another connection blocks the upgrade.
 pub(crate) async fn open(db_name: &str, version: u32) -> Result<IdbDatabase, StoreError> {
-    let request: IdbOpenDbRequest = factory()?
-        .open_with_u32(db_name, version)
-        .map_err(|e| errors::name_of(&e).map_or(StoreError::Unavailable, |n| errors::from_open_name(&n)))?;
+    let request: IdbOpenDbRequest = factory()?.open_with_u32(db_name, version).map_err(|e| {
+        errors::name_of(&e).map_or(StoreError::Unavailable, |n| errors::from_open_name(&n))
+    })?;
     // Handed to the JS GC so it outlives an early return on `blocked`: the upgrade
     // may still run later and must still create the object store.
     let upgrade = Closure::<dyn FnMut(Event)>::new(|event: Event| {
@@ -42,11 +44,11 @@ pub(crate) async fn open(db_name: &str, version: u32) -> Result<IdbDatabase, Sto
             .and_then(|t| t.dyn_into::<IdbOpenDbRequest>().ok())
             .and_then(|r| r.result().ok())
             .and_then(|r| r.dyn_into::<IdbDatabase>().ok());
-        if let Some(db) = db {
-            if !db.object_store_names().contains(OBJECTS) {
-                // A failure here aborts the upgrade, which fails the open request.
-                let _ = db.create_object_store(OBJECTS);
-            }
+        if let Some(db) = db
+            && !db.object_store_names().contains(OBJECTS)
+        {
+            // A failure here aborts the upgrade, which fails the open request.
+            let _ = db.create_object_store(OBJECTS);
         }
     })
     .into_js_value();
@@ -87,7 +89,9 @@ pub(crate) async fn open(db_name: &str, version: u32) -> Result<IdbDatabase, Sto
 pub async fn delete_database(namespace: &str) -> Result<(), StoreError> {
     let request = factory()?
         .delete_database(&database_name(namespace))
-        .map_err(|e| errors::name_of(&e).map_or(StoreError::Unavailable, |n| errors::from_open_name(&n)))?;
+        .map_err(|e| {
+            errors::name_of(&e).map_or(StoreError::Unavailable, |n| errors::from_open_name(&n))
+        })?;
     match FirstEvent::new(&request, &["success", "error", "blocked"]).await {
         "success" => Ok(()),
         // Blocked: the delete stays queued and happens once the holder closes.

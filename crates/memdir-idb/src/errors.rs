@@ -69,6 +69,9 @@ mod tests {
         assert_eq!(from_name("UnknownError"), StoreError::Failed);
         assert_eq!(from_open_name("UnknownError"), StoreError::Unavailable);
         assert_eq!(from_open_name("VersionError"), StoreError::Unavailable);
-        assert_eq!(from_open_name("QuotaExceededError"), StoreError::QuotaExceeded);
+        assert_eq!(
+            from_open_name("QuotaExceededError"),
+            StoreError::QuotaExceeded
+        );
     }
 }

@@ -39,7 +39,9 @@ impl FirstEvent {
         let seen = Rc::clone(&slot);
         let listener = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
             let kind = event.type_();
-            let Some(name) = names.iter().copied().find(|n| *n == kind) else { return };
+            let Some(name) = names.iter().copied().find(|n| *n == kind) else {
+                return;
+            };
             let waker = {
                 let mut s = seen.borrow_mut();
                 if s.fired.is_some() {
@@ -55,11 +57,19 @@ impl FirstEvent {
         for name in names {
             // Adding a listener to a live IDB object cannot fail; if it somehow did,
             // the future would never resolve, so treat it as fired-with-nothing.
-            if target.add_event_listener_with_callback(name, listener.as_ref().unchecked_ref()).is_err() {
+            if target
+                .add_event_listener_with_callback(name, listener.as_ref().unchecked_ref())
+                .is_err()
+            {
                 slot.borrow_mut().fired = Some("error");
             }
         }
-        FirstEvent { target: target.clone(), names, slot, listener }
+        FirstEvent {
+            target: target.clone(),
+            names,
+            slot,
+            listener,
+        }
     }
 }
 
@@ -81,7 +91,9 @@ impl Future for FirstEvent {
 impl Drop for FirstEvent {
     fn drop(&mut self) {
         for name in self.names {
-            let _ = self.target.remove_event_listener_with_callback(name, self.listener.as_ref().unchecked_ref());
+            let _ = self
+                .target
+                .remove_event_listener_with_callback(name, self.listener.as_ref().unchecked_ref());
         }
     }
 }

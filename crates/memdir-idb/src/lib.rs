@@ -5,12 +5,15 @@
 //! resolves only when its transaction has completed, so a command that reported
 //! success is on disk, and a command that failed left nothing behind.
 //!
-//! Transactions per engine command: the reads (head, tree nodes, the file's blob)
-//! each take a short readonly transaction; the whole write (new blob, new tree
-//! nodes, new commit and the head's compare-and-swap) is ONE readwrite transaction
-//! ([`Store::commit`] is overridden for this). Two tabs racing on the head are
-//! serialised by IndexedDB: the loser's transaction sees the new head, aborts its
-//! writes and reports `false`, and the engine retries.
+//! Transactions per engine command (counted by bench/browser): the engine caches
+//! immutable objects and the head it last committed, so once warm a `view` costs
+//! ONE readonly transaction (the head, which another tab may have moved) and an
+//! uncontended mutating command costs ONE readwrite transaction carrying the new
+//! blob, tree nodes, commit and the head's compare-and-swap together
+//! ([`Store::commit`] is overridden for this). An object not seen before costs one
+//! readonly transaction to read. Two tabs racing on the head are serialised by
+//! IndexedDB: the loser's transaction sees the new head, aborts its writes and
+//! reports `false`; the loser backs off a little and the engine retries.
 //!
 //! Errors carry only a kind: `QuotaExceededError` is [`StoreError::QuotaExceeded`];
 //! a database that cannot be opened (private mode, storage disabled, a blocked
@@ -32,8 +35,8 @@ mod errors;
 mod events;
 mod timer;
 
-pub use connection::{database_name, delete_database};
 use connection::{OBJECTS, VERSION};
+pub use connection::{database_name, delete_database};
 use events::FirstEvent;
 
 /// Keys per page of [`Store::list`]: under the contract suite's 1,100 so paging is
@@ -114,10 +117,10 @@ impl IdbStore {
         if s.closed.get() {
             return Err(StoreError::Unavailable);
         }
-        if !s.stale.get() {
-            if let Some(db) = s.db.borrow().as_ref() {
-                return Ok(db.clone());
-            }
+        if !s.stale.get()
+            && let Some(db) = s.db.borrow().as_ref()
+        {
+            return Ok(db.clone());
         }
         let db = connection::open(&database_name(&s.namespace), s.version).await?;
         if s.closed.get() {
@@ -141,15 +144,23 @@ impl IdbStore {
 
     /// A transaction on the object store. A connection that closed under us (the
     /// browser cleared storage, another tab upgraded) is reopened once.
-    async fn transaction(&self, mode: IdbTransactionMode) -> Result<(IdbTransaction, ObjectStore), StoreError> {
+    async fn transaction(
+        &self,
+        mode: IdbTransactionMode,
+    ) -> Result<(IdbTransaction, ObjectStore), StoreError> {
         for attempt in 0..2 {
             let db = self.database().await?;
             match db.transaction_with_str_and_mode(OBJECTS, mode) {
                 Ok(tx) => {
-                    let objects = idb::Transaction::from(tx.clone()).object_store(OBJECTS).map_err(errors::from_idb)?;
+                    let objects = idb::Transaction::from(tx.clone())
+                        .object_store(OBJECTS)
+                        .map_err(errors::from_idb)?;
                     return Ok((tx, objects));
                 }
-                Err(e) if attempt == 0 && errors::name_of(&e).as_deref() == Some("InvalidStateError") => {
+                Err(e)
+                    if attempt == 0
+                        && errors::name_of(&e).as_deref() == Some("InvalidStateError") =>
+                {
                     self.shared.stale.set(true);
                 }
                 Err(e) => return Err(errors::from_js(&e)),
@@ -218,7 +229,10 @@ fn watch(db: &IdbDatabase, shared: Weak<Shared>) {
     let on_versionchange = {
         let shared = shared.clone();
         Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-            if let Some(db) = event.target().and_then(|t| t.dyn_into::<IdbDatabase>().ok()) {
+            if let Some(db) = event
+                .target()
+                .and_then(|t| t.dyn_into::<IdbDatabase>().ok())
+            {
                 db.close();
                 mark_stale(&shared, &db);
             }
@@ -226,7 +240,10 @@ fn watch(db: &IdbDatabase, shared: Weak<Shared>) {
         .into_js_value()
     };
     let on_close = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
-        if let Some(db) = event.target().and_then(|t| t.dyn_into::<IdbDatabase>().ok()) {
+        if let Some(db) = event
+            .target()
+            .and_then(|t| t.dyn_into::<IdbDatabase>().ok())
+        {
             mark_stale(&shared, &db);
         }
     })
@@ -237,7 +254,10 @@ fn watch(db: &IdbDatabase, shared: Weak<Shared>) {
 
 fn mark_stale(shared: &Weak<Shared>, db: &IdbDatabase) {
     if let Some(s) = shared.upgrade() {
-        let ours = s.db.borrow().as_ref().is_some_and(|d| connection::same(d, Some(db.clone().into())));
+        let ours =
+            s.db.borrow()
+                .as_ref()
+                .is_some_and(|d| connection::same(d, Some(db.clone().into())));
         if ours {
             s.stale.set(true);
         }
@@ -257,7 +277,10 @@ fn value(v: Option<JsValue>) -> Result<Option<Vec<u8>>, StoreError> {
     match v {
         None => Ok(None),
         Some(v) if v.is_undefined() => Ok(None),
-        Some(v) => v.dyn_into::<Uint8Array>().map(|a| Some(a.to_vec())).map_err(|_| StoreError::Failed),
+        Some(v) => v
+            .dyn_into::<Uint8Array>()
+            .map(|a| Some(a.to_vec()))
+            .map_err(|_| StoreError::Failed),
     }
 }
 
@@ -277,7 +300,11 @@ fn prefix_end(prefix: &str) -> Option<JsValue> {
 impl Store for IdbStore {
     async fn get(&self, k: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let (_tx, objects) = self.transaction(IdbTransactionMode::Readonly).await?;
-        let got = objects.get(key(k)).map_err(errors::from_idb)?.await.map_err(errors::from_idb)?;
+        let got = objects
+            .get(key(k))
+            .map_err(errors::from_idb)?
+            .await
+            .map_err(errors::from_idb)?;
         value(got)
     }
 
@@ -335,7 +362,12 @@ impl Store for IdbStore {
         Ok(Page { keys, cursor })
     }
 
-    async fn compare_and_swap(&self, k: &str, expected: Option<&[u8]>, new: &[u8]) -> Result<bool, StoreError> {
+    async fn compare_and_swap(
+        &self,
+        k: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
         self.commit(&[], k, expected, new).await
     }
 
@@ -353,7 +385,9 @@ impl Store for IdbStore {
         let done = FirstEvent::new(&tx, SETTLED);
         #[cfg(feature = "testing")]
         if let Some(limit) = self.shared.abort_after.take() {
-            return self.commit_with_fault(tx, done, store, limit, objects, k, expected, new).await;
+            return self
+                .commit_with_fault(tx, done, store, limit, objects, k, expected, new)
+                .await;
         }
         let head = match store.get(key(k)) {
             Ok(r) => r,
@@ -414,7 +448,11 @@ impl IdbStore {
             abort(&tx);
             return self.settle(&tx, done).await.map(|()| true);
         }
-        let current = store.get(key(k)).map_err(errors::from_idb)?.await.map_err(errors::from_idb)?;
+        let current = store
+            .get(key(k))
+            .map_err(errors::from_idb)?
+            .await
+            .map_err(errors::from_idb)?;
         if value(current)?.as_deref() != expected {
             abort(&tx);
             return Ok(false);
@@ -424,13 +462,21 @@ impl IdbStore {
                 abort(&tx);
                 return self.settle(&tx, done).await.map(|()| true);
             }
-            store.put(&bytes(ov), Some(&key(ok))).map_err(errors::from_idb)?.await.map_err(errors::from_idb)?;
+            store
+                .put(&bytes(ov), Some(&key(ok)))
+                .map_err(errors::from_idb)?
+                .await
+                .map_err(errors::from_idb)?;
         }
         if step(&mut succeeded) {
             abort(&tx);
             return self.settle(&tx, done).await.map(|()| true);
         }
-        store.put(&bytes(new), Some(&key(k))).map_err(errors::from_idb)?.await.map_err(errors::from_idb)?;
+        store
+            .put(&bytes(new), Some(&key(k)))
+            .map_err(errors::from_idb)?
+            .await
+            .map_err(errors::from_idb)?;
         if step(&mut succeeded) {
             abort(&tx);
         }

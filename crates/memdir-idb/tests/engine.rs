@@ -3,7 +3,12 @@
 //! transaction is aborted (or any store operation fails, or the database closes) at
 //! each step, and two connections editing one file without losing an edit.
 #![cfg(target_arch = "wasm32")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -22,7 +27,8 @@ const CASES: &str = include_str!("../../../tests/conformance/cases.json");
 const HOSTILE: &str = include_str!("../../../tests/conformance/hostile-paths.json");
 
 const FAILED: &str = "Error: The memory directory's storage failed; nothing was changed.";
-const UNAVAILABLE: &str = "Error: The memory directory's storage is unavailable right now; nothing was changed.";
+const UNAVAILABLE: &str =
+    "Error: The memory directory's storage is unavailable right now; nothing was changed.";
 
 // ------------------------------------------------------------------ a probing store
 
@@ -45,7 +51,11 @@ struct Probe<'a> {
 
 impl<'a> Probe<'a> {
     fn new(inner: &'a IdbStore, fault: Fault) -> Self {
-        Probe { inner, ops: Cell::new(0), fault }
+        Probe {
+            inner,
+            ops: Cell::new(0),
+            fault,
+        }
     }
     fn hit(&self) -> Result<(), StoreError> {
         let n = self.ops.get();
@@ -78,7 +88,12 @@ impl Store for Probe<'_> {
         self.hit()?;
         self.inner.list(prefix, cursor).await
     }
-    async fn compare_and_swap(&self, key: &str, expected: Option<&[u8]>, new: &[u8]) -> Result<bool, StoreError> {
+    async fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
         self.hit()?;
         self.inner.compare_and_swap(key, expected, new).await
     }
@@ -99,7 +114,10 @@ impl Store for Probe<'_> {
 fn file_value(v: &Value) -> String {
     match v {
         Value::String(s) => s.clone(),
-        Value::Object(o) => o["repeat"].as_str().unwrap().repeat(o["times"].as_u64().unwrap() as usize),
+        Value::Object(o) => o["repeat"]
+            .as_str()
+            .unwrap()
+            .repeat(o["times"].as_u64().unwrap() as usize),
         other => panic!("bad file value {other}"),
     }
 }
@@ -108,12 +126,18 @@ fn import_entries(state: &Value) -> Vec<Entry> {
     let mut out = Vec::new();
     if let Some(files) = state.get("files").and_then(Value::as_object) {
         for (p, v) in files {
-            out.push(Entry { path: p.clone(), content: Some(file_value(v)) });
+            out.push(Entry {
+                path: p.clone(),
+                content: Some(file_value(v)),
+            });
         }
     }
     if let Some(dirs) = state.get("dirs").and_then(Value::as_array) {
         for d in dirs {
-            out.push(Entry { path: d.as_str().unwrap().into(), content: None });
+            out.push(Entry {
+                path: d.as_str().unwrap().into(),
+                content: None,
+            });
         }
     }
     out
@@ -162,7 +186,12 @@ fn clip(s: &str) -> String {
 }
 
 async fn tree(store: &IdbStore) -> BTreeMap<String, Option<String>> {
-    tree_of(Engine::new(store, Config::default()).entries().await.expect("entries"))
+    tree_of(
+        Engine::new(store, Config::default())
+            .entries()
+            .await
+            .expect("entries"),
+    )
 }
 
 async fn fresh(namespace: &str) -> IdbStore {
@@ -188,18 +217,36 @@ async fn run_case(store: &IdbStore, case: &Value) -> Result<(), String> {
     let want = case["content"].as_str().unwrap_or_default();
     let want_error = case["is_error"].as_bool().unwrap_or_default();
     if r.content != want || r.is_error != want_error {
-        return Err(format!("got {:?} (is_error {}), want {:?}", clip(&r.content), r.is_error, clip(want)));
+        return Err(format!(
+            "got {:?} (is_error {}), want {:?}",
+            clip(&r.content),
+            r.is_error,
+            clip(want)
+        ));
     }
     if case.get("no_store_ops") == Some(&Value::Bool(true)) && probe.ops.get() != 0 {
-        return Err(format!("made {} store operations; this refusal must make none", probe.ops.get()));
+        return Err(format!(
+            "made {} store operations; this refusal must make none",
+            probe.ops.get()
+        ));
     }
     let want_after = full_tree(case.get("after").unwrap_or(&case["before"]));
     let got_after = tree(store).await;
     if got_after != want_after {
-        let keys = |a: &BTreeMap<String, Option<String>>, b: &BTreeMap<String, Option<String>>| -> Vec<String> {
-            a.iter().filter(|(k, v)| b.get(*k) != Some(v)).map(|(k, _)| k.clone()).take(5).collect()
+        let keys = |a: &BTreeMap<String, Option<String>>,
+                    b: &BTreeMap<String, Option<String>>|
+         -> Vec<String> {
+            a.iter()
+                .filter(|(k, v)| b.get(*k) != Some(v))
+                .map(|(k, _)| k.clone())
+                .take(5)
+                .collect()
         };
-        return Err(format!("tree after: missing {:?}, unexpected {:?}", keys(&want_after, &got_after), keys(&got_after, &want_after)));
+        return Err(format!(
+            "tree after: missing {:?}, unexpected {:?}",
+            keys(&want_after, &got_after),
+            keys(&got_after, &want_after)
+        ));
     }
     Ok(())
 }
@@ -216,7 +263,13 @@ async fn every_conformance_case_over_indexeddb() {
         }
     }
     assert!(cases.len() > 100, "only {} cases", cases.len());
-    assert!(failures.is_empty(), "{} of {} cases failed:\n{}", failures.len(), cases.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failures.len(),
+        cases.len(),
+        failures.join("\n")
+    );
 }
 
 #[wasm_bindgen_test]
@@ -247,22 +300,46 @@ async fn every_hostile_path_is_refused_in_every_position_without_touching_indexe
             probe.ops.set(0);
             let r = engine.execute_value(input).await;
             if !r.is_error || r.content != want || probe.ops.get() != 0 {
-                failures.push(format!("{}: {} ops, got {:?}", clip(&input.to_string()), probe.ops.get(), clip(&r.content)));
+                failures.push(format!(
+                    "{}: {} ops, got {:?}",
+                    clip(&input.to_string()),
+                    probe.ops.get(),
+                    clip(&r.content)
+                ));
             }
         }
     }
     assert!(paths.len() > 100, "only {} hostile paths", paths.len());
-    assert!(failures.is_empty(), "{} refusals failed:\n{}", failures.len(), failures.iter().take(30).cloned().collect::<Vec<_>>().join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} refusals failed:\n{}",
+        failures.len(),
+        failures
+            .iter()
+            .take(30)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }
 
 // ------------------------------------------------------------------ all or nothing
 
 fn seed_entries() -> Vec<Entry> {
-    let mut e = vec![Entry { path: "/memories/notes.md".into(), content: Some("one\ntwo\nthree".into()) }];
+    let mut e = vec![Entry {
+        path: "/memories/notes.md".into(),
+        content: Some("one\ntwo\nthree".into()),
+    }];
     for i in 0..40 {
-        e.push(Entry { path: format!("/memories/project/f{i:02}.txt"), content: Some(format!("file {i}\n")) });
+        e.push(Entry {
+            path: format!("/memories/project/f{i:02}.txt"),
+            content: Some(format!("file {i}\n")),
+        });
     }
-    e.push(Entry { path: "/memories/project/deep/er/x.txt".into(), content: Some("x".into()) });
+    e.push(Entry {
+        path: "/memories/project/deep/er/x.txt".into(),
+        content: Some("x".into()),
+    });
     e
 }
 
@@ -299,18 +376,29 @@ async fn each_step(name: &str, inject: impl Fn(&IdbStore, u64) -> Fault, want_er
         loop {
             let fault = inject(&store, k);
             let probe = Probe::new(&store, fault);
-            let r = Engine::new(&probe, Config::default()).execute_value(&input).await;
+            let r = Engine::new(&probe, Config::default())
+                .execute_value(&input)
+                .await;
             // Read back through a fresh connection: what another tab would see.
             let reader = IdbStore::open(&ns).await.expect("reopen");
             let now = tree(&reader).await;
             if !r.is_error {
-                assert_eq!(now, want_after, "{name} k={k} {input}: succeeded without its full effect");
+                assert_eq!(
+                    now, want_after,
+                    "{name} k={k} {input}: succeeded without its full effect"
+                );
                 // Every command reads the head and commits: at least two steps to fail.
-                assert!(k >= 2, "{name} {input}: succeeded at step {k}; the fault was never hit");
+                assert!(
+                    k >= 2,
+                    "{name} {input}: succeeded at step {k}; the fault was never hit"
+                );
                 break;
             }
             assert_eq!(r.content, want_error, "{name} k={k} {input}");
-            assert_eq!(now, before, "{name} k={k} {input}: a failed command changed the tree");
+            assert_eq!(
+                now, before,
+                "{name} k={k} {input}: a failed command changed the tree"
+            );
             if store.get("head").await == Err(StoreError::Unavailable) {
                 store = reader; // the fault closed it
             }
@@ -349,8 +437,15 @@ async fn the_database_closing_at_each_step_leaves_the_tree_unchanged() {
 async fn two_connections_inserting_into_one_file_lose_nothing() {
     let a = fresh("two-writers").await;
     let b = IdbStore::open("two-writers").await.expect("open");
-    let (ea, eb) = (Engine::new(&a, Config::default()), Engine::new(&b, Config::default()));
-    let r = ea.execute_value(&json!({"command": "create", "path": "/memories/log.md", "file_text": "start"})).await;
+    let (ea, eb) = (
+        Engine::new(&a, Config::default()),
+        Engine::new(&b, Config::default()),
+    );
+    let r = ea
+        .execute_value(
+            &json!({"command": "create", "path": "/memories/log.md", "file_text": "start"}),
+        )
+        .await;
     assert!(!r.is_error, "{}", r.content);
     let n = 60;
     let (oka, okb) = join(inserts(&ea, "a", n), inserts(&eb, "b", n)).await;
@@ -360,7 +455,10 @@ async fn two_connections_inserting_into_one_file_lose_nothing() {
     };
     let lines: Vec<&str> = content.split('\n').collect();
     for line in oka.iter().chain(okb.iter()) {
-        assert!(lines.contains(&line.as_str()), "{line} reported success but is missing");
+        assert!(
+            lines.contains(&line.as_str()),
+            "{line} reported success but is missing"
+        );
     }
     assert_eq!(oka.len() + okb.len(), 2 * n, "some inserts failed (busy)");
     assert_eq!(lines.len(), 2 * n + 1);
@@ -384,17 +482,21 @@ async fn join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
     let (mut a, mut b) = (pin!(a), pin!(b));
     let (mut ra, mut rb) = (None, None);
     poll_fn(|cx| {
-        if ra.is_none() {
-            if let Poll::Ready(v) = a.as_mut().poll(cx) {
-                ra = Some(v);
-            }
+        if ra.is_none()
+            && let Poll::Ready(v) = a.as_mut().poll(cx)
+        {
+            ra = Some(v);
         }
-        if rb.is_none() {
-            if let Poll::Ready(v) = b.as_mut().poll(cx) {
-                rb = Some(v);
-            }
+        if rb.is_none()
+            && let Poll::Ready(v) = b.as_mut().poll(cx)
+        {
+            rb = Some(v);
         }
-        if ra.is_some() && rb.is_some() { Poll::Ready(()) } else { Poll::Pending }
+        if ra.is_some() && rb.is_some() {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
     })
     .await;
     (ra.unwrap(), rb.unwrap())

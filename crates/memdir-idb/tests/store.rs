@@ -1,7 +1,12 @@
 //! The store contract and the connection's behaviour, over real IndexedDB in
 //! headless Chromium (`wasm-bindgen-test`, see scripts/test.d/40-browser.sh).
 #![cfg(target_arch = "wasm32")]
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::future::{Future, poll_fn};
 use std::pin::pin;
@@ -89,7 +94,12 @@ async fn the_store_contract_holds_over_indexeddb() {
 #[wasm_bindgen_test]
 async fn data_survives_a_reopen_of_the_database() {
     let store = fresh("reopen").await;
-    assert_eq!(store.commit(&[("blob/1".into(), vec![1, 2, 3])], "head", None, b"c1").await, Ok(true));
+    assert_eq!(
+        store
+            .commit(&[("blob/1".into(), vec![1, 2, 3])], "head", None, b"c1")
+            .await,
+        Ok(true)
+    );
     store.close();
     assert_eq!(store.get("head").await, Err(StoreError::Unavailable));
     drop(store);
@@ -113,8 +123,14 @@ async fn memories_are_separate_databases() {
 async fn a_refused_commit_writes_none_of_its_objects() {
     let store = fresh("refused").await;
     store.set("head", b"theirs").await.expect("set");
-    let objects = vec![("tree/x".to_string(), b"t".to_vec()), ("blob/y".to_string(), b"b".to_vec())];
-    assert_eq!(store.commit(&objects, "head", Some(b"mine"), b"new").await, Ok(false));
+    let objects = vec![
+        ("tree/x".to_string(), b"t".to_vec()),
+        ("blob/y".to_string(), b"b".to_vec()),
+    ];
+    assert_eq!(
+        store.commit(&objects, "head", Some(b"mine"), b"new").await,
+        Ok(false)
+    );
     assert_eq!(store.get("tree/x").await, Ok(None));
     assert_eq!(store.get("blob/y").await, Ok(None));
     assert_eq!(store.get("head").await, Ok(Some(b"theirs".to_vec())));
@@ -124,17 +140,30 @@ async fn a_refused_commit_writes_none_of_its_objects() {
 async fn a_commit_aborted_at_any_step_leaves_nothing() {
     let store = fresh("abort-steps").await;
     store.set("head", b"h0").await.expect("set");
-    let objects: Vec<(String, Vec<u8>)> = (0..3).map(|i| (format!("blob/{i}"), vec![i as u8; 10])).collect();
+    let objects: Vec<(String, Vec<u8>)> = (0..3)
+        .map(|i| (format!("blob/{i}"), vec![i as u8; 10]))
+        .collect();
     // Steps: read the head, each object, the head's write, then before `complete`.
     for k in 0..=objects.len() + 2 {
         store.abort_next_commit_after(Some(k));
-        assert_eq!(store.commit(&objects, "head", Some(b"h0"), b"h1").await, Err(StoreError::Failed), "abort after {k}");
-        assert_eq!(store.get("head").await, Ok(Some(b"h0".to_vec())), "abort after {k}");
+        assert_eq!(
+            store.commit(&objects, "head", Some(b"h0"), b"h1").await,
+            Err(StoreError::Failed),
+            "abort after {k}"
+        );
+        assert_eq!(
+            store.get("head").await,
+            Ok(Some(b"h0".to_vec())),
+            "abort after {k}"
+        );
         for (key, _) in &objects {
             assert_eq!(store.get(key).await, Ok(None), "abort after {k}: {key}");
         }
     }
-    assert_eq!(store.commit(&objects, "head", Some(b"h0"), b"h1").await, Ok(true));
+    assert_eq!(
+        store.commit(&objects, "head", Some(b"h0"), b"h1").await,
+        Ok(true)
+    );
     assert_eq!(store.get("blob/2").await, Ok(Some(vec![2; 10])));
 }
 
@@ -144,9 +173,16 @@ async fn two_connections_racing_on_one_head_never_both_win() {
     let b = IdbStore::open("race").await.expect("open");
     for i in 0..20 {
         let (va, vb) = (format!("a{i}"), format!("b{i}"));
-        let (ra, rb) =
-            futures_join(a.compare_and_swap("head", None, va.as_bytes()), b.compare_and_swap("head", None, vb.as_bytes())).await;
-        assert_eq!([ra, rb].iter().filter(|r| **r == Ok(true)).count(), 1, "round {i}: {ra:?} {rb:?}");
+        let (ra, rb) = futures_join(
+            a.compare_and_swap("head", None, va.as_bytes()),
+            b.compare_and_swap("head", None, vb.as_bytes()),
+        )
+        .await;
+        assert_eq!(
+            [ra, rb].iter().filter(|r| **r == Ok(true)).count(),
+            1,
+            "round {i}: {ra:?} {rb:?}"
+        );
         a.delete("head").await.expect("delete");
     }
 }
@@ -156,17 +192,21 @@ async fn futures_join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output
     let (mut a, mut b) = (pin!(a), pin!(b));
     let (mut ra, mut rb) = (None, None);
     poll_fn(|cx| {
-        if ra.is_none() {
-            if let Poll::Ready(v) = a.as_mut().poll(cx) {
-                ra = Some(v);
-            }
+        if ra.is_none()
+            && let Poll::Ready(v) = a.as_mut().poll(cx)
+        {
+            ra = Some(v);
         }
-        if rb.is_none() {
-            if let Poll::Ready(v) = b.as_mut().poll(cx) {
-                rb = Some(v);
-            }
+        if rb.is_none()
+            && let Poll::Ready(v) = b.as_mut().poll(cx)
+        {
+            rb = Some(v);
         }
-        if ra.is_some() && rb.is_some() { Poll::Ready(()) } else { Poll::Pending }
+        if ra.is_some() && rb.is_some() {
+            Poll::Ready(())
+        } else {
+            Poll::Pending
+        }
     })
     .await;
     (ra.unwrap(), rb.unwrap())
@@ -175,7 +215,9 @@ async fn futures_join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output
 #[wasm_bindgen_test]
 async fn a_blocked_upgrade_is_unavailable_not_a_hang() {
     let _ = delete_database("blocked").await;
-    let holder = hold_open(&memdir_idb::database_name("blocked")).await.expect("hold open");
+    let holder = hold_open(&memdir_idb::database_name("blocked"))
+        .await
+        .expect("hold open");
     let newer = IdbStore::new_at_version("blocked", 2);
     assert_eq!(newer.get("head").await, Err(StoreError::Unavailable));
     release(&holder);
@@ -208,7 +250,14 @@ async fn a_full_disk_is_quota_exceeded_and_writes_nothing() {
     let store = fresh("quota").await;
     store.set("head", b"h0").await.expect("set");
     let restore = break_indexed_db("quota");
-    let result = store.commit(&[("blob/a".into(), b"x".to_vec())], "head", Some(b"h0"), b"h1").await;
+    let result = store
+        .commit(
+            &[("blob/a".into(), b"x".to_vec())],
+            "head",
+            Some(b"h0"),
+            b"h1",
+        )
+        .await;
     let set = store.set("other", b"x").await;
     let _ = restore.call0(&JsValue::NULL);
     assert_eq!(result, Err(StoreError::QuotaExceeded));
@@ -221,10 +270,21 @@ async fn a_full_disk_is_quota_exceeded_and_writes_nothing() {
 async fn a_value_that_is_not_ours_is_failed() {
     let store = fresh("foreign").await;
     store.set("x", b"").await.expect("set");
-    raw_put(&memdir_idb::database_name("foreign"), "head", &JsValue::from_str("a string")).await.expect("raw put");
+    raw_put(
+        &memdir_idb::database_name("foreign"),
+        "head",
+        &JsValue::from_str("a string"),
+    )
+    .await
+    .expect("raw put");
     assert_eq!(store.get("head").await, Err(StoreError::Failed));
     // A head we cannot read refuses the commit and writes none of its objects.
-    assert_eq!(store.commit(&[("blob/z".into(), vec![1])], "head", None, b"h").await, Err(StoreError::Failed));
+    assert_eq!(
+        store
+            .commit(&[("blob/z".into(), vec![1])], "head", None, b"h")
+            .await,
+        Err(StoreError::Failed)
+    );
     assert_eq!(store.get("blob/z").await, Ok(None));
 }
 
@@ -239,12 +299,23 @@ async fn listing_pages_by_key_range() {
     let first = store.list("p/", None).await.expect("list");
     assert_eq!(first.keys.len(), memdir_idb::PAGE as usize);
     assert_eq!(first.cursor.as_deref(), Some("p/0499"));
-    let second = store.list("p/", first.cursor.as_deref()).await.expect("list");
+    let second = store
+        .list("p/", first.cursor.as_deref())
+        .await
+        .expect("list");
     assert_eq!(second.keys, ["p/0500", "p/0501", "p/0502"]);
     assert_eq!(second.cursor, None);
     // A cursor past the prefix's keys ends the listing; one before it starts over.
-    assert_eq!(store.list("p/", Some("q")).await.expect("list").keys.len(), 0);
-    assert_eq!(store.list("p/", Some("a")).await.expect("list").keys.len(), memdir_idb::PAGE as usize);
-    let all = memdir::contract::list_all(&store, "").await.expect("list all");
+    assert_eq!(
+        store.list("p/", Some("q")).await.expect("list").keys.len(),
+        0
+    );
+    assert_eq!(
+        store.list("p/", Some("a")).await.expect("list").keys.len(),
+        memdir_idb::PAGE as usize
+    );
+    let all = memdir::contract::list_all(&store, "")
+        .await
+        .expect("list all");
     assert_eq!(all.len(), memdir_idb::PAGE as usize + 5);
 }
