@@ -24,7 +24,11 @@ function workerdEntry() {
   return join(root, entry);
 }
 
-const IMPORT = /\b(?:import|export)\s*(?:[\w*${}\s,]*?\s*from\s*)?['"]([^'"]+)['"]/g;
+// Static imports and re-exports, at the start of a line as every module here
+// writes them: `import x from '…'`, `export * from '…'`, `import '…'`. Nothing
+// between the keyword and `from` may be a quote, so a string such as `'import'`
+// inside code is never taken for one.
+const IMPORT = /^(?:import|export)\b(?:[^'"`;]*?\bfrom)?\s*['"]([^'"]+)['"]/gm;
 
 /** Every module reachable from `entry` by static imports, as miniflare module definitions. */
 export function modulesFrom(entry) {
