@@ -121,30 +121,51 @@ function encodePack(entries) {
   return out;
 }
 
-/** The value of `key` in a pack; throws on anything malformed (a damaged file). */
-function packValue(buf, key) {
+/**
+ * The value of `key` in the pack open at `fd` (`size` bytes), reading only the
+ * index and that value: a pack may hold a whole import. Throws on anything
+ * malformed (a damaged file).
+ */
+function packValue(fd, size, key) {
   const bad = () => storeError('a store file is damaged');
-  if (buf.byteLength < 8) throw bad();
-  const dv = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
-  if (dv.getUint32(0, true) !== MAGIC) throw bad();
-  const count = dv.getUint32(4, true);
+  let head = readAt(fd, 0, Math.min(size, 4096));
+  const need = (n) => {
+    if (n > size) throw bad();
+    if (n > head.length) head = readAt(fd, 0, Math.min(size, Math.max(n, head.length * 2)));
+  };
+  need(8);
+  const dv = () => new DataView(head.buffer, head.byteOffset, head.byteLength);
+  if (dv().getUint32(0, true) !== MAGIC) throw bad();
+  const count = dv().getUint32(4, true);
   const want = utf8.encode(key);
   let at = 8;
   let offset = 0;
   let found;
   for (let i = 0; i < count; i++) {
-    if (at + 6 > buf.byteLength) throw bad();
-    const klen = dv.getUint16(at, true);
-    if (at + 6 + klen > buf.byteLength) throw bad();
-    const vlen = dv.getUint32(at + 2 + klen, true);
-    if (found === undefined && klen === want.length && Buffer.compare(buf.subarray(at + 2, at + 2 + klen), want) === 0) {
+    need(at + 6);
+    const klen = dv().getUint16(at, true);
+    need(at + 6 + klen);
+    const vlen = dv().getUint32(at + 2 + klen, true);
+    if (found === undefined && klen === want.length && Buffer.compare(head.subarray(at + 2, at + 2 + klen), want) === 0) {
       found = [offset, vlen];
     }
     offset += vlen;
     at += 6 + klen;
   }
-  if (found === undefined || at + offset !== buf.byteLength) throw bad();
-  return buf.subarray(at + found[0], at + found[0] + found[1]);
+  if (found === undefined || at + offset !== size) throw bad();
+  return readAt(fd, at + found[0], found[1]);
+}
+
+/** Exactly `length` bytes at `position` of `fd`. */
+function readAt(fd, position, length) {
+  const buf = Buffer.allocUnsafe(length);
+  let done = 0;
+  while (done < length) {
+    const n = fss.readSync(fd, buf, done, length - done, position + done);
+    if (n === 0) throw storeError('a store file is damaged');
+    done += n;
+  }
+  return buf;
 }
 
 function processAlive(pid) {
@@ -210,16 +231,11 @@ export class DirectoryStore {
     return this.#value(key);
   }
 
+  /** The value of `key`, or undefined when absent; never through a symlink. */
   #value(key) {
-    const buf = this.#read(keyToName(key));
-    return buf === undefined ? undefined : packValue(buf, key);
-  }
-
-  /** A key file's bytes, or undefined when absent; never through a symlink. */
-  #read(name) {
     let fd;
     try {
-      fd = fss.openSync(join(this.#root, name), READ_FLAGS);
+      fd = fss.openSync(join(this.#root, keyToName(key)), READ_FLAGS);
     } catch (e) {
       if (e.code === 'ENOENT') return undefined;
       throw mapError(e);
@@ -227,14 +243,7 @@ export class DirectoryStore {
     try {
       const st = fss.fstatSync(fd);
       if (!st.isFile()) throw storeError('not a regular file');
-      const buf = Buffer.allocUnsafe(st.size);
-      let at = 0;
-      while (at < buf.length) {
-        const n = fss.readSync(fd, buf, at, buf.length - at, at);
-        if (n === 0) throw storeError('a store file is damaged');
-        at += n;
-      }
-      return buf;
+      return packValue(fd, st.size, key);
     } catch (e) {
       throw mapError(e);
     } finally {
