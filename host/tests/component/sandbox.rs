@@ -207,3 +207,26 @@ fn the_typed_exports_answer_like_the_handler_face() {
     assert_eq!(host.delete("/memories/u.md"), Ok("Successfully deleted /memories/u.md".into()));
     assert_eq!(host.delete("/memories/../etc"), Err("Path /memories/../etc would escape /memories directory".into()));
 }
+
+/// A trap after the command's swap succeeded (fuel running out while the answer
+/// is rendered) must not claim that nothing changed: the change is saved.
+#[test]
+fn a_trap_after_the_change_was_saved_says_so() {
+    let input = json!({"command": "create", "path": "/memories/late.txt", "file_text": "late"}).to_string();
+    let run = |fuel: u64| {
+        let mem = Arc::new(MemoryBackend::new());
+        let mut host = support::runtime().host(mem.clone(), HostLimits { fuel, ..HostLimits::default() });
+        (host.execute(&input), mem)
+    };
+    // The least fuel that completes the command, by bisection (fuel use is deterministic).
+    let (mut lo, mut hi) = (1u64, 50_000_000u64);
+    assert!(!run(hi).0.is_error, "the command completes with ample fuel");
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if run(mid).0.is_error { lo = mid + 1 } else { hi = mid }
+    }
+    let (r, mem) = run(hi - 1);
+    assert_eq!(r.content, "Error: The memory tool ran out of its compute budget and was stopped after it had saved its change.");
+    let backend: Arc<dyn Backend> = mem;
+    assert_eq!(support::tree(&backend).get("/memories/late.txt"), Some(&Some("late".to_string())));
+}
