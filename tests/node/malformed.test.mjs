@@ -38,8 +38,13 @@ const throwingProxy = new Proxy(
   },
 );
 
+const deeplyNested = { command: 'view', path: '/memories' };
+for (let i = 0, cur = (deeplyNested.extra = {}); i < 5000; i++) cur = cur.a = {};
+
 // [label, input, content the raw face answers]
 const BAD_INPUTS = [
+  // Past serde_json's nesting limit: refused, not a stack overflow in wasm.
+  ['a 5,000-deep nested extra field', deeplyNested, NOT_JSON],
   ['undefined', undefined, NOT_OBJECT],
   ['null', null, NOT_OBJECT],
   ['a number', 42, NOT_OBJECT],
@@ -97,7 +102,7 @@ describe('malformed inputs from JavaScript', () => {
 
   test('JSON text with a lone surrogate or an invalid document', async () => {
     const memory = await memdir.openMemory();
-    for (const text of ['{"command":"view","path":"/memories/\ud800"}', '{', '', 'null', '{"command":"view","path":"/memories"} x']) {
+    for (const text of ['{"command":"view","path":"/memories/\ud800"}', '['.repeat(200_000) + ']'.repeat(200_000), '{', '', 'null', '{"command":"view","path":"/memories"} x']) {
       const got = await memory.executeJson(text);
       assert.equal(got.is_error, true, text);
       assert.match(got.content, /^Error: Invalid tool input: /);
