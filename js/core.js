@@ -110,7 +110,8 @@ function inputText(input, isText) {
   return text.replace(LONE_SURROGATE, escapeLone);
 }
 
-const TOO_LARGE = `Invalid tool input: the input is over the limit of ${MAX_INPUT_CHARS.toLocaleString('en-US')} characters`;
+// Written out: toLocaleString may have no locale data in an edge isolate.
+const TOO_LARGE = 'Invalid tool input: the input is over the limit of 67,108,864 characters';
 
 /** The tool input with `command` set to the handler's name, or the value as is. */
 function withCommand(cmd, command) {
