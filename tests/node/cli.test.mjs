@@ -106,6 +106,27 @@ describe('the memdir CLI', () => {
     assert.equal((await cli(['insert', 'notes.md', ...store])).code, 2);
   });
 
+  test('gc drops objects no commit keeps, and the memory reads the same', async () => {
+    const store = join(tempDir('memdir-gc-'), 'store');
+    const run = (...args) => cli([...args, '--store', store]);
+    await run('create', 'a.md', 'one');
+    await run('str_replace', 'a.md', 'one', 'two');
+    await run('create', 'b.md', 'x');
+    await run('delete', 'b.md');
+    const before = (await run('view')).stdout;
+    const files = async () => (await readdir(store)).length;
+    const count = await files();
+    // The first pass only marks (a writer may be mid-command); the second sweeps.
+    const first = JSON.parse((await run('gc', '--keep', '0')).stdout);
+    const second = JSON.parse((await run('gc', '--keep', '0')).stdout);
+    assert.equal(first.deleted, 0);
+    assert.ok(second.deleted > 0 && second.deleted === first.pending, JSON.stringify([first, second]));
+    assert.ok((await files()) < count);
+    assert.equal((await run('view')).stdout, before);
+    assert.equal((await run('view', 'a.md')).stdout, "Here's the content of /memories/a.md with line numbers:\n     1\ttwo\n");
+    assert.equal((await run('gc', '--keep', 'x')).code, 2);
+  });
+
   test('two processes writing one directory store at once lose no update', async () => {
     const dir = join(tempDir('memdir-race-'), 'store');
     assert.equal((await cli(['create', 'shared.md', 'base', '--store', dir])).code, 0);
