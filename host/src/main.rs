@@ -171,7 +171,7 @@ fn read_line(r: &mut impl BufRead, max: usize) -> io::Result<Option<Line>> {
     if !any {
         return Ok(None);
     }
-    if buf.last() == Some(&b'\r') {
+    if len == buf.len() && buf.last() == Some(&b'\r') {
         buf.pop();
         len -= 1;
     }
