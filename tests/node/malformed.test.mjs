@@ -262,3 +262,36 @@ describe("the SDK's betaMemoryTool routes by any command name the model sends", 
     await assert.rejects(memory.entries(), { message: 'This memory was closed; open it again to use it.' });
   });
 });
+
+describe('a store that calls back into the memory', () => {
+  test('synchronously, from inside its own operations: no trap, both commands answer', async () => {
+    const inner = new MapStore();
+    let memory;
+    const nested = [];
+    // Each nested command may itself call back; stop spawning after 30.
+    const spawn = (make) => nested.length < 30 && nested.push(make());
+    const reentrant = {
+      get: (k) => (spawn(() => memory.execute({ command: 'view', path: '/memories' })), inner.get(k)),
+      set: (k, v) => (spawn(() => memory.execute({ command: 'create', path: `/memories/n${nested.length}`, file_text: 'n' })), inner.set(k, v)),
+      delete: (k) => inner.delete(k),
+      list: (p, c) => inner.list(p, c),
+      compareAndSwap: (k, e, v) => (spawn(() => memory.entries()), inner.compareAndSwap(k, e, v)),
+    };
+    memory = await memdir.openMemory({ store: reentrant, maxRetries: 1000 });
+    const first = await memory.execute({ command: 'create', path: '/memories/a', file_text: 'a' });
+    assert.deepEqual(first, { content: 'File created successfully at: /memories/a', is_error: false });
+    // Settle the nested commands (each may start more, up to the cap); none may trap.
+    for (let settled = 0; settled < nested.length; ) {
+      const batch = nested.slice(settled);
+      settled += batch.length;
+      for (const r of await Promise.all(batch)) {
+        if (!Array.isArray(r)) assert.equal(r.is_error, false, r.content);
+      }
+    }
+    assert.equal(nested.length, 30);
+    reentrant.get = (k) => inner.get(k);
+    reentrant.set = (k, v) => inner.set(k, v);
+    reentrant.compareAndSwap = (k, e, v) => inner.compareAndSwap(k, e, v);
+    await stillWorks(memory);
+  });
+});
