@@ -26,6 +26,8 @@ const LOCK_WAIT_MS = 10_000;
 const LOCK_STALE_MS = 30_000;
 const TMP_STALE_MS = 60 * 60 * 1000;
 const MAX_NAME = 255;
+// Errors of a filesystem (or an inode) that takes no more hard links.
+const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK', 'EXDEV']);
 
 const C = fss.constants;
 const fsync = promisify(fss.fsync);
@@ -330,7 +332,7 @@ export class DirectoryStore {
           current = null; // a damaged value matches nothing
         }
         const matches = current === undefined ? want === undefined : want !== undefined && current !== null && sameBytes(current, want);
-        for (const n of names) this.#linkAs(tmp, n);
+        for (const n of names) await this.#linkAs(tmp, n, pack);
         if (matches) this.#install(tmp, name);
         if (matches || names.length) await this.#syncDir();
         return matches;
@@ -358,13 +360,17 @@ export class DirectoryStore {
     }
   }
 
-  /** Makes `name` another link to the file at `src`, replacing what it named. */
-  #linkAs(src, name) {
+  /**
+   * Makes `name` another link to the file at `src`, replacing what it named; on a
+   * filesystem without hard links, a copy of `bytes` (one more fsync) instead.
+   */
+  async #linkAs(src, name, bytes) {
     const target = join(this.#root, name);
     try {
       fss.linkSync(src, target);
       return;
     } catch (e) {
+      if (NO_LINKS.has(e.code)) return this.#copyAs(bytes, name);
       if (e.code !== 'EEXIST') throw mapError(e);
     }
     // Replace atomically: a fresh link, renamed over the old name.
@@ -373,9 +379,19 @@ export class DirectoryStore {
       fss.linkSync(src, tmp);
       fss.renameSync(tmp, target);
     } catch (e) {
+      if (NO_LINKS.has(e.code)) return this.#copyAs(bytes, name);
       throw mapError(e);
     } finally {
       unlinkQuietly(tmp); // rename leaves it when both names were one file already
+    }
+  }
+
+  async #copyAs(bytes, name) {
+    const tmp = await this.#writeTemp(bytes);
+    try {
+      this.#install(tmp, name);
+    } finally {
+      unlinkQuietly(tmp);
     }
   }
 

@@ -146,6 +146,31 @@ describe('the directory store', () => {
     assert.equal(await store.get('x'), undefined);
   });
 
+  test('on a filesystem without hard links, objects are copies', async () => {
+    const { createRequire, syncBuiltinESMExports } = await import('node:module');
+    const cjsFs = createRequire(import.meta.url)('node:fs');
+    const realLink = cjsFs.linkSync;
+    cjsFs.linkSync = () => {
+      throw Object.assign(new Error('operation not permitted'), { code: 'EPERM' });
+    };
+    syncBuiltinESMExports();
+    try {
+      const dir = join(tempDir(), 'store');
+      const store = memdir.directoryStore(dir);
+      assert.equal(await store.commit([['blob/a', bytes('A')], ['tree/b', bytes('B')]], 'head', undefined, bytes('H')), true);
+      assert.deepEqual([text(await store.get('blob/a')), text(await store.get('tree/b')), text(await store.get('head'))], ['A', 'B', 'H']);
+      assert.notEqual(lstatSync(join(dir, keyToName('blob/a'))).ino, lstatSync(join(dir, keyToName('head'))).ino);
+      const fresh = join(tempDir(), 'store');
+      const memory = await memdir.openMemory({ store: memdir.directoryStore(fresh) });
+      assert.equal(await memory.create({ path: '/memories/x', file_text: 'x' }), 'File created successfully at: /memories/x');
+      assert.equal(await memory.view({ path: '/memories/x' }), "Here's the content of /memories/x with line numbers:\n     1\tx");
+      for (const d of [dir, fresh]) assert.deepEqual(readdirSync(d).filter((f) => f.startsWith('.')), []);
+    } finally {
+      cjsFs.linkSync = realLink;
+      syncBuiltinESMExports();
+    }
+  });
+
   test('a commit is one pack: the objects and the head share one file', async () => {
     const dir = join(tempDir(), 'store');
     const store = memdir.directoryStore(dir);
