@@ -70,9 +70,12 @@ export function serve({ port = 8080 } = {}) {
       return;
     }
     if (path.endsWith('/')) path += 'index.html';
-    const file = normalize(join(root, path));
-    const top = file.slice(root.length + 1).split(sep)[0];
-    if (!file.startsWith(root + sep) || !SERVED.includes(top) || !existsSync(file) || !statSync(file).isFile()) {
+    let file = normalize(join(root, path));
+    const top = file.startsWith(root + sep) ? file.slice(root.length + 1).split(sep)[0] : null;
+    // MEMDIR_DIST serves another build as dist/ (to compare builds in the bench).
+    const dist = join(root, 'dist');
+    if (top === 'dist' && process.env.MEMDIR_DIST) file = join(resolve(process.env.MEMDIR_DIST), file.slice(dist.length));
+    if (!SERVED.includes(top) || !existsSync(file) || !statSync(file).isFile()) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }

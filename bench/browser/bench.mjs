@@ -1,9 +1,10 @@
 #!/usr/bin/env node
 // `npm run bench:browser`: the 1,000-command agent workload of bench/node over the
 // IndexedDB store in headless Chromium, against the floor of one raw IndexedDB
-// transaction carrying the same file bytes, measured in the same page, command by
-// command, interleaved. Prints per-command-kind medians, the ratio (target: within
-// 1.2x of the floor) and the transactions memdir opened per command.
+// transaction carrying the same bytes (and a file-per-record floor), measured in the
+// same page, command by command, interleaved. Prints per-command-kind medians, the
+// ratios (target: within 1.2x of the same-bytes floor) and the transactions memdir
+// opened per command (see bench/browser/page.js for both floors).
 //   node bench/browser/bench.mjs [--commands N] [--files N] [--seed N]
 import { launch, server } from '../../tests/browser/chromium.mjs';
 import { buildIfNeeded } from '../../www/serve.mjs';
@@ -42,31 +43,37 @@ try {
   for (const kind of [...kinds, 'all']) {
     const rs = results.filter((r) => kind === 'all' || r.kind === kind);
     const m = median(rs.map((r) => r.memdir));
+    const same = median(rs.map((r) => r.same));
     const f = median(rs.map((r) => r.floor));
-    const total = rs.reduce((s, r) => s + r.memdir, 0) / rs.reduce((s, r) => s + r.floor, 0);
     rows.push([
       kind,
       String(rs.length),
       m.toFixed(3),
+      same.toFixed(3),
+      `${(m / same).toFixed(2)}x`,
       f.toFixed(3),
       `${(m / f).toFixed(2)}x`,
-      `${total.toFixed(2)}x`,
       mean(rs.map((r) => r.readonly)).toFixed(2),
       mean(rs.map((r) => r.readwrite)).toFixed(2),
+      mean(rs.map((r) => r.records)).toFixed(1),
+      (mean(rs.map((r) => r.bytes)) / 1024).toFixed(1),
     ]);
   }
-  const head = ['command', 'n', 'memdir ms', 'floor ms', 'median ratio', 'total ratio', 'ro tx/cmd', 'rw tx/cmd'];
+  const head = ['command', 'n', 'memdir ms', 'same-bytes ms', 'ratio', 'file-floor ms', 'ratio', 'ro tx', 'rw tx', 'records', 'KiB'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const fmt = (r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  console.log('\nper-command medians (memdir: Memory.execute over indexedDbStore; floor: one raw IndexedDB transaction):');
+  console.log('\nper-command medians; memdir: Memory.execute over indexedDbStore');
+  console.log('  same-bytes: one raw transaction replaying the requests memdir made (same keys, same bytes)');
+  console.log('  file-floor: one raw transaction of a file-per-record store (read the file / put its new content)');
+  console.log('  ro tx, rw tx: transactions memdir opened per command; records, KiB: what it put per command');
   console.log(fmt(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(fmt(r));
   const errors = results.filter((r) => r.error);
   console.log(`\nerror answers: ${errors.length}${errors.length ? ` (first: ${errors[0].error})` : ''}`);
-  const all = rows.at(-1);
-  const ratio = Number(all[4].replace('x', ''));
-  console.log(`target: memdir within 1.2x of the floor (median over all commands): ${all[4]} ${ratio <= 1.2 ? 'met' : 'NOT met'}`);
+  const worst = rows.slice(0, -1).reduce((a, r) => (Number(r[4].slice(0, -1)) > Number(a[4].slice(0, -1)) ? r : a));
+  const met = Number(worst[4].slice(0, -1)) <= 1.2;
+  console.log(`target: every command kind within 1.2x of the same-bytes floor: worst ${worst[0]} ${worst[4]}, ${met ? 'met' : 'NOT met'}`);
 } finally {
   await browser.close();
   await srv.close();

@@ -1,6 +1,12 @@
 // The browser bench, in the page: the 1,000-command workload through memdir over
-// IndexedDB, each command followed by its floor, one raw IndexedDB transaction
-// carrying the same file bytes, in the same page against the same IndexedDB.
+// IndexedDB, each command followed by its two floors, in the same page against
+// the same IndexedDB:
+//  - same bytes: one raw IndexedDB transaction replaying exactly the requests
+//    memdir's store made for the command (its gets, its puts: same keys, same
+//    bytes), pipelined: what the command costs without the engine and the adapter;
+//  - file floor: one raw transaction of a file-per-record store doing the least the
+//    command needs (read the file; put the new content; delete): what the data
+//    model (a content-addressed tree) costs on top.
 import * as memdir from '/js/browser.js';
 import { workload } from '/bench/browser/workload.mjs';
 
@@ -15,6 +21,25 @@ IDBDatabase.prototype.transaction = function (stores, mode, ...rest) {
   return original.call(this, stores, mode, ...rest);
 };
 const count = (db, mode) => opened.get(`${db}/${mode}`) ?? 0;
+
+// And every get, put and delete memdir's databases are asked for, to replay.
+const logged = new Map();
+const log = (store, entry) => {
+  const name = store.transaction.db.name;
+  if (name.startsWith('memdir:')) logged.set(name, [...(logged.get(name) ?? []), entry]);
+};
+for (const op of ['get', 'put', 'delete']) {
+  const f = IDBObjectStore.prototype[op];
+  IDBObjectStore.prototype[op] = function (a, b) {
+    log(this, op === 'put' ? { op, key: b, value: a } : { op, key: a });
+    return f.apply(this, arguments);
+  };
+}
+const take = (db) => {
+  const ops = logged.get(db) ?? [];
+  logged.set(db, []);
+  return ops;
+};
 
 function request(r) {
   return new Promise((resolve, reject) => {
@@ -34,12 +59,42 @@ async function deleteDb(name) {
   await request(indexedDB.deleteDatabase(name)).catch(() => {});
 }
 
+/** The same-bytes floor: memdir's own requests for a command, in one transaction. */
+class Replay {
+  static async open(name, ops) {
+    await deleteDb(name);
+    const open = indexedDB.open(name, 1);
+    open.onupgradeneeded = () => open.result.createObjectStore('kv');
+    const replay = new Replay(await request(open));
+    await replay.run(ops); // the seeding import, untimed
+    return replay;
+  }
+
+  constructor(db) {
+    this.db = db;
+  }
+
+  run(ops) {
+    if (ops.length === 0) return Promise.resolve();
+    const writes = ops.some((o) => o.op !== 'get');
+    const tx = this.db.transaction('kv', writes ? 'readwrite' : 'readonly');
+    const s = tx.objectStore('kv');
+    const reads = [];
+    for (const o of ops) {
+      if (o.op === 'put') s.put(o.value, o.key);
+      else if (o.op === 'delete') s.delete(o.key);
+      else reads.push(request(s.get(o.key)));
+    }
+    return writes ? settled(tx) : Promise.all(reads);
+  }
+}
+
 /**
- * The floor: a file-per-record store doing the least each command needs, in ONE
+ * The file floor: a file-per-record store doing the least each command needs, in ONE
  * transaction: a view reads the file's record (a directory view, its keys); a write
  * puts the new content (a rename also deletes the old record, a delete only deletes).
  */
-class Floor {
+class FileFloor {
   static async open(name, initial) {
     await deleteDb(name);
     const open = indexedDB.open(name, 1);
@@ -48,7 +103,7 @@ class Floor {
     const tx = db.transaction('files', 'readwrite');
     for (const [p, c] of initial) tx.objectStore('files').put(encoder.encode(c), p);
     await settled(tx);
-    return new Floor(db, new Map(initial));
+    return new FileFloor(db, new Map(initial));
   }
 
   constructor(db, files) {
@@ -119,11 +174,14 @@ async function memory(name, initial) {
   return m;
 }
 
-/** Each command through memdir, then its floor; per command: kind, times, transactions. */
+const bytesOf = (ops) => ops.reduce((n, o) => n + (o.op === 'put' ? o.value.byteLength : 0), 0);
+
+/** Each command through memdir, then its two floors; per command: times, transactions, writes. */
 async function pass(commands, initial, tag) {
-  const m = await memory(`bench-${tag}`, initial);
-  const floor = await Floor.open(`floor-${tag}`, initial);
   const db = `memdir:bench-${tag}`;
+  const m = await memory(`bench-${tag}`, initial);
+  const replay = await Replay.open(`replay-${tag}`, take(db));
+  const floor = await FileFloor.open(`floor-${tag}`, initial);
   const out = [];
   for (const [kind, input] of commands) {
     const ro = count(db, 'readonly');
@@ -131,20 +189,28 @@ async function pass(commands, initial, tag) {
     const t0 = performance.now();
     const r = await m.execute(input);
     const t1 = performance.now();
-    const timedFloor = floor.prepare(input);
+    const ops = take(db);
     const t2 = performance.now();
-    await timedFloor();
+    await replay.run(ops);
     const t3 = performance.now();
+    const fileFloor = floor.prepare(input);
+    const t4 = performance.now();
+    await fileFloor();
+    const t5 = performance.now();
     out.push({
       kind,
       memdir: t1 - t0,
-      floor: t3 - t2,
+      same: t3 - t2,
+      floor: t5 - t4,
       readonly: count(db, 'readonly') - ro,
       readwrite: count(db, 'readwrite') - rw,
+      records: ops.filter((o) => o.op === 'put').length,
+      bytes: bytesOf(ops),
       error: r.is_error ? r.content : null,
     });
   }
   floor.db.close();
+  replay.db.close();
   return out;
 }
 
