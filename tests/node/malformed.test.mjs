@@ -295,3 +295,39 @@ describe('a store that calls back into the memory', () => {
     await stillWorks(memory);
   });
 });
+
+describe('random inputs', () => {
+  test('3,000 random values and texts: always an answer, never a trap', async () => {
+    let seed = 7;
+    const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+    const pick = (xs) => xs[Math.floor(rand() * xs.length)];
+    const chars = ['a', '/', '.', '..', '\\', '%2e', '\u0000', '\u202e', '\ud800', '\udc00', '😀', 'é', 'e\u0301', '\n', '"', ' ', 'memories', '/memories', '/memories/'];
+    const str = () => Array.from({ length: Math.floor(rand() * 12) }, () => pick(chars)).join('');
+    const value = (depth = 0) => {
+      switch (Math.floor(rand() * (depth > 3 ? 5 : 8))) {
+        case 0: return str();
+        case 1: return Math.floor(rand() * 20) - 5;
+        case 2: return pick([1.5, -0, NaN, Infinity, 2 ** 53, 1e300, -1]);
+        case 3: return pick([null, undefined, true, false]);
+        case 4: return `/memories/${str()}`;
+        case 5: return Array.from({ length: Math.floor(rand() * 4) }, () => value(depth + 1));
+        default: {
+          const o = {};
+          for (const f of ['command', 'path', 'file_text', 'old_str', 'new_str', 'insert_line', 'insert_text', 'view_range', 'old_path', 'new_path', 'x']) {
+            if (rand() < 0.5) o[f] = f === 'command' && rand() < 0.7 ? pick(memdir.COMMANDS) : value(depth + 1);
+          }
+          return o;
+        }
+      }
+    };
+    const memory = await memdir.openMemory({ limits: { maxFileBytes: 64, maxTotalBytes: 1024 } });
+    for (let i = 0; i < 3000; i++) {
+      const input = value();
+      const r = i % 3 === 2 ? await memory.executeJson(JSON.stringify(input) ?? str()) : await memory.execute(input);
+      assert.equal(typeof r.content, 'string');
+      assert.equal(typeof r.is_error, 'boolean');
+      assert.equal(r.is_error, r.content.startsWith('Error: '), r.content);
+    }
+    await stillWorks(memory);
+  });
+});
