@@ -53,8 +53,10 @@ function parseArgs(argv) {
     else if (a === '--version') opts.version = true;
     else if (a === '--force') opts.force = true;
     else if (a === '--keep') opts.keep = Number(argv[++i]);
-    else if (a === '--') rest.push(...argv.slice(i + 1)), (i = argv.length);
-    else rest.push(a);
+    else if (a === '--') {
+      rest.push(...argv.slice(i + 1)); // everything after -- is an argument, even "--store"
+      break;
+    } else rest.push(a);
   }
   return { opts, rest };
 }
