@@ -497,7 +497,12 @@ async function start() {
   if (typeof indexedDB === 'undefined' || indexedDB === null) {
     banner('error', '<strong>IndexedDB is unavailable here.</strong> This browser context has no IndexedDB (private browsing or storage disabled), so a memory cannot be kept.');
   }
-  memory = await memdir.openMemory({ store: memdir.indexedDbStore(memoryName), actor: 'explorer' });
+  try {
+    memory = await memdir.openMemory({ store: memdir.indexedDbStore(memoryName), actor: 'explorer' });
+  } catch (e) {
+    banner('error', `<strong>This memory cannot be opened.</strong> ${e.message.replace(/[<>&]/g, '')}`);
+    return;
+  }
   window.memdirExplorer = { memory, refresh }; // for the console of the browser's devtools
 
   consoleUi = createConsole($('console'), {
