@@ -33,11 +33,13 @@ use web_sys::{Event, IdbDatabase, IdbTransaction, IdbTransactionMode};
 mod connection;
 mod errors;
 mod events;
+mod head_check;
 mod timer;
 
 use connection::{OBJECTS, VERSION};
 pub use connection::{database_name, delete_database};
 use events::FirstEvent;
+use head_check::{HeadCheck, Verdict};
 
 /// Keys per page of [`Store::list`]: under the contract suite's 1,100 so paging is
 /// exercised, large enough that a listing is a handful of transactions.
@@ -191,7 +193,15 @@ impl IdbStore {
     /// A request failed inside a readwrite transaction: it aborts on its own; wait
     /// for that so the caller never races the rollback, and report the reason.
     async fn failed(&self, tx: &IdbTransaction, done: FirstEvent, err: idb::Error) -> StoreError {
-        let fallback = errors::from_idb(err);
+        self.failed_with(tx, done, errors::from_idb(err)).await
+    }
+
+    async fn failed_with(
+        &self,
+        tx: &IdbTransaction,
+        done: FirstEvent,
+        fallback: StoreError,
+    ) -> StoreError {
         let _ = tx.abort(); // harmless if the abort is already under way
         match done.await {
             "abort" => match tx.error() {
@@ -371,9 +381,10 @@ impl Store for IdbStore {
         self.commit(&[], k, expected, new).await
     }
 
-    /// The objects and the head's compare-and-swap in one readwrite transaction:
-    /// the head is read, the objects are written meanwhile, and if the head is not
-    /// what the engine expected the transaction is aborted, taking the objects with it.
+    /// The objects and the head's compare-and-swap in one readwrite transaction,
+    /// all placed at once: the head's read decides in its success event whether the
+    /// transaction may commit, or aborts it, taking the objects and the new head
+    /// with it (see `head_check`).
     async fn commit(
         &self,
         objects: &[(String, Vec<u8>)],
@@ -389,34 +400,39 @@ impl Store for IdbStore {
                 .commit_with_fault(tx, done, store, limit, objects, k, expected, new)
                 .await;
         }
-        let head = match store.get(key(k)) {
+        let raw = match tx.object_store(OBJECTS) {
             Ok(r) => r,
-            Err(e) => return Err(self.failed(&tx, done, e).await),
+            Err(e) => return Err(self.failed_with(&tx, done, errors::from_js(&e)).await),
         };
-        for (ok, ov) in objects {
-            if let Err(e) = store.put(&bytes(ov), Some(&key(ok))) {
-                return Err(self.failed(&tx, done, e).await);
+        let check = match HeadCheck::place(&raw, &tx, k, expected) {
+            Ok(c) => c,
+            Err(e) => return Err(self.failed_with(&tx, done, errors::from_js(&e)).await),
+        };
+        drop(store);
+        for (ok, ov) in objects
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_slice()))
+            .chain([(k, new)])
+        {
+            if let Err(e) = raw.put_with_key(&bytes(ov), &key(ok)) {
+                return Err(self.failed_with(&tx, done, errors::from_js(&e)).await);
             }
         }
-        let current = match head.await {
-            Ok(v) => v,
-            Err(e) => return Err(self.failed(&tx, done, e).await),
-        };
-        // A head we cannot read must not let the objects commit either.
-        let current = value(current).inspect_err(|_| {
-            let _ = tx.abort();
-        })?;
-        if current.as_deref() != expected {
-            let _ = tx.abort();
-            self.lost_race().await;
-            return Ok(false);
+        let outcome = done.await;
+        match (outcome, check.verdict()) {
+            ("complete", Verdict::Matches) => {
+                self.shared.lost.set(0);
+                Ok(true)
+            }
+            ("abort", Verdict::Differs) => {
+                self.lost_race().await;
+                Ok(false)
+            }
+            ("abort", Verdict::Unreadable) => Err(StoreError::Failed),
+            ("abort", _) => Err(self.abort_kind(&tx)),
+            // Completed without the head matching cannot happen: the check aborts.
+            _ => Err(StoreError::Failed),
         }
-        if let Err(e) = store.put(&bytes(new), Some(&key(k))) {
-            return Err(self.failed(&tx, done, e).await);
-        }
-        self.settle(&tx, done).await?;
-        self.shared.lost.set(0);
-        Ok(true)
     }
 }
 
