@@ -932,31 +932,44 @@ fn view_file(
         }
     };
     let mut out = render::file_header(path);
+    let shown = end + 1 - start;
+    // Each line adds at most 8 bytes (6 digits, a TAB, a newline) and a character is
+    // at least a byte, so most views need no character counting at all.
+    let fits = out.len() + content.len() + 8 * shown <= limit;
+    out.reserve(if fits {
+        content.len() + 8 * shown
+    } else {
+        limit
+    });
     let mut used = out.chars().count();
-    let mut line_text = String::new();
-    for (i, line) in content
-        .split('\n')
-        .enumerate()
-        .skip(start - 1)
-        .take(end + 1 - start)
-    {
+    for (i, line) in content.split('\n').enumerate().skip(start - 1).take(shown) {
         let number = i + 1;
-        line_text.clear();
-        render::numbered(&mut line_text, number, line);
         let first = number == start;
-        let cost = line_text.chars().count() + usize::from(!first);
-        if !first && used + cost > limit {
-            out.push('\n');
-            out.push_str(&render::file_cut_hint(limit, number - 1, n, end));
-            return Ok(out);
+        if !fits {
+            let cost = 7.max(1 + digits(number)) + line.chars().count() + usize::from(!first);
+            if !first && used + cost > limit {
+                out.push('\n');
+                out.push_str(&render::file_cut_hint(limit, number - 1, n, end));
+                return Ok(out);
+            }
+            used += cost;
         }
         if !first {
             out.push('\n');
         }
-        out.push_str(&line_text);
-        used += cost;
+        render::numbered(&mut out, number, line);
     }
     Ok(out)
+}
+
+/// Decimal digits of `n`.
+fn digits(mut n: usize) -> usize {
+    let mut d = 1;
+    while n >= 10 {
+        n /= 10;
+        d += 1;
+    }
+    d
 }
 
 fn view_dir(path: &ValidPath, rows: &[(u64, String)], limit: usize) -> String {
