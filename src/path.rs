@@ -10,9 +10,6 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use unicode_normalization::UnicodeNormalization;
-use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
-
 pub const ROOT: &str = "/memories";
 pub const MAX_PATH_BYTES: usize = 1024;
 pub const MAX_NAME_BYTES: usize = 255;
@@ -166,12 +163,25 @@ impl fmt::Display for Shown<'_> {
     }
 }
 
+/// Unicode category Cc.
 fn is_control(c: char) -> bool {
-    c.general_category() == GeneralCategory::Control
+    c.is_control()
 }
 
-fn is_format(c: char) -> bool {
-    c.general_category() == GeneralCategory::Format
+/// Unicode category Cf (zero-width joiners, bidi overrides, the BOM, …).
+pub fn is_format(c: char) -> bool {
+    let c = u32::from(c);
+    FORMAT_RANGES
+        .binary_search_by(|&(lo, hi)| {
+            if hi < c {
+                core::cmp::Ordering::Less
+            } else if lo > c {
+                core::cmp::Ordering::Greater
+            } else {
+                core::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
 }
 
 /// Slash look-alikes that NFKC leaves alone but a reader would take for `/`.
@@ -212,7 +222,7 @@ pub fn validate(raw: &str) -> Result<ValidPath, PathError> {
             ch,
         });
     }
-    if !unicode_normalization::is_nfc(path) {
+    if !is_nfc(path) {
         return Err(PathError::NotNfc { path: path.into() });
     }
     if let Some(name) = names.iter().find(|n| n.len() > MAX_NAME_BYTES) {
@@ -237,15 +247,32 @@ fn is_dot_name(name: &str) -> bool {
     name == "." || name == ".."
 }
 
-/// Full-width and small dots and slashes (U+FF0E, U+2024, U+2025, U+FE52, U+FF0F,
-/// U+FF3C, …) that a normalising layer somewhere else would turn into real ones.
-fn nfkc_escapes(name: &str) -> bool {
-    if name.is_ascii() {
-        return false;
+/// True if the name's NFKC form is `.` or `..` or holds `/` or `\`: full-width and
+/// small dots and slashes (U+FF0E, U+2024, U+2025, U+FE52, U+FF0F, U+FF3C, …) that a
+/// normalising layer elsewhere would turn into real ones.
+///
+/// NFKC composes no sequence into or out of `.`, `/` or `\`, so the name's form is
+/// the concatenation of its characters' forms as far as these three are concerned;
+/// only characters in [`NFKC_SEPARATORS`] fold into them.
+pub fn nfkc_escapes(name: &str) -> bool {
+    let mut dots = 0;
+    let mut only_dots = true;
+    for c in name.chars() {
+        let folded = match NFKC_SEPARATORS.binary_search_by_key(&c, |&(k, _)| k) {
+            Ok(i) => NFKC_SEPARATORS.get(i).map_or("", |&(_, f)| f),
+            Err(_) if c == '.' => ".",
+            Err(_) => {
+                only_dots = false;
+                continue;
+            }
+        };
+        if folded.contains(['/', '\\']) {
+            return true;
+        }
+        only_dots &= folded.bytes().all(|b| b == b'.');
+        dots += folded.len();
     }
-    let folded: String = name.nfkc().collect();
-    // Only real separators count here: `½` folds to `1⁄2` (U+2044) and is a fine name.
-    is_dot_name(&folded) || folded.contains(['/', '\\'])
+    only_dots && (dots == 1 || dots == 2)
 }
 
 /// Deepest `%25` nesting we unwrap; deeper nesting is refused outright.
@@ -337,6 +364,137 @@ fn hex_at(input: &[u8], start: usize, len: usize) -> Option<u32> {
         .iter()
         .try_fold(0u32, |acc, &d| Some(acc * 16 + char::from(d).to_digit(16)?))
 }
+
+/// Whether `s` is in Unicode NFC. Same answer as `unicode_normalization::is_nfc`
+/// (tests/unicode_tables.rs compares them), but built on the crate's canonical-only
+/// primitives: its own `is_nfc` runs a normaliser that also links the compatibility
+/// tables, which NFC never uses and which cost a third of the wasm.
+pub fn is_nfc(s: &str) -> bool {
+    use unicode_normalization::IsNormalized;
+    match unicode_normalization::is_nfc_quick(s.chars()) {
+        IsNormalized::Yes => true,
+        IsNormalized::No => false,
+        IsNormalized::Maybe => s.chars().eq(nfc(s)),
+    }
+}
+
+/// Canonical decomposition, canonical ordering, canonical composition (UAX #15).
+fn nfc(s: &str) -> Vec<char> {
+    use unicode_normalization::char::{
+        canonical_combining_class as ccc, compose, decompose_canonical,
+    };
+    let mut chars = Vec::with_capacity(s.len());
+    for c in s.chars() {
+        decompose_canonical(c, |d| chars.push(d));
+    }
+    // Canonical ordering: each run of non-starters sorted (stably) by class.
+    let mut i = 0;
+    while i < chars.len() {
+        let run = chars
+            .get(i..)
+            .map_or(0, |rest| rest.iter().take_while(|&&c| ccc(c) != 0).count());
+        if let Some(marks) = chars.get_mut(i..i + run) {
+            marks.sort_by_key(|&c| ccc(c));
+        }
+        i += run.max(1);
+    }
+    let mut out: Vec<char> = Vec::with_capacity(chars.len());
+    let mut starter: Option<usize> = None;
+    // Class of the last character kept since the starter; None right after it.
+    let mut last: Option<u8> = None;
+    for c in chars {
+        let class = ccc(c);
+        if let Some(si) = starter {
+            let blocked = last.is_some_and(|l| l == 0 || l >= class);
+            if !blocked {
+                if let Some(composed) = out.get(si).and_then(|&s| compose(s, c)) {
+                    if let Some(slot) = out.get_mut(si) {
+                        *slot = composed;
+                    }
+                    continue;
+                }
+            }
+        }
+        if class == 0 {
+            starter = Some(out.len());
+            last = None;
+        } else {
+            last = Some(class);
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Code point ranges of Unicode category Cf. Generated from unicode-properties and
+/// checked against it by tests/unicode_tables.rs.
+pub const FORMAT_RANGES: &[(u32, u32)] = &[
+    (0x00AD, 0x00AD),
+    (0x0600, 0x0605),
+    (0x061C, 0x061C),
+    (0x06DD, 0x06DD),
+    (0x070F, 0x070F),
+    (0x0890, 0x0891),
+    (0x08E2, 0x08E2),
+    (0x180E, 0x180E),
+    (0x200B, 0x200F),
+    (0x202A, 0x202E),
+    (0x2060, 0x2064),
+    (0x2066, 0x206F),
+    (0xFEFF, 0xFEFF),
+    (0xFFF9, 0xFFFB),
+    (0x110BD, 0x110BD),
+    (0x110CD, 0x110CD),
+    (0x13430, 0x1343F),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0001, 0xE0001),
+    (0xE0020, 0xE007F),
+];
+
+/// Every character whose NFKC form differs from it and holds `.`, `/` or `\`, with
+/// that form, sorted. Generated from unicode-normalization and checked against it by
+/// tests/unicode_tables.rs.
+pub const NFKC_SEPARATORS: &[(char, &str)] = &[
+    ('\u{2024}', "."),
+    ('\u{2025}', ".."),
+    ('\u{2026}', "..."),
+    ('\u{2100}', "a/c"),
+    ('\u{2101}', "a/s"),
+    ('\u{2105}', "c/o"),
+    ('\u{2106}', "c/u"),
+    ('\u{2488}', "1."),
+    ('\u{2489}', "2."),
+    ('\u{248A}', "3."),
+    ('\u{248B}', "4."),
+    ('\u{248C}', "5."),
+    ('\u{248D}', "6."),
+    ('\u{248E}', "7."),
+    ('\u{248F}', "8."),
+    ('\u{2490}', "9."),
+    ('\u{2491}', "10."),
+    ('\u{2492}', "11."),
+    ('\u{2493}', "12."),
+    ('\u{2494}', "13."),
+    ('\u{2495}', "14."),
+    ('\u{2496}', "15."),
+    ('\u{2497}', "16."),
+    ('\u{2498}', "17."),
+    ('\u{2499}', "18."),
+    ('\u{249A}', "19."),
+    ('\u{249B}', "20."),
+    ('\u{33C2}', "a.m."),
+    ('\u{33C7}', "Co."),
+    ('\u{33D8}', "p.m."),
+    ('\u{FE19}', "..."),
+    ('\u{FE30}', ".."),
+    ('\u{FE52}', "."),
+    ('\u{FE68}', "\\"),
+    ('\u{FF0E}', "."),
+    ('\u{FF0F}', "/"),
+    ('\u{FF3C}', "\\"),
+    ('\u{1F100}', "0."),
+];
 
 #[cfg(test)]
 mod tests {
