@@ -406,13 +406,11 @@ fn nfc(s: &str) -> Vec<char> {
         let class = ccc(c);
         if let Some(si) = starter {
             let blocked = last.is_some_and(|l| l == 0 || l >= class);
-            if !blocked {
-                if let Some(composed) = out.get(si).and_then(|&s| compose(s, c)) {
-                    if let Some(slot) = out.get_mut(si) {
-                        *slot = composed;
-                    }
-                    continue;
+            if !blocked && let Some(composed) = out.get(si).and_then(|&s| compose(s, c)) {
+                if let Some(slot) = out.get_mut(si) {
+                    *slot = composed;
                 }
+                continue;
             }
         }
         if class == 0 {
