@@ -1,7 +1,12 @@
 //! All or nothing: a store that fails the k-th operation, for every k, during every
 //! command, leaves the visible tree exactly as it was, and the engine that saw the
 //! failure keeps working and sees the truth afterwards.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod common;
 
@@ -27,7 +32,10 @@ fn seeded() -> (MemoryStore, Vec<Entry>) {
         dir("/memories/empty"),
     ];
     for i in 0..1_000 {
-        entries.push(file(&format!("/memories/big/f{i:04}.md"), &format!("file {i}\n")));
+        entries.push(file(
+            &format!("/memories/big/f{i:04}.md"),
+            &format!("file {i}\n"),
+        ));
     }
     let store = MemoryStore::new();
     let engine = Engine::new(store.clone(), Config::default());
@@ -67,19 +75,32 @@ fn every_failure_point_of_every_command_leaves_the_tree_unchanged() {
             let r = block_on(engine.execute(input));
             assert_eq!(
                 (r.content.as_str(), r.is_error),
-                ("Error: The memory directory's storage failed; nothing was changed.", true),
+                (
+                    "Error: The memory directory's storage failed; nothing was changed.",
+                    true
+                ),
                 "{input} failing at operation {k} of {total}"
             );
             let fresh = Engine::new(&store.inner, Config::default());
-            assert!(block_on(fresh.entries()).unwrap() == before, "{input}: operation {k} of {total} left a change");
+            assert!(
+                block_on(fresh.entries()).unwrap() == before,
+                "{input}: operation {k} of {total} left a change"
+            );
             // The same engine recovers and sees the truth.
             store.shared.fail_at.set(None);
             let again = block_on(engine.execute(input));
-            assert_eq!((again.content.as_str(), again.is_error), (ok.content.as_str(), false), "{input} after failure at {k}");
+            assert_eq!(
+                (again.content.as_str(), again.is_error),
+                (ok.content.as_str(), false),
+                "{input} after failure at {k}"
+            );
             points += 1;
         }
     }
-    println!("all-or-nothing: {} commands, {points} failure points, tree unchanged at each", COMMANDS.len());
+    println!(
+        "all-or-nothing: {} commands, {points} failure points, tree unchanged at each",
+        COMMANDS.len()
+    );
 }
 
 #[test]
@@ -92,10 +113,17 @@ fn a_failing_import_changes_nothing() {
     for k in 0..total {
         let store = Harness::new(fork(&base));
         store.shared.fail_at.set(Some(k));
-        let err = block_on(Engine::new(&store, Config::default()).import(&replacement)).unwrap_err();
-        assert_eq!(err, "The memory directory's storage failed; nothing was changed.");
+        let err =
+            block_on(Engine::new(&store, Config::default()).import(&replacement)).unwrap_err();
+        assert_eq!(
+            err,
+            "The memory directory's storage failed; nothing was changed."
+        );
         let fresh = Engine::new(&store.inner, Config::default());
-        assert!(block_on(fresh.entries()).unwrap() == before, "import failing at {k} of {total} left a change");
+        assert!(
+            block_on(fresh.entries()).unwrap() == before,
+            "import failing at {k} of {total} left a change"
+        );
     }
 }
 

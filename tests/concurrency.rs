@@ -1,6 +1,11 @@
 //! No lost updates: several engines over one store, their commands interleaved at
 //! every store operation, keep every edit that reported success.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod common;
 
@@ -18,16 +23,31 @@ fn interleaved_writers_lose_no_edit() {
     let backing = MemoryStore::new();
     let setup = Engine::new(backing.clone(), Config::default());
     for f in ["a", "b"] {
-        let r = block_on(setup.execute_value(&json!({"command":"create","path":format!("/memories/{f}.md"),"file_text":"top"})));
+        let r = block_on(setup.execute_value(
+            &json!({"command":"create","path":format!("/memories/{f}.md"),"file_text":"top"}),
+        ));
         assert!(!r.is_error);
     }
     // Every operation yields once, so the round-robin driver interleaves the
     // writers between each read and the compare-and-swap that follows it.
     let stores: Vec<Harness<MemoryStore>> = (0..WRITERS)
-        .map(|_| Harness { yielding: true, ..Harness::new(backing.clone()) })
+        .map(|_| Harness {
+            yielding: true,
+            ..Harness::new(backing.clone())
+        })
         .collect();
-    let engines: Vec<Engine<&Harness<MemoryStore>>> =
-        stores.iter().map(|s| Engine::new(s, Config { max_retries: 64, ..Config::default() })).collect();
+    let engines: Vec<Engine<&Harness<MemoryStore>>> = stores
+        .iter()
+        .map(|s| {
+            Engine::new(
+                s,
+                Config {
+                    max_retries: 64,
+                    ..Config::default()
+                },
+            )
+        })
+        .collect();
     let runs = engines.iter().enumerate().map(|(w, engine)| async move {
         let mut kept = Vec::new();
         let mut busy = 0;
@@ -59,7 +79,13 @@ fn interleaved_writers_lose_no_edit() {
 
     let reader = Engine::new(backing.clone(), Config::default());
     let entries = block_on(reader.entries()).unwrap();
-    let text = |p: &str| entries.iter().find(|e| e.path == p).and_then(|e| e.content.clone()).unwrap();
+    let text = |p: &str| {
+        entries
+            .iter()
+            .find(|e| e.path == p)
+            .and_then(|e| e.content.clone())
+            .unwrap()
+    };
     let lines: BTreeSet<String> = [text("/memories/a.md"), text("/memories/b.md")]
         .iter()
         .flat_map(|t| t.split('\n').map(String::from).collect::<Vec<_>>())
@@ -76,21 +102,40 @@ fn interleaved_writers_lose_no_edit() {
                         || paths.contains(format!("/memories/w{w}/m{}.md", i + 1).as_str()),
                     "create {line} lost"
                 ),
-                4 => assert!(paths.contains(format!("/memories/w{w}/m{i}.md").as_str()), "rename {line} lost"),
+                4 => assert!(
+                    paths.contains(format!("/memories/w{w}/m{i}.md").as_str()),
+                    "rename {line} lost"
+                ),
                 _ => assert!(lines.contains(line), "insert {line} lost"),
             }
         }
     }
     // Inserts that succeeded are exactly the lines beyond the two "top" lines.
-    let inserted: usize = results.iter().map(|(k, _)| k.iter().filter(|(i, _)| i % 5 < 3).count()).sum();
-    assert_eq!(lines.len() - 1, inserted, "the files hold lines no successful insert wrote");
-    let swaps: u64 = stores.iter().map(|s| s.shared.by_kind.borrow().get("cas").copied().unwrap_or(0)).sum();
+    let inserted: usize = results
+        .iter()
+        .map(|(k, _)| k.iter().filter(|(i, _)| i % 5 < 3).count())
+        .sum();
+    assert_eq!(
+        lines.len() - 1,
+        inserted,
+        "the files hold lines no successful insert wrote"
+    );
+    let swaps: u64 = stores
+        .iter()
+        .map(|s| s.shared.by_kind.borrow().get("cas").copied().unwrap_or(0))
+        .sum();
     println!(
         "{} edits by {WRITERS} interleaved writers: {ok} succeeded and are all present, {busy} gave up busy; {swaps} compare-and-swaps, {} of them lost a race",
         WRITERS * EDITS_EACH,
         swaps - ok as u64
     );
     // The interleaving must really make writers race, or this test proves nothing.
-    assert!(swaps > ok as u64 + 100, "only {swaps} compare-and-swaps for {ok} edits: no contention");
-    assert!(ok >= WRITERS * EDITS_EACH * 9 / 10, "too many edits gave up: {busy}");
+    assert!(
+        swaps > ok as u64 + 100,
+        "only {swaps} compare-and-swaps for {ok} edits: no contention"
+    );
+    assert!(
+        ok >= WRITERS * EDITS_EACH * 9 / 10,
+        "too many edits gave up: {busy}"
+    );
 }

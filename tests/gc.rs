@@ -1,6 +1,11 @@
 //! Garbage collection deletes what no kept commit reaches, and only what was already
 //! unreferenced at the previous pass, so another writer's unpublished objects survive.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod common;
 
@@ -15,9 +20,12 @@ fn collects_history_but_keeps_the_tree() {
     let store = MemoryStore::new();
     let engine = Engine::new(store.clone(), Config::default());
     for i in 0..20 {
-        let input = format!(r#"{{"command":"create","path":"/memories/f{i}.md","file_text":"v{i}"}}"#);
+        let input =
+            format!(r#"{{"command":"create","path":"/memories/f{i}.md","file_text":"v{i}"}}"#);
         assert!(!block_on(engine.execute(&input)).is_error);
-        let input = format!(r#"{{"command":"str_replace","path":"/memories/f{i}.md","old_str":"v{i}","new_str":"w{i}"}}"#);
+        let input = format!(
+            r#"{{"command":"str_replace","path":"/memories/f{i}.md","old_str":"v{i}","new_str":"w{i}"}}"#
+        );
         assert!(!block_on(engine.execute(&input)).is_error);
     }
     let before = block_on(engine.entries()).unwrap();
@@ -25,7 +33,14 @@ fn collects_history_but_keeps_the_tree() {
     let first = block_on(engine.gc(0)).unwrap();
     assert_eq!(first.deleted, 0, "the first pass only marks candidates");
     let second = block_on(engine.gc(0)).unwrap();
-    assert_eq!(second, GcReport { reachable: 1 + 1 + 20, deleted: first.pending, pending: 0 });
+    assert_eq!(
+        second,
+        GcReport {
+            reachable: 1 + 1 + 20,
+            deleted: first.pending,
+            pending: 0
+        }
+    );
     // head + gc/pending + commit + root + 20 blobs
     assert_eq!(store.len(), 2 + 1 + 1 + 20, "{keys_before} keys before");
     let fresh = Engine::new(store.clone(), Config::default());
@@ -36,10 +51,14 @@ fn collects_history_but_keeps_the_tree() {
 #[test]
 fn an_unpublished_object_survives_a_pass() {
     let backing = MemoryStore::new();
-    let writer_store = Harness { yielding: true, ..Harness::new(backing.clone()) };
+    let writer_store = Harness {
+        yielding: true,
+        ..Harness::new(backing.clone())
+    };
     let writer = Engine::new(&writer_store, Config::default());
     let collector = Engine::new(backing.clone(), Config::default());
-    let input = r#"{"command":"create","path":"/memories/late.md","file_text":"written before the sweep"}"#;
+    let input =
+        r#"{"command":"create","path":"/memories/late.md","file_text":"written before the sweep"}"#;
     let mut fut = pin!(writer.execute(input));
     let mut cx = Context::from_waker(Waker::noop());
     // Drive the writer until it has written its blob but not yet moved the head.
@@ -56,5 +75,8 @@ fn an_unpublished_object_survives_a_pass() {
     block_on(collector.gc(0)).unwrap();
     let reader = Engine::new(backing.clone(), Config::default());
     let view = block_on(reader.execute(r#"{"command":"view","path":"/memories/late.md"}"#));
-    assert_eq!(view.content, "Here's the content of /memories/late.md with line numbers:\n     1\twritten before the sweep");
+    assert_eq!(
+        view.content,
+        "Here's the content of /memories/late.md with line numbers:\n     1\twritten before the sweep"
+    );
 }

@@ -4,7 +4,12 @@
 //!
 //! Before divan's table, it prints each scenario's store operations and the ratio
 //! of engine to plain-map medians.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::cell::Cell;
 use std::collections::BTreeMap;
@@ -35,13 +40,21 @@ impl Rng {
     }
 }
 
-const WORDS: [&str; 12] = ["memory", "agent", "note", "task", "plan", "step", "done", "user", "prefers", "context", "result", "retry"];
+const WORDS: [&str; 12] = [
+    "memory", "agent", "note", "task", "plan", "step", "done", "user", "prefers", "context",
+    "result", "retry",
+];
 
 fn body(rng: &mut Rng, bytes: usize, tag: &str) -> String {
     let mut s = String::new();
     let mut n = 0;
     while s.len() < bytes {
-        s.push_str(&format!("{} {} {tag}-{n} {}\n", WORDS[rng.below(12)], WORDS[rng.below(12)], ".".repeat(rng.below(40))));
+        s.push_str(&format!(
+            "{} {} {tag}-{n} {}\n",
+            WORDS[rng.below(12)],
+            WORDS[rng.below(12)],
+            ".".repeat(rng.below(40))
+        ));
         n += 1;
     }
     s.pop();
@@ -49,7 +62,10 @@ fn body(rng: &mut Rng, bytes: usize, tag: &str) -> String {
 }
 
 fn file(path: &str, content: String) -> Entry {
-    Entry { path: path.into(), content: Some(content) }
+    Entry {
+        path: path.into(),
+        content: Some(content),
+    }
 }
 
 fn engine_with(entries: &[Entry]) -> Engine<MemoryStore> {
@@ -59,18 +75,30 @@ fn engine_with(entries: &[Entry]) -> Engine<MemoryStore> {
 }
 
 fn big_file() -> Vec<Entry> {
-    vec![file("/memories/big.md", body(&mut Rng(7), 100 * 1024 - 200, "L"))]
+    vec![file(
+        "/memories/big.md",
+        body(&mut Rng(7), 100 * 1024 - 200, "L"),
+    )]
 }
 
 fn ten_thousand() -> Vec<Entry> {
-    (0..10_000).map(|i| file(&format!("/memories/dir/f{i:05}.md"), format!("note {i}"))).collect()
+    (0..10_000)
+        .map(|i| file(&format!("/memories/dir/f{i:05}.md"), format!("note {i}")))
+        .collect()
 }
 
 /// 200 files of 2–20 KiB in a few folders, and 1,000 commands an agent might send:
 /// mostly views and small edits, some creates, renames and deletes.
 fn workload() -> (Vec<Entry>, Vec<Value>) {
     let mut rng = Rng(42);
-    let dirs = ["projects", "people", "notes", "logs", "projects/alpha", "projects/beta"];
+    let dirs = [
+        "projects",
+        "people",
+        "notes",
+        "logs",
+        "projects/alpha",
+        "projects/beta",
+    ];
     let mut files: Vec<(String, String)> = (0..200)
         .map(|i| {
             let path = format!("/memories/{}/f{i}.md", dirs[rng.below(dirs.len())]);
@@ -92,7 +120,9 @@ fn workload() -> (Vec<Entry>, Vec<Value>) {
                 let s = 1 + rng.below(lines.len());
                 json!({"command": "view", "path": path, "view_range": [s, (s + 20).min(lines.len())]})
             }
-            40..50 => json!({"command": "view", "path": format!("/memories/{}", dirs[rng.below(dirs.len())])}),
+            40..50 => {
+                json!({"command": "view", "path": format!("/memories/{}", dirs[rng.below(dirs.len())])})
+            }
             50..70 => {
                 let old = lines[rng.below(lines.len())].to_string();
                 let new = format!("{old} (checked)");
@@ -137,7 +167,12 @@ struct PlainMap(BTreeMap<String, String>);
 
 impl PlainMap {
     fn new(entries: &[Entry]) -> Self {
-        PlainMap(entries.iter().filter_map(|e| Some((e.path.clone(), e.content.clone()?))).collect())
+        PlainMap(
+            entries
+                .iter()
+                .filter_map(|e| Some((e.path.clone(), e.content.clone()?)))
+                .collect(),
+        )
     }
 
     fn run(&mut self, cmd: &Value) -> String {
@@ -146,7 +181,10 @@ impl PlainMap {
             "view" => match self.0.get(&path) {
                 Some(c) => {
                     let (s, e) = match cmd["view_range"].as_array() {
-                        Some(r) => (r[0].as_u64().unwrap() as usize, r[1].as_u64().unwrap() as usize),
+                        Some(r) => (
+                            r[0].as_u64().unwrap() as usize,
+                            r[1].as_u64().unwrap() as usize,
+                        ),
                         None => (1, usize::MAX),
                     };
                     let mut out = format!("Here's the content of {path} with line numbers:\n");
@@ -158,7 +196,11 @@ impl PlainMap {
                 None => {
                     let prefix = format!("{path}/");
                     let mut out = String::new();
-                    for (p, c) in self.0.range(prefix.clone()..).take_while(|(p, _)| p.starts_with(&prefix)) {
+                    for (p, c) in self
+                        .0
+                        .range(prefix.clone()..)
+                        .take_while(|(p, _)| p.starts_with(&prefix))
+                    {
                         out.push_str(&format!("{}\t{p}\n", c.len()));
                     }
                     out
@@ -166,18 +208,26 @@ impl PlainMap {
             },
             "str_replace" => {
                 let c = self.0.get_mut(&path).unwrap();
-                *c = c.replacen(cmd["old_str"].as_str().unwrap(), cmd["new_str"].as_str().unwrap(), 1);
+                *c = c.replacen(
+                    cmd["old_str"].as_str().unwrap(),
+                    cmd["new_str"].as_str().unwrap(),
+                    1,
+                );
                 "edited".into()
             }
             "insert" => {
                 let c = self.0.get_mut(&path).unwrap();
                 let mut l: Vec<&str> = c.split('\n').collect();
-                l.insert(cmd["insert_line"].as_u64().unwrap() as usize, cmd["insert_text"].as_str().unwrap());
+                l.insert(
+                    cmd["insert_line"].as_u64().unwrap() as usize,
+                    cmd["insert_text"].as_str().unwrap(),
+                );
                 *c = l.join("\n");
                 "edited".into()
             }
             "create" => {
-                self.0.insert(path, cmd["file_text"].as_str().unwrap().into());
+                self.0
+                    .insert(path, cmd["file_text"].as_str().unwrap().into());
                 "created".into()
             }
             "delete" => {
@@ -187,9 +237,17 @@ impl PlainMap {
             }
             _ => {
                 // rename: a plain map moves every key beneath the directory.
-                let (from, to) = (cmd["old_path"].as_str().unwrap(), cmd["new_path"].as_str().unwrap());
+                let (from, to) = (
+                    cmd["old_path"].as_str().unwrap(),
+                    cmd["new_path"].as_str().unwrap(),
+                );
                 let prefix = format!("{from}/");
-                let moved: Vec<String> = self.0.keys().filter(|p| *p == from || p.starts_with(&prefix)).cloned().collect();
+                let moved: Vec<String> = self
+                    .0
+                    .keys()
+                    .filter(|p| *p == from || p.starts_with(&prefix))
+                    .cloned()
+                    .collect();
                 for p in moved {
                     let c = self.0.remove(&p).unwrap();
                     self.0.insert(format!("{to}{}", &p[from.len()..]), c);
@@ -227,7 +285,12 @@ impl Store for Counted {
         self.ops.set(self.ops.get() + 1);
         self.inner.list(prefix, cursor).await
     }
-    async fn compare_and_swap(&self, key: &str, expected: Option<&[u8]>, new: &[u8]) -> Result<bool, StoreError> {
+    async fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
         self.ops.set(self.ops.get() + 1);
         self.writes.set(self.writes.get() + 1);
         self.inner.compare_and_swap(key, expected, new).await
@@ -250,33 +313,72 @@ fn median<T>(runs: usize, mut setup: impl FnMut() -> T, mut f: impl FnMut(&mut T
 
 fn report() {
     let scenarios: Vec<(&str, Vec<Entry>, Vec<Value>)> = vec![
-        ("view of a 100 KiB file", big_file(), vec![json!({"command": "view", "path": "/memories/big.md"})]),
-        ("str_replace in a 100 KiB file", big_file(), vec![json!({"command": "str_replace", "path": "/memories/big.md", "old_str": "L-700 ", "new_str": "L-seven-hundred "})]),
-        ("view of a directory of 10,000 files", ten_thousand(), vec![json!({"command": "view", "path": "/memories/dir"})]),
-        ("rename of a directory of 10,000 files", ten_thousand(), vec![json!({"command": "rename", "old_path": "/memories/dir", "new_path": "/memories/moved"})]),
-        ("1,000-command agent workload (200 files)", workload().0, workload().1),
+        (
+            "view of a 100 KiB file",
+            big_file(),
+            vec![json!({"command": "view", "path": "/memories/big.md"})],
+        ),
+        (
+            "str_replace in a 100 KiB file",
+            big_file(),
+            vec![
+                json!({"command": "str_replace", "path": "/memories/big.md", "old_str": "L-700 ", "new_str": "L-seven-hundred "}),
+            ],
+        ),
+        (
+            "view of a directory of 10,000 files",
+            ten_thousand(),
+            vec![json!({"command": "view", "path": "/memories/dir"})],
+        ),
+        (
+            "rename of a directory of 10,000 files",
+            ten_thousand(),
+            vec![
+                json!({"command": "rename", "old_path": "/memories/dir", "new_path": "/memories/moved"}),
+            ],
+        ),
+        (
+            "1,000-command agent workload (200 files)",
+            workload().0,
+            workload().1,
+        ),
     ];
-    println!("{:<42} {:>12} {:>12} {:>8} {:>10} {:>8}", "scenario", "memdir", "plain map", "ratio", "store ops", "writes");
+    println!(
+        "{:<42} {:>12} {:>12} {:>8} {:>10} {:>8}",
+        "scenario", "memdir", "plain map", "ratio", "store ops", "writes"
+    );
     for (name, entries, commands) in &scenarios {
         let runs = if commands.len() > 1 { 7 } else { 31 };
         // Warm engine (the steady state of a session: immutable objects cached).
-        let ours = median(runs, || {
-            let e = engine_with(entries);
-            block_on(e.execute(r#"{"command":"view","path":"/memories"}"#));
-            e
-        }, |e| {
-            for c in commands {
-                let r = block_on(e.execute_value(c));
-                assert!(!r.is_error, "{name}: {}", r.content);
-                black_box(r);
-            }
-        });
-        let plain = median(runs, || PlainMap::new(entries), |m| {
-            for c in commands {
-                black_box(m.run(c));
-            }
-        });
-        let counted = Counted { inner: MemoryStore::new(), ops: Cell::new(0), writes: Cell::new(0) };
+        let ours = median(
+            runs,
+            || {
+                let e = engine_with(entries);
+                block_on(e.execute(r#"{"command":"view","path":"/memories"}"#));
+                e
+            },
+            |e| {
+                for c in commands {
+                    let r = block_on(e.execute_value(c));
+                    assert!(!r.is_error, "{name}: {}", r.content);
+                    black_box(r);
+                }
+            },
+        );
+        let plain = median(
+            runs,
+            || PlainMap::new(entries),
+            |m| {
+                for c in commands {
+                    black_box(m.run(c));
+                }
+            },
+        );
+        let counted = Counted {
+            inner: MemoryStore::new(),
+            ops: Cell::new(0),
+            writes: Cell::new(0),
+        };
         let e = Engine::new(&counted, Config::default());
         block_on(e.import(entries)).unwrap();
         block_on(e.execute(r#"{"command":"view","path":"/memories"}"#));
@@ -330,7 +432,11 @@ fn rename_dir_10k(b: divan::Bencher) {
     let mut flip = false;
     b.bench_local(|| {
         flip = !flip;
-        let (o, n) = if flip { ("/memories/dir", "/memories/moved") } else { ("/memories/moved", "/memories/dir") };
+        let (o, n) = if flip {
+            ("/memories/dir", "/memories/moved")
+        } else {
+            ("/memories/moved", "/memories/dir")
+        };
         block_on(e.execute_value(&json!({"command": "rename", "old_path": o, "new_path": n})))
     });
 }

@@ -37,7 +37,11 @@ pub struct Harness<S> {
 
 impl<S: Store> Harness<S> {
     pub fn new(inner: S) -> Self {
-        Harness { inner, shared: Shared::default(), yielding: false }
+        Harness {
+            inner,
+            shared: Shared::default(),
+            yielding: false,
+        }
     }
 
     async fn op(&self, kind: &'static str, write: bool) -> Result<(), StoreError> {
@@ -74,7 +78,12 @@ impl<S: Store> Store for Harness<S> {
         self.op("list", false).await?;
         self.inner.list(prefix, cursor).await
     }
-    async fn compare_and_swap(&self, key: &str, expected: Option<&[u8]>, new: &[u8]) -> Result<bool, StoreError> {
+    async fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
         self.op("cas", true).await?;
         self.inner.compare_and_swap(key, expected, new).await
     }
@@ -119,9 +128,15 @@ pub fn run_interleaved<F: Future>(futs: Vec<F>) -> Vec<F::Output> {
 }
 
 pub fn file(path: &str, content: &str) -> Entry {
-    Entry { path: path.into(), content: Some(content.into()) }
+    Entry {
+        path: path.into(),
+        content: Some(content.into()),
+    }
 }
 
 pub fn dir(path: &str) -> Entry {
-    Entry { path: path.into(), content: None }
+    Entry {
+        path: path.into(),
+        content: None,
+    }
 }
