@@ -204,3 +204,116 @@ impl wall_clock::Host for State {
         Ok(wall_clock::Datetime { seconds: 0, nanoseconds: 1 })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::MemoryBackend;
+    use crate::bindings::wasi::keyvalue::atomics::{Host as _, HostCas as _};
+    use crate::bindings::wasi::keyvalue::store::{Host as _, HostBucket as _};
+    use crate::sandbox::Limiter;
+
+    fn state(backend: Arc<dyn Backend>) -> State {
+        State::new(backend, "default".into(), Limiter::new(1 << 20))
+    }
+
+    fn bucket(s: &mut State) -> Resource<BucketHandle> {
+        s.open("default".into()).expect("no trap").expect("the lent bucket opens")
+    }
+
+    fn again(b: &Resource<BucketHandle>) -> Resource<BucketHandle> {
+        Resource::new_borrow(b.rep())
+    }
+
+    #[test]
+    fn only_the_lent_bucket_opens() {
+        let mut s = state(Arc::new(MemoryBackend::new()));
+        assert!(matches!(s.open("other".into()).expect("no trap"), Err(Error::NoSuchStore)));
+        bucket(&mut s);
+    }
+
+    #[test]
+    fn list_keys_pages_through_every_key_once_in_order() {
+        let mem = MemoryBackend::new();
+        for i in 0..2500 {
+            mem.set(&format!("k/{i:04}"), b"v").expect("set");
+        }
+        let mut s = state(Arc::new(mem));
+        let b = bucket(&mut s);
+        let (mut all, mut cursor, mut pages) = (Vec::new(), None, 0);
+        loop {
+            let page = s.list_keys(again(&b), cursor).expect("no trap").expect("listed");
+            pages += 1;
+            all.extend(page.keys);
+            match page.cursor {
+                Some(c) => cursor = Some(c),
+                None => break,
+            }
+        }
+        let want: Vec<String> = (0..2500).map(|i| format!("k/{i:04}")).collect();
+        assert_eq!((all, pages), (want, 3));
+    }
+
+    #[test]
+    fn a_stale_swap_fails_with_a_handle_that_has_caught_up() {
+        let mut s = state(Arc::new(MemoryBackend::new()));
+        let b = bucket(&mut s);
+        let cas = s.new(again(&b), "head".into()).expect("no trap").expect("cas");
+        assert_eq!(s.current(Resource::new_borrow(cas.rep())).expect("no trap").expect("current"), None);
+        s.set(again(&b), "head".into(), b"theirs".to_vec()).expect("no trap").expect("set");
+        let fresh = match s.swap(cas, b"mine".to_vec()).expect("no trap") {
+            Err(CasError::CasFailed(fresh)) => fresh,
+            other => panic!("expected cas-failed, got {other:?}"),
+        };
+        assert!(!s.published);
+        let seen = s.current(Resource::new_borrow(fresh.rep())).expect("no trap").expect("current");
+        assert_eq!(seen.as_deref(), Some(&b"theirs"[..]));
+        assert!(s.swap(fresh, b"mine".to_vec()).expect("no trap").is_ok());
+        assert!(s.published);
+        assert_eq!(s.get(again(&b), "head".into()).expect("no trap").expect("get"), Some(b"mine".to_vec()));
+        assert_eq!(s.handles, 1, "only the bucket is still live");
+    }
+
+    #[test]
+    fn increment_counts_in_eight_little_endian_bytes() {
+        let mut s = state(Arc::new(MemoryBackend::new()));
+        let b = bucket(&mut s);
+        assert_eq!(s.increment(again(&b), "n".into(), 5).expect("no trap").expect("inc"), 5);
+        assert_eq!(s.increment(again(&b), "n".into(), -7).expect("no trap").expect("inc"), -2);
+        s.set(again(&b), "t".into(), b"text".to_vec()).expect("no trap").expect("set");
+        assert!(s.increment(again(&b), "t".into(), 1).expect("no trap").is_err());
+    }
+
+    struct Full;
+
+    impl Backend for Full {
+        fn get(&self, _: &str) -> Result<Option<Vec<u8>>, StoreError> {
+            Err(StoreError::Unavailable)
+        }
+        fn set(&self, _: &str, _: &[u8]) -> Result<(), StoreError> {
+            Err(StoreError::QuotaExceeded)
+        }
+        fn delete(&self, _: &str) -> Result<(), StoreError> {
+            Err(StoreError::Failed)
+        }
+        fn list(&self, _: &str, _: Option<&str>, _: usize) -> Result<Vec<String>, StoreError> {
+            Err(StoreError::Failed)
+        }
+        fn compare_and_swap(&self, _: &str, _: Option<&[u8]>, _: &[u8]) -> Result<bool, StoreError> {
+            Err(StoreError::QuotaExceeded)
+        }
+    }
+
+    #[test]
+    fn backend_errors_cross_as_their_kind_only() {
+        let mut s = state(Arc::new(Full));
+        let b = bucket(&mut s);
+        let other = |e: Error| match e {
+            Error::Other(t) => t,
+            e => panic!("{e:?}"),
+        };
+        assert_eq!(other(s.get(again(&b), "k".into()).expect("no trap").unwrap_err()), "unavailable");
+        assert_eq!(other(s.set(again(&b), "k".into(), vec![]).expect("no trap").unwrap_err()), "quota-exceeded");
+        assert_eq!(other(s.delete(again(&b), "k".into()).expect("no trap").unwrap_err()), "failed");
+    }
+}

@@ -78,6 +78,12 @@ pub(crate) struct Limiter {
     memory_bytes: usize,
 }
 
+impl Limiter {
+    pub(crate) fn new(memory_bytes: usize) -> Self {
+        Limiter { memory_bytes }
+    }
+}
+
 impl ResourceLimiter for Limiter {
     fn memory_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
         if desired > self.memory_bytes {
@@ -210,7 +216,7 @@ impl Host {
             let state = State::new(
                 self.backend.clone(),
                 self.config.bucket.clone(),
-                Limiter { memory_bytes: self.limits.memory_bytes },
+                Limiter::new(self.limits.memory_bytes),
             );
             let mut store = Store::new(self.runtime.pre.engine(), state);
             store.limiter(|s| &mut s.limiter);
