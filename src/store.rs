@@ -89,70 +89,45 @@ pub trait Store {
     }
 }
 
-/// References to stores are stores, so one store can back several engines.
-impl<S: Store + ?Sized> Store for &S {
-    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        (**self).get(key).await
-    }
-    async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
-        (**self).set(key, value).await
-    }
-    async fn delete(&self, key: &str) -> Result<(), StoreError> {
-        (**self).delete(key).await
-    }
-    async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
-        (**self).list(prefix, cursor).await
-    }
-    async fn compare_and_swap(
-        &self,
-        key: &str,
-        expected: Option<&[u8]>,
-        new: &[u8],
-    ) -> Result<bool, StoreError> {
-        (**self).compare_and_swap(key, expected, new).await
-    }
-    async fn commit(
-        &self,
-        objects: &[(String, Vec<u8>)],
-        key: &str,
-        expected: Option<&[u8]>,
-        new: &[u8],
-    ) -> Result<bool, StoreError> {
-        (**self).commit(objects, key, expected, new).await
-    }
+/// A reference or an `Rc` to a store is a store, so one store can back several
+/// engines (tabs, isolates, tests' probes).
+macro_rules! forward_store {
+    ($($ty:ty),*) => {$(
+        impl<S: Store + ?Sized> Store for $ty {
+            async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+                (**self).get(key).await
+            }
+            async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+                (**self).set(key, value).await
+            }
+            async fn delete(&self, key: &str) -> Result<(), StoreError> {
+                (**self).delete(key).await
+            }
+            async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
+                (**self).list(prefix, cursor).await
+            }
+            async fn compare_and_swap(
+                &self,
+                key: &str,
+                expected: Option<&[u8]>,
+                new: &[u8],
+            ) -> Result<bool, StoreError> {
+                (**self).compare_and_swap(key, expected, new).await
+            }
+            async fn commit(
+                &self,
+                objects: &[(String, Vec<u8>)],
+                key: &str,
+                expected: Option<&[u8]>,
+                new: &[u8],
+            ) -> Result<bool, StoreError> {
+                (**self).commit(objects, key, expected, new).await
+            }
+        }
+    )*};
 }
 
-impl<S: Store + ?Sized> Store for Rc<S> {
-    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        (**self).get(key).await
-    }
-    async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
-        (**self).set(key, value).await
-    }
-    async fn delete(&self, key: &str) -> Result<(), StoreError> {
-        (**self).delete(key).await
-    }
-    async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
-        (**self).list(prefix, cursor).await
-    }
-    async fn compare_and_swap(
-        &self,
-        key: &str,
-        expected: Option<&[u8]>,
-        new: &[u8],
-    ) -> Result<bool, StoreError> {
-        (**self).compare_and_swap(key, expected, new).await
-    }
-    async fn commit(
-        &self,
-        objects: &[(String, Vec<u8>)],
-        key: &str,
-        expected: Option<&[u8]>,
-        new: &[u8],
-    ) -> Result<bool, StoreError> {
-        (**self).commit(objects, key, expected, new).await
-    }
-}
+forward_store!(&S, Rc<S>);
 
 /// Keys per page of [`MemoryStore::list`]; small enough that tests exercise paging.
 pub const MEMORY_PAGE: usize = 256;
