@@ -295,37 +295,43 @@ impl Host {
         }
     }
 
+    /// A typed call; `args` are its strings, held to the same size limit as a raw input.
     fn typed(
         &mut self,
+        args: &[&str],
         f: impl FnOnce(&tool::Guest, &mut Store<State>) -> wasmtime::Result<Result<String, String>>,
     ) -> Result<String, String> {
+        let n = args.iter().map(|a| a.len()).fold(0usize, usize::saturating_add);
+        if n > self.limits.max_input_bytes {
+            return Err(messages::too_long(n, self.limits.max_input_bytes));
+        }
         self.call(f).unwrap_or_else(|(fault, published)| Err(messages::fault(fault, published)))
     }
 
     /// The handler face, one method per command: the success text, or the message
     /// without `Error: `.
     pub fn view(&mut self, path: &str, view_range: Option<(i64, i64)>) -> Result<String, String> {
-        self.typed(|g, s| g.call_view(s, path, view_range))
+        self.typed(&[path], |g, s| g.call_view(s, path, view_range))
     }
 
     pub fn create(&mut self, path: &str, file_text: &str) -> Result<String, String> {
-        self.typed(|g, s| g.call_create(s, path, file_text))
+        self.typed(&[path, file_text], |g, s| g.call_create(s, path, file_text))
     }
 
     pub fn str_replace(&mut self, path: &str, old_str: &str, new_str: &str) -> Result<String, String> {
-        self.typed(|g, s| g.call_str_replace(s, path, old_str, new_str))
+        self.typed(&[path, old_str, new_str], |g, s| g.call_str_replace(s, path, old_str, new_str))
     }
 
     pub fn insert(&mut self, path: &str, insert_line: i64, insert_text: &str) -> Result<String, String> {
-        self.typed(|g, s| g.call_insert(s, path, insert_line, insert_text))
+        self.typed(&[path, insert_text], |g, s| g.call_insert(s, path, insert_line, insert_text))
     }
 
     pub fn delete(&mut self, path: &str) -> Result<String, String> {
-        self.typed(|g, s| g.call_delete(s, path))
+        self.typed(&[path], |g, s| g.call_delete(s, path))
     }
 
     pub fn rename(&mut self, old_path: &str, new_path: &str) -> Result<String, String> {
-        self.typed(|g, s| g.call_rename(s, old_path, new_path))
+        self.typed(&[old_path, new_path], |g, s| g.call_rename(s, old_path, new_path))
     }
 }
 

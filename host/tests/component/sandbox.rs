@@ -206,6 +206,8 @@ fn the_typed_exports_answer_like_the_handler_face() {
     assert_eq!(host.rename("/memories/t.md", "/memories/u.md"), Ok("Successfully renamed /memories/t.md to /memories/u.md".into()));
     assert_eq!(host.delete("/memories/u.md"), Ok("Successfully deleted /memories/u.md".into()));
     assert_eq!(host.delete("/memories/../etc"), Err("Path /memories/../etc would escape /memories directory".into()));
+    let big = "b".repeat(9 << 20);
+    assert_eq!(host.create("/memories/big.md", &big), Err(messages::too_long(big.len() + "/memories/big.md".len(), 8 << 20)));
 }
 
 /// A trap after the command's swap succeeded (fuel running out while the answer
