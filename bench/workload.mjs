@@ -1,6 +1,6 @@
-// The 1,000-command agent workload of bench/node/bench.mjs, as a module both Node
-// and a page can import: the same generator and seed, so the browser bench runs the
-// same commands over the same 200 files. (Copied from bench/node; keep in step.)
+// The 1,000-command agent workload every benchmark runs (bench/node in Node,
+// bench/browser in a page): one generator and seed, so each runtime runs the same
+// commands over the same 200 files.
 
 // A small deterministic PRNG (mulberry32), so every run is the same workload.
 function rng(seed) {

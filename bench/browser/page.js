@@ -8,7 +8,7 @@
 //    command needs (read the file; put the new content; delete): what the data
 //    model (a content-addressed tree) costs on top.
 import * as memdir from '/js/browser.js';
-import { workload } from '/bench/browser/workload.mjs';
+import { workload } from '/bench/workload.mjs';
 
 const encoder = new TextEncoder();
 
