@@ -60,10 +60,14 @@ function limitValue(limits, camel, snake) {
 /**
  * Opens the memory directory held by `store`.
  * options: { store?, limits?: {maxFileBytes?, maxTotalBytes?, readLimitChars?},
- *            clock?: () => number (ms since epoch), actor?: string, maxRetries?: number }
+ *            clock?: () => number (ms since epoch), actor?: string, maxRetries?: number,
+ *            secrets?: 'allow' | 'refuse' | 'redact' (text that looks like a credential) }
  */
 export async function openMemory(options = {}) {
-  const { store, limits = {}, clock, actor = '', maxRetries = 32 } = options ?? {};
+  const { store, limits = {}, clock, actor = '', maxRetries = 32, secrets = 'allow' } = options ?? {};
+  if (!['allow', 'refuse', 'redact'].includes(secrets)) {
+    throw new TypeError("openMemory: secrets must be 'allow', 'refuse' or 'redact'");
+  }
   if (clock !== undefined && typeof clock !== 'function') throw new TypeError('openMemory: clock must be a function');
   if (typeof actor !== 'string') throw new TypeError('openMemory: actor must be a string');
   if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10_000) {
@@ -77,6 +81,7 @@ export async function openMemory(options = {}) {
     limitValue(limits, 'readLimitChars', 'read_limit_chars'),
     actor,
     maxRetries,
+    secrets,
     clock,
   );
   return new Memory(core);

@@ -84,6 +84,11 @@ export interface OpenOptions {
   actor?: string;
   /** Retries after losing a race with another writer (default 32). */
   maxRetries?: number;
+  /**
+   * Text the model writes that looks like a credential (API keys, private key
+   * blocks, card numbers): stored as written (default), refused, or stored redacted.
+   */
+  secrets?: 'allow' | 'refuse' | 'redact';
 }
 
 /**

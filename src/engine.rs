@@ -19,6 +19,7 @@ use crate::input::{self, Checked};
 use crate::lines;
 use crate::path::{self, ValidPath};
 use crate::render;
+use crate::secrets::{self, SecretPolicy};
 use crate::store::{Store, StoreError};
 use crate::tree::{BLOB, COMMIT, Child, Commit, HEAD, Hash, Kind, Node, TREE};
 
@@ -50,6 +51,8 @@ pub struct Config {
     pub actor: String,
     /// Times a command re-reads and retries after losing a compare-and-swap race.
     pub max_retries: u32,
+    /// What to do with text the model writes that looks like a credential.
+    pub secrets: SecretPolicy,
 }
 
 impl Default for Config {
@@ -58,6 +61,7 @@ impl Default for Config {
             limits: Limits::default(),
             actor: String::new(),
             max_retries: 32,
+            secrets: SecretPolicy::Allow,
         }
     }
 }
@@ -255,6 +259,7 @@ impl<S: Store> Engine<S> {
     }
 
     async fn run(&self, cmd: Checked) -> Fallible<String> {
+        let cmd = screen_secrets(cmd, self.config.secrets)?;
         refuse_without_storage(&cmd, &self.config.limits)?;
         let result = match &cmd {
             Checked::View { path, view_range } => self.view(path, *view_range).await,
@@ -857,6 +862,55 @@ impl<S: Store> Engine<S> {
             pending: pending.len(),
         })
     }
+}
+
+/// Applies the store's secret policy to the text a command would write: refuses it,
+/// or rewrites it with each credential redacted. Pure, so a refusal costs no storage.
+fn screen_secrets(cmd: Checked, policy: SecretPolicy) -> Fallible<Checked> {
+    if policy == SecretPolicy::Allow {
+        return Ok(cmd);
+    }
+    let screen = |path: &ValidPath, text: String| -> Fallible<String> {
+        let found = secrets::find(&text);
+        match found.first() {
+            None => Ok(text),
+            Some(first) if policy == SecretPolicy::Refuse => {
+                Err(render::holds_secret(path, first.kind))
+            }
+            Some(_) => Ok(secrets::redact(&text, &found)),
+        }
+    };
+    Ok(match cmd {
+        Checked::Create { path, file_text } => {
+            let file_text = screen(&path, file_text)?;
+            Checked::Create { path, file_text }
+        }
+        Checked::StrReplace {
+            path,
+            old_str,
+            new_str,
+        } => {
+            let new_str = screen(&path, new_str)?;
+            Checked::StrReplace {
+                path,
+                old_str,
+                new_str,
+            }
+        }
+        Checked::Insert {
+            path,
+            insert_line,
+            insert_text,
+        } => {
+            let insert_text = screen(&path, insert_text)?;
+            Checked::Insert {
+                path,
+                insert_line,
+                insert_text,
+            }
+        }
+        other => other,
+    })
 }
 
 /// The checks that need no storage at all, so refusing costs no store operation.

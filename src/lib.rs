@@ -21,10 +21,12 @@ mod input;
 mod lines;
 pub mod path;
 mod render;
+pub mod secrets;
 pub mod store;
 mod tree;
 
 pub use engine::{Config, Engine, Entry, GcReport, Limits, ToolResult};
+pub use secrets::SecretPolicy;
 pub use store::{MemoryStore, Page, Store, StoreError};
 
 /// Drives a future to completion without an executor.

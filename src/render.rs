@@ -229,6 +229,12 @@ pub fn over_quota(path: &ValidPath, total: u64, quota: u64) -> String {
     )
 }
 
+pub fn holds_secret(path: &ValidPath, kind: &str) -> String {
+    format!(
+        "Cannot write {path}: the text looks like it holds a credential ({kind}). Memories must not store credentials; nothing was written."
+    )
+}
+
 pub fn storage(e: StoreError) -> String {
     match e {
         StoreError::QuotaExceeded => "The memory directory's storage is full; nothing was changed.",

@@ -145,3 +145,39 @@ fn refused_commands_write_nothing() {
         assert_eq!(store.shared.writes.get(), 0, "{input} wrote to the store");
     }
 }
+
+#[test]
+fn a_store_that_refuses_secrets_refuses_before_storage_and_redacts_on_request() {
+    use memdir::SecretPolicy;
+    let key = "AKIAIOSFODNN7EXAMPLE";
+    let input =
+        format!(r#"{{"command":"create","path":"/memories/creds.md","file_text":"aws {key}"}}"#);
+    let store = Harness::new(MemoryStore::new());
+    let refusing = Engine::new(
+        &store,
+        Config {
+            secrets: SecretPolicy::Refuse,
+            ..Config::default()
+        },
+    );
+    let r = block_on(refusing.execute(&input));
+    assert_eq!(
+        r.content,
+        "Error: Cannot write /memories/creds.md: the text looks like it holds a credential (AWS access key). Memories must not store credentials; nothing was written."
+    );
+    assert_eq!(store.shared.ops.get(), 0, "a refusal touched the store");
+
+    let redacting = Engine::new(
+        MemoryStore::new(),
+        Config {
+            secrets: SecretPolicy::Redact,
+            ..Config::default()
+        },
+    );
+    assert!(!block_on(redacting.execute(&input)).is_error);
+    let edit = r#"{"command":"str_replace","path":"/memories/creds.md","old_str":"aws","new_str":"card 4111 1111 1111 1111"}"#;
+    assert_eq!(
+        block_on(redacting.execute(edit)).content,
+        "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tcard [redacted: card number] [redacted: AWS access key]"
+    );
+}

@@ -10,7 +10,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use js_sys::{Function, Object, Promise, Reflect};
-use memdir::{Config, Engine, Entry, Limits, ToolResult};
+use memdir::{Config, Engine, Entry, Limits, SecretPolicy, ToolResult};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -34,6 +34,7 @@ impl Memory {
         read_limit_chars: f64,
         actor: String,
         max_retries: u32,
+        secrets: String,
         clock: Option<Function>,
     ) -> Memory {
         // `as` saturates, so a number the JS side let through cannot wrap around.
@@ -42,7 +43,13 @@ impl Memory {
             max_total_bytes: max_total_bytes as u64,
             read_limit_chars: read_limit_chars as usize,
         };
-        let config = Config { limits, actor, max_retries };
+        // `js/core.js` lets through only the three names.
+        let secrets = match secrets.as_str() {
+            "refuse" => SecretPolicy::Refuse,
+            "redact" => SecretPolicy::Redact,
+            _ => SecretPolicy::Allow,
+        };
+        let config = Config { limits, actor, max_retries, secrets };
         let mut engine = Engine::new(store.store().clone(), config);
         engine.set_clock(match clock {
             Some(f) => Box::new(move || millis(f.call0(&JsValue::UNDEFINED).ok())),
