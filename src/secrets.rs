@@ -194,7 +194,7 @@ fn luhn(digits: &[u8]) -> bool {
             }
         })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// `text` with each finding replaced by `[redacted: {kind}]`.
