@@ -6,7 +6,8 @@
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use memdir::{Page, StoreError};
 
@@ -109,6 +110,27 @@ store_for!(MemoryBackend);
 #[derive(Clone, Debug, Default)]
 pub struct MemoryBackend {
     map: Arc<Mutex<BTreeMap<String, Vec<u8>>>>,
+    turn: Arc<Turn>,
+}
+
+/// Whose turn it is to run a command (see [`Backend::turn`]).
+#[derive(Debug, Default)]
+struct Turn {
+    taken: Mutex<bool>,
+    freed: Condvar,
+}
+
+/// How long a host waits for its turn before running the command anyway (a stopped
+/// process may hold it; the compare-and-swap keeps going ahead safe).
+pub const TURN_WAIT: Duration = Duration::from_secs(10);
+
+struct TurnGuard(Arc<Turn>);
+
+impl Drop for TurnGuard {
+    fn drop(&mut self) {
+        *self.0.taken.lock().unwrap_or_else(PoisonError::into_inner) = false;
+        self.0.freed.notify_one();
+    }
 }
 
 impl MemoryBackend {
@@ -165,6 +187,20 @@ impl Backend for MemoryBackend {
         }
         map.insert(key.to_owned(), new.to_vec());
         Ok(true)
+    }
+
+    fn turn(&self) -> Option<Box<dyn Send>> {
+        let taken = self.turn.taken.lock().unwrap_or_else(PoisonError::into_inner);
+        let (mut taken, _) = self
+            .turn
+            .freed
+            .wait_timeout_while(taken, TURN_WAIT, |t| *t)
+            .unwrap_or_else(PoisonError::into_inner);
+        if *taken {
+            return None;
+        }
+        *taken = true;
+        Some(Box::new(TurnGuard(self.turn.clone())))
     }
 
     fn commit(

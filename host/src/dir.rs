@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use memdir::StoreError;
 
-use crate::backend::{Backend, store_for};
+use crate::backend::{Backend, TURN_WAIT, store_for};
 
 /// Longest file name the encoding may produce; most filesystems allow 255 bytes.
 const MAX_NAME: usize = 255;
@@ -43,9 +43,6 @@ pub struct DirBackend {
     turn: PathBuf,
 }
 
-/// How long a host waits for its turn before it runs the command anyway (a
-/// stopped process may hold the turn; the compare-and-swap keeps that safe).
-const TURN_WAIT: Duration = Duration::from_secs(10);
 
 store_for!(DirBackend);
 
