@@ -12,6 +12,8 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::cell::{Cell, RefCell};
+use core::future::Future;
+use core::pin::Pin;
 
 use serde_json::Value;
 
@@ -198,10 +200,15 @@ struct Plan {
     message: String,
 }
 
+/// A wait supplied by the runtime: given how many races this command has lost in a
+/// row, a future that resolves when it should try again.
+pub type Backoff = Box<dyn Fn(u32) -> Pin<Box<dyn Future<Output = ()>>>>;
+
 pub struct Engine<S> {
     store: S,
     config: Config,
     clock: Box<dyn Fn() -> u64>,
+    backoff: Option<Backoff>,
     empty_root: Hash,
     head: RefCell<Option<Head>>,
     nodes: RefCell<BTreeMap<Hash, Rc<Node>>>,
@@ -216,6 +223,7 @@ impl<S: Store> Engine<S> {
             store,
             config,
             clock: Box::new(|| 0),
+            backoff: None,
             empty_root: Hash::of(&Node::default().encode()),
             head: RefCell::new(None),
             nodes: RefCell::new(BTreeMap::new()),
@@ -228,6 +236,15 @@ impl<S: Store> Engine<S> {
     /// Milliseconds since the Unix epoch, for commit times. Default: always 0.
     pub fn set_clock(&mut self, clock: Box<dyn Fn() -> u64>) {
         self.clock = clock;
+    }
+
+    /// How to wait after losing a compare-and-swap race. Without one the engine
+    /// retries at once, which is right for one process but lets a writer that runs
+    /// commands back to back starve another (it never needs to re-read): a random,
+    /// growing wait spreads the loser's retries beyond the winner's burst. The engine
+    /// has no timer of its own, so the runtime supplies this.
+    pub fn set_backoff(&mut self, backoff: Backoff) {
+        self.backoff = Some(backoff);
     }
 
     pub fn store(&self) -> &S {
@@ -450,6 +467,7 @@ impl<S: Store> Engine<S> {
     async fn mutate(&self, cmd: &Checked) -> Fallible<String> {
         let cached = self.head.borrow().clone();
         let mut verified = cached.is_none();
+        let mut lost = 0;
         let mut head = match cached {
             Some(h) => h,
             None => self.read_head().await?,
@@ -474,6 +492,10 @@ impl<S: Store> Engine<S> {
                         .await?
                     {
                         return Ok(plan.message);
+                    }
+                    lost += 1;
+                    if let Some(backoff) = &self.backoff {
+                        backoff(lost).await;
                     }
                     head = self.read_head().await?;
                 }

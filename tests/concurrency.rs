@@ -139,3 +139,59 @@ fn interleaved_writers_lose_no_edit() {
         "too many edits gave up: {busy}"
     );
 }
+
+#[test]
+fn a_lost_race_waits_on_the_runtimes_backoff_before_retrying() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    let backing = MemoryStore::new();
+    let waits: Rc<RefCell<Vec<u32>>> = Rc::default();
+    let stores: Vec<Harness<MemoryStore>> = (0..3)
+        .map(|_| Harness {
+            yielding: true,
+            ..Harness::new(backing.clone())
+        })
+        .collect();
+    let engines: Vec<Engine<&Harness<MemoryStore>>> = stores
+        .iter()
+        .map(|s| {
+            let mut e = Engine::new(
+                s,
+                Config {
+                    max_retries: 64,
+                    ..Config::default()
+                },
+            );
+            let waits = waits.clone();
+            e.set_backoff(Box::new(move |lost| {
+                waits.borrow_mut().push(lost);
+                Box::pin(async {})
+            }));
+            e
+        })
+        .collect();
+    let runs = engines.iter().enumerate().map(|(w, e)| async move {
+        for i in 0..40 {
+            let r = e.execute_value(&json!({"command":"create","path":format!("/memories/{w}-{i}.md"),"file_text":"x"})).await;
+            assert!(!r.is_error, "{}", r.content);
+        }
+    });
+    run_interleaved(runs.collect());
+    let swaps: u64 = stores
+        .iter()
+        .map(|s| s.shared.by_kind.borrow().get("cas").copied().unwrap_or(0))
+        .sum();
+    let waits = waits.borrow();
+    // One wait per lost race, counting the losses of the command in a row from 1.
+    assert_eq!(
+        waits.len() as u64,
+        swaps - 120,
+        "{swaps} compare-and-swaps for 120 commands"
+    );
+    assert!(waits.contains(&1) && waits.iter().all(|&n| n >= 1));
+    println!(
+        "{} lost races, each followed by one backoff; longest losing streak {}",
+        waits.len(),
+        waits.iter().max().unwrap_or(&0)
+    );
+}

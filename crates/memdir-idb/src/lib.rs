@@ -34,7 +34,7 @@ mod connection;
 mod errors;
 mod events;
 mod head_check;
-mod timer;
+pub mod timer;
 
 use connection::{OBJECTS, VERSION};
 pub use connection::{database_name, delete_database};
@@ -63,8 +63,6 @@ struct Shared {
     db: RefCell<Option<IdbDatabase>>,
     /// The browser or another tab took our connection away; reconnect next time.
     stale: Cell<bool>,
-    /// Compare-and-swaps lost in a row, for the backoff (see `lost_race`).
-    lost: Cell<u32>,
     closed: Cell<bool>,
     #[cfg(feature = "testing")]
     abort_after: Cell<Option<usize>>,
@@ -84,7 +82,6 @@ impl IdbStore {
                 version,
                 db: RefCell::new(None),
                 stale: Cell::new(false),
-                lost: Cell::new(0),
                 closed: Cell::new(false),
                 #[cfg(feature = "testing")]
                 abort_after: Cell::new(None),
@@ -210,18 +207,6 @@ impl IdbStore {
             },
             _ => fallback,
         }
-    }
-
-    /// Backoff after losing the head to another writer, before the engine retries.
-    ///
-    /// Two tabs running commands back to back fall into step: the loser re-reads
-    /// just as the winner starts its next command, and loses again, every time. A
-    /// random wait that doubles with each loss in a row (up to 64 ms) breaks the step.
-    async fn lost_race(&self) {
-        let lost = self.shared.lost.get().saturating_add(1);
-        self.shared.lost.set(lost);
-        let ceiling = f64::from(1u32 << lost.min(6));
-        timer::sleep(js_sys::Math::random() * ceiling).await;
     }
 
     /// Test hook: the next `commit` aborts its transaction after its k-th request
@@ -420,14 +405,9 @@ impl Store for IdbStore {
         }
         let outcome = done.await;
         match (outcome, check.verdict()) {
-            ("complete", Verdict::Matches) => {
-                self.shared.lost.set(0);
-                Ok(true)
-            }
-            ("abort", Verdict::Differs) => {
-                self.lost_race().await;
-                Ok(false)
-            }
+            ("complete", Verdict::Matches) => Ok(true),
+            // Lost to another tab: the engine backs off (see `timer::backoff`) and retries.
+            ("abort", Verdict::Differs) => Ok(false),
             ("abort", Verdict::Unreadable) => Err(StoreError::Failed),
             ("abort", _) => Err(self.abort_kind(&tx)),
             // Completed without the head matching cannot happen: the check aborts.

@@ -437,10 +437,13 @@ async fn the_database_closing_at_each_step_leaves_the_tree_unchanged() {
 async fn two_connections_inserting_into_one_file_lose_nothing() {
     let a = fresh("two-writers").await;
     let b = IdbStore::open("two-writers").await.expect("open");
-    let (ea, eb) = (
-        Engine::new(&a, Config::default()),
-        Engine::new(&b, Config::default()),
-    );
+    // Backing off after a lost race, as the npm package's engines do.
+    let writer = |store| {
+        let mut e = Engine::new(store, Config::default());
+        e.set_backoff(Box::new(memdir_idb::timer::backoff));
+        e
+    };
+    let (ea, eb) = (writer(&a), writer(&b));
     let r = ea
         .execute_value(
             &json!({"command": "create", "path": "/memories/log.md", "file_text": "start"}),

@@ -55,6 +55,7 @@ impl Memory {
             Some(f) => Box::new(move || millis(f.call0(&JsValue::UNDEFINED).ok())),
             None => Box::new(|| millis(Some(JsValue::from_f64(js_sys::Date::now())))),
         });
+        engine.set_backoff(Box::new(memdir_idb::timer::backoff));
         Memory { engine: Rc::new(engine) }
     }
 
