@@ -3,6 +3,8 @@
 //! ```text
 //! memdir-host exec --store DIR '<tool input json>'   one call, one JSON result line
 //! memdir-host exec --store DIR < calls.ndjson        one JSON result line per input line
+//! memdir-host export --store DIR                     the whole tree as JSON
+//! memdir-host gc --store DIR [--keep N]              remove unreachable objects
 //! memdir-host imports                                what the component imports
 //! ```
 
@@ -20,6 +22,13 @@ usage:
       {\"content\": ..., \"is_error\": ...}; exits 1 if is_error, else 0.
       Without: reads tool inputs from stdin, one JSON value per line, and prints
       one result line for each (blank lines are skipped); exits 0.
+  memdir-host export (--store DIR | --in-memory) [options]
+      Prints every directory and file as one JSON array of {\"path\", \"content\"}
+      (directories have no content).
+  memdir-host gc (--store DIR | --in-memory) [--keep N] [options]
+      Deletes stored objects that the head and its last N commits (default 0) do
+      not reach and that were already unreachable at the previous gc; prints
+      {\"reachable\", \"deleted\", \"pending\"}.
   memdir-host imports [--component PATH]
       Prints the component's imports, one per line: all it can reach.
 
@@ -49,6 +58,7 @@ struct Options {
     limits: HostLimits,
     config: ToolConfig,
     input: Option<OsString>,
+    keep: u32,
 }
 
 fn number<T: std::str::FromStr>(flag: &str, v: Option<OsString>) -> Result<T, String> {
@@ -70,6 +80,7 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
         limits: HostLimits::default(),
         config: ToolConfig::default(),
         input: None,
+        keep: 0,
     };
     let mut args = args.peekable();
     while let Some(a) = args.next() {
@@ -90,6 +101,7 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
                 let mib: usize = number("--memory-mib", args.next())?;
                 o.limits.memory_bytes = mib.saturating_mul(1 << 20);
             }
+            Some("--keep") => o.keep = number("--keep", args.next())?,
             Some("--fuel") => o.limits.fuel = number("--fuel", args.next())?,
             Some("--max-input-bytes") => o.limits.max_input_bytes = number("--max-input-bytes", args.next())?,
             Some("--") => {
@@ -178,16 +190,22 @@ fn read_line(r: &mut impl BufRead, max: usize) -> io::Result<Option<Line>> {
     Ok(Some(if len > max { Line::TooLong(len) } else { Line::Text(buf) }))
 }
 
-fn exec(o: Options) -> Result<ExitCode, String> {
+/// The host over the store the options name, configured as they say.
+fn host(o: &mut Options) -> Result<Host, String> {
     let backend: Arc<dyn Backend> = match (&o.store, o.in_memory) {
         (Some(dir), false) => {
             Arc::new(DirBackend::open(dir).map_err(|_| "cannot open or create the store directory".to_string())?)
         }
         (None, true) => Arc::new(MemoryBackend::new()),
-        _ => return Err("exec needs exactly one of --store DIR and --in-memory".into()),
+        _ => return Err("needs exactly one of --store DIR and --in-memory".into()),
     };
-    let mut host = runtime(o.component, o.cache)?.host(backend, o.limits);
-    host.configure(o.config);
+    let mut host = runtime(o.component.take(), o.cache.take())?.host(backend, o.limits);
+    host.configure(o.config.clone());
+    Ok(host)
+}
+
+fn exec(mut o: Options) -> Result<ExitCode, String> {
+    let mut host = host(&mut o)?;
     let stdout = io::stdout();
     if let Some(input) = o.input {
         let r = host.execute_bytes(&arg_bytes(&input));
@@ -197,6 +215,21 @@ fn exec(o: Options) -> Result<ExitCode, String> {
     serve(&mut host, &mut io::stdin().lock(), &mut stdout.lock(), o.limits.max_input_bytes)
         .map_err(|e| e.to_string())?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints a tree-level answer as JSON, or its error as a result line (exit 1).
+fn report<T: serde::Serialize>(answer: Result<T, String>) -> ExitCode {
+    match answer {
+        Ok(v) => {
+            println!("{}", serde_json::to_string(&v).unwrap_or_default());
+            ExitCode::SUCCESS
+        }
+        Err(m) => {
+            let r = memdir::ToolResult { content: format!("Error: {m}"), is_error: true };
+            println!("{}", result_line(&r));
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn serve(host: &mut Host, input: &mut impl BufRead, out: &mut impl Write, max: usize) -> io::Result<()> {
@@ -217,6 +250,11 @@ fn main() -> ExitCode {
     let cmd = args.next();
     let outcome = match cmd.as_ref().and_then(|c| c.to_str()) {
         Some("exec") => parse(args).and_then(exec),
+        Some("export") => parse(args).and_then(|mut o| Ok(report(host(&mut o)?.entries()))),
+        Some("gc") => parse(args).and_then(|mut o| {
+            let keep = o.keep;
+            Ok(report(host(&mut o)?.gc(keep)))
+        }),
         Some("imports") => parse(args).and_then(|o| {
             for name in runtime(o.component, o.cache)?.imports() {
                 println!("{name}");

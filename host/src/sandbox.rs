@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use memdir::ToolResult;
+use memdir::{Entry, GcReport, ToolResult};
 use wasmtime::component::{Component, HasSelf, Linker, types::ComponentItem};
 use wasmtime::{Engine, ResourceLimiter, Store, Trap};
 
@@ -332,6 +332,33 @@ impl Host {
 
     pub fn rename(&mut self, old_path: &str, new_path: &str) -> Result<String, String> {
         self.typed(&[old_path, new_path], |g, s| g.call_rename(s, old_path, new_path))
+    }
+
+    /// Every directory and file of the tree (see `memdir::Engine::entries`).
+    pub fn entries(&mut self) -> Result<Vec<Entry>, String> {
+        let out = self.call(|g, s| g.call_entries(s)).unwrap_or_else(|(f, p)| Err(messages::fault(f, p)))?;
+        Ok(out.into_iter().map(|e| Entry { path: e.path, content: e.content }).collect())
+    }
+
+    /// Replaces the whole tree, all or nothing (see `memdir::Engine::import`).
+    pub fn replace_entries(&mut self, entries: &[Entry]) -> Result<(), String> {
+        let n = entries
+            .iter()
+            .map(|e| e.path.len().saturating_add(e.content.as_ref().map_or(0, String::len)))
+            .fold(0usize, usize::saturating_add);
+        if n > self.limits.max_input_bytes {
+            return Err(messages::too_long(n, self.limits.max_input_bytes));
+        }
+        let wit: Vec<tool::Entry> =
+            entries.iter().map(|e| tool::Entry { path: e.path.clone(), content: e.content.clone() }).collect();
+        self.call(|g, s| g.call_replace_entries(s, &wit)).unwrap_or_else(|(f, p)| Err(messages::fault(f, p)))
+    }
+
+    /// Collects unreferenced objects (see `memdir::Engine::gc`).
+    pub fn gc(&mut self, keep_commits: u32) -> Result<GcReport, String> {
+        let r = self.call(|g, s| g.call_gc(s, keep_commits)).unwrap_or_else(|(f, p)| Err(messages::fault(f, p)))?;
+        let n = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
+        Ok(GcReport { reachable: n(r.reachable), deleted: n(r.deleted), pending: n(r.pending) })
     }
 }
 

@@ -15,6 +15,7 @@ mod kv;
 
 use alloc::boxed::Box;
 use alloc::string::String;
+use alloc::vec::Vec;
 use core::cell::RefCell;
 
 use memdir::{Config, Engine, Limits};
@@ -155,6 +156,24 @@ impl tool::Guest for Component {
 
     fn rename(old_path: String, new_path: String) -> Result<String, String> {
         handle(serde_json::json!({"command": "rename", "old_path": old_path, "new_path": new_path}))
+    }
+
+    fn entries() -> Result<Vec<tool::Entry>, String> {
+        let entries = with_engine(|e| memdir::block_on(e.entries()))?;
+        Ok(entries.into_iter().map(|e| tool::Entry { path: e.path, content: e.content }).collect())
+    }
+
+    fn replace_entries(entries: Vec<tool::Entry>) -> Result<(), String> {
+        let entries: Vec<memdir::Entry> =
+            entries.into_iter().map(|e| memdir::Entry { path: e.path, content: e.content }).collect();
+        with_engine(|e| memdir::block_on(e.import(&entries)))
+    }
+
+    fn gc(keep_commits: u32) -> Result<tool::GcReport, String> {
+        let keep = usize::try_from(keep_commits).unwrap_or(usize::MAX);
+        let r = with_engine(|e| memdir::block_on(e.gc(keep)))?;
+        let n = |x: usize| u64::try_from(x).unwrap_or(u64::MAX);
+        Ok(tool::GcReport { reachable: n(r.reachable), deleted: n(r.deleted), pending: n(r.pending) })
     }
 }
 

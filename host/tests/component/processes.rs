@@ -194,3 +194,21 @@ fn two_instances_in_two_threads_lose_no_update() {
         assert_eq!(lines, want, "{kind:?}: every insert of both instances is there once");
     }
 }
+
+#[test]
+fn export_and_gc_from_the_command_line() {
+    let store = TempDir::new("cli-gc");
+    exec(&store, r#"{"command":"create","path":"/memories/a/b.md","file_text":"x"}"#);
+    exec(&store, r#"{"command":"str_replace","path":"/memories/a/b.md","old_str":"x","new_str":"y"}"#);
+    let run = |cmd: &str| {
+        let out = cli().arg(cmd).arg("--store").arg(&store.0).output().expect("running memdir-host");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    assert_eq!(run("export"), "[{\"path\":\"/memories/a\"},{\"path\":\"/memories/a/b.md\",\"content\":\"y\"}]\n");
+    let first: Value = serde_json::from_str(&run("gc")).expect("a report");
+    assert_eq!(first["deleted"], 0);
+    let second: Value = serde_json::from_str(&run("gc")).expect("a report");
+    assert_eq!(second["deleted"], first["pending"]);
+    assert_eq!(run("export"), "[{\"path\":\"/memories/a\"},{\"path\":\"/memories/a/b.md\",\"content\":\"y\"}]\n");
+}

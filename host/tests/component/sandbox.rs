@@ -25,10 +25,10 @@ fn the_component_exports_the_tool_interface() {
     let mut exports = support::runtime().exports();
     exports.sort();
     let tool = "memdir:memory/tool@0.1.0";
-    // The interface's functions and its three record types.
+    // The interface's functions and its record types.
     let want: Vec<String> = [
-        "config", "configure", "create", "delete", "execute", "insert", "limits", "rename", "str-replace",
-        "tool-result", "view",
+        "config", "configure", "create", "delete", "entries", "entry", "execute", "gc", "gc-report", "insert",
+        "limits", "rename", "replace-entries", "str-replace", "tool-result", "view",
     ]
         .iter()
         .map(|f| format!("{tool}#{f}"))
@@ -231,4 +231,47 @@ fn a_trap_after_the_change_was_saved_says_so() {
     assert_eq!(r.content, "Error: The memory tool ran out of its compute budget and was stopped after it had saved its change.");
     let backend: Arc<dyn Backend> = mem;
     assert_eq!(support::tree(&backend).get("/memories/late.txt"), Some(&Some("late".to_string())));
+}
+
+/// The tree-level exports: entries read what commands wrote, replace-entries swaps
+/// the whole tree, and gc (which lists keys through draft2's unordered, prefix-less
+/// list-keys) removes only unreachable objects.
+#[test]
+fn entries_replace_entries_and_gc_through_the_component() {
+    for kind in KINDS {
+        let (backend, _dir) = support::fresh(kind);
+        let mut host = support::runtime().host(backend.clone(), HostLimits::default());
+        for i in 0..5 {
+            host.create(&format!("/memories/d/f{i}.md"), "one").expect("create");
+            host.str_replace(&format!("/memories/d/f{i}.md"), "one", "two").expect("edit");
+        }
+        host.delete("/memories/d/f0.md").expect("delete");
+        let tree = support::tree(&backend);
+        let entries = host.entries().expect("entries");
+        assert_eq!(entries.iter().map(|e| (e.path.clone(), e.content.clone())).collect::<support::Tree>(), tree);
+        assert_eq!(entries.first().map(|e| e.path.as_str()), Some("/memories/d"));
+
+        let keys = support::raw(&backend).len();
+        let first = host.gc(0).expect("gc");
+        assert_eq!(first.deleted, 0, "{kind:?}: the first pass only marks");
+        assert!(first.pending > 0, "{kind:?}: old versions are unreferenced");
+        let second = host.gc(0).expect("gc");
+        assert_eq!(second.deleted, first.pending, "{kind:?}");
+        assert!(second.deleted > 0 && support::raw(&backend).len() < keys, "{kind:?}: objects were removed");
+        assert_eq!(support::tree(&backend), tree, "{kind:?}: gc keeps the tree");
+
+        let new = [
+            memdir::Entry { path: "/memories/x.md".into(), content: Some("x".into()) },
+            memdir::Entry { path: "/memories/empty".into(), content: None },
+        ];
+        host.replace_entries(&new).expect("replace");
+        let want: support::Tree =
+            [("/memories/empty".to_string(), None), ("/memories/x.md".to_string(), Some("x".to_string()))].into();
+        assert_eq!(support::tree(&backend), want, "{kind:?}");
+        assert_eq!(
+            host.replace_entries(&[memdir::Entry { path: "/etc/passwd".into(), content: Some(String::new()) }]),
+            Err("Path must start with /memories, got: /etc/passwd".into())
+        );
+        assert_eq!(support::tree(&backend), want, "{kind:?}: a refused import changes nothing");
+    }
 }
