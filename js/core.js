@@ -258,6 +258,21 @@ export class Memory {
     return this.#core.gc(keepCommits);
   }
 
+  /**
+   * Removes, in one commit, every file not written in the last `olderThanMs`
+   * milliseconds (by the memory's clock) and every directory with nothing written
+   * beneath it for as long. Resolves `{removed, bytes}`.
+   */
+  expire(options = {}) {
+    if (modelCalled(options, 'expire')) return this.#handle(options, false);
+    const { olderThanMs } = options ?? {};
+    if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) {
+      return Promise.reject(new RangeError('expire: olderThanMs must be a non-negative integer'));
+    }
+    if (this.#closed) return Promise.reject(new Error(CLOSED));
+    return this.#core.expire(olderThanMs);
+  }
+
   /** Releases the engine; pending commands finish first. */
   close(...args) {
     if (modelCalled(args[0], 'close')) return this.#handle(args[0], false);

@@ -116,6 +116,11 @@ export declare class Memory {
   import(entries: Entry[]): Promise<void>;
   /** Deletes stored objects unreachable from the last `keepCommits` commits (default 100). */
   gc(options?: { keepCommits?: number }): Promise<GcReport>;
+  /**
+   * Removes, in one commit, every file not written in the last `olderThanMs`
+   * milliseconds and every directory with nothing written beneath it for as long.
+   */
+  expire(options: { olderThanMs: number }): Promise<{ removed: number; bytes: number }>;
   /** Releases the engine. */
   close(): void;
 }

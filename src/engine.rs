@@ -98,6 +98,14 @@ pub struct Entry {
     pub content: Option<String>,
 }
 
+/// What an expiry sweep removed: entries (a directory counts once, with everything
+/// beneath it) and the bytes of file content they held.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ExpireReport {
+    pub removed: usize,
+    pub bytes: u64,
+}
+
 /// What a garbage collection did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct GcReport {
@@ -137,20 +145,31 @@ enum Found {
 /// New objects of the command being planned, invisible until the head moves.
 #[derive(Default)]
 struct Overlay {
+    /// The command's time: what it writes, and the directories above, carry it.
+    now: u64,
     nodes: BTreeMap<Hash, (Rc<Node>, Vec<u8>)>,
     blobs: BTreeMap<Hash, Rc<str>>,
 }
 
 impl Overlay {
+    fn at(now: u64) -> Overlay {
+        Overlay {
+            now,
+            ..Overlay::default()
+        }
+    }
+
     fn add_node(&mut self, node: Node) -> Child {
         let bytes = node.encode();
         let hash = Hash::of(&bytes);
         let size = node.size();
+        let written = node.written().max(self.now);
         self.nodes.insert(hash, (Rc::new(node), bytes));
         Child {
             kind: Kind::Dir,
             hash,
             size,
+            written,
         }
     }
 
@@ -161,6 +180,7 @@ impl Overlay {
             kind: Kind::File,
             hash,
             size: content.len() as u64,
+            written: self.now,
         }
     }
 
@@ -473,7 +493,7 @@ impl<S: Store> Engine<S> {
             None => self.read_head().await?,
         };
         for _ in 0..=self.config.max_retries {
-            let mut overlay = Overlay::default();
+            let mut overlay = Overlay::at((self.clock)());
             match self.plan(&mut overlay, head.root, cmd).await? {
                 Err(refusal) => {
                     // A refusal from a cached head may be stale: confirm it first.
@@ -786,7 +806,7 @@ impl<S: Store> Engine<S> {
             }
             tree.add(&path, e.content.as_deref())?;
         }
-        let mut overlay = Overlay::default();
+        let mut overlay = Overlay::at((self.clock)());
         let root = tree.seal(&mut overlay).hash;
         let total = self.node(&overlay, root).await?.size();
         if total > self.config.limits.max_total_bytes {
@@ -808,6 +828,47 @@ impl<S: Store> Engine<S> {
                 .await?
             {
                 return Ok(());
+            }
+        }
+        Err(render::busy())
+    }
+
+    /// Removes, in one commit, every file not written in the last `older_than_ms`
+    /// (by the runtime's clock), and every directory with nothing written beneath it
+    /// for as long, including one the sweep empties. Only directories with something
+    /// recent beneath them are read. Times are write times: a view does not count,
+    /// since recording reads would make every view a write.
+    pub async fn expire(&self, older_than_ms: u64) -> Result<ExpireReport, String> {
+        for _ in 0..=self.config.max_retries {
+            let cutoff = (self.clock)().saturating_sub(older_than_ms);
+            let head = self.read_head().await?;
+            let none = Overlay::default();
+            let mut loaded: BTreeMap<Hash, Rc<Node>> = BTreeMap::new();
+            let mut todo = vec![head.root];
+            while let Some(hash) = todo.pop() {
+                let node = self.node(&none, hash).await?;
+                todo.extend(
+                    node.children
+                        .values()
+                        .filter(|c| {
+                            c.kind == Kind::Dir
+                                && c.written >= cutoff
+                                && !loaded.contains_key(&c.hash)
+                        })
+                        .map(|c| c.hash),
+                );
+                loaded.insert(hash, node);
+            }
+            // Time 0: a directory the sweep rebuilds keeps the latest write beneath it,
+            // so one it empties is old and goes too.
+            let mut overlay = Overlay::at(0);
+            let mut report = ExpireReport::default();
+            let Some(root) = sweep(&loaded, head.root, cutoff, &mut overlay, &mut report) else {
+                return Ok(report);
+            };
+            let summary = format!("expire entries written before {cutoff}");
+            if self.publish(&overlay, &head, root.hash, summary).await? {
+                return Ok(report);
             }
         }
         Err(render::busy())
@@ -933,6 +994,44 @@ fn screen_secrets(cmd: Checked, policy: SecretPolicy) -> Fallible<Checked> {
         }
         other => other,
     })
+}
+
+/// The node `hash` without its entries written before `cutoff`, or `None` if it
+/// keeps them all.
+fn sweep(
+    loaded: &BTreeMap<Hash, Rc<Node>>,
+    hash: Hash,
+    cutoff: u64,
+    overlay: &mut Overlay,
+    report: &mut ExpireReport,
+) -> Option<Child> {
+    let node = loaded.get(&hash)?;
+    let mut rebuilt: Option<Node> = None;
+    for (name, child) in &node.children {
+        let keep = if child.written < cutoff {
+            report.removed += 1;
+            report.bytes += child.size;
+            None
+        } else if child.kind == Kind::Dir {
+            match sweep(loaded, child.hash, cutoff, overlay, report) {
+                None => continue,
+                // Emptied by the sweep (its files are counted already).
+                Some(swept) if swept.written < cutoff => {
+                    report.removed += 1;
+                    None
+                }
+                Some(swept) => Some(swept),
+            }
+        } else {
+            continue;
+        };
+        let n = rebuilt.get_or_insert_with(|| (**node).clone());
+        match keep {
+            Some(c) => n.children.insert(name.clone(), c),
+            None => n.children.remove(name),
+        };
+    }
+    rebuilt.map(|n| overlay.add_node(n))
 }
 
 /// The checks that need no storage at all, so refusing costs no store operation.

@@ -25,7 +25,7 @@ pub mod secrets;
 pub mod store;
 mod tree;
 
-pub use engine::{Backoff, Config, Engine, Entry, GcReport, Limits, ToolResult};
+pub use engine::{Backoff, Config, Engine, Entry, ExpireReport, GcReport, Limits, ToolResult};
 pub use secrets::SecretPolicy;
 pub use store::{MemoryStore, Page, Store, StoreError};
 

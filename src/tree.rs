@@ -76,6 +76,10 @@ pub struct Child {
     pub hash: Hash,
     /// The file's bytes, or the sum of all file bytes beneath the directory.
     pub size: u64,
+    /// When it was last written, in ms since the Unix epoch: for a directory, the
+    /// last change at or beneath it (as a directory's mtime moves when an entry is
+    /// added or removed). The expiry sweep skips or drops whole subtrees by it.
+    pub written: u64,
 }
 
 /// An immutable directory node. Children are kept in byte order of their names,
@@ -85,22 +89,27 @@ pub struct Node {
     pub children: BTreeMap<String, Child>,
 }
 
-/// The wire form of a node: `{"e":[[name, "f"|"d", hash, size], ...]}`. JSON keeps
-/// stores inspectable by hand; the sorted map makes the encoding canonical.
+/// The wire form of a node: `{"e":[[name, "f"|"d", hash, size, written], ...]}`.
+/// JSON keeps stores inspectable by hand; the sorted map makes it canonical.
 #[derive(Serialize)]
 struct NodeWire<'a> {
-    e: Vec<(&'a str, &'a str, &'a str, u64)>,
+    e: Vec<(&'a str, &'a str, &'a str, u64, u64)>,
 }
 
 /// Names may hold escapes, so decoding owns its strings.
 #[derive(Deserialize)]
 struct NodeWireOwned {
-    e: Vec<(String, String, String, u64)>,
+    e: Vec<(String, String, String, u64, u64)>,
 }
 
 impl Node {
     pub fn size(&self) -> u64 {
         self.children.values().map(|c| c.size).sum()
+    }
+
+    /// The latest write beneath this node.
+    pub fn written(&self) -> u64 {
+        self.children.values().map(|c| c.written).max().unwrap_or(0)
     }
 
     pub fn encode(&self) -> Vec<u8> {
@@ -114,7 +123,7 @@ impl Node {
                     Kind::File => "f",
                     Kind::Dir => "d",
                 };
-                (name.as_str(), kind, h.as_str(), c.size)
+                (name.as_str(), kind, h.as_str(), c.size, c.written)
             })
             .collect();
         serde_json::to_vec(&NodeWire { e }).unwrap_or_default()
@@ -123,7 +132,7 @@ impl Node {
     pub fn decode(bytes: &[u8]) -> Option<Node> {
         let wire: NodeWireOwned = serde_json::from_slice(bytes).ok()?;
         let mut children = BTreeMap::new();
-        for (name, kind, hash, size) in wire.e {
+        for (name, kind, hash, size, written) in wire.e {
             let kind = match kind.as_str() {
                 "f" => Kind::File,
                 "d" => Kind::Dir,
@@ -135,6 +144,7 @@ impl Node {
                     kind,
                     hash: Hash::from_hex(&hash)?,
                     size,
+                    written,
                 },
             );
         }
@@ -184,6 +194,7 @@ mod tests {
                 kind: Kind::File,
                 hash: Hash::of(b"x"),
                 size: 1,
+                written: 5,
             },
         );
         n.children.insert(
@@ -192,6 +203,7 @@ mod tests {
                 kind: Kind::Dir,
                 hash: Hash::of(b"y"),
                 size: 7,
+                written: 9,
             },
         );
         let bytes = n.encode();

@@ -90,6 +90,16 @@ impl Memory {
         })
     }
 
+    /// Removes every file not written in the last `older_than_ms` (and directories
+    /// with nothing recent beneath); resolves `{removed, bytes}`.
+    pub fn expire(&self, older_than_ms: f64) -> Promise {
+        let engine = Rc::clone(&self.engine);
+        future_to_promise(async move {
+            let report = engine.expire(older_than_ms as u64).await.map_err(error)?;
+            serde_wasm_bindgen::to_value(&report).map_err(|_| error(String::from("the report could not be converted")))
+        })
+    }
+
     /// Garbage-collects objects unreachable from the last `keep_commits` commits;
     /// resolves `{reachable, deleted, pending}`.
     pub fn gc(&self, keep_commits: u32) -> Promise {

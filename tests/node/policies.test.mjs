@@ -1,5 +1,5 @@
-// The secrets option of openMemory: credentials the model writes are stored as
-// written by default, refused, or redacted, through both faces.
+// Store policies: the secrets option of openMemory (credentials the model writes are
+// stored as written, refused, or redacted) and the expiry sweep.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { memdir } from './helpers.mjs';
@@ -40,4 +40,15 @@ test('an unknown secrets policy is a TypeError', async () => {
     name: 'TypeError',
     message: "openMemory: secrets must be 'allow', 'refuse' or 'redact'",
   });
+});
+
+test('expire removes what was not written for a while, by the memory clock', async () => {
+  let now = 1_000;
+  const memory = await memdir.openMemory({ clock: () => now });
+  await memory.create({ command: 'create', path: '/memories/old.md', file_text: 'old' });
+  now = 50_000;
+  await memory.create({ command: 'create', path: '/memories/new.md', file_text: 'new' });
+  assert.deepEqual(await memory.expire({ olderThanMs: 10_000 }), { removed: 1, bytes: 3 });
+  assert.deepEqual(await memory.entries(), [{ path: '/memories/new.md', content: 'new' }]);
+  await assert.rejects(memory.expire({}), { name: 'RangeError' });
 });
