@@ -15,6 +15,7 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod conformance;
 pub mod contract;
 mod engine;
 mod input;

@@ -16,6 +16,7 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use memdir::conformance::{self, Case, POSITIONS, hostile_input};
 use memdir::{Config, Engine, Entry, MemoryStore, Page, Store, StoreError, block_on};
 use serde_json::{Value, json};
 
@@ -90,202 +91,52 @@ impl<S: Store> Store for Probe<S> {
 
 // ------------------------------------------------------------------ data loading
 
-fn load(name: &str) -> Value {
+fn load(name: &str) -> String {
     let path = format!("{}/tests/conformance/{name}", env!("CARGO_MANIFEST_DIR"));
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
 }
 
-fn file_value(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Object(o) => {
-            let unit = o["repeat"].as_str().expect("repeat is a string");
-            unit.repeat(o["times"].as_u64().expect("times is a count") as usize)
-        }
-        other => panic!("bad file value {other}"),
-    }
-}
-
-/// The entries to import for a state: its files and its childless directories.
-fn import_entries(state: &Value) -> Vec<Entry> {
-    let mut out = Vec::new();
-    if let Some(files) = state.get("files").and_then(Value::as_object) {
-        for (p, v) in files {
-            out.push(Entry {
-                path: p.clone(),
-                content: Some(file_value(v)),
-            });
-        }
-    }
-    if let Some(dirs) = state.get("dirs").and_then(Value::as_array) {
-        for d in dirs {
-            out.push(Entry {
-                path: d.as_str().expect("dir path").into(),
-                content: None,
-            });
-        }
-    }
-    out
-}
-
-/// The full tree a state implies: files, their ancestor directories and the listed
-/// directories (with theirs), `/memories` itself excluded. Content as a length + hash
-/// stand-in would hide nothing here, so whole strings are compared.
-fn full_tree(state: &Value) -> BTreeMap<String, Option<String>> {
-    let mut t = BTreeMap::new();
-    for e in import_entries(state) {
-        let mut parts: Vec<&str> = e.path.split('/').collect();
-        if e.content.is_some() {
-            parts.pop();
-        }
-        for k in 3..=parts.len() {
-            t.insert(parts[..k].join("/"), None);
-        }
-        if e.content.is_some() {
-            t.insert(e.path.clone(), e.content.clone());
-        }
-    }
-    t
-}
-
-fn tree_of(entries: Vec<Entry>) -> BTreeMap<String, Option<String>> {
-    entries.into_iter().map(|e| (e.path, e.content)).collect()
-}
-
-fn config_for(case: &Value) -> Config {
-    let mut c = Config::default();
-    if let Some(l) = case.get("limits") {
-        if let Some(v) = l.get("max_file_bytes").and_then(Value::as_u64) {
-            c.limits.max_file_bytes = v as usize;
-        }
-        if let Some(v) = l.get("max_total_bytes").and_then(Value::as_u64) {
-            c.limits.max_total_bytes = v;
-        }
-        if let Some(v) = l.get("read_limit_chars").and_then(Value::as_u64) {
-            c.limits.read_limit_chars = v as usize;
-        }
-    }
-    c
-}
-
-/// Short, readable description of where two strings first differ.
-fn diff(expected: &str, got: &str) -> String {
-    let at = expected
-        .chars()
-        .zip(got.chars())
-        .take_while(|(a, b)| a == b)
-        .count();
-    let clip = |s: &str| -> String {
-        let tail: String = s.chars().skip(at.saturating_sub(40)).take(160).collect();
-        format!(
-            "{tail:?}{}",
-            if s.chars().count() > at + 120 {
-                "…"
-            } else {
-                ""
-            }
-        )
-    };
-    format!(
-        "first difference at char {at}\n    expected: {}\n    got:      {}",
-        clip(expected),
-        clip(got)
-    )
-}
-
-fn seeded(case: &Value) -> Result<MemoryStore, String> {
+fn seeded(case: &Case) -> Result<MemoryStore, String> {
     let store = MemoryStore::new();
-    let setup = Engine::new(store.clone(), config_for(case));
-    block_on(setup.import(&import_entries(&case["before"])))
-        .map_err(|e| format!("import of `before` failed: {e}"))?;
+    block_on(conformance::seed(&store, case))?;
     Ok(store)
 }
 
 // ------------------------------------------------------------------ cases.json
 
-fn run_case(case: &Value) -> Result<u64, String> {
-    let want_content = case["content"].as_str().ok_or("case has no content")?;
-    let want_error = case["is_error"].as_bool().ok_or("case has no is_error")?;
-    let input = case.get("input");
-    let text = match (case.get("input_text"), input) {
-        (Some(Value::String(t)), _) => t.clone(),
-        (_, Some(v)) => serde_json::to_string(v).map_err(|e| e.to_string())?,
-        _ => return Err("case has neither input nor input_text".into()),
-    };
-
-    // Face 1: execute_value (or execute for raw text) on a counted store; then the tree.
+fn run_case(case: &Case) -> Result<u64, String> {
+    // Face 1: execute on the JSON text over a counted store, then the tree.
     let store = seeded(case)?;
     let ops = Rc::new(Cell::new(0));
-    let engine = Engine::new(
-        Probe::counting(store.clone(), ops.clone()),
-        config_for(case),
-    );
-    let r = match (case.get("input_text"), input) {
-        (Some(_), _) => block_on(engine.execute(&text)),
-        (_, Some(v)) => block_on(engine.execute_value(v)),
-        _ => unreachable!(),
-    };
-    if r.content != want_content || r.is_error != want_error {
-        return Err(format!(
-            "is_error {} (want {want_error}); {}",
-            r.is_error,
-            diff(want_content, &r.content)
-        ));
-    }
+    let engine = Engine::new(Probe::counting(store.clone(), ops.clone()), case.config());
+    conformance::check_answer(case, &block_on(engine.execute(&case.input)))?;
     let used = ops.get();
-    if case.get("no_store_ops") == Some(&Value::Bool(true)) && used != 0 {
+    if case.no_store_ops && used != 0 {
         return Err(format!(
             "made {used} store operations; this refusal must make none"
         ));
     }
-    let want_after = full_tree(case.get("after").unwrap_or(&case["before"]));
-    let reader = Engine::new(store, config_for(case));
-    let got_after =
-        tree_of(block_on(reader.entries()).map_err(|e| format!("entries() failed: {e}"))?);
-    if got_after != want_after {
-        let missing: Vec<_> = want_after
-            .iter()
-            .filter(|(k, v)| got_after.get(*k) != Some(v))
-            .map(|(k, _)| k)
-            .collect();
-        let extra: Vec<_> = got_after
-            .iter()
-            .filter(|(k, v)| want_after.get(*k) != Some(v))
-            .map(|(k, _)| k)
-            .collect();
-        return Err(format!(
-            "tree after differs: expected-but-absent-or-different {missing:?}, unexpected {extra:?}"
-        ));
-    }
+    let reader = Engine::new(store, case.config());
+    conformance::check_tree(
+        case,
+        block_on(reader.entries()).map_err(|e| format!("entries() failed: {e}"))?,
+    )?;
 
-    // Face 2: execute on the JSON text (for `input` cases; input_text already used it).
-    if case.get("input_text").is_none() {
-        let engine = Engine::new(seeded(case)?, config_for(case));
-        let r2 = block_on(engine.execute(&text));
-        if r2.content != want_content || r2.is_error != want_error {
-            return Err(format!(
-                "execute(text) disagrees with execute_value: {}",
-                diff(want_content, &r2.content)
-            ));
-        }
-    }
-    // Face 3: the handler face, message without "Error: ".
-    let handle_input = match (case.get("input_text"), input) {
-        (None, Some(v)) => Some(v.clone()),
-        (Some(Value::String(t)), _) => serde_json::from_str::<Value>(t).ok(),
-        _ => None,
-    };
-    if let Some(v) = handle_input {
-        let engine = Engine::new(seeded(case)?, config_for(case));
+    // Faces 2 and 3, for input that parses: execute_value, and the handler face
+    // (the message without "Error: ").
+    if let Ok(v) = serde_json::from_str::<Value>(&case.input) {
+        let engine = Engine::new(seeded(case)?, case.config());
+        conformance::check_answer(case, &block_on(engine.execute_value(&v)))
+            .map_err(|e| format!("execute_value disagrees with execute: {e}"))?;
+        let engine = Engine::new(seeded(case)?, case.config());
         let got = match block_on(engine.handle(&v)) {
             Ok(s) => s,
             Err(m) => format!("Error: {m}"),
         };
-        if got != want_content {
+        if got != case.content {
             return Err(format!(
                 "handle() face disagrees: {}",
-                diff(want_content, &got)
+                conformance::diff(&case.content, &got)
             ));
         }
     }
@@ -294,13 +145,12 @@ fn run_case(case: &Value) -> Result<u64, String> {
 
 #[test]
 fn cases() {
-    let data = load("cases.json");
-    let cases = data["cases"].as_array().expect("cases array");
+    let cases = conformance::cases(&load("cases.json")).expect("cases.json");
     let mut failures = Vec::new();
     let mut ops = 0;
     let mut names = std::collections::HashSet::new();
-    for case in cases {
-        let name = case["name"].as_str().expect("case name");
+    for case in &cases {
+        let name = &case.name;
         assert!(names.insert(name), "duplicate case name {name}");
         match run_case(case) {
             Ok(n) => ops += n,
@@ -329,58 +179,23 @@ fn cases() {
 
 // ------------------------------------------------------------------ hostile-paths.json
 
-const POSITIONS: [&str; 7] = [
-    "view.path",
-    "create.path",
-    "str_replace.path",
-    "insert.path",
-    "delete.path",
-    "rename.old_path",
-    "rename.new_path",
-];
-
-fn hostile_input(position: &str, p: &str) -> Value {
-    match position {
-        "view.path" => json!({"command": "view", "path": p}),
-        "create.path" => json!({"command": "create", "path": p, "file_text": "x"}),
-        "str_replace.path" => {
-            json!({"command": "str_replace", "path": p, "old_str": "a", "new_str": "b"})
-        }
-        "insert.path" => {
-            json!({"command": "insert", "path": p, "insert_line": 0, "insert_text": "x"})
-        }
-        "delete.path" => json!({"command": "delete", "path": p}),
-        "rename.old_path" => {
-            json!({"command": "rename", "old_path": p, "new_path": "/memories/b.txt"})
-        }
-        "rename.new_path" => {
-            json!({"command": "rename", "old_path": "/memories/a.txt", "new_path": p})
-        }
-        _ => unreachable!(),
-    }
-}
-
 #[test]
 fn hostile_paths() {
-    let data = load("hostile-paths.json");
-    let paths = data["paths"].as_array().expect("paths array");
+    let paths =
+        conformance::hostile_paths(&load("hostile-paths.json")).expect("hostile-paths.json");
     let store = MemoryStore::new();
     let setup = Engine::new(store.clone(), Config::default());
     // A real file at the valid end of a rename, so only the hostile path can refuse.
-    let seeded =
-        block_on(setup.execute_value(
-            &json!({"command": "create", "path": "/memories/a.txt", "file_text": "a"}),
-        ));
+    let seeded = block_on(setup.import(&conformance::hostile_seed()));
     let ops = Rc::new(Cell::new(0u64));
     let engine = Engine::new(Probe::counting(store, ops.clone()), Config::default());
 
     let mut per_rule: BTreeMap<String, (usize, u64)> = BTreeMap::new();
     let mut failures = Vec::new();
     let mut total_ops = 0;
-    for entry in paths {
-        let p = entry["path"].as_str().expect("path");
-        let rule = entry["rule"].as_str().expect("rule");
-        let want = format!("Error: {}", entry["message"].as_str().expect("message"));
+    for entry in &paths {
+        let (p, rule) = (entry.path.as_str(), entry.rule.as_str());
+        let want = format!("Error: {}", entry.message);
         for pos in POSITIONS {
             ops.set(0);
             let r = block_on(engine.execute_value(&hostile_input(pos, p)));
@@ -394,7 +209,7 @@ fn hostile_paths() {
                 failures.push(format!(
                     "[{rule}] {pos} {shown:?}: {} store ops; {}",
                     used,
-                    diff(&want, &r.content)
+                    conformance::diff(&want, &r.content)
                 ));
             }
         }
@@ -416,7 +231,7 @@ fn hostile_paths() {
     if failures.len() > 30 {
         println!("  … and {} more", failures.len() - 30);
     }
-    assert!(!seeded.is_error, "setup create failed: {}", seeded.content);
+    seeded.expect("seeding a.txt");
     assert!(
         failures.is_empty(),
         "{} of {} hostile refusals failed (listed above)",

@@ -11,11 +11,11 @@
 )]
 
 use std::cell::Cell;
-use std::collections::BTreeMap;
 use std::future::{Future, poll_fn};
 use std::pin::pin;
 use std::task::Poll;
 
+use memdir::conformance::{self, Case, POSITIONS};
 use memdir::{Config, Engine, Entry, Page, Store, StoreError};
 use memdir_idb::{IdbStore, delete_database};
 use serde_json::{Value, json};
@@ -109,84 +109,14 @@ impl Store for Probe<'_> {
     }
 }
 
-// ------------------------------------------------------------------ case data
-
-fn file_value(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Object(o) => o["repeat"]
-            .as_str()
-            .unwrap()
-            .repeat(o["times"].as_u64().unwrap() as usize),
-        other => panic!("bad file value {other}"),
-    }
-}
-
-fn import_entries(state: &Value) -> Vec<Entry> {
-    let mut out = Vec::new();
-    if let Some(files) = state.get("files").and_then(Value::as_object) {
-        for (p, v) in files {
-            out.push(Entry {
-                path: p.clone(),
-                content: Some(file_value(v)),
-            });
-        }
-    }
-    if let Some(dirs) = state.get("dirs").and_then(Value::as_array) {
-        for d in dirs {
-            out.push(Entry {
-                path: d.as_str().unwrap().into(),
-                content: None,
-            });
-        }
-    }
-    out
-}
-
-/// Files, their ancestor directories and the listed directories; `/memories` excluded.
-fn full_tree(state: &Value) -> BTreeMap<String, Option<String>> {
-    let mut t = BTreeMap::new();
-    for e in import_entries(state) {
-        let mut parts: Vec<&str> = e.path.split('/').collect();
-        if e.content.is_some() {
-            parts.pop();
-        }
-        for k in 3..=parts.len() {
-            t.insert(parts[..k].join("/"), None);
-        }
-        if e.content.is_some() {
-            t.insert(e.path.clone(), e.content.clone());
-        }
-    }
-    t
-}
-
-fn tree_of(entries: Vec<Entry>) -> BTreeMap<String, Option<String>> {
-    entries.into_iter().map(|e| (e.path, e.content)).collect()
-}
-
-fn config_for(case: &Value) -> Config {
-    let mut c = Config::default();
-    if let Some(l) = case.get("limits") {
-        if let Some(v) = l.get("max_file_bytes").and_then(Value::as_u64) {
-            c.limits.max_file_bytes = v as usize;
-        }
-        if let Some(v) = l.get("max_total_bytes").and_then(Value::as_u64) {
-            c.limits.max_total_bytes = v;
-        }
-        if let Some(v) = l.get("read_limit_chars").and_then(Value::as_u64) {
-            c.limits.read_limit_chars = v as usize;
-        }
-    }
-    c
-}
+// ------------------------------------------------------------------ helpers
 
 fn clip(s: &str) -> String {
     s.chars().take(200).collect()
 }
 
-async fn tree(store: &IdbStore) -> BTreeMap<String, Option<String>> {
-    tree_of(
+async fn tree(store: &IdbStore) -> conformance::Tree {
+    conformance::tree_of(
         Engine::new(store, Config::default())
             .entries()
             .await
@@ -201,65 +131,25 @@ async fn fresh(namespace: &str) -> IdbStore {
 
 // ------------------------------------------------------------------ conformance
 
-async fn run_case(store: &IdbStore, case: &Value) -> Result<(), String> {
-    let config = config_for(case);
-    Engine::new(store, config.clone())
-        .import(&import_entries(&case["before"]))
-        .await
-        .map_err(|e| format!("import of `before` failed: {e}"))?;
+async fn run_case(store: &IdbStore, case: &Case) -> Result<(), String> {
+    conformance::seed(store, case).await?;
     let probe = Probe::new(store, Fault::None);
-    let engine = Engine::new(&probe, config);
-    let r = match (case.get("input_text"), case.get("input")) {
-        (Some(Value::String(t)), _) => engine.execute(t).await,
-        (_, Some(v)) => engine.execute_value(v).await,
-        _ => return Err("case has neither input nor input_text".into()),
-    };
-    let want = case["content"].as_str().unwrap_or_default();
-    let want_error = case["is_error"].as_bool().unwrap_or_default();
-    if r.content != want || r.is_error != want_error {
-        return Err(format!(
-            "got {:?} (is_error {}), want {:?}",
-            clip(&r.content),
-            r.is_error,
-            clip(want)
-        ));
+    let engine = Engine::new(&probe, case.config());
+    conformance::check_answer(case, &engine.execute(&case.input).await)?;
+    if case.no_store_ops && probe.ops.get() != 0 {
+        return Err(format!("made {} store operations; this refusal must make none", probe.ops.get()));
     }
-    if case.get("no_store_ops") == Some(&Value::Bool(true)) && probe.ops.get() != 0 {
-        return Err(format!(
-            "made {} store operations; this refusal must make none",
-            probe.ops.get()
-        ));
-    }
-    let want_after = full_tree(case.get("after").unwrap_or(&case["before"]));
-    let got_after = tree(store).await;
-    if got_after != want_after {
-        let keys = |a: &BTreeMap<String, Option<String>>,
-                    b: &BTreeMap<String, Option<String>>|
-         -> Vec<String> {
-            a.iter()
-                .filter(|(k, v)| b.get(*k) != Some(v))
-                .map(|(k, _)| k.clone())
-                .take(5)
-                .collect()
-        };
-        return Err(format!(
-            "tree after: missing {:?}, unexpected {:?}",
-            keys(&want_after, &got_after),
-            keys(&got_after, &want_after)
-        ));
-    }
-    Ok(())
+    conformance::check_tree(case, Engine::new(store, Config::default()).entries().await?)
 }
 
 #[wasm_bindgen_test]
 async fn every_conformance_case_over_indexeddb() {
-    let data: Value = serde_json::from_str(CASES).expect("cases.json");
-    let cases = data["cases"].as_array().expect("cases");
+    let cases = conformance::cases(CASES).expect("cases.json");
     let store = fresh("conformance").await;
     let mut failures = Vec::new();
-    for case in cases {
+    for case in &cases {
         if let Err(e) = run_case(&store, case).await {
-            failures.push(format!("{}: {e}", case["name"].as_str().unwrap_or("?")));
+            failures.push(format!("{}: {e}", case.name));
         }
     }
     assert!(cases.len() > 100, "only {} cases", cases.len());
@@ -274,31 +164,20 @@ async fn every_conformance_case_over_indexeddb() {
 
 #[wasm_bindgen_test]
 async fn every_hostile_path_is_refused_in_every_position_without_touching_indexeddb() {
-    let data: Value = serde_json::from_str(HOSTILE).expect("hostile-paths.json");
-    let paths = data["paths"].as_array().expect("paths");
+    let paths = conformance::hostile_paths(HOSTILE).expect("hostile-paths.json");
     let store = fresh("hostile").await;
-    let seed = Engine::new(&store, Config::default())
-        .execute_value(&json!({"command": "create", "path": "/memories/a.txt", "file_text": "a"}))
-        .await;
-    assert!(!seed.is_error, "{}", seed.content);
+    Engine::new(&store, Config::default())
+        .import(&conformance::hostile_seed())
+        .await
+        .expect("seeding a.txt");
     let probe = Probe::new(&store, Fault::None);
     let engine = Engine::new(&probe, Config::default());
     let mut failures = Vec::new();
-    for entry in paths {
-        let p = entry["path"].as_str().unwrap();
-        let want = format!("Error: {}", entry["message"].as_str().unwrap());
-        let inputs = [
-            json!({"command": "view", "path": p}),
-            json!({"command": "create", "path": p, "file_text": "x"}),
-            json!({"command": "str_replace", "path": p, "old_str": "a", "new_str": "b"}),
-            json!({"command": "insert", "path": p, "insert_line": 0, "insert_text": "x"}),
-            json!({"command": "delete", "path": p}),
-            json!({"command": "rename", "old_path": p, "new_path": "/memories/b.txt"}),
-            json!({"command": "rename", "old_path": "/memories/a.txt", "new_path": p}),
-        ];
-        for input in &inputs {
+    for entry in &paths {
+        let want = format!("Error: {}", entry.message);
+        for input in POSITIONS.map(|pos| conformance::hostile_input(pos, &entry.path)) {
             probe.ops.set(0);
-            let r = engine.execute_value(input).await;
+            let r = engine.execute_value(&input).await;
             if !r.is_error || r.content != want || probe.ops.get() != 0 {
                 failures.push(format!(
                     "{}: {} ops, got {:?}",
