@@ -88,6 +88,29 @@ fn main() {
     }
     println!("instantiate (+ configure): {:.0} us", per_command(start.elapsed(), n));
 
+    // Refusals decided before any storage: the boundary and the wasm engine alone.
+    let refusals: Vec<String> = (0..2000)
+        .map(|i| serde_json::json!({"command": "view", "path": format!("/memories/a{i}/../b")}).to_string())
+        .collect();
+    let engine = Engine::new(MemoryBackend::new(), Config::default());
+    let start = Instant::now();
+    for input in &refusals {
+        assert!(block_on(engine.execute(input)).is_error);
+    }
+    let native = per_command(start.elapsed(), refusals.len());
+    let mut host = runtime.host(Arc::new(MemoryBackend::new()), HostLimits::default());
+    host.start().expect("instantiating");
+    let start = Instant::now();
+    for input in &refusals {
+        assert!(host.execute(input).is_error);
+    }
+    let hosted = per_command(start.elapsed(), refusals.len());
+    println!(
+        "path refusals (no storage), {} calls: native {native:.1} us/call, component in host {hosted:.1} us/call, ratio {:.2}",
+        refusals.len(),
+        hosted / native
+    );
+
     let commands = rounds * round(0).len();
     let (native, hosted) = compare(&runtime, rounds, &|_| Arc::new(MemoryBackend::new()));
     println!(
