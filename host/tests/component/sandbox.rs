@@ -220,17 +220,33 @@ fn a_trap_after_the_change_was_saved_says_so() {
         let mut host = support::runtime().host(mem.clone(), HostLimits { fuel, ..HostLimits::default() });
         (host.execute(&input), mem)
     };
-    // The least fuel that completes the command, by bisection (fuel use is deterministic).
+    // About the least fuel that completes the command, by bisection. Fuel use varies
+    // by a little from run to run (the commit's time and hashes order the caches),
+    // so the trap after the swap is looked for a little below it.
     let (mut lo, mut hi) = (1u64, 50_000_000u64);
     assert!(!run(hi).0.is_error, "the command completes with ample fuel");
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
         if run(mid).0.is_error { lo = mid + 1 } else { hi = mid }
     }
-    let (r, mem) = run(hi - 1);
-    assert_eq!(r.content, "Error: The memory tool ran out of its compute budget and was stopped after it had saved its change.");
-    let backend: Arc<dyn Backend> = mem;
-    assert_eq!(support::tree(&backend).get("/memories/late.txt"), Some(&Some("late".to_string())));
+    const SAVED: &str = "Error: The memory tool ran out of its compute budget and was stopped after it had saved its change.";
+    const NOTHING: &str = "Error: The memory tool ran out of its compute budget and was stopped; nothing was changed.";
+    let mut found = false;
+    for below in [1, 20, 100, 300, 1000, 3000, 10_000] {
+        let (r, mem) = run(hi.saturating_sub(below));
+        let backend: Arc<dyn Backend> = mem;
+        let saved = support::tree(&backend).get("/memories/late.txt") == Some(&Some("late".to_string()));
+        match r.content.as_str() {
+            SAVED => {
+                assert!(saved, "the answer says saved, so the file must be there");
+                found = true;
+                break;
+            }
+            NOTHING => assert!(!saved, "the answer says nothing changed, so the file must be absent"),
+            other => assert_eq!(other, "File created successfully at: /memories/late.txt"),
+        }
+    }
+    assert!(found, "no fuel budget just short of completion stopped the command after its swap");
 }
 
 /// The tree-level exports: entries read what commands wrote, replace-entries swaps
