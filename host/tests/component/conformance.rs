@@ -1,64 +1,52 @@
 //! The conformance data through the component in the host, over both backends:
 //! every case of cases.json (raw face, and the typed exports where the input maps
-//! onto them) and every hostile path in every argument position.
+//! onto them) and every hostile path in every argument position. The data is read
+//! by `memdir::conformance`, as every Rust runner reads it.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use memdir::conformance::{self as data, Case};
 use memdir_host::{Backend, HostLimits, ToolConfig};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::support::{self, KINDS, Kind, Probe};
 
-fn tool_config(case: &Value) -> ToolConfig {
-    ToolConfig { limits: support::config_for(case).limits, ..ToolConfig::default() }
+fn seeded(kind: Kind, case: &Case) -> (Arc<dyn Backend>, Option<support::TempDir>) {
+    let (backend, dir) = support::fresh(kind);
+    support::seed(&backend, case.config(), &case.before);
+    (backend, dir)
 }
 
-fn seeded(kind: Kind, case: &Value) -> (Arc<dyn Backend>, Option<support::TempDir>) {
-    let (backend, dir) = support::fresh(kind);
-    support::seed(&backend, support::config_for(case), &support::entries_of(&case["before"]));
-    (backend, dir)
+fn host_for(case: &Case, backend: Arc<dyn Backend>) -> memdir_host::Host {
+    let mut host = support::runtime().host(backend, HostLimits::default());
+    host.configure(ToolConfig { limits: case.limits, ..ToolConfig::default() });
+    host
 }
 
 /// The case through `execute`: exact answer, the tree afterwards, and no store
 /// operation at all where the case says the refusal comes before storage.
-fn run_case(kind: Kind, case: &Value) -> Result<(), String> {
-    let want = case["content"].as_str().ok_or("no content")?;
-    let want_error = case["is_error"].as_bool().ok_or("no is_error")?;
-    let text = match (case.get("input_text"), case.get("input")) {
-        (Some(Value::String(t)), _) => t.clone(),
-        (_, Some(v)) => v.to_string(),
-        _ => return Err("neither input nor input_text".into()),
-    };
+fn run_case(kind: Kind, case: &Case) -> Result<(), String> {
     let (backend, _dir) = seeded(kind, case);
     let probe = Arc::new(Probe::new(backend.clone()));
-    let mut host = support::runtime().host(probe.clone(), HostLimits::default());
-    host.configure(tool_config(case));
-    let r = host.execute(&text);
-    if r.content != want || r.is_error != want_error {
-        return Err(format!("is_error {} (want {want_error}); {}", r.is_error, support::diff(want, &r.content)));
-    }
+    let r = host_for(case, probe.clone()).execute(&case.input);
+    data::check_answer(case, &r)?;
     let ops = probe.ops.load(Ordering::SeqCst);
-    if case.get("no_store_ops") == Some(&Value::Bool(true)) && ops != 0 {
+    if case.no_store_ops && ops != 0 {
         return Err(format!("{ops} store operations; this refusal must make none"));
     }
-    let want_tree = support::tree_of_state(case.get("after").unwrap_or(&case["before"]));
-    let got_tree = support::tree(&backend);
-    if got_tree != want_tree {
-        let wrong: Vec<_> = want_tree.keys().chain(got_tree.keys()).filter(|k| want_tree.get(*k) != got_tree.get(*k)).collect();
-        return Err(format!("tree afterwards differs at {wrong:?}"));
-    }
-    Ok(())
+    let entries = memdir::block_on(memdir::Engine::new(&*backend, case.config()).entries())?;
+    data::check_tree(case, entries)
 }
 
 /// The same case through the typed export of its command, when every field it
 /// carries has the type that export takes. `None`: the input does not map.
-fn run_typed(kind: Kind, case: &Value) -> Option<Result<(), String>> {
-    let input = case.get("input")?.as_object()?;
+fn run_typed(kind: Kind, case: &Case) -> Option<Result<(), String>> {
+    let input: Value = serde_json::from_str(&case.input).ok()?;
+    let input = input.as_object()?;
     let s = |k: &str| input.get(k).and_then(Value::as_str);
     let (backend, _dir) = seeded(kind, case);
-    let mut host = support::runtime().host(backend, HostLimits::default());
-    host.configure(tool_config(case));
+    let mut host = host_for(case, backend);
     let got = match input.get("command")?.as_str()? {
         "view" => {
             let range = match input.get("view_range") {
@@ -88,29 +76,23 @@ fn run_typed(kind: Kind, case: &Value) -> Option<Result<(), String>> {
         "rename" => host.rename(s("old_path")?, s("new_path")?),
         _ => return None,
     };
-    let want = case["content"].as_str()?;
-    let got = match got {
-        Ok(t) => t,
-        Err(m) => format!("Error: {m}"),
-    };
-    Some(if got == want { Ok(()) } else { Err(format!("typed export: {}", support::diff(want, &got))) })
+    let got = got.unwrap_or_else(|m| format!("Error: {m}"));
+    Some(if got == case.content { Ok(()) } else { Err(format!("typed export: {}", data::diff(&case.content, &got))) })
 }
 
 #[test]
 fn every_case_through_the_component_over_both_backends() {
-    let data = support::load("cases.json");
-    let cases = data["cases"].as_array().expect("cases");
+    let cases = data::cases(&support::load("cases.json")).expect("cases.json");
     let mut failures = Vec::new();
     let mut typed = 0;
     for kind in KINDS {
-        for case in cases {
-            let name = case["name"].as_str().expect("name");
+        for case in &cases {
             if let Err(e) = run_case(kind, case) {
-                failures.push(format!("{kind:?} {name}: {e}"));
+                failures.push(format!("{kind:?} {}: {e}", case.name));
             }
             match run_typed(kind, case) {
                 Some(Ok(())) => typed += 1,
-                Some(Err(e)) => failures.push(format!("{kind:?} {name}: {e}")),
+                Some(Err(e)) => failures.push(format!("{kind:?} {}: {e}", case.name)),
                 None => {}
             }
         }
@@ -127,47 +109,28 @@ fn every_case_through_the_component_over_both_backends() {
     assert!(failures.is_empty(), "{} conformance failures through the component (listed above)", failures.len());
 }
 
-const POSITIONS: [&str; 7] =
-    ["view.path", "create.path", "str_replace.path", "insert.path", "delete.path", "rename.old_path", "rename.new_path"];
-
-fn hostile_input(position: &str, p: &str) -> Value {
-    match position {
-        "view.path" => json!({"command": "view", "path": p}),
-        "create.path" => json!({"command": "create", "path": p, "file_text": "x"}),
-        "str_replace.path" => json!({"command": "str_replace", "path": p, "old_str": "a", "new_str": "b"}),
-        "insert.path" => json!({"command": "insert", "path": p, "insert_line": 0, "insert_text": "x"}),
-        "delete.path" => json!({"command": "delete", "path": p}),
-        "rename.old_path" => json!({"command": "rename", "old_path": p, "new_path": "/memories/b.txt"}),
-        "rename.new_path" => json!({"command": "rename", "old_path": "/memories/a.txt", "new_path": p}),
-        _ => unreachable!("a position of POSITIONS"),
-    }
-}
-
 #[test]
 fn every_hostile_path_in_every_position_is_refused_with_no_store_operation() {
-    let data = support::load("hostile-paths.json");
-    let paths = data["paths"].as_array().expect("paths");
+    let paths = data::hostile_paths(&support::load("hostile-paths.json")).expect("hostile-paths.json");
     let mut failures = Vec::new();
     let mut refused = 0;
     for kind in KINDS {
         let (backend, _dir) = support::fresh(kind);
-        let a = memdir::Entry { path: "/memories/a.txt".into(), content: Some("a".into()) };
-        support::seed(&backend, memdir::Config::default(), &[a]);
+        support::seed(&backend, memdir::Config::default(), &data::hostile_seed());
         let before = support::raw(&backend);
         let probe = Arc::new(Probe::new(backend.clone()));
         let mut host = support::runtime().host(probe.clone(), HostLimits::default());
-        for entry in paths {
-            let p = entry["path"].as_str().expect("path");
-            let want = format!("Error: {}", entry["message"].as_str().expect("message"));
-            for pos in POSITIONS {
+        for hostile in &paths {
+            let want = format!("Error: {}", hostile.message);
+            for pos in data::POSITIONS {
                 probe.ops.store(0, Ordering::SeqCst);
-                let r = host.execute(&hostile_input(pos, p).to_string());
+                let r = host.execute(&data::hostile_input(pos, &hostile.path).to_string());
                 let ops = probe.ops.load(Ordering::SeqCst);
                 if r.is_error && r.content == want && ops == 0 {
                     refused += 1;
                 } else {
-                    let shown: String = p.chars().take(60).collect();
-                    failures.push(format!("{kind:?} {pos} {shown:?}: {ops} store ops; {}", support::diff(&want, &r.content)));
+                    let shown: String = hostile.path.chars().take(60).collect();
+                    failures.push(format!("{kind:?} {pos} {shown:?}: {ops} store ops; {}", data::diff(&want, &r.content)));
                 }
             }
         }

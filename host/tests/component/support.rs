@@ -9,7 +9,6 @@ use std::sync::{Arc, OnceLock};
 
 use memdir::{Config, Engine, Entry, StoreError, block_on};
 use memdir_host::{Backend, DirBackend, MemoryBackend, Runtime};
-use serde_json::Value;
 
 /// The workspace's root (the host crate is one level down).
 pub fn workspace() -> PathBuf {
@@ -145,69 +144,13 @@ impl Backend for Probe {
 
 // ------------------------------------------------------------------ conformance data
 
-pub fn load(name: &str) -> Value {
+/// The text of a file of `tests/conformance/`.
+pub fn load(name: &str) -> String {
     let path = workspace().join("tests/conformance").join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{name}: {e}"))
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
-fn file_value(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Object(o) => {
-            let unit = o.get("repeat").and_then(Value::as_str).expect("repeat is a string");
-            let times = o.get("times").and_then(Value::as_u64).expect("times is a count");
-            unit.repeat(usize::try_from(times).expect("times fits"))
-        }
-        other => panic!("bad file value {other}"),
-    }
-}
-
-/// A state's files and childless directories, as entries to import.
-pub fn entries_of(state: &Value) -> Vec<Entry> {
-    let mut out = Vec::new();
-    if let Some(files) = state.get("files").and_then(Value::as_object) {
-        out.extend(files.iter().map(|(p, v)| Entry { path: p.clone(), content: Some(file_value(v)) }));
-    }
-    if let Some(dirs) = state.get("dirs").and_then(Value::as_array) {
-        out.extend(dirs.iter().map(|d| Entry { path: d.as_str().expect("dir path").into(), content: None }));
-    }
-    out
-}
-
-pub type Tree = BTreeMap<String, Option<String>>;
-
-/// Everything a state implies: files, every ancestor directory, listed directories.
-pub fn tree_of_state(state: &Value) -> Tree {
-    let mut t = Tree::new();
-    for e in entries_of(state) {
-        let segments: Vec<&str> = e.path.split('/').collect();
-        let dirs = if e.content.is_some() { segments.len() - 1 } else { segments.len() };
-        for k in 3..=dirs {
-            t.insert(segments[..k].join("/"), None);
-        }
-        if e.content.is_some() {
-            t.insert(e.path.clone(), e.content.clone());
-        }
-    }
-    t
-}
-
-pub fn config_for(case: &Value) -> Config {
-    let mut c = Config::default();
-    if let Some(l) = case.get("limits") {
-        if let Some(v) = l.get("max_file_bytes").and_then(Value::as_u64) {
-            c.limits.max_file_bytes = usize::try_from(v).expect("limit fits");
-        }
-        if let Some(v) = l.get("max_total_bytes").and_then(Value::as_u64) {
-            c.limits.max_total_bytes = v;
-        }
-        if let Some(v) = l.get("read_limit_chars").and_then(Value::as_u64) {
-            c.limits.read_limit_chars = usize::try_from(v).expect("limit fits");
-        }
-    }
-    c
-}
+pub use memdir::conformance::Tree;
 
 /// Puts `entries` into the store with the native engine (the same engine).
 pub fn seed(backend: &Arc<dyn Backend>, config: Config, entries: &[Entry]) {
@@ -227,11 +170,4 @@ pub fn raw(backend: &Arc<dyn Backend>) -> BTreeMap<String, Vec<u8>> {
         let v = backend.get(&k).expect("reading a key").expect("a listed key has a value");
         (k, v)
     }).collect()
-}
-
-/// Where two strings first differ, briefly.
-pub fn diff(expected: &str, got: &str) -> String {
-    let at = expected.chars().zip(got.chars()).take_while(|(a, b)| a == b).count();
-    let clip = |s: &str| -> String { s.chars().skip(at.saturating_sub(30)).take(120).collect() };
-    format!("first difference at char {at}: expected {:?}, got {:?}", clip(expected), clip(got))
 }
