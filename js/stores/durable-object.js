@@ -26,6 +26,8 @@
 // Durable Objects commit as one atomic batch (write coalescing); `put` of an object
 // is atomic too.
 
+import { equalBytes } from './bytes.js';
+
 /** Durable Object storage caps: a key at 2 KiB, a value at 128 KiB. */
 const MAX_KEY_BYTES = 2048;
 /** Values above this are chunked; it leaves room for the value's serialisation header. */
@@ -57,13 +59,6 @@ const encoder = new TextEncoder();
 
 function isManifest(v) {
   return v !== null && typeof v === 'object' && Number.isInteger(v.memdirChunks) && Number.isInteger(v.bytes);
-}
-
-function equalBytes(a, b) {
-  if (a === undefined || b === undefined) return a === b;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** A copy that owns its whole buffer: storage serialises a view's entire buffer. */

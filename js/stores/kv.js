@@ -10,6 +10,8 @@
 // about one write per second to one key, so each memory takes about one command
 // per second.
 
+import { equalBytes } from './bytes.js';
+
 /** Workers KV caps a key at 512 bytes (values may be 25 MiB, far above any record). */
 const MAX_KEY_BYTES = 512;
 /** KV's largest page. */
@@ -32,13 +34,6 @@ async function exclusive(target, fn) {
     release();
     if (locks.get(target) === tail) locks.delete(target);
   }
-}
-
-function equalBytes(a, b) {
-  if (a === undefined || b === undefined) return a === b;
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**
