@@ -11,12 +11,15 @@
     clippy::indexing_slicing
 )]
 
-use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::hint::black_box;
 use std::time::Instant;
 
-use memdir::{Config, Engine, Entry, MemoryStore, Page, Store, StoreError, block_on};
+use memdir::{Config, Engine, Entry, MemoryStore, block_on};
+
+// The tests' store wrapper, for its operation counts.
+#[path = "../../tests/common/mod.rs"]
+mod common;
 use serde_json::{Value, json};
 
 fn main() {
@@ -258,45 +261,6 @@ impl PlainMap {
     }
 }
 
-// ---- store operation counts ------------------------------------------------
-
-struct Counted {
-    inner: MemoryStore,
-    ops: Cell<u64>,
-    writes: Cell<u64>,
-}
-
-impl Store for Counted {
-    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        self.ops.set(self.ops.get() + 1);
-        self.inner.get(key).await
-    }
-    async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
-        self.ops.set(self.ops.get() + 1);
-        self.writes.set(self.writes.get() + 1);
-        self.inner.set(key, value).await
-    }
-    async fn delete(&self, key: &str) -> Result<(), StoreError> {
-        self.ops.set(self.ops.get() + 1);
-        self.writes.set(self.writes.get() + 1);
-        self.inner.delete(key).await
-    }
-    async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
-        self.ops.set(self.ops.get() + 1);
-        self.inner.list(prefix, cursor).await
-    }
-    async fn compare_and_swap(
-        &self,
-        key: &str,
-        expected: Option<&[u8]>,
-        new: &[u8],
-    ) -> Result<bool, StoreError> {
-        self.ops.set(self.ops.get() + 1);
-        self.writes.set(self.writes.get() + 1);
-        self.inner.compare_and_swap(key, expected, new).await
-    }
-}
-
 /// Median wall time of `f` over `runs` fresh setups.
 fn median<T>(runs: usize, mut setup: impl FnMut() -> T, mut f: impl FnMut(&mut T)) -> f64 {
     let mut times: Vec<f64> = (0..runs)
@@ -374,16 +338,11 @@ fn report() {
                 }
             },
         );
-        let counted = Counted {
-            inner: MemoryStore::new(),
-            ops: Cell::new(0),
-            writes: Cell::new(0),
-        };
+        let counted = common::Harness::new(MemoryStore::new());
         let e = Engine::new(&counted, Config::default());
         block_on(e.import(entries)).unwrap();
         block_on(e.execute(r#"{"command":"view","path":"/memories"}"#));
-        counted.ops.set(0);
-        counted.writes.set(0);
+        counted.shared.reset();
         for c in commands {
             block_on(e.execute_value(c));
         }
@@ -392,8 +351,8 @@ fn report() {
             ours * 1e6,
             plain * 1e6,
             ours / plain,
-            counted.ops.get(),
-            counted.writes.get()
+            counted.shared.ops.get(),
+            counted.shared.writes.get()
         );
     }
     println!();
