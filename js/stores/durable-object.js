@@ -26,7 +26,7 @@
 // Durable Objects commit as one atomic batch (write coalescing); `put` of an object
 // is atomic too.
 
-import { equalBytes } from './bytes.js';
+import { equalBytes, exclusive } from './shared.js';
 
 /** Durable Object storage caps: a key at 2 KiB, a value at 128 KiB. */
 const MAX_KEY_BYTES = 2048;
@@ -36,24 +36,6 @@ const CHUNK = 120 * 1024;
 const BATCH = 128;
 /** Keys per page of `list`; each listed record's value is loaded too, so keep it modest. */
 const PAGE = 128;
-
-const locks = new WeakMap();
-
-/** Runs `fn` after every earlier mutation on `target` has finished. */
-async function exclusive(target, fn) {
-  const before = locks.get(target) ?? Promise.resolve();
-  let release;
-  const mine = new Promise((resolve) => (release = resolve));
-  const tail = before.then(() => mine);
-  locks.set(target, tail);
-  await before;
-  try {
-    return await fn();
-  } finally {
-    release();
-    if (locks.get(target) === tail) locks.delete(target);
-  }
-}
 
 const encoder = new TextEncoder();
 

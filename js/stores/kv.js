@@ -10,7 +10,7 @@
 // about one write per second to one key, so each memory takes about one command
 // per second.
 
-import { equalBytes } from './bytes.js';
+import { equalBytes, exclusive } from './shared.js';
 
 /** Workers KV caps a key at 512 bytes (values may be 25 MiB, far above any record). */
 const MAX_KEY_BYTES = 512;
@@ -18,23 +18,7 @@ const MAX_KEY_BYTES = 512;
 const PAGE = 1000;
 
 const encoder = new TextEncoder();
-const locks = new WeakMap();
 let warned = false;
-
-async function exclusive(target, fn) {
-  const before = locks.get(target) ?? Promise.resolve();
-  let release;
-  const mine = new Promise((resolve) => (release = resolve));
-  const tail = before.then(() => mine);
-  locks.set(target, tail);
-  await before;
-  try {
-    return await fn();
-  } finally {
-    release();
-    if (locks.get(target) === tail) locks.delete(target);
-  }
-}
 
 /**
  * @param {KVNamespace} namespace a Workers KV binding
