@@ -8,8 +8,7 @@
 // On demand only (performance figures are never asserted by tests). Numbers from a
 // shared 2-core machine are noisy: compare medians from the same run.
 
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -17,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { Miniflare } from 'miniflare';
 import { mintToken } from '../../examples/worker/src/auth.js';
 import { request } from '../../tests/workerd/client.js';
-import { AUTH_SECRET, COMPATIBILITY_DATE, root } from '../../tests/workerd/mf.js';
+import { AUTH_SECRET, bundleExample, bundleOptions } from '../../tests/workerd/mf.js';
 
 const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '5' }, n: { type: 'string', default: '200' } } });
 const RUNS = Number(args.runs);
@@ -29,12 +28,7 @@ const ms = (x) => `${x.toFixed(2)} ms`;
 
 const out = mkdtempSync(join(tmpdir(), 'memdir-bench-'));
 try {
-  execFileSync(join(root, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--outdir', out], {
-    cwd: join(root, 'examples/worker'),
-    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_LOG_PATH: join(out, 'logs'), NO_COLOR: '1' },
-    stdio: 'ignore',
-  });
-  const files = readdirSync(out).filter((f) => f.endsWith('.js') || f.endsWith('.wasm'));
+  const { files } = bundleExample(out);
   const raw = files.reduce((n, f) => n + readFileSync(join(out, f)).length, 0);
   const gz = files.reduce((n, f) => n + gzipSync(readFileSync(join(out, f)), { level: 9 }).length, 0);
   const wasmGz = files.filter((f) => f.endsWith('.wasm')).reduce((n, f) => n + gzipSync(readFileSync(join(out, f)), { level: 9 }).length, 0);
@@ -42,18 +36,7 @@ try {
     `(wasm ${(wasmGz / 1024).toFixed(1)} KiB of it); Workers limit 3 MiB free / 10 MiB paid, gzipped: ` +
     `${((gz / (3 * 1024 * 1024)) * 100).toFixed(1)}% of the free limit`);
 
-  const options = {
-    scriptPath: join(out, 'index.js'),
-    modulesRoot: out,
-    modules: true,
-    modulesRules: [
-      { type: 'ESModule', include: ['**/*.js'] },
-      { type: 'CompiledWasm', include: ['**/*.wasm'] },
-    ],
-    compatibilityDate: COMPATIBILITY_DATE,
-    bindings: { AUTH_SECRET },
-    durableObjects: { MEMORY: { className: 'MemoryObject', useSQLite: true } },
-  };
+  const options = bundleOptions(out);
   const token = await mintToken(AUTH_SECRET, 'bench');
   const post = (url, input, type = 'application/json') =>
     request(new URL('/memory', url), {

@@ -3,8 +3,7 @@
 // compiled module), under the Workers size limit, and served by workerd.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -12,7 +11,7 @@ import { test } from 'node:test';
 import { Miniflare } from 'miniflare';
 import { mintToken } from '../../examples/worker/src/auth.js';
 import { request } from './client.js';
-import { AUTH_SECRET, COMPATIBILITY_DATE, root } from './mf.js';
+import { AUTH_SECRET, bundleExample, bundleOptions } from './mf.js';
 
 /** The Workers limit on a compressed Worker on the free plan (the paid one is 10 MiB). */
 const FREE_LIMIT = 3 * 1024 * 1024;
@@ -20,30 +19,14 @@ const FREE_LIMIT = 3 * 1024 * 1024;
 test('wrangler bundles the example under the size limit, and the bundle serves', async (t) => {
   const out = mkdtempSync(join(tmpdir(), 'memdir-bundle-'));
   try {
-    const log = execFileSync(join(root, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--outdir', out], {
-      cwd: join(root, 'examples/worker'),
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_LOG_PATH: join(out, 'logs'), NO_COLOR: '1' },
-      encoding: 'utf8',
-    });
-    const files = readdirSync(out).filter((f) => f.endsWith('.js') || f.endsWith('.wasm'));
+    const { log, files } = bundleExample(out);
     assert.ok(files.some((f) => f.endsWith('.wasm')), `no .wasm module in the bundle: ${files}`);
     const gzipped = files.reduce((n, f) => n + gzipSync(readFileSync(join(out, f)), { level: 9 }).length, 0);
     t.diagnostic(`wrangler: ${/Total Upload: .*/.exec(log)?.[0]}`);
     t.diagnostic(`bundle gzipped: ${(gzipped / 1024).toFixed(1)} KiB of the 3 MiB free / 10 MiB paid limit`);
     assert.ok(gzipped < FREE_LIMIT, `${gzipped} bytes gzipped`);
 
-    const mf = new Miniflare({
-      scriptPath: join(out, 'index.js'),
-      modulesRoot: out,
-      modules: true,
-      modulesRules: [
-        { type: 'ESModule', include: ['**/*.js'] },
-        { type: 'CompiledWasm', include: ['**/*.wasm'] },
-      ],
-      compatibilityDate: COMPATIBILITY_DATE,
-      bindings: { AUTH_SECRET },
-      durableObjects: { MEMORY: { className: 'MemoryObject', useSQLite: true } },
-    });
+    const mf = new Miniflare(bundleOptions(out));
     try {
       const url = await mf.ready;
       const call = async (input) => {

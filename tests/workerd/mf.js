@@ -7,7 +7,8 @@
 // `memdir` becomes a one-line module beside its importer that re-exports the
 // package's `workerd` entry, read from package.json's exports as a bundler would.
 
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Miniflare } from 'miniflare';
@@ -76,4 +77,34 @@ export function start({ entry = join(root, 'tests/workerd/harness.js'), persist,
     kvNamespaces: ['KV'],
     ...(persist ? { durableObjectsPersist: persist } : {}),
   });
+}
+
+/**
+ * Bundles examples/worker as a deploy would (`wrangler deploy --dry-run`) into `out`;
+ * returns wrangler's log and the bundle's module files.
+ */
+export function bundleExample(out) {
+  const log = execFileSync(join(root, 'node_modules/.bin/wrangler'), ['deploy', '--dry-run', '--outdir', out], {
+    cwd: join(root, 'examples/worker'),
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_LOG_PATH: join(out, 'logs'), NO_COLOR: '1' },
+    encoding: 'utf8',
+  });
+  const files = readdirSync(out).filter((f) => f.endsWith('.js') || f.endsWith('.wasm'));
+  return { log, files };
+}
+
+/** Miniflare options serving the bundle in `out` as examples/worker/wrangler.toml describes it. */
+export function bundleOptions(out) {
+  return {
+    scriptPath: join(out, 'index.js'),
+    modulesRoot: out,
+    modules: true,
+    modulesRules: [
+      { type: 'ESModule', include: ['**/*.js'] },
+      { type: 'CompiledWasm', include: ['**/*.wasm'] },
+    ],
+    compatibilityDate: COMPATIBILITY_DATE,
+    bindings: { AUTH_SECRET },
+    durableObjects: { MEMORY: { className: 'MemoryObject', useSQLite: true } },
+  };
 }
