@@ -11,9 +11,6 @@
 )]
 
 use std::cell::Cell;
-use std::future::{Future, poll_fn};
-use std::pin::pin;
-use std::task::Poll;
 
 use memdir::conformance::{self, Case, POSITIONS};
 use memdir::{Config, Engine, Entry, Page, Store, StoreError};
@@ -330,7 +327,7 @@ async fn two_connections_inserting_into_one_file_lose_nothing() {
         .await;
     assert!(!r.is_error, "{}", r.content);
     let n = 60;
-    let (oka, okb) = join(inserts(&ea, "a", n), inserts(&eb, "b", n)).await;
+    let (oka, okb) = futures::future::join(inserts(&ea, "a", n), inserts(&eb, "b", n)).await;
     let content = match tree(&a).await.get("/memories/log.md") {
         Some(Some(c)) => c.clone(),
         other => panic!("log.md: {other:?}"),
@@ -359,27 +356,3 @@ async fn inserts(engine: &Engine<&IdbStore>, who: &str, n: usize) -> Vec<String>
     ok
 }
 
-/// Both futures polled together, so their transactions interleave.
-async fn join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
-    let (mut a, mut b) = (pin!(a), pin!(b));
-    let (mut ra, mut rb) = (None, None);
-    poll_fn(|cx| {
-        if ra.is_none()
-            && let Poll::Ready(v) = a.as_mut().poll(cx)
-        {
-            ra = Some(v);
-        }
-        if rb.is_none()
-            && let Poll::Ready(v) = b.as_mut().poll(cx)
-        {
-            rb = Some(v);
-        }
-        if ra.is_some() && rb.is_some() {
-            Poll::Ready(())
-        } else {
-            Poll::Pending
-        }
-    })
-    .await;
-    (ra.unwrap(), rb.unwrap())
-}

@@ -8,9 +8,6 @@
     clippy::indexing_slicing
 )]
 
-use std::future::{Future, poll_fn};
-use std::pin::pin;
-use std::task::Poll;
 
 use memdir::{Store, StoreError};
 use memdir_idb::{IdbStore, delete_database};
@@ -173,7 +170,7 @@ async fn two_connections_racing_on_one_head_never_both_win() {
     let b = IdbStore::open("race").await.expect("open");
     for i in 0..20 {
         let (va, vb) = (format!("a{i}"), format!("b{i}"));
-        let (ra, rb) = futures_join(
+        let (ra, rb) = futures::future::join(
             a.compare_and_swap("head", None, va.as_bytes()),
             b.compare_and_swap("head", None, vb.as_bytes()),
         )
@@ -187,30 +184,6 @@ async fn two_connections_racing_on_one_head_never_both_win() {
     }
 }
 
-/// Both futures polled together, so their transactions are in flight at once.
-async fn futures_join<A: Future, B: Future>(a: A, b: B) -> (A::Output, B::Output) {
-    let (mut a, mut b) = (pin!(a), pin!(b));
-    let (mut ra, mut rb) = (None, None);
-    poll_fn(|cx| {
-        if ra.is_none()
-            && let Poll::Ready(v) = a.as_mut().poll(cx)
-        {
-            ra = Some(v);
-        }
-        if rb.is_none()
-            && let Poll::Ready(v) = b.as_mut().poll(cx)
-        {
-            rb = Some(v);
-        }
-        if ra.is_some() && rb.is_some() {
-            Poll::Ready(())
-        } else {
-            Poll::Pending
-        }
-    })
-    .await;
-    (ra.unwrap(), rb.unwrap())
-}
 
 #[wasm_bindgen_test]
 async fn a_blocked_upgrade_is_unavailable_not_a_hang() {
