@@ -13,7 +13,7 @@ use alloc::vec::Vec;
 
 use serde_json::{Value, json};
 
-use crate::engine::{Config, Engine, Entry, Limits, ToolResult};
+use crate::{Config, Engine, Entry, Limits, ToolResult};
 use crate::store::Store;
 
 /// Every directory and file under `/memories` (the root excluded): a file maps to its
@@ -254,8 +254,8 @@ pub async fn seed<S: Store>(store: &S, case: &Case) -> Result<(), String> {
 /// Runs the case's input on `engine` (over a seeded store) and compares the answer
 /// and then the whole tree with the case.
 pub async fn check<S: Store>(engine: &Engine<S>, case: &Case) -> Result<(), String> {
-    check_answer(case, &engine.execute(&case.input).await)?;
-    check_tree(case, engine.entries().await?)
+    check_answer(case, &engine.execute_json(&case.input).await)?;
+    check_tree(case, engine.entries().await.map_err(|e| format!("entries() failed: {e}"))?)
 }
 
 /// The answer is the case's, to the byte.

@@ -82,24 +82,9 @@ async fn absent_keys<S: Store>(s: &S) -> Result<(), String> {
 
 /// Lists every key under `prefix`, following cursors; fails on a cursor loop.
 pub async fn list_all<S: Store>(s: &S, prefix: &str) -> Result<Vec<String>, String> {
-    let mut keys = Vec::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..1_000_000 {
-        let page = s
-            .list(prefix, cursor.as_deref())
-            .await
-            .map_err(|e| format!("list failed: {e}"))?;
-        ensure!(
-            page.cursor.is_none() || !page.keys.is_empty(),
-            "list returned an empty page with a cursor"
-        );
-        keys.extend(page.keys);
-        match page.cursor {
-            Some(c) => cursor = Some(c),
-            None => return Ok(keys),
-        }
-    }
-    Err("list never returned a last page".to_string())
+    crate::store::list_all(s, prefix)
+        .await
+        .map_err(|e| format!("listing every page failed: {e}"))
 }
 
 async fn listing<S: Store>(s: &S) -> Result<(), String> {

@@ -1,15 +1,21 @@
-//! How a tool call parses: a JSON value in, a typed [`Command`] out, or a message
-//! naming the command and the field that is wrong. Nothing here touches storage;
-//! path rules run right after, in [`Command::validate_paths`].
+//! How a tool call parses: a JSON value in, a typed [`Command`] out, or an
+//! [`InputError`] naming the command and the field that is wrong. Nothing here
+//! touches storage; path rules run right after, in `Command::validate_paths`.
 
 use alloc::format;
 use alloc::string::String;
+use core::fmt;
 
 use serde_json::{Map, Number, Value};
 
+use crate::config::MAX_INPUT_BYTES;
+use crate::error::ToolError;
 use crate::path::{self, ValidPath};
+use crate::render::Thousands;
 
-/// A parsed command whose paths have not been checked yet.
+/// One of the six commands of the memory tool, with its fields: the typed face of
+/// the engine ([`crate::Engine::run`]). Paths are raw, as the model sent them; they
+/// are checked when the command runs, before any storage access.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
     View {
@@ -43,7 +49,7 @@ pub enum Command {
 
 /// A command whose paths passed [`path::validate`].
 #[derive(Clone, Debug, PartialEq)]
-pub enum Checked {
+pub(crate) enum Checked {
     View {
         path: ValidPath,
         view_range: Option<(i64, i64)>,
@@ -73,15 +79,79 @@ pub enum Checked {
 
 pub const COMMANDS: &str = "view, create, str_replace, insert, delete, rename";
 
-pub fn parse_text(text: &str) -> Result<Checked, String> {
-    let value: Value = serde_json::from_str(text)
-        .map_err(|_| String::from("Invalid tool input: not valid JSON"))?;
-    parse(&value)
+/// A tool input that is not a well-formed command. `Display` is the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum InputError {
+    NotJson,
+    NotObject,
+    MissingCommand,
+    CommandNotString,
+    UnknownCommand(String),
+    MissingField {
+        command: &'static str,
+        field: &'static str,
+    },
+    WrongType {
+        command: &'static str,
+        field: &'static str,
+        expected: &'static str,
+    },
+    BadViewRange,
+    EmptyOldStr,
+    /// Over [`MAX_INPUT_BYTES`]: refused before parsing (a runtime refuses it before
+    /// copying it in at all).
+    TooLarge,
 }
 
-/// Parses and checks every path, in the order the fields are listed.
-pub fn parse(value: &Value) -> Result<Checked, String> {
-    Command::from_value(value)?.validate_paths()
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputError::NotJson => f.write_str("Invalid tool input: not valid JSON"),
+            InputError::NotObject => f.write_str(
+                "Invalid tool input: expected a JSON object with a \"command\" field",
+            ),
+            InputError::MissingCommand => {
+                f.write_str("Invalid tool input: missing field \"command\"")
+            }
+            InputError::CommandNotString => {
+                f.write_str("Invalid tool input: field \"command\" must be a string")
+            }
+            InputError::UnknownCommand(other) => {
+                write!(f, "Unknown command \"{other}\". Expected one of: {COMMANDS}")
+            }
+            InputError::MissingField { command, field } => {
+                write!(f, "Invalid {command} input: missing field \"{field}\"")
+            }
+            InputError::WrongType {
+                command,
+                field,
+                expected,
+            } => write!(
+                f,
+                "Invalid {command} input: field \"{field}\" must be {expected}"
+            ),
+            InputError::BadViewRange => f.write_str(
+                "Invalid view input: field \"view_range\" must be an array of two integers",
+            ),
+            InputError::EmptyOldStr => {
+                f.write_str("Invalid str_replace input: field \"old_str\" must not be empty")
+            }
+            InputError::TooLarge => write!(
+                f,
+                "Invalid tool input: the input is over the limit of {} bytes",
+                Thousands(MAX_INPUT_BYTES as u64)
+            ),
+        }
+    }
+}
+
+/// Parses a tool input given as JSON text (checking its size first).
+pub fn parse_text(text: &str) -> Result<Command, InputError> {
+    if text.len() > MAX_INPUT_BYTES {
+        return Err(InputError::TooLarge);
+    }
+    let value: Value = serde_json::from_str(text).map_err(|_| InputError::NotJson)?;
+    Command::from_value(&value)
 }
 
 struct Fields<'a> {
@@ -90,24 +160,22 @@ struct Fields<'a> {
 }
 
 impl<'a> Fields<'a> {
-    fn get(&self, field: &str) -> Result<&'a Value, String> {
-        match self.map.get(field) {
-            Some(v) => Ok(v),
-            None => Err(format!(
-                "Invalid {} input: missing field \"{field}\"",
-                self.command
-            )),
+    fn get(&self, field: &'static str) -> Result<&'a Value, InputError> {
+        self.map.get(field).ok_or(InputError::MissingField {
+            command: self.command,
+            field,
+        })
+    }
+
+    fn wrong(&self, field: &'static str, expected: &'static str) -> InputError {
+        InputError::WrongType {
+            command: self.command,
+            field,
+            expected,
         }
     }
 
-    fn wrong(&self, field: &str, what: &str) -> String {
-        format!(
-            "Invalid {} input: field \"{field}\" must be {what}",
-            self.command
-        )
-    }
-
-    fn string(&self, field: &str) -> Result<String, String> {
+    fn string(&self, field: &'static str) -> Result<String, InputError> {
         match self.get(field)? {
             Value::String(s) => Ok(s.clone()),
             _ => Err(self.wrong(field, "a string")),
@@ -115,7 +183,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A string that may be absent or null, meaning empty (`new_str`).
-    fn string_or_empty(&self, field: &str) -> Result<String, String> {
+    fn string_or_empty(&self, field: &'static str) -> Result<String, InputError> {
         match self.map.get(field) {
             None | Some(Value::Null) => Ok(String::new()),
             Some(Value::String(s)) => Ok(s.clone()),
@@ -123,44 +191,39 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn number(&self, field: &str) -> Result<Number, String> {
+    fn number(&self, field: &'static str) -> Result<Number, InputError> {
         match self.get(field)? {
             Value::Number(n) => Ok(n.clone()),
             _ => Err(self.wrong(field, "a number")),
         }
     }
 
-    fn view_range(&self) -> Result<Option<(i64, i64)>, String> {
-        let bad = || {
-            String::from(
-                "Invalid view input: field \"view_range\" must be an array of two integers",
-            )
-        };
+    fn view_range(&self) -> Result<Option<(i64, i64)>, InputError> {
         match self.map.get("view_range") {
             None | Some(Value::Null) => Ok(None),
             Some(Value::Array(items)) => match items.as_slice() {
                 [Value::Number(a), Value::Number(b)] => match (a.as_i64(), b.as_i64()) {
                     (Some(a), Some(b)) => Ok(Some((a, b))),
-                    _ => Err(bad()),
+                    _ => Err(InputError::BadViewRange),
                 },
-                _ => Err(bad()),
+                _ => Err(InputError::BadViewRange),
             },
-            Some(_) => Err(bad()),
+            Some(_) => Err(InputError::BadViewRange),
         }
     }
 }
 
 impl Command {
-    pub fn from_value(value: &Value) -> Result<Command, String> {
+    /// The command a JSON tool input names, with its fields checked for type (paths
+    /// are checked when it runs).
+    pub fn from_value(value: &Value) -> Result<Command, InputError> {
         let Value::Object(map) = value else {
-            return Err(
-                "Invalid tool input: expected a JSON object with a \"command\" field".into(),
-            );
+            return Err(InputError::NotObject);
         };
         let name = match map.get("command") {
-            None => return Err("Invalid tool input: missing field \"command\"".into()),
+            None => return Err(InputError::MissingCommand),
             Some(Value::String(s)) => s.as_str(),
-            Some(_) => return Err("Invalid tool input: field \"command\" must be a string".into()),
+            Some(_) => return Err(InputError::CommandNotString),
         };
         let command = match name {
             "view" => "view",
@@ -169,11 +232,7 @@ impl Command {
             "insert" => "insert",
             "delete" => "delete",
             "rename" => "rename",
-            other => {
-                return Err(format!(
-                    "Unknown command \"{other}\". Expected one of: {COMMANDS}"
-                ));
-            }
+            other => return Err(InputError::UnknownCommand(other.into())),
         };
         let f = Fields { command, map };
         Ok(match command {
@@ -205,8 +264,9 @@ impl Command {
         })
     }
 
-    pub fn validate_paths(self) -> Result<Checked, String> {
-        let check = |p: &str| path::validate(p).map_err(|e| format!("{e}"));
+    /// Checks every path, in the order the fields are listed.
+    pub(crate) fn validate_paths(self) -> Result<Checked, ToolError> {
+        let check = |p: &str| path::validate(p).map_err(ToolError::Path);
         Ok(match self {
             Command::View { path, view_range } => Checked::View {
                 path: check(&path)?,
@@ -223,9 +283,7 @@ impl Command {
             } => {
                 let path = check(&path)?;
                 if old_str.is_empty() {
-                    return Err(
-                        "Invalid str_replace input: field \"old_str\" must not be empty".into(),
-                    );
+                    return Err(InputError::EmptyOldStr.into());
                 }
                 Checked::StrReplace {
                     path,

@@ -6,8 +6,16 @@
 //! in through the five-operation [`Store`] contract, time through a clock callback.
 //!
 //! Modules are named for what they decide: [`path`] (what a path may name),
-//! `input` (how a tool call parses), `render` (the text of every answer), `lines`
-//! (the line model), `tree` (the stored data model), `engine` (running a command).
+//! [`input`] (how a tool call parses into a [`Command`]), [`error`] (every failure
+//! and its text), `render` (the text of every successful answer), `lines` (the line
+//! model), `tree` (the stored data model), [`config`] (every default and limit),
+//! `engine` (running a command), `cache` (the object cache), `plan` (what a change
+//! does to the tree), `overlay` (a change's new objects), `publish` (the one
+//! compare-and-swap, and the retry loop around it), `maintain` (entries, import,
+//! expire, gc).
+//!
+//! The typed entry point is [`Engine::run`]; [`Engine::execute`] and
+//! [`Engine::execute_json`] are thin adapters for JSON inputs.
 #![no_std]
 #![forbid(unsafe_code)]
 
@@ -15,18 +23,36 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-pub mod conformance;
-pub mod contract;
+mod cache;
+pub mod config;
 mod engine;
-mod input;
+pub mod error;
+pub mod input;
 mod lines;
+mod maintain;
+mod overlay;
 pub mod path;
+mod plan;
+mod publish;
 mod render;
 pub mod secrets;
 pub mod store;
 mod tree;
 
-pub use engine::{Backoff, Config, Engine, Entry, ExpireReport, GcReport, Limits, ToolResult};
+/// The store-contract suite, for adapters' tests and for users checking their own
+/// store (feature `contract`).
+#[cfg(feature = "contract")]
+pub mod contract;
+/// The language-neutral conformance data's reader, for the test runners of every
+/// runtime (feature `conformance`).
+#[cfg(feature = "conformance")]
+pub mod conformance;
+
+pub use config::{Config, Defaults, Limits};
+pub use engine::{Backoff, Engine, ToolResult};
+pub use error::{ErrorKind, LimitError, Refusal, ToolError};
+pub use input::{Command, InputError};
+pub use maintain::{Entry, ExpireReport, GcReport};
 pub use secrets::SecretPolicy;
 pub use store::{MemoryStore, Page, Store, StoreError};
 

@@ -1,12 +1,15 @@
-//! The text of every answer the model sees: success strings, views, sizes and the
-//! errors the engine itself raises (path and input errors live beside their rules).
+//! The text of every successful answer the model sees: views of files and
+//! directories, sizes, line numbers and the success strings. (Failures are
+//! [`crate::error::ToolError`], whose `Display` is their text.)
 
 use alloc::format;
 use alloc::string::String;
 use core::fmt::{self, Write};
 
+use crate::error::{Refusal, ToolError};
+use crate::lines;
 use crate::path::ValidPath;
-use crate::store::StoreError;
+use crate::tree::{Child, Node};
 
 /// A count written with thousands separators: `102,400`.
 pub struct Thousands(pub u64);
@@ -115,144 +118,120 @@ pub fn renamed(from: &ValidPath, to: &ValidPath) -> String {
 
 pub const SNIPPET_HEADER: &str = "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n";
 
-// ---- errors -------------------------------------------------------------
+// ---- views --------------------------------------------------------------
 
-/// For view, str_replace and insert: the path names nothing (or a directory where a
-/// file is needed).
-pub fn not_found_hint(path: &ValidPath) -> String {
-    format!("The path {path} does not exist. Please provide a valid path.")
+/// Children a directory view lists: not hidden, not `node_modules`.
+pub(crate) fn visible(node: &Node) -> impl Iterator<Item = (&String, &Child)> {
+    node.children
+        .iter()
+        .filter(|(name, _)| !name.starts_with('.') && name.as_str() != "node_modules")
 }
 
-/// For delete and rename.
-pub fn not_found(path: &ValidPath) -> String {
-    format!("The path {path} does not exist")
+/// Numbered lines from two before the first changed line to two after the last
+/// line of the inserted text, clipped to the file.
+pub(crate) fn snippet(content: &str, first: usize, extra_lines: usize) -> String {
+    let total = lines::count(content);
+    let start = first.saturating_sub(2).max(1);
+    let end = (first + extra_lines + 2).min(total);
+    let mut out = String::from(SNIPPET_HEADER);
+    for (i, line) in content
+        .split('\n')
+        .enumerate()
+        .skip(start - 1)
+        .take(end + 1 - start)
+    {
+        if i + 1 > start {
+            out.push('\n');
+        }
+        numbered(&mut out, i + 1, line);
+    }
+    out
 }
 
-pub fn too_many_lines(path: &ValidPath) -> String {
-    format!("File {path} exceeds maximum line limit of 999,999 lines.")
+pub(crate) fn view_file(
+    path: &ValidPath,
+    content: &str,
+    range: Option<(i64, i64)>,
+    limit: usize,
+) -> Result<String, ToolError> {
+    let n = lines::count(content);
+    if n > 999_999 {
+        return Err(Refusal::TooManyLines(path.clone()).into());
+    }
+    let (start, end) = match range {
+        None => (1, n),
+        Some((s, e)) => {
+            if s < 1 || s > n as i64 {
+                return Err(Refusal::RangeFirst { start: s, end: e, lines: n }.into());
+            }
+            if e != -1 && e < s {
+                return Err(Refusal::RangeOrder { start: s, end: e, lines: n }.into());
+            }
+            if e > n as i64 {
+                return Err(Refusal::RangeSecond { start: s, end: e, lines: n }.into());
+            }
+            (s as usize, if e == -1 { n } else { e as usize })
+        }
+    };
+    let mut out = file_header(path);
+    let shown = end + 1 - start;
+    // Each line adds at most 8 bytes (6 digits, a TAB, a newline) and a character is
+    // at least a byte, so most views need no character counting at all.
+    let fits = out.len() + content.len() + 8 * shown <= limit;
+    out.reserve(if fits {
+        content.len() + 8 * shown
+    } else {
+        limit
+    });
+    let mut used = out.chars().count();
+    for (i, line) in content.split('\n').enumerate().skip(start - 1).take(shown) {
+        let number = i + 1;
+        let first = number == start;
+        if !fits {
+            let cost = 7.max(1 + digits(number)) + line.chars().count() + usize::from(!first);
+            if !first && used + cost > limit {
+                out.push('\n');
+                out.push_str(&file_cut_hint(limit, number - 1, n, end));
+                return Ok(out);
+            }
+            used += cost;
+        }
+        if !first {
+            out.push('\n');
+        }
+        numbered(&mut out, number, line);
+    }
+    Ok(out)
 }
 
-pub fn range_on_directory() -> String {
-    "The `view_range` parameter is not allowed when path points to a directory.".into()
+/// Decimal digits of `n`.
+fn digits(mut n: usize) -> usize {
+    let mut d = 1;
+    while n >= 10 {
+        n /= 10;
+        d += 1;
+    }
+    d
 }
 
-pub fn range_first(s: i64, e: i64, n: usize) -> String {
-    format!(
-        "Invalid `view_range`: [{s}, {e}]. Its first element `{s}` should be within the range of lines of the file: [1, {n}]"
-    )
-}
-
-pub fn range_order(s: i64, e: i64, n: usize) -> String {
-    format!(
-        "Invalid `view_range`: [{s}, {e}]. Its second element `{e}` should not be less than its first element `{s}`; the valid range is [1, {n}]"
-    )
-}
-
-pub fn range_second(s: i64, e: i64, n: usize) -> String {
-    format!(
-        "Invalid `view_range`: [{s}, {e}]. Its second element `{e}` should be within the range of lines of the file: [1, {n}], or -1 for the last line"
-    )
-}
-
-pub fn already_exists(path: &ValidPath) -> String {
-    format!("File {path} already exists")
-}
-
-pub fn create_root() -> String {
-    "Cannot create /memories: it is the memory directory itself".into()
-}
-
-pub fn create_under_file(path: &ValidPath, file: &ValidPath) -> String {
-    format!("Cannot create {path}: {file} is a file, not a directory")
-}
-
-pub fn no_match(old: &str, path: &ValidPath) -> String {
-    format!("No replacement was performed, old_str `{old}` did not appear verbatim in {path}.")
-}
-
-pub fn many_matches(old: &str, lines: &[usize]) -> String {
-    let mut list = String::new();
-    for (i, l) in lines.iter().enumerate() {
+pub(crate) fn view_dir(path: &ValidPath, rows: &[(u64, String)], limit: usize) -> String {
+    let mut out = dir_header(path);
+    let mut used = out.chars().count();
+    for (i, (size, shown)) in rows.iter().enumerate() {
+        let line = format!("{}\t{shown}", human_size(*size));
+        let cost = line.chars().count() + usize::from(i > 0);
+        if i > 0 && used + cost > limit {
+            out.push('\n');
+            out.push_str(&dir_cut_hint(limit, rows.len() - i));
+            return out;
+        }
         if i > 0 {
-            list.push_str(", ");
+            out.push('\n');
         }
-        let _ = write!(list, "{l}");
+        out.push_str(&line);
+        used += cost;
     }
-    format!(
-        "No replacement was performed. Multiple occurrences of old_str `{old}` in lines: {list}. Please ensure it is unique"
-    )
-}
-
-pub fn bad_insert_line(k: &serde_json::Number, n: usize) -> String {
-    format!(
-        "Invalid `insert_line` parameter: {k}. It should be within the range of lines of the file: [0, {n}]"
-    )
-}
-
-pub fn delete_root() -> String {
-    "Cannot delete the /memories directory itself".into()
-}
-
-pub fn rename_root() -> String {
-    "Cannot rename the /memories directory itself".into()
-}
-
-pub fn rename_onto_root(from: &ValidPath) -> String {
-    format!("Cannot rename {from} to /memories: that is the memory directory itself")
-}
-
-pub fn rename_into_itself(from: &ValidPath, to: &ValidPath) -> String {
-    format!("Cannot rename {from} to {to}: a directory cannot be moved inside itself")
-}
-
-pub fn destination_exists(to: &ValidPath) -> String {
-    format!("The destination {to} already exists")
-}
-
-pub fn rename_under_file(from: &ValidPath, to: &ValidPath, file: &ValidPath) -> String {
-    format!("Cannot rename {from} to {to}: {file} is a file, not a directory")
-}
-
-pub fn file_too_large(path: &ValidPath, bytes: usize, max: usize) -> String {
-    format!(
-        "Cannot write {path}: the content would be {} bytes, over the limit of {} bytes per file. Nothing was written.",
-        Thousands(bytes as u64),
-        Thousands(max as u64)
-    )
-}
-
-pub fn over_quota(path: &ValidPath, total: u64, quota: u64) -> String {
-    format!(
-        "Cannot write {path}: the memory directory would hold {} bytes, over its quota of {} bytes. Nothing was written.",
-        Thousands(total),
-        Thousands(quota)
-    )
-}
-
-pub fn holds_secret(path: &ValidPath, kind: &str) -> String {
-    format!(
-        "Cannot write {path}: the text looks like it holds a credential ({kind}). Memories must not store credentials; nothing was written."
-    )
-}
-
-pub fn storage(e: StoreError) -> String {
-    match e {
-        StoreError::QuotaExceeded => "The memory directory's storage is full; nothing was changed.",
-        StoreError::Unavailable => {
-            "The memory directory's storage is unavailable right now; nothing was changed."
-        }
-        StoreError::Failed => "The memory directory's storage failed; nothing was changed.",
-    }
-    .into()
-}
-
-pub fn damaged() -> String {
-    "The memory directory's storage is damaged: a stored record is missing or unreadable.".into()
-}
-
-pub fn busy() -> String {
-    "The memory directory is busy: other writers kept changing it while this command ran; nothing was changed. Try again."
-        .into()
+    out
 }
 
 #[cfg(test)]

@@ -23,6 +23,23 @@ pub enum SecretPolicy {
     Redact,
 }
 
+impl SecretPolicy {
+    /// Every policy, by the name each face spells it with.
+    pub const ALL: [SecretPolicy; 3] = [SecretPolicy::Allow, SecretPolicy::Refuse, SecretPolicy::Redact];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SecretPolicy::Allow => "allow",
+            SecretPolicy::Refuse => "refuse",
+            SecretPolicy::Redact => "redact",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<SecretPolicy> {
+        SecretPolicy::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
 /// One credential found in a text, as a byte range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Finding {

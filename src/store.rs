@@ -89,6 +89,32 @@ pub trait Store {
     }
 }
 
+/// Most pages [`list_all`] reads before it calls the listing broken: a store of a
+/// million pages is beyond anything memdir writes, so more means a cursor that never
+/// ends.
+pub const MAX_LIST_PAGES: usize = 1_000_000;
+
+/// Every key starting with `prefix`, ascending, through all pages. A page that
+/// does not move the cursor forward, or an empty page with a cursor, is a broken
+/// store (it would loop forever), answered as a failure.
+pub async fn list_all<S: Store + ?Sized>(s: &S, prefix: &str) -> Result<Vec<String>, StoreError> {
+    let mut keys: Vec<String> = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..MAX_LIST_PAGES {
+        let page = s.list(prefix, cursor.as_deref()).await?;
+        if page.cursor.is_some() && page.keys.is_empty() {
+            return Err(StoreError::Failed);
+        }
+        keys.extend(page.keys);
+        match page.cursor {
+            Some(c) if cursor.as_ref().is_some_and(|old| *old >= c) => return Err(StoreError::Failed),
+            Some(c) => cursor = Some(c),
+            None => return Ok(keys),
+        }
+    }
+    Err(StoreError::Failed)
+}
+
 /// A reference or an `Rc` to a store is a store, so one store can back several
 /// engines (tabs, isolates, tests' probes).
 macro_rules! forward_store {

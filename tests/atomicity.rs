@@ -11,7 +11,7 @@
 mod common;
 
 use common::{Harness, dir, file};
-use memdir::{Config, Engine, Entry, MemoryStore, Store, block_on};
+use memdir::{Config, Engine, Entry, MemoryStore, Store, StoreError, ToolError, block_on};
 
 /// A deep copy of a memory store, so every k starts from the same bytes.
 fn fork(src: &MemoryStore) -> MemoryStore {
@@ -63,7 +63,7 @@ fn every_failure_point_of_every_command_leaves_the_tree_unchanged() {
     for input in COMMANDS {
         // A clean run tells how many store operations the command makes.
         let clean = Harness::new(fork(&base));
-        let ok = block_on(Engine::new(&clean, Config::default()).execute(input));
+        let ok = block_on(Engine::new(&clean, Config::default()).execute_json(input));
         assert!(!ok.is_error, "{input}: {}", ok.content);
         let total = clean.shared.ops.get();
         assert!(total >= 3, "{input} made only {total} store operations");
@@ -72,7 +72,7 @@ fn every_failure_point_of_every_command_leaves_the_tree_unchanged() {
             let store = Harness::new(fork(&base));
             store.shared.fail_at.set(Some(k));
             let engine = Engine::new(&store, Config::default());
-            let r = block_on(engine.execute(input));
+            let r = block_on(engine.execute_json(input));
             assert_eq!(
                 (r.content.as_str(), r.is_error),
                 (
@@ -88,7 +88,7 @@ fn every_failure_point_of_every_command_leaves_the_tree_unchanged() {
             );
             // The same engine recovers and sees the truth.
             store.shared.fail_at.set(None);
-            let again = block_on(engine.execute(input));
+            let again = block_on(engine.execute_json(input));
             assert_eq!(
                 (again.content.as_str(), again.is_error),
                 (ok.content.as_str(), false),
@@ -115,8 +115,9 @@ fn a_failing_import_changes_nothing() {
         store.shared.fail_at.set(Some(k));
         let err =
             block_on(Engine::new(&store, Config::default()).import(&replacement)).unwrap_err();
+        assert_eq!(err, ToolError::Storage(StoreError::Failed));
         assert_eq!(
-            err,
+            err.to_string(),
             "The memory directory's storage failed; nothing was changed."
         );
         let fresh = Engine::new(&store.inner, Config::default());
@@ -140,7 +141,7 @@ fn refused_commands_write_nothing() {
     ];
     for input in refusals {
         let store = Harness::new(fork(&base));
-        let r = block_on(Engine::new(&store, Config::default()).execute(input));
+        let r = block_on(Engine::new(&store, Config::default()).execute_json(input));
         assert!(r.is_error, "{input}");
         assert_eq!(store.shared.writes.get(), 0, "{input} wrote to the store");
     }
@@ -160,7 +161,7 @@ fn a_store_that_refuses_secrets_refuses_before_storage_and_redacts_on_request() 
             ..Config::default()
         },
     );
-    let r = block_on(refusing.execute(&input));
+    let r = block_on(refusing.execute_json(&input));
     assert_eq!(
         r.content,
         "Error: Cannot write /memories/creds.md: the text looks like it holds a credential (AWS access key). Memories must not store credentials; nothing was written."
@@ -174,10 +175,10 @@ fn a_store_that_refuses_secrets_refuses_before_storage_and_redacts_on_request() 
             ..Config::default()
         },
     );
-    assert!(!block_on(redacting.execute(&input)).is_error);
+    assert!(!block_on(redacting.execute_json(&input)).is_error);
     let edit = r#"{"command":"str_replace","path":"/memories/creds.md","old_str":"aws","new_str":"card 4111 1111 1111 1111"}"#;
     assert_eq!(
-        block_on(redacting.execute(edit)).content,
+        block_on(redacting.execute_json(edit)).content,
         "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tcard [redacted: card number] [redacted: AWS access key]"
     );
 }

@@ -23,7 +23,7 @@ fn interleaved_writers_lose_no_edit() {
     let backing = MemoryStore::new();
     let setup = Engine::new(backing.clone(), Config::default());
     for f in ["a", "b"] {
-        let r = block_on(setup.execute_value(
+        let r = block_on(setup.execute(
             &json!({"command":"create","path":format!("/memories/{f}.md"),"file_text":"top"}),
         ));
         assert!(!r.is_error);
@@ -65,7 +65,7 @@ fn interleaved_writers_lose_no_edit() {
                 4 => json!({"command":"rename","old_path":format!("/memories/w{w}/n{}.md", i - 1),"new_path":format!("/memories/w{w}/m{i}.md")}),
                 _ => json!({"command":"insert","path":format!("/memories/{file}.md"),"insert_line":1,"insert_text":line}),
             };
-            let r = engine.execute_value(&input).await;
+            let r = engine.execute(&input).await;
             if r.is_error {
                 assert!(r.content.starts_with("Error: The memory directory is busy"), "{}", r.content);
                 busy += 1;
@@ -172,7 +172,7 @@ fn a_lost_race_waits_on_the_runtimes_backoff_before_retrying() {
         .collect();
     let runs = engines.iter().enumerate().map(|(w, e)| async move {
         for i in 0..40 {
-            let r = e.execute_value(&json!({"command":"create","path":format!("/memories/{w}-{i}.md"),"file_text":"x"})).await;
+            let r = e.execute(&json!({"command":"create","path":format!("/memories/{w}-{i}.md"),"file_text":"x"})).await;
             assert!(!r.is_error, "{}", r.content);
         }
     });

@@ -109,7 +109,7 @@ fn run_case(case: &Case) -> Result<u64, String> {
     let store = seeded(case)?;
     let ops = Rc::new(Cell::new(0));
     let engine = Engine::new(Probe::counting(store.clone(), ops.clone()), case.config());
-    conformance::check_answer(case, &block_on(engine.execute(&case.input)))?;
+    conformance::check_answer(case, &block_on(engine.execute_json(&case.input)))?;
     let used = ops.get();
     if case.no_store_ops && used != 0 {
         return Err(format!(
@@ -126,7 +126,7 @@ fn run_case(case: &Case) -> Result<u64, String> {
     // (the message without "Error: ").
     if let Ok(v) = serde_json::from_str::<Value>(&case.input) {
         let engine = Engine::new(seeded(case)?, case.config());
-        conformance::check_answer(case, &block_on(engine.execute_value(&v)))
+        conformance::check_answer(case, &block_on(engine.execute(&v)))
             .map_err(|e| format!("execute_value disagrees with execute: {e}"))?;
         let engine = Engine::new(seeded(case)?, case.config());
         let got = match block_on(engine.handle(&v)) {
@@ -198,7 +198,7 @@ fn hostile_paths() {
         let want = format!("Error: {}", entry.message);
         for pos in POSITIONS {
             ops.set(0);
-            let r = block_on(engine.execute_value(&hostile_input(pos, p)));
+            let r = block_on(engine.execute(&hostile_input(pos, p)));
             let used = ops.get();
             total_ops += used;
             let slot = per_rule.entry(rule.into()).or_default();
@@ -257,7 +257,7 @@ fn seeded_store() -> MemoryStore {
         ("/memories/a.txt", "one\ntwo"),
         ("/memories/d/b.txt", "bee"),
     ] {
-        let r = block_on(e.execute_value(&json!({"command": "create", "path": p, "file_text": t})));
+        let r = block_on(e.execute(&json!({"command": "create", "path": p, "file_text": t})));
         assert!(!r.is_error, "seeding {p}: {}", r.content);
     }
     store
@@ -317,7 +317,7 @@ fn storage_failures_have_fixed_sentences_and_change_nothing() {
         ] {
             let store = seeded_store();
             let before = visible(&store);
-            let r = block_on(faulty(&store, fault, cas_loses).execute_value(input));
+            let r = block_on(faulty(&store, fault, cas_loses).execute(input));
             checked += 1;
             if !r.is_error || r.content != want {
                 failures.push(format!("{input} -> {:?}, want {want:?}", r.content));
@@ -332,7 +332,7 @@ fn storage_failures_have_fixed_sentences_and_change_nothing() {
         json!({"command": "view", "path": "/memories/a.txt"}),
     ] {
         for (fault, want) in [(read_unavailable, UNAVAILABLE), (read_failed, FAILED)] {
-            let r = block_on(faulty(&seeded_store(), fault, false).execute_value(&input));
+            let r = block_on(faulty(&seeded_store(), fault, false).execute(&input));
             checked += 1;
             if r.content != want {
                 failures.push(format!("{input} -> {:?}, want {want:?}", r.content));
@@ -377,7 +377,7 @@ fn damaged_records_are_reported_without_keys() {
         json!({"command": "view", "path": "/memories/a.txt"}),
         json!({"command": "create", "path": "/memories/x", "file_text": "x"}),
     ] {
-        let r = block_on(e.execute_value(&input));
+        let r = block_on(e.execute(&input));
         assert_eq!((r.content.as_str(), r.is_error), (DAMAGED, true), "{input}");
     }
 
@@ -391,7 +391,7 @@ fn damaged_records_are_reported_without_keys() {
         block_on(store.set(k, b"\xff\x00not a record")).expect("set");
     }
     let e = Engine::new(store, Config::default());
-    let r = block_on(e.execute_value(&json!({"command": "view", "path": "/memories"})));
+    let r = block_on(e.execute(&json!({"command": "view", "path": "/memories"})));
     assert_eq!((r.content.as_str(), r.is_error), (DAMAGED, true));
 }
 
@@ -431,7 +431,7 @@ fn pathological_inputs_are_refused_before_storage() {
         ),
     ] {
         ops.set(0);
-        let r = block_on(engine.execute(&text));
+        let r = block_on(engine.execute_json(&text));
         checked += 1;
         assert!(r.is_error, "accepted a pathological input: {}", &r.content);
         match want {

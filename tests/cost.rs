@@ -25,7 +25,7 @@ fn ten_thousand() -> MemoryStore {
 fn renaming_a_directory_of_ten_thousand_files_costs_o_depth() {
     let store = Harness::new(ten_thousand());
     let engine = Engine::new(&store, Config::default());
-    let r = block_on(engine.execute(
+    let r = block_on(engine.execute_json(
         r#"{"command":"rename","old_path":"/memories/a/b/big","new_path":"/memories/c/big2"}"#,
     ));
     assert_eq!(
@@ -60,7 +60,7 @@ fn renaming_a_directory_of_ten_thousand_files_costs_o_depth() {
 fn deleting_a_directory_of_ten_thousand_files_costs_o_depth() {
     let store = Harness::new(ten_thousand());
     let engine = Engine::new(&store, Config::default());
-    let r = block_on(engine.execute(r#"{"command":"delete","path":"/memories/a/b/big"}"#));
+    let r = block_on(engine.execute_json(r#"{"command":"delete","path":"/memories/a/b/big"}"#));
     assert_eq!(r.content, "Successfully deleted /memories/a/b/big");
     assert!(
         store.shared.writes.get() <= 5,
@@ -73,9 +73,9 @@ fn deleting_a_directory_of_ten_thousand_files_costs_o_depth() {
 fn an_uncontended_edit_with_a_warm_cache_is_one_publish() {
     let store = Harness::new(MemoryStore::new());
     let engine = Engine::new(&store, Config::default());
-    block_on(engine.execute(r#"{"command":"create","path":"/memories/n.md","file_text":"a"}"#));
+    block_on(engine.execute_json(r#"{"command":"create","path":"/memories/n.md","file_text":"a"}"#));
     store.shared.reset();
-    let r = block_on(engine.execute(
+    let r = block_on(engine.execute_json(
         r#"{"command":"insert","path":"/memories/n.md","insert_line":1,"insert_text":"b"}"#,
     ));
     assert!(!r.is_error);

@@ -27,7 +27,7 @@ fn engine_with_clock(
 }
 
 fn run(e: &Engine<&Harness<MemoryStore>>, input: serde_json::Value) {
-    let r = block_on(e.execute_value(&input));
+    let r = block_on(e.execute(&input));
     assert!(!r.is_error, "{}", r.content);
 }
 

@@ -22,11 +22,11 @@ fn collects_history_but_keeps_the_tree() {
     for i in 0..20 {
         let input =
             format!(r#"{{"command":"create","path":"/memories/f{i}.md","file_text":"v{i}"}}"#);
-        assert!(!block_on(engine.execute(&input)).is_error);
+        assert!(!block_on(engine.execute_json(&input)).is_error);
         let input = format!(
             r#"{{"command":"str_replace","path":"/memories/f{i}.md","old_str":"v{i}","new_str":"w{i}"}}"#
         );
-        assert!(!block_on(engine.execute(&input)).is_error);
+        assert!(!block_on(engine.execute_json(&input)).is_error);
     }
     let before = block_on(engine.entries()).unwrap();
     let keys_before = store.len();
@@ -45,7 +45,7 @@ fn collects_history_but_keeps_the_tree() {
     assert_eq!(store.len(), 2 + 1 + 1 + 20, "{keys_before} keys before");
     let fresh = Engine::new(store.clone(), Config::default());
     assert_eq!(block_on(fresh.entries()).unwrap(), before);
-    assert!(!block_on(fresh.execute(r#"{"command":"delete","path":"/memories/f3.md"}"#)).is_error);
+    assert!(!block_on(fresh.execute_json(r#"{"command":"delete","path":"/memories/f3.md"}"#)).is_error);
 }
 
 #[test]
@@ -59,7 +59,7 @@ fn an_unpublished_object_survives_a_pass() {
     let collector = Engine::new(backing.clone(), Config::default());
     let input =
         r#"{"command":"create","path":"/memories/late.md","file_text":"written before the sweep"}"#;
-    let mut fut = pin!(writer.execute(input));
+    let mut fut = pin!(writer.execute_json(input));
     let mut cx = Context::from_waker(Waker::noop());
     // Drive the writer until it has written its blob but not yet moved the head.
     while backing.len() == 0 {
@@ -74,7 +74,7 @@ fn an_unpublished_object_survives_a_pass() {
     assert!(!done.is_error, "{}", done.content);
     block_on(collector.gc(0)).unwrap();
     let reader = Engine::new(backing.clone(), Config::default());
-    let view = block_on(reader.execute(r#"{"command":"view","path":"/memories/late.md"}"#));
+    let view = block_on(reader.execute_json(r#"{"command":"view","path":"/memories/late.md"}"#));
     assert_eq!(
         view.content,
         "Here's the content of /memories/late.md with line numbers:\n     1\twritten before the sweep"

@@ -644,7 +644,7 @@ fn engine_agrees_with_the_reference_model() {
                 Ok(s) => (s, false),
                 Err(m) => (format!("Error: {m}"), true),
             };
-            let got = block_on(engine.execute_value(input));
+            let got = block_on(engine.execute(input));
             prop_assert_eq!(
                 (&got.content, got.is_error),
                 (&want.0, want.1),

@@ -318,12 +318,12 @@ fn report() {
             runs,
             || {
                 let e = engine_with(entries);
-                block_on(e.execute(r#"{"command":"view","path":"/memories"}"#));
+                block_on(e.execute_json(r#"{"command":"view","path":"/memories"}"#));
                 e
             },
             |e| {
                 for c in commands {
-                    let r = block_on(e.execute_value(c));
+                    let r = block_on(e.execute(c));
                     assert!(!r.is_error, "{name}: {}", r.content);
                     black_box(r);
                 }
@@ -341,10 +341,10 @@ fn report() {
         let counted = common::Harness::new(MemoryStore::new());
         let e = Engine::new(&counted, Config::default());
         block_on(e.import(entries)).unwrap();
-        block_on(e.execute(r#"{"command":"view","path":"/memories"}"#));
+        block_on(e.execute_json(r#"{"command":"view","path":"/memories"}"#));
         counted.shared.reset();
         for c in commands {
-            block_on(e.execute_value(c));
+            block_on(e.execute(c));
         }
         println!(
             "{name:<42} {:>10.1}µs {:>10.1}µs {:>7.3}x {:>10} {:>8}",
@@ -364,7 +364,7 @@ fn report() {
 fn view_100k_file(b: divan::Bencher) {
     let e = engine_with(&big_file());
     let cmd = json!({"command": "view", "path": "/memories/big.md"});
-    b.bench_local(|| block_on(e.execute_value(&cmd)));
+    b.bench_local(|| block_on(e.execute(&cmd)));
 }
 
 #[divan::bench]
@@ -374,7 +374,7 @@ fn str_replace_100k_file(b: divan::Bencher) {
     b.bench_local(|| {
         flip = !flip;
         let (o, n) = if flip { ("L-700 ", "L-seven ") } else { ("L-seven ", "L-700 ") };
-        block_on(e.execute_value(&json!({"command": "str_replace", "path": "/memories/big.md", "old_str": o, "new_str": n})))
+        block_on(e.execute(&json!({"command": "str_replace", "path": "/memories/big.md", "old_str": o, "new_str": n})))
     });
 }
 
@@ -382,7 +382,7 @@ fn str_replace_100k_file(b: divan::Bencher) {
 fn view_dir_10k(b: divan::Bencher) {
     let e = engine_with(&ten_thousand());
     let cmd = json!({"command": "view", "path": "/memories/dir"});
-    b.bench_local(|| block_on(e.execute_value(&cmd)));
+    b.bench_local(|| block_on(e.execute(&cmd)));
 }
 
 #[divan::bench(sample_count = 20)]
@@ -396,6 +396,6 @@ fn rename_dir_10k(b: divan::Bencher) {
         } else {
             ("/memories/moved", "/memories/dir")
         };
-        block_on(e.execute_value(&json!({"command": "rename", "old_path": o, "new_path": n})))
+        block_on(e.execute(&json!({"command": "rename", "old_path": o, "new_path": n})))
     });
 }

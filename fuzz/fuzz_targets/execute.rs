@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
     let before = block_on(engine.entries()).expect("entries");
     // One input, or several lines of inputs run in order against the same tree.
     for line in text.split('\n').take(8) {
-        let r = block_on(engine.execute(line));
+        let r = block_on(engine.execute_json(line));
         assert_eq!(r.is_error, r.content.starts_with("Error: "), "{r:?}");
         assert!(!r.content.contains("blob/") && !r.content.contains("tree/") || line.contains("blob/") || line.contains("tree/"));
         if r.is_error && text.split('\n').count() == 1 {

@@ -1,0 +1,97 @@
+//! Every default and limit of memdir, in one place. The npm package, the CLI, the
+//! wasmtime host and the component read them from here (the wasm exports
+//! [`Defaults`]); nothing restates a number.
+
+use alloc::string::String;
+
+use crate::secrets::SecretPolicy;
+
+/// Largest tool input the engine accepts, in UTF-8 bytes of its JSON text. A
+/// legitimate input is bounded by the per-file limit (102,400 bytes, at most six
+/// times that once JSON-escaped); a runtime refuses anything larger before copying
+/// it into the engine, so hundreds of MiB never reach wasm memory.
+pub const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
+
+/// How many past commits `gc` keeps reachable unless told otherwise.
+pub const DEFAULT_KEEP_COMMITS: u32 = 100;
+
+/// Times a command re-plans after losing a compare-and-swap race, by default.
+pub const DEFAULT_MAX_RETRIES: u32 = 32;
+
+/// The largest `max_retries` a caller may configure: each retry may wait on the
+/// runtime's backoff, so an unbounded count would be an unbounded wait.
+pub const MAX_RETRIES_CAP: u32 = 10_000;
+
+/// Size and read limits, configurable per store. Defaults are the spec's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Largest file content in UTF-8 bytes (default 102,400: the hosted store's limit).
+    pub max_file_bytes: usize,
+    /// Largest total of all file contents in bytes (default 100 MiB).
+    pub max_total_bytes: u64,
+    /// Longest `view` output in characters before it is cut with a paging hint.
+    pub read_limit_chars: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_file_bytes: 102_400,
+            max_total_bytes: 100 * 1024 * 1024,
+            read_limit_chars: 100_000,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub limits: Limits,
+    /// Recorded in each commit as who acted (an agent, a user, a tab).
+    pub actor: String,
+    /// Times a command re-reads and retries after losing a compare-and-swap race.
+    pub max_retries: u32,
+    /// What to do with text the model writes that looks like a credential.
+    pub secrets: SecretPolicy,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            limits: Limits::default(),
+            actor: String::new(),
+            max_retries: DEFAULT_MAX_RETRIES,
+            secrets: SecretPolicy::Allow,
+        }
+    }
+}
+
+/// Every default a face shows its users, as one record (the npm package reads it
+/// through the wasm, the component through its `defaults` export).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Defaults {
+    pub max_file_bytes: usize,
+    pub max_total_bytes: u64,
+    pub read_limit_chars: usize,
+    pub max_retries: u32,
+    pub max_retries_cap: u32,
+    pub keep_commits: u32,
+    pub max_input_bytes: usize,
+    pub secrets: &'static str,
+}
+
+impl Defaults {
+    pub fn get() -> Defaults {
+        let config = Config::default();
+        Defaults {
+            max_file_bytes: config.limits.max_file_bytes,
+            max_total_bytes: config.limits.max_total_bytes,
+            read_limit_chars: config.limits.read_limit_chars,
+            max_retries: config.max_retries,
+            max_retries_cap: MAX_RETRIES_CAP,
+            keep_commits: DEFAULT_KEEP_COMMITS,
+            max_input_bytes: MAX_INPUT_BYTES,
+            secrets: config.secrets.name(),
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! Every way a command or a maintenance call can fail, as one enum whose `Display`
+//! is the exact text the model (or the caller) sees, without the `Error: ` prefix
+//! of a `tool_result`. Faces branch on [`ToolError::kind`], never on the text.
+//!
+//! Input errors live beside the parser ([`crate::input::InputError`]) and path errors
+//! beside their rules ([`crate::path::PathError`]); this file holds the rest.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use serde_json::Number;
+
+use crate::input::InputError;
+use crate::path::{PathError, ValidPath};
+use crate::render::Thousands;
+use crate::store::StoreError;
+
+/// Why a command or a maintenance call failed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ToolError {
+    /// The tool input is not a well-formed command.
+    Input(InputError),
+    /// A path broke one of the path rules.
+    Path(PathError),
+    /// The command does not apply to the memory as it is.
+    Refused(Refusal),
+    /// A size limit: per file or for the whole memory.
+    Limit(LimitError),
+    /// The text looks like it holds a credential and the policy refuses it.
+    Secret { path: ValidPath, kind: &'static str },
+    /// The backend failed; nothing was changed.
+    Storage(StoreError),
+    /// A stored record is missing or unreadable.
+    Damaged,
+    /// Other writers kept winning the compare-and-swap race.
+    Busy,
+}
+
+/// The kind of a [`ToolError`], for faces that branch (the explorer's banners, the
+/// host's exit status, a JS `error.kind`). Spelled by [`ErrorKind::name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    Input,
+    Path,
+    Refused,
+    Limit,
+    Secret,
+    StorageFull,
+    StorageUnavailable,
+    StorageFailed,
+    Damaged,
+    Busy,
+}
+
+impl ErrorKind {
+    pub const ALL: [ErrorKind; 10] = [
+        ErrorKind::Input,
+        ErrorKind::Path,
+        ErrorKind::Refused,
+        ErrorKind::Limit,
+        ErrorKind::Secret,
+        ErrorKind::StorageFull,
+        ErrorKind::StorageUnavailable,
+        ErrorKind::StorageFailed,
+        ErrorKind::Damaged,
+        ErrorKind::Busy,
+    ];
+
+    /// The kind as every face spells it (`snake_case`; WIT uses `-` for `_`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ErrorKind::Input => "input",
+            ErrorKind::Path => "path",
+            ErrorKind::Refused => "refused",
+            ErrorKind::Limit => "limit",
+            ErrorKind::Secret => "secret",
+            ErrorKind::StorageFull => "storage_full",
+            ErrorKind::StorageUnavailable => "storage_unavailable",
+            ErrorKind::StorageFailed => "storage_failed",
+            ErrorKind::Damaged => "damaged",
+            ErrorKind::Busy => "busy",
+        }
+    }
+}
+
+impl ToolError {
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ToolError::Input(_) => ErrorKind::Input,
+            ToolError::Path(_) => ErrorKind::Path,
+            ToolError::Refused(_) => ErrorKind::Refused,
+            ToolError::Limit(_) => ErrorKind::Limit,
+            ToolError::Secret { .. } => ErrorKind::Secret,
+            ToolError::Storage(StoreError::QuotaExceeded) => ErrorKind::StorageFull,
+            ToolError::Storage(StoreError::Unavailable) => ErrorKind::StorageUnavailable,
+            ToolError::Storage(StoreError::Failed) => ErrorKind::StorageFailed,
+            ToolError::Damaged => ErrorKind::Damaged,
+            ToolError::Busy => ErrorKind::Busy,
+        }
+    }
+
+    /// True when the answer was decided by the tree's contents, so a cached head
+    /// may have made it stale (the engine re-reads the head before giving it).
+    pub(crate) fn depends_on_tree(&self) -> bool {
+        matches!(self, ToolError::Refused(_) | ToolError::Limit(_))
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::Input(e) => e.fmt(f),
+            ToolError::Path(e) => e.fmt(f),
+            ToolError::Refused(e) => e.fmt(f),
+            ToolError::Limit(e) => e.fmt(f),
+            ToolError::Secret { path, kind } => write!(
+                f,
+                "Cannot write {path}: the text looks like it holds a credential ({kind}). Memories must not store credentials; nothing was written."
+            ),
+            ToolError::Storage(StoreError::QuotaExceeded) => {
+                f.write_str("The memory directory's storage is full; nothing was changed.")
+            }
+            ToolError::Storage(StoreError::Unavailable) => f.write_str(
+                "The memory directory's storage is unavailable right now; nothing was changed.",
+            ),
+            ToolError::Storage(StoreError::Failed) => {
+                f.write_str("The memory directory's storage failed; nothing was changed.")
+            }
+            ToolError::Damaged => f.write_str(
+                "The memory directory's storage is damaged: a stored record is missing or unreadable.",
+            ),
+            ToolError::Busy => f.write_str(
+                "The memory directory is busy: other writers kept changing it while this command ran; nothing was changed. Try again.",
+            ),
+        }
+    }
+}
+
+impl From<InputError> for ToolError {
+    fn from(e: InputError) -> Self {
+        ToolError::Input(e)
+    }
+}
+
+impl From<PathError> for ToolError {
+    fn from(e: PathError) -> Self {
+        ToolError::Path(e)
+    }
+}
+
+impl From<Refusal> for ToolError {
+    fn from(e: Refusal) -> Self {
+        ToolError::Refused(e)
+    }
+}
+
+impl From<LimitError> for ToolError {
+    fn from(e: LimitError) -> Self {
+        ToolError::Limit(e)
+    }
+}
+
+impl From<StoreError> for ToolError {
+    fn from(e: StoreError) -> Self {
+        ToolError::Storage(e)
+    }
+}
+
+/// A command that does not apply to the memory as it is. The texts follow the
+/// spec's tables (view/str_replace/insert say "Please provide a valid path").
+#[derive(Clone, Debug, PartialEq)]
+pub enum Refusal {
+    /// view, str_replace, insert: the path names nothing (or a directory where a
+    /// file is needed).
+    NotFoundHint(ValidPath),
+    /// delete, rename.
+    NotFound(ValidPath),
+    TooManyLines(ValidPath),
+    RangeOnDirectory,
+    RangeFirst { start: i64, end: i64, lines: usize },
+    RangeOrder { start: i64, end: i64, lines: usize },
+    RangeSecond { start: i64, end: i64, lines: usize },
+    AlreadyExists(ValidPath),
+    CreateRoot,
+    CreateUnderFile { path: ValidPath, file: ValidPath },
+    NoMatch { old: String, path: ValidPath },
+    ManyMatches { old: String, lines: Vec<usize> },
+    BadInsertLine { line: Number, lines: usize },
+    DeleteRoot,
+    RenameRoot,
+    RenameOntoRoot(ValidPath),
+    RenameIntoItself { from: ValidPath, to: ValidPath },
+    DestinationExists(ValidPath),
+    RenameUnderFile { from: ValidPath, to: ValidPath, file: ValidPath },
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Refusal::NotFoundHint(path) => {
+                write!(f, "The path {path} does not exist. Please provide a valid path.")
+            }
+            Refusal::NotFound(path) => write!(f, "The path {path} does not exist"),
+            Refusal::TooManyLines(path) => {
+                write!(f, "File {path} exceeds maximum line limit of 999,999 lines.")
+            }
+            Refusal::RangeOnDirectory => f.write_str(
+                "The `view_range` parameter is not allowed when path points to a directory.",
+            ),
+            Refusal::RangeFirst { start, end, lines } => write!(
+                f,
+                "Invalid `view_range`: [{start}, {end}]. Its first element `{start}` should be within the range of lines of the file: [1, {lines}]"
+            ),
+            Refusal::RangeOrder { start, end, lines } => write!(
+                f,
+                "Invalid `view_range`: [{start}, {end}]. Its second element `{end}` should not be less than its first element `{start}`; the valid range is [1, {lines}]"
+            ),
+            Refusal::RangeSecond { start, end, lines } => write!(
+                f,
+                "Invalid `view_range`: [{start}, {end}]. Its second element `{end}` should be within the range of lines of the file: [1, {lines}], or -1 for the last line"
+            ),
+            Refusal::AlreadyExists(path) => write!(f, "File {path} already exists"),
+            Refusal::CreateRoot => {
+                f.write_str("Cannot create /memories: it is the memory directory itself")
+            }
+            Refusal::CreateUnderFile { path, file } => {
+                write!(f, "Cannot create {path}: {file} is a file, not a directory")
+            }
+            Refusal::NoMatch { old, path } => write!(
+                f,
+                "No replacement was performed, old_str `{old}` did not appear verbatim in {path}."
+            ),
+            Refusal::ManyMatches { old, lines } => {
+                write!(
+                    f,
+                    "No replacement was performed. Multiple occurrences of old_str `{old}` in lines: "
+                )?;
+                for (i, l) in lines.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    write!(f, "{l}")?;
+                }
+                f.write_str(". Please ensure it is unique")
+            }
+            Refusal::BadInsertLine { line, lines } => write!(
+                f,
+                "Invalid `insert_line` parameter: {line}. It should be within the range of lines of the file: [0, {lines}]"
+            ),
+            Refusal::DeleteRoot => f.write_str("Cannot delete the /memories directory itself"),
+            Refusal::RenameRoot => f.write_str("Cannot rename the /memories directory itself"),
+            Refusal::RenameOntoRoot(from) => write!(
+                f,
+                "Cannot rename {from} to /memories: that is the memory directory itself"
+            ),
+            Refusal::RenameIntoItself { from, to } => write!(
+                f,
+                "Cannot rename {from} to {to}: a directory cannot be moved inside itself"
+            ),
+            Refusal::DestinationExists(to) => write!(f, "The destination {to} already exists"),
+            Refusal::RenameUnderFile { from, to, file } => write!(
+                f,
+                "Cannot rename {from} to {to}: {file} is a file, not a directory"
+            ),
+        }
+    }
+}
+
+/// A write over one of the size limits; nothing was written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LimitError {
+    FileTooLarge { path: ValidPath, bytes: usize, max: usize },
+    OverQuota { path: ValidPath, total: u64, quota: u64 },
+}
+
+impl fmt::Display for LimitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LimitError::FileTooLarge { path, bytes, max } => write!(
+                f,
+                "Cannot write {path}: the content would be {} bytes, over the limit of {} bytes per file. Nothing was written.",
+                Thousands(*bytes as u64),
+                Thousands(*max as u64)
+            ),
+            LimitError::OverQuota { path, total, quota } => write!(
+                f,
+                "Cannot write {path}: the memory directory would hold {} bytes, over its quota of {} bytes. Nothing was written.",
+                Thousands(*total),
+                Thousands(*quota)
+            ),
+        }
+    }
+}

@@ -1,0 +1,323 @@
+//! Maintenance of a whole memory, beside the six commands: list every entry,
+//! replace the tree (`import`), sweep what was not written for a while (`expire`)
+//! and delete what no kept commit reaches (`gc`).
+
+use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::format;
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::engine::Engine;
+use crate::error::{LimitError, Refusal, ToolError};
+use crate::overlay::Overlay;
+use crate::path::{self, ValidPath};
+use crate::plan::fits;
+use crate::publish::Attempt;
+use crate::store::{Store, list_all};
+use crate::tree::{BLOB, COMMIT, Child, Commit, Hash, Kind, Node, TREE};
+
+/// One file (with its content) or directory (`content: None`) of the tree, by path.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Entry {
+    pub path: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+}
+
+/// What an expiry sweep removed: entries (a directory counts once, with everything
+/// beneath it) and the bytes of file content they held.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ExpireReport {
+    pub removed: usize,
+    pub bytes: u64,
+}
+
+/// What a garbage collection did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct GcReport {
+    pub reachable: usize,
+    pub deleted: usize,
+    /// Unreferenced now but not yet in an earlier pass: deleted by the next one.
+    pub pending: usize,
+}
+
+/// Where the store's key that remembers the previous collection's candidates lives.
+const GC_PENDING: &str = "gc/pending";
+
+impl<S: Store> Engine<S> {
+    /// Every directory and file under `/memories` (the root itself excluded), sorted
+    /// by path; directories have `content: None`.
+    pub async fn entries(&self) -> Result<Vec<Entry>, ToolError> {
+        let head = self.read_head().await?;
+        let none = Overlay::default();
+        let mut out = Vec::new();
+        let mut todo = vec![(ValidPath::root(), head.root)];
+        while let Some((dir, hash)) = todo.pop() {
+            let node = self.node(&none, hash).await?;
+            for (name, child) in &node.children {
+                let path = dir.join(name);
+                match child.kind {
+                    Kind::Dir => {
+                        out.push(Entry {
+                            path: path.as_str().into(),
+                            content: None,
+                        });
+                        todo.push((path, child.hash));
+                    }
+                    Kind::File => {
+                        let content = self.blob(child.hash).await?;
+                        out.push(Entry {
+                            path: path.as_str().into(),
+                            content: Some(String::from(&*content)),
+                        });
+                    }
+                }
+            }
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(out)
+    }
+
+    /// Replaces the whole tree with `entries` in one commit, all or nothing. Paths are
+    /// checked by the same rules as commands; missing parent directories are made.
+    pub async fn import(&self, entries: &[Entry]) -> Result<(), ToolError> {
+        let mut tree = Draft::default();
+        for e in entries {
+            let path = path::validate(&e.path)?;
+            if let Some(text) = &e.content {
+                fits(&self.config.limits, &path, text)?;
+            }
+            tree.add(&path, e.content.as_deref())?;
+        }
+        let mut overlay = Overlay::at((self.clock)());
+        let root = tree.seal(&mut overlay).hash;
+        let total = self.node(&overlay, root).await?.size();
+        let quota = self.config.limits.max_total_bytes;
+        if total > quota {
+            return Err(LimitError::OverQuota {
+                path: ValidPath::root(),
+                total,
+                quota,
+            }
+            .into());
+        }
+        let summary = format!("import {} entries", entries.len());
+        self.transact(false, async |_| {
+            Ok(Attempt::Publish {
+                overlay: overlay.clone(),
+                root,
+                summary: summary.clone(),
+                value: (),
+            })
+        })
+        .await
+    }
+
+    /// Removes, in one commit, every file not written in the last `older_than_ms`
+    /// (by the runtime's clock), and every directory with nothing written beneath it
+    /// for as long, including one the sweep empties. Only directories with something
+    /// recent beneath them are read. Times are write times: a view does not count,
+    /// since recording reads would make every view a write.
+    pub async fn expire(&self, older_than_ms: u64) -> Result<ExpireReport, ToolError> {
+        self.transact(false, async |head| {
+            let cutoff = (self.clock)().saturating_sub(older_than_ms);
+            let none = Overlay::default();
+            let mut loaded: BTreeMap<Hash, Rc<Node>> = BTreeMap::new();
+            let mut todo = vec![head.root];
+            while let Some(hash) = todo.pop() {
+                let node = self.node(&none, hash).await?;
+                todo.extend(
+                    node.children
+                        .values()
+                        .filter(|c| {
+                            c.kind == Kind::Dir
+                                && c.written >= cutoff
+                                && !loaded.contains_key(&c.hash)
+                        })
+                        .map(|c| c.hash),
+                );
+                loaded.insert(hash, node);
+            }
+            // Time 0: a directory the sweep rebuilds keeps the latest write beneath it,
+            // so one it empties is old and goes too.
+            let mut overlay = Overlay::at(0);
+            let mut report = ExpireReport::default();
+            let Some(root) = sweep(&loaded, head.root, cutoff, &mut overlay, &mut report) else {
+                return Ok(Attempt::Unchanged(report));
+            };
+            Ok(Attempt::Publish {
+                overlay,
+                root: root.hash,
+                summary: format!("expire entries written before {cutoff}"),
+                value: report,
+            })
+        })
+        .await
+    }
+
+    /// Mark-and-sweep from the head and its last `keep_commits` ancestors. An object
+    /// is deleted only if it was already unreferenced at the previous pass, so an
+    /// object another writer has written but not yet published survives as long as
+    /// passes are further apart than the longest command.
+    pub async fn gc(&self, keep_commits: u32) -> Result<GcReport, ToolError> {
+        let head = self.read_head().await?;
+        let none = Overlay::default();
+        let mut marked: BTreeSet<String> = BTreeSet::new();
+        let mut commit = head.commit;
+        let mut roots = Vec::new();
+        for _ in 0..=keep_commits {
+            let Some(c) = commit else { break };
+            let Some(bytes) = self.store.get(&c.key(COMMIT)).await? else {
+                break;
+            };
+            let Some(parsed) = Commit::decode(&bytes) else {
+                break;
+            };
+            marked.insert(c.key(COMMIT));
+            roots.extend(parsed.root_hash());
+            commit = parsed.parent_hash();
+        }
+        let mut todo = roots;
+        while let Some(h) = todo.pop() {
+            if !marked.insert(h.key(TREE)) {
+                continue;
+            }
+            let node = self.node(&none, h).await?;
+            for c in node.children.values() {
+                match c.kind {
+                    Kind::Dir => todo.push(c.hash),
+                    Kind::File => {
+                        marked.insert(c.hash.key(BLOB));
+                    }
+                }
+            }
+        }
+        let mut unreferenced = BTreeSet::new();
+        for prefix in [COMMIT, TREE, BLOB] {
+            let keys = list_all(&self.store, prefix).await?;
+            unreferenced.extend(keys.into_iter().filter(|k| !marked.contains(k)));
+        }
+        let earlier: BTreeSet<String> = match self.store.get(GC_PENDING).await? {
+            Some(bytes) => serde_json::from_slice(&bytes).unwrap_or_default(),
+            None => BTreeSet::new(),
+        };
+        let mut deleted = 0;
+        for key in unreferenced.intersection(&earlier) {
+            self.store.delete(key).await?;
+            deleted += 1;
+        }
+        let pending: BTreeSet<&String> = unreferenced.difference(&earlier).collect();
+        let bytes = serde_json::to_vec(&pending).unwrap_or_default();
+        self.store.set(GC_PENDING, &bytes).await?;
+        Ok(GcReport {
+            reachable: marked.len(),
+            deleted,
+            pending: pending.len(),
+        })
+    }
+}
+
+/// The node `hash` without its entries written before `cutoff`, or `None` if it
+/// keeps them all.
+fn sweep(
+    loaded: &BTreeMap<Hash, Rc<Node>>,
+    hash: Hash,
+    cutoff: u64,
+    overlay: &mut Overlay,
+    report: &mut ExpireReport,
+) -> Option<Child> {
+    let node = loaded.get(&hash)?;
+    let mut rebuilt: Option<Node> = None;
+    for (name, child) in &node.children {
+        let keep = if child.written < cutoff {
+            report.removed += 1;
+            report.bytes += child.size;
+            None
+        } else if child.kind == Kind::Dir {
+            match sweep(loaded, child.hash, cutoff, overlay, report) {
+                None => continue,
+                // Emptied by the sweep (its files are counted already).
+                Some(swept) if swept.written < cutoff => {
+                    report.removed += 1;
+                    None
+                }
+                Some(swept) => Some(swept),
+            }
+        } else {
+            continue;
+        };
+        let n = rebuilt.get_or_insert_with(|| (**node).clone());
+        match keep {
+            Some(c) => n.children.insert(name.clone(), c),
+            None => n.children.remove(name),
+        };
+    }
+    rebuilt.map(|n| overlay.add_node(n))
+}
+
+/// A tree being assembled for `import`, sealed bottom-up into nodes.
+#[derive(Default)]
+struct Draft {
+    children: BTreeMap<String, DraftItem>,
+}
+
+enum DraftItem {
+    File(String),
+    Dir(Draft),
+}
+
+impl Draft {
+    fn add(&mut self, path: &ValidPath, content: Option<&str>) -> Result<(), ToolError> {
+        let names: Vec<&str> = path.names().collect();
+        let Some((last, parents)) = names.split_last() else {
+            return match content {
+                None => Ok(()),
+                Some(_) => Err(Refusal::CreateRoot.into()),
+            };
+        };
+        let mut dir = self;
+        for (depth, name) in parents.iter().enumerate() {
+            let item = dir
+                .children
+                .entry((*name).into())
+                .or_insert_with(|| DraftItem::Dir(Draft::default()));
+            dir = match item {
+                DraftItem::Dir(d) => d,
+                DraftItem::File(_) => {
+                    return Err(Refusal::CreateUnderFile {
+                        path: path.clone(),
+                        file: path.ancestor(depth + 1),
+                    }
+                    .into());
+                }
+            };
+        }
+        match (dir.children.get(*last), content) {
+            (None, Some(text)) => {
+                dir.children
+                    .insert((*last).into(), DraftItem::File(text.into()));
+            }
+            (None, None) => {
+                dir.children
+                    .insert((*last).into(), DraftItem::Dir(Draft::default()));
+            }
+            (Some(DraftItem::Dir(_)), None) => {}
+            (Some(_), _) => return Err(Refusal::AlreadyExists(path.clone()).into()),
+        }
+        Ok(())
+    }
+
+    fn seal(self, overlay: &mut Overlay) -> Child {
+        let mut node = Node::default();
+        for (name, item) in self.children {
+            let child = match item {
+                DraftItem::File(text) => overlay.add_blob(&text),
+                DraftItem::Dir(d) => d.seal(overlay),
+            };
+            node.children.insert(name, child);
+        }
+        overlay.add_node(node)
+    }
+}

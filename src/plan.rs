@@ -1,0 +1,340 @@
+//! Planning a change: what each mutating command does to one version of the tree,
+//! computed beside it in an [`Overlay`] (nothing is written here), or the refusal
+//! it gets. Also the checks that need no storage, so refusing them costs nothing.
+
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+
+use crate::config::Limits;
+use crate::engine::Engine;
+use crate::error::{LimitError, Refusal, ToolError};
+use crate::input::Checked;
+use crate::lines;
+use crate::overlay::Overlay;
+use crate::path::ValidPath;
+use crate::render;
+use crate::secrets::{self, SecretPolicy};
+use crate::store::Store;
+use crate::tree::{Child, Hash, Kind, Node};
+
+/// What a path names in one version of the tree.
+pub(crate) enum Found {
+    Root,
+    Entry(Child),
+    Missing,
+    /// An ancestor at this depth is a file, so nothing can be beneath it.
+    UnderFile(usize),
+}
+
+/// A planned change: the new root and the success message.
+pub(crate) struct Plan {
+    pub root: Hash,
+    pub message: String,
+}
+
+impl<S: Store> Engine<S> {
+    pub(crate) async fn lookup(
+        &self,
+        overlay: &Overlay,
+        root: Hash,
+        path: &ValidPath,
+    ) -> Result<Found, ToolError> {
+        let names: Vec<&str> = path.names().collect();
+        let mut node = self.node(overlay, root).await?;
+        for (depth, name) in names.iter().enumerate() {
+            let Some(child) = node.children.get(*name).copied() else {
+                return Ok(Found::Missing);
+            };
+            if depth + 1 == names.len() {
+                return Ok(Found::Entry(child));
+            }
+            if child.kind == Kind::File {
+                return Ok(Found::UnderFile(depth + 1));
+            }
+            node = self.node(overlay, child.hash).await?;
+        }
+        Ok(Found::Root)
+    }
+
+    /// Content of the file at `path`, or `None` if it names no file.
+    async fn file(
+        &self,
+        overlay: &Overlay,
+        root: Hash,
+        path: &ValidPath,
+    ) -> Result<Option<Rc<str>>, ToolError> {
+        match self.lookup(overlay, root, path).await? {
+            Found::Entry(c) if c.kind == Kind::File => Ok(Some(self.blob(c.hash).await?)),
+            _ => Ok(None),
+        }
+    }
+
+    /// Sets (or, with `None`, removes) the entry at `path`, making missing parent
+    /// directories; returns the new root. Callers have checked that no ancestor is
+    /// a file.
+    pub(crate) async fn put(
+        &self,
+        overlay: &mut Overlay,
+        root: Hash,
+        path: &ValidPath,
+        entry: Option<Child>,
+    ) -> Result<Hash, ToolError> {
+        let names: Vec<&str> = path.names().collect();
+        let Some((last, parents)) = names.split_last() else {
+            return Ok(root);
+        };
+        let mut stack: Vec<Node> = vec![(*self.node(overlay, root).await?).clone()];
+        for name in parents {
+            let below = match stack.last().and_then(|n| n.children.get(*name)) {
+                Some(c) if c.kind == Kind::Dir => (*self.node(overlay, c.hash).await?).clone(),
+                Some(_) => return Err(ToolError::Damaged),
+                None => Node::default(),
+            };
+            stack.push(below);
+        }
+        let mut node = stack.pop().ok_or(ToolError::Damaged)?;
+        match entry {
+            Some(c) => node.children.insert((*last).into(), c),
+            None => node.children.remove(*last),
+        };
+        for name in parents.iter().rev() {
+            let child = overlay.add_node(node);
+            node = stack.pop().ok_or(ToolError::Damaged)?;
+            node.children.insert((*name).into(), child);
+        }
+        Ok(overlay.add_node(node).hash)
+    }
+
+    /// Decides a mutating command against the tree at `root`.
+    pub(crate) async fn plan(
+        &self,
+        overlay: &mut Overlay,
+        root: Hash,
+        cmd: &Checked,
+    ) -> Result<Plan, ToolError> {
+        let old_total = self.node(overlay, root).await?.size();
+        let (path, plan) = match cmd {
+            // `run` sends views to `view`; a view here changes nothing.
+            Checked::View { .. } => {
+                return Ok(Plan {
+                    root,
+                    message: String::new(),
+                });
+            }
+            Checked::Create { path, file_text } => {
+                match self.lookup(overlay, root, path).await? {
+                    Found::Root | Found::Entry(_) => {
+                        return Err(Refusal::AlreadyExists(path.clone()).into());
+                    }
+                    Found::UnderFile(d) => {
+                        return Err(Refusal::CreateUnderFile {
+                            path: path.clone(),
+                            file: path.ancestor(d),
+                        }
+                        .into());
+                    }
+                    Found::Missing => {}
+                }
+                let blob = overlay.add_blob(file_text);
+                let root = self.put(overlay, root, path, Some(blob)).await?;
+                let message = render::created(path);
+                (path, Plan { root, message })
+            }
+            Checked::StrReplace {
+                path,
+                old_str,
+                new_str,
+            } => {
+                let Some(content) = self.file(overlay, root, path).await? else {
+                    return Err(Refusal::NotFoundHint(path.clone()).into());
+                };
+                let found = lines::occurrences(&content, old_str);
+                let at = match found.as_slice() {
+                    [] => {
+                        return Err(Refusal::NoMatch {
+                            old: old_str.clone(),
+                            path: path.clone(),
+                        }
+                        .into());
+                    }
+                    [at] => *at,
+                    many => {
+                        return Err(Refusal::ManyMatches {
+                            old: old_str.clone(),
+                            lines: lines::lines_of(&content, many),
+                        }
+                        .into());
+                    }
+                };
+                let mut edited = String::with_capacity(content.len() + new_str.len());
+                edited.push_str(content.get(..at).unwrap_or_default());
+                edited.push_str(new_str);
+                edited.push_str(content.get(at + old_str.len()..).unwrap_or_default());
+                fits(&self.config.limits, path, &edited)?;
+                let first = lines::lines_of(&content, &[at])
+                    .first()
+                    .copied()
+                    .unwrap_or(1);
+                let message = render::snippet(&edited, first, lines::count(new_str) - 1);
+                let blob = overlay.add_blob(&edited);
+                let root = self.put(overlay, root, path, Some(blob)).await?;
+                (path, Plan { root, message })
+            }
+            Checked::Insert {
+                path,
+                insert_line,
+                insert_text,
+            } => {
+                let Some(content) = self.file(overlay, root, path).await? else {
+                    return Err(Refusal::NotFoundHint(path.clone()).into());
+                };
+                let n = lines::count(&content);
+                let after = match insert_line.as_u64() {
+                    Some(k) if k <= n as u64 => k as usize,
+                    _ => {
+                        return Err(Refusal::BadInsertLine {
+                            line: insert_line.clone(),
+                            lines: n,
+                        }
+                        .into());
+                    }
+                };
+                let edited = lines::insert(&content, after, insert_text);
+                fits(&self.config.limits, path, &edited)?;
+                let blob = overlay.add_blob(&edited);
+                let root = self.put(overlay, root, path, Some(blob)).await?;
+                let message = render::inserted(path);
+                (path, Plan { root, message })
+            }
+            Checked::Delete { path } => {
+                if !matches!(self.lookup(overlay, root, path).await?, Found::Entry(_)) {
+                    return Err(Refusal::NotFound(path.clone()).into());
+                }
+                let root = self.put(overlay, root, path, None).await?;
+                let message = render::deleted(path);
+                (path, Plan { root, message })
+            }
+            Checked::Rename { old_path, new_path } => {
+                let Found::Entry(moved) = self.lookup(overlay, root, old_path).await? else {
+                    return Err(Refusal::NotFound(old_path.clone()).into());
+                };
+                match self.lookup(overlay, root, new_path).await? {
+                    Found::Root | Found::Entry(_) => {
+                        return Err(Refusal::DestinationExists(new_path.clone()).into());
+                    }
+                    Found::UnderFile(d) => {
+                        return Err(Refusal::RenameUnderFile {
+                            from: old_path.clone(),
+                            to: new_path.clone(),
+                            file: new_path.ancestor(d),
+                        }
+                        .into());
+                    }
+                    Found::Missing => {}
+                }
+                let without = self.put(overlay, root, old_path, None).await?;
+                let root = self.put(overlay, without, new_path, Some(moved)).await?;
+                let message = render::renamed(old_path, new_path);
+                (new_path, Plan { root, message })
+            }
+        };
+        let new_total = self.node(overlay, plan.root).await?.size();
+        let quota = self.config.limits.max_total_bytes;
+        if new_total > quota && new_total > old_total {
+            return Err(LimitError::OverQuota {
+                path: path.clone(),
+                total: new_total,
+                quota,
+            }
+            .into());
+        }
+        Ok(plan)
+    }
+}
+
+/// The per-file limit.
+pub(crate) fn fits(limits: &Limits, path: &ValidPath, content: &str) -> Result<(), ToolError> {
+    let max = limits.max_file_bytes;
+    if content.len() > max {
+        return Err(LimitError::FileTooLarge {
+            path: path.clone(),
+            bytes: content.len(),
+            max,
+        }
+        .into());
+    }
+    Ok(())
+}
+
+/// The checks that need no storage at all, so refusing costs no store operation.
+pub(crate) fn refuse_without_storage(cmd: &Checked, limits: &Limits) -> Result<(), ToolError> {
+    let refusal = match cmd {
+        Checked::Create { path, .. } if path.is_root() => Refusal::CreateRoot,
+        Checked::Create { path, file_text } => return fits(limits, path, file_text),
+        Checked::Delete { path } if path.is_root() => Refusal::DeleteRoot,
+        Checked::Rename { old_path, .. } if old_path.is_root() => Refusal::RenameRoot,
+        Checked::Rename { old_path, new_path } if new_path.is_root() => {
+            Refusal::RenameOntoRoot(old_path.clone())
+        }
+        Checked::Rename { old_path, new_path } if new_path.is_inside(old_path) => {
+            Refusal::RenameIntoItself {
+                from: old_path.clone(),
+                to: new_path.clone(),
+            }
+        }
+        _ => return Ok(()),
+    };
+    Err(refusal.into())
+}
+
+/// Applies the store's secret policy to the text a command would write: refuses it,
+/// or rewrites it with each credential redacted. Pure, so a refusal costs no storage.
+pub(crate) fn screen_secrets(cmd: Checked, policy: SecretPolicy) -> Result<Checked, ToolError> {
+    if policy == SecretPolicy::Allow {
+        return Ok(cmd);
+    }
+    let screen = |path: &ValidPath, text: String| -> Result<String, ToolError> {
+        let found = secrets::find(&text);
+        match found.first() {
+            None => Ok(text),
+            Some(first) if policy == SecretPolicy::Refuse => Err(ToolError::Secret {
+                path: path.clone(),
+                kind: first.kind,
+            }),
+            Some(_) => Ok(secrets::redact(&text, &found)),
+        }
+    };
+    Ok(match cmd {
+        Checked::Create { path, file_text } => {
+            let file_text = screen(&path, file_text)?;
+            Checked::Create { path, file_text }
+        }
+        Checked::StrReplace {
+            path,
+            old_str,
+            new_str,
+        } => {
+            let new_str = screen(&path, new_str)?;
+            Checked::StrReplace {
+                path,
+                old_str,
+                new_str,
+            }
+        }
+        Checked::Insert {
+            path,
+            insert_line,
+            insert_text,
+        } => {
+            let insert_text = screen(&path, insert_text)?;
+            Checked::Insert {
+                path,
+                insert_line,
+                insert_text,
+            }
+        }
+        other => other,
+    })
+}

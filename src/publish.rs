@@ -1,0 +1,118 @@
+//! Publishing a change: write its new objects and a commit, then move the head with
+//! one compare-and-swap. Every change of the tree (the six commands' writes, import,
+//! expire) goes through [`Engine::transact`], the one retry loop: on a lost race it
+//! waits on the runtime's backoff, re-reads the head and plans again, a bounded
+//! number of times.
+
+use alloc::string::String;
+
+use crate::cache::Head;
+use crate::engine::Engine;
+use crate::error::ToolError;
+use crate::overlay::Overlay;
+use crate::store::Store;
+use crate::tree::{COMMIT, Commit, HEAD, Hash};
+
+/// What one attempt at a change decided, against one version of the tree.
+pub(crate) enum Attempt<T> {
+    /// Publish `root` (reaching the overlay's new objects), then answer `value`.
+    Publish {
+        overlay: Overlay,
+        root: Hash,
+        summary: String,
+        value: T,
+    },
+    /// Nothing to write: answer `value`.
+    Unchanged(T),
+}
+
+impl<S: Store> Engine<S> {
+    /// Runs a change to completion. With `from_cache`, the first attempt plans
+    /// against the head this engine last saw (an uncontended command then costs one
+    /// round trip); an answer that depends on the tree (a refusal, a limit) is
+    /// confirmed against a fresh read of the head before it is given.
+    pub(crate) async fn transact<T>(
+        &self,
+        from_cache: bool,
+        mut attempt: impl AsyncFnMut(&Head) -> Result<Attempt<T>, ToolError>,
+    ) -> Result<T, ToolError> {
+        let (mut head, mut verified) = if from_cache {
+            self.cached_head().await?
+        } else {
+            (self.read_head().await?, true)
+        };
+        let mut lost = 0;
+        for _ in 0..=self.config.max_retries {
+            match attempt(&head).await {
+                Err(e) if !verified && e.depends_on_tree() => {
+                    let now = self.read_head().await?;
+                    if now == head {
+                        return Err(e);
+                    }
+                    head = now;
+                }
+                Err(e) => return Err(e),
+                Ok(Attempt::Unchanged(value)) => return Ok(value),
+                Ok(Attempt::Publish {
+                    overlay,
+                    root,
+                    summary,
+                    value,
+                }) => {
+                    if self.publish(&overlay, &head, root, summary).await? {
+                        return Ok(value);
+                    }
+                    lost += 1;
+                    if let Some(backoff) = &self.backoff {
+                        backoff(lost).await;
+                    }
+                    head = self.read_head().await?;
+                }
+            }
+            verified = true;
+        }
+        Err(ToolError::Busy)
+    }
+
+    /// Writes the new objects and a commit, then moves the head if it still is
+    /// `head`. `Ok(false)`: another writer moved it first; nothing is visible.
+    async fn publish(
+        &self,
+        overlay: &Overlay,
+        head: &Head,
+        root: Hash,
+        summary: String,
+    ) -> Result<bool, ToolError> {
+        let commit = Commit {
+            root: root.hex(),
+            parent: head.commit.map(|c| c.hex()),
+            time: (self.clock)(),
+            actor: self.config.actor.clone(),
+            command: summary,
+        };
+        let commit_bytes = commit.encode();
+        let commit_hash = Hash::of(&commit_bytes);
+        let mut writes = overlay.writes(root);
+        writes.push((commit_hash.key(COMMIT), commit_bytes));
+        let new_head = commit_hash.hex();
+        let swapped = self
+            .store
+            .commit(&writes, HEAD, head.raw.as_deref(), new_head.as_bytes())
+            .await?;
+        if swapped {
+            for (hash, node) in overlay.nodes() {
+                self.cache.remember_node(*hash, node.clone());
+            }
+            for (hash, blob) in overlay.blobs() {
+                self.cache.remember_blob(*hash, blob.clone());
+            }
+            self.cache.remember_commit(commit_hash, root);
+            self.cache.head.replace(Some(Head {
+                raw: Some(new_head.into_bytes()),
+                commit: Some(commit_hash),
+                root,
+            }));
+        }
+        Ok(swapped)
+    }
+}
