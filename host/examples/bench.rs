@@ -46,7 +46,7 @@ fn compare(runtime: &Runtime, rounds: usize, make: &dyn Fn(&str) -> Arc<dyn Back
     let engine = Engine::new(&*native_store, Config::default());
     let start = Instant::now();
     for input in &inputs {
-        let r = block_on(engine.execute(input));
+        let r = block_on(engine.execute_json(input));
         assert!(!r.is_error, "native: {}", r.content);
     }
     let native = per_command(start.elapsed(), inputs.len());
@@ -55,7 +55,7 @@ fn compare(runtime: &Runtime, rounds: usize, make: &dyn Fn(&str) -> Arc<dyn Back
     host.start().expect("instantiating");
     let start = Instant::now();
     for input in &inputs {
-        let r = host.execute(input);
+        let r = host.execute_json(input);
         assert!(!r.is_error, "hosted: {}", r.content);
     }
     let hosted = per_command(start.elapsed(), inputs.len());
@@ -95,14 +95,14 @@ fn main() {
     let engine = Engine::new(MemoryBackend::new(), Config::default());
     let start = Instant::now();
     for input in &refusals {
-        assert!(block_on(engine.execute(input)).is_error);
+        assert!(block_on(engine.execute_json(input)).is_error);
     }
     let native = per_command(start.elapsed(), refusals.len());
     let mut host = runtime.host(Arc::new(MemoryBackend::new()), HostLimits::default());
     host.start().expect("instantiating");
     let start = Instant::now();
     for input in &refusals {
-        assert!(host.execute(input).is_error);
+        assert!(host.execute_json(input).is_error);
     }
     let hosted = per_command(start.elapsed(), refusals.len());
     println!(

@@ -14,7 +14,7 @@
 //! use memdir_host::{DirBackend, Host, HostLimits};
 //! let store = Arc::new(DirBackend::open("memory")?);
 //! let mut host = Host::new(memdir_host::locate_component()?, store, HostLimits::default())?;
-//! let r = host.execute(r#"{"command":"view","path":"/memories"}"#);
+//! let r = host.execute_json(r#"{"command":"view","path":"/memories"}"#);
 //! println!("{}", r.content);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -28,7 +28,7 @@ pub mod sandbox;
 
 pub use backend::{Backend, MemoryBackend};
 pub use dir::DirBackend;
-pub use sandbox::{Fault, Host, HostLimits, Runtime, ToolConfig};
+pub use sandbox::{CallError, CallErrorKind, Fault, Host, HostLimits, Runtime, ToolConfig};
 
 mod bindings {
     wasmtime::component::bindgen!({

@@ -5,6 +5,7 @@
 //! memdir-host exec --store DIR < calls.ndjson        one JSON result line per input line
 //! memdir-host export --store DIR                     the whole tree as JSON
 //! memdir-host gc --store DIR [--keep N]              remove unreachable objects
+//! memdir-host expire --store DIR --older-than-ms N   remove what was not written lately
 //! memdir-host imports                                what the component imports
 //! ```
 
@@ -13,22 +14,30 @@ use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use memdir_host::{Backend, DirBackend, Host, HostLimits, MemoryBackend, Runtime, ToolConfig, messages};
+use memdir_host::{Backend, CallError, DirBackend, Host, HostLimits, MemoryBackend, Runtime, ToolConfig};
 
-const USAGE: &str = "\
+/// The usage text, with every default read from where it is decided.
+fn usage() -> String {
+    let d = memdir::Defaults::get();
+    let h = HostLimits::default();
+    format!(
+        "\
 usage:
   memdir-host exec (--store DIR | --in-memory) [options] ['<tool input json>']
       With an input: runs it and prints the result as one JSON line
-      {\"content\": ..., \"is_error\": ...}; exits 1 if is_error, else 0.
+      {{\"content\": ..., \"is_error\": ...}}; exits 1 if is_error, else 0.
       Without: reads tool inputs from stdin, one JSON value per line, and prints
       one result line for each (blank lines are skipped); exits 0.
   memdir-host export (--store DIR | --in-memory) [options]
-      Prints every directory and file as one JSON array of {\"path\", \"content\"}
+      Prints every directory and file as one JSON array of {{\"path\", \"content\"}}
       (directories have no content).
   memdir-host gc (--store DIR | --in-memory) [--keep N] [options]
-      Deletes stored objects that the head and its last N commits (default 0) do
+      Deletes stored objects that the head and its last N commits (default {keep}) do
       not reach and that were already unreachable at the previous gc; prints
-      {\"reachable\", \"deleted\", \"pending\"}.
+      {{\"reachable\", \"deleted\", \"pending\"}}.
+  memdir-host expire (--store DIR | --in-memory) --older-than-ms N [options]
+      Removes, in one commit, every file not written in the last N milliseconds
+      and every directory with nothing recent beneath it; prints {{\"removed\", \"bytes\"}}.
   memdir-host imports [--component PATH]
       Prints the component's imports, one per line: all it can reach.
 
@@ -42,13 +51,28 @@ options:
   --no-cache               compile the component on every start
   --bucket NAME            the wasi:keyvalue bucket the component opens (default: default)
   --actor NAME             recorded in each commit
-  --max-file-bytes N       largest file (default 102400)
-  --max-total-bytes N      quota for all files together (default 104857600)
-  --read-limit-chars N     longest view before paging (default 100000)
-  --memory-mib N           the instance's memory cap (default 256)
-  --fuel N                 fuel per call (default 20000000000)
-  --max-input-bytes N      longest input accepted (default 8388608)
-";
+  --max-file-bytes N       largest file (default {file})
+  --max-total-bytes N      quota for all files together (default {total})
+  --read-limit-chars N     longest view before paging (default {read})
+  --max-retries N          re-plans after a lost race (default {retries}, at most {cap})
+  --secrets POLICY         allow, refuse or redact text that looks like a credential
+                           (default {secrets})
+  --memory-mib N           the instance's memory cap (default {mib})
+  --fuel N                 fuel per call (default {fuel})
+  --max-input-bytes N      longest input accepted (default {input})
+",
+        keep = d.keep_commits,
+        file = d.max_file_bytes,
+        total = d.max_total_bytes,
+        read = d.read_limit_chars,
+        retries = d.max_retries,
+        cap = d.max_retries_cap,
+        secrets = d.secrets,
+        mib = h.memory_bytes >> 20,
+        fuel = h.fuel,
+        input = h.max_input_bytes,
+    )
+}
 
 struct Options {
     store: Option<OsString>,
@@ -59,6 +83,7 @@ struct Options {
     config: ToolConfig,
     input: Option<OsString>,
     keep: u32,
+    older_than_ms: Option<u64>,
 }
 
 fn number<T: std::str::FromStr>(flag: &str, v: Option<OsString>) -> Result<T, String> {
@@ -80,7 +105,8 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
         limits: HostLimits::default(),
         config: ToolConfig::default(),
         input: None,
-        keep: 0,
+        keep: memdir::config::DEFAULT_KEEP_COMMITS,
+        older_than_ms: None,
     };
     let mut args = args.peekable();
     while let Some(a) = args.next() {
@@ -91,12 +117,31 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
             Some("--cache") => o.cache = Some(args.next().ok_or("--cache needs a directory")?.into()),
             Some("--no-cache") => o.cache = None,
             Some("--bucket") => o.config.bucket = text("--bucket", args.next())?,
-            Some("--actor") => o.config.actor = text("--actor", args.next())?,
-            Some("--max-file-bytes") => o.config.limits.max_file_bytes = number("--max-file-bytes", args.next())?,
-            Some("--max-total-bytes") => o.config.limits.max_total_bytes = number("--max-total-bytes", args.next())?,
-            Some("--read-limit-chars") => {
-                o.config.limits.read_limit_chars = number("--read-limit-chars", args.next())?
+            Some("--actor") => o.config.engine.actor = text("--actor", args.next())?,
+            Some("--max-file-bytes") => {
+                o.config.engine.limits.max_file_bytes = number("--max-file-bytes", args.next())?
             }
+            Some("--max-total-bytes") => {
+                o.config.engine.limits.max_total_bytes = number("--max-total-bytes", args.next())?
+            }
+            Some("--read-limit-chars") => {
+                o.config.engine.limits.read_limit_chars = number("--read-limit-chars", args.next())?
+            }
+            Some("--max-retries") => {
+                let n: u32 = number("--max-retries", args.next())?;
+                if n > memdir::config::MAX_RETRIES_CAP {
+                    return Err(format!("--max-retries must be at most {}", memdir::config::MAX_RETRIES_CAP));
+                }
+                o.config.engine.max_retries = n;
+            }
+            Some("--secrets") => {
+                let name = text("--secrets", args.next())?;
+                o.config.engine.secrets = memdir::SecretPolicy::from_name(&name).ok_or_else(|| {
+                    let names: Vec<&str> = memdir::SecretPolicy::ALL.iter().map(|p| p.name()).collect();
+                    format!("--secrets must be one of: {}", names.join(", "))
+                })?;
+            }
+            Some("--older-than-ms") => o.older_than_ms = Some(number("--older-than-ms", args.next())?),
             Some("--memory-mib") => {
                 let mib: usize = number("--memory-mib", args.next())?;
                 o.limits.memory_bytes = mib.saturating_mul(1 << 20);
@@ -149,11 +194,11 @@ fn arg_bytes(a: &OsString) -> Vec<u8> {
     }
 }
 
-/// One line of stdin: its bytes (without the newline), or only its length if it
-/// is longer than `max` (the rest is read and dropped, never held).
+/// One line of stdin: its bytes (without the newline), or `TooLong` if it is
+/// longer than `max` (the rest is read and dropped, never held).
 enum Line {
     Text(Vec<u8>),
-    TooLong(usize),
+    TooLong,
 }
 
 fn read_line(r: &mut impl BufRead, max: usize) -> io::Result<Option<Line>> {
@@ -187,7 +232,7 @@ fn read_line(r: &mut impl BufRead, max: usize) -> io::Result<Option<Line>> {
         buf.pop();
         len -= 1;
     }
-    Ok(Some(if len > max { Line::TooLong(len) } else { Line::Text(buf) }))
+    Ok(Some(if len > max { Line::TooLong } else { Line::Text(buf) }))
 }
 
 /// The host over the store the options name, configured as they say.
@@ -213,21 +258,22 @@ fn exec(mut o: Options) -> Result<ExitCode, String> {
         return Ok(if r.is_error { ExitCode::FAILURE } else { ExitCode::SUCCESS });
     }
     serve(&mut host, &mut io::stdin().lock(), &mut stdout.lock(), o.limits.max_input_bytes)
-        .map_err(|e| e.to_string())?;
+        .map_err(|_| "cannot read standard input or write standard output".to_string())?;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Prints a tree-level answer as JSON, or its error as a result line (exit 1).
-fn report<T: serde::Serialize>(answer: Result<T, String>) -> ExitCode {
+/// Prints a tree-level answer as JSON, or its error as a result line: exit 2 when
+/// the storage or the sandbox failed (as for any I/O error), 1 for an answer.
+fn report<T: serde::Serialize>(answer: Result<T, CallError>) -> ExitCode {
     match answer {
         Ok(v) => {
             println!("{}", serde_json::to_string(&v).unwrap_or_default());
             ExitCode::SUCCESS
         }
-        Err(m) => {
-            let r = memdir::ToolResult { content: format!("Error: {m}"), is_error: true };
+        Err(e) => {
+            let r = memdir::ToolResult { content: format!("Error: {e}"), is_error: true };
             println!("{}", result_line(&r));
-            ExitCode::FAILURE
+            if e.is_io() { ExitCode::from(2) } else { ExitCode::FAILURE }
         }
     }
 }
@@ -235,7 +281,7 @@ fn report<T: serde::Serialize>(answer: Result<T, String>) -> ExitCode {
 fn serve(host: &mut Host, input: &mut impl BufRead, out: &mut impl Write, max: usize) -> io::Result<()> {
     while let Some(line) = read_line(input, max)? {
         let r = match line {
-            Line::TooLong(n) => memdir::ToolResult { content: format!("Error: {}", messages::too_long(n, max)), is_error: true },
+            Line::TooLong => memdir::ToolResult { content: format!("Error: {}", host.too_large()), is_error: true },
             Line::Text(t) if t.iter().all(u8::is_ascii_whitespace) => continue,
             Line::Text(t) => host.execute_bytes(&t),
         };
@@ -255,6 +301,10 @@ fn main() -> ExitCode {
             let keep = o.keep;
             Ok(report(host(&mut o)?.gc(keep)))
         }),
+        Some("expire") => parse(args).and_then(|mut o| {
+            let ms = o.older_than_ms.ok_or("expire needs --older-than-ms N")?;
+            Ok(report(host(&mut o)?.expire(ms)))
+        }),
         Some("imports") => parse(args).and_then(|o| {
             for name in runtime(o.component, o.cache)?.imports() {
                 println!("{name}");
@@ -262,7 +312,7 @@ fn main() -> ExitCode {
             Ok(ExitCode::SUCCESS)
         }),
         Some("help" | "--help" | "-h") => {
-            print!("{USAGE}");
+            print!("{}", usage());
             Ok(ExitCode::SUCCESS)
         }
         _ => Err("expected a command".into()),
@@ -270,7 +320,7 @@ fn main() -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(msg) => {
-            eprintln!("memdir-host: {msg}\n\n{USAGE}");
+            eprintln!("memdir-host: {msg}\n\n{}", usage());
             ExitCode::from(2)
         }
     }

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use memdir::{Entry, GcReport, ToolResult};
+use memdir::{Config, Entry, ErrorKind, ExpireReport, GcReport, InputError, ToolResult};
 use wasmtime::component::{Component, HasSelf, Linker, types::ComponentItem};
 use wasmtime::{Engine, ResourceLimiter, Store, Trap};
 
@@ -24,28 +24,94 @@ pub struct HostLimits {
     /// call can take whatever the input.
     pub fuel: u64,
     /// Longest tool input accepted, in bytes; longer inputs never reach the guest.
+    /// Default: the engine's own cap (`memdir::config::MAX_INPUT_BYTES`).
     pub max_input_bytes: usize,
 }
 
 impl Default for HostLimits {
     fn default() -> Self {
-        HostLimits { memory_bytes: 256 << 20, fuel: 20_000_000_000, max_input_bytes: 8 << 20 }
+        HostLimits {
+            memory_bytes: 256 << 20,
+            fuel: 20_000_000_000,
+            max_input_bytes: memdir::config::MAX_INPUT_BYTES,
+        }
     }
 }
 
-/// The engine's settings as the component takes them (`configure`).
+/// The engine's settings as the component takes them (`configure`): everything
+/// the npm package's `openMemory` takes, plus the bucket.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ToolConfig {
-    pub limits: memdir::Limits,
-    pub actor: String,
+    pub engine: Config,
     /// The bucket the component opens; the host serves only this one.
     pub bucket: String,
 }
 
 impl Default for ToolConfig {
     fn default() -> Self {
-        ToolConfig { limits: memdir::Limits::default(), actor: String::new(), bucket: "default".into() }
+        ToolConfig { engine: Config::default(), bucket: "default".into() }
     }
+}
+
+/// Why a host call failed: the engine's answer (with its kind), or the sandbox's
+/// (a fault, or an input refused before the guest). `Display` is the message.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CallError {
+    pub kind: CallErrorKind,
+    pub message: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallErrorKind {
+    Tool(ErrorKind),
+    Fault(Fault),
+}
+
+impl std::fmt::Display for CallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for CallError {}
+
+impl CallError {
+    fn fault(fault: Fault, published: bool) -> Self {
+        CallError { kind: CallErrorKind::Fault(fault), message: messages::fault(fault, published) }
+    }
+
+    fn input(e: InputError) -> Self {
+        CallError { kind: CallErrorKind::Tool(ErrorKind::Input), message: e.to_string() }
+    }
+
+    /// True when the failure is the storage's or the sandbox's, not an answer to
+    /// the command (the CLI exits 2 for these, as for any I/O error).
+    pub fn is_io(&self) -> bool {
+        matches!(
+            self.kind,
+            CallErrorKind::Fault(_)
+                | CallErrorKind::Tool(
+                    ErrorKind::StorageFull | ErrorKind::StorageUnavailable | ErrorKind::StorageFailed | ErrorKind::Damaged
+                )
+        )
+    }
+}
+
+fn from_wit(e: tool::ToolError) -> CallError {
+    use tool::ErrorKind as W;
+    let kind = match e.kind {
+        W::Input => ErrorKind::Input,
+        W::Path => ErrorKind::Path,
+        W::Refused => ErrorKind::Refused,
+        W::Limit => ErrorKind::Limit,
+        W::Secret => ErrorKind::Secret,
+        W::StorageFull => ErrorKind::StorageFull,
+        W::StorageUnavailable => ErrorKind::StorageUnavailable,
+        W::StorageFailed => ErrorKind::StorageFailed,
+        W::Damaged => ErrorKind::Damaged,
+        W::Busy => ErrorKind::Busy,
+    };
+    CallError { kind: CallErrorKind::Tool(kind), message: e.message }
 }
 
 /// Why a call produced no answer from the component. The store holds nothing of it
@@ -222,14 +288,21 @@ impl Host {
             store.limiter(|s| &mut s.limiter);
             store.set_fuel(self.limits.fuel).map_err(|_| Fault::Start)?;
             let bindings = self.runtime.pre.instantiate(&mut store).map_err(|_| Fault::Start)?;
-            let l = &self.config.limits;
+            let e = &self.config.engine;
+            let widen = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
             let config = tool::Config {
                 limits: tool::Limits {
-                    max_file_bytes: l.max_file_bytes as u64,
-                    max_total_bytes: l.max_total_bytes,
-                    read_limit_chars: l.read_limit_chars as u64,
+                    max_file_bytes: widen(e.limits.max_file_bytes),
+                    max_total_bytes: e.limits.max_total_bytes,
+                    read_limit_chars: widen(e.limits.read_limit_chars),
                 },
-                actor: self.config.actor.clone(),
+                actor: e.actor.clone(),
+                max_retries: e.max_retries,
+                secrets: match e.secrets {
+                    memdir::SecretPolicy::Allow => tool::SecretPolicy::Allow,
+                    memdir::SecretPolicy::Refuse => tool::SecretPolicy::Refuse,
+                    memdir::SecretPolicy::Redact => tool::SecretPolicy::Redact,
+                },
                 bucket: self.config.bucket.clone(),
             };
             bindings.memdir_memory_tool().call_configure(&mut store, &config).map_err(|_| Fault::Start)?;
@@ -274,94 +347,110 @@ impl Host {
 
     /// The raw face: a tool input (JSON text) in, a `tool_result` out. Never fails:
     /// refusals, storage errors and traps are all answers with `is_error`.
-    pub fn execute(&mut self, input: &str) -> ToolResult {
+    pub fn execute_json(&mut self, input: &str) -> ToolResult {
         if input.len() > self.limits.max_input_bytes {
-            return error(messages::too_long(input.len(), self.limits.max_input_bytes));
+            return error(&self.too_large());
         }
-        match self.call(|g, s| g.call_execute(s, input)) {
+        match self.call(|g, s| g.call_execute_json(s, input)) {
             Ok(r) => ToolResult { content: r.content, is_error: r.is_error },
-            Err((fault, published)) => error(messages::fault(fault, published)),
+            Err((fault, published)) => error(&CallError::fault(fault, published)),
         }
     }
 
-    /// [`Host::execute`] for raw bytes (a command line, a line of stdin).
+    /// [`Host::execute_json`] for raw bytes (a command line, a line of stdin).
     pub fn execute_bytes(&mut self, input: &[u8]) -> ToolResult {
         if input.len() > self.limits.max_input_bytes {
-            return error(messages::too_long(input.len(), self.limits.max_input_bytes));
+            return error(&self.too_large());
         }
         match std::str::from_utf8(input) {
-            Ok(s) => self.execute(s),
-            Err(_) => error(messages::NOT_UTF8.into()),
+            Ok(s) => self.execute_json(s),
+            Err(_) => error(&CallError::input(InputError::NotUtf8)),
         }
     }
 
-    /// A typed call; `args` are its strings, held to the same size limit as a raw input.
-    fn typed(
+    /// The refusal of an input over [`HostLimits::max_input_bytes`].
+    pub fn too_large(&self) -> CallError {
+        CallError::input(InputError::TooLarge { limit: self.limits.max_input_bytes })
+    }
+
+    /// A call whose `args` are held to the same size limit as a raw input.
+    fn typed<R>(
         &mut self,
         args: &[&str],
-        f: impl FnOnce(&tool::Guest, &mut Store<State>) -> wasmtime::Result<Result<String, String>>,
-    ) -> Result<String, String> {
+        f: impl FnOnce(&tool::Guest, &mut Store<State>) -> wasmtime::Result<Result<R, tool::ToolError>>,
+    ) -> Result<R, CallError> {
         let n = args.iter().map(|a| a.len()).fold(0usize, usize::saturating_add);
         if n > self.limits.max_input_bytes {
-            return Err(messages::too_long(n, self.limits.max_input_bytes));
+            return Err(self.too_large());
         }
-        self.call(f).unwrap_or_else(|(fault, published)| Err(messages::fault(fault, published)))
+        match self.call(f) {
+            Ok(r) => r.map_err(from_wit),
+            Err((fault, published)) => Err(CallError::fault(fault, published)),
+        }
     }
 
-    /// The handler face, one method per command: the success text, or the message
-    /// without `Error: `.
-    pub fn view(&mut self, path: &str, view_range: Option<(i64, i64)>) -> Result<String, String> {
+    /// The typed face, one method per command: the success text, or the failure
+    /// with its kind (its message has no `Error: `).
+    pub fn view(&mut self, path: &str, view_range: Option<(i64, i64)>) -> Result<String, CallError> {
         self.typed(&[path], |g, s| g.call_view(s, path, view_range))
     }
 
-    pub fn create(&mut self, path: &str, file_text: &str) -> Result<String, String> {
+    pub fn create(&mut self, path: &str, file_text: &str) -> Result<String, CallError> {
         self.typed(&[path, file_text], |g, s| g.call_create(s, path, file_text))
     }
 
-    pub fn str_replace(&mut self, path: &str, old_str: &str, new_str: &str) -> Result<String, String> {
+    pub fn str_replace(&mut self, path: &str, old_str: &str, new_str: &str) -> Result<String, CallError> {
         self.typed(&[path, old_str, new_str], |g, s| g.call_str_replace(s, path, old_str, new_str))
     }
 
-    pub fn insert(&mut self, path: &str, insert_line: i64, insert_text: &str) -> Result<String, String> {
+    pub fn insert(&mut self, path: &str, insert_line: i64, insert_text: &str) -> Result<String, CallError> {
         self.typed(&[path, insert_text], |g, s| g.call_insert(s, path, insert_line, insert_text))
     }
 
-    pub fn delete(&mut self, path: &str) -> Result<String, String> {
+    pub fn delete(&mut self, path: &str) -> Result<String, CallError> {
         self.typed(&[path], |g, s| g.call_delete(s, path))
     }
 
-    pub fn rename(&mut self, old_path: &str, new_path: &str) -> Result<String, String> {
+    pub fn rename(&mut self, old_path: &str, new_path: &str) -> Result<String, CallError> {
         self.typed(&[old_path, new_path], |g, s| g.call_rename(s, old_path, new_path))
     }
 
     /// Every directory and file of the tree (see `memdir::Engine::entries`).
-    pub fn entries(&mut self) -> Result<Vec<Entry>, String> {
-        let out = self.call(|g, s| g.call_entries(s)).unwrap_or_else(|(f, p)| Err(messages::fault(f, p)))?;
+    pub fn entries(&mut self) -> Result<Vec<Entry>, CallError> {
+        let out = self.typed(&[], |g, s| g.call_entries(s))?;
         Ok(out.into_iter().map(|e| Entry { path: e.path, content: e.content }).collect())
     }
 
     /// Replaces the whole tree, all or nothing (see `memdir::Engine::import`).
-    pub fn replace_entries(&mut self, entries: &[Entry]) -> Result<(), String> {
+    pub fn import(&mut self, entries: &[Entry]) -> Result<(), CallError> {
         let n = entries
             .iter()
             .map(|e| e.path.len().saturating_add(e.content.as_ref().map_or(0, String::len)))
             .fold(0usize, usize::saturating_add);
         if n > self.limits.max_input_bytes {
-            return Err(messages::too_long(n, self.limits.max_input_bytes));
+            return Err(self.too_large());
         }
         let wit: Vec<tool::Entry> =
             entries.iter().map(|e| tool::Entry { path: e.path.clone(), content: e.content.clone() }).collect();
-        self.call(|g, s| g.call_replace_entries(s, &wit)).unwrap_or_else(|(f, p)| Err(messages::fault(f, p)))
+        self.typed(&[], |g, s| g.call_import(s, &wit))
+    }
+
+    /// Removes what was not written in the last `older_than_ms` (see
+    /// `memdir::Engine::expire`).
+    pub fn expire(&mut self, older_than_ms: u64) -> Result<ExpireReport, CallError> {
+        let r = self.typed(&[], |g, s| g.call_expire(s, older_than_ms))?;
+        let n = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
+        Ok(ExpireReport { removed: n(r.removed), bytes: r.bytes })
     }
 
     /// Collects unreferenced objects (see `memdir::Engine::gc`).
-    pub fn gc(&mut self, keep_commits: u32) -> Result<GcReport, String> {
-        let r = self.call(|g, s| g.call_gc(s, keep_commits)).unwrap_or_else(|(f, p)| Err(messages::fault(f, p)))?;
+    pub fn gc(&mut self, keep_commits: u32) -> Result<GcReport, CallError> {
+        let r = self.typed(&[], |g, s| g.call_gc(s, keep_commits))?;
         let n = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
         Ok(GcReport { reachable: n(r.reachable), deleted: n(r.deleted), pending: n(r.pending) })
     }
 }
 
-fn error(message: String) -> ToolResult {
-    ToolResult { content: format!("Error: {message}"), is_error: true }
+fn error(e: &CallError) -> ToolResult {
+    ToolResult { content: format!("Error: {e}"), is_error: true }
 }

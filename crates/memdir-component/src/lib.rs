@@ -14,11 +14,13 @@ extern crate alloc;
 mod kv;
 
 use alloc::boxed::Box;
+use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use memdir::{Config, Engine, Limits};
+use memdir::config::MAX_RETRIES_CAP;
+use memdir::{Command, Config, Defaults, Engine, ErrorKind, Limits, SecretPolicy, ToolError};
 
 use exports::memdir::memory::tool;
 use kv::KvStore;
@@ -98,17 +100,68 @@ fn with_engine<T>(f: impl FnOnce(&Engine<KvStore>) -> T) -> T {
     f(engine)
 }
 
-fn handle(input: serde_json::Value) -> Result<String, String> {
-    with_engine(|e| memdir::block_on(e.handle(&input)))
+/// The typed entry point, for the six typed exports.
+fn run(cmd: Command) -> Result<String, tool::ToolError> {
+    with_engine(|e| memdir::block_on(e.run(cmd))).map_err(|e| wit_error(&e))
+}
+
+fn wit_error(e: &ToolError) -> tool::ToolError {
+    use tool::ErrorKind as W;
+    let kind = match e.kind() {
+        ErrorKind::Input => W::Input,
+        ErrorKind::Path => W::Path,
+        ErrorKind::Refused => W::Refused,
+        ErrorKind::Limit => W::Limit,
+        ErrorKind::Secret => W::Secret,
+        ErrorKind::StorageFull => W::StorageFull,
+        ErrorKind::StorageUnavailable => W::StorageUnavailable,
+        ErrorKind::StorageFailed => W::StorageFailed,
+        ErrorKind::Damaged => W::Damaged,
+        ErrorKind::Busy => W::Busy,
+    };
+    tool::ToolError { kind, message: format!("{e}") }
 }
 
 fn clamp(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
 
+fn widen(n: usize) -> u64 {
+    u64::try_from(n).unwrap_or(u64::MAX)
+}
+
+fn wit_config(c: &Config, bucket: &str) -> tool::Config {
+    let l = &c.limits;
+    tool::Config {
+        limits: tool::Limits {
+            max_file_bytes: widen(l.max_file_bytes),
+            max_total_bytes: l.max_total_bytes,
+            read_limit_chars: widen(l.read_limit_chars),
+        },
+        actor: c.actor.clone(),
+        max_retries: c.max_retries,
+        secrets: match c.secrets {
+            SecretPolicy::Allow => tool::SecretPolicy::Allow,
+            SecretPolicy::Refuse => tool::SecretPolicy::Refuse,
+            SecretPolicy::Redact => tool::SecretPolicy::Redact,
+        },
+        bucket: bucket.into(),
+    }
+}
+
 struct Component;
 
 impl tool::Guest for Component {
+    fn defaults() -> tool::EngineDefaults {
+        let d = Defaults::get();
+        tool::EngineDefaults {
+            config: wit_config(&Config::default(), DEFAULT_BUCKET),
+            keep_commits: d.keep_commits,
+            max_input_bytes: widen(d.max_input_bytes),
+            max_retries_cap: d.max_retries_cap,
+        }
+    }
+
     fn configure(config: tool::Config) {
         let l = config.limits;
         let limits = Limits {
@@ -116,64 +169,69 @@ impl tool::Guest for Component {
             max_total_bytes: l.max_total_bytes,
             read_limit_chars: clamp(l.read_limit_chars),
         };
-        let engine_config = Config { limits, actor: config.actor, ..Config::default() };
+        let secrets = match config.secrets {
+            tool::SecretPolicy::Allow => SecretPolicy::Allow,
+            tool::SecretPolicy::Refuse => SecretPolicy::Refuse,
+            tool::SecretPolicy::Redact => SecretPolicy::Redact,
+        };
+        let engine_config = Config {
+            limits,
+            actor: config.actor,
+            max_retries: config.max_retries.min(MAX_RETRIES_CAP),
+            secrets,
+        };
         let bucket = if config.bucket.is_empty() { DEFAULT_BUCKET } else { config.bucket.as_str() };
         *ENGINE.0.borrow_mut() = Some(new_engine(bucket, engine_config));
     }
 
-    fn execute(input: String) -> tool::ToolResult {
-        let r = with_engine(|e| memdir::block_on(e.execute(&input)));
+    fn execute_json(input: String) -> tool::ToolResult {
+        let r = with_engine(|e| memdir::block_on(e.execute_json(&input)));
         tool::ToolResult { content: r.content, is_error: r.is_error }
     }
 
-    fn view(path: String, view_range: Option<(i64, i64)>) -> Result<String, String> {
-        let mut input = serde_json::json!({"command": "view", "path": path});
-        if let (Some((s, e)), Some(obj)) = (view_range, input.as_object_mut()) {
-            obj.insert("view_range".into(), serde_json::json!([s, e]));
-        }
-        handle(input)
+    fn view(path: String, view_range: Option<(i64, i64)>) -> Result<String, tool::ToolError> {
+        run(Command::View { path, view_range })
     }
 
-    fn create(path: String, file_text: String) -> Result<String, String> {
-        handle(serde_json::json!({"command": "create", "path": path, "file_text": file_text}))
+    fn create(path: String, file_text: String) -> Result<String, tool::ToolError> {
+        run(Command::Create { path, file_text })
     }
 
-    fn str_replace(path: String, old_str: String, new_str: String) -> Result<String, String> {
-        handle(serde_json::json!({
-            "command": "str_replace", "path": path, "old_str": old_str, "new_str": new_str
-        }))
+    fn str_replace(path: String, old_str: String, new_str: String) -> Result<String, tool::ToolError> {
+        run(Command::StrReplace { path, old_str, new_str })
     }
 
-    fn insert(path: String, insert_line: i64, insert_text: String) -> Result<String, String> {
-        handle(serde_json::json!({
-            "command": "insert", "path": path, "insert_line": insert_line, "insert_text": insert_text
-        }))
+    fn insert(path: String, insert_line: i64, insert_text: String) -> Result<String, tool::ToolError> {
+        run(Command::Insert { path, insert_line: insert_line.into(), insert_text })
     }
 
-    fn delete(path: String) -> Result<String, String> {
-        handle(serde_json::json!({"command": "delete", "path": path}))
+    fn delete(path: String) -> Result<String, tool::ToolError> {
+        run(Command::Delete { path })
     }
 
-    fn rename(old_path: String, new_path: String) -> Result<String, String> {
-        handle(serde_json::json!({"command": "rename", "old_path": old_path, "new_path": new_path}))
+    fn rename(old_path: String, new_path: String) -> Result<String, tool::ToolError> {
+        run(Command::Rename { old_path, new_path })
     }
 
-    fn entries() -> Result<Vec<tool::Entry>, String> {
-        let entries = with_engine(|e| memdir::block_on(e.entries()))?;
+    fn entries() -> Result<Vec<tool::Entry>, tool::ToolError> {
+        let entries = with_engine(|e| memdir::block_on(e.entries())).map_err(|e| wit_error(&e))?;
         Ok(entries.into_iter().map(|e| tool::Entry { path: e.path, content: e.content }).collect())
     }
 
-    fn replace_entries(entries: Vec<tool::Entry>) -> Result<(), String> {
+    fn import(entries: Vec<tool::Entry>) -> Result<(), tool::ToolError> {
         let entries: Vec<memdir::Entry> =
             entries.into_iter().map(|e| memdir::Entry { path: e.path, content: e.content }).collect();
-        with_engine(|e| memdir::block_on(e.import(&entries)))
+        with_engine(|e| memdir::block_on(e.import(&entries))).map_err(|e| wit_error(&e))
     }
 
-    fn gc(keep_commits: u32) -> Result<tool::GcReport, String> {
-        let keep = usize::try_from(keep_commits).unwrap_or(usize::MAX);
-        let r = with_engine(|e| memdir::block_on(e.gc(keep)))?;
-        let n = |x: usize| u64::try_from(x).unwrap_or(u64::MAX);
-        Ok(tool::GcReport { reachable: n(r.reachable), deleted: n(r.deleted), pending: n(r.pending) })
+    fn expire(older_than_ms: u64) -> Result<tool::ExpireReport, tool::ToolError> {
+        let r = with_engine(|e| memdir::block_on(e.expire(older_than_ms))).map_err(|e| wit_error(&e))?;
+        Ok(tool::ExpireReport { removed: widen(r.removed), bytes: r.bytes })
+    }
+
+    fn gc(keep_commits: u32) -> Result<tool::GcReport, tool::ToolError> {
+        let r = with_engine(|e| memdir::block_on(e.gc(keep_commits))).map_err(|e| wit_error(&e))?;
+        Ok(tool::GcReport { reachable: widen(r.reachable), deleted: widen(r.deleted), pending: widen(r.pending) })
     }
 }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use memdir::conformance::{self as data, Case};
-use memdir_host::{Backend, HostLimits, ToolConfig};
+use memdir_host::{Backend, CallErrorKind, HostLimits, ToolConfig};
 use serde_json::Value;
 
 use crate::support::{self, KINDS, Kind, Probe};
@@ -20,7 +20,7 @@ fn seeded(kind: Kind, case: &Case) -> (Arc<dyn Backend>, Option<support::TempDir
 
 fn host_for(case: &Case, backend: Arc<dyn Backend>) -> memdir_host::Host {
     let mut host = support::runtime().host(backend, HostLimits::default());
-    host.configure(ToolConfig { limits: case.limits, ..ToolConfig::default() });
+    host.configure(ToolConfig { engine: case.config(), ..ToolConfig::default() });
     host
 }
 
@@ -29,13 +29,13 @@ fn host_for(case: &Case, backend: Arc<dyn Backend>) -> memdir_host::Host {
 fn run_case(kind: Kind, case: &Case) -> Result<(), String> {
     let (backend, _dir) = seeded(kind, case);
     let probe = Arc::new(Probe::new(backend.clone()));
-    let r = host_for(case, probe.clone()).execute(&case.input);
+    let r = host_for(case, probe.clone()).execute_json(&case.input);
     data::check_answer(case, &r)?;
     let ops = probe.ops.load(Ordering::SeqCst);
     if case.no_store_ops && ops != 0 {
         return Err(format!("{ops} store operations; this refusal must make none"));
     }
-    let entries = memdir::block_on(memdir::Engine::new(&*backend, case.config()).entries())?;
+    let entries = memdir::block_on(memdir::Engine::new(&*backend, case.config()).entries()).map_err(|e| e.to_string())?;
     data::check_tree(case, entries)
 }
 
@@ -76,7 +76,13 @@ fn run_typed(kind: Kind, case: &Case) -> Option<Result<(), String>> {
         "rename" => host.rename(s("old_path")?, s("new_path")?),
         _ => return None,
     };
-    let got = got.unwrap_or_else(|m| format!("Error: {m}"));
+    // A failure of the typed face is the engine's answer, never the sandbox's.
+    if let Err(e) = &got
+        && !matches!(e.kind, CallErrorKind::Tool(_))
+    {
+        return Some(Err(format!("typed export failed in the sandbox: {e}")));
+    }
+    let got = got.unwrap_or_else(|e| format!("Error: {e}"));
     Some(if got == case.content { Ok(()) } else { Err(format!("typed export: {}", data::diff(&case.content, &got))) })
 }
 
@@ -124,7 +130,7 @@ fn every_hostile_path_in_every_position_is_refused_with_no_store_operation() {
             let want = format!("Error: {}", hostile.message);
             for pos in data::POSITIONS {
                 probe.ops.store(0, Ordering::SeqCst);
-                let r = host.execute(&data::hostile_input(pos, &hostile.path).to_string());
+                let r = host.execute_json(&data::hostile_input(pos, &hostile.path).to_string());
                 let ops = probe.ops.load(Ordering::SeqCst);
                 if r.is_error && r.content == want && ops == 0 {
                     refused += 1;

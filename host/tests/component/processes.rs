@@ -97,7 +97,7 @@ fn json_lines_on_stdin_get_one_result_line_each_even_a_100_mib_line() {
             ("File created successfully at: /memories/n.txt".to_string(), false),
             ("Error: Invalid tool input: not valid JSON".to_string(), true),
             ("Error: Invalid tool input: not valid UTF-8".to_string(), true),
-            ("Error: Invalid tool input: the input is 104,857,600 bytes, over the limit of 8,388,608 bytes".to_string(), true),
+            ("Error: Invalid tool input: the input is over the limit of 16,777,216 bytes".to_string(), true),
             ("Here's the content of /memories/n.txt with line numbers:\n     1\tone".to_string(), false),
         ]
     );
@@ -176,7 +176,7 @@ fn two_instances_in_two_threads_lose_no_update() {
                 std::thread::spawn(move || {
                     for i in 0..N {
                         let ins = json!({"command": "insert", "path": "/memories/shared.txt", "insert_line": 1, "insert_text": format!("t{t}-{i}")});
-                        let r = host.execute(&ins.to_string());
+                        let r = host.execute_json(&ins.to_string());
                         assert!(!r.is_error, "{kind:?}: {}", r.content);
                     }
                 })

@@ -4,7 +4,8 @@
 use std::sync::Arc;
 
 use memdir::StoreError;
-use memdir_host::{Backend, HostLimits, MemoryBackend, messages};
+use memdir::ErrorKind;
+use memdir_host::{Backend, CallErrorKind, HostLimits, MemoryBackend};
 use serde_json::json;
 
 use crate::support::{self, KINDS, Probe};
@@ -27,8 +28,9 @@ fn the_component_exports_the_tool_interface() {
     let tool = "memdir:memory/tool@0.1.0";
     // The interface's functions and its record types.
     let want: Vec<String> = [
-        "config", "configure", "create", "delete", "entries", "entry", "execute", "gc", "gc-report", "insert",
-        "limits", "rename", "replace-entries", "str-replace", "tool-result", "view",
+        "config", "configure", "create", "defaults", "delete", "engine-defaults", "entries", "entry",
+        "error-kind", "execute-json", "expire", "expire-report", "gc", "gc-report", "import", "insert",
+        "limits", "rename", "secret-policy", "str-replace", "tool-error", "tool-result", "view",
     ]
         .iter()
         .map(|f| format!("{tool}#{f}"))
@@ -54,19 +56,19 @@ fn running_out_of_fuel_traps_cleanly_and_the_host_keeps_serving() {
     let (mem, backend) = seeded_memory();
     let before = mem.snapshot();
     let mut host = support::runtime().host(backend, HostLimits::default());
-    assert_eq!(host.execute(VIEW_A).content, VIEWED_A);
+    assert_eq!(host.execute_json(VIEW_A).content, VIEWED_A);
 
     host.set_limits(HostLimits { fuel: 20_000, ..HostLimits::default() });
     let input = json!({"command": "create", "path": "/memories/new.txt", "file_text": "x".repeat(50_000)});
-    let r = host.execute(&input.to_string());
+    let r = host.execute_json(&input.to_string());
     assert!(r.is_error);
     assert_eq!(r.content, "Error: The memory tool ran out of its compute budget and was stopped; nothing was changed.");
     assert!(!host.is_live(), "a trapped instance is discarded");
     assert_eq!(mem.snapshot(), before, "the store is unchanged");
 
     host.set_limits(HostLimits::default());
-    assert_eq!(host.execute(VIEW_A).content, VIEWED_A, "a fresh instance serves the next call");
-    let r = host.execute(&input.to_string());
+    assert_eq!(host.execute_json(VIEW_A).content, VIEWED_A, "a fresh instance serves the next call");
+    let r = host.execute_json(&input.to_string());
     assert_eq!(r.content, "File created successfully at: /memories/new.txt");
 }
 
@@ -76,15 +78,15 @@ fn running_out_of_memory_traps_cleanly_and_the_host_keeps_serving() {
     let before = mem.snapshot();
     let small = HostLimits { memory_bytes: 8 << 20, ..HostLimits::default() };
     let mut host = support::runtime().host(backend, small);
-    assert_eq!(host.execute(VIEW_A).content, VIEWED_A, "8 MiB is enough for a view");
+    assert_eq!(host.execute_json(VIEW_A).content, VIEWED_A, "8 MiB is enough for a view");
 
     // Within the input limit, but the string, its parse and its copies need more.
     let input = json!({"command": "create", "path": "/memories/big.txt", "file_text": "y".repeat(6 << 20)});
-    let r = host.execute(&input.to_string());
+    let r = host.execute_json(&input.to_string());
     assert_eq!(r.content, "Error: The memory tool ran out of memory and was stopped; nothing was changed.");
     assert!(r.is_error);
     assert_eq!(mem.snapshot(), before, "the store is unchanged");
-    assert_eq!(host.execute(VIEW_A).content, VIEWED_A, "a fresh instance serves the next call");
+    assert_eq!(host.execute_json(VIEW_A).content, VIEWED_A, "a fresh instance serves the next call");
 }
 
 #[test]
@@ -93,15 +95,11 @@ fn an_input_of_100_mib_is_refused_before_the_guest_and_changes_nothing() {
     let before = mem.snapshot();
     let mut host = support::runtime().host(backend, HostLimits::default());
     let huge = json!({"command": "create", "path": "/memories/huge.txt", "file_text": "z".repeat(100 << 20)}).to_string();
-    let r = host.execute(&huge);
-    assert_eq!(r.content, format!("Error: {}", messages::too_long(huge.len(), 8 << 20)));
-    assert_eq!(
-        messages::too_long(104_857_600, 8_388_608),
-        "Invalid tool input: the input is 104,857,600 bytes, over the limit of 8,388,608 bytes"
-    );
+    let r = host.execute_json(&huge);
+    assert_eq!(r.content, "Error: Invalid tool input: the input is over the limit of 16,777,216 bytes");
     assert!(r.is_error);
     assert_eq!(mem.snapshot(), before);
-    assert_eq!(host.execute(VIEW_A).content, VIEWED_A);
+    assert_eq!(host.execute_json(VIEW_A).content, VIEWED_A);
 }
 
 #[test]
@@ -110,16 +108,17 @@ fn an_input_of_100_mib_that_reaches_the_guest_gets_a_clear_answer() {
     let before = mem.snapshot();
     let roomy = HostLimits { max_input_bytes: 128 << 20, memory_bytes: 512 << 20, ..HostLimits::default() };
     let mut host = support::runtime().host(backend, roomy);
+    // The engine holds its own cap, in the same words, whatever the host lets in.
     let text = "{".repeat(100 << 20);
-    assert_eq!(host.execute(&text).content, "Error: Invalid tool input: not valid JSON");
+    assert_eq!(host.execute_json(&text).content, "Error: Invalid tool input: the input is over the limit of 16,777,216 bytes");
     let huge = json!({"command": "create", "path": "/memories/huge.txt", "file_text": "z".repeat(100 << 20)}).to_string();
-    let r = host.execute(&huge);
-    assert_eq!(
-        r.content,
-        "Error: Cannot write /memories/huge.txt: the content would be 104,857,600 bytes, over the limit of 102,400 bytes per file. Nothing was written."
-    );
+    let r = host.execute_json(&huge);
+    assert_eq!(r.content, "Error: Invalid tool input: the input is over the limit of 16,777,216 bytes");
+    // Under the engine's cap, a deeply nested input still gets an answer.
+    let nested = "[".repeat(16 << 20);
+    assert_eq!(host.execute_json(&nested).content, "Error: Invalid tool input: not valid JSON");
     assert_eq!(mem.snapshot(), before);
-    assert_eq!(host.execute(VIEW_A).content, VIEWED_A);
+    assert_eq!(host.execute_json(VIEW_A).content, VIEWED_A);
 }
 
 #[test]
@@ -161,7 +160,7 @@ fn a_store_failing_mid_command_gets_a_clear_error_and_changes_nothing() {
             support::seed(&backend, memdir::Config::default(), &entries);
             let probe = Arc::new(Probe::new(backend.clone()));
             let mut host = support::runtime().host(probe.clone(), HostLimits::default());
-            let ok = host.execute(&input.to_string());
+            let ok = host.execute_json(&input.to_string());
             assert!(!ok.is_error, "{input}: {}", ok.content);
             let total = probe.ops.load(std::sync::atomic::Ordering::SeqCst);
 
@@ -176,7 +175,7 @@ fn a_store_failing_mid_command_gets_a_clear_error_and_changes_nothing() {
                     let mut probe = Probe::new(backend.clone());
                     probe.fail_from = Some((from, err));
                     let mut host = support::runtime().host(Arc::new(probe), HostLimits::default());
-                    let r = host.execute(&input.to_string());
+                    let r = host.execute_json(&input.to_string());
                     assert_eq!((r.content.as_str(), r.is_error), (want, true), "{kind:?} {input} failing from op {from}");
                     assert_eq!(support::tree(&backend), tree, "{kind:?} {input} failing from op {from} changed the tree");
                     // Only unpublished objects may have been added; nothing was removed or moved.
@@ -197,7 +196,9 @@ fn the_typed_exports_answer_like_the_handler_face() {
     let (_, backend) = seeded_memory();
     let mut host = support::runtime().host(backend, HostLimits::default());
     assert_eq!(host.create("/memories/t.md", "hello\nworld"), Ok("File created successfully at: /memories/t.md".into()));
-    assert_eq!(host.create("/memories/t.md", "again"), Err("File /memories/t.md already exists".into()));
+    let exists = host.create("/memories/t.md", "again").unwrap_err();
+    assert_eq!(exists.to_string(), "File /memories/t.md already exists");
+    assert_eq!(exists.kind, CallErrorKind::Tool(ErrorKind::Refused));
     assert_eq!(host.insert("/memories/t.md", 1, "mid"), Ok("The file /memories/t.md has been edited.".into()));
     assert_eq!(
         host.view("/memories/t.md", Some((2, -1))),
@@ -205,9 +206,15 @@ fn the_typed_exports_answer_like_the_handler_face() {
     );
     assert_eq!(host.rename("/memories/t.md", "/memories/u.md"), Ok("Successfully renamed /memories/t.md to /memories/u.md".into()));
     assert_eq!(host.delete("/memories/u.md"), Ok("Successfully deleted /memories/u.md".into()));
-    assert_eq!(host.delete("/memories/../etc"), Err("Path /memories/../etc would escape /memories directory".into()));
+    let escape = host.delete("/memories/../etc").unwrap_err();
+    assert_eq!(escape.to_string(), "Path /memories/../etc would escape /memories directory");
+    assert_eq!(escape.kind, CallErrorKind::Tool(ErrorKind::Path));
     let big = "b".repeat(9 << 20);
-    assert_eq!(host.create("/memories/big.md", &big), Err(messages::too_long(big.len() + "/memories/big.md".len(), 8 << 20)));
+    let small = HostLimits { max_input_bytes: 8 << 20, ..HostLimits::default() };
+    host.set_limits(small);
+    let refused = host.create("/memories/big.md", &big).unwrap_err();
+    assert_eq!(refused.to_string(), "Invalid tool input: the input is over the limit of 8,388,608 bytes");
+    assert_eq!(refused.kind, CallErrorKind::Tool(ErrorKind::Input));
 }
 
 /// A trap after the command's swap succeeded (fuel running out while the answer
@@ -218,7 +225,7 @@ fn a_trap_after_the_change_was_saved_says_so() {
     let run = |fuel: u64| {
         let mem = Arc::new(MemoryBackend::new());
         let mut host = support::runtime().host(mem.clone(), HostLimits { fuel, ..HostLimits::default() });
-        (host.execute(&input), mem)
+        (host.execute_json(&input), mem)
     };
     // About the least fuel that completes the command, by bisection. Fuel use varies
     // by a little from run to run (the commit's time and hashes order the caches),
@@ -249,11 +256,11 @@ fn a_trap_after_the_change_was_saved_says_so() {
     assert!(found, "no fuel budget just short of completion stopped the command after its swap");
 }
 
-/// The tree-level exports: entries read what commands wrote, replace-entries swaps
+/// The tree-level exports: entries read what commands wrote, import swaps
 /// the whole tree, and gc (which lists keys through draft2's unordered, prefix-less
 /// list-keys) removes only unreachable objects.
 #[test]
-fn entries_replace_entries_and_gc_through_the_component() {
+fn entries_import_and_gc_through_the_component() {
     for kind in KINDS {
         let (backend, _dir) = support::fresh(kind);
         let mut host = support::runtime().host(backend.clone(), HostLimits::default());
@@ -280,14 +287,13 @@ fn entries_replace_entries_and_gc_through_the_component() {
             memdir::Entry { path: "/memories/x.md".into(), content: Some("x".into()) },
             memdir::Entry { path: "/memories/empty".into(), content: None },
         ];
-        host.replace_entries(&new).expect("replace");
+        host.import(&new).expect("import");
         let want: support::Tree =
             [("/memories/empty".to_string(), None), ("/memories/x.md".to_string(), Some("x".to_string()))].into();
         assert_eq!(support::tree(&backend), want, "{kind:?}");
-        assert_eq!(
-            host.replace_entries(&[memdir::Entry { path: "/etc/passwd".into(), content: Some(String::new()) }]),
-            Err("Path must start with /memories, got: /etc/passwd".into())
-        );
+        let refused = host.import(&[memdir::Entry { path: "/etc/passwd".into(), content: Some(String::new()) }]).unwrap_err();
+        assert_eq!(refused.to_string(), "Path must start with /memories, got: /etc/passwd");
+        assert_eq!(refused.kind, CallErrorKind::Tool(ErrorKind::Path));
         assert_eq!(support::tree(&backend), want, "{kind:?}: a refused import changes nothing");
     }
 }
