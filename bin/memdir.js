@@ -3,7 +3,7 @@
 import { createInterface } from 'node:readline';
 import { lstat, mkdir, open, readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { directoryStore, openMemory } from '../js/node.js';
+import { defaults, directoryStore, openMemory } from '../js/node.js';
 
 const HELP = `Usage: memdir [--store DIR] COMMAND [ARGS]
 
@@ -28,7 +28,10 @@ Moving in and out (the SDK's BetaLocalFilesystemMemoryTool layout, DIR/memories/
                            or be empty)
 Upkeep:
   gc [--keep N]            delete stored objects unreachable from the last N
-                           commits (default 100)
+                           commits (default ${defaults().keepCommits})
+  expire --older-than-ms N remove, in one commit, every file not written in the
+                           last N milliseconds and every directory with nothing
+                           recent beneath it
 
 Options:
   --store DIR              the store directory
@@ -41,7 +44,7 @@ Exit status: 0 success, 1 the tool answered with an error, 2 usage or I/O error.
 class UsageError extends Error {}
 
 function parseArgs(argv) {
-  const opts = { store: process.env.MEMDIR_STORE || './memory', force: false, keep: 100 };
+  const opts = { store: process.env.MEMDIR_STORE || './memory', force: false, keep: defaults().keepCommits };
   const rest = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -53,6 +56,7 @@ function parseArgs(argv) {
     else if (a === '--version') opts.version = true;
     else if (a === '--force') opts.force = true;
     else if (a === '--keep') opts.keep = Number(argv[++i]);
+    else if (a === '--older-than-ms') opts.olderThanMs = Number(argv[++i]);
     else if (a === '--') {
       rest.push(...argv.slice(i + 1)); // everything after -- is an argument, even "--store"
       break;
@@ -235,6 +239,15 @@ async function main(argv) {
     if (!Number.isInteger(opts.keep) || opts.keep < 0) throw new UsageError('--keep needs a non-negative integer');
     const report = await memory.gc({ keepCommits: opts.keep });
     process.stdout.write(`${JSON.stringify(report)}\n`);
+    return 0;
+  }
+  if (cmd === 'expire') {
+    if (!Number.isSafeInteger(opts.olderThanMs) || opts.olderThanMs < 0) {
+      throw new UsageError('expire needs --older-than-ms N, a non-negative integer');
+    }
+    const report = await memory.expire({ olderThanMs: opts.olderThanMs });
+    process.stdout.write(`${JSON.stringify(report)}
+`);
     return 0;
   }
   const input = await shorthand(rest);

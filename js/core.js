@@ -6,16 +6,16 @@ import * as glue from '../dist/memdir_wasm.js';
 
 export const COMMANDS = Object.freeze(['view', 'create', 'str_replace', 'insert', 'delete', 'rename']);
 
-// Inputs this long never reach the engine: a legitimate tool input is bounded by
-// the per-file limit, and a string of hundreds of MiB copied into wasm memory could
-// exhaust it (an allocation failure would abort the instance).
-const MAX_INPUT_CHARS = 64 * 1024 * 1024;
-
-const DEFAULT_LIMITS = Object.freeze({
-  maxFileBytes: 102_400,
-  maxTotalBytes: 100 * 1024 * 1024,
-  readLimitChars: 100_000,
-});
+let defaultsCache;
+/**
+ * The engine's defaults and caps (`memdir::config`, read through the wasm):
+ * `{maxFileBytes, maxTotalBytes, readLimitChars, maxRetries, maxRetriesCap,
+ * keepCommits, maxInputBytes, secrets, secretPolicies}`. Nothing here restates them.
+ */
+export function defaults() {
+  defaultsCache ??= Object.freeze(glue.defaults());
+  return defaultsCache;
+}
 
 const PROTOCOL = ['get', 'set', 'delete', 'list', 'compareAndSwap'];
 
@@ -50,7 +50,7 @@ function toHandle(store) {
 }
 
 function limitValue(limits, camel, snake) {
-  const v = limits[camel] ?? limits[snake] ?? DEFAULT_LIMITS[camel];
+  const v = limits[camel] ?? limits[snake] ?? defaults()[camel];
   if (!Number.isSafeInteger(v) || v < 0) {
     throw new RangeError(`openMemory: limits.${camel} must be a non-negative integer, got ${String(v)}`);
   }
@@ -64,26 +64,26 @@ function limitValue(limits, camel, snake) {
  *            secrets?: 'allow' | 'refuse' | 'redact' (text that looks like a credential) }
  */
 export async function openMemory(options = {}) {
-  const { store, limits = {}, clock, actor = '', maxRetries = 32, secrets = 'allow' } = options ?? {};
-  if (!['allow', 'refuse', 'redact'].includes(secrets)) {
-    throw new TypeError("openMemory: secrets must be 'allow', 'refuse' or 'redact'");
+  const d = defaults();
+  const { store, limits = {}, clock, actor = '', maxRetries = d.maxRetries, secrets = d.secrets } = options ?? {};
+  if (!d.secretPolicies.includes(secrets)) {
+    throw new TypeError(`openMemory: secrets must be ${d.secretPolicies.map((p) => `'${p}'`).join(', ')}`);
   }
   if (clock !== undefined && typeof clock !== 'function') throw new TypeError('openMemory: clock must be a function');
   if (typeof actor !== 'string') throw new TypeError('openMemory: actor must be a string');
-  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > 10_000) {
-    throw new RangeError('openMemory: maxRetries must be an integer from 0 to 10000');
+  if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > d.maxRetriesCap) {
+    throw new RangeError(`openMemory: maxRetries must be an integer from 0 to ${d.maxRetriesCap}`);
   }
   const handle = toHandle(await store);
-  const core = new glue.Memory(
-    handle,
-    limitValue(limits, 'maxFileBytes', 'max_file_bytes'),
-    limitValue(limits, 'maxTotalBytes', 'max_total_bytes'),
-    limitValue(limits, 'readLimitChars', 'read_limit_chars'),
+  const config = JSON.stringify({
+    maxFileBytes: limitValue(limits, 'maxFileBytes', 'max_file_bytes'),
+    maxTotalBytes: limitValue(limits, 'maxTotalBytes', 'max_total_bytes'),
+    readLimitChars: limitValue(limits, 'readLimitChars', 'read_limit_chars'),
     actor,
     maxRetries,
     secrets,
-    clock,
-  );
+  });
+  const core = new glue.Memory(handle, config, clock);
   return new Memory(core);
 }
 
@@ -96,7 +96,12 @@ const NOT_JSON = '';
 const LONE_SURROGATE = /[\uD800-\uDFFF]/gu;
 const escapeLone = (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`;
 
-/** The JSON text of a tool input given as a value, or already as text. */
+/**
+ * The JSON text of a tool input given as a value, or already as text; `null` when
+ * it is over the engine's input cap. UTF-16 units never outnumber UTF-8 bytes, so
+ * a text refused here is one the engine would refuse too; one let through is
+ * measured again, in bytes, by the engine.
+ */
 function inputText(input, isText) {
   let text;
   if (isText) {
@@ -111,12 +116,9 @@ function inputText(input, isText) {
     // undefined, a function or a symbol: no JSON value at all, answered like null.
     if (text === undefined) text = 'null';
   }
-  if (text.length > MAX_INPUT_CHARS) return null;
+  if (text.length > defaults().maxInputBytes) return null;
   return text.replace(LONE_SURROGATE, escapeLone);
 }
-
-// Written out: toLocaleString may have no locale data in an edge isolate.
-const TOO_LARGE = 'Invalid tool input: the input is over the limit of 67,108,864 characters';
 
 /** The tool input with `command` set to the handler's name, or the value as is. */
 function withCommand(cmd, command) {
@@ -143,6 +145,11 @@ function modelCalled(arg, method) {
 }
 
 const CLOSED = 'This memory was closed; open it again to use it.';
+
+function withKind(error, kind) {
+  error.kind = kind;
+  return error;
+}
 const INTERNAL = 'memdir stopped unexpectedly while running this command';
 
 /**
@@ -185,16 +192,29 @@ export class Memory {
 
   /**
    * Runs any tool input on the handler face: resolves to the text, rejects with
-   * `Error(message)`.
+   * an `Error` whose message is the protocol's and whose `kind` names the failure
+   * (`input`, `path`, `refused`, `limit`, `secret`, `storage_full`,
+   * `storage_unavailable`, `storage_failed`, `damaged`, `busy`; `closed` and
+   * `internal` from this wrapper).
    */
   handle(input) {
     return this.#handle(input, false);
   }
 
   async #handle(input, isText) {
-    const r = await this.#run(input, isText);
-    if (r.is_error) throw new Error(r.content.startsWith('Error: ') ? r.content.slice(7) : r.content);
-    return r.content;
+    if (this.#closed) throw withKind(new Error(CLOSED), 'closed');
+    const text = inputText(input, isText);
+    if (text === null) {
+      const r = glue.oversizedInput();
+      throw withKind(new Error(r.content.slice('Error: '.length)), 'input');
+    }
+    try {
+      return await this.#core.handleJson(text);
+    } catch (e) {
+      if (e instanceof Error && typeof e.kind === 'string') throw e;
+      // Unreachable unless the engine itself failed; no raw text goes to the model.
+      throw withKind(new Error(INTERNAL), 'internal');
+    }
   }
 
   /**
@@ -216,9 +236,9 @@ export class Memory {
   async #run(input, isText) {
     if (this.#closed) return { content: `Error: ${CLOSED}`, is_error: true };
     const text = inputText(input, isText);
-    if (text === null) return { content: `Error: ${TOO_LARGE}`, is_error: true };
+    if (text === null) return glue.oversizedInput();
     try {
-      return await this.#core.execute(text);
+      return await this.#core.executeJson(text);
     } catch {
       // Unreachable unless the engine itself failed; no raw text goes to the model.
       return { content: `Error: ${INTERNAL}`, is_error: true };
@@ -228,14 +248,14 @@ export class Memory {
   /** Every directory and file: `[{path, content?}]`, sorted; directories have no content. */
   entries(...args) {
     if (modelCalled(args[0], 'entries')) return this.#handle(args[0], false);
-    if (this.#closed) return Promise.reject(new Error(CLOSED));
+    if (this.#closed) return Promise.reject(withKind(new Error(CLOSED), 'closed'));
     return this.#core.entries();
   }
 
   /** Replaces the whole tree with `entries` (as `entries()` returns them), all or nothing. */
   async import(entries) {
     if (modelCalled(entries, 'import')) return this.#handle(entries, false);
-    if (this.#closed) throw new Error(CLOSED);
+    if (this.#closed) throw withKind(new Error(CLOSED), 'closed');
     if (!Array.isArray(entries)) throw new TypeError('import expects an array of {path, content?} entries');
     let text;
     try {
@@ -243,18 +263,18 @@ export class Memory {
     } catch {
       throw new TypeError('import expects an array of {path, content?} entries');
     }
-    if (text.length > MAX_INPUT_CHARS * 16) throw new RangeError('import: the entries are too large to import at once');
+    if (text.length > defaults().maxInputBytes * 16) throw new RangeError('import: the entries are too large to import at once');
     return this.#core.import(text.replace(LONE_SURROGATE, escapeLone));
   }
 
   /** Deletes stored objects no longer reachable from the last `keepCommits` commits. */
   gc(options = {}) {
     if (modelCalled(options, 'gc')) return this.#handle(options, false);
-    const { keepCommits = 100 } = options ?? {};
+    const { keepCommits = defaults().keepCommits } = options ?? {};
     if (!Number.isInteger(keepCommits) || keepCommits < 0 || keepCommits > 0xffffffff) {
       return Promise.reject(new RangeError('gc: keepCommits must be a non-negative integer'));
     }
-    if (this.#closed) return Promise.reject(new Error(CLOSED));
+    if (this.#closed) return Promise.reject(withKind(new Error(CLOSED), 'closed'));
     return this.#core.gc(keepCommits);
   }
 
@@ -269,7 +289,7 @@ export class Memory {
     if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) {
       return Promise.reject(new RangeError('expire: olderThanMs must be a non-negative integer'));
     }
-    if (this.#closed) return Promise.reject(new Error(CLOSED));
+    if (this.#closed) return Promise.reject(withKind(new Error(CLOSED), 'closed'));
     return this.#core.expire(olderThanMs);
   }
 

@@ -21,7 +21,48 @@ export type RenameCommand = Extract<MemoryCommand, { command: 'rename' }>;
 export interface ToolResult {
   content: string;
   is_error: boolean;
+  /** On a failure, its kind: a non-enumerable property, so it never travels with a spread result. */
+  readonly kind?: ErrorKind;
 }
+
+/** What kind of failure an answer is: branch on this, never on the message. */
+export type ErrorKind =
+  | 'input'
+  | 'path'
+  | 'refused'
+  | 'limit'
+  | 'secret'
+  | 'storage_full'
+  | 'storage_unavailable'
+  | 'storage_failed'
+  | 'damaged'
+  | 'busy'
+  /** This wrapper's own: the memory was closed. */
+  | 'closed'
+  /** This wrapper's own: the engine itself failed (never expected). */
+  | 'internal';
+
+/** The `Error` a handler method or `handle` rejects with. */
+export interface MemdirError extends Error {
+  kind: ErrorKind;
+}
+
+/** The engine's defaults and caps, as `defaults()` returns them. */
+export interface Defaults {
+  maxFileBytes: number;
+  maxTotalBytes: number;
+  readLimitChars: number;
+  maxRetries: number;
+  maxRetriesCap: number;
+  keepCommits: number;
+  /** Largest tool input, in UTF-8 bytes of its JSON text. */
+  maxInputBytes: number;
+  secrets: 'allow' | 'refuse' | 'redact';
+  secretPolicies: readonly ('allow' | 'refuse' | 'redact')[];
+}
+
+/** Every default and limit of the engine (where openMemory's defaults come from). */
+export declare function defaults(): Readonly<Defaults>;
 
 /** A file (with `content`) or a directory (without) of the memory, by path. */
 export interface Entry {
@@ -104,7 +145,7 @@ export declare class Memory {
   insert(command: InsertCommand): Promise<string>;
   delete(command: DeleteCommand): Promise<string>;
   rename(command: RenameCommand): Promise<string>;
-  /** Any tool input on the handler face (resolves the text, rejects with an Error). */
+  /** Any tool input on the handler face (resolves the text, rejects with a `MemdirError`). */
   handle(input: unknown): Promise<string>;
   /** Any tool input on the raw face; never rejects. */
   execute(input: unknown): Promise<ToolResult>;
@@ -114,7 +155,7 @@ export declare class Memory {
   entries(): Promise<Entry[]>;
   /** Replaces the whole tree with `entries`, all or nothing. */
   import(entries: Entry[]): Promise<void>;
-  /** Deletes stored objects unreachable from the last `keepCommits` commits (default 100). */
+  /** Deletes stored objects unreachable from the last `keepCommits` commits (default: `defaults().keepCommits`). */
   gc(options?: { keepCommits?: number }): Promise<GcReport>;
   /**
    * Removes, in one commit, every file not written in the last `olderThanMs`

@@ -78,6 +78,7 @@ pub struct Defaults {
     pub keep_commits: u32,
     pub max_input_bytes: usize,
     pub secrets: &'static str,
+    pub secret_policies: [&'static str; 3],
 }
 
 impl Defaults {
@@ -92,6 +93,7 @@ impl Defaults {
             keep_commits: DEFAULT_KEEP_COMMITS,
             max_input_bytes: MAX_INPUT_BYTES,
             secrets: config.secrets.name(),
+            secret_policies: SecretPolicy::ALL.map(SecretPolicy::name),
         }
     }
 }

@@ -98,9 +98,13 @@ pub enum InputError {
     },
     BadViewRange,
     EmptyOldStr,
-    /// Over [`MAX_INPUT_BYTES`]: refused before parsing (a runtime refuses it before
-    /// copying it in at all).
-    TooLarge,
+    /// `import` was given something other than a list of `{path, content?}`.
+    NotEntries,
+    /// Input bytes that are not UTF-8 (a command line, a line of a stream).
+    NotUtf8,
+    /// Over the input cap ([`MAX_INPUT_BYTES`], or a host's lower one): refused
+    /// before parsing (a runtime refuses it before copying it in at all).
+    TooLarge { limit: usize },
 }
 
 impl fmt::Display for InputError {
@@ -136,10 +140,14 @@ impl fmt::Display for InputError {
             InputError::EmptyOldStr => {
                 f.write_str("Invalid str_replace input: field \"old_str\" must not be empty")
             }
-            InputError::TooLarge => write!(
+            InputError::NotEntries => f.write_str(
+                "Invalid import: expected an array of {path, content?} objects with string fields",
+            ),
+            InputError::NotUtf8 => f.write_str("Invalid tool input: not valid UTF-8"),
+            InputError::TooLarge { limit } => write!(
                 f,
                 "Invalid tool input: the input is over the limit of {} bytes",
-                Thousands(MAX_INPUT_BYTES as u64)
+                Thousands(*limit as u64)
             ),
         }
     }
@@ -148,7 +156,9 @@ impl fmt::Display for InputError {
 /// Parses a tool input given as JSON text (checking its size first).
 pub fn parse_text(text: &str) -> Result<Command, InputError> {
     if text.len() > MAX_INPUT_BYTES {
-        return Err(InputError::TooLarge);
+        return Err(InputError::TooLarge {
+            limit: MAX_INPUT_BYTES,
+        });
     }
     let value: Value = serde_json::from_str(text).map_err(|_| InputError::NotJson)?;
     Command::from_value(&value)

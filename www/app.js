@@ -6,8 +6,6 @@ import { createConsole } from './console.js';
 import { ask } from './dialogs.js';
 import { renderTree } from './tree.js';
 import {
-  STORAGE_FULL,
-  STORAGE_UNAVAILABLE,
   basename,
   parent,
   parseDirView,
@@ -50,9 +48,9 @@ function clearStorageBanner() {
   }
 }
 
-/** Turns the engine's storage sentences into a banner a person can act on. */
+/** Turns the engine's storage failures (by kind) into a banner a person can act on. */
 function noticeStorage(result) {
-  if (result.content === STORAGE_UNAVAILABLE) {
+  if (result.kind === 'storage_unavailable') {
     banner(
       'error',
       '<strong>IndexedDB is unavailable here.</strong> The browser refused storage for this page ' +
@@ -60,7 +58,7 @@ function noticeStorage(result) {
         'Nothing can be saved until it is available.',
     );
     $('banner').dataset.storage = 'unavailable';
-  } else if (result.content === STORAGE_FULL) {
+  } else if (result.kind === 'storage_full') {
     banner(
       'warn',
       '<strong>Storage is full.</strong> The browser\'s quota for this site is used up; the last command ' +

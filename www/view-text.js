@@ -62,9 +62,6 @@ export function parseSnippet(text) {
     .map((m) => ({ n: Number(m[1]), text: m[2] }));
 }
 
-export const STORAGE_UNAVAILABLE = "Error: The memory directory's storage is unavailable right now; nothing was changed.";
-export const STORAGE_FULL = "Error: The memory directory's storage is full; nothing was changed.";
-
 export function parent(path) {
   return path.slice(0, path.lastIndexOf('/')) || '/memories';
 }

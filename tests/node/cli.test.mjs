@@ -127,6 +127,19 @@ describe('the memdir CLI', () => {
     assert.equal((await run('gc', '--keep', 'x')).code, 2);
   });
 
+  test('expire removes what was not written lately, and says what it removed', async () => {
+    const store = join(tempDir('memdir-expire-'), 'store');
+    const run = (...args) => cli([...args, '--store', store]);
+    await run('create', 'old.md', 'four');
+    await new Promise((r) => setTimeout(r, 4000));
+    await run('create', 'new.md', 'x');
+    // Everything written more than 3 s ago: old.md only (new.md is as old as one
+    // process start).
+    assert.deepEqual(await run('expire', '--older-than-ms', '3000'), { code: 0, stdout: '{"removed":1,"bytes":4}\n', stderr: '' });
+    assert.equal((await run('view')).stdout, 'Here\'re the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n1B\t/memories\n1B\t/memories/new.md\n');
+    assert.deepEqual(await run('expire'), { code: 2, stdout: '', stderr: 'memdir: expire needs --older-than-ms N, a non-negative integer\n' });
+  });
+
   test('two processes writing one directory store at once lose no update', async () => {
     const dir = join(tempDir('memdir-race-'), 'store');
     assert.equal((await cli(['create', 'shared.md', 'base', '--store', dir])).code, 0);

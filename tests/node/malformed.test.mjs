@@ -68,14 +68,19 @@ const BAD_INPUTS = [
   ['a cycle', cyclic, NOT_JSON],
   ['a toJSON that throws', { toJSON() { throw new Error('no'); } }, NOT_JSON],
   [
-    'a 50 MB file_text',
-    { command: 'create', path: '/memories/h', file_text: 'x'.repeat(50_000_000) },
-    'Error: Cannot write /memories/h: the content would be 50,000,000 bytes, over the limit of 102,400 bytes per file. Nothing was written.',
+    'a 10 MB file_text',
+    { command: 'create', path: '/memories/h', file_text: 'x'.repeat(10_000_000) },
+    'Error: Cannot write /memories/h: the content would be 10,000,000 bytes, over the limit of 102,400 bytes per file. Nothing was written.',
   ],
   [
-    'a 70 M-character input',
+    'a 70 M-character input (refused before it is copied into the engine)',
     { command: 'create', path: '/memories/h', file_text: 'é'.repeat(70 * 1024 * 1024) },
-    'Error: Invalid tool input: the input is over the limit of 67,108,864 characters',
+    'Error: Invalid tool input: the input is over the limit of 16,777,216 bytes',
+  ],
+  [
+    'an input under the cap in characters but over it in UTF-8 bytes (refused by the engine, same words)',
+    { command: 'create', path: '/memories/h', file_text: 'é'.repeat(9 * 1024 * 1024) },
+    'Error: Invalid tool input: the input is over the limit of 16,777,216 bytes',
   ],
 ];
 
@@ -88,6 +93,41 @@ describe('malformed inputs from JavaScript', () => {
       await stillWorks(memory);
     }
     assert.deepEqual(await memory.entries(), []);
+  });
+
+  test('every failure carries its kind: on the handler face as error.kind, on the raw face as a non-enumerable kind', async () => {
+    const memory = await memdir.openMemory({ limits: { maxFileBytes: 10 } });
+    const cases = [
+      [{ command: 'nope' }, 'input'],
+      [{ command: 'view', path: '/etc' }, 'path'],
+      [{ command: 'view', path: '/memories/missing' }, 'refused'],
+      [{ command: 'create', path: '/memories/big', file_text: 'x'.repeat(11) }, 'limit'],
+      [{ command: 'create', path: '/memories/h', file_text: 'é'.repeat(9 * 1024 * 1024) }, 'input'],
+    ];
+    for (const [input, kind] of cases) {
+      await assert.rejects(memory.handle(input), (e) => e.kind === kind, JSON.stringify(input).slice(0, 80));
+      const raw = await memory.execute(input);
+      assert.equal(raw.kind, kind);
+      assert.deepEqual(Object.keys(raw), ['content', 'is_error'], 'kind never travels with a spread tool_result');
+    }
+    const ok = await memory.execute({ command: 'view', path: '/memories' });
+    assert.equal(ok.kind, undefined);
+    memory.close();
+    await assert.rejects(memory.handle({ command: 'view', path: '/memories' }), (e) => e.kind === 'closed');
+  });
+
+  test('the defaults every face reads come from the engine', () => {
+    assert.deepEqual(memdir.defaults(), {
+      maxFileBytes: 102400,
+      maxTotalBytes: 104857600,
+      readLimitChars: 100000,
+      maxRetries: 32,
+      maxRetriesCap: 10000,
+      keepCommits: 100,
+      maxInputBytes: 16777216,
+      secrets: 'allow',
+      secretPolicies: ['allow', 'refuse', 'redact'],
+    });
   });
 
   test('handler methods take the command from their own name and survive any argument', async () => {

@@ -132,7 +132,7 @@ async fn run_case(store: &IdbStore, case: &Case) -> Result<(), String> {
     conformance::seed(store, case).await?;
     let probe = Probe::new(store, Fault::None);
     let engine = Engine::new(&probe, case.config());
-    conformance::check_answer(case, &engine.execute(&case.input).await)?;
+    conformance::check_answer(case, &engine.execute_json(&case.input).await)?;
     if case.no_store_ops && probe.ops.get() != 0 {
         return Err(format!("made {} store operations; this refusal must make none", probe.ops.get()));
     }
@@ -174,7 +174,7 @@ async fn every_hostile_path_is_refused_in_every_position_without_touching_indexe
         let want = format!("Error: {}", entry.message);
         for input in POSITIONS.map(|pos| conformance::hostile_input(pos, &entry.path)) {
             probe.ops.set(0);
-            let r = engine.execute_value(&input).await;
+            let r = engine.execute(&input).await;
             if !r.is_error || r.content != want || probe.ops.get() != 0 {
                 failures.push(format!(
                     "{}: {} ops, got {:?}",
@@ -242,7 +242,7 @@ async fn each_step(name: &str, inject: impl Fn(&IdbStore, u64) -> Fault, want_er
         let before = tree(&store).await;
         // The effect of the command on an undisturbed copy.
         let want_after = {
-            let r = seed.execute_value(&input).await;
+            let r = seed.execute(&input).await;
             assert!(!r.is_error, "{input}: {}", r.content);
             let t = tree(&store).await;
             seed.import(&seed_entries()).await.expect("reseed");
@@ -253,7 +253,7 @@ async fn each_step(name: &str, inject: impl Fn(&IdbStore, u64) -> Fault, want_er
             let fault = inject(&store, k);
             let probe = Probe::new(&store, fault);
             let r = Engine::new(&probe, Config::default())
-                .execute_value(&input)
+                .execute(&input)
                 .await;
             // Read back through a fresh connection: what another tab would see.
             let reader = IdbStore::open(&ns).await.expect("reopen");
@@ -321,7 +321,7 @@ async fn two_connections_inserting_into_one_file_lose_nothing() {
     };
     let (ea, eb) = (writer(&a), writer(&b));
     let r = ea
-        .execute_value(
+        .execute(
             &json!({"command": "create", "path": "/memories/log.md", "file_text": "start"}),
         )
         .await;
@@ -349,7 +349,7 @@ async fn inserts(engine: &Engine<&IdbStore>, who: &str, n: usize) -> Vec<String>
     for i in 0..n {
         let line = format!("{who}-{i}");
         let input = json!({"command": "insert", "path": "/memories/log.md", "insert_line": 1, "insert_text": line});
-        if !engine.execute_value(&input).await.is_error {
+        if !engine.execute(&input).await.is_error {
             ok.push(line);
         }
     }

@@ -10,6 +10,7 @@
 extern crate alloc;
 
 mod any_store;
+mod defaults;
 mod idb;
 mod js_store;
 mod memory;

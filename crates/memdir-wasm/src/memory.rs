@@ -10,7 +10,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use js_sys::{Function, Object, Promise, Reflect};
-use memdir::{Config, Engine, Entry, Limits, SecretPolicy, ToolResult};
+use memdir::{Config, Engine, Entry, InputError, Limits, SecretPolicy, ToolError, ToolResult};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -24,54 +24,57 @@ pub struct Memory {
 
 #[wasm_bindgen]
 impl Memory {
-    /// Limits are plain numbers checked by `js/core.js` (positive safe integers);
-    /// `clock` returns milliseconds since the epoch, `Date.now` when absent.
+    /// `config` is the JSON text of `{maxFileBytes, maxTotalBytes, readLimitChars,
+    /// actor, maxRetries, secrets}` (checked for type by `js/core.js`; a value out
+    /// of range is refused here with a `RangeError`); `clock` returns milliseconds
+    /// since the epoch, `Date.now` when absent.
     #[wasm_bindgen(constructor)]
-    pub fn new(
-        store: &StoreHandle,
-        max_file_bytes: f64,
-        max_total_bytes: f64,
-        read_limit_chars: f64,
-        actor: String,
-        max_retries: u32,
-        secrets: String,
-        clock: Option<Function>,
-    ) -> Memory {
-        // `as` saturates, so a number the JS side let through cannot wrap around.
-        let limits = Limits {
-            max_file_bytes: max_file_bytes as usize,
-            max_total_bytes: max_total_bytes as u64,
-            read_limit_chars: read_limit_chars as usize,
-        };
-        // `js/core.js` lets through only the three names.
-        let secrets = match secrets.as_str() {
-            "refuse" => SecretPolicy::Refuse,
-            "redact" => SecretPolicy::Redact,
-            _ => SecretPolicy::Allow,
-        };
-        let config = Config { limits, actor, max_retries, secrets };
+    pub fn new(store: &StoreHandle, config: String, clock: Option<Function>) -> Result<Memory, JsValue> {
+        let config = parse_config(&config).map_err(|m| JsValue::from(js_sys::RangeError::new(m)))?;
         let mut engine = Engine::new(store.store().clone(), config);
         engine.set_clock(match clock {
             Some(f) => Box::new(move || millis(f.call0(&JsValue::UNDEFINED).ok())),
             None => Box::new(|| millis(Some(JsValue::from_f64(js_sys::Date::now())))),
         });
         engine.set_backoff(Box::new(memdir_idb::timer::backoff));
-        Memory { engine: Rc::new(engine) }
+        Ok(Memory { engine: Rc::new(engine) })
     }
 
-    /// Runs one tool input given as JSON text; resolves `{content, is_error}` with
-    /// `Error: ` before the message on failure. Never rejects.
-    pub fn execute(&self, input: String) -> Promise {
+    /// The raw face: one tool input as JSON text; resolves `{content, is_error}`
+    /// with `Error: ` before the message on failure, and on failure a
+    /// non-enumerable `kind` (so it never travels with a spread `tool_result`).
+    /// Never rejects.
+    #[wasm_bindgen(js_name = executeJson)]
+    pub fn execute_json(&self, input: String) -> Promise {
         let engine = Rc::clone(&self.engine);
-        future_to_promise(async move { Ok(result_to_js(&engine.execute(&input).await)) })
+        future_to_promise(async move {
+            let outcome = run_json(&engine, &input).await;
+            let js = result_to_js(&ToolResult::of(&outcome));
+            if let Err(e) = &outcome {
+                mark_kind(&js, e);
+            }
+            Ok(js)
+        })
+    }
+
+    /// The handler face: one tool input as JSON text; resolves the tool's text or
+    /// rejects with an `Error` whose message is the protocol's and whose `kind` is
+    /// the error's kind (`refused`, `storage_full`, …).
+    #[wasm_bindgen(js_name = handleJson)]
+    pub fn handle_json(&self, input: String) -> Promise {
+        let engine = Rc::clone(&self.engine);
+        future_to_promise(async move {
+            let outcome = run_json(&engine, &input).await;
+            outcome.map(|text| JsValue::from_str(&text)).map_err(|e| error(&e))
+        })
     }
 
     /// Every directory and file, sorted: `[{path, content?}]` (no `content`: a directory).
     pub fn entries(&self) -> Promise {
         let engine = Rc::clone(&self.engine);
         future_to_promise(async move {
-            let entries = engine.entries().await.map_err(error)?;
-            serde_wasm_bindgen::to_value(&entries).map_err(|_| error(String::from("the entries could not be converted")))
+            let entries = engine.entries().await.map_err(|e| error(&e))?;
+            to_js(&entries)
         })
     }
 
@@ -80,12 +83,9 @@ impl Memory {
     pub fn import_entries(&self, entries_json: String) -> Promise {
         let engine = Rc::clone(&self.engine);
         future_to_promise(async move {
-            let entries: Vec<Entry> = serde_json::from_str(&entries_json).map_err(|_| {
-                error(String::from(
-                    "Invalid import: expected an array of {path, content?} objects with string fields",
-                ))
-            })?;
-            engine.import(&entries).await.map_err(error)?;
+            let entries: Vec<Entry> = serde_json::from_str(&entries_json)
+                .map_err(|_| error(&ToolError::Input(InputError::NotEntries)))?;
+            engine.import(&entries).await.map_err(|e| error(&e))?;
             Ok(JsValue::UNDEFINED)
         })
     }
@@ -95,8 +95,8 @@ impl Memory {
     pub fn expire(&self, older_than_ms: f64) -> Promise {
         let engine = Rc::clone(&self.engine);
         future_to_promise(async move {
-            let report = engine.expire(older_than_ms as u64).await.map_err(error)?;
-            serde_wasm_bindgen::to_value(&report).map_err(|_| error(String::from("the report could not be converted")))
+            let report = engine.expire(older_than_ms as u64).await.map_err(|e| error(&e))?;
+            to_js(&report)
         })
     }
 
@@ -105,10 +105,56 @@ impl Memory {
     pub fn gc(&self, keep_commits: u32) -> Promise {
         let engine = Rc::clone(&self.engine);
         future_to_promise(async move {
-            let report = engine.gc(keep_commits as usize).await.map_err(error)?;
-            serde_wasm_bindgen::to_value(&report).map_err(|_| error(String::from("the report could not be converted")))
+            let report = engine.gc(keep_commits).await.map_err(|e| error(&e))?;
+            to_js(&report)
         })
     }
+}
+
+/// `openMemory`'s settings as `js/core.js` sends them.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct Options {
+    max_file_bytes: u64,
+    max_total_bytes: u64,
+    read_limit_chars: u64,
+    actor: String,
+    max_retries: u32,
+    secrets: String,
+}
+
+fn parse_config(text: &str) -> Result<Config, &'static str> {
+    let o: Options = serde_json::from_str(text).map_err(|_| "openMemory: the options are out of range")?;
+    if o.max_retries > memdir::config::MAX_RETRIES_CAP {
+        return Err("openMemory: maxRetries is over its cap");
+    }
+    let secrets = SecretPolicy::from_name(&o.secrets).ok_or("openMemory: unknown secrets policy")?;
+    Ok(Config {
+        // Saturating: a limit beyond the address space is no limit at all.
+        limits: Limits {
+            max_file_bytes: usize::try_from(o.max_file_bytes).unwrap_or(usize::MAX),
+            max_total_bytes: o.max_total_bytes,
+            read_limit_chars: usize::try_from(o.read_limit_chars).unwrap_or(usize::MAX),
+        },
+        actor: o.actor,
+        max_retries: o.max_retries,
+        secrets,
+    })
+}
+
+/// The typed entry point for a tool input in JSON text.
+async fn run_json(engine: &Engine<AnyStore>, input: &str) -> Result<String, ToolError> {
+    match memdir::input::parse_text(input) {
+        Ok(cmd) => engine.run(cmd).await,
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Sets `kind` on a result object without making it enumerable.
+pub fn mark_kind(result: &JsValue, e: &ToolError) {
+    let descriptor = Object::new();
+    let _ = Reflect::set(&descriptor, &JsValue::from_str("value"), &JsValue::from_str(e.kind().name()));
+    let _ = Reflect::define_property(&Object::from(result.clone()), &JsValue::from_str("kind"), &descriptor);
 }
 
 /// A clock reading as milliseconds; anything that is not a finite, non-negative
@@ -120,8 +166,19 @@ fn millis(v: Option<JsValue>) -> u64 {
     }
 }
 
-fn error(message: String) -> JsValue {
-    js_sys::Error::new(&message).into()
+/// A `ToolError` as a JS `Error`: the protocol's text as its message, its kind as
+/// `kind`, so that faces branch on the kind and never on the sentence.
+pub fn error(e: &ToolError) -> JsValue {
+    let err = js_sys::Error::new(&alloc::format!("{e}"));
+    let _ = Reflect::set(&err, &JsValue::from_str("kind"), &JsValue::from_str(e.kind().name()));
+    err.into()
+}
+
+/// A plain object from a report or a list; serde-wasm-bindgen fails only on values
+/// these types cannot hold (a map with non-string keys), so a failure is internal.
+fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
+    serde_wasm_bindgen::to_value(value)
+        .map_err(|_| JsValue::from(js_sys::Error::new("memdir could not convert its answer")))
 }
 
 /// `{content, is_error}` as a plain object, built directly: it cannot fail.
