@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `npm run build`: the engine's wasm-bindgen crate -> dist/ (glue + optimised wasm).
+// Also the package's `prepack`, so a tarball never leaves without its wasm.
 //
 // Steps: cargo (wasm32-unknown-unknown, profile release-wasm), the pinned
 // wasm-bindgen CLI (--target web: one glue file every runtime entry can initialise
@@ -26,7 +27,8 @@ const profile = bench ? 'bench-wasm' : 'release-wasm';
 
 function run(cmd, argv, opts = {}) {
   console.error(`$ ${[cmd, ...argv].join(' ')}`);
-  execFileSync(cmd, argv, { stdio: 'inherit', cwd: root, ...opts });
+  // Everything to stderr: as `prepack`, stdout is `npm pack --json`'s answer.
+  execFileSync(cmd, argv, { stdio: ['inherit', 2, 2], cwd: root, ...opts });
 }
 
 function findWasmBindgen() {
