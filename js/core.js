@@ -340,5 +340,3 @@ MEMORY PROTOCOL:
 2. ... (work on the task) ...
      - As you make progress, record status / progress / thoughts etc in your memory.
 ASSUME INTERRUPTION: Your context window might be reset at any moment, so you risk losing any progress that is not recorded in your memory directory.`;
-
-export { glue as _glue };

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 // `npm run build`: the engine's wasm-bindgen crate -> dist/ (glue + optimised wasm).
+// Also the package's `prepack`, so a tarball never leaves without its wasm.
 //
 // Steps: cargo (wasm32-unknown-unknown, profile release-wasm), the pinned
 // wasm-bindgen CLI (--target web: one glue file every runtime entry can initialise
 // its own way), wasm-opt from the npm `binaryen` package (Debian's is broken), then
 // the gzipped sizes. Honours CARGO_TARGET_DIR; `--no-opt` skips wasm-opt, `--force`
-// rebuilds dist/ even when cargo's output has not changed.
+// rebuilds dist/ even when cargo's output has not changed. `--bench` builds the
+// benchmark's variant instead (feature `bench`: the round-trip floor's exports) into
+// bench/dist/, which `npm run bench` loads beside the package; it never goes in dist/.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -16,12 +19,16 @@ import { gzipSync } from 'node:zlib';
 
 const WASM_BINDGEN_VERSION = '0.2.130';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const dist = join(root, 'dist');
 const args = new Set(process.argv.slice(2));
+const bench = args.has('--bench');
+const dist = join(root, bench ? join('bench', 'dist') : 'dist');
+// Its own profile, so the two builds live side by side in target/.
+const profile = bench ? 'bench-wasm' : 'release-wasm';
 
 function run(cmd, argv, opts = {}) {
   console.error(`$ ${[cmd, ...argv].join(' ')}`);
-  execFileSync(cmd, argv, { stdio: 'inherit', cwd: root, ...opts });
+  // Everything to stderr: as `prepack`, stdout is `npm pack --json`'s answer.
+  execFileSync(cmd, argv, { stdio: ['inherit', 2, 2], cwd: root, ...opts });
 }
 
 function findWasmBindgen() {
@@ -42,8 +49,8 @@ function findWasmBindgen() {
 
 const targetEnv = process.env.CARGO_TARGET_DIR;
 const targetDir = targetEnv ? (isAbsolute(targetEnv) ? targetEnv : resolve(root, targetEnv)) : join(root, 'target');
-run('cargo', ['build', '-p', 'memdir-wasm', '--target', 'wasm32-unknown-unknown', '--profile', 'release-wasm']);
-const built = join(targetDir, 'wasm32-unknown-unknown', 'release-wasm', 'memdir_wasm.wasm');
+run('cargo', ['build', '-p', 'memdir-wasm', '--target', 'wasm32-unknown-unknown', '--profile', profile, ...(bench ? ['--features', 'bench'] : [])]);
+const built = join(targetDir, 'wasm32-unknown-unknown', profile, 'memdir_wasm.wasm');
 if (!existsSync(built)) throw new Error(`cargo did not produce ${built}`);
 
 // Nothing to do when cargo's output is the one dist/ was made from (a no-op build
@@ -51,7 +58,7 @@ if (!existsSync(built)) throw new Error(`cargo did not produce ${built}`);
 const stampFile = join(dist, '.stamp');
 const stamp = `${createHash('sha256').update(readFileSync(built)).digest('hex')} ${args.has('--no-opt') ? 'no-opt' : 'opt'}`;
 if (!args.has('--force') && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(join(dist, 'memdir_wasm_bg.wasm'))) {
-  console.error('dist/ is up to date');
+  console.error(`${bench ? 'bench/dist/' : 'dist/'} is up to date`);
   process.exit(0);
 }
 rmSync(dist, { recursive: true, force: true });
@@ -82,8 +89,11 @@ const gz = (p) => gzipSync(readFileSync(p), { level: 9 }).length;
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 for (const f of ['memdir_wasm_bg.wasm', 'memdir_wasm.js']) {
   const p = join(dist, f);
-  console.error(`${f}: ${kib(statSync(p).size)} raw, ${kib(gz(p))} gzipped`);
+  console.error(`${bench ? 'bench/dist/' : ''}${f}: ${kib(statSync(p).size)} raw, ${kib(gz(p))} gzipped`);
 }
+
+// The bench build has no entries of its own.
+if (bench) process.exit(0);
 
 /** The JS an entry loads: itself and its relative imports, recursively (not the wasm). */
 function jsClosure(file, seen = new Set()) {

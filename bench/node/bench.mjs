@@ -3,12 +3,14 @@
 // in the same process through memdir (memory store, directory store) and the SDK's
 // BetaLocalFilesystemMemoryTool, each through the tool runner's entry point
 // (`betaMemoryTool(...).run`). Prints per-command medians and the ratios, plus the
-// floor: the same bytes crossing JS -> wasm -> JS with no engine work.
+// floor: the same bytes crossing JS -> wasm -> JS with no engine work. memdir is the
+// package as shipped (dist/); the floor's exports are only in the bench build
+// (bench/dist/, `node scripts/build.mjs --bench`), loaded here as a second instance.
 //
 // Targets (issue 3): memory store >= 20x faster than the SDK tool; directory store
 // not slower than it; an in-memory command within 3x of the round-trip floor.
-//   node bench/node/bench.mjs [--commands N] [--files N] [--seed N]
-import { mkdtempSync, rmSync, mkdirSync, writeFileSync } from 'node:fs';
+//   npm run bench [-- --commands N] [--files N] [--seed N]
+import { existsSync, mkdtempSync, rmSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { betaMemoryTool as sdkBetaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
@@ -24,6 +26,13 @@ const N_COMMANDS = arg('commands', 1000);
 const N_FILES = arg('files', 200);
 const SEED = arg('seed', 42);
 
+const benchWasm = new URL('../dist/memdir_wasm_bg.wasm', import.meta.url);
+if (!existsSync(benchWasm)) {
+  console.error('bench/dist/ is missing: run `node scripts/build.mjs --bench` (npm run bench does)');
+  process.exit(2);
+}
+const floorGlue = await import('../dist/memdir_wasm.js');
+floorGlue.initSync({ module: readFileSync(benchWasm) });
 
 /** Runs every command through `run`, timing each; returns [{kind, ms, result}]. */
 async function timed(run, commands) {
@@ -98,13 +107,17 @@ async function main() {
   runs['memdir-memory'] = await timed(await memdirSystem(initial, memdir.memoryStore()), commands);
 
   // The floor: the same input text in and the same output text out of wasm, once per
-  // command, with the answer staged beforehand.
-  const glue = memdir._glue;
+  // command, with the answer staged beforehand. Its instance and glue are not the
+  // ones the commands warmed, so it gets the same untimed warm-up first.
+  for (const [i, [, input]] of warm.entries()) {
+    floorGlue.roundTripPrepare(runs['memdir-memory'][i].result.content);
+    await floorGlue.roundTrip(JSON.stringify(input));
+  }
   const floor = [];
   for (const [i, [kind, input]] of commands.entries()) {
-    glue.roundTripPrepare(runs['memdir-memory'][i].result.content);
+    floorGlue.roundTripPrepare(runs['memdir-memory'][i].result.content);
     const t0 = performance.now();
-    await glue.roundTrip(JSON.stringify(input));
+    await floorGlue.roundTrip(JSON.stringify(input));
     floor.push({ kind, ms: performance.now() - t0 });
   }
   runs.floor = floor;

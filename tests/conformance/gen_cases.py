@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Writes cases.json: the memory-tool conformance vectors every memdir runtime runs.
 
-Expected strings are written out by hand from the spec (shared/spec/memory-tool.md) and
-the team brief's message list. The few helpers below (numbered lines, human sizes,
-the directory-view walk) are an independent reading of the spec, used where writing
-the text out would be error-prone (big files, paging); each helper is also checked
-against hand-written literals at the bottom of this file before anything is written.
+Expected strings are written out by hand from the spec (docs/spec.md) and, where it asks
+only for "a clear error", memdir's own messages. The few helpers below (numbered lines,
+human sizes, the directory-view walk) are an independent reading of the spec, used where
+writing the text out would be error-prone (big files, paging); each helper is also
+checked against hand-written literals at the bottom of this file before anything is
+written.
 
 Run: python3 tests/conformance/gen_cases.py   (rewrites cases.json next to it)
 """

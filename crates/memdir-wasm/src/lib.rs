@@ -10,13 +10,14 @@
 extern crate alloc;
 
 mod any_store;
+#[cfg(feature = "bench")]
+mod bench;
 mod defaults;
 mod idb;
 mod js_store;
 mod memory;
 
 use alloc::string::String;
-use core::cell::RefCell;
 
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
@@ -79,23 +80,4 @@ pub fn check_store_contract(handle: &StoreHandle) -> Promise {
             .map(|()| JsValue::UNDEFINED)
             .map_err(|m| js_sys::Error::new(&m).into())
     })
-}
-
-thread_local! {
-    static FLOOR_OUTPUT: RefCell<String> = const { RefCell::new(String::new()) };
-}
-
-/// Benchmark floor, step one: the text `roundTrip` will answer with.
-#[wasm_bindgen(js_name = roundTripPrepare)]
-pub fn round_trip_prepare(output: String) {
-    FLOOR_OUTPUT.with(|o| *o.borrow_mut() = output);
-}
-
-/// Benchmark floor: the same crossing as a command (JSON text in, a promise of a
-/// result object out) with no engine work in between.
-#[wasm_bindgen(js_name = roundTrip)]
-pub fn round_trip(input: String) -> Promise {
-    let content = FLOOR_OUTPUT.with(|o| o.borrow().clone());
-    let result = memdir::ToolResult { content, is_error: input.is_empty() };
-    wasm_bindgen_futures::future_to_promise(async move { Ok(memory::result_to_js(&result)) })
 }

@@ -1,0 +1,30 @@
+//! The benchmark's floor (`npm run bench`): the crossing a command makes (JSON text
+//! in, a promise of a result object out) with no engine work in between. Only in
+//! the bench build (`node scripts/build.mjs --bench`, feature `bench`), never in
+//! the npm package.
+
+use alloc::string::String;
+use core::cell::RefCell;
+
+use js_sys::Promise;
+use wasm_bindgen::prelude::*;
+
+use crate::memory;
+
+thread_local! {
+    static FLOOR_OUTPUT: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// Step one: the text `roundTrip` will answer with, staged outside the timing.
+#[wasm_bindgen(js_name = roundTripPrepare)]
+pub fn round_trip_prepare(output: String) {
+    FLOOR_OUTPUT.with(|o| *o.borrow_mut() = output);
+}
+
+/// The same crossing as a command, answering the staged text.
+#[wasm_bindgen(js_name = roundTrip)]
+pub fn round_trip(input: String) -> Promise {
+    let content = FLOOR_OUTPUT.with(|o| o.borrow().clone());
+    let result = memdir::ToolResult { content, is_error: input.is_empty() };
+    wasm_bindgen_futures::future_to_promise(async move { Ok(memory::result_to_js(&result)) })
+}

@@ -1,0 +1,164 @@
+// The package as a user gets it. `npm pack` from the working tree (its prepack builds
+// dist/), the tarball installed into a scratch project outside the repository beside
+// the tools a user brings (the SDK, Vite, wrangler, miniflare, playwright-core, at the
+// versions of this repository's package-lock), and there, from tests/package/app/:
+//  (a) Node: the SDK's own betaMemoryTool and tool runner against a loopback fake
+//      Messages API, over a directory store; then the package's bin reads it back;
+//  (b) Vite bundles a page (browser condition) that runs in headless Chromium over
+//      IndexedDB, and a second load finds what the first wrote;
+//  (c) wrangler bundles a Worker (workerd condition) with a Durable Object on
+//      durableObjectStore, served by workerd through miniflare, asked over HTTP.
+// Prints the tarball's size and each step's time.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { test } from 'node:test';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const APP = fileURLToPath(new URL('./app/', import.meta.url));
+const TOOLS = ['@anthropic-ai/sdk', 'vite', 'wrangler', 'miniflare', 'playwright-core'];
+
+/** Runs a command; on failure the error carries its output, not just its status. */
+function run(cmd, args, options = {}) {
+  try {
+    return execFileSync(cmd, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20, ...options });
+  } catch (e) {
+    throw new Error(`${[cmd, ...args].join(' ').slice(0, 300)} failed (${e.status ?? e.signal}):\n${e.stdout ?? ''}\n${e.stderr ?? ''}`);
+  }
+}
+const npm = (args, cwd) => run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd });
+const node = (args, cwd, env) => run(process.execPath, args, { cwd, env: { ...process.env, ...env } });
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+
+/** Each file under `dir` (relative) with its size. */
+function filesIn(dir) {
+  return readdirSync(dir, { recursive: true })
+    .map((f) => [f, statSync(join(dir, f))])
+    .filter(([, s]) => s.isFile())
+    .map(([f, s]) => `${f} ${kib(s.size)}`);
+}
+
+// What the package may hold: anything else in the tarball got there by accident.
+const SHIPPED = [/^js\/.+\.(js|d\.ts)$/, /^bin\/memdir\.js$/, /^dist\/memdir_wasm(\.js|\.d\.ts|_bg\.wasm|_bg\.wasm\.d\.ts)$/, /^docs\/spec\.md$/, /^(README\.md|LICENSE|package\.json)$/];
+const REQUIRED = ['package.json', 'README.md', 'docs/spec.md', 'bin/memdir.js', 'dist/memdir_wasm.js', 'dist/memdir_wasm_bg.wasm', 'js/index.d.ts', 'js/core.js', 'js/node.js', 'js/browser.js', 'js/workerd.js', 'js/default.js'];
+
+// The Node entry's public surface, pinned: a name added or dropped is a decision.
+const NODE_EXPORTS = ['COMMANDS', 'DirectoryStore', 'MEMORY_SYSTEM_PROMPT', 'Memory', 'betaMemoryTool', 'checkStoreContract', 'customStore', 'directoryStore', 'memoryStore', 'openMemory'];
+
+const DIR_HEAD = "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:";
+
+// (a): each turn, the tool inputs the fake model sends and the exact tool_result
+// content the SDK's runner sends back (calls in one turn run concurrently).
+const TURNS = [
+  [[{ command: 'view', path: '/memories' }, `${DIR_HEAD}\n0B\t/memories`, false]],
+  [
+    [{ command: 'create', path: '/memories/notes.md', file_text: 'Line 1\nLine 2\n' }, 'File created successfully at: /memories/notes.md', false],
+    [{ command: 'view', path: '/memories/nothing' }, 'Error: The path /memories/nothing does not exist. Please provide a valid path.', true],
+  ],
+  [
+    [
+      { command: 'str_replace', path: '/memories/notes.md', old_str: 'Line 2', new_str: 'Line two' },
+      'The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tLine 1\n     2\tLine two\n     3\t',
+      false,
+    ],
+    [{ command: 'create', path: '/memories/notes.md', file_text: 'again' }, 'Error: File /memories/notes.md already exists', true],
+  ],
+  [[{ command: 'rename', old_path: '/memories/notes.md', new_path: '/memories/archive/notes.md' }, 'Successfully renamed /memories/notes.md to /memories/archive/notes.md', false]],
+  [
+    [{ command: 'view', path: '/memories' }, `${DIR_HEAD}\n16B\t/memories\n16B\t/memories/archive/\n16B\t/memories/archive/notes.md`, false],
+    [{ command: 'view', path: '/memories/../etc/passwd' }, 'Error: Path /memories/../etc/passwd would escape /memories directory', true],
+  ],
+];
+
+test('npm pack, install the tarball into a scratch project, run it on Node, in Chromium (Vite) and in workerd (wrangler)', async (t) => {
+  const scratch = realpathSync(mkdtempSync(join(tmpdir(), 'memdir-install-')));
+  assert.ok(relative(ROOT, scratch).startsWith(`..${sep}`), `${scratch} is outside the repository`);
+  const times = [];
+  const step = async (name, fn) => {
+    const t0 = performance.now();
+    const r = await fn();
+    times.push(`${name} ${((performance.now() - t0) / 1000).toFixed(1)}s`);
+    t.diagnostic(`${name}: ${((performance.now() - t0) / 1000).toFixed(1)}s`);
+    return r;
+  };
+  try {
+    const packed = await step('npm pack', () => JSON.parse(npm(['pack', '--json', '--pack-destination', scratch], ROOT))[0]);
+    const paths = packed.files.map((f) => f.path);
+    t.diagnostic(`tarball ${packed.filename}: ${kib(packed.size)} packed, ${kib(packed.unpackedSize)} unpacked, ${packed.entryCount} files`);
+    for (const f of REQUIRED) assert.ok(paths.includes(f), `${f} is in the tarball`);
+    assert.deepEqual(paths.filter((p) => !SHIPPED.some((re) => re.test(p))), [], 'nothing else is in the tarball');
+
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
+    const tools = TOOLS.map((name) => `${name}@${lock.packages[`node_modules/${name}`].version}`);
+    cpSync(APP, scratch, { recursive: true });
+    await step('npm install', () => npm(['install', '--prefer-offline', join(scratch, packed.filename), ...tools], scratch));
+    const installed = join(scratch, 'node_modules', 'memdir');
+    assert.ok(!readFileSync(join(installed, 'dist', 'memdir_wasm.js'), 'utf8').includes('roundTrip'), 'no bench exports in the shipped glue');
+
+    await t.test('(a) Node: the SDK betaMemoryTool and tool runner, then the bin', async () => {
+      const out = await step('node agent', () => node(['node-agent.mjs', JSON.stringify(TURNS.map((turn) => turn.map(([input]) => input)))], scratch));
+      const r = JSON.parse(out);
+      assert.equal(r.resolved, pathToFileURL(join(installed, 'js', 'node.js')).href, 'memdir is the installed tarball');
+      assert.deepEqual(r.exports, NODE_EXPORTS, "the package's public surface changed: update NODE_EXPORTS only if meant");
+      assert.deepEqual(r.tools, [{ type: 'memory_20250818', name: 'memory' }]);
+      assert.deepEqual(
+        r.results,
+        TURNS.map((turn, i) =>
+          turn.map(([, content, isError], j) => ({ type: 'tool_result', tool_use_id: `toolu_${i}_${j}`, content, ...(isError ? { is_error: true } : {}) })),
+        ),
+      );
+      assert.deepEqual(r.final, [{ type: 'text', text: 'Done.' }]);
+      const bin = join(scratch, 'node_modules', '.bin', 'memdir');
+      assert.equal(
+        await step('bin', () => run(bin, ['--store', 'memory', 'view', '/memories/archive/notes.md'], { cwd: scratch })),
+        "Here's the content of /memories/archive/notes.md with line numbers:\n     1\tLine 1\n     2\tLine two\n     3\t\n",
+      );
+    });
+
+    await t.test('(b) Vite bundles a page; Chromium runs it over IndexedDB, twice', async () => {
+      await step('vite build', () => run(join(scratch, 'node_modules', '.bin', 'vite'), ['build', 'page', '--outDir', '../page-dist', '--emptyOutDir', '--logLevel', 'warn'], { cwd: scratch }));
+      const files = filesIn(join(scratch, 'page-dist'));
+      t.diagnostic(`vite output: ${files.join(', ')}`);
+      assert.ok(files.some((f) => /\.wasm /.test(f)), 'Vite emitted the wasm');
+      const r = JSON.parse(await step('chromium', () => node(['browser-run.mjs', join(scratch, 'page-dist')], scratch)));
+      const file = { content: "Here's the content of /memories/notes.md with line numbers:\n     1\tkept in IndexedDB\n     2\tacross loads\n     3\t" };
+      const dir = { content: `${DIR_HEAD}\n31B\t/memories\n31B\t/memories/notes.md` };
+      assert.deepEqual(r, {
+        created: { create: { content: 'File created successfully at: /memories/notes.md' }, file, dir },
+        reloaded: { file, dir },
+        errors: [],
+      });
+    });
+
+    await t.test('(c) wrangler bundles a Worker; workerd serves it with a Durable Object store', async () => {
+      const out = join(scratch, 'worker-dist');
+      const log = await step('wrangler bundle', () =>
+        run(join(scratch, 'node_modules', '.bin', 'wrangler'), ['deploy', '--dry-run', '--outdir', out], {
+          cwd: join(scratch, 'worker'),
+          // No telemetry: CI has no internet beyond the npm registry.
+          env: { ...process.env, WRANGLER_SEND_METRICS: 'false', WRANGLER_LOG_PATH: join(scratch, 'wrangler-logs'), NO_COLOR: '1' },
+        }),
+      );
+      t.diagnostic(`wrangler: ${/Total Upload: .*/.exec(log)?.[0]}; ${filesIn(out).join(', ')}`);
+      const inputs = [
+        { command: 'create', path: '/memories/edge.md', file_text: 'served by workerd' },
+        { command: 'view', path: '/memories/edge.md' },
+        { command: 'create', path: '/memories/edge.md', file_text: 'again' },
+        { command: 'view', path: '/memories' },
+      ];
+      const r = JSON.parse(await step('workerd', () => node(['worker-run.mjs', out, JSON.stringify(inputs)], scratch)));
+      assert.deepEqual(r, [
+        { status: 200, body: { content: 'File created successfully at: /memories/edge.md' } },
+        { status: 200, body: { content: "Here's the content of /memories/edge.md with line numbers:\n     1\tserved by workerd" } },
+        { status: 200, body: { error: 'File /memories/edge.md already exists' } },
+        { status: 200, body: { content: `${DIR_HEAD}\n17B\t/memories\n17B\t/memories/edge.md` } },
+      ]);
+    });
+  } finally {
+    t.diagnostic(`steps: ${times.join(', ')}`);
+    rmSync(scratch, { recursive: true, force: true });
+  }
+});
