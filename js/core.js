@@ -67,7 +67,8 @@ export async function openMemory(options = {}) {
   const d = defaults();
   const { store, limits = {}, clock, actor = '', maxRetries = d.maxRetries, secrets = d.secrets } = options ?? {};
   if (!d.secretPolicies.includes(secrets)) {
-    throw new TypeError(`openMemory: secrets must be ${d.secretPolicies.map((p) => `'${p}'`).join(', ')}`);
+    const names = d.secretPolicies.map((p) => `'${p}'`);
+    throw new TypeError(`openMemory: secrets must be ${names.slice(0, -1).join(', ')} or ${names.at(-1)}`);
   }
   if (clock !== undefined && typeof clock !== 'function') throw new TypeError('openMemory: clock must be a function');
   if (typeof actor !== 'string') throw new TypeError('openMemory: actor must be a string');
