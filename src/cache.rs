@@ -1,7 +1,14 @@
 //! The object cache: reading the head, commits, tree nodes and blobs, and keeping
 //! what was read. Objects are immutable (named by their hash), so a cached one never
-//! goes stale; only memory is at stake, so each cache has a budget. The head is the
-//! one mutable record: it is cached only as a guess that the compare-and-swap checks.
+//! goes stale; only memory is at stake, so each cache has a budget in bytes. The
+//! head is the one mutable record: it is cached only as a guess that the
+//! compare-and-swap checks.
+//!
+//! What a store hands back is input: every object read is checked against the hash
+//! that names it (an edited or truncated value is damage, never served), then
+//! decoded by rules that refuse what memdir could not have written. Because a
+//! node's name is the hash of its bytes, no node can reach itself: trees read this
+//! way have no cycles.
 
 use alloc::collections::BTreeMap;
 use alloc::rc::Rc;
@@ -12,12 +19,13 @@ use crate::engine::Engine;
 use crate::error::ToolError;
 use crate::overlay::Overlay;
 use crate::store::Store;
-use crate::tree::{BLOB, COMMIT, Commit, HEAD, Hash, Node, TREE};
+use crate::tree::{BLOB, COMMIT, Child, Commit, HEAD, Hash, Node, Stored, TREE};
 
-/// Budgets: entries for nodes and commits, bytes for blobs.
-const NODE_CACHE_MAX: usize = 8192;
+/// Budgets, in bytes of the stored form (a decoded node takes a few times its
+/// encoding; a commit entry is two hashes). A cache over budget starts again empty.
+pub const NODE_CACHE_MAX_BYTES: usize = 4 << 20;
+pub const BLOB_CACHE_MAX_BYTES: usize = 16 << 20;
 const COMMIT_CACHE_MAX: usize = 8192;
-const BLOB_CACHE_MAX_BYTES: usize = 16 << 20;
 
 /// What the head said when it was read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -31,19 +39,24 @@ pub(crate) struct Head {
 #[derive(Default)]
 pub(crate) struct Cache {
     pub head: RefCell<Option<Head>>,
-    nodes: RefCell<BTreeMap<Hash, Rc<Node>>>,
+    nodes: RefCell<BTreeMap<Hash, Rc<Stored>>>,
+    node_bytes: Cell<usize>,
     blobs: RefCell<BTreeMap<Hash, Rc<str>>>,
     blob_bytes: Cell<usize>,
     commits: RefCell<BTreeMap<Hash, Hash>>,
 }
 
 impl Cache {
-    pub fn remember_node(&self, hash: Hash, node: Rc<Node>) {
+    /// `bytes`: the size of the node's stored form, what the budget counts.
+    pub fn remember_node(&self, hash: Hash, node: Rc<Stored>, bytes: usize) {
         let mut cache = self.nodes.borrow_mut();
-        if cache.len() >= NODE_CACHE_MAX {
+        if self.node_bytes.get() + bytes > NODE_CACHE_MAX_BYTES {
             cache.clear();
+            self.node_bytes.set(0);
         }
-        cache.insert(hash, node);
+        if cache.insert(hash, node).is_none() {
+            self.node_bytes.set(self.node_bytes.get() + bytes);
+        }
     }
 
     pub fn remember_blob(&self, hash: Hash, text: Rc<str>) {
@@ -52,8 +65,10 @@ impl Cache {
             cache.clear();
             self.blob_bytes.set(0);
         }
-        self.blob_bytes.set(self.blob_bytes.get() + text.len());
-        cache.insert(hash, text);
+        let len = text.len();
+        if cache.insert(hash, text).is_none() {
+            self.blob_bytes.set(self.blob_bytes.get() + len);
+        }
     }
 
     pub fn remember_commit(&self, commit: Hash, root: Hash) {
@@ -111,6 +126,7 @@ impl<S: Store> Engine<S> {
         let bytes = self.store.get(&commit.key(COMMIT)).await?;
         let root = bytes
             .as_deref()
+            .filter(|b| Hash::of(b) == commit)
             .and_then(Commit::decode)
             .and_then(|c| c.root_hash())
             .ok_or(ToolError::Damaged)?;
@@ -118,37 +134,39 @@ impl<S: Store> Engine<S> {
         Ok(root)
     }
 
-    /// The node `hash`: from the command's own new objects, the cache, or the store.
-    pub(crate) async fn node(&self, overlay: &Overlay, hash: Hash) -> Result<Rc<Node>, ToolError> {
-        if let Some(n) = overlay.node(&hash) {
+    /// The tree object `hash`: from the command's own new objects, the cache, or
+    /// the store (checked against its hash, then decoded).
+    pub(crate) async fn stored(&self, overlay: &Overlay, hash: Hash) -> Result<Rc<Stored>, ToolError> {
+        if let Some(n) = overlay.stored(&hash) {
             return Ok(n);
         }
         if hash == self.empty_root {
-            return Ok(Rc::new(Node::default()));
+            return Ok(Rc::new(Stored::Leaf(Rc::new(Node::default()))));
         }
         if let Some(n) = self.cache.nodes.borrow().get(&hash) {
             return Ok(n.clone());
         }
-        let bytes = self.store.get(&hash.key(TREE)).await?;
-        let node = Rc::new(
-            bytes
-                .as_deref()
-                .and_then(Node::decode)
-                .ok_or(ToolError::Damaged)?,
-        );
-        self.cache.remember_node(hash, node.clone());
+        let bytes = self.store.get(&hash.key(TREE)).await?.ok_or(ToolError::Damaged)?;
+        if Hash::of(&bytes) != hash {
+            return Err(ToolError::Damaged);
+        }
+        let node = Rc::new(Stored::decode(&bytes).ok_or(ToolError::Damaged)?);
+        self.cache.remember_node(hash, node.clone(), bytes.len());
         Ok(node)
     }
 
-    pub(crate) async fn blob(&self, hash: Hash) -> Result<Rc<str>, ToolError> {
+    /// The content of the file `child` names, checked against its hash and the
+    /// size its directory records.
+    pub(crate) async fn blob(&self, child: &Child) -> Result<Rc<str>, ToolError> {
+        let hash = child.hash;
         if let Some(b) = self.cache.blobs.borrow().get(&hash) {
             return Ok(b.clone());
         }
-        let bytes = self.store.get(&hash.key(BLOB)).await?;
-        let text = bytes
-            .and_then(|b| String::from_utf8(b).ok())
-            .ok_or(ToolError::Damaged)?;
-        let text: Rc<str> = Rc::from(text);
+        let bytes = self.store.get(&hash.key(BLOB)).await?.ok_or(ToolError::Damaged)?;
+        if bytes.len() as u64 != child.size || Hash::of(&bytes) != hash {
+            return Err(ToolError::Damaged);
+        }
+        let text: Rc<str> = Rc::from(String::from_utf8(bytes).map_err(|_| ToolError::Damaged)?);
         self.cache.remember_blob(hash, text.clone());
         Ok(text)
     }

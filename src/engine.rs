@@ -154,9 +154,9 @@ impl<S: Store> Engine<S> {
         let limit = self.config.limits.read_limit_chars;
         let dir = match self.lookup(&none, head.root, path).await? {
             Found::Root => head.root,
-            Found::Entry(c) if c.kind == Kind::Dir => c.hash,
+            Found::Entry(c) if c.kind == Kind::Dir => self.subdir(&none, &c).await?,
             Found::Entry(c) => {
-                let content = self.blob(c.hash).await?;
+                let content = self.blob(&c).await?;
                 return render::view_file(path, &content, range, limit);
             }
             Found::Missing | Found::UnderFile(_) => {
@@ -166,7 +166,7 @@ impl<S: Store> Engine<S> {
         if range.is_some() {
             return Err(Refusal::RangeOnDirectory.into());
         }
-        let node = self.node(&none, dir).await?;
+        let node = self.dir(&none, dir).await?;
         let mut rows = vec![(node.size(), String::from(path.as_str()))];
         for (name, child) in render::visible(&node) {
             let shown = path.join(name);
@@ -174,7 +174,7 @@ impl<S: Store> Engine<S> {
                 Kind::File => rows.push((child.size, String::from(shown.as_str()))),
                 Kind::Dir => {
                     rows.push((child.size, format!("{shown}/")));
-                    let sub = self.node(&none, child.hash).await?;
+                    let sub = self.dir(&none, self.subdir(&none, child).await?).await?;
                     for (name, grandchild) in render::visible(&sub) {
                         let slash = if grandchild.kind == Kind::Dir { "/" } else { "" };
                         rows.push((grandchild.size, format!("{shown}/{name}{slash}")));

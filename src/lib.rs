@@ -36,6 +36,7 @@ mod plan;
 mod publish;
 mod render;
 pub mod secrets;
+mod shard;
 pub mod store;
 mod tree;
 

@@ -16,7 +16,7 @@ use crate::path::{self, ValidPath};
 use crate::plan::fits;
 use crate::publish::Attempt;
 use crate::store::{Store, list_all};
-use crate::tree::{BLOB, COMMIT, Child, Commit, Hash, Kind, Node, TREE};
+use crate::tree::{BLOB, COMMIT, Child, Commit, Hash, Kind, MAX_NESTING, Node, Stored, TREE};
 
 /// One file (with its content) or directory (`content: None`) of the tree, by path.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -53,9 +53,12 @@ impl<S: Store> Engine<S> {
         let head = self.read_head().await?;
         let none = Overlay::default();
         let mut out = Vec::new();
-        let mut todo = vec![(ValidPath::root(), head.root)];
-        while let Some((dir, hash)) = todo.pop() {
-            let node = self.node(&none, hash).await?;
+        let mut todo = vec![(ValidPath::root(), head.root, 0)];
+        while let Some((dir, hash, depth)) = todo.pop() {
+            if depth > MAX_NESTING {
+                return Err(ToolError::Damaged);
+            }
+            let node = self.dir(&none, hash).await?;
             for (name, child) in &node.children {
                 let path = dir.join(name);
                 match child.kind {
@@ -64,10 +67,11 @@ impl<S: Store> Engine<S> {
                             path: path.as_str().into(),
                             content: None,
                         });
-                        todo.push((path, child.hash));
+                        let sub = self.subdir(&none, child).await?;
+                        todo.push((path, sub, depth + 1));
                     }
                     Kind::File => {
-                        let content = self.blob(child.hash).await?;
+                        let content = self.blob(child).await?;
                         out.push(Entry {
                             path: path.as_str().into(),
                             content: Some(String::from(&*content)),
@@ -93,7 +97,7 @@ impl<S: Store> Engine<S> {
         }
         let mut overlay = Overlay::at((self.clock)());
         let root = tree.seal(&mut overlay).hash;
-        let total = self.node(&overlay, root).await?.size();
+        let total = self.stored(&overlay, root).await?.size();
         let quota = self.config.limits.max_total_bytes;
         if total > quota {
             return Err(LimitError::OverQuota {
@@ -125,19 +129,17 @@ impl<S: Store> Engine<S> {
             let cutoff = (self.clock)().saturating_sub(older_than_ms);
             let none = Overlay::default();
             let mut loaded: BTreeMap<Hash, Rc<Node>> = BTreeMap::new();
-            let mut todo = vec![head.root];
-            while let Some(hash) = todo.pop() {
-                let node = self.node(&none, hash).await?;
-                todo.extend(
-                    node.children
-                        .values()
-                        .filter(|c| {
-                            c.kind == Kind::Dir
-                                && c.written >= cutoff
-                                && !loaded.contains_key(&c.hash)
-                        })
-                        .map(|c| c.hash),
-                );
+            let mut todo = vec![(head.root, 0)];
+            while let Some((hash, depth)) = todo.pop() {
+                if depth > MAX_NESTING {
+                    return Err(ToolError::Damaged);
+                }
+                let node = self.dir(&none, hash).await?;
+                for c in node.children.values() {
+                    if c.kind == Kind::Dir && c.written >= cutoff && !loaded.contains_key(&c.hash) {
+                        todo.push((self.subdir(&none, c).await?, depth + 1));
+                    }
+                }
                 loaded.insert(hash, node);
             }
             // Time 0: a directory the sweep rebuilds keeps the latest write beneath it,
@@ -179,17 +181,22 @@ impl<S: Store> Engine<S> {
             roots.extend(parsed.root_hash());
             commit = parsed.parent_hash();
         }
-        let mut todo = roots;
+        // Every stored object the kept roots reach: leaves, branches and blobs.
+        let mut todo: Vec<Hash> = roots;
         while let Some(h) = todo.pop() {
             if !marked.insert(h.key(TREE)) {
                 continue;
             }
-            let node = self.node(&none, h).await?;
-            for c in node.children.values() {
-                match c.kind {
-                    Kind::Dir => todo.push(c.hash),
-                    Kind::File => {
-                        marked.insert(c.hash.key(BLOB));
+            match &*self.stored(&none, h).await? {
+                Stored::Branch(b) => todo.extend(b.slots.values().map(|s| s.hash)),
+                Stored::Leaf(node) => {
+                    for c in node.children.values() {
+                        match c.kind {
+                            Kind::Dir => todo.push(c.hash),
+                            Kind::File => {
+                                marked.insert(c.hash.key(BLOB));
+                            }
+                        }
                     }
                 }
             }
@@ -254,7 +261,7 @@ fn sweep(
             None => n.children.remove(name),
         };
     }
-    rebuilt.map(|n| overlay.add_node(n))
+    rebuilt.map(|n| overlay.add_dir(n))
 }
 
 /// A tree being assembled for `import`, sealed bottom-up into nodes.
@@ -318,6 +325,6 @@ impl Draft {
             };
             node.children.insert(name, child);
         }
-        overlay.add_node(node)
+        overlay.add_dir(node)
     }
 }

@@ -1,5 +1,7 @@
 //! The new objects of the command being planned: invisible to everyone until the
-//! head moves, and then written in one batch with the commit.
+//! head moves, and then written in one batch with the commit. Directories are laid
+//! out here, canonically: one leaf while they hold at most [`LEAF_MAX`] entries,
+//! else branches by name hash (so the same entries always make the same objects).
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::rc::Rc;
@@ -7,14 +9,17 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::tree::{BLOB, Child, Hash, Kind, Node, TREE};
+use crate::tree::{
+    BLOB, Branch, Child, FANOUT, Hash, Kind, LEAF_MAX, MAX_BRANCH_DEPTH, Node, Slot, Stored, TREE,
+    nibble,
+};
 
 /// Cloned only when a whole-tree import must retry after a lost race.
 #[derive(Clone, Default)]
 pub(crate) struct Overlay {
     /// The command's time: what it writes, and the directories above, carry it.
     pub now: u64,
-    nodes: BTreeMap<Hash, (Rc<Node>, Vec<u8>)>,
+    nodes: BTreeMap<Hash, (Rc<Stored>, Vec<u8>)>,
     blobs: BTreeMap<Hash, Rc<str>>,
 }
 
@@ -26,21 +31,64 @@ impl Overlay {
         }
     }
 
-    pub fn node(&self, hash: &Hash) -> Option<Rc<Node>> {
+    pub fn stored(&self, hash: &Hash) -> Option<Rc<Stored>> {
         self.nodes.get(hash).map(|(n, _)| n.clone())
     }
 
-    pub fn add_node(&mut self, node: Node) -> Child {
-        let bytes = node.encode();
+    fn add_stored(&mut self, stored: Stored) -> Hash {
+        let bytes = stored.encode();
         let hash = Hash::of(&bytes);
-        let size = node.size();
-        let written = node.written().max(self.now);
-        self.nodes.insert(hash, (Rc::new(node), bytes));
+        self.nodes.insert(hash, (Rc::new(stored), bytes));
+        hash
+    }
+
+    /// A whole directory, laid out canonically; its entry carries the command's
+    /// time (a directory's mtime moves when an entry comes or goes).
+    pub fn add_dir(&mut self, node: Node) -> Child {
+        let slot = self.add_part(node.children, 0);
         Child {
             kind: Kind::Dir,
+            hash: slot.hash,
+            size: slot.size,
+            written: slot.written.max(self.now),
+        }
+    }
+
+    /// The entries of one part of a directory (those whose names agree on the
+    /// first `depth` nibbles): a leaf if they are few, else a branch at `depth`.
+    pub fn add_part(&mut self, entries: BTreeMap<String, Child>, depth: u8) -> Slot {
+        let count = entries.len() as u64;
+        if entries.len() <= LEAF_MAX || depth > MAX_BRANCH_DEPTH {
+            let node = Node { children: entries };
+            let (size, written) = (node.size(), node.written());
+            let hash = self.add_stored(Stored::Leaf(Rc::new(node)));
+            return Slot {
+                hash,
+                size,
+                written,
+                count,
+            };
+        }
+        let mut parts: BTreeMap<u8, BTreeMap<String, Child>> = BTreeMap::new();
+        for (name, child) in entries {
+            let k = nibble(&name, depth) % FANOUT;
+            parts.entry(k).or_default().insert(name, child);
+        }
+        let slots = parts
+            .into_iter()
+            .map(|(k, part)| (k, self.add_part(part, depth + 1)))
+            .collect();
+        self.add_branch(Branch { depth, slots })
+    }
+
+    pub fn add_branch(&mut self, branch: Branch) -> Slot {
+        let (size, written, count) = (branch.size(), branch.written(), branch.count());
+        let hash = self.add_stored(Stored::Branch(branch));
+        Slot {
             hash,
             size,
             written,
+            count,
         }
     }
 
@@ -55,8 +103,8 @@ impl Overlay {
         }
     }
 
-    pub fn nodes(&self) -> impl Iterator<Item = (&Hash, &Rc<Node>)> {
-        self.nodes.iter().map(|(h, (n, _))| (h, n))
+    pub fn stored_objects(&self) -> impl Iterator<Item = (&Hash, &Rc<Stored>, usize)> {
+        self.nodes.iter().map(|(h, (n, b))| (h, n, b.len()))
     }
 
     pub fn blobs(&self) -> impl Iterator<Item = (&Hash, &Rc<str>)> {
@@ -69,21 +117,26 @@ impl Overlay {
         let mut seen = BTreeSet::new();
         let mut todo = vec![root];
         while let Some(h) = todo.pop() {
-            let Some((node, bytes)) = self.nodes.get(&h) else {
+            let Some((stored, bytes)) = self.nodes.get(&h) else {
                 continue;
             };
             if !seen.insert(h) {
                 continue;
             }
             out.push((h.key(TREE), bytes.clone()));
-            for c in node.children.values() {
-                match c.kind {
-                    Kind::Dir => todo.push(c.hash),
-                    Kind::File => {
-                        if let Some(b) = self.blobs.get(&c.hash)
-                            && seen.insert(c.hash)
-                        {
-                            out.push((c.hash.key(BLOB), b.as_bytes().to_vec()));
+            match &**stored {
+                Stored::Branch(b) => todo.extend(b.slots.values().map(|s| s.hash)),
+                Stored::Leaf(node) => {
+                    for c in node.children.values() {
+                        match c.kind {
+                            Kind::Dir => todo.push(c.hash),
+                            Kind::File => {
+                                if let Some(b) = self.blobs.get(&c.hash)
+                                    && seen.insert(c.hash)
+                                {
+                                    out.push((c.hash.key(BLOB), b.as_bytes().to_vec()));
+                                }
+                            }
                         }
                     }
                 }

@@ -234,6 +234,19 @@ pub fn validate(raw: &str) -> Result<ValidPath, PathError> {
     Ok(ValidPath(path.into()))
 }
 
+/// True if `name` is one name a path may hold beneath `/memories`: the same rules
+/// as [`validate`], for a name read back from storage (a stored tree is input too).
+pub fn is_valid_name(name: &str) -> bool {
+    if name.is_empty() || name.contains('/') || name.len() > MAX_NAME_BYTES {
+        return false;
+    }
+    let mut path = String::with_capacity(ROOT.len() + 1 + name.len());
+    path.push_str(ROOT);
+    path.push('/');
+    path.push_str(name);
+    validate(&path).is_ok_and(|p| p.as_str() == path)
+}
+
 /// Every way a path could step outside its directory, raw or disguised.
 fn would_escape(path: &str, names: &[&str]) -> bool {
     path.contains('\\')

@@ -17,7 +17,7 @@ use crate::path::ValidPath;
 use crate::render;
 use crate::secrets::{self, SecretPolicy};
 use crate::store::Store;
-use crate::tree::{Child, Hash, Kind, Node};
+use crate::tree::{Child, Hash, Kind};
 
 /// What a path names in one version of the tree.
 pub(crate) enum Found {
@@ -42,9 +42,9 @@ impl<S: Store> Engine<S> {
         path: &ValidPath,
     ) -> Result<Found, ToolError> {
         let names: Vec<&str> = path.names().collect();
-        let mut node = self.node(overlay, root).await?;
+        let mut dir = root;
         for (depth, name) in names.iter().enumerate() {
-            let Some(child) = node.children.get(*name).copied() else {
+            let Some(child) = self.dir_get(overlay, dir, name).await? else {
                 return Ok(Found::Missing);
             };
             if depth + 1 == names.len() {
@@ -53,9 +53,18 @@ impl<S: Store> Engine<S> {
             if child.kind == Kind::File {
                 return Ok(Found::UnderFile(depth + 1));
             }
-            node = self.node(overlay, child.hash).await?;
+            dir = self.subdir(overlay, &child).await?;
         }
         Ok(Found::Root)
+    }
+
+    /// The top node of the directory `child` names, checked to hold the size its
+    /// parent records for it (so sizes, and the quota, cannot be faked in one place).
+    pub(crate) async fn subdir(&self, overlay: &Overlay, child: &Child) -> Result<Hash, ToolError> {
+        if child.kind != Kind::Dir || self.stored(overlay, child.hash).await?.size() != child.size {
+            return Err(ToolError::Damaged);
+        }
+        Ok(child.hash)
     }
 
     /// Content of the file at `path`, or `None` if it names no file.
@@ -66,14 +75,15 @@ impl<S: Store> Engine<S> {
         path: &ValidPath,
     ) -> Result<Option<Rc<str>>, ToolError> {
         match self.lookup(overlay, root, path).await? {
-            Found::Entry(c) if c.kind == Kind::File => Ok(Some(self.blob(c.hash).await?)),
+            Found::Entry(c) if c.kind == Kind::File => Ok(Some(self.blob(&c).await?)),
             _ => Ok(None),
         }
     }
 
     /// Sets (or, with `None`, removes) the entry at `path`, making missing parent
     /// directories; returns the new root. Callers have checked that no ancestor is
-    /// a file.
+    /// a file. Only the directories on the path are rewritten, and of each only
+    /// the part that holds the name on the way (see `shard`).
     pub(crate) async fn put(
         &self,
         overlay: &mut Overlay,
@@ -85,26 +95,30 @@ impl<S: Store> Engine<S> {
         let Some((last, parents)) = names.split_last() else {
             return Ok(root);
         };
-        let mut stack: Vec<Node> = vec![(*self.node(overlay, root).await?).clone()];
+        // The directories on the way, outermost first; a missing one starts empty.
+        let mut dirs = vec![root];
         for name in parents {
-            let below = match stack.last().and_then(|n| n.children.get(*name)) {
-                Some(c) if c.kind == Kind::Dir => (*self.node(overlay, c.hash).await?).clone(),
+            let here = dirs.last().copied().unwrap_or(root);
+            let below = match self.dir_get(overlay, here, name).await? {
+                Some(c) if c.kind == Kind::Dir => c.hash,
                 Some(_) => return Err(ToolError::Damaged),
-                None => Node::default(),
+                None => self.empty_root,
             };
-            stack.push(below);
+            dirs.push(below);
         }
-        let mut node = stack.pop().ok_or(ToolError::Damaged)?;
-        match entry {
-            Some(c) => node.children.insert((*last).into(), c),
-            None => node.children.remove(*last),
-        };
-        for name in parents.iter().rev() {
-            let child = overlay.add_node(node);
-            node = stack.pop().ok_or(ToolError::Damaged)?;
-            node.children.insert((*name).into(), child);
+        let mut entry = entry;
+        let mut name = *last;
+        let mut at = dirs.len();
+        while let Some(dir) = dirs.pop() {
+            at -= 1;
+            let rebuilt = self.dir_set(overlay, dir, name, entry).await?;
+            let Some(parent_name) = at.checked_sub(1).and_then(|i| parents.get(i)) else {
+                return Ok(rebuilt.hash);
+            };
+            entry = Some(rebuilt);
+            name = parent_name;
         }
-        Ok(overlay.add_node(node).hash)
+        Ok(root)
     }
 
     /// Decides a mutating command against the tree at `root`.
@@ -114,7 +128,7 @@ impl<S: Store> Engine<S> {
         root: Hash,
         cmd: &Checked,
     ) -> Result<Plan, ToolError> {
-        let old_total = self.node(overlay, root).await?.size();
+        let old_total = self.stored(overlay, root).await?.size();
         let (path, plan) = match cmd {
             // `run` sends views to `view`; a view here changes nothing.
             Checked::View { .. } => {
@@ -240,7 +254,7 @@ impl<S: Store> Engine<S> {
                 (new_path, Plan { root, message })
             }
         };
-        let new_total = self.node(overlay, plan.root).await?.size();
+        let new_total = self.stored(overlay, plan.root).await?.size();
         let quota = self.config.limits.max_total_bytes;
         if new_total > quota && new_total > old_total {
             return Err(LimitError::OverQuota {

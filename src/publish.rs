@@ -100,8 +100,8 @@ impl<S: Store> Engine<S> {
             .commit(&writes, HEAD, head.raw.as_deref(), new_head.as_bytes())
             .await?;
         if swapped {
-            for (hash, node) in overlay.nodes() {
-                self.cache.remember_node(*hash, node.clone());
+            for (hash, node, bytes) in overlay.stored_objects() {
+                self.cache.remember_node(*hash, node.clone(), bytes);
             }
             for (hash, blob) in overlay.blobs() {
                 self.cache.remember_blob(*hash, blob.clone());

@@ -13,6 +13,7 @@
 //! points at it, which is what makes every command all-or-nothing on any backend.
 
 use alloc::collections::BTreeMap;
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -82,29 +83,92 @@ pub struct Child {
     pub written: u64,
 }
 
-/// An immutable directory node. Children are kept in byte order of their names,
-/// which is also the order views list them in.
+/// Most entries one stored leaf holds: a directory with more is split across
+/// branches by the hash of its names, so a write into a directory of any size
+/// rewrites at most one leaf and a branch per level (each at most
+/// `LEAF_MAX` or [`FANOUT`] entries), never the whole directory.
+pub const LEAF_MAX: usize = 128;
+/// Slots of a branch: the next 4 bits of SHA-256 of the name.
+pub const FANOUT: u8 = 16;
+/// Deepest branch: SHA-256 has 64 nibbles.
+pub const MAX_BRANCH_DEPTH: u8 = 63;
+/// Deepest nesting of directories a walk follows: a path of at most 1,024 bytes
+/// holds at most 507 names beneath `/memories`, so deeper is damage.
+pub const MAX_NESTING: usize = 512;
+/// Largest size a stored entry may claim: what a JavaScript number holds exactly,
+/// so a tampered size can neither wrap a sum nor lose digits on its way to JS.
+pub const MAX_STORED_SIZE: u64 = (1 << 53) - 1;
+
+/// A directory's entries, however it is stored. Children are kept in byte order of
+/// their names, which is also the order views list them in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Node {
     pub children: BTreeMap<String, Child>,
 }
 
-/// The wire form of a node: `{"e":[[name, "f"|"d", hash, size, written], ...]}`.
-/// JSON keeps stores inspectable by hand; the sorted map makes it canonical.
+/// One stored tree object: all of a directory's entries (a leaf), or one level of
+/// a large directory split by name hash (a branch).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stored {
+    Leaf(Rc<Node>),
+    Branch(Branch),
+}
+
+/// A large directory's entries, split by nibble `depth` of SHA-256 of each name.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Branch {
+    pub depth: u8,
+    pub slots: BTreeMap<u8, Slot>,
+}
+
+/// The part of a directory under one nibble: a leaf or a deeper branch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    pub hash: Hash,
+    pub size: u64,
+    pub written: u64,
+    /// Entries beneath (direct children of the directory only).
+    pub count: u64,
+}
+
+/// The wire form of a leaf: `{"e":[[name, "f"|"d", hash, size, written], ...]}`;
+/// of a branch: `{"b":depth,"s":[[nibble, hash, size, written, count], ...]}`. JSON
+/// keeps stores inspectable by hand; sorted maps make both canonical.
 #[derive(Serialize)]
-struct NodeWire<'a> {
+struct LeafWire<'a> {
     e: Vec<(&'a str, &'a str, &'a str, u64, u64)>,
+}
+
+#[derive(Serialize)]
+struct BranchWire<'a> {
+    b: u8,
+    s: Vec<(u8, &'a str, u64, u64, u64)>,
 }
 
 /// Names may hold escapes, so decoding owns its strings.
 #[derive(Deserialize)]
-struct NodeWireOwned {
-    e: Vec<(String, String, String, u64, u64)>,
+#[serde(deny_unknown_fields)]
+struct WireOwned {
+    #[serde(default)]
+    e: Option<Vec<(String, String, String, u64, u64)>>,
+    #[serde(default)]
+    b: Option<u8>,
+    #[serde(default)]
+    s: Option<Vec<(u8, String, u64, u64, u64)>>,
+}
+
+/// `a + b`, or `None` past [`MAX_STORED_SIZE`].
+pub fn add_size(a: u64, b: u64) -> Option<u64> {
+    a.checked_add(b).filter(|&t| t <= MAX_STORED_SIZE)
 }
 
 impl Node {
+    /// The bytes of all files beneath (saturating; stored sizes are checked on
+    /// decoding, so only a directory built in memory could reach the cap).
     pub fn size(&self) -> u64 {
-        self.children.values().map(|c| c.size).sum()
+        self.children
+            .values()
+            .fold(0u64, |t, c| t.saturating_add(c.size))
     }
 
     /// The latest write beneath this node.
@@ -126,29 +190,133 @@ impl Node {
                 (name.as_str(), kind, h.as_str(), c.size, c.written)
             })
             .collect();
-        serde_json::to_vec(&NodeWire { e }).unwrap_or_default()
+        serde_json::to_vec(&LeafWire { e }).unwrap_or_default()
+    }
+}
+
+impl Branch {
+    pub fn size(&self) -> u64 {
+        self.slots
+            .values()
+            .fold(0u64, |t, s| t.saturating_add(s.size))
     }
 
-    pub fn decode(bytes: &[u8]) -> Option<Node> {
-        let wire: NodeWireOwned = serde_json::from_slice(bytes).ok()?;
-        let mut children = BTreeMap::new();
-        for (name, kind, hash, size, written) in wire.e {
-            let kind = match kind.as_str() {
-                "f" => Kind::File,
-                "d" => Kind::Dir,
-                _ => return None,
-            };
-            children.insert(
-                name,
-                Child {
-                    kind,
-                    hash: Hash::from_hex(&hash)?,
-                    size,
-                    written,
-                },
-            );
+    pub fn written(&self) -> u64 {
+        self.slots.values().map(|s| s.written).max().unwrap_or(0)
+    }
+
+    pub fn count(&self) -> u64 {
+        self.slots
+            .values()
+            .fold(0u64, |t, s| t.saturating_add(s.count))
+    }
+
+    pub fn encode(&self) -> Vec<u8> {
+        let hexes: Vec<String> = self.slots.values().map(|s| s.hash.hex()).collect();
+        let s = self
+            .slots
+            .iter()
+            .zip(&hexes)
+            .map(|((k, s), h)| (*k, h.as_str(), s.size, s.written, s.count))
+            .collect();
+        serde_json::to_vec(&BranchWire { b: self.depth, s }).unwrap_or_default()
+    }
+}
+
+impl Stored {
+    pub fn encode(&self) -> Vec<u8> {
+        match self {
+            Stored::Leaf(n) => n.encode(),
+            Stored::Branch(b) => b.encode(),
         }
-        Some(Node { children })
+    }
+
+    pub fn size(&self) -> u64 {
+        match self {
+            Stored::Leaf(n) => n.size(),
+            Stored::Branch(b) => b.size(),
+        }
+    }
+
+    pub fn count(&self) -> u64 {
+        match self {
+            Stored::Leaf(n) => n.children.len() as u64,
+            Stored::Branch(b) => b.count(),
+        }
+    }
+
+    /// Reads a stored tree object, or `None` if it is not one memdir could have
+    /// written: every name must pass the path rules (a stored tree is input, and a
+    /// name like `..` or one holding a newline must never reach a listing or a
+    /// filesystem), names are unique, sizes add up without passing
+    /// [`MAX_STORED_SIZE`], and a branch's depth and nibbles are in range.
+    pub fn decode(bytes: &[u8]) -> Option<Stored> {
+        let wire: WireOwned = serde_json::from_slice(bytes).ok()?;
+        match (wire.e, wire.b, wire.s) {
+            (Some(e), None, None) => {
+                let mut children = BTreeMap::new();
+                let mut total = 0u64;
+                for (name, kind, hash, size, written) in e {
+                    let kind = match kind.as_str() {
+                        "f" => Kind::File,
+                        "d" => Kind::Dir,
+                        _ => return None,
+                    };
+                    if !crate::path::is_valid_name(&name) {
+                        return None;
+                    }
+                    total = add_size(total, size)?;
+                    let child = Child {
+                        kind,
+                        hash: Hash::from_hex(&hash)?,
+                        size,
+                        written,
+                    };
+                    if children.insert(name, child).is_some() {
+                        return None;
+                    }
+                }
+                Some(Stored::Leaf(Rc::new(Node { children })))
+            }
+            (None, Some(depth), Some(s)) => {
+                if depth > MAX_BRANCH_DEPTH || s.is_empty() {
+                    return None;
+                }
+                let mut slots = BTreeMap::new();
+                let mut total = 0u64;
+                for (k, hash, size, written, count) in s {
+                    if k >= FANOUT || count == 0 {
+                        return None;
+                    }
+                    total = add_size(total, size)?;
+                    let slot = Slot {
+                        hash: Hash::from_hex(&hash)?,
+                        size,
+                        written,
+                        count,
+                    };
+                    if slots.insert(k, slot).is_some() {
+                        return None;
+                    }
+                }
+                Some(Stored::Branch(Branch { depth, slots }))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Nibble `depth` of SHA-256 of `name`: which slot of a branch at that depth the
+/// name belongs to.
+pub fn nibble(name: &str, depth: u8) -> u8 {
+    Hash::of(name.as_bytes()).nibble(depth)
+}
+
+impl Hash {
+    /// Nibble `depth` (0 = the high half of the first byte); 0 past the end.
+    pub fn nibble(&self, depth: u8) -> u8 {
+        let byte = self.0.get(usize::from(depth / 2)).copied().unwrap_or(0);
+        if depth % 2 == 0 { byte >> 4 } else { byte & 15 }
     }
 }
 
@@ -207,9 +375,31 @@ mod tests {
             },
         );
         let bytes = n.encode();
-        assert_eq!(Node::decode(&bytes), Some(n.clone()));
-        assert_eq!(Node::decode(&bytes).map(|m| m.encode()), Some(bytes));
+        assert_eq!(Stored::decode(&bytes), Some(Stored::Leaf(Rc::new(n.clone()))));
+        assert_eq!(Stored::decode(&bytes).map(|m| m.encode()), Some(bytes));
         assert_eq!(n.size(), 8);
+    }
+
+    #[test]
+    fn stored_nodes_that_memdir_could_not_have_written_are_refused() {
+        let h = Hash::of(b"x").hex();
+        let leaf = |name: &str, size: u64| {
+            serde_json::to_vec(&serde_json::json!({"e": [[name, "f", h, size, 0]]})).unwrap()
+        };
+        assert!(Stored::decode(&leaf("ok.md", 1)).is_some());
+        for bad in ["..", ".", "", "a/b", "a\nb", "a\tb", "../../x.txt", "e\u{301}"] {
+            assert_eq!(Stored::decode(&leaf(bad, 1)), None, "{bad:?}");
+        }
+        assert_eq!(Stored::decode(&leaf("big", u64::MAX)), None);
+        let two = serde_json::json!({"e": [["a", "f", h, MAX_STORED_SIZE, 0], ["b", "f", h, 1, 0]]});
+        assert_eq!(Stored::decode(&serde_json::to_vec(&two).unwrap()), None, "sizes that add past the cap");
+        let dup = serde_json::json!({"e": [["a", "f", h, 1, 0], ["a", "f", h, 1, 0]]});
+        assert_eq!(Stored::decode(&serde_json::to_vec(&dup).unwrap()), None, "a name twice");
+        let branch = |depth: u8, k: u8| serde_json::to_vec(&serde_json::json!({"b": depth, "s": [[k, h, 1, 0, 1]]})).unwrap();
+        assert!(Stored::decode(&branch(0, 15)).is_some());
+        assert_eq!(Stored::decode(&branch(0, 16)), None);
+        assert_eq!(Stored::decode(&branch(64, 0)), None);
+        assert_eq!(Stored::decode(b"{\"e\":[],\"b\":0}"), None, "both forms at once");
     }
 
     #[test]

@@ -1,0 +1,193 @@
+//! Directories as stored: a small one is one leaf node, a large one is split into
+//! branches by the hash of its names (see [`crate::tree::LEAF_MAX`]). This module
+//! reads a whole directory, finds one name, and sets one name, touching only the
+//! leaf and the branches on that name's way; the rest of the engine sees a
+//! directory as a map of names.
+
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec;
+
+use crate::engine::Engine;
+use crate::error::ToolError;
+use crate::overlay::Overlay;
+use crate::store::Store;
+use crate::tree::{Child, FANOUT, Hash, Kind, LEAF_MAX, Node, Slot, Stored, nibble};
+
+impl<S: Store> Engine<S> {
+    /// Every entry of the directory whose top node is `hash`. A large directory is
+    /// gathered from its leaves, each checked to hold only names that belong under
+    /// its branch slots, and each slot's count and size checked against what it
+    /// holds (so a tampered branch can neither hide nor repeat entries).
+    pub(crate) async fn dir(&self, overlay: &Overlay, hash: Hash) -> Result<Rc<Node>, ToolError> {
+        let top = self.stored(overlay, hash).await?;
+        let branch = match &*top {
+            Stored::Leaf(node) => return Ok(node.clone()),
+            Stored::Branch(b) => b.clone(),
+        };
+        if branch.depth != 0 {
+            return Err(ToolError::Damaged);
+        }
+        let mut out = Node::default();
+        // (slot, the nibbles on its way, the depth a branch there must have)
+        let mut todo = vec![(branch, vec![])];
+        while let Some((b, way)) = todo.pop() {
+            for (k, slot) in &b.slots {
+                let mut way = way.clone();
+                way.push(*k);
+                let sub = self.stored(overlay, slot.hash).await?;
+                if sub.count() != slot.count || sub.size() != slot.size {
+                    return Err(ToolError::Damaged);
+                }
+                match &*sub {
+                    Stored::Branch(deeper) if usize::from(deeper.depth) == way.len() => {
+                        todo.push((deeper.clone(), way));
+                    }
+                    Stored::Branch(_) => return Err(ToolError::Damaged),
+                    Stored::Leaf(leaf) => {
+                        for (name, child) in &leaf.children {
+                            if !belongs(name, &way) || out.children.insert(name.clone(), *child).is_some() {
+                                return Err(ToolError::Damaged);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Rc::new(out))
+    }
+
+    /// The entry `name` of the directory whose top node is `hash`.
+    pub(crate) async fn dir_get(
+        &self,
+        overlay: &Overlay,
+        hash: Hash,
+        name: &str,
+    ) -> Result<Option<Child>, ToolError> {
+        let mut hash = hash;
+        let mut depth = 0u8;
+        loop {
+            match &*self.stored(overlay, hash).await? {
+                Stored::Leaf(leaf) => return Ok(leaf.children.get(name).copied()),
+                Stored::Branch(b) if b.depth == depth => {
+                    let Some(slot) = b.slots.get(&(nibble(name, depth) % FANOUT)) else {
+                        return Ok(None);
+                    };
+                    hash = slot.hash;
+                    depth = depth.checked_add(1).ok_or(ToolError::Damaged)?;
+                }
+                Stored::Branch(_) => return Err(ToolError::Damaged),
+            }
+        }
+    }
+
+    /// The directory `hash` with `name` set to `entry` (or removed, with `None`),
+    /// as a new directory entry. Rewrites one leaf and the branches above it; a
+    /// part that grows past [`LEAF_MAX`] entries splits, one that shrinks to it
+    /// merges back into a leaf, so the layout depends only on the entries.
+    pub(crate) async fn dir_set(
+        &self,
+        overlay: &mut Overlay,
+        hash: Hash,
+        name: &str,
+        entry: Option<Child>,
+    ) -> Result<Child, ToolError> {
+        let slot = self.part_set(overlay, hash, 0, name, entry).await?;
+        let slot = match slot {
+            Some(s) => s,
+            None => overlay.add_part(BTreeMap::new(), 0),
+        };
+        Ok(Child {
+            kind: Kind::Dir,
+            hash: slot.hash,
+            size: slot.size,
+            written: slot.written.max(overlay.now),
+        })
+    }
+
+    /// [`Engine::dir_set`] on the part `hash` at `depth`; `None` if it is left empty.
+    fn part_set<'a>(
+        &'a self,
+        overlay: &'a mut Overlay,
+        hash: Hash,
+        depth: u8,
+        name: &'a str,
+        entry: Option<Child>,
+    ) -> core::pin::Pin<Box<dyn core::future::Future<Output = Result<Option<Slot>, ToolError>> + 'a>>
+    {
+        Box::pin(async move {
+            let part = self.stored(overlay, hash).await?;
+            let branch = match &*part {
+                Stored::Leaf(leaf) => {
+                    let mut entries = leaf.children.clone();
+                    match entry {
+                        Some(c) => entries.insert(name.into(), c),
+                        None => entries.remove(name),
+                    };
+                    if entries.is_empty() {
+                        return Ok(None);
+                    }
+                    return Ok(Some(overlay.add_part(entries, depth)));
+                }
+                Stored::Branch(b) if b.depth == depth => b.clone(),
+                Stored::Branch(_) => return Err(ToolError::Damaged),
+            };
+            let k = nibble(name, depth) % FANOUT;
+            let below = match branch.slots.get(&k) {
+                Some(slot) => {
+                    let deeper = depth.checked_add(1).ok_or(ToolError::Damaged)?;
+                    self.part_set(overlay, slot.hash, deeper, name, entry).await?
+                }
+                None => match entry {
+                    Some(c) => Some(overlay.add_part(BTreeMap::from([(String::from(name), c)]), depth + 1)),
+                    None => None,
+                },
+            };
+            let mut branch = branch;
+            match below {
+                Some(s) => branch.slots.insert(k, s),
+                None => branch.slots.remove(&k),
+            };
+            if branch.count() as usize > LEAF_MAX {
+                return Ok(Some(overlay.add_branch(branch)));
+            }
+            // Few enough entries for one leaf again: gather them (at most
+            // LEAF_MAX, from at most FANOUT parts) and lay them out afresh.
+            let mut entries = BTreeMap::new();
+            for slot in branch.slots.values() {
+                let gathered = self.gather(overlay, slot.hash).await?;
+                entries.extend(gathered);
+            }
+            if entries.is_empty() {
+                return Ok(None);
+            }
+            Ok(Some(overlay.add_part(entries, depth)))
+        })
+    }
+
+    /// Every entry beneath a part of a directory that holds at most [`LEAF_MAX`].
+    async fn gather(&self, overlay: &Overlay, hash: Hash) -> Result<BTreeMap<String, Child>, ToolError> {
+        let mut out = BTreeMap::new();
+        let mut todo = vec![hash];
+        while let Some(h) = todo.pop() {
+            match &*self.stored(overlay, h).await? {
+                Stored::Leaf(leaf) => out.extend(leaf.children.iter().map(|(n, c)| (n.clone(), *c))),
+                Stored::Branch(b) => todo.extend(b.slots.values().map(|s| s.hash)),
+            }
+            if out.len() > LEAF_MAX {
+                return Err(ToolError::Damaged);
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// True if `name`'s nibbles begin with `way`: it belongs in that part.
+fn belongs(name: &str, way: &[u8]) -> bool {
+    let h = Hash::of(name.as_bytes());
+    way.iter()
+        .enumerate()
+        .all(|(d, k)| u8::try_from(d).is_ok_and(|d| h.nibble(d) == *k))
+}

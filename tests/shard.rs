@@ -1,0 +1,148 @@
+//! Large directories: a write into a directory of N entries writes a bounded
+//! number of bytes however large N is, the layout depends only on the entries
+//! (growing past a leaf and shrinking back gives the same objects as importing the
+//! same entries), and every entry stays reachable.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use std::cell::Cell;
+use std::collections::BTreeMap;
+
+use common::file;
+use memdir::{Config, Engine, Entry, MemoryStore, Page, Store, StoreError, block_on};
+use serde_json::json;
+
+/// Counts the bytes of every value written.
+struct Bytes {
+    inner: MemoryStore,
+    written: Cell<usize>,
+}
+
+impl Store for Bytes {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.inner.get(key).await
+    }
+    async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+        self.written.set(self.written.get() + value.len());
+        self.inner.set(key, value).await
+    }
+    async fn delete(&self, key: &str) -> Result<(), StoreError> {
+        self.inner.delete(key).await
+    }
+    async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
+        self.inner.list(prefix, cursor).await
+    }
+    async fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        self.written.set(self.written.get() + new.len());
+        self.inner.compare_and_swap(key, expected, new).await
+    }
+}
+
+fn flat(n: usize) -> Vec<Entry> {
+    (0..n)
+        .map(|i| file(&format!("/memories/flat/f{i:05}.md"), "x"))
+        .collect()
+}
+
+/// The stored root node's key: what the head's commit names.
+fn root_key(store: &MemoryStore) -> String {
+    let head = block_on(store.get("head")).unwrap().unwrap();
+    let commit = block_on(store.get(&format!("commit/{}", String::from_utf8(head).unwrap())))
+        .unwrap()
+        .unwrap();
+    let commit: serde_json::Value = serde_json::from_slice(&commit).unwrap();
+    format!("tree/{}", commit["root"].as_str().unwrap())
+}
+
+#[test]
+fn a_write_into_a_directory_of_50000_files_writes_a_bounded_number_of_bytes() {
+    let store = Bytes {
+        inner: MemoryStore::new(),
+        written: Cell::new(0),
+    };
+    let engine = Engine::new(&store, Config::default());
+    block_on(engine.import(&flat(50_000))).unwrap();
+    let whole = store.written.get();
+    for (i, input) in [
+        json!({"command": "create", "path": "/memories/flat/new.md", "file_text": "n"}),
+        json!({"command": "str_replace", "path": "/memories/flat/f12345.md", "old_str": "x", "new_str": "y"}),
+        json!({"command": "delete", "path": "/memories/flat/f00001.md"}),
+        json!({"command": "rename", "old_path": "/memories/flat/f00002.md", "new_path": "/memories/flat/g.md"}),
+    ]
+    .iter()
+    .enumerate()
+    {
+        store.written.set(0);
+        let r = block_on(engine.execute(input));
+        assert!(!r.is_error, "{}", r.content);
+        let bytes = store.written.get();
+        println!("command {i} into 50,000 entries: {bytes} bytes written (the import: {whole})");
+        // One leaf of at most 128 entries (~13 KiB here) and one branch per level
+        // (16 slots each), twice for a rename; the whole directory is ~5 MiB.
+        assert!(bytes < 64 * 1024, "command {i} wrote {bytes} bytes");
+    }
+    let names: Vec<String> = block_on(engine.entries())
+        .unwrap()
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
+    // The directory itself, 50,000 files, one created and one deleted.
+    assert_eq!(names.len(), 1 + 50_000 + 1 - 1);
+    assert!(names.contains(&"/memories/flat/new.md".to_string()));
+    assert!(names.contains(&"/memories/flat/g.md".to_string()));
+    assert!(!names.contains(&"/memories/flat/f00001.md".to_string()));
+}
+
+#[test]
+fn growing_past_a_leaf_and_shrinking_back_gives_the_layout_an_import_gives() {
+    let grown = MemoryStore::new();
+    let engine = Engine::new(grown.clone(), Config::default());
+    let mut model: BTreeMap<String, Option<String>> = BTreeMap::new();
+    // Up to 600 entries (several leaves, two levels of branches at the top), then
+    // down to 3, checking the layout against a fresh import at each size.
+    let sizes = [1usize, 128, 129, 300, 600, 257, 128, 127, 3];
+    let mut have = 0usize;
+    for &want in &sizes {
+        while have < want {
+            let path = format!("/memories/d/n{have:04}");
+            let r = block_on(engine.execute(
+                &json!({"command": "create", "path": path, "file_text": format!("{have}")}),
+            ));
+            assert!(!r.is_error, "{}", r.content);
+            model.insert(path, Some(format!("{have}")));
+            have += 1;
+        }
+        while have > want {
+            have -= 1;
+            let path = format!("/memories/d/n{have:04}");
+            let r = block_on(engine.execute(&json!({"command": "delete", "path": path})));
+            assert!(!r.is_error, "{}", r.content);
+            model.remove(&path);
+        }
+        let mut entries: Vec<Entry> = vec![Entry {
+            path: "/memories/d".into(),
+            content: None,
+        }];
+        entries.extend(model.iter().map(|(p, c)| Entry {
+            path: p.clone(),
+            content: c.clone(),
+        }));
+        assert_eq!(block_on(engine.entries()).unwrap(), entries, "at {want}");
+        let fresh = MemoryStore::new();
+        block_on(Engine::new(fresh.clone(), Config::default()).import(&entries)).unwrap();
+        assert_eq!(root_key(&grown), root_key(&fresh), "layout at {want} entries");
+        let view = block_on(engine.execute(&json!({"command": "view", "path": "/memories/d"})));
+        assert_eq!(view.content.lines().count(), 2 + want, "view at {want}");
+    }
+}
