@@ -163,9 +163,6 @@ impl<S: Store> Engine<S> {
                 return Err(Refusal::NotFoundHint(path.clone()).into());
             }
         };
-        if range.is_some() {
-            return Err(Refusal::RangeOnDirectory.into());
-        }
         let node = self.dir(&none, dir).await?;
         let mut rows = vec![(node.size(), String::from(path.as_str()))];
         for (name, child) in render::visible(&node) {
@@ -182,6 +179,6 @@ impl<S: Store> Engine<S> {
                 }
             }
         }
-        Ok(render::view_dir(path, &rows, limit))
+        render::view_dir(path, &rows, range, limit)
     }
 }

@@ -177,10 +177,23 @@ pub enum Refusal {
     /// delete, rename.
     NotFound(ValidPath),
     TooManyLines(ValidPath),
-    RangeOnDirectory,
-    RangeFirst { start: i64, end: i64, lines: usize },
-    RangeOrder { start: i64, end: i64, lines: usize },
-    RangeSecond { start: i64, end: i64, lines: usize },
+    RangeFirst {
+        start: i64,
+        end: i64,
+        lines: usize,
+        of: Lines,
+    },
+    RangeOrder {
+        start: i64,
+        end: i64,
+        lines: usize,
+    },
+    RangeSecond {
+        start: i64,
+        end: i64,
+        lines: usize,
+        of: Lines,
+    },
     AlreadyExists(ValidPath),
     CreateRoot,
     CreateUnderFile { path: ValidPath, file: ValidPath },
@@ -205,20 +218,27 @@ impl fmt::Display for Refusal {
             Refusal::TooManyLines(path) => {
                 write!(f, "File {path} exceeds maximum line limit of 999,999 lines.")
             }
-            Refusal::RangeOnDirectory => f.write_str(
-                "The `view_range` parameter is not allowed when path points to a directory.",
-            ),
-            Refusal::RangeFirst { start, end, lines } => write!(
+            Refusal::RangeFirst {
+                start,
+                end,
+                lines,
+                of,
+            } => write!(
                 f,
-                "Invalid `view_range`: [{start}, {end}]. Its first element `{start}` should be within the range of lines of the file: [1, {lines}]"
+                "Invalid `view_range`: [{start}, {end}]. Its first element `{start}` should be within the range of lines of the {of}: [1, {lines}]"
             ),
             Refusal::RangeOrder { start, end, lines } => write!(
                 f,
                 "Invalid `view_range`: [{start}, {end}]. Its second element `{end}` should not be less than its first element `{start}`; the valid range is [1, {lines}]"
             ),
-            Refusal::RangeSecond { start, end, lines } => write!(
+            Refusal::RangeSecond {
+                start,
+                end,
+                lines,
+                of,
+            } => write!(
                 f,
-                "Invalid `view_range`: [{start}, {end}]. Its second element `{end}` should be within the range of lines of the file: [1, {lines}], or -1 for the last line"
+                "Invalid `view_range`: [{start}, {end}]. Its second element `{end}` should be within the range of lines of the {of}: [1, {lines}], or -1 for the last line"
             ),
             Refusal::AlreadyExists(path) => write!(f, "File {path} already exists"),
             Refusal::CreateRoot => {
@@ -264,6 +284,22 @@ impl fmt::Display for Refusal {
                 "Cannot rename {from} to {to}: {file} is a file, not a directory"
             ),
         }
+    }
+}
+
+/// What a `view_range` counts lines of: a file, or a directory's listing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lines {
+    OfFile,
+    OfListing,
+}
+
+impl fmt::Display for Lines {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Lines::OfFile => "file",
+            Lines::OfListing => "listing",
+        })
     }
 }
 

@@ -6,7 +6,7 @@ use alloc::format;
 use alloc::string::String;
 use core::fmt::{self, Write};
 
-use crate::error::{Refusal, ToolError};
+use crate::error::{Lines, Refusal, ToolError};
 use crate::lines;
 use crate::path::ValidPath;
 use crate::tree::{Child, Node};
@@ -85,18 +85,13 @@ pub fn dir_header(path: &ValidPath) -> String {
     )
 }
 
-pub fn file_cut_hint(limit: usize, last: usize, lines: usize, end: usize) -> String {
+/// The last line of a view cut at the read limit: the same for a file and a
+/// directory's listing, which pages by `view_range` like a file.
+pub fn cut_hint(limit: usize, last: usize, lines: usize, end: usize) -> String {
     format!(
         "[Output cut at the read limit of {} characters after line {last} of {lines}. To see more, view with view_range [{}, {end}].]",
         Thousands(limit as u64),
         last + 1
-    )
-}
-
-pub fn dir_cut_hint(limit: usize, more: usize) -> String {
-    format!(
-        "[Output cut at the read limit of {} characters: {more} more entries not shown. View a subdirectory to see them.]",
-        Thousands(limit as u64)
     )
 }
 
@@ -158,21 +153,7 @@ pub(crate) fn view_file(
     if n > 999_999 {
         return Err(Refusal::TooManyLines(path.clone()).into());
     }
-    let (start, end) = match range {
-        None => (1, n),
-        Some((s, e)) => {
-            if s < 1 || s > n as i64 {
-                return Err(Refusal::RangeFirst { start: s, end: e, lines: n }.into());
-            }
-            if e != -1 && e < s {
-                return Err(Refusal::RangeOrder { start: s, end: e, lines: n }.into());
-            }
-            if e > n as i64 {
-                return Err(Refusal::RangeSecond { start: s, end: e, lines: n }.into());
-            }
-            (s as usize, if e == -1 { n } else { e as usize })
-        }
-    };
+    let (start, end) = lines_in_range(range, n, Lines::OfFile)?;
     let mut out = file_header(path);
     let shown = end + 1 - start;
     // Each line adds at most 8 bytes (6 digits, a TAB, a newline) and a character is
@@ -191,7 +172,7 @@ pub(crate) fn view_file(
             let cost = 7.max(1 + digits(number)) + line.chars().count() + usize::from(!first);
             if !first && used + cost > limit {
                 out.push('\n');
-                out.push_str(&file_cut_hint(limit, number - 1, n, end));
+                out.push_str(&cut_hint(limit, number - 1, n, end));
                 return Ok(out);
             }
             used += cost;
@@ -214,24 +195,55 @@ fn digits(mut n: usize) -> usize {
     d
 }
 
-pub(crate) fn view_dir(path: &ValidPath, rows: &[(u64, String)], limit: usize) -> String {
+/// `view_range` as the lines `start..=end` of `n`, or the refusal naming which
+/// element is wrong.
+fn lines_in_range(range: Option<(i64, i64)>, n: usize, of: Lines) -> Result<(usize, usize), ToolError> {
+    let Some((s, e)) = range else {
+        return Ok((1, n));
+    };
+    let lines = n;
+    if s < 1 || s > n as i64 {
+        return Err(Refusal::RangeFirst { start: s, end: e, lines, of }.into());
+    }
+    if e != -1 && e < s {
+        return Err(Refusal::RangeOrder { start: s, end: e, lines }.into());
+    }
+    if e > n as i64 {
+        return Err(Refusal::RangeSecond { start: s, end: e, lines, of }.into());
+    }
+    Ok((s as usize, if e == -1 { n } else { e as usize }))
+}
+
+/// A directory's listing: line 1 is the directory itself, then its entries. Like a
+/// file, it is cut at the read limit with a hint naming the `view_range` of the
+/// rest, so every entry of a directory of any size can be reached.
+pub(crate) fn view_dir(
+    path: &ValidPath,
+    rows: &[(u64, String)],
+    range: Option<(i64, i64)>,
+    limit: usize,
+) -> Result<String, ToolError> {
+    let n = rows.len();
+    let (start, end) = lines_in_range(range, n, Lines::OfListing)?;
     let mut out = dir_header(path);
     let mut used = out.chars().count();
-    for (i, (size, shown)) in rows.iter().enumerate() {
+    for (i, (size, shown)) in rows.iter().enumerate().skip(start - 1).take(end + 1 - start) {
+        let number = i + 1;
+        let first = number == start;
         let line = format!("{}\t{shown}", human_size(*size));
-        let cost = line.chars().count() + usize::from(i > 0);
-        if i > 0 && used + cost > limit {
+        let cost = line.chars().count() + usize::from(!first);
+        if !first && used + cost > limit {
             out.push('\n');
-            out.push_str(&dir_cut_hint(limit, rows.len() - i));
-            return out;
+            out.push_str(&cut_hint(limit, number - 1, n, end));
+            return Ok(out);
         }
-        if i > 0 {
+        if !first {
             out.push('\n');
         }
         out.push_str(&line);
         used += cost;
     }
-    out
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -218,9 +218,6 @@ impl Model {
         match self.kind(p) {
             None => Err(not_found_v(p)),
             Some(Kind::Dir) => {
-                if range.is_some() {
-                    return Err("The `view_range` parameter is not allowed when path points to a directory.".into());
-                }
                 let skip = |n: &str| n.starts_with('.') || n == "node_modules";
                 let mut rows = vec![format!("{}\t{p}", human(self.size_of(p)))];
                 for c in self.children(p).into_iter().filter(|c| !skip(c)) {
@@ -243,57 +240,21 @@ impl Model {
                 let head = format!(
                     "Here're the files and directories up to 2 levels deep in {p}, excluding hidden items and node_modules:\n"
                 );
-                let (mut out, shown) = fit(head, &rows);
-                if shown < rows.len() {
-                    out.push_str(&format!(
-                        "\n[Output cut at the read limit of {} characters: {} more entries not shown. View a subdirectory to see them.]",
-                        commas(READ_LIMIT as u64),
-                        rows.len() - shown
-                    ));
-                }
-                Ok(out)
+                page(head, &rows, range, "listing")
             }
             Some(Kind::File) => {
                 let content = &self.files[p];
-                let lines: Vec<&str> = content.split('\n').collect();
-                let n = lines.len() as i64;
-                let (s, e) = match range {
-                    None => (1, n),
-                    Some((s, e)) => {
-                        if s < 1 || s > n {
-                            return Err(format!(
-                                "Invalid `view_range`: [{s}, {e}]. Its first element `{s}` should be within the range of lines of the file: [1, {n}]"
-                            ));
-                        }
-                        if e != -1 && e < s {
-                            return Err(format!(
-                                "Invalid `view_range`: [{s}, {e}]. Its second element `{e}` should not be less than its first element `{s}`; the valid range is [1, {n}]"
-                            ));
-                        }
-                        if e > n {
-                            return Err(format!(
-                                "Invalid `view_range`: [{s}, {e}]. Its second element `{e}` should be within the range of lines of the file: [1, {n}], or -1 for the last line"
-                            ));
-                        }
-                        (s, if e == -1 { n } else { e })
-                    }
-                };
-                let rows: Vec<String> = (s..=e)
-                    .map(|k| numbered(k as usize, lines[k as usize - 1]))
+                let rows: Vec<String> = content
+                    .split('\n')
+                    .enumerate()
+                    .map(|(i, l)| numbered(i + 1, l))
                     .collect();
-                let (mut out, shown) = fit(
+                page(
                     format!("Here's the content of {p} with line numbers:\n"),
                     &rows,
-                );
-                if shown < rows.len() {
-                    let b = s + shown as i64 - 1;
-                    out.push_str(&format!(
-                        "\n[Output cut at the read limit of {} characters after line {b} of {n}. To see more, view with view_range [{}, {e}].]",
-                        commas(READ_LIMIT as u64),
-                        b + 1
-                    ));
-                }
-                Ok(out)
+                    range,
+                    "file",
+                )
             }
         }
     }
@@ -472,6 +433,44 @@ impl Model {
 }
 
 /// Whole rows (at least one) while header + rows joined by `\n` fit the read limit.
+/// Lines `view_range` selects of a file's or a listing's `rows`, cut at the read
+/// limit with the hint naming the range of the rest.
+fn page(head: String, rows: &[String], range: Option<(i64, i64)>, of: &str) -> Answer {
+    let n = rows.len() as i64;
+    let (s, e) = match range {
+        None => (1, n),
+        Some((s, e)) => {
+            if s < 1 || s > n {
+                return Err(format!(
+                    "Invalid `view_range`: [{s}, {e}]. Its first element `{s}` should be within the range of lines of the {of}: [1, {n}]"
+                ));
+            }
+            if e != -1 && e < s {
+                return Err(format!(
+                    "Invalid `view_range`: [{s}, {e}]. Its second element `{e}` should not be less than its first element `{s}`; the valid range is [1, {n}]"
+                ));
+            }
+            if e > n {
+                return Err(format!(
+                    "Invalid `view_range`: [{s}, {e}]. Its second element `{e}` should be within the range of lines of the {of}: [1, {n}], or -1 for the last line"
+                ));
+            }
+            (s, if e == -1 { n } else { e })
+        }
+    };
+    let selected = &rows[(s - 1) as usize..e as usize];
+    let (mut out, shown) = fit(head, selected);
+    if shown < selected.len() {
+        let b = s + shown as i64 - 1;
+        out.push_str(&format!(
+            "\n[Output cut at the read limit of {} characters after line {b} of {n}. To see more, view with view_range [{}, {e}].]",
+            commas(READ_LIMIT as u64),
+            b + 1
+        ));
+    }
+    Ok(out)
+}
+
 fn fit(head: String, rows: &[String]) -> (String, usize) {
     let mut used = head.chars().count();
     let mut out = head;

@@ -146,3 +146,51 @@ fn growing_past_a_leaf_and_shrinking_back_gives_the_layout_an_import_gives() {
         assert_eq!(view.content.lines().count(), 2 + want, "view at {want}");
     }
 }
+
+#[test]
+fn every_entry_of_a_directory_of_50000_files_is_reached_by_paging_its_view() {
+    let engine = Engine::new(MemoryStore::new(), Config::default());
+    block_on(engine.import(&flat(50_000))).unwrap();
+    let header = "Here're the files and directories up to 2 levels deep in /memories/flat, excluding hidden items and node_modules:\n";
+    let mut rows: Vec<String> = Vec::new();
+    let mut range: Option<(i64, i64)> = None;
+    let mut pages = 0;
+    loop {
+        pages += 1;
+        assert!(pages < 100, "paging does not end");
+        let mut input = json!({"command": "view", "path": "/memories/flat"});
+        if let Some((s, e)) = range {
+            input["view_range"] = json!([s, e]);
+        }
+        let r = block_on(engine.execute(&input));
+        assert!(!r.is_error, "{}", r.content);
+        let body = r.content.strip_prefix(header).expect("the listing's header");
+        let mut lines: Vec<&str> = body.split('\n').collect();
+        let hint = lines
+            .last()
+            .and_then(|l| l.strip_prefix("[Output cut at the read limit of 100,000 characters after line "))
+            .map(str::to_string);
+        match hint {
+            None => {
+                rows.extend(lines.iter().map(|l| l.to_string()));
+                break;
+            }
+            Some(h) => {
+                lines.pop();
+                rows.extend(lines.iter().map(|l| l.to_string()));
+                let (_, next) = h.split_once("view with view_range [").unwrap();
+                let (s, e) = next.trim_end_matches("].]").split_once(", ").unwrap();
+                let s: i64 = s.parse().unwrap();
+                assert_eq!(s as usize, rows.len() + 1, "the hint continues where the page ended");
+                range = Some((s, e.parse().unwrap()));
+            }
+        }
+    }
+    println!("50,000 entries in {pages} pages");
+    assert!(pages > 10);
+    assert_eq!(rows.len(), 50_001);
+    assert_eq!(rows[0], "49K\t/memories/flat");
+    for (i, row) in rows.iter().skip(1).enumerate() {
+        assert_eq!(*row, format!("1B\t/memories/flat/f{i:05}.md"));
+    }
+}

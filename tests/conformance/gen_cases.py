@@ -137,21 +137,24 @@ def paged_file_view(P, content, limit, rng=None):
     return out
 
 
-def paged_dir_view(P, files, dirs, limit):
+def paged_dir_view(P, files, dirs, limit, rng=None):
+    """A directory's listing pages like a file (memdir's rule): line 1 is P itself."""
     lines = dir_view_lines(P, files, dirs)
+    n = len(lines)
+    s, e = (1, n) if rng is None else (rng[0], n if rng[1] == -1 else rng[1])
     head = dir_header(P)
     shown, used = [], len(head)
-    for l in lines:
+    for l in lines[s - 1:e]:
         add = len(l) + (1 if shown else 0)
         if shown and used + add > limit:
             break
         shown.append(l)
         used += add
     out = head + "\n".join(shown)
-    k = len(lines) - len(shown)
-    if k:
-        out += (f"\n[Output cut at the read limit of {commas(limit)} characters: {k} more "
-                "entries not shown. View a subdirectory to see them.]")
+    b = s + len(shown) - 1
+    if b < e:
+        out += (f"\n[Output cut at the read limit of {commas(limit)} characters after line "
+                f"{b} of {n}. To see more, view with view_range [{b + 1}, {e}].]")
     return out
 
 
@@ -541,12 +544,26 @@ case("view/dir-unicode-sizes-are-utf8-bytes", view(R), DV + "\n".join([
     "19B\t/memories", "4B\t/memories/emoji", "6B\t/memories/h\u00e9llo", "9B\t/memories/\u65e5\u672c\u8a9e"]),
     before=st({"/memories/h\u00e9llo": "h\u00e9llo", "/memories/emoji": "\U0001f600",
                "/memories/\u65e5\u672c\u8a9e": "\u65e5\u672c\u8a9e"}))
-case("view/dir-with-view-range-refused", view(R, [1, 2]),
-     "The `view_range` parameter is not allowed when path points to a directory.",
-     is_error=True, before=TREE)
-case("view/dir-with-view-range-refused-subdir", view("/memories/docs/", [1, -1]),
-     "The `view_range` parameter is not allowed when path points to a directory.",
-     is_error=True, before=TREE)
+# memdir's rule: `view_range` on a directory selects lines of its listing (line 1 is
+# the directory itself), so a listing cut at the read limit pages like a file.
+case("view/dir-with-view-range-selects-listing-lines", view(R, [2, 3]),
+     DV + "\n".join(["2B\t/memories/a/", "2B\t/memories/a/x"]),
+     before=st({"/memories/a/x": "xx", "/memories/b": "bbb"}))
+case("view/dir-with-view-range-to-the-end", view("/memories/a/", [2, -1]),
+     dir_header("/memories/a") + "\n".join(["2B\t/memories/a/x", "1B\t/memories/a/y"]),
+     before=st({"/memories/a/x": "xx", "/memories/a/y": "y"}))
+case("view/dir-with-view-range-first-out-of-range", view(R, [5, -1]),
+     "Invalid `view_range`: [5, -1]. Its first element `5` should be within the range of lines "
+     "of the listing: [1, 3]",
+     is_error=True, before=st({"/memories/a": "a", "/memories/b": "b"}))
+case("view/dir-with-view-range-second-out-of-range", view(R, [1, 4]),
+     "Invalid `view_range`: [1, 4]. Its second element `4` should be within the range of lines "
+     "of the listing: [1, 3], or -1 for the last line",
+     is_error=True, before=st({"/memories/a": "a", "/memories/b": "b"}))
+case("view/dir-with-view-range-reversed", view(R, [3, 2]),
+     "Invalid `view_range`: [3, 2]. Its second element `2` should not be less than its first "
+     "element `3`; the valid range is [1, 3]",
+     is_error=True, before=st({"/memories/a": "a", "/memories/b": "b"}))
 case("view/dir-hidden-directory-itself-viewable", view("/memories/.cfg"),
      dir_header("/memories/.cfg") + "\n".join(["5B\t/memories/.cfg", "2B\t/memories/.cfg/a",
                                                "3B\t/memories/.cfg/sub/",
@@ -720,13 +737,19 @@ assert HD == 109
 for L in [HD + 12, HD + 12 + 16, HD + 12 + 5 * 16, HD + 12 + 6 * 16, HD + 12 + 6 * 16 - 1, 5]:
     exp = paged_dir_view(R, DP["files"], [], L)
     case(f"view/paging-dir-limit-{L}", view(R), exp, before=DP, limits={"read_limit_chars": L})
-assert CASES[-1]["content"] == DV + "6B\t/memories\n[Output cut at the read limit of 5 characters: 6 more entries not shown. View a subdirectory to see them.]"
+assert CASES[-1]["content"] == DV + "6B\t/memories\n[Output cut at the read limit of 5 characters after line 1 of 7. To see more, view with view_range [2, 7].]"
 case("view/paging-dir-two-levels", view(R),
      DV + "3B\t/memories\n3B\t/memories/d/\n"
-     "[Output cut at the read limit of 140 characters: 3 more entries not shown. "
-     "View a subdirectory to see them.]",
+     "[Output cut at the read limit of 140 characters after line 2 of 5. "
+     "To see more, view with view_range [3, 5].]",
      before=st({"/memories/d/a": "a", "/memories/d/b": "b", "/memories/d/c": "c"}),
      limits={"read_limit_chars": 140})
+case("view/paging-dir-the-next-page", view(R, [3, 5]),
+     DV + "1B\t/memories/d/a\n[Output cut at the read limit of 140 characters after line 3 of 5. "
+     "To see more, view with view_range [4, 5].]",
+     before=st({"/memories/d/a": "a", "/memories/d/b": "b", "/memories/d/c": "c"}),
+     limits={"read_limit_chars": 140})
+assert CASES[-1]["content"] == paged_dir_view(R, {"/memories/d/a": "a", "/memories/d/b": "b", "/memories/d/c": "c"}, [], 140, (3, 5))
 
 # ================================================================ create
 
@@ -1088,7 +1111,8 @@ for c in CASES:
         rng = i.get("view_range")
         got = paged_file_view(p, files[p], limit, tuple(rng) if rng else None)
     else:
-        got = paged_dir_view(p, files, dirs, limit)
+        rng = i.get("view_range")
+        got = paged_dir_view(p, files, dirs, limit, tuple(rng) if rng else None)
     assert got == c["content"], (c["name"], got, c["content"])
     checked += 1
 assert checked > 60, checked
