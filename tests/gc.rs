@@ -62,7 +62,7 @@ fn an_unpublished_object_survives_a_pass() {
     let mut fut = pin!(writer.execute_json(input));
     let mut cx = Context::from_waker(Waker::noop());
     // Drive the writer until it has written its blob but not yet moved the head.
-    while backing.len() == 0 {
+    while backing.is_empty() {
         assert!(matches!(fut.as_mut().poll(&mut cx), Poll::Pending));
     }
     block_on(collector.gc(0)).unwrap();

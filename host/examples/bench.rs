@@ -3,6 +3,10 @@
 //! over the same backend. Run by `bash bench/host/run.sh` (release build).
 //!
 //! Usage: `bench [COMPONENT] [ROUNDS]` (component default: `memdir_host::locate_component`).
+#![allow(
+    clippy::expect_used,
+    reason = "a benchmark run by hand: a broken setup should stop it, saying where"
+)]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

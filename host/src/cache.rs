@@ -42,7 +42,9 @@ pub fn load_or_compile(engine: &Engine, bytes: &[u8], dir: &Path) -> wasmtime::R
         // SAFETY: the entry was written by `store` below from a compilation by an
         // engine with the same compatibility hash, in a directory only this user
         // can write; deserialize_file also checks version and configuration.
-        if let Ok(c) = unsafe { Component::deserialize_file(engine, &path) } {
+        #[allow(unsafe_code, reason = "wasmtime cannot verify precompiled code")]
+        let cached = unsafe { Component::deserialize_file(engine, &path) };
+        if let Ok(c) = cached {
             return Ok(c);
         }
     }

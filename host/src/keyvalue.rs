@@ -206,6 +206,7 @@ impl wall_clock::Host for State {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
     use crate::MemoryBackend;

@@ -211,10 +211,9 @@ fn read_line(r: &mut impl BufRead, max: usize) -> io::Result<Option<Line>> {
             break;
         }
         any = true;
-        let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(i) => (&chunk[..i], true),
-            None => (chunk, false),
-        };
+        // Up to the first newline; shorter than the chunk when there is one.
+        let part = chunk.split(|&b| b == b'\n').next().unwrap_or(chunk);
+        let done = part.len() < chunk.len();
         len += part.len();
         if len <= max.saturating_add(1) {
             buf.extend_from_slice(part);

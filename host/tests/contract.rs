@@ -1,5 +1,11 @@
 //! The engine's store-contract suite against both backends the host lends, as
 //! themselves and behind `dyn Backend` (the form the keyvalue imports use).
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::sync::Arc;
 

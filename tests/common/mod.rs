@@ -118,10 +118,10 @@ pub fn run_interleaved<F: Future>(futs: Vec<F>) -> Vec<F::Output> {
         seed ^= seed >> 7;
         seed ^= seed << 17;
         let i = (seed % futs.len() as u64) as usize;
-        if out[i].is_none() {
-            if let Poll::Ready(v) = futs[i].as_mut().poll(&mut cx) {
-                out[i] = Some(v);
-            }
+        if out[i].is_none()
+            && let Poll::Ready(v) = futs[i].as_mut().poll(&mut cx)
+        {
+            out[i] = Some(v);
         }
     }
     out.into_iter().map(Option::unwrap).collect()

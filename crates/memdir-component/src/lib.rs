@@ -8,6 +8,10 @@
 //!
 //! Build: `cargo build -p memdir-component --target wasm32-wasip2 --profile release-wasm`.
 #![cfg_attr(target_arch = "wasm32", no_std)]
+#![allow(
+    unsafe_code,
+    reason = "the canonical ABI's allocator and wit-bindgen's exports are unsafe by nature"
+)]
 
 extern crate alloc;
 

@@ -70,6 +70,11 @@ impl HeadCheck {
         })
     }
 
+    /// The head's read, for the fault hooks to listen to.
+    pub(crate) fn request(&self) -> &IdbRequest {
+        &self.request
+    }
+
     pub(crate) fn verdict(&self) -> Verdict {
         self.verdict.get()
     }

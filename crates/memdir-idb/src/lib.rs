@@ -33,12 +33,16 @@ use web_sys::{Event, IdbDatabase, IdbTransaction, IdbTransactionMode};
 mod connection;
 mod errors;
 mod events;
+mod faults;
 mod head_check;
 pub mod timer;
 
 use connection::{OBJECTS, VERSION};
 pub use connection::{database_name, delete_database};
 use events::FirstEvent;
+#[cfg(feature = "testing")]
+pub use faults::Fault;
+use faults::Faults;
 use head_check::{HeadCheck, Verdict};
 
 /// Keys per page of [`Store::list`]: under the contract suite's 1,100 so paging is
@@ -64,8 +68,8 @@ struct Shared {
     /// The browser or another tab took our connection away; reconnect next time.
     stale: Cell<bool>,
     closed: Cell<bool>,
-    #[cfg(feature = "testing")]
-    abort_after: Cell<Option<usize>>,
+    /// Zero-sized unless the `testing` feature is on (see `faults`).
+    faults: Faults,
 }
 
 impl IdbStore {
@@ -83,8 +87,7 @@ impl IdbStore {
                 db: RefCell::new(None),
                 stale: Cell::new(false),
                 closed: Cell::new(false),
-                #[cfg(feature = "testing")]
-                abort_after: Cell::new(None),
+                faults: Faults::new(),
             }),
         }
     }
@@ -209,11 +212,17 @@ impl IdbStore {
         }
     }
 
-    /// Test hook: the next `commit` aborts its transaction after its k-th request
-    /// has succeeded (k = 0: before any request).
+    /// Test hook: `fault` strikes the next `commit` (of any clone of this store).
     #[cfg(feature = "testing")]
-    pub fn abort_next_commit_after(&self, requests: Option<usize>) {
-        self.shared.abort_after.set(requests);
+    pub fn inject_into_next_commit(&self, fault: Fault) {
+        self.shared.faults.plan(fault);
+    }
+
+    /// Test hook: how many injected faults have actually struck so far, so a test
+    /// can prove its fault was hit rather than planned and silently skipped.
+    #[cfg(feature = "testing")]
+    pub fn injected_faults(&self) -> usize {
+        self.shared.faults.fired()
     }
 }
 
@@ -379,30 +388,35 @@ impl Store for IdbStore {
     ) -> Result<bool, StoreError> {
         let (tx, store) = self.transaction(IdbTransactionMode::Readwrite).await?;
         let done = FirstEvent::new(&tx, SETTLED);
-        #[cfg(feature = "testing")]
-        if let Some(limit) = self.shared.abort_after.take() {
-            return self
-                .commit_with_fault(tx, done, store, limit, objects, k, expected, new)
-                .await;
-        }
+        // No-ops unless a test planned a fault (see `faults`).
+        let mut faults = self.shared.faults.arm(&tx);
         let raw = match tx.object_store(OBJECTS) {
             Ok(r) => r,
             Err(e) => return Err(self.failed_with(&tx, done, errors::from_js(&e)).await),
         };
-        let check = match HeadCheck::place(&raw, &tx, k, expected) {
+        let check = match faults
+            .placing()
+            .and_then(|()| HeadCheck::place(&raw, &tx, k, expected))
+        {
             Ok(c) => c,
             Err(e) => return Err(self.failed_with(&tx, done, errors::from_js(&e)).await),
         };
+        faults.placed(check.request());
         drop(store);
         for (ok, ov) in objects
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_slice()))
             .chain([(k, new)])
         {
-            if let Err(e) = raw.put_with_key(&bytes(ov), &key(ok)) {
-                return Err(self.failed_with(&tx, done, errors::from_js(&e)).await);
+            match faults
+                .placing()
+                .and_then(|()| raw.put_with_key(&bytes(ov), &key(ok)))
+            {
+                Ok(request) => faults.placed(&request),
+                Err(e) => return Err(self.failed_with(&tx, done, errors::from_js(&e)).await),
             }
         }
+        faults.sealed();
         let outcome = done.await;
         match (outcome, check.verdict()) {
             ("complete", Verdict::Matches) => Ok(true),
@@ -418,67 +432,6 @@ impl Store for IdbStore {
 
 #[cfg(feature = "testing")]
 impl IdbStore {
-    /// `commit`, one request at a time, aborting after `limit` requests succeeded.
-    #[allow(clippy::too_many_arguments)]
-    async fn commit_with_fault(
-        &self,
-        tx: IdbTransaction,
-        done: FirstEvent,
-        store: ObjectStore,
-        limit: usize,
-        objects: &[(String, Vec<u8>)],
-        k: &str,
-        expected: Option<&[u8]>,
-        new: &[u8],
-    ) -> Result<bool, StoreError> {
-        let mut succeeded = 0;
-        let step = |n: &mut usize| -> bool {
-            let stop = *n == limit;
-            *n += 1;
-            stop
-        };
-        let abort = |tx: &IdbTransaction| {
-            let _ = tx.abort();
-        };
-        if step(&mut succeeded) {
-            abort(&tx);
-            return self.settle(&tx, done).await.map(|()| true);
-        }
-        let current = store
-            .get(key(k))
-            .map_err(errors::from_idb)?
-            .await
-            .map_err(errors::from_idb)?;
-        if value(current)?.as_deref() != expected {
-            abort(&tx);
-            return Ok(false);
-        }
-        for (ok, ov) in objects {
-            if step(&mut succeeded) {
-                abort(&tx);
-                return self.settle(&tx, done).await.map(|()| true);
-            }
-            store
-                .put(&bytes(ov), Some(&key(ok)))
-                .map_err(errors::from_idb)?
-                .await
-                .map_err(errors::from_idb)?;
-        }
-        if step(&mut succeeded) {
-            abort(&tx);
-            return self.settle(&tx, done).await.map(|()| true);
-        }
-        store
-            .put(&bytes(new), Some(&key(k)))
-            .map_err(errors::from_idb)?
-            .await
-            .map_err(errors::from_idb)?;
-        if step(&mut succeeded) {
-            abort(&tx);
-        }
-        self.settle(&tx, done).await.map(|()| true)
-    }
-
     /// Test hook: a store on an explicit schema version, to provoke a blocked upgrade.
     pub fn new_at_version(namespace: &str, version: u32) -> Self {
         Self::with_version(namespace, version)

@@ -44,6 +44,8 @@ struct Probe<'a> {
     inner: &'a IdbStore,
     ops: Cell<u64>,
     fault: Fault,
+    /// How many times `fault` struck.
+    struck: Cell<u64>,
 }
 
 impl<'a> Probe<'a> {
@@ -52,14 +54,19 @@ impl<'a> Probe<'a> {
             inner,
             ops: Cell::new(0),
             fault,
+            struck: Cell::new(0),
         }
     }
     fn hit(&self) -> Result<(), StoreError> {
         let n = self.ops.get();
         self.ops.set(n + 1);
         match self.fault {
-            Fault::FailAt(k) if k == n => Err(StoreError::Failed),
+            Fault::FailAt(k) if k == n => {
+                self.struck.set(self.struck.get() + 1);
+                Err(StoreError::Failed)
+            }
             Fault::CloseAt(k) if k == n => {
+                self.struck.set(self.struck.get() + 1);
                 self.inner.close();
                 Ok(())
             }
@@ -231,8 +238,9 @@ fn mutations() -> Vec<Value> {
 }
 
 /// Runs `input` with `inject` armed for k = 0, 1, … until it succeeds; every failed
-/// run must answer `want_error` and leave the tree exactly as before; the run that
-/// succeeds must have the full effect.
+/// run must answer `want_error`, leave the tree exactly as before and have had its
+/// fault strike exactly once (so a hook that stops firing fails the test); the run
+/// that succeeds must have the full effect and no fault.
 async fn each_step(name: &str, inject: impl Fn(&IdbStore, u64) -> Fault, want_error: &str) {
     let ns = format!("steps-{name}");
     for input in mutations() {
@@ -249,12 +257,16 @@ async fn each_step(name: &str, inject: impl Fn(&IdbStore, u64) -> Fault, want_er
             t
         };
         let mut k = 0;
+        let mut struck_total = 0;
         loop {
+            let in_store = store.injected_faults();
             let fault = inject(&store, k);
             let probe = Probe::new(&store, fault);
             let r = Engine::new(&probe, Config::default())
                 .execute(&input)
                 .await;
+            let struck = probe.struck.get() + (store.injected_faults() - in_store) as u64;
+            struck_total += struck;
             // Read back through a fresh connection: what another tab would see.
             let reader = IdbStore::open(&ns).await.expect("reopen");
             let now = tree(&reader).await;
@@ -263,6 +275,8 @@ async fn each_step(name: &str, inject: impl Fn(&IdbStore, u64) -> Fault, want_er
                     now, want_after,
                     "{name} k={k} {input}: succeeded without its full effect"
                 );
+                assert_eq!(struck, 0, "{name} k={k} {input}: a fault struck yet it succeeded");
+                assert_eq!(struck_total, k, "{name} {input}: faults struck != steps failed");
                 // Every command reads the head and commits: at least two steps to fail.
                 assert!(
                     k >= 2,
@@ -270,6 +284,7 @@ async fn each_step(name: &str, inject: impl Fn(&IdbStore, u64) -> Fault, want_er
                 );
                 break;
             }
+            assert_eq!(struck, 1, "{name} k={k} {input}: failed, but not by the fault");
             assert_eq!(r.content, want_error, "{name} k={k} {input}");
             assert_eq!(
                 now, before,
@@ -289,7 +304,20 @@ async fn a_commit_transaction_aborted_at_each_step_leaves_the_tree_unchanged() {
     each_step(
         "abort",
         |store, k| {
-            store.abort_next_commit_after(Some(k as usize));
+            store.inject_into_next_commit(memdir_idb::Fault::AbortAfter(k as usize));
+            Fault::None
+        },
+        FAILED,
+    )
+    .await;
+}
+
+#[wasm_bindgen_test]
+async fn a_commit_request_failing_at_each_step_leaves_the_tree_unchanged() {
+    each_step(
+        "place",
+        |store, k| {
+            store.inject_into_next_commit(memdir_idb::Fault::FailPlacing(k as usize));
             Fault::None
         },
         FAILED,

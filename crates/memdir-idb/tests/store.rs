@@ -10,7 +10,7 @@
 
 
 use memdir::{Store, StoreError};
-use memdir_idb::{IdbStore, delete_database};
+use memdir_idb::{Fault, IdbStore, delete_database};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
 
@@ -133,35 +133,58 @@ async fn a_refused_commit_writes_none_of_its_objects() {
     assert_eq!(store.get("head").await, Ok(Some(b"theirs".to_vec())));
 }
 
-#[wasm_bindgen_test]
-async fn a_commit_aborted_at_any_step_leaves_nothing() {
-    let store = fresh("abort-steps").await;
+/// Runs one commit of three objects with `fault(k)` planned, for each k below
+/// `steps`: each must fail with `Failed`, leave the head and every object as they
+/// were, and have struck exactly once; then `fault(steps)` must find nothing to
+/// break and the commit succeed.
+async fn commit_fails_at_each_step(ns: &str, steps: usize, fault: fn(usize) -> Fault) {
+    let store = fresh(ns).await;
     store.set("head", b"h0").await.expect("set");
     let objects: Vec<(String, Vec<u8>)> = (0..3)
         .map(|i| (format!("blob/{i}"), vec![i as u8; 10]))
         .collect();
-    // Steps: read the head, each object, the head's write, then before `complete`.
-    for k in 0..=objects.len() + 2 {
-        store.abort_next_commit_after(Some(k));
+    for k in 0..steps {
+        let struck = store.injected_faults();
+        store.inject_into_next_commit(fault(k));
         assert_eq!(
             store.commit(&objects, "head", Some(b"h0"), b"h1").await,
             Err(StoreError::Failed),
-            "abort after {k}"
+            "{:?}",
+            fault(k)
         );
+        assert_eq!(store.injected_faults(), struck + 1, "{:?} never struck", fault(k));
         assert_eq!(
             store.get("head").await,
             Ok(Some(b"h0".to_vec())),
-            "abort after {k}"
+            "{:?}",
+            fault(k)
         );
         for (key, _) in &objects {
-            assert_eq!(store.get(key).await, Ok(None), "abort after {k}: {key}");
+            assert_eq!(store.get(key).await, Ok(None), "{:?}: {key}", fault(k));
         }
     }
+    assert_eq!(store.injected_faults(), steps);
+    // One step further there is nothing left to break: the plan must not strike.
+    store.inject_into_next_commit(fault(steps));
     assert_eq!(
         store.commit(&objects, "head", Some(b"h0"), b"h1").await,
         Ok(true)
     );
+    assert_eq!(store.injected_faults(), steps);
+    assert_eq!(store.get("head").await, Ok(Some(b"h1".to_vec())));
     assert_eq!(store.get("blob/2").await, Ok(Some(vec![2; 10])));
+}
+
+#[wasm_bindgen_test]
+async fn a_commit_aborted_at_any_step_leaves_nothing() {
+    // Five requests (the head's read, three objects, the head's write): aborted with
+    // none run, then after each of the five.
+    commit_fails_at_each_step("abort-steps", 6, Fault::AbortAfter).await;
+}
+
+#[wasm_bindgen_test]
+async fn a_commit_whose_request_cannot_be_placed_leaves_nothing() {
+    commit_fails_at_each_step("place-steps", 5, Fault::FailPlacing).await;
 }
 
 #[wasm_bindgen_test]

@@ -1,5 +1,11 @@
 //! The component in the host: one test binary, so the component is built and
 //! compiled once for all of these tests.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod conformance;
 mod processes;
