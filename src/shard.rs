@@ -140,10 +140,7 @@ impl<S: Store> Engine<S> {
                     let deeper = depth.checked_add(1).ok_or(ToolError::Damaged)?;
                     self.part_set(overlay, slot.hash, deeper, name, entry).await?
                 }
-                None => match entry {
-                    Some(c) => Some(overlay.add_part(BTreeMap::from([(String::from(name), c)]), depth + 1)),
-                    None => None,
-                },
+                None => entry.map(|c| overlay.add_part(BTreeMap::from([(String::from(name), c)]), depth + 1)),
             };
             let mut branch = branch;
             match below {

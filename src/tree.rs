@@ -145,16 +145,21 @@ struct BranchWire<'a> {
     s: Vec<(u8, &'a str, u64, u64, u64)>,
 }
 
+/// A leaf's entry as stored: name, kind, hash, size, written.
+type LeafEntry = (String, String, String, u64, u64);
+/// A branch's slot as stored: nibble, hash, size, written, count.
+type BranchSlot = (u8, String, u64, u64, u64);
+
 /// Names may hold escapes, so decoding owns its strings.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct WireOwned {
     #[serde(default)]
-    e: Option<Vec<(String, String, String, u64, u64)>>,
+    e: Option<Vec<LeafEntry>>,
     #[serde(default)]
     b: Option<u8>,
     #[serde(default)]
-    s: Option<Vec<(u8, String, u64, u64, u64)>>,
+    s: Option<Vec<BranchSlot>>,
 }
 
 /// `a + b`, or `None` past [`MAX_STORED_SIZE`].
@@ -316,7 +321,7 @@ impl Hash {
     /// Nibble `depth` (0 = the high half of the first byte); 0 past the end.
     pub fn nibble(&self, depth: u8) -> u8 {
         let byte = self.0.get(usize::from(depth / 2)).copied().unwrap_or(0);
-        if depth % 2 == 0 { byte >> 4 } else { byte & 15 }
+        if depth.is_multiple_of(2) { byte >> 4 } else { byte & 15 }
     }
 }
 
@@ -350,6 +355,7 @@ impl Commit {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
