@@ -24,6 +24,7 @@ pub mod path;
 mod render;
 pub mod secrets;
 pub mod store;
+pub mod store_dir;
 mod tree;
 
 pub use engine::{Backoff, Config, Engine, Entry, ExpireReport, GcReport, Limits, ToolResult};
