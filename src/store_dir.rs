@@ -60,6 +60,8 @@ pub enum DirError {
     NewerVersion(u32),
     /// The old host layout, in a tool that does not convert it (Node).
     OldHostLayout,
+    /// The disk refused an operation while opening or creating the store.
+    Io,
     KeyTooLong,
     ValueTooLarge,
     DamagedFile,
@@ -86,12 +88,15 @@ impl fmt::Display for DirError {
                 "the directory is a memdir-host store of the old layout (keys/); open it once with memdir-host \
                  (for example `memdir-host export --store DIR`) to convert it",
             ),
+            DirError::Io => f.write_str("the store directory could not be opened or written"),
             DirError::KeyTooLong => f.write_str("the key is too long for a file name"),
             DirError::ValueTooLarge => f.write_str("the value is too large for a store file"),
             DirError::DamagedFile => f.write_str("a store file is damaged"),
         }
     }
 }
+
+impl core::error::Error for DirError {}
 
 fn plain(b: u8) -> bool {
     b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'

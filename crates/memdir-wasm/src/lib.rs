@@ -13,6 +13,7 @@ mod any_store;
 mod idb;
 mod js_store;
 mod memory;
+mod store_dir;
 
 use alloc::string::String;
 use core::cell::RefCell;
