@@ -251,9 +251,8 @@ pub fn classify<'a>(entries: impl IntoIterator<Item = (&'a str, EntryKind)>) -> 
             // with the marker, it is what an interrupted migration left.
             old_host = true;
         } else if key_of(name).is_some() {
-            if kind != EntryKind::File {
-                return Err(DirError::NotAStore);
-            }
+            // Whatever it is, a key's name is memdir's: a symlink or a directory
+            // there is refused when that key is read (never followed), not here.
         } else if OLD_HOST.contains(&name) {
             // The rest of the old host layout (or of an interrupted migration).
         } else {
@@ -457,7 +456,7 @@ mod tests {
         assert_eq!(classify([("keys", Dir), ("khead", File)]), Ok(Layout::OldHost));
         assert_eq!(classify([("memdir-store", File), ("keys", Dir)]), Ok(Layout::Current));
         assert_eq!(classify([("notes.txt", File)]), Err(DirError::NotAStore));
-        assert_eq!(classify([("khead", Dir)]), Err(DirError::NotAStore));
+        assert_eq!(classify([("khead", Symlink)]), Ok(Layout::OldFlat));
         assert_eq!(classify([("memdir-store", Symlink)]), Err(DirError::DamagedMarker));
     }
 
