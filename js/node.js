@@ -17,6 +17,15 @@ export { directoryStore, DirectoryStore } from './stores/directory.js';
  */
 export async function openMemory(options = {}) {
   const store = await options?.store;
-  if (store instanceof DirectoryStore) await store.open();
-  return openOnAnyStore(options);
+  if (!(store instanceof DirectoryStore)) return openOnAnyStore(options);
+  await store.open();
+  const memory = await openOnAnyStore(options);
+  // Each command in the directory's turn, shared with memdir-host (see inTurn).
+  for (const m of TURN_METHODS) {
+    const run = memory[m].bind(memory);
+    Object.defineProperty(memory, m, { value: (...args) => store.inTurn(() => run(...args)), writable: true, configurable: true });
+  }
+  return memory;
 }
+
+const TURN_METHODS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire'];

@@ -11,7 +11,10 @@
 //! - `.tmp-…`: files being written, renamed into place once complete;
 //! - `.lock-…`: lock files, created exclusively (`O_EXCL`) and holding a token
 //!   ([`lock_token`]); `.lock-k…` guards a key's read-compare-rename,
-//!   [`TURN_LOCK`] is the host's turn for a whole command (fairness only).
+//!   [`TURN_LOCK`] is a process's turn for a whole command (fairness only: of two
+//!   processes streaming writes, the one that just won would otherwise start its
+//!   next command ahead while the loser re-reads, and the loser can lose every
+//!   retry), with [`TURN_WANT`] so that a waiter gets the next turn.
 //!
 //! A directory is opened only when [`classify`] and [`marker_verdict`] say it is
 //! one of these; anything else is refused before a byte is written.
@@ -33,6 +36,19 @@ pub const TMP_PREFIX: &str = ".tmp-";
 pub const LOCK_PREFIX: &str = ".lock-";
 /// The lock a host holds for a whole command so that processes take turns.
 pub const TURN_LOCK: &str = ".lock-turn";
+/// Where a process waiting for the turn says so, with its lock token: whoever
+/// would take the turn next, the process that just gave it back included, lets
+/// that process go first while the file is fresh. Without it the holder's next
+/// command takes the turn again within microseconds and a polling waiter never
+/// gets it.
+pub const TURN_WANT: &str = ".lock-turn-want";
+/// A want older than this was left by a process that stopped waiting.
+pub const WANT_FRESH_MS: u64 = 100;
+/// How often a process waiting for the turn looks again.
+pub const TURN_POLL_MS: u64 = 1;
+/// How long a process waits for the turn before running its command without it
+/// (a stopped process may hold it; the compare-and-swap keeps going ahead safe).
+pub const TURN_WAIT_MS: u64 = 10_000;
 /// How long a writer waits for a key's lock before giving up.
 pub const LOCK_WAIT_MS: u64 = 10_000;
 /// A lock is held for one read-compare-rename; one this old was left by a crash.

@@ -361,6 +361,50 @@ impl DirBackend {
         true
     }
 
+    /// Takes the turn (see [`format::TURN_WANT`]): first letting a fresh waiter
+    /// that is not us go ahead, then saying that we wait while we do. `None` when
+    /// `wait` ended first (the command then runs without it).
+    fn acquire_turn(&self, wait: Duration) -> Option<Held> {
+        let path = self.root.join(format::TURN_LOCK);
+        let want = self.root.join(format::TURN_WANT);
+        let token = format::lock_token(std::process::id(), &self.host, &unique());
+        let start = std::time::Instant::now();
+        let poll = Duration::from_millis(format::TURN_POLL_MS);
+        while start.elapsed() < wait {
+            let wanted = fs::symlink_metadata(&want).ok().filter(|m| age(m) < Duration::from_millis(format::WANT_FRESH_MS));
+            if wanted.is_some() && read_small(&want).as_deref() != Some(token.as_bytes()) {
+                std::thread::sleep(poll);
+                continue;
+            }
+            match create_new(&path) {
+                Ok(mut f) => {
+                    if f.write_all(token.as_bytes()).is_err() {
+                        let _ = fs::remove_file(&path);
+                        return None;
+                    }
+                    if wanted.is_some() {
+                        let _ = fs::remove_file(&want);
+                    }
+                    return Some(Held { path, token });
+                }
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
+                Err(_) => return None,
+            }
+            self.break_if_stale(&path);
+            let said = File::options()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(FILE_MODE)
+                .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+                .open(&want)
+                .and_then(|mut f| f.write_all(token.as_bytes()));
+            let _ = said; // a waiter that cannot say so still waits, only unfavoured
+            std::thread::sleep(poll);
+        }
+        None
+    }
+
     fn lock_key(&self, name: &str) -> Result<Held, StoreError> {
         self.acquire(&format::lock_name(name), self.lock_wait)?.ok_or(StoreError::Unavailable)
     }
@@ -496,9 +540,6 @@ impl Backend for DirBackend {
     }
 
     fn turn(&self) -> Option<Box<dyn Send>> {
-        match self.acquire(format::TURN_LOCK, TURN_WAIT) {
-            Ok(Some(held)) => Some(Box::new(held)),
-            _ => None,
-        }
+        self.acquire_turn(TURN_WAIT).map(|held| Box::new(held) as Box<dyn Send>)
     }
 }

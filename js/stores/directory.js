@@ -438,11 +438,65 @@ export class DirectoryStore {
     }
   }
 
+  /**
+   * Runs `fn` (a whole command) in this process's turn, as memdir-host does: of
+   * two processes streaming writes, the one that just won would otherwise start its
+   * next command ahead while the loser re-reads, and the loser can lose every
+   * retry. Fairness only: when the turn is not had in time, `fn` runs anyway and
+   * the compare-and-swap keeps it safe. openMemory wraps each command in it.
+   */
+  async inTurn(fn) {
+    await this.#init();
+    return this.#locked(rules().turnLock, fn, () => this.#acquireTurn());
+  }
+
+  /** Takes the turn, letting a fresh waiter that is not us go first; a no-op release when the wait ends. */
+  async #acquireTurn() {
+    const path = join(this.#root, rules().turnLock);
+    const want = join(this.#root, rules().turnWant);
+    const token = glue.storeDirLockToken(process.pid, HOST, randomUUID());
+    const deadline = Date.now() + rules().turnWaitMs;
+    while (Date.now() < deadline) {
+      let wanted = false;
+      try {
+        wanted = Date.now() - fss.lstatSync(want).mtimeMs < rules().wantFreshMs;
+      } catch {
+        // nobody waits
+      }
+      if (wanted && readQuietly(want) !== token) {
+        await sleep(rules().turnPollMs);
+        continue;
+      }
+      try {
+        const fd = fss.openSync(path, CREATE_FLAGS, FILE_MODE);
+        try {
+          fss.writeSync(fd, token);
+        } finally {
+          fss.closeSync(fd);
+        }
+        if (wanted) unlinkQuietly(want);
+        return () => {
+          if (readQuietly(path) === token) unlinkQuietly(path);
+        };
+      } catch (e) {
+        if (e.code !== 'EEXIST') return () => {};
+      }
+      this.#breakIfStale(path);
+      try {
+        fss.writeFileSync(want, token, { flag: C.O_WRONLY | C.O_CREAT | C.O_TRUNC | C.O_NOFOLLOW, mode: FILE_MODE });
+      } catch {
+        // a waiter that cannot say so still waits, only unfavoured
+      }
+      await sleep(rules().turnPollMs);
+    }
+    return () => {};
+  }
+
   /** Runs `fn` holding the lock of `name`: in-process queue first, then the lock file. */
-  #locked(name, fn) {
+  #locked(name, fn, acquire = () => this.#acquire(name)) {
     const prev = this.#queues.get(name) ?? Promise.resolve();
     const run = prev.then(async () => {
-      const release = await this.#acquire(name);
+      const release = await acquire();
       try {
         return await fn();
       } finally {

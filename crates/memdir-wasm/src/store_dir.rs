@@ -20,7 +20,8 @@ fn js_error(e: DirError) -> JsValue {
 }
 
 /// The format's names and times: `{format, markerText, tmpPrefix, lockPrefix,
-/// turnLock, lockWaitMs, lockStaleMs, tmpStaleMs}`.
+/// turnLock, turnWant, wantFreshMs, turnPollMs, turnWaitMs, lockWaitMs, lockStaleMs,
+/// tmpStaleMs}`.
 #[wasm_bindgen(js_name = storeDirRules)]
 pub fn store_dir_rules() -> JsValue {
     let o = js_sys::Object::new();
@@ -32,6 +33,10 @@ pub fn store_dir_rules() -> JsValue {
     set("tmpPrefix", format::TMP_PREFIX.into());
     set("lockPrefix", format::LOCK_PREFIX.into());
     set("turnLock", format::TURN_LOCK.into());
+    set("turnWant", format::TURN_WANT.into());
+    set("wantFreshMs", JsValue::from_f64(format::WANT_FRESH_MS as f64));
+    set("turnPollMs", JsValue::from_f64(format::TURN_POLL_MS as f64));
+    set("turnWaitMs", JsValue::from_f64(format::TURN_WAIT_MS as f64));
     set("lockWaitMs", JsValue::from_f64(format::LOCK_WAIT_MS as f64));
     set("lockStaleMs", JsValue::from_f64(format::LOCK_STALE_MS as f64));
     set("tmpStaleMs", JsValue::from_f64(format::TMP_STALE_MS as f64));

@@ -2,6 +2,7 @@
 //! compiled once for all of these tests.
 
 mod conformance;
+mod cross_tool;
 mod processes;
 mod sandbox;
 mod support;
