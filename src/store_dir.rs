@@ -167,7 +167,12 @@ pub fn key_of(name: &str) -> Option<String> {
 
 /// The keys among a directory's file names that start with `prefix` and sort
 /// strictly after `after`, ascending by bytes, at most `limit`.
-pub fn list_keys<'a>(names: impl IntoIterator<Item = &'a str>, prefix: &str, after: Option<&str>, limit: usize) -> Vec<String> {
+pub fn list_keys<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    prefix: &str,
+    after: Option<&str>,
+    limit: usize,
+) -> Vec<String> {
     let mut keys: Vec<String> = names
         .into_iter()
         .filter_map(key_of)
@@ -204,7 +209,13 @@ pub fn lock_owner(token: &str) -> Option<(u32, &str)> {
 /// or it is older than [`LOCK_STALE_MS`]. `token` is `None` when the lock could not
 /// be read (a directory, a dangling symlink, an unreadable file): only its age
 /// counts then, so a wait for it still ends at the deadline.
-pub fn lock_is_stale(token: Option<&str>, age_ms: u64, host: &str, pid: u32, alive: impl FnOnce(u32) -> bool) -> bool {
+pub fn lock_is_stale(
+    token: Option<&str>,
+    age_ms: u64,
+    host: &str,
+    pid: u32,
+    alive: impl FnOnce(u32) -> bool,
+) -> bool {
     if age_ms > LOCK_STALE_MS {
         return true;
     }
@@ -250,7 +261,9 @@ impl Layout {
 
 /// What a directory is, from the names and kinds of its entries; a directory with
 /// anything memdir did not write is refused.
-pub fn classify<'a>(entries: impl IntoIterator<Item = (&'a str, EntryKind)>) -> Result<Layout, DirError> {
+pub fn classify<'a>(
+    entries: impl IntoIterator<Item = (&'a str, EntryKind)>,
+) -> Result<Layout, DirError> {
     let (mut any, mut marker, mut old_host) = (false, false, false);
     for (name, kind) in entries {
         any = true;
@@ -288,7 +301,8 @@ pub fn marker_verdict(bytes: &[u8]) -> Result<(), DirError> {
     let text = core::str::from_utf8(bytes).map_err(|_| DirError::DamagedMarker)?;
     let line = text.strip_suffix('\n').ok_or(DirError::DamagedMarker)?;
     let (name, version) = line.split_once(' ').ok_or(DirError::DamagedMarker)?;
-    let well_formed = |s: &str| !s.is_empty() && s.len() <= 64 && s.bytes().all(|b| plain(b) || b == b'.');
+    let well_formed =
+        |s: &str| !s.is_empty() && s.len() <= 64 && s.bytes().all(|b| plain(b) || b == b'.');
     if !well_formed(name) || version.is_empty() || !version.bytes().all(|b| b.is_ascii_digit()) {
         return Err(DirError::DamagedMarker);
     }
@@ -312,7 +326,9 @@ const MAGIC: [u8; 4] = *b"MDP1";
 
 /// The index of a pack (everything before the values) for keys with values of
 /// these lengths; the values follow it in the same order.
-pub fn pack_index<'a>(entries: impl IntoIterator<Item = (&'a str, u64)>) -> Result<Vec<u8>, DirError> {
+pub fn pack_index<'a>(
+    entries: impl IntoIterator<Item = (&'a str, u64)>,
+) -> Result<Vec<u8>, DirError> {
     let mut out = Vec::from(MAGIC);
     out.extend_from_slice(&[0; 4]);
     let mut count: u32 = 0;
@@ -359,10 +375,16 @@ pub fn locate(head: &[u8], size: u64, key: &str) -> Result<Locate, DirError> {
         if end > size {
             return Err(bad);
         }
-        Ok(match usize::try_from(i).ok().zip(usize::try_from(end).ok()).and_then(|(i, e)| head.get(i..e)) {
-            Some(s) => Ok(s),
-            None => Err(end),
-        })
+        Ok(
+            match usize::try_from(i)
+                .ok()
+                .zip(usize::try_from(end).ok())
+                .and_then(|(i, e)| head.get(i..e))
+            {
+                Some(s) => Ok(s),
+                None => Err(end),
+            },
+        )
     };
     macro_rules! take {
         ($i:expr, $n:expr) => {
@@ -376,7 +398,9 @@ pub fn locate(head: &[u8], size: u64, key: &str) -> Result<Locate, DirError> {
     if top.get(..4) != Some(&MAGIC[..]) {
         return Err(bad);
     }
-    let count = u64::from(u32::from_le_bytes(top.get(4..8).and_then(|s| s.try_into().ok()).ok_or(bad)?));
+    let count = u64::from(u32::from_le_bytes(
+        top.get(4..8).and_then(|s| s.try_into().ok()).ok_or(bad)?,
+    ));
     if 8 + count * 6 > size {
         return Err(bad);
     }
@@ -403,9 +427,9 @@ pub fn locate(head: &[u8], size: u64, key: &str) -> Result<Locate, DirError> {
 /// `key`'s value in a whole pack held in memory.
 pub fn pack_value<'a>(bytes: &'a [u8], key: &str) -> Result<&'a [u8], DirError> {
     match locate(bytes, bytes.len() as u64, key)? {
-        Locate::Found { offset, len } => {
-            bytes.get(offset as usize..(offset + len) as usize).ok_or(DirError::DamagedFile)
-        }
+        Locate::Found { offset, len } => bytes
+            .get(offset as usize..(offset + len) as usize)
+            .ok_or(DirError::DamagedFile),
         Locate::Need(_) => Err(DirError::DamagedFile),
     }
 }
@@ -417,7 +441,18 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_never_collide_by_case() {
-        for key in ["", ".", "..", "head", "blob/ab12", "ls/A/0", "ls/a/0", "a_b", "k", "é/x y"] {
+        for key in [
+            "",
+            ".",
+            "..",
+            "head",
+            "blob/ab12",
+            "ls/A/0",
+            "ls/a/0",
+            "a_b",
+            "k",
+            "é/x y",
+        ] {
             let name = file_name(key).unwrap_or_default();
             assert_eq!(key_of(&name).as_deref(), Some(key), "{key:?} as {name:?}");
         }
@@ -444,20 +479,47 @@ mod tests {
         assert_eq!(pack_value(&p, "blob/1"), Ok(&b"one"[..]));
         assert_eq!(pack_value(&p, "head"), Ok(&b""[..]));
         assert_eq!(pack_value(&p, "other"), Err(DirError::DamagedFile));
-        assert_eq!(pack_value(p.get(..p.len() - 1).unwrap_or_default(), "head"), Err(DirError::DamagedFile));
-        assert_eq!(pack_value(b"MDP1\xff\xff\xff\xff", "head"), Err(DirError::DamagedFile));
+        assert_eq!(
+            pack_value(p.get(..p.len() - 1).unwrap_or_default(), "head"),
+            Err(DirError::DamagedFile)
+        );
+        assert_eq!(
+            pack_value(b"MDP1\xff\xff\xff\xff", "head"),
+            Err(DirError::DamagedFile)
+        );
         assert_eq!(pack_value(b"junk", "head"), Err(DirError::DamagedFile));
         // A reader holding only the start is told how much more to read.
-        assert_eq!(locate(p.get(..10).unwrap_or_default(), p.len() as u64, "head"), Ok(Locate::Need(20)));
-        assert_eq!(locate(&p, p.len() as u64, "blob/1"), Ok(Locate::Found { offset: 30, len: 3 }));
+        assert_eq!(
+            locate(p.get(..10).unwrap_or_default(), p.len() as u64, "head"),
+            Ok(Locate::Need(20))
+        );
+        assert_eq!(
+            locate(&p, p.len() as u64, "blob/1"),
+            Ok(Locate::Found { offset: 30, len: 3 })
+        );
     }
 
     #[test]
     fn markers_are_judged() {
         assert_eq!(marker_verdict(MARKER_TEXT.as_bytes()), Ok(()));
-        assert_eq!(marker_verdict(b"memdir-store 2\n"), Err(DirError::NewerVersion(2)));
-        assert_eq!(marker_verdict(b"other-tool 1\n"), Err(DirError::OtherFormat));
-        for bad in [&b""[..], b"memdir-store 1", b"memdir-store 0\n", b"memdir-store 01\n", b"memdir-store 99999999999\n", b"\xff\n", b"memdir-store\n", b"memdir-store 1\nx\n"] {
+        assert_eq!(
+            marker_verdict(b"memdir-store 2\n"),
+            Err(DirError::NewerVersion(2))
+        );
+        assert_eq!(
+            marker_verdict(b"other-tool 1\n"),
+            Err(DirError::OtherFormat)
+        );
+        for bad in [
+            &b""[..],
+            b"memdir-store 1",
+            b"memdir-store 0\n",
+            b"memdir-store 01\n",
+            b"memdir-store 99999999999\n",
+            b"\xff\n",
+            b"memdir-store\n",
+            b"memdir-store 1\nx\n",
+        ] {
             assert_eq!(marker_verdict(bad), Err(DirError::DamagedMarker), "{bad:?}");
         }
     }
@@ -466,14 +528,32 @@ mod tests {
     fn directories_are_classified_by_their_names() {
         use EntryKind::{Dir, File, Symlink};
         assert_eq!(classify([]), Ok(Layout::Empty));
-        assert_eq!(classify([("memdir-store", File), ("khead", File), (".lock-turn", Dir)]), Ok(Layout::Current));
-        assert_eq!(classify([("khead", File), (".tmp-1-x", File)]), Ok(Layout::OldFlat));
-        assert_eq!(classify([("keys", Dir), ("tmp", Dir), ("lock", File), ("turn", File)]), Ok(Layout::OldHost));
-        assert_eq!(classify([("keys", Dir), ("khead", File)]), Ok(Layout::OldHost));
-        assert_eq!(classify([("memdir-store", File), ("keys", Dir)]), Ok(Layout::Current));
+        assert_eq!(
+            classify([("memdir-store", File), ("khead", File), (".lock-turn", Dir)]),
+            Ok(Layout::Current)
+        );
+        assert_eq!(
+            classify([("khead", File), (".tmp-1-x", File)]),
+            Ok(Layout::OldFlat)
+        );
+        assert_eq!(
+            classify([("keys", Dir), ("tmp", Dir), ("lock", File), ("turn", File)]),
+            Ok(Layout::OldHost)
+        );
+        assert_eq!(
+            classify([("keys", Dir), ("khead", File)]),
+            Ok(Layout::OldHost)
+        );
+        assert_eq!(
+            classify([("memdir-store", File), ("keys", Dir)]),
+            Ok(Layout::Current)
+        );
         assert_eq!(classify([("notes.txt", File)]), Err(DirError::NotAStore));
         assert_eq!(classify([("khead", Symlink)]), Ok(Layout::OldFlat));
-        assert_eq!(classify([("memdir-store", Symlink)]), Err(DirError::DamagedMarker));
+        assert_eq!(
+            classify([("memdir-store", Symlink)]),
+            Err(DirError::DamagedMarker)
+        );
     }
 
     #[test]
@@ -483,10 +563,19 @@ mod tests {
         assert!(lock_is_stale(Some(&token), 0, "h", 1, |_| false));
         assert!(!lock_is_stale(Some(&token), 0, "h", 1, |_| true));
         assert!(!lock_is_stale(Some(&token), 0, "other", 1, |_| false));
-        assert!(!lock_is_stale(Some(&token), 0, "h", 42, |_| false), "never our own");
-        assert!(!lock_is_stale(None, 0, "h", 1, |_| false), "unreadable: only age counts");
+        assert!(
+            !lock_is_stale(Some(&token), 0, "h", 42, |_| false),
+            "never our own"
+        );
+        assert!(
+            !lock_is_stale(None, 0, "h", 1, |_| false),
+            "unreadable: only age counts"
+        );
         assert!(lock_is_stale(None, LOCK_STALE_MS + 1, "h", 1, |_| true));
         assert_eq!(lock_owner("garbage"), None);
-        assert_eq!(DirError::NewerVersion(2).to_string(), "the store is memdir-store version 2, newer than this memdir reads (version 1); upgrade memdir");
+        assert_eq!(
+            DirError::NewerVersion(2).to_string(),
+            "the store is memdir-store version 2, newer than this memdir reads (version 1); upgrade memdir"
+        );
     }
 }

@@ -54,7 +54,9 @@ store_for!(DirBackend);
 /// What an I/O failure means to the engine. The OS text and the path stay here.
 fn kind(e: io::Error) -> StoreError {
     match e.kind() {
-        ErrorKind::StorageFull | ErrorKind::QuotaExceeded | ErrorKind::FileTooLarge => StoreError::QuotaExceeded,
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded | ErrorKind::FileTooLarge => {
+            StoreError::QuotaExceeded
+        }
         ErrorKind::NotFound | ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem => {
             StoreError::Unavailable
         }
@@ -69,27 +71,48 @@ fn io_open(_: io::Error) -> DirError {
 /// Opens a file for reading without following a symlink (nor blocking on a FIFO).
 fn open_read(path: &Path) -> io::Result<File> {
     let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
-    File::options().read(true).custom_flags(flags.bits() as i32).open(path)
+    File::options()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(path)
 }
 
 /// A new file (never an existing one, never through a symlink), 0600.
 fn create_new(path: &Path) -> io::Result<File> {
-    File::options().write(true).create_new(true).mode(FILE_MODE).open(path)
+    File::options()
+        .write(true)
+        .create_new(true)
+        .mode(FILE_MODE)
+        .open(path)
 }
 
 /// A name no other writer in any process uses at the same time.
 fn unique() -> String {
     static SEQ: AtomicU64 = AtomicU64::new(0);
-    let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-    format!("{}-{nanos:x}-{}", std::process::id(), SEQ.fetch_add(1, Ordering::Relaxed))
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{}-{nanos:x}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    )
 }
 
 fn age(meta: &fs::Metadata) -> Duration {
-    meta.modified().ok().and_then(|m| SystemTime::now().duration_since(m).ok()).unwrap_or_default()
+    meta.modified()
+        .ok()
+        .and_then(|m| SystemTime::now().duration_since(m).ok())
+        .unwrap_or_default()
 }
 
 fn process_alive(pid: u32) -> bool {
-    let Some(pid) = i32::try_from(pid).ok().and_then(rustix::process::Pid::from_raw) else { return false };
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
     match rustix::process::test_kill_process(pid) {
         Ok(()) => true,
         Err(e) => e == rustix::io::Errno::PERM,
@@ -100,9 +123,16 @@ fn process_alive(pid: u32) -> bool {
 fn no_links(e: &io::Error) -> bool {
     use rustix::io::Errno;
     let errno = Errno::from_io_error(e);
-    [Errno::PERM, Errno::NOTSUP, Errno::OPNOTSUPP, Errno::NOSYS, Errno::MLINK, Errno::XDEV]
-        .iter()
-        .any(|x| Some(*x) == errno)
+    [
+        Errno::PERM,
+        Errno::NOTSUP,
+        Errno::OPNOTSUPP,
+        Errno::NOSYS,
+        Errno::MLINK,
+        Errno::XDEV,
+    ]
+    .iter()
+    .any(|x| Some(*x) == errno)
 }
 
 /// Holds a lock file until dropped; removes it only if it is still ours (it may
@@ -148,7 +178,11 @@ impl DirBackend {
         let root = dir.as_ref().to_path_buf();
         match fs::symlink_metadata(&root) {
             Err(e) if e.kind() == ErrorKind::NotFound => {
-                fs::DirBuilder::new().recursive(true).mode(DIR_MODE).create(&root).map_err(io_open)?;
+                fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(DIR_MODE)
+                    .create(&root)
+                    .map_err(io_open)?;
             }
             Err(e) if e.kind() == ErrorKind::PermissionDenied => return Err(DirError::Unreadable),
             Err(e) => return Err(io_open(e)),
@@ -156,8 +190,15 @@ impl DirBackend {
             Ok(m) if !m.is_dir() => return Err(DirError::NotADirectory),
             Ok(_) => {}
         }
-        let host = rustix::system::uname().nodename().to_string_lossy().into_owned();
-        let store = DirBackend { root, host, lock_wait: Duration::from_millis(format::LOCK_WAIT_MS) };
+        let host = rustix::system::uname()
+            .nodename()
+            .to_string_lossy()
+            .into_owned();
+        let store = DirBackend {
+            root,
+            host,
+            lock_wait: Duration::from_millis(format::LOCK_WAIT_MS),
+        };
         match store.layout()? {
             Layout::Empty | Layout::OldFlat => store.write_marker()?,
             Layout::Current => store.check_marker()?,
@@ -178,12 +219,19 @@ impl DirBackend {
     }
 
     fn layout(&self) -> Result<Layout, DirError> {
-        let unreadable =
-            |e: io::Error| if e.kind() == ErrorKind::PermissionDenied { DirError::Unreadable } else { DirError::Io };
+        let unreadable = |e: io::Error| {
+            if e.kind() == ErrorKind::PermissionDenied {
+                DirError::Unreadable
+            } else {
+                DirError::Io
+            }
+        };
         let mut entries = Vec::new();
         for entry in fs::read_dir(&self.root).map_err(unreadable)? {
             let entry = entry.map_err(unreadable)?;
-            let Ok(name) = entry.file_name().into_string() else { return Err(DirError::NotAStore) };
+            let Ok(name) = entry.file_name().into_string() else {
+                return Err(DirError::NotAStore);
+            };
             let t = entry.file_type().map_err(unreadable)?;
             let kind = if t.is_symlink() {
                 EntryKind::Symlink
@@ -200,12 +248,16 @@ impl DirBackend {
     }
 
     fn check_marker(&self) -> Result<(), DirError> {
-        format::marker_verdict(&read_small(&self.root.join(format::FORMAT)).ok_or(DirError::DamagedMarker)?)
+        format::marker_verdict(
+            &read_small(&self.root.join(format::FORMAT)).ok_or(DirError::DamagedMarker)?,
+        )
     }
 
     /// Writes the marker whole (a synced temporary renamed into place).
     fn write_marker(&self) -> Result<(), DirError> {
-        let staged = self.stage(format::MARKER_TEXT.as_bytes()).map_err(|_| DirError::Io)?;
+        let staged = self
+            .stage(format::MARKER_TEXT.as_bytes())
+            .map_err(|_| DirError::Io)?;
         fs::rename(&staged.0, self.root.join(format::FORMAT)).map_err(io_open)?;
         std::mem::forget(staged);
         self.sync_dir().map_err(|_| DirError::Io)
@@ -228,7 +280,9 @@ impl DirBackend {
             let keys = self.root.join("keys");
             for entry in fs::read_dir(&keys).map_err(io_open)? {
                 let entry = entry.map_err(io_open)?;
-                let Some(name) = entry.file_name().to_str().map(str::to_owned) else { continue };
+                let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                    continue;
+                };
                 let Some(key) = key_of(&name) else { continue };
                 let f = open_read(&keys.join(&name)).map_err(io_open)?;
                 if !f.metadata().is_ok_and(|m| m.is_file()) {
@@ -268,11 +322,18 @@ impl DirBackend {
 
     /// Removes temporary files that a crashed writer left long ago.
     fn sweep_temporaries(&self) {
-        let Ok(entries) = fs::read_dir(&self.root) else { return };
+        let Ok(entries) = fs::read_dir(&self.root) else {
+            return;
+        };
         for entry in entries.flatten() {
-            let is_tmp = entry.file_name().to_str().is_some_and(|n| n.starts_with(format::TMP_PREFIX));
+            let is_tmp = entry
+                .file_name()
+                .to_str()
+                .is_some_and(|n| n.starts_with(format::TMP_PREFIX));
             if is_tmp
-                && entry.metadata().is_ok_and(|m| age(&m) > Duration::from_millis(format::TMP_STALE_MS))
+                && entry
+                    .metadata()
+                    .is_ok_and(|m| age(&m) > Duration::from_millis(format::TMP_STALE_MS))
             {
                 let _ = fs::remove_file(entry.path());
             }
@@ -288,7 +349,10 @@ impl DirBackend {
     /// Writes `bytes` to a fresh temporary file and syncs it; renaming it into
     /// place later publishes it whole.
     fn stage(&self, bytes: &[u8]) -> io::Result<Staged> {
-        let staged = Staged(self.root.join(format!("{}{}", format::TMP_PREFIX, unique())));
+        let staged = Staged(
+            self.root
+                .join(format!("{}{}", format::TMP_PREFIX, unique())),
+        );
         let mut f = create_new(&staged.0)?;
         f.write_all(bytes)?;
         f.sync_all()?;
@@ -341,7 +405,13 @@ impl DirBackend {
         let token = read_small(path);
         let token_text = token.as_deref().and_then(|t| std::str::from_utf8(t).ok());
         let age_ms = u64::try_from(age(&meta).as_millis()).unwrap_or(u64::MAX);
-        if !format::lock_is_stale(token_text, age_ms, &self.host, std::process::id(), process_alive) {
+        if !format::lock_is_stale(
+            token_text,
+            age_ms,
+            &self.host,
+            std::process::id(),
+            process_alive,
+        ) {
             return false;
         }
         // Moved aside first: of two processes breaking one lock, one wins the rename.
@@ -371,7 +441,9 @@ impl DirBackend {
         let start = std::time::Instant::now();
         let poll = Duration::from_millis(format::TURN_POLL_MS);
         while start.elapsed() < wait {
-            let wanted = fs::symlink_metadata(&want).ok().filter(|m| age(m) < Duration::from_millis(format::WANT_FRESH_MS));
+            let wanted = fs::symlink_metadata(&want)
+                .ok()
+                .filter(|m| age(m) < Duration::from_millis(format::WANT_FRESH_MS));
             if wanted.is_some() && read_small(&want).as_deref() != Some(token.as_bytes()) {
                 std::thread::sleep(poll);
                 continue;
@@ -406,7 +478,8 @@ impl DirBackend {
     }
 
     fn lock_key(&self, name: &str) -> Result<Held, StoreError> {
-        self.acquire(&format::lock_name(name), self.lock_wait)?.ok_or(StoreError::Unavailable)
+        self.acquire(&format::lock_name(name), self.lock_wait)?
+            .ok_or(StoreError::Unavailable)
     }
 
     fn read(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
@@ -435,7 +508,10 @@ impl DirBackend {
     /// a filesystem without hard links, a copy of `bytes` instead.
     fn link_as(&self, staged: &Staged, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
         let target = self.root.join(name);
-        let tmp = Staged(self.root.join(format!("{}{}", format::TMP_PREFIX, unique())));
+        let tmp = Staged(
+            self.root
+                .join(format!("{}{}", format::TMP_PREFIX, unique())),
+        );
         match fs::hard_link(&staged.0, &tmp.0) {
             Ok(()) => {}
             Err(e) if no_links(&e) => {
@@ -456,10 +532,11 @@ impl DirBackend {
 fn read_at(f: &File, offset: u64, len: u64) -> Result<Vec<u8>, StoreError> {
     let len = usize::try_from(len).map_err(|_| StoreError::Failed)?;
     let mut buf = vec![0; len];
-    f.read_exact_at(&mut buf, offset).map_err(|e| match e.kind() {
-        ErrorKind::UnexpectedEof => StoreError::Failed,
-        _ => kind(e),
-    })?;
+    f.read_exact_at(&mut buf, offset)
+        .map_err(|e| match e.kind() {
+            ErrorKind::UnexpectedEof => StoreError::Failed,
+            _ => kind(e),
+        })?;
     Ok(buf)
 }
 
@@ -488,17 +565,32 @@ impl Backend for DirBackend {
         }
     }
 
-    fn list(&self, prefix: &str, after: Option<&str>, limit: usize) -> Result<Vec<String>, StoreError> {
+    fn list(
+        &self,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
         let mut names = Vec::new();
         for entry in fs::read_dir(&self.root).map_err(kind)? {
             if let Ok(name) = entry.map_err(kind)?.file_name().into_string() {
                 names.push(name);
             }
         }
-        Ok(format::list_keys(names.iter().map(String::as_str), prefix, after, limit))
+        Ok(format::list_keys(
+            names.iter().map(String::as_str),
+            prefix,
+            after,
+            limit,
+        ))
     }
 
-    fn compare_and_swap(&self, key: &str, expected: Option<&[u8]>, new: &[u8]) -> Result<bool, StoreError> {
+    fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
         self.commit(&[], key, expected, new)
     }
 
@@ -514,8 +606,14 @@ impl Backend for DirBackend {
         new: &[u8],
     ) -> Result<bool, StoreError> {
         let (name, path) = self.path(key)?;
-        let names = objects.iter().map(|(k, _)| self.path(k).map(|(n, _)| n)).collect::<Result<Vec<_>, _>>()?;
-        let mut entries: Vec<(&str, &[u8])> = objects.iter().map(|(k, v)| (k.as_str(), v.as_slice())).collect();
+        let names = objects
+            .iter()
+            .map(|(k, _)| self.path(k).map(|(n, _)| n))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut entries: Vec<(&str, &[u8])> = objects
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_slice()))
+            .collect();
         entries.push((key, new));
         let pack = format::pack(&entries).map_err(|_| StoreError::Failed)?;
         let staged = self.stage(&pack).map_err(kind)?;
@@ -540,6 +638,7 @@ impl Backend for DirBackend {
     }
 
     fn turn(&self) -> Option<Box<dyn Send>> {
-        self.acquire_turn(TURN_WAIT).map(|held| Box::new(held) as Box<dyn Send>)
+        self.acquire_turn(TURN_WAIT)
+            .map(|held| Box::new(held) as Box<dyn Send>)
     }
 }

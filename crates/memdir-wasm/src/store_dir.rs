@@ -13,7 +13,10 @@ use wasm_bindgen::prelude::*;
 /// `StoreDirectoryError` (a damaged file or a key too long for a name: `Error`).
 fn js_error(e: DirError) -> JsValue {
     let err = js_sys::Error::new(&e.to_string());
-    if !matches!(e, DirError::DamagedFile | DirError::KeyTooLong | DirError::ValueTooLarge) {
+    if !matches!(
+        e,
+        DirError::DamagedFile | DirError::KeyTooLong | DirError::ValueTooLarge
+    ) {
         err.set_name("StoreDirectoryError");
     }
     err.into()
@@ -34,11 +37,17 @@ pub fn store_dir_rules() -> JsValue {
     set("lockPrefix", format::LOCK_PREFIX.into());
     set("turnLock", format::TURN_LOCK.into());
     set("turnWant", format::TURN_WANT.into());
-    set("wantFreshMs", JsValue::from_f64(format::WANT_FRESH_MS as f64));
+    set(
+        "wantFreshMs",
+        JsValue::from_f64(format::WANT_FRESH_MS as f64),
+    );
     set("turnPollMs", JsValue::from_f64(format::TURN_POLL_MS as f64));
     set("turnWaitMs", JsValue::from_f64(format::TURN_WAIT_MS as f64));
     set("lockWaitMs", JsValue::from_f64(format::LOCK_WAIT_MS as f64));
-    set("lockStaleMs", JsValue::from_f64(format::LOCK_STALE_MS as f64));
+    set(
+        "lockStaleMs",
+        JsValue::from_f64(format::LOCK_STALE_MS as f64),
+    );
     set("tmpStaleMs", JsValue::from_f64(format::TMP_STALE_MS as f64));
     o.into()
 }
@@ -52,8 +61,18 @@ pub fn store_dir_file_name(key: &str) -> Result<String, JsValue> {
 /// The keys among a directory's names that start with `prefix`, strictly after
 /// `after`, ascending by bytes, at most `limit`.
 #[wasm_bindgen(js_name = storeDirListKeys)]
-pub fn store_dir_list_keys(names: Vec<String>, prefix: &str, after: Option<String>, limit: u32) -> Vec<String> {
-    format::list_keys(names.iter().map(String::as_str), prefix, after.as_deref(), limit as usize)
+pub fn store_dir_list_keys(
+    names: Vec<String>,
+    prefix: &str,
+    after: Option<String>,
+    limit: u32,
+) -> Vec<String> {
+    format::list_keys(
+        names.iter().map(String::as_str),
+        prefix,
+        after.as_deref(),
+        limit as usize,
+    )
 }
 
 /// What a directory is (`"empty"`, `"current"`, `"old-flat"`, `"old-host"`) from
@@ -99,7 +118,12 @@ pub fn store_dir_error(problem: &str) -> JsValue {
 /// follow it in the same order.
 #[wasm_bindgen(js_name = storeDirPackIndex)]
 pub fn store_dir_pack_index(keys: Vec<String>, lengths: Vec<f64>) -> Result<Vec<u8>, JsValue> {
-    format::pack_index(keys.iter().map(String::as_str).zip(lengths.iter().map(|l| *l as u64))).map_err(js_error)
+    format::pack_index(
+        keys.iter()
+            .map(String::as_str)
+            .zip(lengths.iter().map(|l| *l as u64)),
+    )
+    .map_err(js_error)
 }
 
 /// Where `key`'s value lies in a pack of `size` bytes whose first bytes are `head`:
@@ -123,9 +147,17 @@ pub fn store_dir_lock_token(pid: u32, host: &str, unique: &str) -> String {
 /// undefined when the lock could not be read; `alive(pid)` says whether a process
 /// of this host still runs.
 #[wasm_bindgen(js_name = storeDirLockIsStale)]
-pub fn store_dir_lock_is_stale(token: Option<String>, age_ms: f64, host: &str, pid: u32, alive: &js_sys::Function) -> bool {
+pub fn store_dir_lock_is_stale(
+    token: Option<String>,
+    age_ms: f64,
+    host: &str,
+    pid: u32,
+    alive: &js_sys::Function,
+) -> bool {
     let alive = |owner: u32| {
-        alive.call1(&JsValue::UNDEFINED, &JsValue::from_f64(f64::from(owner))).map_or(true, |v| v.is_truthy())
+        alive
+            .call1(&JsValue::UNDEFINED, &JsValue::from_f64(f64::from(owner)))
+            .map_or(true, |v| v.is_truthy())
     };
     format::lock_is_stale(token.as_deref(), age_ms.max(0.0) as u64, host, pid, alive)
 }
