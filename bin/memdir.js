@@ -8,7 +8,8 @@ import { defaults, directoryStore, openMemory } from '../js/node.js';
 const HELP = `Usage: memdir [--store DIR] COMMAND [ARGS]
 
 Runs the Claude memory tool (memory_20250818) on a memory directory kept on disk
-in DIR (default: $MEMDIR_STORE or ./memory). Several processes may share DIR.
+in DIR (default: $MEMDIR_STORE or ./memory), a store directory in the format
+memdir-store that memdir-host --store shares. Several processes may share DIR.
 
 Tool inputs:
   exec 'JSON'              run one tool input, print its tool_result as JSON
@@ -34,11 +35,13 @@ Upkeep:
                            recent beneath it
 
 Options:
-  --store DIR              the store directory
+  --store DIR              the store directory (created if missing or empty; one that
+                           is not a memdir store is refused, nothing written)
   -h, --help               this text
   --version                the version
 
-Exit status: 0 success, 1 the tool answered with an error, 2 usage or I/O error.
+Exit status: 0 success, 1 the tool answered with an error, 2 usage or I/O error,
+or a store directory that cannot be opened.
 `;
 
 class UsageError extends Error {}

@@ -193,10 +193,28 @@ export declare const COMMANDS: readonly ['view', 'create', 'str_replace', 'inser
 /** The vendor's system-prompt text for the memory tool. */
 export declare const MEMORY_SYSTEM_PROMPT: string;
 
-/** Node only: a store in a directory on disk, shared safely by several processes. */
+/** Options of a directory store. */
+export interface DirectoryStoreOptions {
+  /** Also fsync the directory after each write (durable at once, slower). */
+  syncDirectory?: boolean;
+  /** How long a write waits for a key's lock before failing (default 10 000 ms). */
+  lockWaitMs?: number;
+}
+
+/**
+ * Node only: a store directory on disk (format `memdir-store`, shared with
+ * memdir-host), shared safely by several processes.
+ */
 export declare class DirectoryStore implements JsStore {
-  constructor(path: string, options?: { syncDirectory?: boolean });
+  constructor(path: string, options?: DirectoryStoreOptions);
   readonly path: string;
+  /**
+   * Opens the directory now (openMemory does this): creates a new store when it is
+   * missing or empty; rejects with a `StoreDirectoryError` naming the directory's
+   * problem (a file, a symlink, unreadable, not a memdir store, a damaged marker,
+   * a newer or unknown format, the old memdir-host layout), writing nothing.
+   */
+  open(): Promise<void>;
   get(key: string): Promise<Uint8Array | undefined>;
   set(key: string, value: Uint8Array): Promise<void>;
   delete(key: string): Promise<void>;
@@ -209,7 +227,7 @@ export declare class DirectoryStore implements JsStore {
  * Node only: a store in the directory `path` (made 0700; files 0600).
  * `syncDirectory: true` also fsyncs the directory after each write.
  */
-export declare function directoryStore(path: string, options?: { syncDirectory?: boolean }): DirectoryStore;
+export declare function directoryStore(path: string, options?: DirectoryStoreOptions): DirectoryStore;
 
 /** Browser only: a memory in the IndexedDB database `memdir:{name}` of this origin. */
 export declare function indexedDbStore(name?: string): StoreHandle;

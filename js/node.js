@@ -2,8 +2,30 @@
 // importing memdir is all the set-up there is.
 import { readFileSync } from 'node:fs';
 import { initSync } from '../dist/memdir_wasm.js';
+import { openMemory as openOnAnyStore } from './core.js';
+import { DirectoryStore } from './stores/directory.js';
 
 initSync({ module: readFileSync(new URL('../dist/memdir_wasm_bg.wasm', import.meta.url)) });
 
 export * from './core.js';
 export { directoryStore, DirectoryStore } from './stores/directory.js';
+
+/**
+ * openMemory (see core.js), opening a directory store first: a directory that is
+ * not a store this version can open is refused here, with its problem, rather than
+ * failing every command later.
+ */
+export async function openMemory(options = {}) {
+  const store = await options?.store;
+  if (!(store instanceof DirectoryStore)) return openOnAnyStore(options);
+  await store.open();
+  const memory = await openOnAnyStore(options);
+  // Each command in the directory's turn, shared with memdir-host (see inTurn).
+  for (const m of TURN_METHODS) {
+    const run = memory[m].bind(memory);
+    Object.defineProperty(memory, m, { value: (...args) => store.inTurn(() => run(...args)), writable: true, configurable: true });
+  }
+  return memory;
+}
+
+const TURN_METHODS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire'];

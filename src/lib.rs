@@ -38,6 +38,7 @@ mod render;
 pub mod secrets;
 mod shard;
 pub mod store;
+pub mod store_dir;
 mod tree;
 
 /// The store-contract suite, for adapters' tests and for users checking their own

@@ -1,55 +1,62 @@
-//! A backend in a directory on disk, shared safely by any number of processes.
+//! A backend in a store directory on disk, shared safely by any number of
+//! processes: the `memdir-store` format, the same one the Node directory store
+//! (`js/stores/directory.js`) reads and writes. What each file means is decided in
+//! [`memdir::store_dir`]; this module does the system calls.
 //!
-//! Layout under the store directory:
-//! - `keys/`: one file per key, named by [`file_name`]; its bytes are the value;
-//! - `tmp/`: values being written, renamed into `keys/` once complete and synced;
-//! - `lock`: an advisory lock file held around every change;
-//! - `turn`: an advisory lock file a host holds for a whole command ([`Backend::turn`]).
+//! - A command's commit writes ONE pack (its objects and the new head), syncs it,
+//!   hard-links it under each object's name and renames it over the head, so a
+//!   reader sees the old value or the new one, never a torn one, even after a crash.
+//! - A change to a key holds its lock file (`.lock-k…`, created with `O_EXCL`), so a
+//!   compare-and-swap's read-compare-rename cannot interleave with another writer
+//!   in any process, Node's included. A lock left by a crashed process is broken once
+//!   its owner is gone or it is old; whatever sits at a lock's path, a wait for it
+//!   ends at its deadline.
+//! - Files are 0600, directories 0700; every open refuses a symlink
+//!   (`O_NOFOLLOW`), and renames, links and unlinks never follow one.
 //!
-//! A value is replaced by renaming a synced temporary file over it, so a reader sees
-//! the old value or the new one, never a torn one, even after a crash. Every change
-//! takes the exclusive lock, so a compare-and-swap's read-compare-rename cannot
-//! interleave with another writer in this process or any other.
+//! Durability: a pack's bytes are synced before it is linked or renamed; the
+//! directory is synced before and after a compare-and-swap renames its key, so the
+//! objects a new head points at are durable before the head is. A plain `set` is
+//! durable once a later compare-and-swap (or `delete`) has returned.
 //!
-//! Durability: a value's bytes are synced before its rename; the directory is
-//! synced before and after a compare-and-swap renames its key, so the objects a new
-//! head points at are durable before the head is. A plain `set` is durable once a
-//! later compare-and-swap (or `delete`) has returned.
-//!
-//! Why `turn`: the engine publishes optimistically from its cached head, so of two
-//! processes streaming writes the one that just won starts its next command ahead
-//! while the loser re-reads what changed, and can lose every retry. Hosts take
-//! turns for a whole command instead; the compare-and-swap still guards every
-//! writer that does not.
+//! Why the turn ([`TURN_LOCK`]): the engine publishes optimistically from its cached
+//! head, so of two processes streaming writes the one that just won starts its next
+//! command ahead while the loser re-reads what changed, and can lose every retry.
+//! Hosts take turns for a whole command instead; the compare-and-swap still guards
+//! every writer that does not (the Node store).
 
 use std::fs::{self, File};
-use std::io::{self, ErrorKind, Write};
+use std::io::{self, ErrorKind, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+use std::time::{Duration, SystemTime};
 
 use memdir::StoreError;
+use memdir::store_dir::{self as format, DirError, EntryKind, Layout, Locate};
 
 use crate::backend::{Backend, TURN_WAIT, store_for};
 
-/// Longest file name the encoding may produce; most filesystems allow 255 bytes.
-const MAX_NAME: usize = 255;
+pub use memdir::store_dir::{file_name, key_of};
+
+const FILE_MODE: u32 = 0o600;
+const DIR_MODE: u32 = 0o700;
 
 #[derive(Debug)]
 pub struct DirBackend {
-    keys: PathBuf,
-    tmp: PathBuf,
-    lock: PathBuf,
-    turn: PathBuf,
+    root: PathBuf,
+    host: String,
+    lock_wait: Duration,
 }
-
 
 store_for!(DirBackend);
 
 /// What an I/O failure means to the engine. The OS text and the path stay here.
 fn kind(e: io::Error) -> StoreError {
     match e.kind() {
-        ErrorKind::StorageFull | ErrorKind::QuotaExceeded | ErrorKind::FileTooLarge => StoreError::QuotaExceeded,
+        ErrorKind::StorageFull | ErrorKind::QuotaExceeded | ErrorKind::FileTooLarge => {
+            StoreError::QuotaExceeded
+        }
         ErrorKind::NotFound | ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem => {
             StoreError::Unavailable
         }
@@ -57,116 +64,101 @@ fn kind(e: io::Error) -> StoreError {
     }
 }
 
-/// A key as a file name that means the same on every filesystem: lowercase ASCII
-/// letters, digits and `-` stand for themselves, every other byte is `_` and two
-/// lowercase hex digits. Upper case is escaped because some filesystems fold case;
-/// the leading `k` keeps the empty key, `.` and `..` from being special.
-pub fn file_name(key: &str) -> Option<String> {
-    let mut name = String::with_capacity(key.len() + 1);
-    name.push('k');
-    for b in key.bytes() {
-        if b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' {
-            name.push(char::from(b));
-        } else {
-            name.push('_');
-            name.push(hex(b >> 4));
-            name.push(hex(b & 15));
-        }
-    }
-    (name.len() <= MAX_NAME).then_some(name)
+fn io_open(_: io::Error) -> DirError {
+    DirError::Io
 }
 
-fn hex(n: u8) -> char {
-    char::from(if n < 10 { b'0' + n } else { b'a' + n - 10 })
+/// Opens a file for reading without following a symlink (nor blocking on a FIFO).
+fn open_read(path: &Path) -> io::Result<File> {
+    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+    File::options()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(path)
 }
 
-/// The key a file name stands for; `None` for files that are not keys.
-pub fn key_of(name: &str) -> Option<String> {
-    let rest = name.strip_prefix('k')?;
-    let mut bytes = Vec::with_capacity(rest.len());
-    let mut it = rest.bytes();
-    while let Some(b) = it.next() {
-        if b == b'_' {
-            let hi = char::from(it.next()?).to_digit(16)?;
-            let lo = char::from(it.next()?).to_digit(16)?;
-            bytes.push(u8::try_from(hi * 16 + lo).ok()?);
-        } else if b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' {
-            bytes.push(b);
-        } else {
-            return None;
-        }
-    }
-    let key = String::from_utf8(bytes).ok()?;
-    // One spelling per key: `_4F` is not `_4f`, so no two files name the same key.
-    (file_name(&key).as_deref() == Some(name)).then_some(key)
+/// A new file (never an existing one, never through a symlink), 0600.
+fn create_new(path: &Path) -> io::Result<File> {
+    File::options()
+        .write(true)
+        .create_new(true)
+        .mode(FILE_MODE)
+        .open(path)
 }
 
-/// Holds the store's advisory lock until dropped (closing the file releases it).
-struct Locked(#[allow(dead_code)] File);
+/// A name no other writer in any process uses at the same time.
+fn unique() -> String {
+    static SEQ: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{}-{nanos:x}-{}",
+        std::process::id(),
+        SEQ.fetch_add(1, Ordering::Relaxed)
+    )
+}
 
-impl DirBackend {
-    /// Opens the store in `dir`, creating it if needed.
-    pub fn open(dir: impl AsRef<Path>) -> io::Result<Self> {
-        let dir = dir.as_ref();
-        let keys = dir.join("keys");
-        let tmp = dir.join("tmp");
-        fs::create_dir_all(&keys)?;
-        fs::create_dir_all(&tmp)?;
-        let lock = dir.join("lock");
-        let turn = dir.join("turn");
-        File::options().create(true).append(true).open(&lock)?;
-        File::options().create(true).append(true).open(&turn)?;
-        Ok(DirBackend { keys, tmp, lock, turn })
+fn age(meta: &fs::Metadata) -> Duration {
+    meta.modified()
+        .ok()
+        .and_then(|m| SystemTime::now().duration_since(m).ok())
+        .unwrap_or_default()
+}
+
+fn process_alive(pid: u32) -> bool {
+    let Some(pid) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return false;
+    };
+    match rustix::process::test_kill_process(pid) {
+        Ok(()) => true,
+        Err(e) => e == rustix::io::Errno::PERM,
     }
+}
 
-    fn path(&self, key: &str) -> Result<PathBuf, StoreError> {
-        file_name(key).map(|n| self.keys.join(n)).ok_or(StoreError::Failed)
-    }
+/// Errors of a filesystem (or an inode) that takes no more hard links.
+fn no_links(e: &io::Error) -> bool {
+    use rustix::io::Errno;
+    let errno = Errno::from_io_error(e);
+    [
+        Errno::PERM,
+        Errno::NOTSUP,
+        Errno::OPNOTSUPP,
+        Errno::NOSYS,
+        Errno::MLINK,
+        Errno::XDEV,
+    ]
+    .iter()
+    .any(|x| Some(*x) == errno)
+}
 
-    fn lock(&self) -> Result<Locked, StoreError> {
-        let f = File::options().append(true).open(&self.lock).map_err(kind)?;
-        f.lock().map_err(kind)?;
-        Ok(Locked(f))
-    }
+/// Holds a lock file until dropped; removes it only if it is still ours (it may
+/// have been broken as stale meanwhile).
+struct Held {
+    path: PathBuf,
+    token: String,
+}
 
-    /// Writes `value` to a fresh temporary file and syncs it; renaming it into
-    /// `keys/` later publishes it whole.
-    fn stage(&self, value: &[u8]) -> Result<Staged, StoreError> {
-        static SEQ: AtomicU64 = AtomicU64::new(0);
-        // A crashed process may have left a file of the same name (its pid reused).
-        let (staged, mut f) = loop {
-            let n = SEQ.fetch_add(1, Ordering::Relaxed);
-            let path = self.tmp.join(format!("{}-{n}", std::process::id()));
-            match File::options().write(true).create_new(true).open(&path) {
-                Ok(f) => break (Staged(path), f),
-                Err(e) if e.kind() == ErrorKind::AlreadyExists && n % 1000 != 999 => continue,
-                Err(e) => return Err(kind(e)),
-            }
-        };
-        f.write_all(value).map_err(kind)?;
-        f.sync_all().map_err(kind)?;
-        Ok(staged)
-    }
-
-    /// Makes the renames and removals in `keys/` durable.
-    fn sync_keys(&self) -> Result<(), StoreError> {
-        File::open(&self.keys).and_then(|d| d.sync_all()).map_err(kind)
-    }
-
-    fn publish(&self, staged: Staged, key: &str) -> Result<(), StoreError> {
-        let to = self.path(key)?;
-        fs::rename(&staged.0, to).map_err(kind)?;
-        std::mem::forget(staged);
-        Ok(())
-    }
-
-    fn read(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        match fs::read(self.path(key)?) {
-            Ok(v) => Ok(Some(v)),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(None),
-            Err(e) => Err(kind(e)),
+impl Drop for Held {
+    fn drop(&mut self) {
+        if read_small(&self.path).as_deref() == Some(self.token.as_bytes()) {
+            let _ = fs::remove_file(&self.path);
         }
     }
+}
+
+/// A short file's bytes (a lock's token, the marker), never through a symlink.
+fn read_small(path: &Path) -> Option<Vec<u8>> {
+    let f = open_read(path).ok()?;
+    if !f.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    f.take(256).read_to_end(&mut bytes).ok()?;
+    Some(bytes)
 }
 
 /// A temporary file not yet renamed into place; removed if dropped.
@@ -178,49 +170,434 @@ impl Drop for Staged {
     }
 }
 
+impl DirBackend {
+    /// Opens the store in `dir`: creates it when missing or empty, opens a
+    /// `memdir-store` directory (marking or converting one of the layouts from
+    /// before the marker), and refuses anything else with nothing written.
+    pub fn open(dir: impl AsRef<Path>) -> Result<Self, DirError> {
+        let root = dir.as_ref().to_path_buf();
+        match fs::symlink_metadata(&root) {
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                fs::DirBuilder::new()
+                    .recursive(true)
+                    .mode(DIR_MODE)
+                    .create(&root)
+                    .map_err(io_open)?;
+            }
+            Err(e) if e.kind() == ErrorKind::PermissionDenied => return Err(DirError::Unreadable),
+            Err(e) => return Err(io_open(e)),
+            Ok(m) if m.file_type().is_symlink() => return Err(DirError::Symlink),
+            Ok(m) if !m.is_dir() => return Err(DirError::NotADirectory),
+            Ok(_) => {}
+        }
+        let host = rustix::system::uname()
+            .nodename()
+            .to_string_lossy()
+            .into_owned();
+        let store = DirBackend {
+            root,
+            host,
+            lock_wait: Duration::from_millis(format::LOCK_WAIT_MS),
+        };
+        match store.layout()? {
+            Layout::Empty | Layout::OldFlat => store.write_marker()?,
+            Layout::Current => store.check_marker()?,
+            Layout::OldHost => store.convert_old_host()?,
+        }
+        // Leftovers of a conversion that stopped after its marker was written.
+        if fs::symlink_metadata(store.root.join("keys")).is_ok_and(|m| m.is_dir()) {
+            store.convert_old_host()?;
+        }
+        store.sweep_temporaries();
+        Ok(store)
+    }
+
+    /// The same store, waiting at most `wait` for a key's lock (tests).
+    pub fn with_lock_wait(mut self, wait: Duration) -> Self {
+        self.lock_wait = wait;
+        self
+    }
+
+    fn layout(&self) -> Result<Layout, DirError> {
+        let unreadable = |e: io::Error| {
+            if e.kind() == ErrorKind::PermissionDenied {
+                DirError::Unreadable
+            } else {
+                DirError::Io
+            }
+        };
+        let mut entries = Vec::new();
+        for entry in fs::read_dir(&self.root).map_err(unreadable)? {
+            let entry = entry.map_err(unreadable)?;
+            let Ok(name) = entry.file_name().into_string() else {
+                return Err(DirError::NotAStore);
+            };
+            let t = entry.file_type().map_err(unreadable)?;
+            let kind = if t.is_symlink() {
+                EntryKind::Symlink
+            } else if t.is_dir() {
+                EntryKind::Dir
+            } else if t.is_file() {
+                EntryKind::File
+            } else {
+                EntryKind::Other
+            };
+            entries.push((name, kind));
+        }
+        format::classify(entries.iter().map(|(n, k)| (n.as_str(), *k)))
+    }
+
+    fn check_marker(&self) -> Result<(), DirError> {
+        format::marker_verdict(
+            &read_small(&self.root.join(format::FORMAT)).ok_or(DirError::DamagedMarker)?,
+        )
+    }
+
+    /// Writes the marker whole (a synced temporary renamed into place).
+    fn write_marker(&self) -> Result<(), DirError> {
+        let staged = self
+            .stage(format::MARKER_TEXT.as_bytes())
+            .map_err(|_| DirError::Io)?;
+        fs::rename(&staged.0, self.root.join(format::FORMAT)).map_err(io_open)?;
+        std::mem::forget(staged);
+        self.sync_dir().map_err(|_| DirError::Io)
+    }
+
+    /// Converts the old host layout (raw values in `keys/`, an advisory `lock`):
+    /// under that lock, so no old host changes anything meanwhile, each value is
+    /// written as a pack beside it; the marker, written last, is the commit point.
+    /// Stopped before it, the old layout is whole and the next open starts over;
+    /// after it, the next open removes what is left of the old one.
+    fn convert_old_host(&self) -> Result<(), DirError> {
+        let old_lock = match open_read(&self.root.join("lock")) {
+            Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => Some(f),
+            _ => None,
+        };
+        if let Some(f) = &old_lock {
+            f.lock().map_err(io_open)?;
+        }
+        if !self.root.join(format::FORMAT).exists() {
+            let keys = self.root.join("keys");
+            for entry in fs::read_dir(&keys).map_err(io_open)? {
+                let entry = entry.map_err(io_open)?;
+                let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
+                    continue;
+                };
+                let Some(key) = key_of(&name) else { continue };
+                let f = open_read(&keys.join(&name)).map_err(io_open)?;
+                if !f.metadata().is_ok_and(|m| m.is_file()) {
+                    continue;
+                }
+                let mut value = Vec::new();
+                (&f).read_to_end(&mut value).map_err(io_open)?;
+                let pack = format::pack(&[(key.as_str(), &value)])?;
+                let staged = self.stage(&pack).map_err(|_| DirError::Io)?;
+                fs::rename(&staged.0, self.root.join(&name)).map_err(io_open)?;
+                std::mem::forget(staged);
+            }
+            self.sync_dir().map_err(|_| DirError::Io)?;
+            self.write_marker()?;
+        }
+        // The old layout, gone: only files memdir-host wrote there.
+        for sub in ["keys", "tmp"] {
+            let dir = self.root.join(sub);
+            if let Ok(entries) = fs::read_dir(&dir) {
+                for entry in entries.flatten() {
+                    if entry.file_type().is_ok_and(|t| t.is_file()) {
+                        let _ = fs::remove_file(entry.path());
+                    }
+                }
+            }
+            let _ = fs::remove_dir(&dir);
+        }
+        for name in ["turn", "lock"] {
+            let p = self.root.join(name);
+            if fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) {
+                let _ = fs::remove_file(p);
+            }
+        }
+        let _ = self.sync_dir();
+        Ok(())
+    }
+
+    /// Removes temporary files that a crashed writer left long ago.
+    fn sweep_temporaries(&self) {
+        let Ok(entries) = fs::read_dir(&self.root) else {
+            return;
+        };
+        for entry in entries.flatten() {
+            let is_tmp = entry
+                .file_name()
+                .to_str()
+                .is_some_and(|n| n.starts_with(format::TMP_PREFIX));
+            if is_tmp
+                && entry
+                    .metadata()
+                    .is_ok_and(|m| age(&m) > Duration::from_millis(format::TMP_STALE_MS))
+            {
+                let _ = fs::remove_file(entry.path());
+            }
+        }
+    }
+
+    fn path(&self, key: &str) -> Result<(String, PathBuf), StoreError> {
+        let name = file_name(key).map_err(|_| StoreError::Failed)?;
+        let path = self.root.join(&name);
+        Ok((name, path))
+    }
+
+    /// Writes `bytes` to a fresh temporary file and syncs it; renaming it into
+    /// place later publishes it whole.
+    fn stage(&self, bytes: &[u8]) -> io::Result<Staged> {
+        let staged = Staged(
+            self.root
+                .join(format!("{}{}", format::TMP_PREFIX, unique())),
+        );
+        let mut f = create_new(&staged.0)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        Ok(staged)
+    }
+
+    /// Makes the renames, links and removals in the directory durable.
+    fn sync_dir(&self) -> io::Result<()> {
+        File::open(&self.root).and_then(|d| d.sync_all())
+    }
+
+    /// Waits up to `wait` for the lock file `name`; `None` when the wait ended.
+    /// Every way round the loop passes the deadline check, whatever sits at the
+    /// lock's path.
+    fn acquire(&self, name: &str, wait: Duration) -> Result<Option<Held>, StoreError> {
+        let path = self.root.join(name);
+        let token = format::lock_token(std::process::id(), &self.host, &unique());
+        let start = std::time::Instant::now();
+        let mut pause = Duration::from_micros(200);
+        loop {
+            match create_new(&path) {
+                Ok(mut f) => {
+                    if let Err(e) = f.write_all(token.as_bytes()) {
+                        let _ = fs::remove_file(&path);
+                        return Err(kind(e));
+                    }
+                    return Ok(Some(Held { path, token }));
+                }
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(kind(e)),
+            }
+            let broke = self.break_if_stale(&path);
+            if start.elapsed() >= wait {
+                return Ok(None);
+            }
+            if !broke {
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(25));
+            }
+        }
+    }
+
+    /// Breaks a lock whose owner process is gone or that is too old to be live;
+    /// true when the lock may be free now.
+    fn break_if_stale(&self, path: &Path) -> bool {
+        let meta = match fs::symlink_metadata(path) {
+            Ok(m) => m,
+            Err(e) => return e.kind() == ErrorKind::NotFound, // released meanwhile
+        };
+        let token = read_small(path);
+        let token_text = token.as_deref().and_then(|t| std::str::from_utf8(t).ok());
+        let age_ms = u64::try_from(age(&meta).as_millis()).unwrap_or(u64::MAX);
+        if !format::lock_is_stale(
+            token_text,
+            age_ms,
+            &self.host,
+            std::process::id(),
+            process_alive,
+        ) {
+            return false;
+        }
+        // Moved aside first: of two processes breaking one lock, one wins the rename.
+        let mut aside = path.as_os_str().to_owned();
+        aside.push(format!(".stale-{}", unique()));
+        let aside = PathBuf::from(aside);
+        if fs::rename(path, &aside).is_err() {
+            return true;
+        }
+        if token.is_some() && read_small(&aside) != token {
+            // A lock taken after our check: put it back unless a newer one exists.
+            let _ = fs::hard_link(&aside, path);
+        }
+        if fs::remove_file(&aside).is_err() {
+            let _ = fs::remove_dir(&aside);
+        }
+        true
+    }
+
+    /// Takes the turn (see [`format::TURN_WANT`]): first letting a fresh waiter
+    /// that is not us go ahead, then saying that we wait while we do. `None` when
+    /// `wait` ended first (the command then runs without it).
+    fn acquire_turn(&self, wait: Duration) -> Option<Held> {
+        let path = self.root.join(format::TURN_LOCK);
+        let want = self.root.join(format::TURN_WANT);
+        let token = format::lock_token(std::process::id(), &self.host, &unique());
+        let start = std::time::Instant::now();
+        let poll = Duration::from_millis(format::TURN_POLL_MS);
+        while start.elapsed() < wait {
+            let wanted = fs::symlink_metadata(&want)
+                .ok()
+                .filter(|m| age(m) < Duration::from_millis(format::WANT_FRESH_MS));
+            if wanted.is_some() && read_small(&want).as_deref() != Some(token.as_bytes()) {
+                std::thread::sleep(poll);
+                continue;
+            }
+            match create_new(&path) {
+                Ok(mut f) => {
+                    if f.write_all(token.as_bytes()).is_err() {
+                        let _ = fs::remove_file(&path);
+                        return None;
+                    }
+                    if wanted.is_some() {
+                        let _ = fs::remove_file(&want);
+                    }
+                    return Some(Held { path, token });
+                }
+                Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
+                Err(_) => return None,
+            }
+            self.break_if_stale(&path);
+            let said = File::options()
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .mode(FILE_MODE)
+                .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+                .open(&want)
+                .and_then(|mut f| f.write_all(token.as_bytes()));
+            let _ = said; // a waiter that cannot say so still waits, only unfavoured
+            std::thread::sleep(poll);
+        }
+        None
+    }
+
+    fn lock_key(&self, name: &str) -> Result<Held, StoreError> {
+        self.acquire(&format::lock_name(name), self.lock_wait)?
+            .ok_or(StoreError::Unavailable)
+    }
+
+    fn read(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let (_, path) = self.path(key)?;
+        let f = match open_read(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(kind(e)),
+        };
+        let meta = f.metadata().map_err(kind)?;
+        if !meta.is_file() {
+            return Err(StoreError::Failed);
+        }
+        let size = meta.len();
+        // Only the index and the wanted value: a pack may hold a whole import.
+        let mut head = read_at(&f, 0, size.min(4096))?;
+        loop {
+            match format::locate(&head, size, key).map_err(|_| StoreError::Failed)? {
+                Locate::Need(n) => head = read_at(&f, 0, n)?,
+                Locate::Found { offset, len } => return read_at(&f, offset, len).map(Some),
+            }
+        }
+    }
+
+    /// Makes `name` another link to the staged pack, replacing what it named; on
+    /// a filesystem without hard links, a copy of `bytes` instead.
+    fn link_as(&self, staged: &Staged, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
+        let target = self.root.join(name);
+        let tmp = Staged(
+            self.root
+                .join(format!("{}{}", format::TMP_PREFIX, unique())),
+        );
+        match fs::hard_link(&staged.0, &tmp.0) {
+            Ok(()) => {}
+            Err(e) if no_links(&e) => {
+                let copy = self.stage(bytes).map_err(kind)?;
+                fs::rename(&copy.0, &target).map_err(kind)?;
+                std::mem::forget(copy);
+                return Ok(());
+            }
+            Err(e) => return Err(kind(e)),
+        }
+        // Renamed over the name, atomically (a link to the same file leaves `tmp`,
+        // which its drop removes).
+        fs::rename(&tmp.0, &target).map_err(kind)
+    }
+}
+
+/// Exactly `len` bytes at `offset` of `f`; a short file is a damaged one.
+fn read_at(f: &File, offset: u64, len: u64) -> Result<Vec<u8>, StoreError> {
+    let len = usize::try_from(len).map_err(|_| StoreError::Failed)?;
+    let mut buf = vec![0; len];
+    f.read_exact_at(&mut buf, offset)
+        .map_err(|e| match e.kind() {
+            ErrorKind::UnexpectedEof => StoreError::Failed,
+            _ => kind(e),
+        })?;
+    Ok(buf)
+}
+
 impl Backend for DirBackend {
     fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         self.read(key)
     }
 
     fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
-        self.path(key)?;
-        let staged = self.stage(value)?;
-        let _lock = self.lock()?;
-        self.publish(staged, key)
+        let (name, path) = self.path(key)?;
+        let pack = format::pack(&[(key, value)]).map_err(|_| StoreError::Failed)?;
+        let staged = self.stage(&pack).map_err(kind)?;
+        let _lock = self.lock_key(&name)?;
+        fs::rename(&staged.0, path).map_err(kind)?;
+        std::mem::forget(staged);
+        Ok(())
     }
 
     fn delete(&self, key: &str) -> Result<(), StoreError> {
-        let path = self.path(key)?;
-        let _lock = self.lock()?;
+        let (name, path) = self.path(key)?;
+        let _lock = self.lock_key(&name)?;
         match fs::remove_file(path) {
-            Ok(()) => self.sync_keys(),
+            Ok(()) => self.sync_dir().map_err(kind),
             Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
             Err(e) => Err(kind(e)),
         }
     }
 
-    fn list(&self, prefix: &str, after: Option<&str>, limit: usize) -> Result<Vec<String>, StoreError> {
-        let mut keys = Vec::new();
-        for entry in fs::read_dir(&self.keys).map_err(kind)? {
-            let entry = entry.map_err(kind)?;
-            let Some(key) = entry.file_name().to_str().and_then(key_of) else { continue };
-            if key.starts_with(prefix) && after.is_none_or(|a| key.as_str() > a) {
-                keys.push(key);
+    fn list(
+        &self,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
+        let mut names = Vec::new();
+        for entry in fs::read_dir(&self.root).map_err(kind)? {
+            if let Ok(name) = entry.map_err(kind)?.file_name().into_string() {
+                names.push(name);
             }
         }
-        keys.sort_unstable();
-        keys.truncate(limit);
-        Ok(keys)
+        Ok(format::list_keys(
+            names.iter().map(String::as_str),
+            prefix,
+            after,
+            limit,
+        ))
     }
 
-    fn compare_and_swap(&self, key: &str, expected: Option<&[u8]>, new: &[u8]) -> Result<bool, StoreError> {
+    fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
         self.commit(&[], key, expected, new)
     }
 
-    /// Objects are written and synced before the lock is taken; under the lock the
-    /// swap is checked first, so a refused commit publishes nothing. The objects
-    /// are made durable before the key that points at them.
+    /// One pack of the objects and the new value, written and synced before the
+    /// lock is taken; under the lock the swap is checked first, so a refused
+    /// commit publishes nothing. The objects are made durable before the key that
+    /// points at them.
     fn commit(
         &self,
         objects: &[(String, Vec<u8>)],
@@ -228,59 +605,40 @@ impl Backend for DirBackend {
         expected: Option<&[u8]>,
         new: &[u8],
     ) -> Result<bool, StoreError> {
-        self.path(key)?;
-        let staged = objects
+        let (name, path) = self.path(key)?;
+        let names = objects
             .iter()
-            .map(|(k, v)| Ok((self.path(k).map(|_| k.as_str())?, self.stage(v)?)))
-            .collect::<Result<Vec<_>, StoreError>>()?;
-        let head = self.stage(new)?;
-        let _lock = self.lock()?;
-        if self.read(key)?.as_deref() != expected {
+            .map(|(k, _)| self.path(k).map(|(n, _)| n))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut entries: Vec<(&str, &[u8])> = objects
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_slice()))
+            .collect();
+        entries.push((key, new));
+        let pack = format::pack(&entries).map_err(|_| StoreError::Failed)?;
+        let staged = self.stage(&pack).map_err(kind)?;
+        let _lock = self.lock_key(&name)?;
+        let matches = match self.read(key) {
+            Ok(v) => v.as_deref() == expected,
+            Err(StoreError::Failed) => false, // a damaged value matches nothing
+            Err(e) => return Err(e),
+        };
+        if !matches {
             return Ok(false);
         }
-        for (k, s) in staged {
-            self.publish(s, k)?;
+        for n in &names {
+            self.link_as(&staged, n, &pack)?;
         }
-        // Earlier renames (these objects, and plain sets) before the key's.
-        self.sync_keys()?;
-        self.publish(head, key)?;
-        self.sync_keys()?;
+        // Earlier links and renames (these objects, and plain sets) before the key's.
+        self.sync_dir().map_err(kind)?;
+        fs::rename(&staged.0, path).map_err(kind)?;
+        std::mem::forget(staged);
+        self.sync_dir().map_err(kind)?;
         Ok(true)
     }
 
     fn turn(&self) -> Option<Box<dyn Send>> {
-        let f = File::options().append(true).open(&self.turn).ok()?;
-        let start = Instant::now();
-        let mut pause = Duration::from_micros(200);
-        loop {
-            match f.try_lock() {
-                Ok(()) => return Some(Box::new(Locked(f))),
-                Err(std::fs::TryLockError::WouldBlock) if start.elapsed() < TURN_WAIT => {
-                    std::thread::sleep(pause);
-                    pause = (pause * 2).min(Duration::from_millis(5));
-                }
-                Err(_) => return None,
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_round_trip_and_never_collide_by_case() {
-        for key in ["", ".", "..", "head", "blob/ab12", "ls/A/0", "ls/a/0", "a_b", "k", "é/x y"] {
-            let name = file_name(key).unwrap_or_default();
-            assert_eq!(key_of(&name).as_deref(), Some(key), "{key:?} as {name:?}");
-        }
-        assert_eq!(file_name("ls/A/0").as_deref(), Some("kls_2f_41_2f0"));
-        assert_eq!(file_name("ls/a/0").as_deref(), Some("kls_2fa_2f0"));
-        assert_eq!(file_name("."), Some("k_2e".into()));
-        assert_eq!(file_name(&"x".repeat(300)), None);
-        assert_eq!(key_of("lock"), None);
-        assert_eq!(key_of("kA"), None);
-        assert_eq!(key_of("k_zz"), None);
+        self.acquire_turn(TURN_WAIT)
+            .map(|held| Box::new(held) as Box<dyn Send>)
     }
 }

@@ -42,7 +42,8 @@ usage:
       Prints the component's imports, one per line: all it can reach.
 
 options:
-  --store DIR              the memory directory's store on disk (created if missing)
+  --store DIR              the memory's store directory (format memdir-store, shared
+                           with the memdir CLI; created if missing or empty)
   --in-memory              a store that lives only as long as this process
   --component PATH         the component (default: $MEMDIR_COMPONENT, else the build
                            output next to this executable's target directory)
@@ -234,21 +235,36 @@ fn read_line(r: &mut impl BufRead, max: usize) -> io::Result<Option<Line>> {
     Ok(Some(if len > max { Line::TooLong } else { Line::Text(buf) }))
 }
 
+/// Why a command could not run (exit status 2): a usage error is followed by the
+/// usage; a store directory that cannot be opened is not.
+enum Failure {
+    Usage(String),
+    Store(String),
+}
+
+impl From<String> for Failure {
+    fn from(m: String) -> Self {
+        Failure::Usage(m)
+    }
+}
+
 /// The host over the store the options name, configured as they say.
-fn host(o: &mut Options) -> Result<Host, String> {
+fn host(o: &mut Options) -> Result<Host, Failure> {
     let backend: Arc<dyn Backend> = match (&o.store, o.in_memory) {
         (Some(dir), false) => {
-            Arc::new(DirBackend::open(dir).map_err(|_| "cannot open or create the store directory".to_string())?)
+            // The directory as the user named it, and what is wrong with it.
+            let open = DirBackend::open(dir);
+            Arc::new(open.map_err(|e| Failure::Store(format!("{}: {e}", dir.to_string_lossy())))?)
         }
         (None, true) => Arc::new(MemoryBackend::new()),
-        _ => return Err("needs exactly one of --store DIR and --in-memory".into()),
+        _ => return Err(Failure::Usage("needs exactly one of --store DIR and --in-memory".into())),
     };
     let mut host = runtime(o.component.take(), o.cache.take())?.host(backend, o.limits);
     host.configure(o.config.clone());
     Ok(host)
 }
 
-fn exec(mut o: Options) -> Result<ExitCode, String> {
+fn exec(mut o: Options) -> Result<ExitCode, Failure> {
     let mut host = host(&mut o)?;
     let stdout = io::stdout();
     if let Some(input) = o.input {
@@ -294,17 +310,17 @@ fn main() -> ExitCode {
     let mut args = std::env::args_os().skip(1);
     let cmd = args.next();
     let outcome = match cmd.as_ref().and_then(|c| c.to_str()) {
-        Some("exec") => parse(args).and_then(exec),
-        Some("export") => parse(args).and_then(|mut o| Ok(report(host(&mut o)?.entries()))),
-        Some("gc") => parse(args).and_then(|mut o| {
+        Some("exec") => parse(args).map_err(Failure::from).and_then(exec),
+        Some("export") => parse(args).map_err(Failure::from).and_then(|mut o| Ok(report(host(&mut o)?.entries()))),
+        Some("gc") => parse(args).map_err(Failure::from).and_then(|mut o| {
             let keep = o.keep;
             Ok(report(host(&mut o)?.gc(keep)))
         }),
-        Some("expire") => parse(args).and_then(|mut o| {
-            let ms = o.older_than_ms.ok_or("expire needs --older-than-ms N")?;
+        Some("expire") => parse(args).map_err(Failure::from).and_then(|mut o| {
+            let ms = o.older_than_ms.ok_or_else(|| Failure::Usage("expire needs --older-than-ms N".into()))?;
             Ok(report(host(&mut o)?.expire(ms)))
         }),
-        Some("imports") => parse(args).and_then(|o| {
+        Some("imports") => parse(args).map_err(Failure::from).and_then(|o| {
             for name in runtime(o.component, o.cache)?.imports() {
                 println!("{name}");
             }
@@ -314,12 +330,16 @@ fn main() -> ExitCode {
             print!("{}", usage());
             Ok(ExitCode::SUCCESS)
         }
-        _ => Err("expected a command".into()),
+        _ => Err(Failure::Usage("expected a command".into())),
     };
     match outcome {
         Ok(code) => code,
-        Err(msg) => {
+        Err(Failure::Usage(msg)) => {
             eprintln!("memdir-host: {msg}\n\n{}", usage());
+            ExitCode::from(2)
+        }
+        Err(Failure::Store(msg)) => {
+            eprintln!("memdir-host: {msg}");
             ExitCode::from(2)
         }
     }

@@ -1,78 +1,52 @@
-// The JS store protocol on a directory of the local disk (Node).
+// The JS store protocol on a store directory of the local disk (Node), in the
+// `memdir-store` format that the wasmtime host's directory backend (host/src/dir.rs)
+// reads and writes too. What every file means (key -> file name, the pack, the
+// marker, which directories may be opened, lock tokens and when a lock is stale)
+// is decided once, in Rust (src/store_dir.rs), and asked through the wasm glue;
+// this file does the system calls.
 //
-// One name per key, flat in the directory, made by an escape of the key that keeps
-// every name portable (lowercase only, so a case-insensitive disk cannot merge two
-// keys) and never starts with a dot. A file holds a small pack: the values of one
-// or more keys with an index (see PACK below). A command's commit writes ONE pack
-// (its new objects and the new head), fsyncs it once, hard-links it under each
-// object's name and renames it over the head: one fsync per command, as the SDK's
-// own tool pays for one file. A reader sees the old or the new value, never half
-// of one. Mutations of a key hold a lock file for that key created with O_EXCL,
-// which makes compare-and-swap hold across processes sharing the directory; a lock
-// left by a crashed process is broken once its owner is gone or it is old. Every
-// open uses O_NOFOLLOW and renames, links and unlinks never follow, so no symlink
-// planted in the directory is ever followed out of it.
+// One name per key, flat in the directory. A file holds a small pack: the values
+// of one or more keys with an index. A command's commit writes ONE pack (its new
+// objects and the new head), fsyncs it once, hard-links it under each object's
+// name and renames it over the head: one fsync per command, as the SDK's own tool
+// pays for one file. A reader sees the old or the new value, never half of one.
+// Mutations of a key hold a lock file for that key created with O_EXCL, which makes
+// compare-and-swap hold across processes sharing the directory (Node or host); a
+// lock left by a crashed process is broken once its owner is gone or it is old,
+// and a wait for a lock ends at its deadline whatever sits at the lock's path.
+// Every open uses O_NOFOLLOW and renames, links and unlinks never follow, so no
+// symlink planted in the directory is ever followed out of it.
 import * as fss from 'node:fs';
 import { promisify } from 'node:util';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
+import * as glue from '../../dist/memdir_wasm.js';
 
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 const PAGE = 1000;
-const LOCK_WAIT_MS = 10_000;
-// A lock is held for one read-compare-write; one this old was left by a crash.
-const LOCK_STALE_MS = 30_000;
-const TMP_STALE_MS = 60 * 60 * 1000;
-const MAX_NAME = 255;
 // Errors of a filesystem (or an inode) that takes no more hard links.
 const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK', 'EXDEV']);
+// The format's names and times, read from the engine once the wasm is ready.
+let rulesCache;
+const rules = () => (rulesCache ??= glue.storeDirRules());
 
 const C = fss.constants;
 const fsync = promisify(fss.fsync);
 const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
 const CREATE_FLAGS = C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW;
 const HOST = hostname();
-
 const utf8 = new TextEncoder();
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** `k` + the key's UTF-8 bytes, `[a-z0-9-]` as they are and every other byte `_xx`. */
+/** The file name of `key` (`k` + an escape of its bytes); throws when too long. */
 export function keyToName(key) {
-  let name = 'k';
-  for (const b of utf8.encode(key)) {
-    const plain = (b >= 0x61 && b <= 0x7a) || (b >= 0x30 && b <= 0x39) || b === 0x2d;
-    name += plain ? String.fromCharCode(b) : `_${b.toString(16).padStart(2, '0')}`;
-  }
-  if (name.length > MAX_NAME) throw storeError('the key is too long for a file name');
-  return name;
+  return glue.storeDirFileName(key);
 }
 
 /** The key a file name encodes, or undefined for any file that is not a key. */
 export function nameToKey(name) {
-  if (!name.startsWith('k')) return undefined;
-  const bytes = [];
-  for (let i = 1; i < name.length; ) {
-    const c = name.charCodeAt(i);
-    if ((c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) || c === 0x2d) {
-      bytes.push(c);
-      i += 1;
-    } else if (c === 0x5f && /^[0-9a-f]{2}$/.test(name.slice(i + 1, i + 3))) {
-      const b = parseInt(name.slice(i + 1, i + 3), 16);
-      const plain = (b >= 0x61 && b <= 0x7a) || (b >= 0x30 && b <= 0x39) || b === 0x2d;
-      if (plain) return undefined; // not the canonical name of any key
-      bytes.push(b);
-      i += 3;
-    } else {
-      return undefined;
-    }
-  }
-  try {
-    return strictUtf8.decode(new Uint8Array(bytes));
-  } catch {
-    return undefined;
-  }
+  return glue.storeDirListKeys([name], '', undefined, 1)[0];
 }
 
 function storeError(message, name = 'Error') {
@@ -89,33 +63,21 @@ function mapError(e) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-function byteCompare(a, b) {
-  return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
-}
-
 function sameBytes(a, b) {
   return a.byteLength === b.byteLength && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
 }
 
-// PACK: "MDP1", u32 count, then per entry u16 key length, the key (UTF-8), u32
-// value length; then the values in the same order. All little-endian.
-const MAGIC = 0x3150444d; // "MDP1"
-
+/**
+ * A pack of `entries` ([key, bytes] pairs): its index is made by the engine, the
+ * values follow it in order (they stay here rather than cross into wasm and back).
+ */
 function encodePack(entries) {
-  const keys = entries.map(([k]) => utf8.encode(k));
-  let size = 8;
-  for (const [i, [, v]] of entries.entries()) size += 6 + keys[i].length + v.byteLength;
+  const index = glue.storeDirPackIndex(entries.map(([k]) => k), entries.map(([, v]) => v.byteLength));
+  let size = index.byteLength;
+  for (const [, v] of entries) size += v.byteLength;
   const out = new Uint8Array(size);
-  const dv = new DataView(out.buffer);
-  dv.setUint32(0, MAGIC, true);
-  dv.setUint32(4, entries.length, true);
-  let at = 8;
-  for (const [i, [, v]] of entries.entries()) {
-    dv.setUint16(at, keys[i].length, true);
-    out.set(keys[i], at + 2);
-    dv.setUint32(at + 2 + keys[i].length, v.byteLength, true);
-    at += 6 + keys[i].length;
-  }
+  out.set(index, 0);
+  let at = index.byteLength;
   for (const [, v] of entries) {
     out.set(v, at);
     at += v.byteLength;
@@ -129,33 +91,12 @@ function encodePack(entries) {
  * malformed (a damaged file).
  */
 function packValue(fd, size, key) {
-  const bad = () => storeError('a store file is damaged');
   let head = readAt(fd, 0, Math.min(size, 4096));
-  const need = (n) => {
-    if (n > size) throw bad();
-    if (n > head.length) head = readAt(fd, 0, Math.min(size, Math.max(n, head.length * 2)));
-  };
-  need(8);
-  const dv = () => new DataView(head.buffer, head.byteOffset, head.byteLength);
-  if (dv().getUint32(0, true) !== MAGIC) throw bad();
-  const count = dv().getUint32(4, true);
-  const want = utf8.encode(key);
-  let at = 8;
-  let offset = 0;
-  let found;
-  for (let i = 0; i < count; i++) {
-    need(at + 6);
-    const klen = dv().getUint16(at, true);
-    need(at + 6 + klen);
-    const vlen = dv().getUint32(at + 2 + klen, true);
-    if (found === undefined && klen === want.length && Buffer.compare(head.subarray(at + 2, at + 2 + klen), want) === 0) {
-      found = [offset, vlen];
-    }
-    offset += vlen;
-    at += 6 + klen;
+  for (;;) {
+    const where = glue.storeDirLocate(head, size, key);
+    if (where.length === 2) return readAt(fd, where[0], where[1]);
+    head = readAt(fd, 0, where[0]);
   }
-  if (found === undefined || at + offset !== size) throw bad();
-  return readAt(fd, at + found[0], found[1]);
 }
 
 /** Exactly `length` bytes at `position` of `fd`. */
@@ -164,7 +105,7 @@ function readAt(fd, position, length) {
   let done = 0;
   while (done < length) {
     const n = fss.readSync(fd, buf, done, length - done, position + done);
-    if (n === 0) throw storeError('a store file is damaged');
+    if (n === 0) throw glue.storeDirError('damaged-file');
     done += n;
   }
   return buf;
@@ -179,23 +120,48 @@ function processAlive(pid) {
   }
 }
 
+/** The kind of a directory entry as the format's rules name it (lstat, never followed). */
+function entryKind(d) {
+  if (d.isSymbolicLink()) return 'l';
+  if (d.isDirectory()) return 'd';
+  if (d.isFile()) return 'f';
+  return 'o';
+}
+
 export class DirectoryStore {
   #root;
+  #given;
   #ready;
   // In-process queue per lock, so commands of one process wait in turn instead of
   // polling the lock file against each other.
   #queues = new Map();
   #syncDirectory;
+  #lockWaitMs;
 
-  constructor(path, { syncDirectory = false } = {}) {
+  constructor(path, { syncDirectory = false, lockWaitMs } = {}) {
     if (typeof path !== 'string' || path === '') throw new TypeError('directoryStore expects a directory path');
+    if (lockWaitMs !== undefined && !(Number.isFinite(lockWaitMs) && lockWaitMs >= 0)) {
+      throw new RangeError('directoryStore: lockWaitMs must be a non-negative number');
+    }
+    this.#given = path;
     this.#root = resolve(path);
     this.#syncDirectory = Boolean(syncDirectory);
+    this.#lockWaitMs = lockWaitMs;
   }
 
   /** The directory's absolute path (for the application; never shown to the model). */
   get path() {
     return this.#root;
+  }
+
+  /**
+   * Opens the store directory now: creates it when missing or empty, marks a store
+   * from before the format marker, and rejects with a `StoreDirectoryError` naming
+   * the directory's problem (as the caller named it) when it is not a store this
+   * version can open; nothing is written then. Every other method opens it first.
+   */
+  open() {
+    return this.#init();
   }
 
   // The system calls here are synchronous (microseconds on a local disk, where a
@@ -204,24 +170,83 @@ export class DirectoryStore {
 
   #init() {
     this.#ready ??= (async () => {
-      fss.mkdirSync(this.#root, { recursive: true, mode: DIR_MODE });
-      if (!fss.statSync(this.#root).isDirectory()) throw storeError('the store path is not a directory', 'UnavailableError');
+      await this.#openDirectory();
       this.#sweepTemporaries();
     })().catch((e) => {
       this.#ready = undefined; // a later call may succeed (the disk came back)
+      if (e?.name === 'StoreDirectoryError') e.message = `${this.#given}: ${e.message}`;
       throw mapError(e);
     });
     return this.#ready;
+  }
+
+  /** What the directory is, by the format's rules; refused before anything is written. */
+  async #openDirectory() {
+    const problem = (p) => glue.storeDirError(p);
+    let st;
+    try {
+      st = fss.lstatSync(this.#root);
+    } catch (e) {
+      if (e.code === 'EACCES') throw problem('unreadable');
+      if (e.code === 'ENOTDIR') throw problem('not-a-directory');
+      if (e.code !== 'ENOENT') throw problem('io');
+      try {
+        fss.mkdirSync(this.#root, { recursive: true, mode: DIR_MODE });
+        st = fss.lstatSync(this.#root);
+      } catch (e2) {
+        throw problem(e2.code === 'ENOTDIR' ? 'not-a-directory' : 'io');
+      }
+    }
+    if (st.isSymbolicLink()) throw problem('symlink');
+    if (!st.isDirectory()) throw problem('not-a-directory');
+    let entries;
+    try {
+      entries = fss.readdirSync(this.#root, { withFileTypes: true });
+    } catch (e) {
+      throw problem(e.code === 'EACCES' ? 'unreadable' : 'io');
+    }
+    const layout = glue.storeDirClassify(entries.map((d) => d.name), entries.map(entryKind).join(''));
+    if (layout === 'current') return this.#checkMarker();
+    // The old host layout needs the host's advisory lock (flock, which Node lacks)
+    // to be converted safely, so the host converts it.
+    if (layout === 'old-host') throw problem('old-host');
+    // Empty, or the Node layout from before the marker (the same files): the
+    // marker is all there is to write.
+    const tmp = await this.#writeTemp(utf8.encode(rules().markerText));
+    try {
+      this.#install(tmp, rules().format);
+      await this.#syncDir(true);
+    } catch {
+      throw problem('io');
+    } finally {
+      unlinkQuietly(tmp);
+    }
+  }
+
+  #checkMarker() {
+    let bytes;
+    let fd;
+    try {
+      fd = fss.openSync(join(this.#root, rules().format), READ_FLAGS);
+      if (!fss.fstatSync(fd).isFile()) throw new Error('not a file');
+      const buf = Buffer.alloc(256);
+      bytes = buf.subarray(0, fss.readSync(fd, buf, 0, 256, 0));
+    } catch {
+      throw glue.storeDirError('damaged-marker');
+    } finally {
+      if (fd !== undefined) fss.closeSync(fd);
+    }
+    glue.storeDirCheckMarker(bytes);
   }
 
   /** Removes temporary files that a crashed writer left long ago. */
   #sweepTemporaries() {
     const now = Date.now();
     for (const name of fss.readdirSync(this.#root)) {
-      if (!name.startsWith('.tmp-')) continue;
+      if (!name.startsWith(rules().tmpPrefix)) continue;
       const p = join(this.#root, name);
       try {
-        if (now - fss.lstatSync(p).mtimeMs > TMP_STALE_MS) fss.unlinkSync(p);
+        if (now - fss.lstatSync(p).mtimeMs > rules().tmpStaleMs) fss.unlinkSync(p);
       } catch {
         // another process swept it first
       }
@@ -290,14 +315,8 @@ export class DirectoryStore {
     } catch (e) {
       throw mapError(e);
     }
-    const keys = [];
-    for (const name of names) {
-      const key = nameToKey(name);
-      if (key === undefined || !key.startsWith(prefix)) continue;
-      if (cursor !== undefined && cursor !== null && byteCompare(key, cursor) <= 0) continue;
-      keys.push(key);
-    }
-    keys.sort(byteCompare);
+    const after = cursor === undefined || cursor === null ? undefined : cursor;
+    const keys = glue.storeDirListKeys(names, prefix, after, PAGE + 1);
     if (keys.length > PAGE) return { keys: keys.slice(0, PAGE), cursor: keys[PAGE - 1] };
     return { keys };
   }
@@ -344,7 +363,7 @@ export class DirectoryStore {
 
   /** A new temporary file (O_EXCL, 0600) holding `bytes`, fsynced; its path. */
   async #writeTemp(bytes) {
-    const tmp = join(this.#root, `.tmp-${process.pid}-${randomUUID()}`);
+    const tmp = join(this.#root, `${rules().tmpPrefix}${process.pid}-${randomUUID()}`);
     let fd;
     try {
       fd = fss.openSync(tmp, CREATE_FLAGS, FILE_MODE);
@@ -374,7 +393,7 @@ export class DirectoryStore {
       if (e.code !== 'EEXIST') throw mapError(e);
     }
     // Replace atomically: a fresh link, renamed over the old name.
-    const tmp = join(this.#root, `.tmp-${process.pid}-${randomUUID()}`);
+    const tmp = join(this.#root, `${rules().tmpPrefix}${process.pid}-${randomUUID()}`);
     try {
       fss.linkSync(src, tmp);
       fss.renameSync(tmp, target);
@@ -409,8 +428,8 @@ export class DirectoryStore {
    * filesystem tool: without it a crash can lose the last moment of commands (the
    * journal commits them within seconds) but never tears one.
    */
-  async #syncDir() {
-    if (!this.#syncDirectory) return;
+  async #syncDir(always = false) {
+    if (!this.#syncDirectory && !always) return;
     const fd = fss.openSync(this.#root, C.O_RDONLY | C.O_DIRECTORY);
     try {
       await fsync(fd);
@@ -419,11 +438,65 @@ export class DirectoryStore {
     }
   }
 
+  /**
+   * Runs `fn` (a whole command) in this process's turn, as memdir-host does: of
+   * two processes streaming writes, the one that just won would otherwise start its
+   * next command ahead while the loser re-reads, and the loser can lose every
+   * retry. Fairness only: when the turn is not had in time, `fn` runs anyway and
+   * the compare-and-swap keeps it safe. openMemory wraps each command in it.
+   */
+  async inTurn(fn) {
+    await this.#init();
+    return this.#locked(rules().turnLock, fn, () => this.#acquireTurn());
+  }
+
+  /** Takes the turn, letting a fresh waiter that is not us go first; a no-op release when the wait ends. */
+  async #acquireTurn() {
+    const path = join(this.#root, rules().turnLock);
+    const want = join(this.#root, rules().turnWant);
+    const token = glue.storeDirLockToken(process.pid, HOST, randomUUID());
+    const deadline = Date.now() + rules().turnWaitMs;
+    while (Date.now() < deadline) {
+      let wanted = false;
+      try {
+        wanted = Date.now() - fss.lstatSync(want).mtimeMs < rules().wantFreshMs;
+      } catch {
+        // nobody waits
+      }
+      if (wanted && readQuietly(want) !== token) {
+        await sleep(rules().turnPollMs);
+        continue;
+      }
+      try {
+        const fd = fss.openSync(path, CREATE_FLAGS, FILE_MODE);
+        try {
+          fss.writeSync(fd, token);
+        } finally {
+          fss.closeSync(fd);
+        }
+        if (wanted) unlinkQuietly(want);
+        return () => {
+          if (readQuietly(path) === token) unlinkQuietly(path);
+        };
+      } catch (e) {
+        if (e.code !== 'EEXIST') return () => {};
+      }
+      this.#breakIfStale(path);
+      try {
+        fss.writeFileSync(want, token, { flag: C.O_WRONLY | C.O_CREAT | C.O_TRUNC | C.O_NOFOLLOW, mode: FILE_MODE });
+      } catch {
+        // a waiter that cannot say so still waits, only unfavoured
+      }
+      await sleep(rules().turnPollMs);
+    }
+    return () => {};
+  }
+
   /** Runs `fn` holding the lock of `name`: in-process queue first, then the lock file. */
-  #locked(name, fn) {
+  #locked(name, fn, acquire = () => this.#acquire(name)) {
     const prev = this.#queues.get(name) ?? Promise.resolve();
     const run = prev.then(async () => {
-      const release = await this.#acquire(name);
+      const release = await acquire();
       try {
         return await fn();
       } finally {
@@ -438,18 +511,26 @@ export class DirectoryStore {
     return run;
   }
 
+  /**
+   * Takes the lock file of `name`. Every way round the loop passes the deadline
+   * check, whatever sits at the lock's path (a directory, a dangling symlink, an
+   * unreadable file): only its age can make such a thing stale.
+   */
   async #acquire(name) {
-    const lockPath = join(this.#root, `.lock-${name}`);
-    const token = `${process.pid} ${HOST} ${randomUUID()}`;
-    const deadline = Date.now() + LOCK_WAIT_MS;
+    const lockPath = join(this.#root, `${rules().lockPrefix}${name}`);
+    const token = glue.storeDirLockToken(process.pid, HOST, randomUUID());
+    const deadline = Date.now() + (this.#lockWaitMs ?? rules().lockWaitMs);
     for (let attempt = 0; ; attempt++) {
       try {
         const fd = fss.openSync(lockPath, CREATE_FLAGS, FILE_MODE);
         try {
           fss.writeSync(fd, token);
-        } finally {
+        } catch (e) {
           fss.closeSync(fd);
+          unlinkQuietly(lockPath);
+          throw e;
         }
+        fss.closeSync(fd);
         return () => {
           // Remove the lock only if it is still ours (it may have been broken as stale).
           if (readQuietly(lockPath) === token) unlinkQuietly(lockPath);
@@ -457,26 +538,22 @@ export class DirectoryStore {
       } catch (e) {
         if (e.code !== 'EEXIST') throw mapError(e);
       }
-      if (this.#breakIfStale(lockPath)) continue;
-      if (Date.now() > deadline) throw storeError('the store stayed locked', 'UnavailableError');
-      await sleep(Math.min(1 + attempt, 25) * (0.5 + Math.random()));
+      const broke = this.#breakIfStale(lockPath);
+      if (Date.now() >= deadline) throw storeError('the store stayed locked', 'UnavailableError');
+      await sleep(broke ? 0 : Math.min(1 + attempt, 25) * (0.5 + Math.random()));
     }
   }
 
-  /** Breaks a lock whose owner process is gone or that is too old to be live. */
+  /** Breaks a lock whose owner process is gone or that is too old to be live; true when it may be free now. */
   #breakIfStale(lockPath) {
     let st;
-    let token;
     try {
       st = fss.lstatSync(lockPath);
-      token = fss.readFileSync(lockPath, { encoding: 'utf8', flag: READ_FLAGS });
-    } catch {
-      return true; // released meanwhile: try again at once
+    } catch (e) {
+      return e.code === 'ENOENT'; // released meanwhile: try again at once
     }
-    const [pid, host] = token.split(' ');
-    const ownerGone = host === HOST && Number(pid) !== process.pid && /^\d+$/.test(pid) && !processAlive(Number(pid));
-    const old = Date.now() - st.mtimeMs > LOCK_STALE_MS;
-    if (!ownerGone && !old) return false;
+    const token = readQuietly(lockPath); // undefined when it cannot be read
+    if (!glue.storeDirLockIsStale(token, Date.now() - st.mtimeMs, HOST, process.pid, processAlive)) return false;
     // Move it aside first: of two processes breaking the same lock only one wins the rename.
     const aside = `${lockPath}.stale-${randomUUID()}`;
     try {
@@ -484,7 +561,7 @@ export class DirectoryStore {
     } catch {
       return true;
     }
-    if (readQuietly(aside) !== token) {
+    if (token !== undefined && readQuietly(aside) !== token) {
       // We moved a lock taken after our check: put it back unless a new one exists.
       try {
         fss.linkSync(aside, lockPath);
@@ -492,7 +569,15 @@ export class DirectoryStore {
         // a newer lock is in place; the one we moved was released by its owner's check
       }
     }
-    unlinkQuietly(aside);
+    try {
+      fss.rmSync(aside, { recursive: false });
+    } catch {
+      try {
+        fss.rmdirSync(aside);
+      } catch {
+        // a directory with something in it stays aside, under a name no lock uses
+      }
+    }
     return true;
   }
 }
@@ -521,7 +606,8 @@ function checkBytes(v) {
 /**
  * A store in the directory `path` (made with mode 0700 when missing).
  * options.syncDirectory: also fsync the directory after each write (durable at
- * once, slower).
+ * once, slower). options.lockWaitMs: how long a write waits for a key's lock
+ * before failing (default: the format's, 10 s).
  */
 export function directoryStore(path, options) {
   return new DirectoryStore(path, options);

@@ -4,11 +4,13 @@
 # for wasm32-wasip2, then memdir-host's tests, which run that component in the host
 # over the memory and directory backends: every conformance case and hostile path,
 # the store contract, the sandbox (exact imports, fuel and memory limits, 100 MiB
-# and non-UTF-8 input, a store failing mid-command) and two CLI processes writing
-# one directory store.
-# (The tests also rebuild the component themselves if it is stale.)
+# and non-UTF-8 input, a store failing mid-command), two CLI processes writing one
+# directory store, and the Node CLI and memdir-host on one store directory (so the
+# npm package is built first; a no-op when dist/ is current). (The tests also
+# rebuild the component themselves if it is stale.)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+node scripts/build.mjs
 cargo clippy -p memdir-component --target wasm32-wasip2 -- -D warnings
 cargo clippy -p memdir-host --all-targets -- -D warnings
 cargo build -p memdir-component --target wasm32-wasip2 --profile release-wasm

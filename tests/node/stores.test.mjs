@@ -40,7 +40,7 @@ describe('the directory store', () => {
     for (const foreign of ['memories', '.tmp-1-x', '.lock-khead', 'k_zz', 'k_61', 'kA', 'k_c3']) assert.equal(nameToKey(foreign), undefined, foreign);
   });
 
-  test('files 0600 in a 0700 directory; foreign files ignored by list', async () => {
+  test('files 0600 in a 0700 directory; foreign files ignored by list, refused at the next open', async () => {
     const dir = join(tempDir(), 'store');
     const store = memdir.directoryStore(dir);
     await store.set('blob/1', bytes('one'));
@@ -50,6 +50,7 @@ describe('the directory store', () => {
     assert.equal(statSync(dir).mode & 0o777, 0o700);
     for (const f of readdirSync(dir).filter((f) => f.startsWith('k'))) assert.equal(statSync(join(dir, f)).mode & 0o777, 0o600, f);
     assert.deepEqual(await store.list(''), { keys: ['blob/1', 'head'] });
+    await assert.rejects(memdir.directoryStore(dir).open(), { name: 'StoreDirectoryError' });
   });
 
   test('a symlink planted under a key name is never followed', async () => {
@@ -106,7 +107,7 @@ describe('the directory store', () => {
     const dir = join(tempDir(), 'store');
     const store = memdir.directoryStore(dir);
     await store.set('counter', bytes('0'));
-    const storeModule = new URL('../../js/stores/directory.js', import.meta.url).href;
+    const storeModule = new URL('../../js/node.js', import.meta.url).href;
     const N = 40;
     const worker = `
       const { directoryStore } = await import(${JSON.stringify(storeModule)});

@@ -16,6 +16,7 @@ mod defaults;
 mod idb;
 mod js_store;
 mod memory;
+mod store_dir;
 
 use alloc::string::String;
 

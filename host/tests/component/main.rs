@@ -8,6 +8,7 @@
 )]
 
 mod conformance;
+mod cross_tool;
 mod processes;
 mod sandbox;
 mod support;

@@ -1,0 +1,581 @@
+//! What a store directory on disk is: the one format shared by the Node directory
+//! store (`js/stores/directory.js`) and the host's directory backend
+//! (`host/src/dir.rs`). Pure rules, no I/O: each tool does its own system calls and
+//! asks this module what a name, a file or a listing means.
+//!
+//! Format `memdir-store`, version 1, flat in one directory:
+//! - `memdir-store`: the marker, one line `memdir-store 1\n`, written at creation;
+//! - `k…`: one file per key, named by [`file_name`], holding a pack ([`pack`]) of
+//!   that key's value and possibly others (a commit writes one pack and hard-links
+//!   it under every key it holds, so it pays one fsync);
+//! - `.tmp-…`: files being written, renamed into place once complete;
+//! - `.lock-…`: lock files, created exclusively (`O_EXCL`) and holding a token
+//!   ([`lock_token`]); `.lock-k…` guards a key's read-compare-rename,
+//!   [`TURN_LOCK`] is a process's turn for a whole command (fairness only: of two
+//!   processes streaming writes, the one that just won would otherwise start its
+//!   next command ahead while the loser re-reads, and the loser can lose every
+//!   retry), with [`TURN_WANT`] so that a waiter gets the next turn.
+//!
+//! A directory is opened only when [`classify`] and [`marker_verdict`] say it is
+//! one of these; anything else is refused before a byte is written.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+/// The marker's file name and the format's name.
+pub const FORMAT: &str = "memdir-store";
+/// The version this build writes and reads.
+pub const VERSION: u32 = 1;
+/// The marker's whole contents.
+pub const MARKER_TEXT: &str = "memdir-store 1\n";
+/// Prefix of temporary files (swept once older than [`TMP_STALE_MS`]).
+pub const TMP_PREFIX: &str = ".tmp-";
+/// Prefix of lock files: `.lock-` + a key's file name, or [`TURN_LOCK`].
+pub const LOCK_PREFIX: &str = ".lock-";
+/// The lock a host holds for a whole command so that processes take turns.
+pub const TURN_LOCK: &str = ".lock-turn";
+/// Where a process waiting for the turn says so, with its lock token: whoever
+/// would take the turn next, the process that just gave it back included, lets
+/// that process go first while the file is fresh. Without it the holder's next
+/// command takes the turn again within microseconds and a polling waiter never
+/// gets it.
+pub const TURN_WANT: &str = ".lock-turn-want";
+/// A want older than this was left by a process that stopped waiting.
+pub const WANT_FRESH_MS: u64 = 100;
+/// How often a process waiting for the turn looks again.
+pub const TURN_POLL_MS: u64 = 1;
+/// How long a process waits for the turn before running its command without it
+/// (a stopped process may hold it; the compare-and-swap keeps going ahead safe).
+pub const TURN_WAIT_MS: u64 = 10_000;
+/// How long a writer waits for a key's lock before giving up.
+pub const LOCK_WAIT_MS: u64 = 10_000;
+/// A lock is held for one read-compare-rename; one this old was left by a crash.
+pub const LOCK_STALE_MS: u64 = 30_000;
+/// A temporary file this old was left by a crashed writer.
+pub const TMP_STALE_MS: u64 = 60 * 60 * 1000;
+/// Longest key file name: short enough that its lock's name and the name a stale
+/// lock is moved aside to (`.lock-` + name + `.stale-` + 36) stay within 255 bytes.
+pub const MAX_NAME: usize = 200;
+
+/// The names of the old host layout (before the marker): values in `keys/`.
+const OLD_HOST: [&str; 4] = ["keys", "tmp", "lock", "turn"];
+
+/// Why a store directory cannot be opened, or a store file cannot be used. The
+/// text names the directory's problem, never a path: the tools put the directory
+/// the user named in front.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirError {
+    NotADirectory,
+    Symlink,
+    Unreadable,
+    NotAStore,
+    DamagedMarker,
+    OtherFormat,
+    NewerVersion(u32),
+    /// The old host layout, in a tool that does not convert it (Node).
+    OldHostLayout,
+    /// The disk refused an operation while opening or creating the store.
+    Io,
+    KeyTooLong,
+    ValueTooLarge,
+    DamagedFile,
+}
+
+impl fmt::Display for DirError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DirError::NotADirectory => f.write_str("the store path is not a directory"),
+            DirError::Symlink => {
+                f.write_str("the store path is a symbolic link, which memdir does not follow; name the directory itself")
+            }
+            DirError::Unreadable => f.write_str("the store directory cannot be read"),
+            DirError::NotAStore => f.write_str(
+                "the directory is not a memdir store: it holds files memdir did not write; name an empty or new directory",
+            ),
+            DirError::DamagedMarker => write!(f, "the store's format marker ({FORMAT}) is damaged"),
+            DirError::OtherFormat => write!(f, "the store's format marker ({FORMAT}) names a format memdir does not know"),
+            DirError::NewerVersion(v) => write!(
+                f,
+                "the store is {FORMAT} version {v}, newer than this memdir reads (version {VERSION}); upgrade memdir"
+            ),
+            DirError::OldHostLayout => f.write_str(
+                "the directory is a memdir-host store of the old layout (keys/); open it once with memdir-host \
+                 (for example `memdir-host export --store DIR`) to convert it",
+            ),
+            DirError::Io => f.write_str("the store directory could not be opened or written"),
+            DirError::KeyTooLong => f.write_str("the key is too long for a file name"),
+            DirError::ValueTooLarge => f.write_str("the value is too large for a store file"),
+            DirError::DamagedFile => f.write_str("a store file is damaged"),
+        }
+    }
+}
+
+impl core::error::Error for DirError {}
+
+fn plain(b: u8) -> bool {
+    b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'
+}
+
+fn hex(n: u8) -> char {
+    char::from(if n < 10 { b'0' + n } else { b'a' + n - 10 })
+}
+
+/// A key as a file name that means the same on every filesystem: `k`, then the
+/// key's UTF-8 bytes, lowercase ASCII letters, digits and `-` as they are and every
+/// other byte `_` and two lowercase hex digits. Upper case is escaped because some
+/// filesystems fold case; the leading `k` keeps `.`, `..` and the empty key plain.
+pub fn file_name(key: &str) -> Result<String, DirError> {
+    let mut name = String::with_capacity(key.len() + 1);
+    name.push('k');
+    for b in key.bytes() {
+        if plain(b) {
+            name.push(char::from(b));
+        } else {
+            name.push('_');
+            name.push(hex(b >> 4));
+            name.push(hex(b & 15));
+        }
+    }
+    if name.len() > MAX_NAME {
+        return Err(DirError::KeyTooLong);
+    }
+    Ok(name)
+}
+
+/// The key a file name stands for; `None` for files that are not keys (one
+/// spelling per key: `_4F` is not `_4f` and `_61` is not `a`).
+pub fn key_of(name: &str) -> Option<String> {
+    let rest = name.strip_prefix('k')?;
+    let mut bytes = Vec::with_capacity(rest.len());
+    let mut it = rest.bytes();
+    while let Some(b) = it.next() {
+        if b == b'_' {
+            let hi = char::from(it.next()?).to_digit(16)?;
+            let lo = char::from(it.next()?).to_digit(16)?;
+            bytes.push(u8::try_from(hi * 16 + lo).ok()?);
+        } else if plain(b) {
+            bytes.push(b);
+        } else {
+            return None;
+        }
+    }
+    let key = String::from_utf8(bytes).ok()?;
+    (file_name(&key).ok().as_deref() == Some(name)).then_some(key)
+}
+
+/// The keys among a directory's file names that start with `prefix` and sort
+/// strictly after `after`, ascending by bytes, at most `limit`.
+pub fn list_keys<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+    prefix: &str,
+    after: Option<&str>,
+    limit: usize,
+) -> Vec<String> {
+    let mut keys: Vec<String> = names
+        .into_iter()
+        .filter_map(key_of)
+        .filter(|k| k.starts_with(prefix) && after.is_none_or(|a| k.as_str() > a))
+        .collect();
+    keys.sort_unstable();
+    keys.truncate(limit);
+    keys
+}
+
+/// The name of the lock file guarding the file `name`.
+pub fn lock_name(name: &str) -> String {
+    format!("{LOCK_PREFIX}{name}")
+}
+
+/// A lock file's contents: who holds it (`unique` tells two holders of one
+/// process apart).
+pub fn lock_token(pid: u32, host: &str, unique: &str) -> String {
+    format!("{pid} {host} {unique}")
+}
+
+/// The process id and host a lock's token names, when it is a token at all.
+pub fn lock_owner(token: &str) -> Option<(u32, &str)> {
+    let mut parts = token.split(' ');
+    let pid = parts.next()?;
+    let host = parts.next()?;
+    if pid.is_empty() || !pid.bytes().all(|b| b.is_ascii_digit()) || host.is_empty() {
+        return None;
+    }
+    Some((pid.parse().ok()?, host))
+}
+
+/// Whether a lock may be broken: its owner is a process of this host that is gone,
+/// or it is older than [`LOCK_STALE_MS`]. `token` is `None` when the lock could not
+/// be read (a directory, a dangling symlink, an unreadable file): only its age
+/// counts then, so a wait for it still ends at the deadline.
+pub fn lock_is_stale(
+    token: Option<&str>,
+    age_ms: u64,
+    host: &str,
+    pid: u32,
+    alive: impl FnOnce(u32) -> bool,
+) -> bool {
+    if age_ms > LOCK_STALE_MS {
+        return true;
+    }
+    match token.and_then(lock_owner) {
+        Some((owner, h)) => h == host && owner != pid && !alive(owner),
+        None => false,
+    }
+}
+
+/// What kind of thing a directory entry is (as `lstat` sees it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    File,
+    Dir,
+    Symlink,
+    Other,
+}
+
+/// What a directory holds, as far as its names tell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Nothing: a new store (write the marker).
+    Empty,
+    /// The marker is there (check it with [`marker_verdict`]).
+    Current,
+    /// The Node layout from before the marker: the same files, no marker. Writing
+    /// the marker is the whole migration.
+    OldFlat,
+    /// The host layout from before the marker: raw values in `keys/`.
+    OldHost,
+}
+
+impl Layout {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layout::Empty => "empty",
+            Layout::Current => "current",
+            Layout::OldFlat => "old-flat",
+            Layout::OldHost => "old-host",
+        }
+    }
+}
+
+/// What a directory is, from the names and kinds of its entries; a directory with
+/// anything memdir did not write is refused.
+pub fn classify<'a>(
+    entries: impl IntoIterator<Item = (&'a str, EntryKind)>,
+) -> Result<Layout, DirError> {
+    let (mut any, mut marker, mut old_host) = (false, false, false);
+    for (name, kind) in entries {
+        any = true;
+        if name == FORMAT {
+            if kind != EntryKind::File {
+                return Err(DirError::DamagedMarker);
+            }
+            marker = true;
+        } else if name.starts_with(TMP_PREFIX) || name.starts_with(LOCK_PREFIX) {
+            // Anything may sit at a temporary's or a lock's name; its owner or a
+            // sweep deals with it.
+        } else if name == "keys" && kind == EntryKind::Dir {
+            // `keys/` marks the old host layout (a file `keys` is the key `eys`);
+            // with the marker, it is what an interrupted migration left.
+            old_host = true;
+        } else if key_of(name).is_some() {
+            // Whatever it is, a key's name is memdir's: a symlink or a directory
+            // there is refused when that key is read (never followed), not here.
+        } else if OLD_HOST.contains(&name) {
+            // The rest of the old host layout (or of an interrupted migration).
+        } else {
+            return Err(DirError::NotAStore);
+        }
+    }
+    Ok(match (any, marker, old_host) {
+        (_, true, _) => Layout::Current,
+        (_, false, true) => Layout::OldHost,
+        (false, false, false) => Layout::Empty,
+        (true, false, false) => Layout::OldFlat,
+    })
+}
+
+/// Whether the marker's contents say this build can open the store.
+pub fn marker_verdict(bytes: &[u8]) -> Result<(), DirError> {
+    let text = core::str::from_utf8(bytes).map_err(|_| DirError::DamagedMarker)?;
+    let line = text.strip_suffix('\n').ok_or(DirError::DamagedMarker)?;
+    let (name, version) = line.split_once(' ').ok_or(DirError::DamagedMarker)?;
+    let well_formed =
+        |s: &str| !s.is_empty() && s.len() <= 64 && s.bytes().all(|b| plain(b) || b == b'.');
+    if !well_formed(name) || version.is_empty() || !version.bytes().all(|b| b.is_ascii_digit()) {
+        return Err(DirError::DamagedMarker);
+    }
+    if name != FORMAT {
+        return Err(DirError::OtherFormat);
+    }
+    // One spelling per version: no leading zero, and no version 0.
+    if version.starts_with('0') {
+        return Err(DirError::DamagedMarker);
+    }
+    match version.parse::<u32>() {
+        Ok(VERSION) => Ok(()),
+        Ok(v) => Err(DirError::NewerVersion(v)),
+        Err(_) => Err(DirError::DamagedMarker),
+    }
+}
+
+// PACK: "MDP1", u32 count, then per entry u16 key length, the key (UTF-8), u32
+// value length; then the values in the same order. All little-endian.
+const MAGIC: [u8; 4] = *b"MDP1";
+
+/// The index of a pack (everything before the values) for keys with values of
+/// these lengths; the values follow it in the same order.
+pub fn pack_index<'a>(
+    entries: impl IntoIterator<Item = (&'a str, u64)>,
+) -> Result<Vec<u8>, DirError> {
+    let mut out = Vec::from(MAGIC);
+    out.extend_from_slice(&[0; 4]);
+    let mut count: u32 = 0;
+    for (key, len) in entries {
+        let klen = u16::try_from(key.len()).map_err(|_| DirError::KeyTooLong)?;
+        let vlen = u32::try_from(len).map_err(|_| DirError::ValueTooLarge)?;
+        out.extend_from_slice(&klen.to_le_bytes());
+        out.extend_from_slice(key.as_bytes());
+        out.extend_from_slice(&vlen.to_le_bytes());
+        count = count.checked_add(1).ok_or(DirError::ValueTooLarge)?;
+    }
+    if let Some(c) = out.get_mut(4..8) {
+        c.copy_from_slice(&count.to_le_bytes());
+    }
+    Ok(out)
+}
+
+/// A whole pack of these keys and values.
+pub fn pack(entries: &[(&str, &[u8])]) -> Result<Vec<u8>, DirError> {
+    let mut out = pack_index(entries.iter().map(|(k, v)| (*k, v.len() as u64)))?;
+    for (_, v) in entries {
+        out.extend_from_slice(v);
+    }
+    Ok(out)
+}
+
+/// Where a key's value lies in a pack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Locate {
+    /// Read at least this many bytes from the start and ask again.
+    Need(u64),
+    /// The value is `len` bytes at `offset`.
+    Found { offset: u64, len: u64 },
+}
+
+/// Finds `key`'s value in a pack of `size` bytes from `head`, the pack's first
+/// bytes (the index; a pack may hold a whole import, so a reader need not read
+/// the values it does not want). A pack that does not hold the key, or whose
+/// index and size disagree, is damaged.
+pub fn locate(head: &[u8], size: u64, key: &str) -> Result<Locate, DirError> {
+    let bad = DirError::DamagedFile;
+    let at = |i: u64, n: usize| -> Result<Result<&[u8], u64>, DirError> {
+        let end = i + n as u64;
+        if end > size {
+            return Err(bad);
+        }
+        Ok(
+            match usize::try_from(i)
+                .ok()
+                .zip(usize::try_from(end).ok())
+                .and_then(|(i, e)| head.get(i..e))
+            {
+                Some(s) => Ok(s),
+                None => Err(end),
+            },
+        )
+    };
+    macro_rules! take {
+        ($i:expr, $n:expr) => {
+            match at($i, $n)? {
+                Ok(s) => s,
+                Err(end) => return Ok(Locate::Need(end.max(head.len() as u64 * 2).min(size))),
+            }
+        };
+    }
+    let top = take!(0, 8);
+    if top.get(..4) != Some(&MAGIC[..]) {
+        return Err(bad);
+    }
+    let count = u64::from(u32::from_le_bytes(
+        top.get(4..8).and_then(|s| s.try_into().ok()).ok_or(bad)?,
+    ));
+    if 8 + count * 6 > size {
+        return Err(bad);
+    }
+    let (mut i, mut offset, mut found) = (8u64, 0u64, None);
+    for _ in 0..count {
+        let kl = take!(i, 2);
+        let klen = u16::from_le_bytes(kl.try_into().map_err(|_| bad)?) as usize;
+        let k = take!(i + 2, klen);
+        let matches = found.is_none() && k == key.as_bytes();
+        let vl = take!(i + 2 + klen as u64, 4);
+        let vlen = u64::from(u32::from_le_bytes(vl.try_into().map_err(|_| bad)?));
+        if matches {
+            found = Some((offset, vlen));
+        }
+        offset += vlen;
+        i += 6 + klen as u64;
+    }
+    match found {
+        Some((o, len)) if i + offset == size => Ok(Locate::Found { offset: i + o, len }),
+        _ => Err(bad),
+    }
+}
+
+/// `key`'s value in a whole pack held in memory.
+pub fn pack_value<'a>(bytes: &'a [u8], key: &str) -> Result<&'a [u8], DirError> {
+    match locate(bytes, bytes.len() as u64, key)? {
+        Locate::Found { offset, len } => bytes
+            .get(offset as usize..(offset + len) as usize)
+            .ok_or(DirError::DamagedFile),
+        Locate::Need(_) => Err(DirError::DamagedFile),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn names_round_trip_and_never_collide_by_case() {
+        for key in [
+            "",
+            ".",
+            "..",
+            "head",
+            "blob/ab12",
+            "ls/A/0",
+            "ls/a/0",
+            "a_b",
+            "k",
+            "é/x y",
+        ] {
+            let name = file_name(key).unwrap_or_default();
+            assert_eq!(key_of(&name).as_deref(), Some(key), "{key:?} as {name:?}");
+        }
+        assert_eq!(file_name("ls/A/0").as_deref(), Ok("kls_2f_41_2f0"));
+        assert_eq!(file_name("ls/a/0").as_deref(), Ok("kls_2fa_2f0"));
+        assert_eq!(file_name("."), Ok("k_2e".into()));
+        assert_eq!(file_name(&"x".repeat(300)), Err(DirError::KeyTooLong));
+        for not_a_key in ["lock", "kA", "k_zz", "k_61", "k_4F", "memdir-store", "k_ff"] {
+            assert_eq!(key_of(not_a_key), None, "{not_a_key}");
+        }
+    }
+
+    #[test]
+    fn lists_keys_in_byte_order_after_a_cursor() {
+        let names = ["kb", "ka", "memdir-store", ".lock-ka", "kc", "k_41"];
+        assert_eq!(list_keys(names, "", None, 10), ["A", "a", "b", "c"]);
+        assert_eq!(list_keys(names, "", Some("a"), 2), ["b", "c"]);
+        assert_eq!(list_keys(names, "c", None, 10), ["c"]);
+    }
+
+    #[test]
+    fn packs_round_trip_and_damage_is_caught() {
+        let p = pack(&[("blob/1", b"one"), ("head", b"")]).unwrap_or_default();
+        assert_eq!(pack_value(&p, "blob/1"), Ok(&b"one"[..]));
+        assert_eq!(pack_value(&p, "head"), Ok(&b""[..]));
+        assert_eq!(pack_value(&p, "other"), Err(DirError::DamagedFile));
+        assert_eq!(
+            pack_value(p.get(..p.len() - 1).unwrap_or_default(), "head"),
+            Err(DirError::DamagedFile)
+        );
+        assert_eq!(
+            pack_value(b"MDP1\xff\xff\xff\xff", "head"),
+            Err(DirError::DamagedFile)
+        );
+        assert_eq!(pack_value(b"junk", "head"), Err(DirError::DamagedFile));
+        // A reader holding only the start is told how much more to read.
+        assert_eq!(
+            locate(p.get(..10).unwrap_or_default(), p.len() as u64, "head"),
+            Ok(Locate::Need(20))
+        );
+        assert_eq!(
+            locate(&p, p.len() as u64, "blob/1"),
+            Ok(Locate::Found { offset: 30, len: 3 })
+        );
+    }
+
+    #[test]
+    fn markers_are_judged() {
+        assert_eq!(marker_verdict(MARKER_TEXT.as_bytes()), Ok(()));
+        assert_eq!(
+            marker_verdict(b"memdir-store 2\n"),
+            Err(DirError::NewerVersion(2))
+        );
+        assert_eq!(
+            marker_verdict(b"other-tool 1\n"),
+            Err(DirError::OtherFormat)
+        );
+        for bad in [
+            &b""[..],
+            b"memdir-store 1",
+            b"memdir-store 0\n",
+            b"memdir-store 01\n",
+            b"memdir-store 99999999999\n",
+            b"\xff\n",
+            b"memdir-store\n",
+            b"memdir-store 1\nx\n",
+        ] {
+            assert_eq!(marker_verdict(bad), Err(DirError::DamagedMarker), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn directories_are_classified_by_their_names() {
+        use EntryKind::{Dir, File, Symlink};
+        assert_eq!(classify([]), Ok(Layout::Empty));
+        assert_eq!(
+            classify([("memdir-store", File), ("khead", File), (".lock-turn", Dir)]),
+            Ok(Layout::Current)
+        );
+        assert_eq!(
+            classify([("khead", File), (".tmp-1-x", File)]),
+            Ok(Layout::OldFlat)
+        );
+        assert_eq!(
+            classify([("keys", Dir), ("tmp", Dir), ("lock", File), ("turn", File)]),
+            Ok(Layout::OldHost)
+        );
+        assert_eq!(
+            classify([("keys", Dir), ("khead", File)]),
+            Ok(Layout::OldHost)
+        );
+        assert_eq!(
+            classify([("memdir-store", File), ("keys", Dir)]),
+            Ok(Layout::Current)
+        );
+        assert_eq!(classify([("notes.txt", File)]), Err(DirError::NotAStore));
+        assert_eq!(classify([("khead", Symlink)]), Ok(Layout::OldFlat));
+        assert_eq!(
+            classify([("memdir-store", Symlink)]),
+            Err(DirError::DamagedMarker)
+        );
+    }
+
+    #[test]
+    fn locks_break_only_when_their_owner_is_gone_or_they_are_old() {
+        let token = lock_token(42, "h", "u");
+        assert_eq!(lock_owner(&token), Some((42, "h")));
+        assert!(lock_is_stale(Some(&token), 0, "h", 1, |_| false));
+        assert!(!lock_is_stale(Some(&token), 0, "h", 1, |_| true));
+        assert!(!lock_is_stale(Some(&token), 0, "other", 1, |_| false));
+        assert!(
+            !lock_is_stale(Some(&token), 0, "h", 42, |_| false),
+            "never our own"
+        );
+        assert!(
+            !lock_is_stale(None, 0, "h", 1, |_| false),
+            "unreadable: only age counts"
+        );
+        assert!(lock_is_stale(None, LOCK_STALE_MS + 1, "h", 1, |_| true));
+        assert_eq!(lock_owner("garbage"), None);
+        assert_eq!(
+            DirError::NewerVersion(2).to_string(),
+            "the store is memdir-store version 2, newer than this memdir reads (version 1); upgrade memdir"
+        );
+    }
+}

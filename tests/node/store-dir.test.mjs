@@ -1,0 +1,231 @@
+// The store-directory format from the Node side: what a directory must be for the
+// CLI and directoryStore() to open it (each refusal's exact text, exit status 2,
+// nothing written), the marker, the old Node layout marked in place, and lock waits
+// that end at their deadline whatever sits at a lock's path. The cross-tool tests
+// (the CLI and memdir-host on one directory) live in the host suite, which builds
+// the host: host/tests/component/cross_tool.rs.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, lstatSync, lutimesSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { memdir, tempDir } from './helpers.mjs';
+
+const BIN = fileURLToPath(new URL('../../bin/memdir.js', import.meta.url));
+const NODE_ENTRY = new URL('../../js/node.js', import.meta.url).href;
+const STORE_DOWN = "Error: The memory directory's storage is unavailable right now; nothing was changed.";
+const ROOT_USER = process.getuid?.() === 0;
+
+function cli(args, { uid } = {}) {
+  return new Promise((resolve, reject) => {
+    const [cmd, argv] = uid === undefined ? [process.execPath, [BIN, ...args]] : ['setpriv', [`--reuid=${uid}`, `--regid=${uid}`, '--clear-groups', process.execPath, BIN, ...args]];
+    const child = spawn(cmd, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Every entry under `p` (not following links): name, kind, mode, size, contents. */
+function listing(p) {
+  const st = lstatSync(p, { throwIfNoEntry: false });
+  if (!st) return 'absent';
+  const me = `${st.mode.toString(8)} ${st.size} ${Math.trunc(st.mtimeMs)}`;
+  if (st.isSymbolicLink()) return `link ${readlinkSync(p)} ${me}`;
+  if (st.isFile()) return `file ${me} ${readFileSync(p).toString('hex')}`;
+  if (!st.isDirectory()) return `other ${me}`;
+  if ((st.mode & 0o444) === 0 && !ROOT_USER) return `dir ${me} (unreadable)`;
+  return { dir: me, entries: Object.fromEntries(readdirSync(p).sort().map((n) => [n, listing(join(p, n))])) };
+}
+
+/** A store written by the CLI, for copying into the cases below. */
+async function aStore() {
+  const dir = join(tempDir(), 'store');
+  const r = await cli(['--store', dir, 'create', '/memories/a.md', 'hello']);
+  assert.equal(r.code, 0, r.stderr);
+  return dir;
+}
+
+function copyStore(from, to, { marker = true } = {}) {
+  mkdirSync(to, { mode: 0o700 });
+  for (const n of readdirSync(from)) {
+    if (n === 'memdir-store' && !marker) continue;
+    writeFileSync(join(to, n), readFileSync(join(from, n)), { mode: 0o600 });
+  }
+}
+
+const PROBLEMS = {
+  file: 'the store path is not a directory',
+  symlink: 'the store path is a symbolic link, which memdir does not follow; name the directory itself',
+  foreign: 'the directory is not a memdir store: it holds files memdir did not write; name an empty or new directory',
+  damaged: "the store's format marker (memdir-store) is damaged",
+  other: "the store's format marker (memdir-store) names a format memdir does not know",
+  newer: 'the store is memdir-store version 2, newer than this memdir reads (version 1); upgrade memdir',
+  oldHost:
+    'the directory is a memdir-host store of the old layout (keys/); open it once with memdir-host (for example `memdir-host export --store DIR`) to convert it',
+  unreadable: 'the store directory cannot be read',
+};
+
+describe('a directory the CLI refuses: its problem, exit status 2, nothing written', () => {
+  const cases = {
+    file: (d) => writeFileSync(d, 'not a directory'),
+    symlink: (d) => {
+      mkdirSync(`${d}-target`);
+      symlinkSync(`${d}-target`, d);
+    },
+    foreign: (d) => {
+      mkdirSync(d);
+      writeFileSync(join(d, 'notes.txt'), 'mine');
+    },
+    damaged: (d, store) => {
+      copyStore(store, d);
+      writeFileSync(join(d, 'memdir-store'), 'memdir-store one\n');
+    },
+    other: (d, store) => {
+      copyStore(store, d);
+      writeFileSync(join(d, 'memdir-store'), 'some-other-tool 1\n');
+    },
+    newer: (d, store) => {
+      copyStore(store, d);
+      writeFileSync(join(d, 'memdir-store'), 'memdir-store 2\n');
+    },
+    oldHost: (d) => {
+      mkdirSync(join(d, 'keys'), { recursive: true });
+      mkdirSync(join(d, 'tmp'));
+      writeFileSync(join(d, 'keys', 'khead'), 'raw');
+      writeFileSync(join(d, 'lock'), '');
+      writeFileSync(join(d, 'turn'), '');
+    },
+  };
+  for (const [name, make] of Object.entries(cases)) {
+    test(name, async () => {
+      const store = await aStore();
+      const d = join(tempDir(), 'case');
+      make(d, store);
+      const before = listing(d);
+      for (const args of [['view', '/memories'], ['create', '/memories/x.md', 'x'], ['exec', '{"command":"view","path":"/memories"}']]) {
+        const r = await cli(['--store', d, ...args]);
+        assert.deepEqual(r, { code: 2, stdout: '', stderr: `memdir: ${d}: ${PROBLEMS[name]}\n` });
+      }
+      assert.deepEqual(listing(d), before, 'nothing was written');
+      // The library refuses the same way, before any command.
+      await assert.rejects(memdir.openMemory({ store: memdir.directoryStore(d) }), { name: 'StoreDirectoryError', message: `${d}: ${PROBLEMS[name]}` });
+      assert.deepEqual(listing(d), before, 'nothing was written');
+    });
+  }
+
+  test('unreadable (run as an unprivileged user when the suite runs as root)', async () => {
+    const base = tempDir();
+    chmodSync(base, 0o755);
+    const d = join(base, 'case');
+    mkdirSync(d, { mode: 0o000 });
+    const uid = ROOT_USER ? 65534 : undefined;
+    if (uid !== undefined) chownSync(d, uid, uid);
+    const before = listing(d);
+    const r = await cli(['--store', d, 'view', '/memories'], { uid });
+    assert.deepEqual(r, { code: 2, stdout: '', stderr: `memdir: ${d}: ${PROBLEMS.unreadable}\n` });
+    assert.deepEqual(listing(d), before, 'nothing was written');
+  });
+});
+
+describe('a directory the CLI opens', () => {
+  test('missing or empty: a new store with the marker memdir-store 1, 0600 in 0700', async () => {
+    const base = tempDir();
+    for (const d of [join(base, 'missing', 'deeper'), join(base, 'empty')]) {
+      if (d.endsWith('empty')) mkdirSync(d);
+      const r = await cli(['--store', d, 'create', '/memories/a.md', 'hello']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(readFileSync(join(d, 'memdir-store'), 'utf8'), 'memdir-store 1\n');
+      assert.equal(lstatSync(join(d, 'memdir-store')).mode & 0o777, 0o600);
+      if (!d.endsWith('empty')) assert.equal(lstatSync(d).mode & 0o777, 0o700);
+    }
+  });
+
+  test('the Node layout from before the marker: marked once, in place, its memory intact', async () => {
+    const store = await aStore();
+    const d = join(tempDir(), 'old');
+    copyStore(store, d, { marker: false });
+    const keys = readdirSync(d).sort();
+    const r = await cli(['--store', d, 'view', '/memories/a.md']);
+    assert.deepEqual(r, { code: 0, stdout: "Here's the content of /memories/a.md with line numbers:\n     1\thello\n", stderr: '' });
+    assert.deepEqual(readdirSync(d).sort(), [...keys, 'memdir-store'].sort());
+    assert.equal(readFileSync(join(d, 'memdir-store'), 'utf8'), 'memdir-store 1\n');
+  });
+});
+
+describe('a lock wait always ends', () => {
+  // Whatever sits at the head's lock: a wait ends at its deadline with the
+  // storage-unavailable answer (a fresh one), or breaks it (an old one).
+  const planted = {
+    'a dangling symlink': (p) => symlinkSync(join(p, '..', 'nowhere'), p),
+    'a directory': (p) => mkdirSync(p),
+    'an unreadable file': (p) => writeFileSync(p, '', { mode: 0o000 }),
+    'a socket (unopenable even by root)': async (p) => {
+      const server = createServer();
+      await new Promise((r) => server.listen(p, r));
+      return () => server.close(); // listening until the test ends (closing removes the file)
+    },
+  };
+  for (const [what, plant] of Object.entries(planted)) {
+    test(what, async () => {
+      const dir = join(tempDir(), 'store');
+      const memory = await memdir.openMemory({ store: memdir.directoryStore(dir, { lockWaitMs: 400 }) });
+      assert.equal(await memory.create({ path: '/memories/a.md', file_text: 'a' }), 'File created successfully at: /memories/a.md');
+      const lock = join(dir, `.lock-${'khead'}`);
+      const done = await plant(lock);
+      const cpuBefore = process.cpuUsage();
+      const started = Date.now();
+      const r = await memory.execute({ command: 'create', path: '/memories/b.md', file_text: 'b' });
+      const took = Date.now() - started;
+      const cpu = process.cpuUsage(cpuBefore);
+      assert.deepEqual(r, { content: STORE_DOWN, is_error: true });
+      assert.ok(took >= 400 && took < 3000, `ended in ${took} ms`);
+      // Waiting, not spinning: well under the wall time in CPU.
+      assert.ok((cpu.user + cpu.system) / 1000 < took * 0.6, `used ${(cpu.user + cpu.system) / 1000} ms of CPU in ${took} ms`);
+      // Old enough, it is broken, and the write goes through.
+      const old = new Date(Date.now() - 120_000);
+      lutimesSync(lock, old, old); // the lock's own times, never a link's target
+      assert.equal(await memory.create({ path: '/memories/b.md', file_text: 'b' }), 'File created successfully at: /memories/b.md');
+      done?.();
+    });
+  }
+
+  test('the CLI with its default wait: ends within the documented 10 s', async () => {
+    const dir = join(tempDir(), 'store');
+    assert.equal((await cli(['--store', dir, 'create', '/memories/a.md', 'a'])).code, 0);
+    symlinkSync(join(dir, 'nowhere'), join(dir, '.lock-khead'));
+    const started = Date.now();
+    const r = await cli(['--store', dir, 'create', '/memories/b.md', 'b']);
+    const took = Date.now() - started;
+    assert.deepEqual(r, { code: 1, stdout: '', stderr: `${STORE_DOWN}\n` });
+    assert.ok(took >= 10_000 && took < 14_000, `ended in ${took} ms`);
+  });
+
+  test('an unreadable lock file, for a process that really cannot read it', { skip: !ROOT_USER && 'covered above' }, () => {
+    const base = tempDir();
+    chmodSync(base, 0o755);
+    const dir = join(base, 'store');
+    const prep = spawnSync(process.execPath, [BIN, '--store', dir, 'create', '/memories/a.md', 'a']);
+    assert.equal(prep.status, 0, String(prep.stderr));
+    spawnSync('chown', ['-R', '65534:65534', dir]);
+    writeFileSync(join(dir, '.lock-khead'), 'secret', { mode: 0o000 }); // root's, mode 000
+    const script = `
+      const m = await import(${JSON.stringify(NODE_ENTRY)});
+      const memory = await m.openMemory({ store: m.directoryStore(${JSON.stringify(dir)}, { lockWaitMs: 400 }) });
+      const t = Date.now();
+      const r = await memory.execute({ command: 'create', path: '/memories/b.md', file_text: 'b' });
+      console.log(JSON.stringify({ r, took: Date.now() - t }));`;
+    const out = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(out.status, 0, out.stderr);
+    const { r, took } = JSON.parse(out.stdout);
+    assert.deepEqual(r, { content: STORE_DOWN, is_error: true });
+    assert.ok(took >= 400 && took < 3000, `ended in ${took} ms`);
+    rmSync(join(dir, '.lock-khead'));
+  });
+});
+
