@@ -143,7 +143,7 @@ async fn run_case(store: &IdbStore, case: &Case) -> Result<(), String> {
     if case.no_store_ops && probe.ops.get() != 0 {
         return Err(format!("made {} store operations; this refusal must make none", probe.ops.get()));
     }
-    conformance::check_tree(case, Engine::new(store, Config::default()).entries().await?)
+    conformance::check_tree(case, Engine::new(store, Config::default()).entries().await.map_err(|e| e.to_string())?)
 }
 
 #[wasm_bindgen_test]
