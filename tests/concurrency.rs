@@ -9,7 +9,7 @@
 
 mod common;
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use common::{Harness, run_interleaved};
 use memdir::{Config, Engine, MemoryStore, block_on};
@@ -86,10 +86,14 @@ fn interleaved_writers_lose_no_edit() {
             .and_then(|e| e.content.clone())
             .unwrap()
     };
-    let lines: BTreeSet<String> = [text("/memories/a.md"), text("/memories/b.md")]
-        .iter()
-        .flat_map(|t| t.split('\n').map(String::from).collect::<Vec<_>>())
-        .collect();
+    // Counted, not collected into a set: an edit applied twice (a retry that
+    // re-applies a change that had landed) must show as a line seen twice.
+    let mut lines: BTreeMap<String, usize> = BTreeMap::new();
+    for t in [text("/memories/a.md"), text("/memories/b.md")] {
+        for line in t.split('\n') {
+            *lines.entry(line.to_owned()).or_default() += 1;
+        }
+    }
     let paths: BTreeSet<&str> = entries.iter().map(|e| e.path.as_str()).collect();
     let (mut ok, mut busy) = (0, 0);
     for (w, (kept, b)) in results.iter().enumerate() {
@@ -106,7 +110,11 @@ fn interleaved_writers_lose_no_edit() {
                     paths.contains(format!("/memories/w{w}/m{i}.md").as_str()),
                     "rename {line} lost"
                 ),
-                _ => assert!(lines.contains(line), "insert {line} lost"),
+                _ => assert_eq!(
+                    lines.get(line),
+                    Some(&1),
+                    "insert {line} lost or doubled"
+                ),
             }
         }
     }
@@ -116,7 +124,12 @@ fn interleaved_writers_lose_no_edit() {
         .map(|(k, _)| k.iter().filter(|(i, _)| i % 5 < 3).count())
         .sum();
     assert_eq!(
-        lines.len() - 1,
+        lines.remove("top"),
+        Some(2),
+        "each file keeps its one first line"
+    );
+    assert_eq!(
+        lines.values().sum::<usize>(),
         inserted,
         "the files hold lines no successful insert wrote"
     );

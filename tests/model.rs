@@ -609,15 +609,25 @@ fn outcome(cmd: &str, content: &str) -> String {
     format!("{cmd}: {kind}")
 }
 
+/// The fewest sequences a run may compare (`PROPTEST_CASES` below it is refused).
+const MIN_CASES: u32 = 100;
+
 #[test]
 fn engine_agrees_with_the_reference_model() {
     use proptest::test_runner::{Config as RunnerConfig, TestRunner};
     use std::cell::RefCell;
 
-    let cases = std::env::var("PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(1000);
+    // A setting that would run few or no sequences fails instead of passing vacuously.
+    let cases: u32 = match std::env::var("PROPTEST_CASES") {
+        Err(_) => 1000,
+        Ok(v) => v
+            .parse()
+            .unwrap_or_else(|_| panic!("PROPTEST_CASES={v:?} is not a whole number")),
+    };
+    assert!(
+        cases >= MIN_CASES,
+        "PROPTEST_CASES={cases}: the model test needs at least {MIN_CASES} sequences to mean anything"
+    );
     let mut runner = TestRunner::new(RunnerConfig {
         cases,
         failure_persistence: None,
@@ -625,6 +635,7 @@ fn engine_agrees_with_the_reference_model() {
     });
     let seen: RefCell<BTreeMap<String, usize>> = RefCell::default();
     let steps = RefCell::new(0usize);
+    let sequences_run = RefCell::new(0u32);
     // A few creates first, so the edits that follow mostly meet existing files.
     let seed = prop::collection::vec(
         (file_path(), text())
@@ -636,6 +647,7 @@ fn engine_agrees_with_the_reference_model() {
         a
     });
     let result = runner.run(&sequences, |cmds| {
+        *sequences_run.borrow_mut() += 1;
         let engine = engine();
         let mut model = Model::default();
         for (step, input) in cmds.iter().enumerate() {
@@ -674,16 +686,21 @@ fn engine_agrees_with_the_reference_model() {
         }
         Ok(())
     });
+    let run = sequences_run.into_inner();
     let seen = seen.into_inner();
     let summary: Vec<String> = seen.iter().map(|(k, n)| format!("{k} {n}")).collect();
     println!(
-        "model: {cases} sequences, {} commands compared (shrinking included); {}",
+        "model: {run} sequences run ({cases} configured), {} commands compared (shrinking included); {}",
         steps.into_inner(),
         summary.join("; ")
     );
     if let Err(e) = result {
         panic!("engine and model disagree: {e}");
     }
+    assert!(
+        run >= cases,
+        "only {run} of {cases} sequences ran: the runner did not run the configured cases"
+    );
 }
 
 #[test]

@@ -103,18 +103,24 @@ describe('the directory store', () => {
     assert.equal(text(await store.get('head')), '3');
   });
 
-  test('compare-and-swap holds across processes: no increment lost', async () => {
-    const dir = join(tempDir(), 'store');
-    const store = memdir.directoryStore(dir);
-    await store.set('counter', bytes('0'));
+  test('compare-and-swap holds across processes: no increment lost, races really lost', async (t) => {
+    // Three processes increment one counter by get + compare-and-swap. They start
+    // together (each waits for "go" once its store is open), so their swaps race;
+    // a refused swap is a lost race, retried. The test needs at least one: without
+    // it, the processes ran one after another and the swap was never put to the
+    // test. On a loaded machine the processes may still not overlap, so each round
+    // runs longer than the last, a bounded number of times.
     const storeModule = new URL('../../js/node.js', import.meta.url).href;
-    const N = 40;
-    const worker = `
+    const PROCESSES = 3;
+    const worker = (dir, n) => `
       const { directoryStore } = await import(${JSON.stringify(storeModule)});
       const s = directoryStore(${JSON.stringify(dir)});
       const enc = new TextEncoder(), dec = new TextDecoder();
+      console.log('ready');
+      await new Promise((go) => process.stdin.once('data', go));
+      process.stdin.destroy();
       let lost = 0;
-      for (let i = 0; i < ${N}; i++) {
+      for (let i = 0; i < ${n}; i++) {
         for (;;) {
           const cur = await s.get('counter');
           if (await s.compareAndSwap('counter', cur, enc.encode(String(Number(dec.decode(cur)) + 1)))) break;
@@ -123,18 +129,53 @@ describe('the directory store', () => {
       }
       console.log(lost);
     `;
-    const run = () =>
-      new Promise((resolve, reject) => {
-        const child = spawn(process.execPath, ['--input-type=module', '-e', worker], { stdio: ['ignore', 'pipe', 'inherit'] });
+    /** One round: PROCESSES workers of `n` increments each, started at once; their lost races. */
+    const round = async (n) => {
+      const dir = join(tempDir(), 'store');
+      const store = memdir.directoryStore(dir);
+      await store.set('counter', bytes('0'));
+      const children = [];
+      const readies = [];
+      const results = [];
+      for (let i = 0; i < PROCESSES; i++) {
+        const child = spawn(process.execPath, ['--input-type=module', '-e', worker(dir, n)], { stdio: ['pipe', 'pipe', 'inherit'] });
         let out = '';
-        child.stdout.on('data', (d) => (out += d));
-        child.on('error', reject);
-        child.on('close', (code) => (code === 0 ? resolve(Number(out)) : reject(new Error(`worker exited ${code}`))));
+        let ready;
+        readies.push(new Promise((r) => (ready = r)));
+        child.stdout.on('data', (d) => {
+          out += d;
+          if (out.startsWith('ready\n')) ready();
+        });
+        results.push(
+          new Promise((resolve, reject) => {
+            child.on('error', reject);
+            child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`worker exited ${code}`))));
+          }),
+        );
+        children.push(child);
+      }
+      await Promise.all(readies);
+      for (const child of children) child.stdin.end('go\n');
+      const outs = await Promise.all(results);
+      const lost = outs.map((o) => {
+        const [ready, count, ...rest] = o.split('\n');
+        assert.deepEqual([ready, rest], ['ready', ['']], o);
+        assert.match(count, /^\d+$/);
+        return Number(count);
       });
-    const retries = await Promise.all([run(), run(), run()]);
-    assert.equal(text(await store.get('counter')), String(3 * N));
-    assert.ok(retries.every(Number.isInteger));
-    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.')), []);
+      assert.equal(text(await store.get('counter')), String(PROCESSES * n), 'an increment was lost');
+      assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.')), []);
+      return lost;
+    };
+    const rounds = [];
+    for (let n = 40; n <= 40 * 2 ** 4 && !rounds.some((lost) => lost.some((l) => l > 0)); n *= 2) {
+      rounds.push(await round(n));
+      t.diagnostic(`${n} increments in each of ${PROCESSES} processes: lost races ${rounds.at(-1).join(', ')}`);
+    }
+    assert.ok(
+      rounds.at(-1).some((l) => l > 0),
+      `no compare-and-swap lost a race in ${rounds.length} rounds: the processes never contended`,
+    );
   });
 
   test('syncDirectory: true also works (fsyncs the directory after each change)', async () => {

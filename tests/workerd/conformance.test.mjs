@@ -34,7 +34,9 @@ test('conformance cases over HTTP', { concurrency: 4 }, async (t) => {
         const r = await c.call(user, body);
         assert.deepEqual(r.body, { content: k.content, is_error: k.is_error });
         assert.equal(r.status, k.is_error ? 422 : 200);
-        const { entries } = await c.state(user);
+        const { entries, ops } = await c.state(user);
+        // A refusal decided before storage (the case says so) must not touch the store.
+        if (k.no_store_ops) assert.equal(ops, 0, 'the store was touched');
         assert.deepEqual(plain(entries), k.after ? entriesOf(k.after) : start);
       }),
     ),

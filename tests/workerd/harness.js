@@ -2,7 +2,8 @@
 // test-only routes under /__test/ that exist in this harness, never in the example.
 //
 // TestMemoryObject is the example's MemoryObject with three additions: its store
-// counts operations (so a test can assert that a refused request touched nothing),
+// counts operations (so a test can assert that a refused request touched nothing)
+// and lost compare-and-swaps (so a race test can show that writers really raced),
 // `setup` puts a conformance case's starting tree and limits in place, and `state`
 // reads the tree back.
 
@@ -18,7 +19,9 @@ export * from '../../examples/worker/src/index.js';
 const OPS = ['get', 'set', 'delete', 'list', 'compareAndSwap', 'commit'];
 
 /**
- * The store with each operation counted; with `yielding`, each operation first
+ * The store with each operation counted, and each compare-and-swap or commit that
+ * was refused (the head had moved: a lost race) counted in `counter.lost`; with
+ * `yielding`, each operation first
  * waits on a timer, which lets workerd deliver other requests to the object in
  * between (input gates hold only across storage calls), so concurrent commands
  * really interleave and race for the head, as they would with a slower backend.
@@ -29,7 +32,9 @@ function counted(store, counter, yielding) {
     out[op] = async (...args) => {
       counter.ops += 1;
       if (yielding) await new Promise((resolve) => setTimeout(resolve, 0));
-      return store[op](...args);
+      const result = await store[op](...args);
+      if ((op === 'compareAndSwap' || op === 'commit') && result === false) counter.lost += 1;
+      return result;
     };
   }
   return out;
@@ -37,7 +42,7 @@ function counted(store, counter, yielding) {
 
 export class TestMemoryObject extends MemoryObject {
   open(options) {
-    this.counter ??= { ops: 0 };
+    this.counter ??= { ops: 0, lost: 0 };
     return openMemory({ ...options, store: counted(durableObjectStore(this.ctx.storage), this.counter, this.interleave) });
   }
 
@@ -52,14 +57,19 @@ export class TestMemoryObject extends MemoryObject {
     this.memory = this.open(limits ? { limits } : undefined);
     await this.memory;
     this.counter.ops = 0;
+    this.counter.lost = 0;
   }
 
-  /** The tree, and the store operations since the last setup or state (reading the tree not counted). */
+  /**
+   * The tree, the store operations and the lost compare-and-swaps since the last
+   * setup or state (reading the tree not counted).
+   */
   async state() {
-    const ops = this.counter.ops;
+    const { ops, lost } = this.counter;
     const entries = await (await this.memory).entries();
     this.counter.ops = 0;
-    return { entries, ops };
+    this.counter.lost = 0;
+    return { entries, ops, lost };
   }
 }
 

@@ -173,38 +173,43 @@ const BUSY = {
   is_error: true,
 };
 
-/** 50 inserts into one file at once; what each answered and the file's lines after. */
+/** 50 inserts into one file at once; what each answered, the file's lines after, and the lost swaps. */
 async function fiftyEdits(user, interleave) {
   await c.setup(user, entriesOf({ files: { '/memories/log.md': 'start' } }), undefined, interleave);
   const edits = Array.from({ length: 50 }, (_, i) => `edit ${i}`);
   const answers = await Promise.all(
     edits.map((text) => c.call(user, { command: 'insert', path: '/memories/log.md', insert_line: 1, insert_text: text })),
   );
-  const [log] = plain((await c.state(user)).entries);
+  const state = await c.state(user);
+  const [log] = plain(state.entries);
   const [first, ...rest] = log.content.split('\n');
   assert.equal(first, 'start');
-  return { edits, answers, lines: rest.sort() };
+  return { edits, answers, lines: rest.sort(), lost: state.lost };
 }
 
 test('50 concurrent edits of one file all land', async () => {
   // Workerd runs them one after another in the user's object (input gates hold
   // across storage calls), so none has to retry.
-  const { edits, answers, lines } = await fiftyEdits('busy', false);
+  const { edits, answers, lines, lost } = await fiftyEdits('busy', false);
   for (const a of answers) assert.deepEqual(a.body, EDITED);
   assert.deepEqual(lines, edits.sort());
+  assert.equal(lost, 0, 'a compare-and-swap lost a race');
 });
 
-test('50 interleaved edits of one file: each lands whole or is refused whole, none lost', async () => {
+test('50 interleaved edits of one file: each lands whole or is refused whole, none lost', async (t) => {
   // The store yields to the event loop before each operation, so the commands
   // really race for the head: a lost race is retried from the new head, and a
   // command that keeps losing is refused with nothing written.
-  const { edits, answers, lines } = await fiftyEdits('interleaved', true);
+  const { edits, answers, lines, lost } = await fiftyEdits('interleaved', true);
+  // Without a lost race this test would prove nothing about retries.
+  assert.ok(lost > 0, 'no compare-and-swap lost a race: the edits did not contend');
   const landed = edits.filter((_, i) => {
     assert.ok([EDITED.content, BUSY.content].includes(answers[i].body.content), answers[i].body.content);
     return answers[i].body.content === EDITED.content;
   });
   assert.ok(landed.length > 0, 'no edit landed');
   assert.deepEqual(lines, landed.sort());
+  t.diagnostic(`${landed.length} of 50 edits landed, ${50 - landed.length} refused busy; ${lost} compare-and-swaps lost a race`);
 });
 
 test('memories survive a restart with persistence on', async () => {
