@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // memdir: the Claude memory tool on a directory store, from the command line.
-import { createInterface } from 'node:readline';
 import { lstat, mkdir, open, readdir, readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { defaults, directoryStore, openMemory } from '../js/node.js';
+import { defaults, directoryStore, openMemory, oversizedInputResult } from '../js/node.js';
+import { lines } from './ndjson.js';
 
 const HELP = `Usage: memdir [--store DIR] COMMAND [ARGS]
 
@@ -116,10 +116,11 @@ async function execOne(memory, text) {
 }
 
 async function execStream(memory) {
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (line.trim() === '') continue;
-    const r = await memory.executeJson(line);
+  // A line over the engine's input cap is dropped as it arrives, never held whole,
+  // and answered with the engine's own refusal; the next line runs as usual.
+  for await (const line of lines(process.stdin, defaults().maxInputBytes)) {
+    if (line !== null && line.trim() === '') continue;
+    const r = line === null ? oversizedInputResult() : await memory.executeJson(line);
     if (!process.stdout.write(`${JSON.stringify(r)}\n`)) {
       await new Promise((res) => process.stdout.once('drain', res));
     }

@@ -1,28 +1,49 @@
 // The `memdir` command end to end: real processes on a real directory store,
-// including two processes writing one store at once, and the round trip through
-// the SDK's BetaLocalFilesystemMemoryTool layout byte for byte.
+// including two processes writing one store at once, the round trip through the
+// SDK's BetaLocalFilesystemMemoryTool layout byte for byte, and stdin held against
+// oversized input.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { lstat, mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { BetaLocalFilesystemMemoryTool } from '@anthropic-ai/sdk/tools/memory/node';
-import { tempDir } from './helpers.mjs';
+import { memdir, tempDir } from './helpers.mjs';
 
 const BIN = fileURLToPath(new URL('../../bin/memdir.js', import.meta.url));
 
-/** Runs the CLI; resolves {code, stdout, stderr}. */
-function cli(args, { input, cwd } = {}) {
+// Loaded before the CLI: reports the process's peak RSS (KiB) on stderr as it exits.
+const REPORT_RSS = `data:text/javascript,${encodeURIComponent(
+  "import { writeSync } from 'node:fs'; process.on('exit', () => writeSync(2, `maxRSS=${process.resourceUsage().maxRSS}\\n`));",
+)}`;
+
+/**
+ * Runs the CLI; resolves {code, stdout, stderr} (and {maxRssMiB, seconds} with
+ * `measure`). `input` is a string or Buffer, or an iterable of chunks streamed in.
+ */
+function cli(args, { input, cwd, measure = false } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const started = process.hrtime.bigint();
+    const node = measure ? [`--import=${REPORT_RSS}`] : [];
+    const child = spawn(process.execPath, [...node, BIN, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input ?? '');
+    child.on('close', (code) => {
+      if (!measure) return resolve({ code, stdout, stderr });
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const m = /maxRSS=(\d+)\n$/.exec(stderr);
+      if (!m) return reject(new Error(`no RSS report in ${JSON.stringify(stderr)}`));
+      resolve({ code, stdout, stderr: stderr.slice(0, m.index), maxRssMiB: Number(m[1]) / 1024, seconds });
+    });
+    if (input === undefined || typeof input === 'string' || Buffer.isBuffer(input)) child.stdin.end(input ?? '');
+    // The child may stop reading early (and close stdin) only if it fails: that shows in its answer.
+    else pipeline(Readable.from(input, { objectMode: false }), child.stdin).catch(() => {});
   });
 }
 
@@ -247,6 +268,59 @@ describe('the memdir CLI', () => {
     const view = await cli(['view', '--store', store]);
     assert.equal(view.stdout, `${LISTING}\n0B\t/memories\n`);
   });
+
+  test('exec drops an NDJSON line over the input cap as it arrives, answers it once, and carries on', async () => {
+    const store = join(tempDir('memdir-longline-'), 'store');
+    const cap = memdir.defaults().maxInputBytes;
+    const MiB = 1024 * 1024;
+    const chunk = Buffer.alloc(MiB, 'a');
+    // 600 MiB in one line between two valid ones, streamed: never one string anywhere.
+    async function* input() {
+      yield '{"command":"create","path":"/memories/a.md","file_text":"x"}\n';
+      yield '{"command":"create","path":"/memories/big.md","file_text":"';
+      for (let i = 0; i < 600; i++) yield chunk;
+      yield '"}\n{"command":"view","path":"/memories/a.md"}\n';
+    }
+    const run = await cli(['exec', '--store', store], { input: input(), measure: true });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stderr, '');
+    assert.equal(
+      run.stdout,
+      [
+        '{"content":"File created successfully at: /memories/a.md","is_error":false}',
+        '{"content":"Error: Invalid tool input: the input is over the limit of 16,777,216 bytes","is_error":true}',
+        '{"content":"Here\'s the content of /memories/a.md with line numbers:\\n     1\\tx","is_error":false}',
+        '',
+      ].join('\n'),
+    );
+    // The refusal is the engine's own result for an oversized input, word for word.
+    assert.equal(run.stdout.split('\n')[1], JSON.stringify(memdir.oversizedInputResult()));
+    // Held at most one capped line (16 MiB) at a time: readline held the whole line
+    // and died at 512 MiB with "Invalid string length".
+    assert.ok(run.maxRssMiB < 200, `peak RSS ${run.maxRssMiB.toFixed(0)} MiB`);
+
+    // The cap is exact, in bytes, not counting a \r before the \n: a line of `cap`
+    // bytes reaches the engine, one of `cap + 1` does not. CRLF, blank lines, a last
+    // line without a newline and bytes that are not UTF-8 answer as they always did.
+    const padTo = (bytes) => {
+      const head = '{"command":"view","path":"/memories/a.md","pad":"';
+      return `${head}${'b'.repeat(bytes - head.length - 2)}"}`;
+    };
+    const edge = await cli(['exec', '--store', store], {
+      input: [
+        Buffer.from(`${padTo(cap)}\r\n${padTo(cap + 1)}\n\r\n   \n`),
+        Buffer.from('{"command":"view","path":"/memories/\xff"}\r\n', 'latin1'),
+        Buffer.from('{"command":"view","path":"/memories/a.md"}'),
+      ],
+    });
+    assert.equal(edge.code, 0, edge.stderr);
+    assert.deepEqual(edge.stdout.trimEnd().split('\n'), [
+      '{"content":"Here\'s the content of /memories/a.md with line numbers:\\n     1\\tx","is_error":false}',
+      '{"content":"Error: Invalid tool input: the input is over the limit of 16,777,216 bytes","is_error":true}',
+      '{"content":"Error: The path /memories/\ufffd does not exist. Please provide a valid path.","is_error":true}',
+      '{"content":"Here\'s the content of /memories/a.md with line numbers:\\n     1\\tx","is_error":false}',
+    ]);
+  });
 });
 
 /** Every file and directory under `root`: content bytes (hex) and permission bits. */
@@ -269,3 +343,4 @@ async function snapshot(root, keep = () => true) {
   await walk(root, '');
   return out;
 }
+
