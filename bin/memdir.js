@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // memdir: the Claude memory tool on a directory store, from the command line.
-import { createInterface } from 'node:readline';
-import { lstat, mkdir, open, readdir, readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { defaults, directoryStore, openMemory } from '../js/node.js';
+import { readFile } from 'node:fs/promises';
+import { defaults, directoryStore, openMemory, oversizedInputResult } from '../js/node.js';
+import { lines } from './ndjson.js';
+import { readSdkLayout, writeSdkLayout } from './sdk-layout.js';
 
 const HELP = `Usage: memdir [--store DIR] COMMAND [ARGS]
 
@@ -119,10 +119,11 @@ async function execOne(memory, text) {
 }
 
 async function execStream(memory) {
-  const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  for await (const line of lines) {
-    if (line.trim() === '') continue;
-    const r = await memory.executeJson(line);
+  // A line over the engine's input cap is dropped as it arrives, never held whole,
+  // and answered with the engine's own refusal; the next line runs as usual.
+  for await (const line of lines(process.stdin, defaults().maxInputBytes)) {
+    if (line !== null && line.trim() === '') continue;
+    const r = line === null ? oversizedInputResult() : await memory.executeJson(line);
     if (!process.stdout.write(`${JSON.stringify(r)}\n`)) {
       await new Promise((res) => process.stdout.once('drain', res));
     }
@@ -130,48 +131,9 @@ async function execStream(memory) {
   return 0;
 }
 
-// Temporary files the SDK's atomic writes leave behind after a crash: not memories.
-const SDK_TEMP = /^\.tmp-\d+-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/** The SDK layout DIR/memories/... as entries; refuses what would not round-trip. */
-async function readSdkDir(dir) {
-  const root = join(resolve(dir), 'memories');
-  const st = await lstat(root).catch(() => undefined);
-  if (!st?.isDirectory()) throw new UsageError(`import-dir: ${root} is not a directory`);
-  const entries = [];
-  const skipped = [];
-  async function walk(real, virt) {
-    for (const name of await readdir(real)) {
-      const p = join(real, name);
-      const v = `${virt}/${name}`;
-      const s = await lstat(p);
-      if (s.isDirectory()) {
-        entries.push({ path: v });
-        await walk(p, v);
-      } else if (s.isFile()) {
-        if (SDK_TEMP.test(name)) {
-          skipped.push(v);
-          continue;
-        }
-        let content;
-        try {
-          content = strictUtf8.decode(await readFile(p));
-        } catch {
-          throw new UsageError(`import-dir: ${p} is not UTF-8 text; memory files are text`);
-        }
-        entries.push({ path: v, content });
-      } else {
-        throw new UsageError(`import-dir: ${p} is not a regular file or directory (symbolic links are not followed)`);
-      }
-    }
-  }
-  await walk(root, '/memories');
-  return { entries, skipped, root };
-}
-
 async function importDir(memory, dir, force) {
-  const { entries, skipped, root } = await readSdkDir(dir);
+  const { maxFileBytes, maxTotalBytes } = defaults();
+  const { entries, skipped, root } = await readSdkLayout(dir, { maxFileBytes, maxTotalBytes });
   if (!force && (await memory.entries()).length > 0) {
     throw new UsageError('import-dir: the memory is not empty; --force replaces it');
   }
@@ -188,27 +150,8 @@ async function importDir(memory, dir, force) {
 }
 
 async function exportDir(memory, dir) {
-  const root = join(resolve(dir), 'memories');
-  const existing = await readdir(root).catch((e) => (e.code === 'ENOENT' ? [] : Promise.reject(e)));
-  if (existing.length) throw new UsageError(`export-dir: ${root} is not empty`);
-  const entries = await memory.entries();
-  await mkdir(root, { recursive: true, mode: 0o700 });
-  for (const e of entries) {
-    const p = join(root, ...e.path.slice('/memories/'.length).split('/'));
-    if (e.content === undefined) {
-      await mkdir(p, { recursive: true, mode: 0o700 });
-    } else {
-      const fh = await open(p, 'wx', 0o600);
-      try {
-        await fh.writeFile(e.content, 'utf8');
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-    }
-  }
-  const files = entries.filter((e) => e.content !== undefined).length;
-  process.stdout.write(`Exported ${files} files and ${entries.length - files} directories to ${root}\n`);
+  const { files, dirs, root } = await writeSdkLayout(dir, await memory.entries());
+  process.stdout.write(`Exported ${files} files and ${dirs} directories to ${root}\n`);
   return 0;
 }
 

@@ -17,6 +17,15 @@ export function defaults() {
   return defaultsCache;
 }
 
+/**
+ * The `tool_result` for a tool input over `defaults().maxInputBytes`, in the engine's
+ * words: for a reader that refuses such an input before holding it whole (the CLI's
+ * NDJSON stream). Its `kind` is `input`.
+ */
+export function oversizedInputResult() {
+  return glue.oversizedInput();
+}
+
 const PROTOCOL = ['get', 'set', 'delete', 'list', 'compareAndSwap'];
 
 /** A native in-memory store. Several memories opened over one share its data. */

@@ -64,6 +64,9 @@ export interface Defaults {
 /** Every default and limit of the engine (where openMemory's defaults come from). */
 export declare function defaults(): Readonly<Defaults>;
 
+/** The result for a tool input over `maxInputBytes`, for a reader that refuses it unread. */
+export declare function oversizedInputResult(): ToolResult;
+
 /** A file (with `content`) or a directory (without) of the memory, by path. */
 export interface Entry {
   path: string;

@@ -1,28 +1,50 @@
 // The `memdir` command end to end: real processes on a real directory store,
-// including two processes writing one store at once, and the round trip through
-// the SDK's BetaLocalFilesystemMemoryTool layout byte for byte.
+// including two processes writing one store at once, the round trip through the
+// SDK's BetaLocalFilesystemMemoryTool layout byte for byte, and the filesystem and
+// stdin faces held against swapped symlinks, altered stores and oversized input.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { lstat, mkdir, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { lstat, mkdir, open, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
 import { BetaLocalFilesystemMemoryTool } from '@anthropic-ai/sdk/tools/memory/node';
-import { tempDir } from './helpers.mjs';
+import { memdir, tempDir } from './helpers.mjs';
 
 const BIN = fileURLToPath(new URL('../../bin/memdir.js', import.meta.url));
 
-/** Runs the CLI; resolves {code, stdout, stderr}. */
-function cli(args, { input, cwd } = {}) {
+// Loaded before the CLI: reports the process's peak RSS (KiB) on stderr as it exits.
+const REPORT_RSS = `data:text/javascript,${encodeURIComponent(
+  "import { writeSync } from 'node:fs'; process.on('exit', () => writeSync(2, `maxRSS=${process.resourceUsage().maxRSS}\\n`));",
+)}`;
+
+/**
+ * Runs the CLI; resolves {code, stdout, stderr} (and {maxRssMiB, seconds} with
+ * `measure`). `input` is a string or Buffer, or an iterable of chunks streamed in.
+ */
+function cli(args, { input, cwd, measure = false } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const started = process.hrtime.bigint();
+    const node = measure ? [`--import=${REPORT_RSS}`] : [];
+    const child = spawn(process.execPath, [...node, BIN, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input ?? '');
+    child.on('close', (code) => {
+      if (!measure) return resolve({ code, stdout, stderr });
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const m = /maxRSS=(\d+)\n$/.exec(stderr);
+      if (!m) return reject(new Error(`no RSS report in ${JSON.stringify(stderr)}`));
+      resolve({ code, stdout, stderr: stderr.slice(0, m.index), maxRssMiB: Number(m[1]) / 1024, seconds });
+    });
+    if (input === undefined || typeof input === 'string' || Buffer.isBuffer(input)) child.stdin.end(input ?? '');
+    // The child may stop reading early (and close stdin) only if it fails: that shows in its answer.
+    else pipeline(Readable.from(input, { objectMode: false }), child.stdin).catch(() => {});
   });
 }
 
@@ -247,6 +269,239 @@ describe('the memdir CLI', () => {
     const view = await cli(['view', '--store', store]);
     assert.equal(view.stdout, `${LISTING}\n0B\t/memories\n`);
   });
+
+  test('exec drops an NDJSON line over the input cap as it arrives, answers it once, and carries on', async () => {
+    const store = join(tempDir('memdir-longline-'), 'store');
+    const cap = memdir.defaults().maxInputBytes;
+    const MiB = 1024 * 1024;
+    const chunk = Buffer.alloc(MiB, 'a');
+    // 600 MiB in one line between two valid ones, streamed: never one string anywhere.
+    async function* input() {
+      yield '{"command":"create","path":"/memories/a.md","file_text":"x"}\n';
+      yield '{"command":"create","path":"/memories/big.md","file_text":"';
+      for (let i = 0; i < 600; i++) yield chunk;
+      yield '"}\n{"command":"view","path":"/memories/a.md"}\n';
+    }
+    const run = await cli(['exec', '--store', store], { input: input(), measure: true });
+    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.stderr, '');
+    assert.equal(
+      run.stdout,
+      [
+        '{"content":"File created successfully at: /memories/a.md","is_error":false}',
+        '{"content":"Error: Invalid tool input: the input is over the limit of 16,777,216 bytes","is_error":true}',
+        '{"content":"Here\'s the content of /memories/a.md with line numbers:\\n     1\\tx","is_error":false}',
+        '',
+      ].join('\n'),
+    );
+    // The refusal is the engine's own result for an oversized input, word for word.
+    assert.equal(run.stdout.split('\n')[1], JSON.stringify(memdir.oversizedInputResult()));
+    // Held at most one capped line (16 MiB) at a time: readline held the whole line
+    // and died at 512 MiB with "Invalid string length".
+    assert.ok(run.maxRssMiB < 200, `peak RSS ${run.maxRssMiB.toFixed(0)} MiB`);
+
+    // The cap is exact, in bytes, not counting a \r before the \n: a line of `cap`
+    // bytes reaches the engine, one of `cap + 1` does not. CRLF, blank lines, a last
+    // line without a newline and bytes that are not UTF-8 answer as they always did.
+    const padTo = (bytes) => {
+      const head = '{"command":"view","path":"/memories/a.md","pad":"';
+      return `${head}${'b'.repeat(bytes - head.length - 2)}"}`;
+    };
+    const edge = await cli(['exec', '--store', store], {
+      input: [
+        Buffer.from(`${padTo(cap)}\r\n${padTo(cap + 1)}\n\r\n   \n`),
+        Buffer.from('{"command":"view","path":"/memories/\xff"}\r\n', 'latin1'),
+        Buffer.from('{"command":"view","path":"/memories/a.md"}'),
+      ],
+    });
+    assert.equal(edge.code, 0, edge.stderr);
+    assert.deepEqual(edge.stdout.trimEnd().split('\n'), [
+      '{"content":"Here\'s the content of /memories/a.md with line numbers:\\n     1\\tx","is_error":false}',
+      '{"content":"Error: Invalid tool input: the input is over the limit of 16,777,216 bytes","is_error":true}',
+      '{"content":"Error: The path /memories/\ufffd does not exist. Please provide a valid path.","is_error":true}',
+      '{"content":"Here\'s the content of /memories/a.md with line numbers:\\n     1\\tx","is_error":false}',
+    ]);
+  });
+
+  // Directories are entered through /proc/self/fd, which only Linux has; elsewhere a
+  // directory swapped for a symlink between two opens can still be followed.
+  const linuxOnly = { skip: process.platform !== 'linux' && 'needs /proc/self/fd' };
+  test('import-dir reads each file through one descriptor: a symlink swapped in mid-import is never followed', linuxOnly, async () => {
+    const base = tempDir('memdir-swap-');
+    const mem = join(base, 'memories');
+    const aside = join(base, 'aside');
+    const outside = join(base, 'outside');
+    await mkdir(join(mem, 'd'), { recursive: true });
+    await mkdir(join(outside, 'd'), { recursive: true });
+    await mkdir(aside);
+    await writeFile(join(outside, 'secret.txt'), 'SECRET');
+    await writeFile(join(outside, 'd', 'inner.txt'), 'SECRET');
+    await writeFile(join(mem, 'd', 'inner.txt'), 'inside');
+    await writeFile(join(mem, 'f.txt'), 'inside');
+    for (let i = 0; i < 5; i++) await writeFile(join(mem, `still-${i}.txt`), `still ${i}`);
+    // Another process turns memories/f.txt into a symlink to an outside file and back,
+    // and memories/d into a symlink to an outside directory and back, holding each
+    // state for a random few hundred microseconds.
+    const SWAPPER = `
+      const fs = require('node:fs');
+      const [mem, aside, outside] = process.argv.slice(1);
+      const hold = () => { const t = process.hrtime.bigint() + BigInt(Math.floor(Math.random() * 400000)); while (process.hrtime.bigint() < t); };
+      for (const until = Date.now() + 120000; Date.now() < until; ) {
+        fs.symlinkSync(outside + '/secret.txt', aside + '/f.lnk');
+        fs.renameSync(aside + '/f.lnk', mem + '/f.txt');
+        fs.renameSync(mem + '/d', aside + '/d');
+        fs.symlinkSync(outside + '/d', mem + '/d');
+        hold();
+        fs.writeFileSync(aside + '/f.tmp', 'inside');
+        fs.renameSync(aside + '/f.tmp', mem + '/f.txt');
+        fs.unlinkSync(mem + '/d');
+        fs.renameSync(aside + '/d', mem + '/d');
+        hold();
+      }`;
+    const swapper = spawn(process.execPath, ['-e', SWAPPER, mem, aside, outside], { stdio: 'ignore' });
+    const store = join(tempDir('memdir-swap-store-'), 'store');
+    const outcomes = { imported: 0, refused: 0 };
+    try {
+      // At least 20 imports, and on until both outcomes were met (at most 150).
+      for (let i = 0; i < 150 && (i < 20 || !outcomes.imported || !outcomes.refused); i++) {
+        const run = await cli(['import-dir', base, '--force', '--store', store]);
+        const memory = await memdir.openMemory({ store: memdir.directoryStore(store) });
+        const entries = await memory.entries();
+        memory.close();
+        for (const e of entries) assert.notEqual(e.content, 'SECRET', `${e.path} was read through a symlink`);
+        if (run.code === 0) {
+          outcomes.imported += 1;
+          // f.txt is always there (renamed over); d may have been away for an instant.
+          const files = Object.fromEntries(entries.filter((e) => e.content !== undefined).map((e) => [e.path, e.content]));
+          assert.equal(files['/memories/f.txt'], 'inside');
+          assert.ok([undefined, 'inside'].includes(files['/memories/d/inner.txt']), JSON.stringify(files));
+          for (let k = 0; k < 5; k++) assert.equal(files[`/memories/still-${k}.txt`], `still ${k}`);
+          assert.equal(Object.keys(files).length, '/memories/d/inner.txt' in files ? 7 : 6);
+        } else {
+          outcomes.refused += 1;
+          assert.equal(run.code, 2, run.stderr);
+          // Only what a race can cause: a symlink met, or a name gone for an instant.
+          assert.match(
+            run.stderr,
+            /^memdir: import-dir: (.*\/memories\/(f\.txt|d) is not a regular file or directory \(symbolic links are not followed\)|cannot read .*\/memories\/d(\/inner\.txt)?: ENOENT: no such file or directory)\n$/,
+          );
+        }
+      }
+    } finally {
+      swapper.kill();
+    }
+    if (process.env.MEMDIR_TEST_VERBOSE) console.log(outcomes);
+    // The race was real: both states were met.
+    assert.ok(outcomes.imported > 0 && outcomes.refused > 0, JSON.stringify(outcomes));
+  });
+
+  test('import-dir refuses a file over the per-file limit from its size, unread, and a FIFO without waiting', async () => {
+    const base = tempDir('memdir-huge-');
+    const mem = join(base, 'memories');
+    await mkdir(mem);
+    await writeFile(join(mem, 'ok.md'), 'fine');
+    // 300 MiB, sparse: cheap to make, and reading it would still cost 300 MiB.
+    const fh = await open(join(mem, 'huge.md'), 'wx');
+    await fh.truncate(300 * 1024 * 1024);
+    await fh.close();
+    const store = join(tempDir('memdir-huge-store-'), 'store');
+    const huge = await cli(['import-dir', base, '--store', store], { measure: true });
+    assert.deepEqual([huge.code, huge.stdout, huge.stderr], [2, '', `memdir: import-dir: ${join(mem, 'huge.md')} is 314,572,800 bytes, over the limit of 102,400 bytes per file\n`]);
+    assert.ok(huge.maxRssMiB < 150, `peak RSS ${huge.maxRssMiB.toFixed(0)} MiB`);
+
+    // One byte over the limit is judged the same way; at the limit it is imported.
+    const limit = memdir.defaults().maxFileBytes;
+    await writeFile(join(mem, 'huge.md'), 'x'.repeat(limit + 1));
+    const over = await cli(['import-dir', base, '--store', store]);
+    assert.deepEqual([over.code, over.stderr], [2, `memdir: import-dir: ${join(mem, 'huge.md')} is 102,401 bytes, over the limit of 102,400 bytes per file\n`]);
+    // A UTF-8 BOM is not content (the decoder drops it), so it does not count.
+    await writeFile(join(mem, 'huge.md'), `\ufeff${'x'.repeat(limit)}`);
+    const atLimit = await cli(['import-dir', base, '--store', store]);
+    assert.deepEqual([atLimit.code, atLimit.stderr], [0, '']);
+
+    // A FIFO nobody writes to: refused at once, not waited on.
+    await (await import('node:fs/promises')).unlink(join(mem, 'huge.md'));
+    execFileSync('mkfifo', [join(mem, 'pipe')]);
+    const fifo = await cli(['import-dir', base, '--force', '--store', store], { measure: true });
+    assert.deepEqual(
+      [fifo.code, fifo.stderr],
+      [2, `memdir: import-dir: ${join(mem, 'pipe')} is not a regular file or directory (symbolic links are not followed)\n`],
+    );
+    assert.ok(fifo.seconds < 10, `${fifo.seconds} s`);
+
+    // Files each within the limit but together over the memory's quota: refused once
+    // the bytes read pass the quota, not after holding the whole tree.
+    const { maxTotalBytes } = memdir.defaults();
+    const many = join(tempDir('memdir-quota-'), 'memories');
+    await mkdir(many);
+    for (let i = 0; i <= Math.floor(maxTotalBytes / limit); i++) {
+      const f = await open(join(many, `${i}.md`), 'wx');
+      await f.truncate(limit);
+      await f.close();
+    }
+    const quota = await cli(['import-dir', join(many, '..'), '--force', '--store', store]);
+    assert.deepEqual(
+      [quota.code, quota.stderr],
+      [2, `memdir: import-dir: the files under ${many} hold more than 104,857,600 bytes, the memory's quota\n`],
+    );
+  });
+
+  test('export-dir refuses a tampered store whose names would leave the target, and writes nothing', async () => {
+    const cases = [
+      ['../../x.txt', '"/memories/../../x.txt" is not a plain path under /memories'],
+      ['..', '"/memories/.." is not a plain path under /memories'],
+      ['.', '"/memories/." is not a plain path under /memories'],
+      ['', '"/memories/" is not a plain path under /memories'],
+      ['/x.txt', '"/memories//x.txt" is not a plain path under /memories'],
+      ['x\ny', '"/memories/x\\ny" is not a plain path under /memories'],
+      ['a/b', '"/memories/a/b" has no parent directory in the memory'],
+    ];
+    for (const [name, why] of cases) {
+      const base = tempDir('memdir-tamper-');
+      const store = join(base, 'store');
+      assert.equal((await cli(['create', 'a.txt', 'planted', '--store', store])).code, 0);
+      assert.equal((await cli(['create', 'sub/b.txt', 'fine', '--store', store])).code, 0);
+      await renameStoredChild(store, 'a.txt', name);
+      const target = join(base, 'deep', 'er', 'exp');
+      await mkdir(target, { recursive: true });
+      const run = await cli(['export-dir', target, '--store', store]);
+      assert.deepEqual(
+        [run.code, run.stdout, run.stderr],
+        [2, '', `memdir: export-dir: the memory is damaged: ${why}; nothing was written\n`],
+        JSON.stringify(name),
+      );
+      // Nothing at all was written: not the target's memories/, not anything around it.
+      assert.deepEqual(await readdir(target), []);
+      assert.deepEqual((await readdir(base)).sort(), ['deep', 'store']);
+      assert.deepEqual(await readdir(join(base, 'deep')), ['er']);
+      assert.deepEqual(await readdir(join(base, 'deep', 'er')), ['exp']);
+    }
+  });
+
+  test('export-dir refuses a symlink at DIR/memories and writes nothing through it', async () => {
+    const store = join(tempDir('memdir-explink-store-'), 'store');
+    assert.equal((await cli(['create', 'a.txt', 'hello', '--store', store])).code, 0);
+    const base = tempDir('memdir-explink-');
+    const elsewhere = join(base, 'elsewhere');
+    await mkdir(elsewhere);
+    const target = join(base, 'exp');
+    await mkdir(target);
+    for (const to of [elsewhere, join(base, 'missing')]) {
+      await symlink(to, join(target, 'memories'));
+      const run = await cli(['export-dir', target, '--store', store]);
+      assert.deepEqual(
+        [run.code, run.stdout, run.stderr],
+        [2, '', `memdir: export-dir: ${join(target, 'memories')} is a symbolic link; export-dir writes only into a real directory\n`],
+      );
+      await (await import('node:fs/promises')).unlink(join(target, 'memories'));
+    }
+    assert.deepEqual(await readdir(elsewhere), []);
+    assert.deepEqual((await readdir(base)).sort(), ['elsewhere', 'exp']);
+    // The same target without the symlink exports as usual.
+    const ok = await cli(['export-dir', target, '--store', store]);
+    assert.deepEqual([ok.code, ok.stderr], [0, '']);
+    assert.equal(await readFile(join(target, 'memories', 'a.txt'), 'utf8'), 'hello');
+  });
 });
 
 /** Every file and directory under `root`: content bytes (hex) and permission bits. */
@@ -268,4 +523,25 @@ async function snapshot(root, keep = () => true) {
   }
   await walk(root, '');
   return out;
+}
+
+/**
+ * Alters a store the way an edit of its files could: the root node's child `from` is
+ * renamed `to`, written as a consistent new node, commit and head (so only the name
+ * is wrong), at the key-value level the engine's own checks never see.
+ */
+async function renameStoredChild(storeDir, from, to) {
+  const store = memdir.directoryStore(storeDir);
+  const text = (bytes) => Buffer.from(bytes).toString('utf8');
+  const sha = (bytes) => createHash('sha256').update(bytes).digest('hex');
+  const head = await store.get('head');
+  const commit = JSON.parse(text(await store.get(`commit/${text(head)}`)));
+  const node = JSON.parse(text(await store.get(`tree/${commit.root}`)));
+  assert.ok(node.e.some(([name]) => name === from), `no ${from} in the root node`);
+  node.e = node.e.map(([name, ...rest]) => [name === from ? to : name, ...rest]);
+  const nodeBytes = Buffer.from(JSON.stringify(node));
+  await store.set(`tree/${sha(nodeBytes)}`, nodeBytes);
+  const commitBytes = Buffer.from(JSON.stringify({ ...commit, root: sha(nodeBytes), parent: text(head) }));
+  await store.set(`commit/${sha(commitBytes)}`, commitBytes);
+  assert.ok(await store.compareAndSwap('head', head, Buffer.from(sha(commitBytes))));
 }
