@@ -198,7 +198,13 @@ pub enum Refusal {
     CreateRoot,
     CreateUnderFile { path: ValidPath, file: ValidPath },
     NoMatch { old: String, path: ValidPath },
-    ManyMatches { old: String, lines: Vec<usize> },
+    /// `lines`: the lines shown; `more`: occurrences past them (see
+    /// [`Refusal::many_matches`]).
+    ManyMatches {
+        old: String,
+        lines: Vec<usize>,
+        more: usize,
+    },
     BadInsertLine { line: Number, lines: usize },
     DeleteRoot,
     RenameRoot,
@@ -206,6 +212,43 @@ pub enum Refusal {
     RenameIntoItself { from: ValidPath, to: ValidPath },
     DestinationExists(ValidPath),
     RenameUnderFile { from: ValidPath, to: ValidPath, file: ValidPath },
+}
+
+impl Refusal {
+    /// The "multiple occurrences" refusal, listing as many of the occurrences'
+    /// lines as keep the message within `limit` characters (memdir's rule: an
+    /// `old_str` found 100,000 times must not answer with a 300 KB list), and
+    /// always the first two.
+    pub fn many_matches(old: &str, lines: &[usize], limit: usize) -> Refusal {
+        // The text around the list, and the longest " and N more" it may need.
+        let fixed = "No replacement was performed. Multiple occurrences of old_str `` in lines: . Please ensure it is unique and 9,999,999,999 more".len()
+            + old.chars().count();
+        let mut used = fixed;
+        let mut shown = 0;
+        for (i, l) in lines.iter().enumerate() {
+            let cost = digits(*l) + if i > 0 { 2 } else { 0 };
+            if i >= 2 && used + cost > limit {
+                break;
+            }
+            used += cost;
+            shown += 1;
+        }
+        Refusal::ManyMatches {
+            old: old.into(),
+            lines: lines.iter().take(shown).copied().collect(),
+            more: lines.len() - shown,
+        }
+    }
+}
+
+/// Decimal digits of `n`.
+fn digits(mut n: usize) -> usize {
+    let mut d = 1;
+    while n >= 10 {
+        n /= 10;
+        d += 1;
+    }
+    d
 }
 
 impl fmt::Display for Refusal {
@@ -251,7 +294,7 @@ impl fmt::Display for Refusal {
                 f,
                 "No replacement was performed, old_str `{old}` did not appear verbatim in {path}."
             ),
-            Refusal::ManyMatches { old, lines } => {
+            Refusal::ManyMatches { old, lines, more } => {
                 write!(
                     f,
                     "No replacement was performed. Multiple occurrences of old_str `{old}` in lines: "
@@ -261,6 +304,9 @@ impl fmt::Display for Refusal {
                         f.write_str(", ")?;
                     }
                     write!(f, "{l}")?;
+                }
+                if *more > 0 {
+                    write!(f, " and {} more", Thousands(*more as u64))?;
                 }
                 f.write_str(". Please ensure it is unique")
             }

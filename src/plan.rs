@@ -175,11 +175,9 @@ impl<S: Store> Engine<S> {
                     }
                     [at] => *at,
                     many => {
-                        return Err(Refusal::ManyMatches {
-                            old: old_str.clone(),
-                            lines: lines::lines_of(&content, many),
-                        }
-                        .into());
+                        let at = lines::lines_of(&content, many);
+                        let limit = self.config.limits.read_limit_chars;
+                        return Err(Refusal::many_matches(old_str, &at, limit).into());
                     }
                 };
                 let mut edited = String::with_capacity(content.len() + new_str.len());

@@ -195,3 +195,60 @@ impl Store for Contended {
         Ok(false)
     }
 }
+
+#[test]
+fn an_old_str_found_100000_times_is_refused_within_the_read_limit() {
+    let limits = Limits {
+        max_file_bytes: 1 << 20,
+        ..Limits::default()
+    };
+    let engine = Engine::new(
+        MemoryStore::new(),
+        Config {
+            limits,
+            ..Config::default()
+        },
+    );
+    block_on(engine.run(create("/memories/x.md", &"x\n".repeat(100_000)))).unwrap();
+    let err = block_on(engine.run(Command::StrReplace {
+        path: "/memories/x.md".into(),
+        old_str: "x".into(),
+        new_str: "y".into(),
+    }))
+    .unwrap_err();
+    let text = err.to_string();
+    assert!(text.chars().count() <= 100_000, "{} characters", text.len());
+    assert!(text.starts_with(
+        "No replacement was performed. Multiple occurrences of old_str `x` in lines: 1, 2, 3, "
+    ));
+    let (list, tail) = text.rsplit_once(" and ").unwrap();
+    let shown = list.rsplit_once("in lines: ").unwrap().1.split(", ").count();
+    assert_eq!(tail, format!("{} more. Please ensure it is unique", fmt_thousands(100_000 - shown)));
+    println!("{shown} lines listed, {} characters", text.len());
+    assert!(shown > 10_000, "{shown}");
+
+    // Two occurrences: listed whole, as the spec says.
+    block_on(engine.run(create("/memories/two.md", "ab\nab"))).unwrap();
+    let two = block_on(engine.run(Command::StrReplace {
+        path: "/memories/two.md".into(),
+        old_str: "ab".into(),
+        new_str: "c".into(),
+    }))
+    .unwrap_err();
+    assert_eq!(
+        two.to_string(),
+        "No replacement was performed. Multiple occurrences of old_str `ab` in lines: 1, 2. Please ensure it is unique"
+    );
+}
+
+fn fmt_thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
