@@ -447,16 +447,10 @@ describe('the memdir CLI', () => {
   });
 
   test('export-dir refuses a tampered store whose names would leave the target, and writes nothing', async () => {
-    const cases = [
-      ['../../x.txt', '"/memories/../../x.txt" is not a plain path under /memories'],
-      ['..', '"/memories/.." is not a plain path under /memories'],
-      ['.', '"/memories/." is not a plain path under /memories'],
-      ['', '"/memories/" is not a plain path under /memories'],
-      ['/x.txt', '"/memories//x.txt" is not a plain path under /memories'],
-      ['x\ny', '"/memories/x\\ny" is not a plain path under /memories'],
-      ['a/b', '"/memories/a/b" has no parent directory in the memory'],
-    ];
-    for (const [name, why] of cases) {
+    // The engine refuses such a stored name when it reads the node (a stored tree
+    // is input); export-dir's own check of every path is a second line behind it.
+    const damaged = "memdir: The memory directory's storage is damaged: a stored record is missing or unreadable.\n";
+    for (const name of ['../../x.txt', '..', '.', '', '/x.txt', 'x\ny', 'a/b']) {
       const base = tempDir('memdir-tamper-');
       const store = join(base, 'store');
       assert.equal((await cli(['create', 'a.txt', 'planted', '--store', store])).code, 0);
@@ -465,11 +459,7 @@ describe('the memdir CLI', () => {
       const target = join(base, 'deep', 'er', 'exp');
       await mkdir(target, { recursive: true });
       const run = await cli(['export-dir', target, '--store', store]);
-      assert.deepEqual(
-        [run.code, run.stdout, run.stderr],
-        [2, '', `memdir: export-dir: the memory is damaged: ${why}; nothing was written\n`],
-        JSON.stringify(name),
-      );
+      assert.deepEqual([run.code, run.stdout, run.stderr], [2, '', damaged], JSON.stringify(name));
       // Nothing at all was written: not the target's memories/, not anything around it.
       assert.deepEqual(await readdir(target), []);
       assert.deepEqual((await readdir(base)).sort(), ['deep', 'store']);
