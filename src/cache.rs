@@ -136,7 +136,11 @@ impl<S: Store> Engine<S> {
 
     /// The tree object `hash`: from the command's own new objects, the cache, or
     /// the store (checked against its hash, then decoded).
-    pub(crate) async fn stored(&self, overlay: &Overlay, hash: Hash) -> Result<Rc<Stored>, ToolError> {
+    pub(crate) async fn stored(
+        &self,
+        overlay: &Overlay,
+        hash: Hash,
+    ) -> Result<Rc<Stored>, ToolError> {
         if let Some(n) = overlay.stored(&hash) {
             return Ok(n);
         }
@@ -146,7 +150,11 @@ impl<S: Store> Engine<S> {
         if let Some(n) = self.cache.nodes.borrow().get(&hash) {
             return Ok(n.clone());
         }
-        let bytes = self.store.get(&hash.key(TREE)).await?.ok_or(ToolError::Damaged)?;
+        let bytes = self
+            .store
+            .get(&hash.key(TREE))
+            .await?
+            .ok_or(ToolError::Damaged)?;
         if Hash::of(&bytes) != hash {
             return Err(ToolError::Damaged);
         }
@@ -162,7 +170,11 @@ impl<S: Store> Engine<S> {
         if let Some(b) = self.cache.blobs.borrow().get(&hash) {
             return Ok(b.clone());
         }
-        let bytes = self.store.get(&hash.key(BLOB)).await?.ok_or(ToolError::Damaged)?;
+        let bytes = self
+            .store
+            .get(&hash.key(BLOB))
+            .await?
+            .ok_or(ToolError::Damaged)?;
         if bytes.len() as u64 != child.size || Hash::of(&bytes) != hash {
             return Err(ToolError::Damaged);
         }

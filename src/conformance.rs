@@ -13,8 +13,8 @@ use alloc::vec::Vec;
 
 use serde_json::{Value, json};
 
-use crate::{Config, Engine, Entry, Limits, ToolResult};
 use crate::store::Store;
+use crate::{Config, Engine, Entry, Limits, ToolResult};
 
 /// Every directory and file under `/memories` (the root excluded): a file maps to its
 /// content, a directory to `None`.
@@ -255,7 +255,13 @@ pub async fn seed<S: Store>(store: &S, case: &Case) -> Result<(), String> {
 /// and then the whole tree with the case.
 pub async fn check<S: Store>(engine: &Engine<S>, case: &Case) -> Result<(), String> {
     check_answer(case, &engine.execute_json(&case.input).await)?;
-    check_tree(case, engine.entries().await.map_err(|e| format!("entries() failed: {e}"))?)
+    check_tree(
+        case,
+        engine
+            .entries()
+            .await
+            .map_err(|e| format!("entries() failed: {e}"))?,
+    )
 }
 
 /// The answer is the case's, to the byte.

@@ -173,7 +173,11 @@ impl<S: Store> Engine<S> {
                     rows.push((child.size, format!("{shown}/")));
                     let sub = self.dir(&none, self.subdir(&none, child).await?).await?;
                     for (name, grandchild) in render::visible(&sub) {
-                        let slash = if grandchild.kind == Kind::Dir { "/" } else { "" };
+                        let slash = if grandchild.kind == Kind::Dir {
+                            "/"
+                        } else {
+                            ""
+                        };
                         rows.push((grandchild.size, format!("{shown}/{name}{slash}")));
                     }
                 }

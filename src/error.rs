@@ -196,8 +196,14 @@ pub enum Refusal {
     },
     AlreadyExists(ValidPath),
     CreateRoot,
-    CreateUnderFile { path: ValidPath, file: ValidPath },
-    NoMatch { old: String, path: ValidPath },
+    CreateUnderFile {
+        path: ValidPath,
+        file: ValidPath,
+    },
+    NoMatch {
+        old: String,
+        path: ValidPath,
+    },
     /// `lines`: the lines shown; `more`: occurrences past them (see
     /// [`Refusal::many_matches`]).
     ManyMatches {
@@ -205,13 +211,23 @@ pub enum Refusal {
         lines: Vec<usize>,
         more: usize,
     },
-    BadInsertLine { line: Number, lines: usize },
+    BadInsertLine {
+        line: Number,
+        lines: usize,
+    },
     DeleteRoot,
     RenameRoot,
     RenameOntoRoot(ValidPath),
-    RenameIntoItself { from: ValidPath, to: ValidPath },
+    RenameIntoItself {
+        from: ValidPath,
+        to: ValidPath,
+    },
     DestinationExists(ValidPath),
-    RenameUnderFile { from: ValidPath, to: ValidPath, file: ValidPath },
+    RenameUnderFile {
+        from: ValidPath,
+        to: ValidPath,
+        file: ValidPath,
+    },
 }
 
 impl Refusal {
@@ -255,11 +271,17 @@ impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Refusal::NotFoundHint(path) => {
-                write!(f, "The path {path} does not exist. Please provide a valid path.")
+                write!(
+                    f,
+                    "The path {path} does not exist. Please provide a valid path."
+                )
             }
             Refusal::NotFound(path) => write!(f, "The path {path} does not exist"),
             Refusal::TooManyLines(path) => {
-                write!(f, "File {path} exceeds maximum line limit of 999,999 lines.")
+                write!(
+                    f,
+                    "File {path} exceeds maximum line limit of 999,999 lines."
+                )
             }
             Refusal::RangeFirst {
                 start,
@@ -352,8 +374,16 @@ impl fmt::Display for Lines {
 /// A write over one of the size limits; nothing was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LimitError {
-    FileTooLarge { path: ValidPath, bytes: usize, max: usize },
-    OverQuota { path: ValidPath, total: u64, quota: u64 },
+    FileTooLarge {
+        path: ValidPath,
+        bytes: usize,
+        max: usize,
+    },
+    OverQuota {
+        path: ValidPath,
+        total: u64,
+        quota: u64,
+    },
 }
 
 impl fmt::Display for LimitError {

@@ -104,16 +104,18 @@ pub enum InputError {
     NotUtf8,
     /// Over the input cap ([`MAX_INPUT_BYTES`], or a host's lower one): refused
     /// before parsing (a runtime refuses it before copying it in at all).
-    TooLarge { limit: usize },
+    TooLarge {
+        limit: usize,
+    },
 }
 
 impl fmt::Display for InputError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             InputError::NotJson => f.write_str("Invalid tool input: not valid JSON"),
-            InputError::NotObject => f.write_str(
-                "Invalid tool input: expected a JSON object with a \"command\" field",
-            ),
+            InputError::NotObject => {
+                f.write_str("Invalid tool input: expected a JSON object with a \"command\" field")
+            }
             InputError::MissingCommand => {
                 f.write_str("Invalid tool input: missing field \"command\"")
             }
@@ -121,7 +123,10 @@ impl fmt::Display for InputError {
                 f.write_str("Invalid tool input: field \"command\" must be a string")
             }
             InputError::UnknownCommand(other) => {
-                write!(f, "Unknown command \"{other}\". Expected one of: {COMMANDS}")
+                write!(
+                    f,
+                    "Unknown command \"{other}\". Expected one of: {COMMANDS}"
+                )
             }
             InputError::MissingField { command, field } => {
                 write!(f, "Invalid {command} input: missing field \"{field}\"")

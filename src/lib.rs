@@ -41,14 +41,14 @@ pub mod store;
 pub mod store_dir;
 mod tree;
 
-/// The store-contract suite, for adapters' tests and for users checking their own
-/// store (feature `contract`).
-#[cfg(feature = "contract")]
-pub mod contract;
 /// The language-neutral conformance data's reader, for the test runners of every
 /// runtime (feature `conformance`).
 #[cfg(feature = "conformance")]
 pub mod conformance;
+/// The store-contract suite, for adapters' tests and for users checking their own
+/// store (feature `contract`).
+#[cfg(feature = "contract")]
+pub mod contract;
 
 pub use config::{Config, Defaults, Limits};
 pub use engine::{Backoff, Engine, ToolResult};

@@ -197,19 +197,40 @@ fn digits(mut n: usize) -> usize {
 
 /// `view_range` as the lines `start..=end` of `n`, or the refusal naming which
 /// element is wrong.
-fn lines_in_range(range: Option<(i64, i64)>, n: usize, of: Lines) -> Result<(usize, usize), ToolError> {
+fn lines_in_range(
+    range: Option<(i64, i64)>,
+    n: usize,
+    of: Lines,
+) -> Result<(usize, usize), ToolError> {
     let Some((s, e)) = range else {
         return Ok((1, n));
     };
     let lines = n;
     if s < 1 || s > n as i64 {
-        return Err(Refusal::RangeFirst { start: s, end: e, lines, of }.into());
+        return Err(Refusal::RangeFirst {
+            start: s,
+            end: e,
+            lines,
+            of,
+        }
+        .into());
     }
     if e != -1 && e < s {
-        return Err(Refusal::RangeOrder { start: s, end: e, lines }.into());
+        return Err(Refusal::RangeOrder {
+            start: s,
+            end: e,
+            lines,
+        }
+        .into());
     }
     if e > n as i64 {
-        return Err(Refusal::RangeSecond { start: s, end: e, lines, of }.into());
+        return Err(Refusal::RangeSecond {
+            start: s,
+            end: e,
+            lines,
+            of,
+        }
+        .into());
     }
     Ok((s as usize, if e == -1 { n } else { e as usize }))
 }
@@ -227,7 +248,12 @@ pub(crate) fn view_dir(
     let (start, end) = lines_in_range(range, n, Lines::OfListing)?;
     let mut out = dir_header(path);
     let mut used = out.chars().count();
-    for (i, (size, shown)) in rows.iter().enumerate().skip(start - 1).take(end + 1 - start) {
+    for (i, (size, shown)) in rows
+        .iter()
+        .enumerate()
+        .skip(start - 1)
+        .take(end + 1 - start)
+    {
         let number = i + 1;
         let first = number == start;
         let line = format!("{}\t{shown}", human_size(*size));

@@ -25,7 +25,11 @@ pub enum SecretPolicy {
 
 impl SecretPolicy {
     /// Every policy, by the name each face spells it with.
-    pub const ALL: [SecretPolicy; 3] = [SecretPolicy::Allow, SecretPolicy::Refuse, SecretPolicy::Redact];
+    pub const ALL: [SecretPolicy; 3] = [
+        SecretPolicy::Allow,
+        SecretPolicy::Refuse,
+        SecretPolicy::Redact,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {

@@ -48,7 +48,9 @@ impl<S: Store> Engine<S> {
                     Stored::Branch(_) => return Err(ToolError::Damaged),
                     Stored::Leaf(leaf) => {
                         for (name, child) in &leaf.children {
-                            if !belongs(name, &way) || out.children.insert(name.clone(), *child).is_some() {
+                            if !belongs(name, &way)
+                                || out.children.insert(name.clone(), *child).is_some()
+                            {
                                 return Err(ToolError::Damaged);
                             }
                         }
@@ -138,9 +140,12 @@ impl<S: Store> Engine<S> {
             let below = match branch.slots.get(&k) {
                 Some(slot) => {
                     let deeper = depth.checked_add(1).ok_or(ToolError::Damaged)?;
-                    self.part_set(overlay, slot.hash, deeper, name, entry).await?
+                    self.part_set(overlay, slot.hash, deeper, name, entry)
+                        .await?
                 }
-                None => entry.map(|c| overlay.add_part(BTreeMap::from([(String::from(name), c)]), depth + 1)),
+                None => entry.map(|c| {
+                    overlay.add_part(BTreeMap::from([(String::from(name), c)]), depth + 1)
+                }),
             };
             let mut branch = branch;
             match below {
@@ -165,12 +170,18 @@ impl<S: Store> Engine<S> {
     }
 
     /// Every entry beneath a part of a directory that holds at most [`LEAF_MAX`].
-    async fn gather(&self, overlay: &Overlay, hash: Hash) -> Result<BTreeMap<String, Child>, ToolError> {
+    async fn gather(
+        &self,
+        overlay: &Overlay,
+        hash: Hash,
+    ) -> Result<BTreeMap<String, Child>, ToolError> {
         let mut out = BTreeMap::new();
         let mut todo = vec![hash];
         while let Some(h) = todo.pop() {
             match &*self.stored(overlay, h).await? {
-                Stored::Leaf(leaf) => out.extend(leaf.children.iter().map(|(n, c)| (n.clone(), *c))),
+                Stored::Leaf(leaf) => {
+                    out.extend(leaf.children.iter().map(|(n, c)| (n.clone(), *c)))
+                }
                 Stored::Branch(b) => todo.extend(b.slots.values().map(|s| s.hash)),
             }
             if out.len() > LEAF_MAX {

@@ -107,7 +107,9 @@ pub async fn list_all<S: Store + ?Sized>(s: &S, prefix: &str) -> Result<Vec<Stri
         }
         keys.extend(page.keys);
         match page.cursor {
-            Some(c) if cursor.as_ref().is_some_and(|old| *old >= c) => return Err(StoreError::Failed),
+            Some(c) if cursor.as_ref().is_some_and(|old| *old >= c) => {
+                return Err(StoreError::Failed);
+            }
             Some(c) => cursor = Some(c),
             None => return Ok(keys),
         }

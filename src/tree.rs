@@ -321,7 +321,11 @@ impl Hash {
     /// Nibble `depth` (0 = the high half of the first byte); 0 past the end.
     pub fn nibble(&self, depth: u8) -> u8 {
         let byte = self.0.get(usize::from(depth / 2)).copied().unwrap_or(0);
-        if depth.is_multiple_of(2) { byte >> 4 } else { byte & 15 }
+        if depth.is_multiple_of(2) {
+            byte >> 4
+        } else {
+            byte & 15
+        }
     }
 }
 
@@ -381,7 +385,10 @@ mod tests {
             },
         );
         let bytes = n.encode();
-        assert_eq!(Stored::decode(&bytes), Some(Stored::Leaf(Rc::new(n.clone()))));
+        assert_eq!(
+            Stored::decode(&bytes),
+            Some(Stored::Leaf(Rc::new(n.clone())))
+        );
         assert_eq!(Stored::decode(&bytes).map(|m| m.encode()), Some(bytes));
         assert_eq!(n.size(), 8);
     }
@@ -393,19 +400,43 @@ mod tests {
             serde_json::to_vec(&serde_json::json!({"e": [[name, "f", h, size, 0]]})).unwrap()
         };
         assert!(Stored::decode(&leaf("ok.md", 1)).is_some());
-        for bad in ["..", ".", "", "a/b", "a\nb", "a\tb", "../../x.txt", "e\u{301}"] {
+        for bad in [
+            "..",
+            ".",
+            "",
+            "a/b",
+            "a\nb",
+            "a\tb",
+            "../../x.txt",
+            "e\u{301}",
+        ] {
             assert_eq!(Stored::decode(&leaf(bad, 1)), None, "{bad:?}");
         }
         assert_eq!(Stored::decode(&leaf("big", u64::MAX)), None);
-        let two = serde_json::json!({"e": [["a", "f", h, MAX_STORED_SIZE, 0], ["b", "f", h, 1, 0]]});
-        assert_eq!(Stored::decode(&serde_json::to_vec(&two).unwrap()), None, "sizes that add past the cap");
+        let two =
+            serde_json::json!({"e": [["a", "f", h, MAX_STORED_SIZE, 0], ["b", "f", h, 1, 0]]});
+        assert_eq!(
+            Stored::decode(&serde_json::to_vec(&two).unwrap()),
+            None,
+            "sizes that add past the cap"
+        );
         let dup = serde_json::json!({"e": [["a", "f", h, 1, 0], ["a", "f", h, 1, 0]]});
-        assert_eq!(Stored::decode(&serde_json::to_vec(&dup).unwrap()), None, "a name twice");
-        let branch = |depth: u8, k: u8| serde_json::to_vec(&serde_json::json!({"b": depth, "s": [[k, h, 1, 0, 1]]})).unwrap();
+        assert_eq!(
+            Stored::decode(&serde_json::to_vec(&dup).unwrap()),
+            None,
+            "a name twice"
+        );
+        let branch = |depth: u8, k: u8| {
+            serde_json::to_vec(&serde_json::json!({"b": depth, "s": [[k, h, 1, 0, 1]]})).unwrap()
+        };
         assert!(Stored::decode(&branch(0, 15)).is_some());
         assert_eq!(Stored::decode(&branch(0, 16)), None);
         assert_eq!(Stored::decode(&branch(64, 0)), None);
-        assert_eq!(Stored::decode(b"{\"e\":[],\"b\":0}"), None, "both forms at once");
+        assert_eq!(
+            Stored::decode(b"{\"e\":[],\"b\":0}"),
+            None,
+            "both forms at once"
+        );
     }
 
     #[test]

@@ -110,11 +110,7 @@ fn interleaved_writers_lose_no_edit() {
                     paths.contains(format!("/memories/w{w}/m{i}.md").as_str()),
                     "rename {line} lost"
                 ),
-                _ => assert_eq!(
-                    lines.get(line),
-                    Some(&1),
-                    "insert {line} lost or doubled"
-                ),
+                _ => assert_eq!(lines.get(line), Some(&1), "insert {line} lost or doubled"),
             }
         }
     }

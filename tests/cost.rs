@@ -73,7 +73,9 @@ fn deleting_a_directory_of_ten_thousand_files_costs_o_depth() {
 fn an_uncontended_edit_with_a_warm_cache_is_one_publish() {
     let store = Harness::new(MemoryStore::new());
     let engine = Engine::new(&store, Config::default());
-    block_on(engine.execute_json(r#"{"command":"create","path":"/memories/n.md","file_text":"a"}"#));
+    block_on(
+        engine.execute_json(r#"{"command":"create","path":"/memories/n.md","file_text":"a"}"#),
+    );
     store.shared.reset();
     let r = block_on(engine.execute_json(
         r#"{"command":"insert","path":"/memories/n.md","insert_line":1,"insert_text":"b"}"#,

@@ -45,7 +45,9 @@ fn collects_history_but_keeps_the_tree() {
     assert_eq!(store.len(), 2 + 1 + 1 + 20, "{keys_before} keys before");
     let fresh = Engine::new(store.clone(), Config::default());
     assert_eq!(block_on(fresh.entries()).unwrap(), before);
-    assert!(!block_on(fresh.execute_json(r#"{"command":"delete","path":"/memories/f3.md"}"#)).is_error);
+    assert!(
+        !block_on(fresh.execute_json(r#"{"command":"delete","path":"/memories/f3.md"}"#)).is_error
+    );
 }
 
 #[test]

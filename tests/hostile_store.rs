@@ -52,11 +52,10 @@ fn sha(bytes: &[u8]) -> String {
 
 fn seeded() -> Snapshot {
     let store = MemoryStore::new();
-    let entries = [("/memories/a.md", "alpha"), ("/memories/d/b.md", "beta")]
-        .map(|(p, c)| Entry {
-            path: p.into(),
-            content: Some(c.into()),
-        });
+    let entries = [("/memories/a.md", "alpha"), ("/memories/d/b.md", "beta")].map(|(p, c)| Entry {
+        path: p.into(),
+        content: Some(c.into()),
+    });
     block_on(Engine::new(store.clone(), Config::default()).import(&entries)).unwrap();
     snapshot(&store)
 }
@@ -81,7 +80,10 @@ fn commit_key(s: &Snapshot) -> String {
 }
 
 fn root_key(s: &Snapshot) -> String {
-    format!("tree/{}", json_of(s, &commit_key(s))["root"].as_str().unwrap())
+    format!(
+        "tree/{}",
+        json_of(s, &commit_key(s))["root"].as_str().unwrap()
+    )
 }
 
 /// The key of the directory `name` in the root node.

@@ -141,7 +141,11 @@ fn growing_past_a_leaf_and_shrinking_back_gives_the_layout_an_import_gives() {
         assert_eq!(block_on(engine.entries()).unwrap(), entries, "at {want}");
         let fresh = MemoryStore::new();
         block_on(Engine::new(fresh.clone(), Config::default()).import(&entries)).unwrap();
-        assert_eq!(root_key(&grown), root_key(&fresh), "layout at {want} entries");
+        assert_eq!(
+            root_key(&grown),
+            root_key(&fresh),
+            "layout at {want} entries"
+        );
         let view = block_on(engine.execute(&json!({"command": "view", "path": "/memories/d"})));
         assert_eq!(view.content.lines().count(), 2 + want, "view at {want}");
     }
@@ -164,11 +168,16 @@ fn every_entry_of_a_directory_of_50000_files_is_reached_by_paging_its_view() {
         }
         let r = block_on(engine.execute(&input));
         assert!(!r.is_error, "{}", r.content);
-        let body = r.content.strip_prefix(header).expect("the listing's header");
+        let body = r
+            .content
+            .strip_prefix(header)
+            .expect("the listing's header");
         let mut lines: Vec<&str> = body.split('\n').collect();
         let hint = lines
             .last()
-            .and_then(|l| l.strip_prefix("[Output cut at the read limit of 100,000 characters after line "))
+            .and_then(|l| {
+                l.strip_prefix("[Output cut at the read limit of 100,000 characters after line ")
+            })
             .map(str::to_string);
         match hint {
             None => {
@@ -181,7 +190,11 @@ fn every_entry_of_a_directory_of_50000_files_is_reached_by_paging_its_view() {
                 let (_, next) = h.split_once("view with view_range [").unwrap();
                 let (s, e) = next.trim_end_matches("].]").split_once(", ").unwrap();
                 let s: i64 = s.parse().unwrap();
-                assert_eq!(s as usize, rows.len() + 1, "the hint continues where the page ended");
+                assert_eq!(
+                    s as usize,
+                    rows.len() + 1,
+                    "the hint continues where the page ended"
+                );
                 range = Some((s, e.parse().unwrap()));
             }
         }

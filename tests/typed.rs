@@ -4,8 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use memdir::{
-    Command, Config, Engine, ErrorKind, Limits, MemoryStore, Page, SecretPolicy, Store,
-    StoreError, ToolError, block_on,
+    Command, Config, Engine, ErrorKind, Limits, MemoryStore, Page, SecretPolicy, Store, StoreError,
+    ToolError, block_on,
 };
 use serde_json::json;
 
@@ -24,7 +24,10 @@ fn kind(r: Result<String, ToolError>) -> ErrorKind {
 fn the_typed_face_answers_as_the_json_faces_do() {
     let engine = Engine::new(MemoryStore::new(), Config::default());
     let typed = block_on(engine.run(create("/memories/a.md", "one\ntwo")));
-    assert_eq!(typed.as_deref(), Ok("File created successfully at: /memories/a.md"));
+    assert_eq!(
+        typed.as_deref(),
+        Ok("File created successfully at: /memories/a.md")
+    );
     let view = Command::View {
         path: "/memories/a.md".into(),
         view_range: Some((2, -1)),
@@ -222,8 +225,19 @@ fn an_old_str_found_100000_times_is_refused_within_the_read_limit() {
         "No replacement was performed. Multiple occurrences of old_str `x` in lines: 1, 2, 3, "
     ));
     let (list, tail) = text.rsplit_once(" and ").unwrap();
-    let shown = list.rsplit_once("in lines: ").unwrap().1.split(", ").count();
-    assert_eq!(tail, format!("{} more. Please ensure it is unique", fmt_thousands(100_000 - shown)));
+    let shown = list
+        .rsplit_once("in lines: ")
+        .unwrap()
+        .1
+        .split(", ")
+        .count();
+    assert_eq!(
+        tail,
+        format!(
+            "{} more. Please ensure it is unique",
+            fmt_thousands(100_000 - shown)
+        )
+    );
     println!("{shown} lines listed, {} characters", text.len());
     assert!(shown > 10_000, "{shown}");
 

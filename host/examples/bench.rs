@@ -43,7 +43,11 @@ fn temp(tag: &str) -> std::path::PathBuf {
 }
 
 /// Microseconds per command: (native engine, component in the host).
-fn compare(runtime: &Runtime, rounds: usize, make: &dyn Fn(&str) -> Arc<dyn Backend>) -> (f64, f64) {
+fn compare(
+    runtime: &Runtime,
+    rounds: usize,
+    make: &dyn Fn(&str) -> Arc<dyn Backend>,
+) -> (f64, f64) {
     let inputs: Vec<String> = (0..rounds).flat_map(round).collect();
 
     let native_store = make("native");
@@ -68,20 +72,29 @@ fn compare(runtime: &Runtime, rounds: usize, make: &dyn Fn(&str) -> Arc<dyn Back
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let path = args.next().map(Into::into).unwrap_or_else(|| memdir_host::locate_component().expect("component"));
+    let path = args
+        .next()
+        .map(Into::into)
+        .unwrap_or_else(|| memdir_host::locate_component().expect("component"));
     let rounds: usize = args.next().and_then(|r| r.parse().ok()).unwrap_or(200);
     let bytes = std::fs::read(&path).expect("reading the component");
     println!("component: {} bytes", bytes.len());
 
     let start = Instant::now();
     let runtime = Runtime::from_bytes(&bytes).expect("compiling");
-    println!("compile (Cranelift): {:.0} ms", start.elapsed().as_secs_f64() * 1e3);
+    println!(
+        "compile (Cranelift): {:.0} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    );
 
     let cache = temp("cache");
     Runtime::from_bytes_cached(&bytes, &cache).expect("filling the cache");
     let start = Instant::now();
     Runtime::from_bytes_cached(&bytes, &cache).expect("loading from the cache");
-    println!("load from the compile cache: {:.1} ms", start.elapsed().as_secs_f64() * 1e3);
+    println!(
+        "load from the compile cache: {:.1} ms",
+        start.elapsed().as_secs_f64() * 1e3
+    );
     let _ = std::fs::remove_dir_all(&cache);
 
     let n = 100;
@@ -90,11 +103,17 @@ fn main() {
         let mut host = runtime.host(Arc::new(MemoryBackend::new()), HostLimits::default());
         host.start().expect("instantiating");
     }
-    println!("instantiate (+ configure): {:.0} us", per_command(start.elapsed(), n));
+    println!(
+        "instantiate (+ configure): {:.0} us",
+        per_command(start.elapsed(), n)
+    );
 
     // Refusals decided before any storage: the boundary and the wasm engine alone.
     let refusals: Vec<String> = (0..2000)
-        .map(|i| serde_json::json!({"command": "view", "path": format!("/memories/a{i}/../b")}).to_string())
+        .map(|i| {
+            serde_json::json!({"command": "view", "path": format!("/memories/a{i}/../b")})
+                .to_string()
+        })
         .collect();
     let engine = Engine::new(MemoryBackend::new(), Config::default());
     let start = Instant::now();

@@ -24,10 +24,20 @@ pub trait Backend: Send + Sync {
     /// Removing an absent key is not an error.
     fn delete(&self, key: &str) -> Result<(), StoreError>;
     /// Up to `limit` keys starting with `prefix`, strictly after `after`, ascending.
-    fn list(&self, prefix: &str, after: Option<&str>, limit: usize) -> Result<Vec<String>, StoreError>;
+    fn list(
+        &self,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError>;
     /// Writes `new` only if the value is still `expected` (`None`: absent), atomically
     /// with respect to every other writer of this backend, in any process.
-    fn compare_and_swap(&self, key: &str, expected: Option<&[u8]>, new: &[u8]) -> Result<bool, StoreError>;
+    fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError>;
     /// Fresh objects, then the swap. Backends that can make this one durable step
     /// override it; this default is safe because unpublished objects are unread.
     fn commit(
@@ -53,7 +63,11 @@ pub trait Backend: Send + Sync {
 }
 
 /// One page of [`Backend::list`] in the contract's shape: the cursor is the last key.
-pub fn page(b: &(impl Backend + ?Sized), prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
+pub fn page(
+    b: &(impl Backend + ?Sized),
+    prefix: &str,
+    cursor: Option<&str>,
+) -> Result<Page, StoreError> {
     let mut keys = b.list(prefix, cursor, PAGE + 1)?;
     let cursor = if keys.len() > PAGE {
         keys.truncate(PAGE);
@@ -77,7 +91,11 @@ macro_rules! store_for {
             async fn delete(&self, key: &str) -> Result<(), ::memdir::StoreError> {
                 $crate::backend::Backend::delete(self, key)
             }
-            async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<::memdir::Page, ::memdir::StoreError> {
+            async fn list(
+                &self,
+                prefix: &str,
+                cursor: Option<&str>,
+            ) -> Result<::memdir::Page, ::memdir::StoreError> {
                 $crate::backend::page(self, prefix, cursor)
             }
             async fn compare_and_swap(
@@ -165,7 +183,12 @@ impl Backend for MemoryBackend {
         Ok(())
     }
 
-    fn list(&self, prefix: &str, after: Option<&str>, limit: usize) -> Result<Vec<String>, StoreError> {
+    fn list(
+        &self,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
         let start = match after {
             Some(a) if a >= prefix => Bound::Excluded(a),
             _ => Bound::Included(prefix),
@@ -180,7 +203,12 @@ impl Backend for MemoryBackend {
             .collect())
     }
 
-    fn compare_and_swap(&self, key: &str, expected: Option<&[u8]>, new: &[u8]) -> Result<bool, StoreError> {
+    fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
         let mut map = self.map();
         if map.get(key).map(Vec::as_slice) != expected {
             return Ok(false);
@@ -190,7 +218,11 @@ impl Backend for MemoryBackend {
     }
 
     fn turn(&self) -> Option<Box<dyn Send>> {
-        let taken = self.turn.taken.lock().unwrap_or_else(PoisonError::into_inner);
+        let taken = self
+            .turn
+            .taken
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
         let (mut taken, _) = self
             .turn
             .freed

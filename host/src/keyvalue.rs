@@ -44,7 +44,14 @@ pub struct State {
 
 impl State {
     pub(crate) fn new(backend: Arc<dyn Backend>, bucket: String, limiter: Limiter) -> Self {
-        State { backend, bucket, table: ResourceTable::new(), limiter, handles: 0, published: false }
+        State {
+            backend,
+            bucket,
+            table: ResourceTable::new(),
+            limiter,
+            handles: 0,
+            published: false,
+        }
     }
 
     fn push<T: Send + 'static>(&mut self, value: T) -> wasmtime::Result<Resource<T>> {
@@ -106,7 +113,11 @@ impl store::HostBucket for State {
     }
 
     /// Keys in ascending order, a page at a time; the cursor is the page's last key.
-    fn list_keys(&mut self, b: Resource<BucketHandle>, cursor: Option<String>) -> Answer<KeyResponse> {
+    fn list_keys(
+        &mut self,
+        b: Resource<BucketHandle>,
+        cursor: Option<String>,
+    ) -> Answer<KeyResponse> {
         self.table.get(&b)?;
         let mut keys = match self.backend.list("", cursor.as_deref(), PAGE + 1) {
             Ok(k) => k,
@@ -168,7 +179,10 @@ impl atomics::Host for State {
             let Some(next) = current.checked_add(delta) else {
                 return Ok(Err(err(StoreError::Failed)));
             };
-            match self.backend.compare_and_swap(&key, seen.as_deref(), &next.to_le_bytes()) {
+            match self
+                .backend
+                .compare_and_swap(&key, seen.as_deref(), &next.to_le_bytes())
+            {
                 Ok(true) => return Ok(Ok(next)),
                 Ok(false) => continue,
                 Err(e) => return Ok(Err(err(e))),
@@ -177,16 +191,25 @@ impl atomics::Host for State {
         Ok(Err(err(StoreError::Failed)))
     }
 
-    fn swap(&mut self, c: Resource<CasHandle>, value: Vec<u8>) -> wasmtime::Result<Result<(), CasError>> {
+    fn swap(
+        &mut self,
+        c: Resource<CasHandle>,
+        value: Vec<u8>,
+    ) -> wasmtime::Result<Result<(), CasError>> {
         let cas = self.remove(c)?;
-        match self.backend.compare_and_swap(&cas.key, cas.seen.as_deref(), &value) {
+        match self
+            .backend
+            .compare_and_swap(&cas.key, cas.seen.as_deref(), &value)
+        {
             Ok(true) => {
                 self.published = true;
                 Ok(Ok(()))
             }
             // The spec asks for a handle that has caught up with the latest value.
             Ok(false) => match self.backend.get(&cas.key) {
-                Ok(seen) => Ok(Err(CasError::CasFailed(self.push(CasHandle { key: cas.key, seen })?))),
+                Ok(seen) => Ok(Err(CasError::CasFailed(
+                    self.push(CasHandle { key: cas.key, seen })?,
+                ))),
                 Err(e) => Ok(Err(CasError::StoreError(err(e)))),
             },
             Err(e) => Ok(Err(CasError::StoreError(err(e)))),
@@ -196,12 +219,20 @@ impl atomics::Host for State {
 
 impl wall_clock::Host for State {
     fn now(&mut self) -> wasmtime::Result<wall_clock::Datetime> {
-        let d = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-        Ok(wall_clock::Datetime { seconds: d.as_secs(), nanoseconds: d.subsec_nanos() })
+        let d = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .unwrap_or_default();
+        Ok(wall_clock::Datetime {
+            seconds: d.as_secs(),
+            nanoseconds: d.subsec_nanos(),
+        })
     }
 
     fn resolution(&mut self) -> wasmtime::Result<wall_clock::Datetime> {
-        Ok(wall_clock::Datetime { seconds: 0, nanoseconds: 1 })
+        Ok(wall_clock::Datetime {
+            seconds: 0,
+            nanoseconds: 1,
+        })
     }
 }
 
@@ -219,7 +250,9 @@ mod tests {
     }
 
     fn bucket(s: &mut State) -> Resource<BucketHandle> {
-        s.open("default".into()).expect("no trap").expect("the lent bucket opens")
+        s.open("default".into())
+            .expect("no trap")
+            .expect("the lent bucket opens")
     }
 
     fn again(b: &Resource<BucketHandle>) -> Resource<BucketHandle> {
@@ -229,7 +262,10 @@ mod tests {
     #[test]
     fn only_the_lent_bucket_opens() {
         let mut s = state(Arc::new(MemoryBackend::new()));
-        assert!(matches!(s.open("other".into()).expect("no trap"), Err(Error::NoSuchStore)));
+        assert!(matches!(
+            s.open("other".into()).expect("no trap"),
+            Err(Error::NoSuchStore)
+        ));
         bucket(&mut s);
     }
 
@@ -243,7 +279,10 @@ mod tests {
         let b = bucket(&mut s);
         let (mut all, mut cursor, mut pages) = (Vec::new(), None, 0);
         loop {
-            let page = s.list_keys(again(&b), cursor).expect("no trap").expect("listed");
+            let page = s
+                .list_keys(again(&b), cursor)
+                .expect("no trap")
+                .expect("listed");
             pages += 1;
             all.extend(page.keys);
             match page.cursor {
@@ -259,19 +298,37 @@ mod tests {
     fn a_stale_swap_fails_with_a_handle_that_has_caught_up() {
         let mut s = state(Arc::new(MemoryBackend::new()));
         let b = bucket(&mut s);
-        let cas = s.new(again(&b), "head".into()).expect("no trap").expect("cas");
-        assert_eq!(s.current(Resource::new_borrow(cas.rep())).expect("no trap").expect("current"), None);
-        s.set(again(&b), "head".into(), b"theirs".to_vec()).expect("no trap").expect("set");
+        let cas = s
+            .new(again(&b), "head".into())
+            .expect("no trap")
+            .expect("cas");
+        assert_eq!(
+            s.current(Resource::new_borrow(cas.rep()))
+                .expect("no trap")
+                .expect("current"),
+            None
+        );
+        s.set(again(&b), "head".into(), b"theirs".to_vec())
+            .expect("no trap")
+            .expect("set");
         let fresh = match s.swap(cas, b"mine".to_vec()).expect("no trap") {
             Err(CasError::CasFailed(fresh)) => fresh,
             other => panic!("expected cas-failed, got {other:?}"),
         };
         assert!(!s.published);
-        let seen = s.current(Resource::new_borrow(fresh.rep())).expect("no trap").expect("current");
+        let seen = s
+            .current(Resource::new_borrow(fresh.rep()))
+            .expect("no trap")
+            .expect("current");
         assert_eq!(seen.as_deref(), Some(&b"theirs"[..]));
         assert!(s.swap(fresh, b"mine".to_vec()).expect("no trap").is_ok());
         assert!(s.published);
-        assert_eq!(s.get(again(&b), "head".into()).expect("no trap").expect("get"), Some(b"mine".to_vec()));
+        assert_eq!(
+            s.get(again(&b), "head".into())
+                .expect("no trap")
+                .expect("get"),
+            Some(b"mine".to_vec())
+        );
         assert_eq!(s.handles, 1, "only the bucket is still live");
     }
 
@@ -279,10 +336,26 @@ mod tests {
     fn increment_counts_in_eight_little_endian_bytes() {
         let mut s = state(Arc::new(MemoryBackend::new()));
         let b = bucket(&mut s);
-        assert_eq!(s.increment(again(&b), "n".into(), 5).expect("no trap").expect("inc"), 5);
-        assert_eq!(s.increment(again(&b), "n".into(), -7).expect("no trap").expect("inc"), -2);
-        s.set(again(&b), "t".into(), b"text".to_vec()).expect("no trap").expect("set");
-        assert!(s.increment(again(&b), "t".into(), 1).expect("no trap").is_err());
+        assert_eq!(
+            s.increment(again(&b), "n".into(), 5)
+                .expect("no trap")
+                .expect("inc"),
+            5
+        );
+        assert_eq!(
+            s.increment(again(&b), "n".into(), -7)
+                .expect("no trap")
+                .expect("inc"),
+            -2
+        );
+        s.set(again(&b), "t".into(), b"text".to_vec())
+            .expect("no trap")
+            .expect("set");
+        assert!(
+            s.increment(again(&b), "t".into(), 1)
+                .expect("no trap")
+                .is_err()
+        );
     }
 
     struct Full;
@@ -300,7 +373,12 @@ mod tests {
         fn list(&self, _: &str, _: Option<&str>, _: usize) -> Result<Vec<String>, StoreError> {
             Err(StoreError::Failed)
         }
-        fn compare_and_swap(&self, _: &str, _: Option<&[u8]>, _: &[u8]) -> Result<bool, StoreError> {
+        fn compare_and_swap(
+            &self,
+            _: &str,
+            _: Option<&[u8]>,
+            _: &[u8],
+        ) -> Result<bool, StoreError> {
             Err(StoreError::QuotaExceeded)
         }
     }
@@ -313,8 +391,25 @@ mod tests {
             Error::Other(t) => t,
             e => panic!("{e:?}"),
         };
-        assert_eq!(other(s.get(again(&b), "k".into()).expect("no trap").unwrap_err()), "unavailable");
-        assert_eq!(other(s.set(again(&b), "k".into(), vec![]).expect("no trap").unwrap_err()), "quota-exceeded");
-        assert_eq!(other(s.delete(again(&b), "k".into()).expect("no trap").unwrap_err()), "failed");
+        assert_eq!(
+            other(s.get(again(&b), "k".into()).expect("no trap").unwrap_err()),
+            "unavailable"
+        );
+        assert_eq!(
+            other(
+                s.set(again(&b), "k".into(), vec![])
+                    .expect("no trap")
+                    .unwrap_err()
+            ),
+            "quota-exceeded"
+        );
+        assert_eq!(
+            other(
+                s.delete(again(&b), "k".into())
+                    .expect("no trap")
+                    .unwrap_err()
+            ),
+            "failed"
+        );
     }
 }

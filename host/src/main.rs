@@ -14,7 +14,9 @@ use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use memdir_host::{Backend, CallError, DirBackend, Host, HostLimits, MemoryBackend, Runtime, ToolConfig};
+use memdir_host::{
+    Backend, CallError, DirBackend, Host, HostLimits, MemoryBackend, Runtime, ToolConfig,
+};
 
 /// The usage text, with every default read from where it is decided.
 fn usage() -> String {
@@ -94,7 +96,8 @@ fn number<T: std::str::FromStr>(flag: &str, v: Option<OsString>) -> Result<T, St
 }
 
 fn text(flag: &str, v: Option<OsString>) -> Result<String, String> {
-    v.and_then(|v| v.into_string().ok()).ok_or_else(|| format!("{flag} needs a value"))
+    v.and_then(|v| v.into_string().ok())
+        .ok_or_else(|| format!("{flag} needs a value"))
 }
 
 fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
@@ -114,8 +117,12 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
         match a.to_str() {
             Some("--store") => o.store = Some(args.next().ok_or("--store needs a directory")?),
             Some("--in-memory") => o.in_memory = true,
-            Some("--component") => o.component = Some(args.next().ok_or("--component needs a path")?),
-            Some("--cache") => o.cache = Some(args.next().ok_or("--cache needs a directory")?.into()),
+            Some("--component") => {
+                o.component = Some(args.next().ok_or("--component needs a path")?)
+            }
+            Some("--cache") => {
+                o.cache = Some(args.next().ok_or("--cache needs a directory")?.into())
+            }
             Some("--no-cache") => o.cache = None,
             Some("--bucket") => o.config.bucket = text("--bucket", args.next())?,
             Some("--actor") => o.config.engine.actor = text("--actor", args.next())?,
@@ -131,25 +138,34 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
             Some("--max-retries") => {
                 let n: u32 = number("--max-retries", args.next())?;
                 if n > memdir::config::MAX_RETRIES_CAP {
-                    return Err(format!("--max-retries must be at most {}", memdir::config::MAX_RETRIES_CAP));
+                    return Err(format!(
+                        "--max-retries must be at most {}",
+                        memdir::config::MAX_RETRIES_CAP
+                    ));
                 }
                 o.config.engine.max_retries = n;
             }
             Some("--secrets") => {
                 let name = text("--secrets", args.next())?;
-                o.config.engine.secrets = memdir::SecretPolicy::from_name(&name).ok_or_else(|| {
-                    let names: Vec<&str> = memdir::SecretPolicy::ALL.iter().map(|p| p.name()).collect();
-                    format!("--secrets must be one of: {}", names.join(", "))
-                })?;
+                o.config.engine.secrets =
+                    memdir::SecretPolicy::from_name(&name).ok_or_else(|| {
+                        let names: Vec<&str> =
+                            memdir::SecretPolicy::ALL.iter().map(|p| p.name()).collect();
+                        format!("--secrets must be one of: {}", names.join(", "))
+                    })?;
             }
-            Some("--older-than-ms") => o.older_than_ms = Some(number("--older-than-ms", args.next())?),
+            Some("--older-than-ms") => {
+                o.older_than_ms = Some(number("--older-than-ms", args.next())?)
+            }
             Some("--memory-mib") => {
                 let mib: usize = number("--memory-mib", args.next())?;
                 o.limits.memory_bytes = mib.saturating_mul(1 << 20);
             }
             Some("--keep") => o.keep = number("--keep", args.next())?,
             Some("--fuel") => o.limits.fuel = number("--fuel", args.next())?,
-            Some("--max-input-bytes") => o.limits.max_input_bytes = number("--max-input-bytes", args.next())?,
+            Some("--max-input-bytes") => {
+                o.limits.max_input_bytes = number("--max-input-bytes", args.next())?
+            }
             Some("--") => {
                 o.input = args.next();
                 break;
@@ -165,7 +181,10 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
     Ok(o)
 }
 
-fn runtime(component: Option<OsString>, cache: Option<std::path::PathBuf>) -> Result<Runtime, String> {
+fn runtime(
+    component: Option<OsString>,
+    cache: Option<std::path::PathBuf>,
+) -> Result<Runtime, String> {
     let path = match component {
         Some(p) => p.into(),
         None => memdir_host::locate_component().map_err(|e| e.to_string())?,
@@ -191,7 +210,9 @@ fn arg_bytes(a: &OsString) -> Vec<u8> {
     }
     #[cfg(not(unix))]
     {
-        a.to_str().map(|s| s.as_bytes().to_vec()).unwrap_or_else(|| vec![0xff])
+        a.to_str()
+            .map(|s| s.as_bytes().to_vec())
+            .unwrap_or_else(|| vec![0xff])
     }
 }
 
@@ -232,7 +253,11 @@ fn read_line(r: &mut impl BufRead, max: usize) -> io::Result<Option<Line>> {
         buf.pop();
         len -= 1;
     }
-    Ok(Some(if len > max { Line::TooLong } else { Line::Text(buf) }))
+    Ok(Some(if len > max {
+        Line::TooLong
+    } else {
+        Line::Text(buf)
+    }))
 }
 
 /// Why a command could not run (exit status 2): a usage error is followed by the
@@ -257,7 +282,11 @@ fn host(o: &mut Options) -> Result<Host, Failure> {
             Arc::new(open.map_err(|e| Failure::Store(format!("{}: {e}", dir.to_string_lossy())))?)
         }
         (None, true) => Arc::new(MemoryBackend::new()),
-        _ => return Err(Failure::Usage("needs exactly one of --store DIR and --in-memory".into())),
+        _ => {
+            return Err(Failure::Usage(
+                "needs exactly one of --store DIR and --in-memory".into(),
+            ));
+        }
     };
     let mut host = runtime(o.component.take(), o.cache.take())?.host(backend, o.limits);
     host.configure(o.config.clone());
@@ -270,10 +299,19 @@ fn exec(mut o: Options) -> Result<ExitCode, Failure> {
     if let Some(input) = o.input {
         let r = host.execute_bytes(&arg_bytes(&input));
         writeln!(stdout.lock(), "{}", result_line(&r)).map_err(|e| e.to_string())?;
-        return Ok(if r.is_error { ExitCode::FAILURE } else { ExitCode::SUCCESS });
+        return Ok(if r.is_error {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        });
     }
-    serve(&mut host, &mut io::stdin().lock(), &mut stdout.lock(), o.limits.max_input_bytes)
-        .map_err(|_| "cannot read standard input or write standard output".to_string())?;
+    serve(
+        &mut host,
+        &mut io::stdin().lock(),
+        &mut stdout.lock(),
+        o.limits.max_input_bytes,
+    )
+    .map_err(|_| "cannot read standard input or write standard output".to_string())?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -286,17 +324,32 @@ fn report<T: serde::Serialize>(answer: Result<T, CallError>) -> ExitCode {
             ExitCode::SUCCESS
         }
         Err(e) => {
-            let r = memdir::ToolResult { content: format!("Error: {e}"), is_error: true };
+            let r = memdir::ToolResult {
+                content: format!("Error: {e}"),
+                is_error: true,
+            };
             println!("{}", result_line(&r));
-            if e.is_io() { ExitCode::from(2) } else { ExitCode::FAILURE }
+            if e.is_io() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::FAILURE
+            }
         }
     }
 }
 
-fn serve(host: &mut Host, input: &mut impl BufRead, out: &mut impl Write, max: usize) -> io::Result<()> {
+fn serve(
+    host: &mut Host,
+    input: &mut impl BufRead,
+    out: &mut impl Write,
+    max: usize,
+) -> io::Result<()> {
     while let Some(line) = read_line(input, max)? {
         let r = match line {
-            Line::TooLong => memdir::ToolResult { content: format!("Error: {}", host.too_large()), is_error: true },
+            Line::TooLong => memdir::ToolResult {
+                content: format!("Error: {}", host.too_large()),
+                is_error: true,
+            },
             Line::Text(t) if t.iter().all(u8::is_ascii_whitespace) => continue,
             Line::Text(t) => host.execute_bytes(&t),
         };
@@ -311,13 +364,17 @@ fn main() -> ExitCode {
     let cmd = args.next();
     let outcome = match cmd.as_ref().and_then(|c| c.to_str()) {
         Some("exec") => parse(args).map_err(Failure::from).and_then(exec),
-        Some("export") => parse(args).map_err(Failure::from).and_then(|mut o| Ok(report(host(&mut o)?.entries()))),
+        Some("export") => parse(args)
+            .map_err(Failure::from)
+            .and_then(|mut o| Ok(report(host(&mut o)?.entries()))),
         Some("gc") => parse(args).map_err(Failure::from).and_then(|mut o| {
             let keep = o.keep;
             Ok(report(host(&mut o)?.gc(keep)))
         }),
         Some("expire") => parse(args).map_err(Failure::from).and_then(|mut o| {
-            let ms = o.older_than_ms.ok_or_else(|| Failure::Usage("expire needs --older-than-ms N".into()))?;
+            let ms = o
+                .older_than_ms
+                .ok_or_else(|| Failure::Usage("expire needs --older-than-ms N".into()))?;
             Ok(report(host(&mut o)?.expire(ms)))
         }),
         Some("imports") => parse(args).map_err(Failure::from).and_then(|o| {

@@ -49,7 +49,10 @@ pub struct ToolConfig {
 
 impl Default for ToolConfig {
     fn default() -> Self {
-        ToolConfig { engine: Config::default(), bucket: "default".into() }
+        ToolConfig {
+            engine: Config::default(),
+            bucket: "default".into(),
+        }
     }
 }
 
@@ -77,11 +80,17 @@ impl std::error::Error for CallError {}
 
 impl CallError {
     fn fault(fault: Fault, published: bool) -> Self {
-        CallError { kind: CallErrorKind::Fault(fault), message: messages::fault(fault, published) }
+        CallError {
+            kind: CallErrorKind::Fault(fault),
+            message: messages::fault(fault, published),
+        }
     }
 
     fn input(e: InputError) -> Self {
-        CallError { kind: CallErrorKind::Tool(ErrorKind::Input), message: e.to_string() }
+        CallError {
+            kind: CallErrorKind::Tool(ErrorKind::Input),
+            message: e.to_string(),
+        }
     }
 
     /// True when the failure is the storage's or the sandbox's, not an answer to
@@ -91,7 +100,10 @@ impl CallError {
             self.kind,
             CallErrorKind::Fault(_)
                 | CallErrorKind::Tool(
-                    ErrorKind::StorageFull | ErrorKind::StorageUnavailable | ErrorKind::StorageFailed | ErrorKind::Damaged
+                    ErrorKind::StorageFull
+                        | ErrorKind::StorageUnavailable
+                        | ErrorKind::StorageFailed
+                        | ErrorKind::Damaged
                 )
         )
     }
@@ -111,7 +123,10 @@ fn from_wit(e: tool::ToolError) -> CallError {
         W::Damaged => ErrorKind::Damaged,
         W::Busy => ErrorKind::Busy,
     };
-    CallError { kind: CallErrorKind::Tool(kind), message: e.message }
+    CallError {
+        kind: CallErrorKind::Tool(kind),
+        message: e.message,
+    }
 }
 
 /// Why a call produced no answer from the component. The store holds nothing of it
@@ -151,14 +166,24 @@ impl Limiter {
 }
 
 impl ResourceLimiter for Limiter {
-    fn memory_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+    fn memory_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _max: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         if desired > self.memory_bytes {
             return Err(wasmtime::Error::new(OverMemory));
         }
         Ok(true)
     }
 
-    fn table_growing(&mut self, _current: usize, desired: usize, _max: Option<usize>) -> wasmtime::Result<bool> {
+    fn table_growing(
+        &mut self,
+        _current: usize,
+        desired: usize,
+        _max: Option<usize>,
+    ) -> wasmtime::Result<bool> {
         Ok(desired <= 100_000)
     }
 }
@@ -207,7 +232,9 @@ impl Runtime {
     /// The component's imports by name, as its type declares them.
     pub fn imports(&self) -> Vec<String> {
         let ty = self.component.component_type();
-        ty.imports(self.pre.engine()).map(|(name, _)| name.to_string()).collect()
+        ty.imports(self.pre.engine())
+            .map(|(name, _)| name.to_string())
+            .collect()
     }
 
     /// The component's exports by name, with the functions of exported interfaces.
@@ -226,7 +253,13 @@ impl Runtime {
 
     /// A host serving `backend` to instances of this component.
     pub fn host(&self, backend: Arc<dyn Backend>, limits: HostLimits) -> Host {
-        Host { runtime: self.clone(), backend, limits, config: ToolConfig::default(), live: None }
+        Host {
+            runtime: self.clone(),
+            backend,
+            limits,
+            config: ToolConfig::default(),
+            live: None,
+        }
     }
 }
 
@@ -246,7 +279,11 @@ pub struct Host {
 
 impl Host {
     /// Compiles the component at `path` and serves `backend` to it.
-    pub fn new(path: impl AsRef<Path>, backend: Arc<dyn Backend>, limits: HostLimits) -> wasmtime::Result<Self> {
+    pub fn new(
+        path: impl AsRef<Path>,
+        backend: Arc<dyn Backend>,
+        limits: HostLimits,
+    ) -> wasmtime::Result<Self> {
         Ok(Runtime::from_file(path)?.host(backend, limits))
     }
 
@@ -287,7 +324,11 @@ impl Host {
             let mut store = Store::new(self.runtime.pre.engine(), state);
             store.limiter(|s| &mut s.limiter);
             store.set_fuel(self.limits.fuel).map_err(|_| Fault::Start)?;
-            let bindings = self.runtime.pre.instantiate(&mut store).map_err(|_| Fault::Start)?;
+            let bindings = self
+                .runtime
+                .pre
+                .instantiate(&mut store)
+                .map_err(|_| Fault::Start)?;
             let e = &self.config.engine;
             let widen = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
             let config = tool::Config {
@@ -305,7 +346,10 @@ impl Host {
                 },
                 bucket: self.config.bucket.clone(),
             };
-            bindings.memdir_memory_tool().call_configure(&mut store, &config).map_err(|_| Fault::Start)?;
+            bindings
+                .memdir_memory_tool()
+                .call_configure(&mut store, &config)
+                .map_err(|_| Fault::Start)?;
             self.live = Some(Live { store, bindings });
         }
         self.live.as_mut().ok_or(Fault::Start)
@@ -352,7 +396,10 @@ impl Host {
             return error(&self.too_large());
         }
         match self.call(|g, s| g.call_execute_json(s, input)) {
-            Ok(r) => ToolResult { content: r.content, is_error: r.is_error },
+            Ok(r) => ToolResult {
+                content: r.content,
+                is_error: r.is_error,
+            },
             Err((fault, published)) => error(&CallError::fault(fault, published)),
         }
     }
@@ -370,7 +417,9 @@ impl Host {
 
     /// The refusal of an input over [`HostLimits::max_input_bytes`].
     pub fn too_large(&self) -> CallError {
-        CallError::input(InputError::TooLarge { limit: self.limits.max_input_bytes })
+        CallError::input(InputError::TooLarge {
+            limit: self.limits.max_input_bytes,
+        })
     }
 
     /// A call whose `args` are held to the same size limit as a raw input.
@@ -379,7 +428,10 @@ impl Host {
         args: &[&str],
         f: impl FnOnce(&tool::Guest, &mut Store<State>) -> wasmtime::Result<Result<R, tool::ToolError>>,
     ) -> Result<R, CallError> {
-        let n = args.iter().map(|a| a.len()).fold(0usize, usize::saturating_add);
+        let n = args
+            .iter()
+            .map(|a| a.len())
+            .fold(0usize, usize::saturating_add);
         if n > self.limits.max_input_bytes {
             return Err(self.too_large());
         }
@@ -391,7 +443,11 @@ impl Host {
 
     /// The typed face, one method per command: the success text, or the failure
     /// with its kind (its message has no `Error: `).
-    pub fn view(&mut self, path: &str, view_range: Option<(i64, i64)>) -> Result<String, CallError> {
+    pub fn view(
+        &mut self,
+        path: &str,
+        view_range: Option<(i64, i64)>,
+    ) -> Result<String, CallError> {
         self.typed(&[path], |g, s| g.call_view(s, path, view_range))
     }
 
@@ -399,12 +455,26 @@ impl Host {
         self.typed(&[path, file_text], |g, s| g.call_create(s, path, file_text))
     }
 
-    pub fn str_replace(&mut self, path: &str, old_str: &str, new_str: &str) -> Result<String, CallError> {
-        self.typed(&[path, old_str, new_str], |g, s| g.call_str_replace(s, path, old_str, new_str))
+    pub fn str_replace(
+        &mut self,
+        path: &str,
+        old_str: &str,
+        new_str: &str,
+    ) -> Result<String, CallError> {
+        self.typed(&[path, old_str, new_str], |g, s| {
+            g.call_str_replace(s, path, old_str, new_str)
+        })
     }
 
-    pub fn insert(&mut self, path: &str, insert_line: i64, insert_text: &str) -> Result<String, CallError> {
-        self.typed(&[path, insert_text], |g, s| g.call_insert(s, path, insert_line, insert_text))
+    pub fn insert(
+        &mut self,
+        path: &str,
+        insert_line: i64,
+        insert_text: &str,
+    ) -> Result<String, CallError> {
+        self.typed(&[path, insert_text], |g, s| {
+            g.call_insert(s, path, insert_line, insert_text)
+        })
     }
 
     pub fn delete(&mut self, path: &str) -> Result<String, CallError> {
@@ -412,26 +482,43 @@ impl Host {
     }
 
     pub fn rename(&mut self, old_path: &str, new_path: &str) -> Result<String, CallError> {
-        self.typed(&[old_path, new_path], |g, s| g.call_rename(s, old_path, new_path))
+        self.typed(&[old_path, new_path], |g, s| {
+            g.call_rename(s, old_path, new_path)
+        })
     }
 
     /// Every directory and file of the tree (see `memdir::Engine::entries`).
     pub fn entries(&mut self) -> Result<Vec<Entry>, CallError> {
         let out = self.typed(&[], |g, s| g.call_entries(s))?;
-        Ok(out.into_iter().map(|e| Entry { path: e.path, content: e.content }).collect())
+        Ok(out
+            .into_iter()
+            .map(|e| Entry {
+                path: e.path,
+                content: e.content,
+            })
+            .collect())
     }
 
     /// Replaces the whole tree, all or nothing (see `memdir::Engine::import`).
     pub fn import(&mut self, entries: &[Entry]) -> Result<(), CallError> {
         let n = entries
             .iter()
-            .map(|e| e.path.len().saturating_add(e.content.as_ref().map_or(0, String::len)))
+            .map(|e| {
+                e.path
+                    .len()
+                    .saturating_add(e.content.as_ref().map_or(0, String::len))
+            })
             .fold(0usize, usize::saturating_add);
         if n > self.limits.max_input_bytes {
             return Err(self.too_large());
         }
-        let wit: Vec<tool::Entry> =
-            entries.iter().map(|e| tool::Entry { path: e.path.clone(), content: e.content.clone() }).collect();
+        let wit: Vec<tool::Entry> = entries
+            .iter()
+            .map(|e| tool::Entry {
+                path: e.path.clone(),
+                content: e.content.clone(),
+            })
+            .collect();
         self.typed(&[], |g, s| g.call_import(s, &wit))
     }
 
@@ -440,17 +527,27 @@ impl Host {
     pub fn expire(&mut self, older_than_ms: u64) -> Result<ExpireReport, CallError> {
         let r = self.typed(&[], |g, s| g.call_expire(s, older_than_ms))?;
         let n = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
-        Ok(ExpireReport { removed: n(r.removed), bytes: r.bytes })
+        Ok(ExpireReport {
+            removed: n(r.removed),
+            bytes: r.bytes,
+        })
     }
 
     /// Collects unreferenced objects (see `memdir::Engine::gc`).
     pub fn gc(&mut self, keep_commits: u32) -> Result<GcReport, CallError> {
         let r = self.typed(&[], |g, s| g.call_gc(s, keep_commits))?;
         let n = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
-        Ok(GcReport { reachable: n(r.reachable), deleted: n(r.deleted), pending: n(r.pending) })
+        Ok(GcReport {
+            reachable: n(r.reachable),
+            deleted: n(r.deleted),
+            pending: n(r.pending),
+        })
     }
 }
 
 fn error(e: &CallError) -> ToolResult {
-    ToolResult { content: format!("Error: {e}"), is_error: true }
+    ToolResult {
+        content: format!("Error: {e}"),
+        is_error: true,
+    }
 }

@@ -44,7 +44,10 @@ fn a_directory_store_is_persistent_and_shared_by_every_handle_to_it() {
     let a = DirBackend::open(&dir).expect("open");
     let b = DirBackend::open(&dir).expect("open again");
     assert!(a.compare_and_swap("head", None, b"1").expect("cas"));
-    assert!(!b.compare_and_swap("head", None, b"2").expect("cas"), "the second handle sees the first's write");
+    assert!(
+        !b.compare_and_swap("head", None, b"2").expect("cas"),
+        "the second handle sees the first's write"
+    );
     assert!(b.compare_and_swap("head", Some(b"1"), b"2").expect("cas"));
     drop((a, b));
     let c = DirBackend::open(&dir).expect("reopen");
@@ -66,8 +69,12 @@ fn compare_and_swap_on_a_directory_store_loses_no_update_under_contention() {
                 for _ in 0..50 {
                     loop {
                         let cur = s.get("n").expect("get");
-                        let n: u64 = cur.as_deref().map_or(0, |v| String::from_utf8_lossy(v).parse().expect("a number"));
-                        if s.compare_and_swap("n", cur.as_deref(), (n + 1).to_string().as_bytes()).expect("cas") {
+                        let n: u64 = cur
+                            .as_deref()
+                            .map_or(0, |v| String::from_utf8_lossy(v).parse().expect("a number"));
+                        if s.compare_and_swap("n", cur.as_deref(), (n + 1).to_string().as_bytes())
+                            .expect("cas")
+                        {
                             break;
                         }
                     }
@@ -94,8 +101,12 @@ fn compare_and_swap_on_a_directory_store_holds_across_processes() {
         for _ in 0..EACH {
             loop {
                 let cur = s.get("n").expect("get");
-                let n: u64 = cur.as_deref().map_or(0, |v| String::from_utf8_lossy(v).parse().expect("a number"));
-                if s.compare_and_swap("n", cur.as_deref(), (n + 1).to_string().as_bytes()).expect("cas") {
+                let n: u64 = cur
+                    .as_deref()
+                    .map_or(0, |v| String::from_utf8_lossy(v).parse().expect("a number"));
+                if s.compare_and_swap("n", cur.as_deref(), (n + 1).to_string().as_bytes())
+                    .expect("cas")
+                {
                     break;
                 }
             }
@@ -108,7 +119,11 @@ fn compare_and_swap_on_a_directory_store_holds_across_processes() {
     let children: Vec<_> = (0..2)
         .map(|_| {
             std::process::Command::new(&exe)
-                .args(["--exact", "compare_and_swap_on_a_directory_store_holds_across_processes", "--test-threads=1"])
+                .args([
+                    "--exact",
+                    "compare_and_swap_on_a_directory_store_holds_across_processes",
+                    "--test-threads=1",
+                ])
                 .env("MEMDIR_CAS_CHILD", &dir)
                 .stdout(std::process::Stdio::null())
                 .spawn()
@@ -119,6 +134,9 @@ fn compare_and_swap_on_a_directory_store_holds_across_processes() {
         assert!(c.wait().expect("child exits").success(), "a child failed");
     }
     let s = DirBackend::open(&dir).expect("open");
-    assert_eq!(s.get("n").expect("get"), Some((2 * EACH).to_string().into_bytes()));
+    assert_eq!(
+        s.get("n").expect("get"),
+        Some((2 * EACH).to_string().into_bytes())
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The engine: clippy with the workspace's lints (unwrap/expect/panic/indexing and
+# The engine: rustfmt (--check, every member), clippy with the workspace's lints (unwrap/expect/panic/indexing and
 # unsafe code denied) over the no_std library and every target (tests, bench),
 # builds with default features off for both wasm targets (the no_std core), then
 # cargo test: unit tests, the conformance data, the hostile paths, all-or-nothing at
@@ -7,6 +7,7 @@
 # collection and the model test.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+cargo fmt --all --check
 cargo clippy -p memdir --lib --no-default-features -- -D warnings
 cargo clippy -p memdir --all-targets -- -D warnings
 for target in wasm32-unknown-unknown wasm32-wasip2; do

@@ -34,7 +34,10 @@ fn kind(e: Error) -> StoreError {
 
 impl KvStore {
     pub fn new(name: &str) -> Self {
-        KvStore { name: name.into(), bucket: RefCell::new(None) }
+        KvStore {
+            name: name.into(),
+            bucket: RefCell::new(None),
+        }
     }
 
     fn with<T>(&self, f: impl FnOnce(&Bucket) -> Result<T, StoreError>) -> Result<T, StoreError> {

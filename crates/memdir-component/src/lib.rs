@@ -55,7 +55,12 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
 /// wasi-libc on wasip2, whose malloc would be a second heap.
 #[cfg(target_arch = "wasm32")]
 #[unsafe(no_mangle)]
-unsafe extern "C" fn cabi_realloc(old: *mut u8, old_len: usize, align: usize, new_len: usize) -> *mut u8 {
+unsafe extern "C" fn cabi_realloc(
+    old: *mut u8,
+    old_len: usize,
+    align: usize,
+    new_len: usize,
+) -> *mut u8 {
     use alloc::alloc::{Layout, alloc, realloc};
     if new_len == 0 {
         return align as *mut u8;
@@ -66,7 +71,11 @@ unsafe extern "C" fn cabi_realloc(old: *mut u8, old_len: usize, align: usize, ne
         if old_len == 0 {
             alloc(Layout::from_size_align_unchecked(new_len, align))
         } else {
-            realloc(old, Layout::from_size_align_unchecked(old_len, align), new_len)
+            realloc(
+                old,
+                Layout::from_size_align_unchecked(old_len, align),
+                new_len,
+            )
         }
     };
     if ptr.is_null() {
@@ -94,7 +103,9 @@ fn new_engine(bucket: &str, config: Config) -> Engine<KvStore> {
 
 fn now_ms() -> u64 {
     let t = wasi::clocks::wall_clock::now();
-    t.seconds.saturating_mul(1000).saturating_add(u64::from(t.nanoseconds / 1_000_000))
+    t.seconds
+        .saturating_mul(1000)
+        .saturating_add(u64::from(t.nanoseconds / 1_000_000))
 }
 
 /// Runs `f` with the instance's engine, making a default one on first use.
@@ -123,7 +134,10 @@ fn wit_error(e: &ToolError) -> tool::ToolError {
         ErrorKind::Damaged => W::Damaged,
         ErrorKind::Busy => W::Busy,
     };
-    tool::ToolError { kind, message: format!("{e}") }
+    tool::ToolError {
+        kind,
+        message: format!("{e}"),
+    }
 }
 
 fn clamp(n: u64) -> usize {
@@ -184,13 +198,20 @@ impl tool::Guest for Component {
             max_retries: config.max_retries.min(MAX_RETRIES_CAP),
             secrets,
         };
-        let bucket = if config.bucket.is_empty() { DEFAULT_BUCKET } else { config.bucket.as_str() };
+        let bucket = if config.bucket.is_empty() {
+            DEFAULT_BUCKET
+        } else {
+            config.bucket.as_str()
+        };
         *ENGINE.0.borrow_mut() = Some(new_engine(bucket, engine_config));
     }
 
     fn execute_json(input: String) -> tool::ToolResult {
         let r = with_engine(|e| memdir::block_on(e.execute_json(&input)));
-        tool::ToolResult { content: r.content, is_error: r.is_error }
+        tool::ToolResult {
+            content: r.content,
+            is_error: r.is_error,
+        }
     }
 
     fn view(path: String, view_range: Option<(i64, i64)>) -> Result<String, tool::ToolError> {
@@ -201,12 +222,28 @@ impl tool::Guest for Component {
         run(Command::Create { path, file_text })
     }
 
-    fn str_replace(path: String, old_str: String, new_str: String) -> Result<String, tool::ToolError> {
-        run(Command::StrReplace { path, old_str, new_str })
+    fn str_replace(
+        path: String,
+        old_str: String,
+        new_str: String,
+    ) -> Result<String, tool::ToolError> {
+        run(Command::StrReplace {
+            path,
+            old_str,
+            new_str,
+        })
     }
 
-    fn insert(path: String, insert_line: i64, insert_text: String) -> Result<String, tool::ToolError> {
-        run(Command::Insert { path, insert_line: insert_line.into(), insert_text })
+    fn insert(
+        path: String,
+        insert_line: i64,
+        insert_text: String,
+    ) -> Result<String, tool::ToolError> {
+        run(Command::Insert {
+            path,
+            insert_line: insert_line.into(),
+            insert_text,
+        })
     }
 
     fn delete(path: String) -> Result<String, tool::ToolError> {
@@ -219,23 +256,42 @@ impl tool::Guest for Component {
 
     fn entries() -> Result<Vec<tool::Entry>, tool::ToolError> {
         let entries = with_engine(|e| memdir::block_on(e.entries())).map_err(|e| wit_error(&e))?;
-        Ok(entries.into_iter().map(|e| tool::Entry { path: e.path, content: e.content }).collect())
+        Ok(entries
+            .into_iter()
+            .map(|e| tool::Entry {
+                path: e.path,
+                content: e.content,
+            })
+            .collect())
     }
 
     fn import(entries: Vec<tool::Entry>) -> Result<(), tool::ToolError> {
-        let entries: Vec<memdir::Entry> =
-            entries.into_iter().map(|e| memdir::Entry { path: e.path, content: e.content }).collect();
+        let entries: Vec<memdir::Entry> = entries
+            .into_iter()
+            .map(|e| memdir::Entry {
+                path: e.path,
+                content: e.content,
+            })
+            .collect();
         with_engine(|e| memdir::block_on(e.import(&entries))).map_err(|e| wit_error(&e))
     }
 
     fn expire(older_than_ms: u64) -> Result<tool::ExpireReport, tool::ToolError> {
-        let r = with_engine(|e| memdir::block_on(e.expire(older_than_ms))).map_err(|e| wit_error(&e))?;
-        Ok(tool::ExpireReport { removed: widen(r.removed), bytes: r.bytes })
+        let r = with_engine(|e| memdir::block_on(e.expire(older_than_ms)))
+            .map_err(|e| wit_error(&e))?;
+        Ok(tool::ExpireReport {
+            removed: widen(r.removed),
+            bytes: r.bytes,
+        })
     }
 
     fn gc(keep_commits: u32) -> Result<tool::GcReport, tool::ToolError> {
         let r = with_engine(|e| memdir::block_on(e.gc(keep_commits))).map_err(|e| wit_error(&e))?;
-        Ok(tool::GcReport { reachable: widen(r.reachable), deleted: widen(r.deleted), pending: widen(r.pending) })
+        Ok(tool::GcReport {
+            reachable: widen(r.reachable),
+            deleted: widen(r.deleted),
+            pending: widen(r.pending),
+        })
     }
 }
 

@@ -135,10 +135,8 @@ mod armed {
             self.fault = None;
             let (tx, fired) = (self.tx.clone(), Rc::clone(&self.fired));
             // Owned by the JS GC from here; it runs at most once.
-            let on_success =
-                Closure::once_into_js(move |_: Event| abort(&tx, &fired));
-            let _ = request
-                .add_event_listener_with_callback("success", on_success.unchecked_ref());
+            let on_success = Closure::once_into_js(move |_: Event| abort(&tx, &fired));
+            let _ = request.add_event_listener_with_callback("success", on_success.unchecked_ref());
         }
 
         /// Every request is placed and none has run yet.

@@ -141,9 +141,18 @@ async fn run_case(store: &IdbStore, case: &Case) -> Result<(), String> {
     let engine = Engine::new(&probe, case.config());
     conformance::check_answer(case, &engine.execute_json(&case.input).await)?;
     if case.no_store_ops && probe.ops.get() != 0 {
-        return Err(format!("made {} store operations; this refusal must make none", probe.ops.get()));
+        return Err(format!(
+            "made {} store operations; this refusal must make none",
+            probe.ops.get()
+        ));
     }
-    conformance::check_tree(case, Engine::new(store, Config::default()).entries().await.map_err(|e| e.to_string())?)
+    conformance::check_tree(
+        case,
+        Engine::new(store, Config::default())
+            .entries()
+            .await
+            .map_err(|e| e.to_string())?,
+    )
 }
 
 #[wasm_bindgen_test]
@@ -262,9 +271,7 @@ async fn each_step(name: &str, inject: impl Fn(&IdbStore, u64) -> Fault, want_er
             let in_store = store.injected_faults();
             let fault = inject(&store, k);
             let probe = Probe::new(&store, fault);
-            let r = Engine::new(&probe, Config::default())
-                .execute(&input)
-                .await;
+            let r = Engine::new(&probe, Config::default()).execute(&input).await;
             let struck = probe.struck.get() + (store.injected_faults() - in_store) as u64;
             struck_total += struck;
             // Read back through a fresh connection: what another tab would see.
@@ -275,8 +282,14 @@ async fn each_step(name: &str, inject: impl Fn(&IdbStore, u64) -> Fault, want_er
                     now, want_after,
                     "{name} k={k} {input}: succeeded without its full effect"
                 );
-                assert_eq!(struck, 0, "{name} k={k} {input}: a fault struck yet it succeeded");
-                assert_eq!(struck_total, k, "{name} {input}: faults struck != steps failed");
+                assert_eq!(
+                    struck, 0,
+                    "{name} k={k} {input}: a fault struck yet it succeeded"
+                );
+                assert_eq!(
+                    struck_total, k,
+                    "{name} {input}: faults struck != steps failed"
+                );
                 // Every command reads the head and commits: at least two steps to fail.
                 assert!(
                     k >= 2,
@@ -284,7 +297,10 @@ async fn each_step(name: &str, inject: impl Fn(&IdbStore, u64) -> Fault, want_er
                 );
                 break;
             }
-            assert_eq!(struck, 1, "{name} k={k} {input}: failed, but not by the fault");
+            assert_eq!(
+                struck, 1,
+                "{name} k={k} {input}: failed, but not by the fault"
+            );
             assert_eq!(r.content, want_error, "{name} k={k} {input}");
             assert_eq!(
                 now, before,
@@ -349,9 +365,7 @@ async fn two_connections_inserting_into_one_file_lose_nothing() {
     };
     let (ea, eb) = (writer(&a), writer(&b));
     let r = ea
-        .execute(
-            &json!({"command": "create", "path": "/memories/log.md", "file_text": "start"}),
-        )
+        .execute(&json!({"command": "create", "path": "/memories/log.md", "file_text": "start"}))
         .await;
     assert!(!r.is_error, "{}", r.content);
     let n = 60;
@@ -383,4 +397,3 @@ async fn inserts(engine: &Engine<&IdbStore>, who: &str, n: usize) -> Vec<String>
     }
     ok
 }
-

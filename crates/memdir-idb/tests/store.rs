@@ -8,7 +8,6 @@
     clippy::indexing_slicing
 )]
 
-
 use memdir::{Store, StoreError};
 use memdir_idb::{Fault, IdbStore, delete_database};
 use wasm_bindgen::prelude::*;
@@ -152,7 +151,12 @@ async fn commit_fails_at_each_step(ns: &str, steps: usize, fault: fn(usize) -> F
             "{:?}",
             fault(k)
         );
-        assert_eq!(store.injected_faults(), struck + 1, "{:?} never struck", fault(k));
+        assert_eq!(
+            store.injected_faults(),
+            struck + 1,
+            "{:?} never struck",
+            fault(k)
+        );
         assert_eq!(
             store.get("head").await,
             Ok(Some(b"h0".to_vec())),
@@ -206,7 +210,6 @@ async fn two_connections_racing_on_one_head_never_both_win() {
         a.delete("head").await.expect("delete");
     }
 }
-
 
 #[wasm_bindgen_test]
 async fn a_blocked_upgrade_is_unavailable_not_a_hang() {

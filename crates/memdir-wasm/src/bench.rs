@@ -25,6 +25,9 @@ pub fn round_trip_prepare(output: String) {
 #[wasm_bindgen(js_name = roundTrip)]
 pub fn round_trip(input: String) -> Promise {
     let content = FLOOR_OUTPUT.with(|o| o.borrow().clone());
-    let result = memdir::ToolResult { content, is_error: input.is_empty() };
+    let result = memdir::ToolResult {
+        content,
+        is_error: input.is_empty(),
+    };
     wasm_bindgen_futures::future_to_promise(async move { Ok(memory::result_to_js(&result)) })
 }

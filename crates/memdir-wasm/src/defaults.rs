@@ -18,7 +18,9 @@ pub fn defaults() -> Result<JsValue, JsValue> {
 /// input before copying it into the engine, with the engine's own words.
 #[wasm_bindgen(js_name = oversizedInput)]
 pub fn oversized_input() -> JsValue {
-    let e = ToolError::Input(InputError::TooLarge { limit: memdir::config::MAX_INPUT_BYTES });
+    let e = ToolError::Input(InputError::TooLarge {
+        limit: memdir::config::MAX_INPUT_BYTES,
+    });
     let js = result_to_js(&ToolResult::of(&Err(e.clone())));
     mark_kind(&js, &e);
     js

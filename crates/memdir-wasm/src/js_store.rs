@@ -57,15 +57,17 @@ impl JsStore {
         let commit = method("commit")?;
         let mut it = found.into_iter();
         match (it.next(), it.next(), it.next(), it.next(), it.next()) {
-            (Some(get), Some(set), Some(delete), Some(list), Some(compare_and_swap)) => Ok(JsStore {
-                this: obj,
-                get,
-                set,
-                delete,
-                list,
-                compare_and_swap,
-                commit,
-            }),
+            (Some(get), Some(set), Some(delete), Some(list), Some(compare_and_swap)) => {
+                Ok(JsStore {
+                    this: obj,
+                    get,
+                    set,
+                    delete,
+                    list,
+                    compare_and_swap,
+                    commit,
+                })
+            }
             _ => Err(String::from("the store is missing a method")),
         }
     }
@@ -79,7 +81,12 @@ impl JsStore {
     }
 
     pub async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
-        settle(self.set.call2(&self.this, &JsValue::from_str(key), &Uint8Array::from(value))).await?;
+        settle(self.set.call2(
+            &self.this,
+            &JsValue::from_str(key),
+            &Uint8Array::from(value),
+        ))
+        .await?;
         Ok(())
     }
 
@@ -146,7 +153,9 @@ impl JsStore {
 async fn settle(called: Result<JsValue, JsValue>) -> Result<JsValue, StoreError> {
     let value = called.map_err(|e| error_kind(&e))?;
     // Promise.resolve also absorbs thenables whose `then` throws (it rejects instead).
-    JsFuture::from(Promise::resolve(&value)).await.map_err(|e| error_kind(&e))
+    JsFuture::from(Promise::resolve(&value))
+        .await
+        .map_err(|e| error_kind(&e))
 }
 
 /// `QuotaExceededError` (the DOM name, also used by the directory store for a full
@@ -155,7 +164,11 @@ fn error_kind(e: &JsValue) -> StoreError {
     if !e.is_object() {
         return StoreError::Failed;
     }
-    match Reflect::get(e, &JsValue::from_str("name")).ok().and_then(|n| n.as_string()).as_deref() {
+    match Reflect::get(e, &JsValue::from_str("name"))
+        .ok()
+        .and_then(|n| n.as_string())
+        .as_deref()
+    {
         Some("QuotaExceededError") => StoreError::QuotaExceeded,
         Some("UnavailableError") => StoreError::Unavailable,
         _ => StoreError::Failed,
@@ -163,7 +176,9 @@ fn error_kind(e: &JsValue) -> StoreError {
 }
 
 fn bytes(v: &JsValue) -> Result<Vec<u8>, StoreError> {
-    v.dyn_ref::<Uint8Array>().map(Uint8Array::to_vec).ok_or(StoreError::Failed)
+    v.dyn_ref::<Uint8Array>()
+        .map(Uint8Array::to_vec)
+        .ok_or(StoreError::Failed)
 }
 
 /// A page the engine can trust: string keys under the prefix, strictly ascending,

@@ -29,15 +29,22 @@ impl Memory {
     /// of range is refused here with a `RangeError`); `clock` returns milliseconds
     /// since the epoch, `Date.now` when absent.
     #[wasm_bindgen(constructor)]
-    pub fn new(store: &StoreHandle, config: String, clock: Option<Function>) -> Result<Memory, JsValue> {
-        let config = parse_config(&config).map_err(|m| JsValue::from(js_sys::RangeError::new(m)))?;
+    pub fn new(
+        store: &StoreHandle,
+        config: String,
+        clock: Option<Function>,
+    ) -> Result<Memory, JsValue> {
+        let config =
+            parse_config(&config).map_err(|m| JsValue::from(js_sys::RangeError::new(m)))?;
         let mut engine = Engine::new(store.store().clone(), config);
         engine.set_clock(match clock {
             Some(f) => Box::new(move || millis(f.call0(&JsValue::UNDEFINED).ok())),
             None => Box::new(|| millis(Some(JsValue::from_f64(js_sys::Date::now())))),
         });
         engine.set_backoff(Box::new(memdir_idb::timer::backoff));
-        Ok(Memory { engine: Rc::new(engine) })
+        Ok(Memory {
+            engine: Rc::new(engine),
+        })
     }
 
     /// The raw face: one tool input as JSON text; resolves `{content, is_error}`
@@ -65,7 +72,9 @@ impl Memory {
         let engine = Rc::clone(&self.engine);
         future_to_promise(async move {
             let outcome = run_json(&engine, &input).await;
-            outcome.map(|text| JsValue::from_str(&text)).map_err(|e| error(&e))
+            outcome
+                .map(|text| JsValue::from_str(&text))
+                .map_err(|e| error(&e))
         })
     }
 
@@ -95,7 +104,10 @@ impl Memory {
     pub fn expire(&self, older_than_ms: f64) -> Promise {
         let engine = Rc::clone(&self.engine);
         future_to_promise(async move {
-            let report = engine.expire(older_than_ms as u64).await.map_err(|e| error(&e))?;
+            let report = engine
+                .expire(older_than_ms as u64)
+                .await
+                .map_err(|e| error(&e))?;
             to_js(&report)
         })
     }
@@ -124,11 +136,13 @@ struct Options {
 }
 
 fn parse_config(text: &str) -> Result<Config, &'static str> {
-    let o: Options = serde_json::from_str(text).map_err(|_| "openMemory: the options are out of range")?;
+    let o: Options =
+        serde_json::from_str(text).map_err(|_| "openMemory: the options are out of range")?;
     if o.max_retries > memdir::config::MAX_RETRIES_CAP {
         return Err("openMemory: maxRetries is over its cap");
     }
-    let secrets = SecretPolicy::from_name(&o.secrets).ok_or("openMemory: unknown secrets policy")?;
+    let secrets =
+        SecretPolicy::from_name(&o.secrets).ok_or("openMemory: unknown secrets policy")?;
     Ok(Config {
         // Saturating: a limit beyond the address space is no limit at all.
         limits: Limits {
@@ -153,8 +167,16 @@ async fn run_json(engine: &Engine<AnyStore>, input: &str) -> Result<String, Tool
 /// Sets `kind` on a result object without making it enumerable.
 pub fn mark_kind(result: &JsValue, e: &ToolError) {
     let descriptor = Object::new();
-    let _ = Reflect::set(&descriptor, &JsValue::from_str("value"), &JsValue::from_str(e.kind().name()));
-    let _ = Reflect::define_property(&Object::from(result.clone()), &JsValue::from_str("kind"), &descriptor);
+    let _ = Reflect::set(
+        &descriptor,
+        &JsValue::from_str("value"),
+        &JsValue::from_str(e.kind().name()),
+    );
+    let _ = Reflect::define_property(
+        &Object::from(result.clone()),
+        &JsValue::from_str("kind"),
+        &descriptor,
+    );
 }
 
 /// A clock reading as milliseconds; anything that is not a finite, non-negative
@@ -170,7 +192,11 @@ fn millis(v: Option<JsValue>) -> u64 {
 /// `kind`, so that faces branch on the kind and never on the sentence.
 pub fn error(e: &ToolError) -> JsValue {
     let err = js_sys::Error::new(&alloc::format!("{e}"));
-    let _ = Reflect::set(&err, &JsValue::from_str("kind"), &JsValue::from_str(e.kind().name()));
+    let _ = Reflect::set(
+        &err,
+        &JsValue::from_str("kind"),
+        &JsValue::from_str(e.kind().name()),
+    );
     err.into()
 }
 
@@ -184,7 +210,15 @@ fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
 /// `{content, is_error}` as a plain object, built directly: it cannot fail.
 pub fn result_to_js(r: &ToolResult) -> JsValue {
     let o = Object::new();
-    let _ = Reflect::set(&o, &JsValue::from_str("content"), &JsValue::from_str(&r.content));
-    let _ = Reflect::set(&o, &JsValue::from_str("is_error"), &JsValue::from_bool(r.is_error));
+    let _ = Reflect::set(
+        &o,
+        &JsValue::from_str("content"),
+        &JsValue::from_str(&r.content),
+    );
+    let _ = Reflect::set(
+        &o,
+        &JsValue::from_str("is_error"),
+        &JsValue::from_bool(r.is_error),
+    );
     o.into()
 }

@@ -20,7 +20,10 @@ fn seeded(kind: Kind, case: &Case) -> (Arc<dyn Backend>, Option<support::TempDir
 
 fn host_for(case: &Case, backend: Arc<dyn Backend>) -> memdir_host::Host {
     let mut host = support::runtime().host(backend, HostLimits::default());
-    host.configure(ToolConfig { engine: case.config(), ..ToolConfig::default() });
+    host.configure(ToolConfig {
+        engine: case.config(),
+        ..ToolConfig::default()
+    });
     host
 }
 
@@ -33,9 +36,12 @@ fn run_case(kind: Kind, case: &Case) -> Result<(), String> {
     data::check_answer(case, &r)?;
     let ops = probe.ops.load(Ordering::SeqCst);
     if case.no_store_ops && ops != 0 {
-        return Err(format!("{ops} store operations; this refusal must make none"));
+        return Err(format!(
+            "{ops} store operations; this refusal must make none"
+        ));
     }
-    let entries = memdir::block_on(memdir::Engine::new(&*backend, case.config()).entries()).map_err(|e| e.to_string())?;
+    let entries = memdir::block_on(memdir::Engine::new(&*backend, case.config()).entries())
+        .map_err(|e| e.to_string())?;
     data::check_tree(case, entries)
 }
 
@@ -83,7 +89,11 @@ fn run_typed(kind: Kind, case: &Case) -> Option<Result<(), String>> {
         return Some(Err(format!("typed export failed in the sandbox: {e}")));
     }
     let got = got.unwrap_or_else(|e| format!("Error: {e}"));
-    Some(if got == case.content { Ok(()) } else { Err(format!("typed export: {}", data::diff(&case.content, &got))) })
+    Some(if got == case.content {
+        Ok(())
+    } else {
+        Err(format!("typed export: {}", data::diff(&case.content, &got)))
+    })
 }
 
 #[test]
@@ -112,12 +122,17 @@ fn every_case_through_the_component_over_both_backends() {
     for f in failures.iter().take(40) {
         println!("  FAIL {f}");
     }
-    assert!(failures.is_empty(), "{} conformance failures through the component (listed above)", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} conformance failures through the component (listed above)",
+        failures.len()
+    );
 }
 
 #[test]
 fn every_hostile_path_in_every_position_is_refused_with_no_store_operation() {
-    let paths = data::hostile_paths(&support::load("hostile-paths.json")).expect("hostile-paths.json");
+    let paths =
+        data::hostile_paths(&support::load("hostile-paths.json")).expect("hostile-paths.json");
     let mut failures = Vec::new();
     let mut refused = 0;
     for kind in KINDS {
@@ -136,7 +151,10 @@ fn every_hostile_path_in_every_position_is_refused_with_no_store_operation() {
                     refused += 1;
                 } else {
                     let shown: String = hostile.path.chars().take(60).collect();
-                    failures.push(format!("{kind:?} {pos} {shown:?}: {ops} store ops; {}", data::diff(&want, &r.content)));
+                    failures.push(format!(
+                        "{kind:?} {pos} {shown:?}: {ops} store ops; {}",
+                        data::diff(&want, &r.content)
+                    ));
                 }
             }
         }
@@ -144,9 +162,16 @@ fn every_hostile_path_in_every_position_is_refused_with_no_store_operation() {
             failures.push(format!("{kind:?}: the store changed"));
         }
     }
-    println!("component hostile paths: {} paths x 7 positions x 2 backends, {refused} refused cleanly", paths.len());
+    println!(
+        "component hostile paths: {} paths x 7 positions x 2 backends, {refused} refused cleanly",
+        paths.len()
+    );
     for f in failures.iter().take(30) {
         println!("  FAIL {f}");
     }
-    assert!(failures.is_empty(), "{} hostile-path failures through the component (listed above)", failures.len());
+    assert!(
+        failures.is_empty(),
+        "{} hostile-path failures through the component (listed above)",
+        failures.len()
+    );
 }

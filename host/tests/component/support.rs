@@ -21,7 +21,10 @@ fn target_dir() -> PathBuf {
         return workspace().join(d);
     }
     let exe = std::env::current_exe().expect("the test binary's path");
-    exe.ancestors().nth(3).expect("target/<profile>/deps/<binary>").to_path_buf()
+    exe.ancestors()
+        .nth(3)
+        .expect("target/<profile>/deps/<binary>")
+        .to_path_buf()
 }
 
 /// Builds the component from the current sources (a no-op when it is up to date),
@@ -33,7 +36,14 @@ pub fn component() -> &'static Path {
         let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
         let status = Command::new(cargo)
             .current_dir(workspace())
-            .args(["build", "--quiet", "-p", "memdir-component", "--target", "wasm32-wasip2"])
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "memdir-component",
+                "--target",
+                "wasm32-wasip2",
+            ])
             .args(["--profile", "release-wasm", "--target-dir"])
             .arg(&target)
             .status()
@@ -54,7 +64,8 @@ pub fn runtime() -> &'static Runtime {
     static RUNTIME: OnceLock<Runtime> = OnceLock::new();
     RUNTIME.get_or_init(|| {
         let bytes = std::fs::read(component()).expect("reading the component");
-        Runtime::from_bytes_cached(&bytes, &cache_dir()).unwrap_or_else(|e| panic!("loading the component: {e}"))
+        Runtime::from_bytes_cached(&bytes, &cache_dir())
+            .unwrap_or_else(|e| panic!("loading the component: {e}"))
     })
 }
 
@@ -92,7 +103,10 @@ pub fn fresh(kind: Kind) -> (Arc<dyn Backend>, Option<TempDir>) {
         Kind::Memory => (Arc::new(MemoryBackend::new()), None),
         Kind::Dir => {
             let dir = TempDir::new("store");
-            (Arc::new(DirBackend::open(&dir.0).expect("opening a directory store")), Some(dir))
+            (
+                Arc::new(DirBackend::open(&dir.0).expect("opening a directory store")),
+                Some(dir),
+            )
         }
     }
 }
@@ -107,7 +121,11 @@ pub struct Probe {
 
 impl Probe {
     pub fn new(inner: Arc<dyn Backend>) -> Self {
-        Probe { inner, ops: AtomicU64::new(0), fail_from: None }
+        Probe {
+            inner,
+            ops: AtomicU64::new(0),
+            fail_from: None,
+        }
     }
 
     fn hit(&self, write: bool) -> Result<(), StoreError> {
@@ -132,11 +150,21 @@ impl Backend for Probe {
         self.hit(true)?;
         self.inner.delete(key)
     }
-    fn list(&self, prefix: &str, after: Option<&str>, limit: usize) -> Result<Vec<String>, StoreError> {
+    fn list(
+        &self,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, StoreError> {
         self.hit(false)?;
         self.inner.list(prefix, after, limit)
     }
-    fn compare_and_swap(&self, key: &str, expected: Option<&[u8]>, new: &[u8]) -> Result<bool, StoreError> {
+    fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
         self.hit(true)?;
         self.inner.compare_and_swap(key, expected, new)
     }
@@ -159,15 +187,21 @@ pub fn seed(backend: &Arc<dyn Backend>, config: Config, entries: &[Entry]) {
 
 /// The tree the store holds, read natively: what the component left behind.
 pub fn tree(backend: &Arc<dyn Backend>) -> Tree {
-    let entries = block_on(Engine::new(&**backend, Config::default()).entries()).expect("reading the tree");
+    let entries =
+        block_on(Engine::new(&**backend, Config::default()).entries()).expect("reading the tree");
     entries.into_iter().map(|e| (e.path, e.content)).collect()
 }
 
 /// Every key and value the backend holds.
 pub fn raw(backend: &Arc<dyn Backend>) -> BTreeMap<String, Vec<u8>> {
     let keys = block_on(memdir::contract::list_all(&&**backend, "")).expect("listing the store");
-    keys.into_iter().map(|k| {
-        let v = backend.get(&k).expect("reading a key").expect("a listed key has a value");
-        (k, v)
-    }).collect()
+    keys.into_iter()
+        .map(|k| {
+            let v = backend
+                .get(&k)
+                .expect("reading a key")
+                .expect("a listed key has a value");
+            (k, v)
+        })
+        .collect()
 }
