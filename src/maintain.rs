@@ -16,7 +16,7 @@ use crate::path::{self, ValidPath};
 use crate::plan::fits;
 use crate::publish::Attempt;
 use crate::store::{Store, list_all};
-use crate::tree::{BLOB, COMMIT, Child, Commit, Hash, Kind, MAX_NESTING, Node, Stored, TREE};
+use crate::tree::{BLOB, COMMIT, Child, Commit, Hash, Kind, MAX_NESTING, Node, TREE};
 
 /// One file (with its content) or directory (`content: None`) of the tree, by path.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -187,17 +187,11 @@ impl<S: Store> Engine<S> {
             if !marked.insert(h.key(TREE)) {
                 continue;
             }
-            match &*self.stored(&none, h).await? {
-                Stored::Branch(b) => todo.extend(b.slots.values().map(|s| s.hash)),
-                Stored::Leaf(node) => {
-                    for c in node.children.values() {
-                        match c.kind {
-                            Kind::Dir => todo.push(c.hash),
-                            Kind::File => {
-                                marked.insert(c.hash.key(BLOB));
-                            }
-                        }
-                    }
+            for (hash, is_tree) in self.stored(&none, h).await?.refs() {
+                if is_tree {
+                    todo.push(hash);
+                } else {
+                    marked.insert(hash.key(BLOB));
                 }
             }
         }

@@ -124,21 +124,13 @@ impl Overlay {
                 continue;
             }
             out.push((h.key(TREE), bytes.clone()));
-            match &**stored {
-                Stored::Branch(b) => todo.extend(b.slots.values().map(|s| s.hash)),
-                Stored::Leaf(node) => {
-                    for c in node.children.values() {
-                        match c.kind {
-                            Kind::Dir => todo.push(c.hash),
-                            Kind::File => {
-                                if let Some(b) = self.blobs.get(&c.hash)
-                                    && seen.insert(c.hash)
-                                {
-                                    out.push((c.hash.key(BLOB), b.as_bytes().to_vec()));
-                                }
-                            }
-                        }
-                    }
+            for (hash, is_tree) in stored.refs() {
+                if is_tree {
+                    todo.push(hash);
+                } else if let Some(b) = self.blobs.get(&hash)
+                    && seen.insert(hash)
+                {
+                    out.push((hash.key(BLOB), b.as_bytes().to_vec()));
                 }
             }
         }

@@ -229,6 +229,20 @@ impl Branch {
 }
 
 impl Stored {
+    /// The objects this one names: tree nodes (`TREE` keys) and blobs (`BLOB` keys),
+    /// as `(hash, is_tree)`. What a walk of stored objects follows (gc's marking,
+    /// a commit's writes).
+    pub fn refs(&self) -> Vec<(Hash, bool)> {
+        match self {
+            Stored::Branch(b) => b.slots.values().map(|s| (s.hash, true)).collect(),
+            Stored::Leaf(node) => node
+                .children
+                .values()
+                .map(|c| (c.hash, c.kind == Kind::Dir))
+                .collect(),
+        }
+    }
+
     pub fn encode(&self) -> Vec<u8> {
         match self {
             Stored::Leaf(n) => n.encode(),

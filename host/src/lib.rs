@@ -28,7 +28,9 @@ pub mod sandbox;
 
 pub use backend::{Backend, MemoryBackend};
 pub use dir::DirBackend;
-pub use sandbox::{CallError, CallErrorKind, Fault, Host, HostLimits, Runtime, ToolConfig};
+pub use sandbox::{
+    CallError, CallErrorKind, ComponentDefaults, Fault, Host, HostLimits, Runtime, ToolConfig,
+};
 
 mod bindings {
     wasmtime::component::bindgen!({

@@ -56,6 +56,15 @@ impl Default for ToolConfig {
     }
 }
 
+/// What the component's `defaults` export says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ComponentDefaults {
+    pub config: ToolConfig,
+    pub keep_commits: u32,
+    pub max_input_bytes: u64,
+    pub max_retries_cap: u32,
+}
+
 /// Why a host call failed: the engine's answer (with its kind), or the sandbox's
 /// (a fault, or an input refused before the guest). `Display` is the message.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -530,6 +539,39 @@ impl Host {
         Ok(ExpireReport {
             removed: n(r.removed),
             bytes: r.bytes,
+        })
+    }
+
+    /// The component's own defaults (`defaults` export): the engine's settings, the
+    /// gc keep count, the input cap and the retry cap, as `memdir::config` has them.
+    pub fn component_defaults(&mut self) -> Result<ComponentDefaults, CallError> {
+        let d = self
+            .call(|g, s| g.call_defaults(s))
+            .map_err(|(fault, published)| CallError::fault(fault, published))?;
+        let c = d.config;
+        let narrow = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        let engine = Config {
+            limits: memdir::Limits {
+                max_file_bytes: narrow(c.limits.max_file_bytes),
+                max_total_bytes: c.limits.max_total_bytes,
+                read_limit_chars: narrow(c.limits.read_limit_chars),
+            },
+            actor: c.actor,
+            max_retries: c.max_retries,
+            secrets: match c.secrets {
+                tool::SecretPolicy::Allow => memdir::SecretPolicy::Allow,
+                tool::SecretPolicy::Refuse => memdir::SecretPolicy::Refuse,
+                tool::SecretPolicy::Redact => memdir::SecretPolicy::Redact,
+            },
+        };
+        Ok(ComponentDefaults {
+            config: ToolConfig {
+                engine,
+                bucket: c.bucket,
+            },
+            keep_commits: d.keep_commits,
+            max_input_bytes: d.max_input_bytes,
+            max_retries_cap: d.max_retries_cap,
         })
     }
 

@@ -467,3 +467,48 @@ fn entries_import_and_gc_through_the_component() {
         );
     }
 }
+
+/// The world sets everything `openMemory` sets, and its defaults are the engine's.
+#[test]
+fn the_world_takes_every_setting_and_its_defaults_are_the_engines() {
+    let (_mem, backend) = seeded_memory();
+    let mut host = support::runtime().host(backend, HostLimits::default());
+    let d = host.component_defaults().expect("defaults");
+    let engine = memdir::Defaults::get();
+    assert_eq!(d.config.engine, memdir::Config::default());
+    assert_eq!(d.config.bucket, "default");
+    assert_eq!(d.keep_commits, engine.keep_commits);
+    assert_eq!(d.max_input_bytes, engine.max_input_bytes as u64);
+    assert_eq!(d.max_retries_cap, engine.max_retries_cap);
+
+    host.configure(memdir_host::ToolConfig {
+        engine: memdir::Config {
+            secrets: memdir::SecretPolicy::Refuse,
+            max_retries: 0,
+            actor: "agent-7".into(),
+            ..memdir::Config::default()
+        },
+        ..memdir_host::ToolConfig::default()
+    });
+    let refused = host
+        .create(
+            "/memories/k.md",
+            "key: sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789abcdefghijklmnopqrstuv-AAAAAA",
+        )
+        .unwrap_err();
+    assert_eq!(refused.kind, CallErrorKind::Tool(ErrorKind::Secret));
+    assert_eq!(
+        refused.to_string(),
+        "Cannot write /memories/k.md: the text looks like it holds a credential (Anthropic API key). Memories must not store credentials; nothing was written."
+    );
+    // Everything seeded was written at time 0, long ago by the wall clock.
+    let report = host.expire(60_000).expect("expire");
+    assert_eq!(
+        report,
+        memdir::ExpireReport {
+            removed: 2,
+            bytes: 10
+        }
+    );
+    assert_eq!(host.entries().expect("entries"), []);
+}
