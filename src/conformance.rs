@@ -414,7 +414,12 @@ fn unhex(s: &str) -> Option<Vec<u8>> {
     if digits.len() % 2 != 0 {
         return None;
     }
-    Some(digits.chunks(2).map(|p| p.iter().fold(0, |a, d| a * 16 + d)).collect())
+    Some(
+        digits
+            .chunks(2)
+            .map(|p| p.iter().fold(0, |a, d| a * 16 + d))
+            .collect(),
+    )
 }
 
 /// What a hostile-store runner drives: the engine itself, or a face of it (the
@@ -456,7 +461,10 @@ pub async fn raw_content<S: Store>(store: &S) -> Result<BTreeMap<String, Vec<u8>
         .await
         .map_err(|e| format!("listing: {e}"))?
     {
-        let v = store.get(&k).await.map_err(|e| format!("reading {k}: {e}"))?;
+        let v = store
+            .get(&k)
+            .await
+            .map_err(|e| format!("reading {k}: {e}"))?;
         out.insert(k.clone(), v.ok_or(format!("{k} is listed but absent"))?);
     }
     Ok(out)
@@ -478,7 +486,11 @@ pub async fn check_hostile<S: Store, F: Face>(
         (got, want) => return Err(format!("entries() gave {got:?}, want {want:?}")),
     }
     if probes.len() != case.answers.len() {
-        return Err(format!("{} probes, {} answers", probes.len(), case.answers.len()));
+        return Err(format!(
+            "{} probes, {} answers",
+            probes.len(),
+            case.answers.len()
+        ));
     }
     for (i, (probe, want)) in probes.iter().zip(&case.answers).enumerate() {
         let got = face.execute_json(probe).await;

@@ -222,7 +222,9 @@ async fn every_tampered_store_is_answered_as_damage_and_left_as_it_was() {
     let mut failures = Vec::new();
     for case in &data.cases {
         let store = fresh(&format!("tampered-{}", case.name)).await;
-        conformance::load_hostile(&store, case).await.expect("loading");
+        conformance::load_hostile(&store, case)
+            .await
+            .expect("loading");
         let mut engine = Engine::new(&store, Config::default());
         if let Err(e) = conformance::check_hostile(&store, &mut engine, &data.probes, case).await {
             failures.push(format!("{}: {e}", case.name));

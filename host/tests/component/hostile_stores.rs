@@ -28,7 +28,12 @@ impl Face for Component {
 fn names(dir: &Path, keys: bool) -> BTreeSet<String> {
     std::fs::read_dir(dir)
         .expect("reading a directory")
-        .map(|e| e.expect("a directory entry").file_name().into_string().expect("a UTF-8 name"))
+        .map(|e| {
+            e.expect("a directory entry")
+                .file_name()
+                .into_string()
+                .expect("a UTF-8 name")
+        })
         .filter(|n| keys || store_dir::key_of(n).is_none())
         .collect()
 }
@@ -51,19 +56,26 @@ fn run(kind: Kind, case: &data::HostileStore, probes: &[String]) -> Result<(), S
         Kind::Dir => ["outside.txt".into(), "store".into()].into(),
     };
     if beside != want
-        || std::fs::read_to_string(base.0.join("outside.txt")).ok().as_deref() != Some("beside the store")
+        || std::fs::read_to_string(base.0.join("outside.txt"))
+            .ok()
+            .as_deref()
+            != Some("beside the store")
     {
         return Err(format!("beside the store: {beside:?}"));
     }
     if kind == Kind::Dir && not_keys != Some(names(&dir, false)) {
-        return Err(format!("files that are no key changed: {:?}", names(&dir, false)));
+        return Err(format!(
+            "files that are no key changed: {:?}",
+            names(&dir, false)
+        ));
     }
     Ok(())
 }
 
 #[test]
 fn every_tampered_store_is_answered_as_damage_on_both_backends() {
-    let data = data::hostile_stores(&support::load("hostile-stores.json")).expect("hostile-stores.json");
+    let data =
+        data::hostile_stores(&support::load("hostile-stores.json")).expect("hostile-stores.json");
     assert!(!data.cases.is_empty(), "no tampered stores");
     let mut failures = Vec::new();
     for kind in KINDS {
