@@ -306,3 +306,205 @@ pub fn diff(expected: &str, got: &str) -> String {
         clip(got)
     )
 }
+
+// ------------------------------------------------------------------ hostile stores
+
+/// `hostile-stores.json`: the probes every runner sends, in order, and the tampered
+/// stores with the exact answers over them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostileStores {
+    /// Each probe as the JSON text `execute_json` receives.
+    pub probes: Vec<String>,
+    pub cases: Vec<HostileStore>,
+}
+
+/// One tampered store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HostileStore {
+    pub name: String,
+    pub what: String,
+    /// Every key and its raw value, loaded into an empty store with `set`.
+    pub store: BTreeMap<String, Vec<u8>>,
+    /// The answer to each probe.
+    pub answers: Vec<ToolResult>,
+    /// `entries()`'s error message, or `None` when it succeeds.
+    pub entries_error: Option<String>,
+    /// The last probe writes; every other probe must leave the store as loaded.
+    pub writes: bool,
+}
+
+pub fn hostile_stores(json_text: &str) -> Result<HostileStores, String> {
+    let bad = |what: &str| format!("hostile-stores.json: {what}");
+    let data: Value = serde_json::from_str(json_text).map_err(|e| bad(&e.to_string()))?;
+    let probes = data
+        .get("probes")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("no \"probes\" array"))?
+        .iter()
+        .map(Value::to_string)
+        .collect();
+    let cases = data
+        .get("cases")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("no \"cases\" array"))?
+        .iter()
+        .map(hostile_store)
+        .collect::<Result<_, _>>()
+        .map_err(|e| bad(&e))?;
+    Ok(HostileStores { probes, cases })
+}
+
+fn hostile_store(v: &Value) -> Result<HostileStore, String> {
+    let text = |k: &str| v.get(k).and_then(Value::as_str).map(String::from);
+    let name = text("name").ok_or("a case without a name")?;
+    let bad = |what: &str| format!("{name}: {what}");
+    let mut store = BTreeMap::new();
+    for (k, value) in v
+        .get("store")
+        .and_then(Value::as_object)
+        .ok_or_else(|| bad("no store"))?
+    {
+        let bytes = match value {
+            Value::String(s) => s.as_bytes().to_vec(),
+            _ => value
+                .get("hex")
+                .and_then(Value::as_str)
+                .and_then(unhex)
+                .ok_or_else(|| bad(&format!("{k}: neither a string nor {{\"hex\": …}}")))?,
+        };
+        store.insert(k.clone(), bytes);
+    }
+    let answers = v
+        .get("answers")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("no answers"))?
+        .iter()
+        .map(|a| {
+            Some(ToolResult {
+                content: a.get("content")?.as_str()?.into(),
+                is_error: a.get("is_error")?.as_bool()?,
+            })
+        })
+        .collect::<Option<_>>()
+        .ok_or_else(|| bad("an answer without content or is_error"))?;
+    let entries_error = match v.get("entries_error") {
+        Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        _ => return Err(bad("entries_error is neither null nor a string")),
+    };
+    Ok(HostileStore {
+        what: text("what").ok_or_else(|| bad("no what"))?,
+        store,
+        answers,
+        entries_error,
+        writes: v
+            .get("writes")
+            .and_then(Value::as_bool)
+            .ok_or_else(|| bad("no writes"))?,
+        name,
+    })
+}
+
+fn unhex(s: &str) -> Option<Vec<u8>> {
+    let digits: Option<Vec<u8>> = s
+        .chars()
+        .map(|c| c.to_digit(16).and_then(|d| u8::try_from(d).ok()))
+        .collect();
+    let digits = digits?;
+    if digits.len() % 2 != 0 {
+        return None;
+    }
+    Some(
+        digits
+            .chunks(2)
+            .map(|p| p.iter().fold(0, |a, d| a * 16 + d))
+            .collect(),
+    )
+}
+
+/// What a hostile-store runner drives: the engine itself, or a face of it (the
+/// component in the host).
+#[allow(async_fn_in_trait)] // test-only, never held across threads
+pub trait Face {
+    /// `entries()`; `Err` holds the error's message.
+    async fn entries(&mut self) -> Result<(), String>;
+    async fn execute_json(&mut self, input: &str) -> ToolResult;
+}
+
+impl<S: Store> Face for Engine<S> {
+    async fn entries(&mut self) -> Result<(), String> {
+        Engine::entries(self)
+            .await
+            .map(drop)
+            .map_err(|e| e.to_string())
+    }
+    async fn execute_json(&mut self, input: &str) -> ToolResult {
+        Engine::execute_json(self, input).await
+    }
+}
+
+/// Puts the case's raw keys into `store` (meant to be empty) with `set`.
+pub async fn load_hostile<S: Store>(store: &S, case: &HostileStore) -> Result<(), String> {
+    for (k, v) in &case.store {
+        store
+            .set(k, v)
+            .await
+            .map_err(|e| format!("loading {k}: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Every key and value `store` holds.
+pub async fn raw_content<S: Store>(store: &S) -> Result<BTreeMap<String, Vec<u8>>, String> {
+    let mut out = BTreeMap::new();
+    for k in crate::store::list_all(store, "")
+        .await
+        .map_err(|e| format!("listing: {e}"))?
+    {
+        let v = store
+            .get(&k)
+            .await
+            .map_err(|e| format!("reading {k}: {e}"))?;
+        out.insert(k.clone(), v.ok_or(format!("{k} is listed but absent"))?);
+    }
+    Ok(out)
+}
+
+/// Runs one case on `face`, an engine over `store` loaded by [`load_hostile`]:
+/// `entries()` fails with the case's message (or succeeds), each probe gets the
+/// case's answer to the byte, and after each probe (but a writing last one) the
+/// store holds exactly what was loaded.
+pub async fn check_hostile<S: Store, F: Face>(
+    store: &S,
+    face: &mut F,
+    probes: &[String],
+    case: &HostileStore,
+) -> Result<(), String> {
+    match (face.entries().await, &case.entries_error) {
+        (Ok(()), None) => {}
+        (Err(got), Some(want)) if got == *want => {}
+        (got, want) => return Err(format!("entries() gave {got:?}, want {want:?}")),
+    }
+    if probes.len() != case.answers.len() {
+        return Err(format!(
+            "{} probes, {} answers",
+            probes.len(),
+            case.answers.len()
+        ));
+    }
+    for (i, (probe, want)) in probes.iter().zip(&case.answers).enumerate() {
+        let got = face.execute_json(probe).await;
+        if got != *want {
+            return Err(format!(
+                "{probe}: is_error {} (want {}); {}",
+                got.is_error,
+                want.is_error,
+                diff(&want.content, &got.content)
+            ));
+        }
+        if (i + 1 < probes.len() || !case.writes) && raw_content(store).await? != case.store {
+            return Err(format!("the store changed after {probe}"));
+        }
+    }
+    Ok(())
+}

@@ -2,7 +2,8 @@
 # Browser suite, all in headless Chromium (/usr/bin/chromium), after clippy over
 # memdir-idb and its tests (the workspace's lints, warnings denied):
 #  1. memdir-idb over real IndexedDB with wasm-bindgen-test: the store contract,
-#     every conformance case and hostile path, all-or-nothing at every step, reopen;
+#     every conformance case, hostile path and tampered store, all-or-nothing at
+#     every step, reopen;
 #  2. Playwright (playwright-core) end to end: two tabs editing one memory file, and
 #     the memory explorer (www/), which saves a screenshot to target/browser-test/.
 set -euo pipefail

@@ -3,7 +3,8 @@
 # every conformance case and hostile path over HTTP through the example memory
 # service (examples/worker), its credentials and bad-request answers, 50 concurrent
 # edits, a restart with persistence, the store contract on durableObjectStore and
-# kvStore, and the example bundled by wrangler (deploy --dry-run) and served.
+# kvStore, every tampered store on durableObjectStore, and the example bundled by
+# wrangler (deploy --dry-run) and served.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"

@@ -10,6 +10,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import service, { MemoryObject } from '../../examples/worker/src/index.js';
 import { checkStoreContract, durableObjectStore, kvStore, openMemory } from 'memdir';
+import { observe } from '../conformance/hostile-stores.mjs';
 
 // Everything the example's main module exports is exported here too, so workerd
 // checks it as it would in a deployment (a main module may export only handlers
@@ -117,6 +118,20 @@ export class StoreTestObject extends DurableObject {
   }
 
   /**
+   * One case of hostile-stores.json on durableObjectStore under a prefix, with a
+   * key outside it: what the engine gave, and every raw key outside the store.
+   */
+  async hostile(c, probes) {
+    const storage = this.ctx.storage;
+    await storage.deleteAll();
+    await storage.put('outside', 'beside the store');
+    const store = durableObjectStore(storage, { prefix: 'memory/' });
+    const seen = await observe(store, () => openMemory({ store }), probes, c);
+    const outside = [...(await storage.list()).entries()].filter(([k]) => !k.startsWith('memory/'));
+    return { ...seen, outside };
+  }
+
+  /**
    * `n` callers each increment one counter by compare-and-swap, all at once in this
    * object. A plain get-compare-put (the control) loses updates here, which shows the
    * calls really interleave; the store's swap must not.
@@ -191,6 +206,8 @@ export default {
         return answer(await stores().contract(args.backend));
       case '/__test/chunks':
         return answer(await stores().chunks());
+      case '/__test/hostile':
+        return answer(await stores().hostile(args.case, args.probes));
       case '/__test/race':
         return answer(await stores().race(args.n));
       default:

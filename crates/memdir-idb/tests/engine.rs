@@ -1,5 +1,5 @@
-//! The engine over real IndexedDB in headless Chromium: every conformance case and
-//! hostile path of `tests/conformance/`, every command all-or-nothing when its
+//! The engine over real IndexedDB in headless Chromium: every conformance case,
+//! hostile path and tampered store of `tests/conformance/`, every command all-or-nothing when its
 //! transaction is aborted (or any store operation fails, or the database closes) at
 //! each step, and two connections editing one file without losing an edit.
 #![cfg(target_arch = "wasm32")]
@@ -22,6 +22,7 @@ wasm_bindgen_test_configure!(run_in_browser);
 
 const CASES: &str = include_str!("../../../tests/conformance/cases.json");
 const HOSTILE: &str = include_str!("../../../tests/conformance/hostile-paths.json");
+const HOSTILE_STORES: &str = include_str!("../../../tests/conformance/hostile-stores.json");
 
 const FAILED: &str = "Error: The memory directory's storage failed; nothing was changed.";
 const UNAVAILABLE: &str =
@@ -212,6 +213,30 @@ async fn every_hostile_path_is_refused_in_every_position_without_touching_indexe
             .cloned()
             .collect::<Vec<_>>()
             .join("\n")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn every_tampered_store_is_answered_as_damage_and_left_as_it_was() {
+    let data = conformance::hostile_stores(HOSTILE_STORES).expect("hostile-stores.json");
+    let mut failures = Vec::new();
+    for case in &data.cases {
+        let store = fresh(&format!("tampered-{}", case.name)).await;
+        conformance::load_hostile(&store, case)
+            .await
+            .expect("loading");
+        let mut engine = Engine::new(&store, Config::default());
+        if let Err(e) = conformance::check_hostile(&store, &mut engine, &data.probes, case).await {
+            failures.push(format!("{}: {e}", case.name));
+        }
+    }
+    assert!(!data.cases.is_empty(), "no tampered stores");
+    assert!(
+        failures.is_empty(),
+        "{} of {} tampered stores failed:\n{}",
+        failures.len(),
+        data.cases.len(),
+        failures.join("\n")
     );
 }
 

@@ -9,6 +9,7 @@
 
 mod conformance;
 mod cross_tool;
+mod hostile_stores;
 mod processes;
 mod sandbox;
 mod support;
