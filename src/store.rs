@@ -89,6 +89,12 @@ pub trait Store {
     }
 }
 
+/// Largest value a store may hand back. memdir writes far smaller ones (a blob is
+/// at most the per-file limit, a node at most 128 entries); an adapter refuses a
+/// larger value as a failure before copying it (into wasm memory, where an
+/// allocation failure would abort the instance).
+pub const MAX_VALUE_BYTES: usize = 64 << 20;
+
 /// Most pages [`list_all`] reads before it calls the listing broken: a store of a
 /// million pages is beyond anything memdir writes, so more means a cursor that never
 /// ends.

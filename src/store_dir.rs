@@ -367,9 +367,12 @@ pub enum Locate {
 /// Finds `key`'s value in a pack of `size` bytes from `head`, the pack's first
 /// bytes (the index; a pack may hold a whole import, so a reader need not read
 /// the values it does not want). A pack that does not hold the key, or whose
-/// index and size disagree, is damaged.
+/// index and size disagree, is damaged; so is one whose index or wanted value is
+/// larger than any value memdir writes ([`crate::store::MAX_VALUE_BYTES`]): no
+/// reader is ever asked to hold more.
 pub fn locate(head: &[u8], size: u64, key: &str) -> Result<Locate, DirError> {
     let bad = DirError::DamagedFile;
+    let cap = crate::store::MAX_VALUE_BYTES as u64;
     let at = |i: u64, n: usize| -> Result<Result<&[u8], u64>, DirError> {
         let end = i + n as u64;
         if end > size {
@@ -390,7 +393,12 @@ pub fn locate(head: &[u8], size: u64, key: &str) -> Result<Locate, DirError> {
         ($i:expr, $n:expr) => {
             match at($i, $n)? {
                 Ok(s) => s,
-                Err(end) => return Ok(Locate::Need(end.max(head.len() as u64 * 2).min(size))),
+                Err(end) if end > cap => return Err(bad),
+                Err(end) => {
+                    return Ok(Locate::Need(
+                        end.max(head.len() as u64 * 2).min(size).min(cap),
+                    ))
+                }
             }
         };
     }
@@ -419,7 +427,9 @@ pub fn locate(head: &[u8], size: u64, key: &str) -> Result<Locate, DirError> {
         i += 6 + klen as u64;
     }
     match found {
-        Some((o, len)) if i + offset == size => Ok(Locate::Found { offset: i + o, len }),
+        Some((o, len)) if i + offset == size && len <= cap => {
+            Ok(Locate::Found { offset: i + o, len })
+        }
         _ => Err(bad),
     }
 }
@@ -463,6 +473,26 @@ mod tests {
         for not_a_key in ["lock", "kA", "k_zz", "k_61", "k_4F", "memdir-store", "k_ff"] {
             assert_eq!(key_of(not_a_key), None, "{not_a_key}");
         }
+    }
+
+    #[test]
+    fn a_pack_claiming_a_value_past_the_cap_is_damaged_before_anything_is_read() {
+        let mut head = Vec::from(&MAGIC[..]);
+        head.extend_from_slice(&1u32.to_le_bytes());
+        head.extend_from_slice(&4u16.to_le_bytes());
+        head.extend_from_slice(b"head");
+        head.extend_from_slice(&(1u32 << 30).to_le_bytes());
+        let size = head.len() as u64 + (1 << 30);
+        assert_eq!(locate(&head, size, "head"), Err(DirError::DamagedFile));
+        // A reader is never asked for more than the cap, however large the pack.
+        let mut many = Vec::from(&MAGIC[..]);
+        many.extend_from_slice(&u32::MAX.to_le_bytes());
+        many.resize(crate::store::MAX_VALUE_BYTES / 2 + 1, 0);
+        let asked = locate(&many, 8 + u64::from(u32::MAX) * 300, "head");
+        assert_eq!(
+            asked,
+            Ok(Locate::Need(crate::store::MAX_VALUE_BYTES as u64))
+        );
     }
 
     #[test]

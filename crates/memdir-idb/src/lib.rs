@@ -281,10 +281,14 @@ fn value(v: Option<JsValue>) -> Result<Option<Vec<u8>>, StoreError> {
     match v {
         None => Ok(None),
         Some(v) if v.is_undefined() => Ok(None),
-        Some(v) => v
-            .dyn_into::<Uint8Array>()
-            .map(|a| Some(a.to_vec()))
-            .map_err(|_| StoreError::Failed),
+        Some(v) => {
+            let a = v.dyn_into::<Uint8Array>().map_err(|_| StoreError::Failed)?;
+            // Refused before it is copied into wasm memory (see MAX_VALUE_BYTES).
+            if a.length() as usize > memdir::store::MAX_VALUE_BYTES {
+                return Err(StoreError::Failed);
+            }
+            Ok(Some(a.to_vec()))
+        }
     }
 }
 

@@ -175,10 +175,14 @@ fn error_kind(e: &JsValue) -> StoreError {
     }
 }
 
+/// A value as bytes, refused before it is copied in when it is not a `Uint8Array`
+/// or is larger than any value memdir writes.
 fn bytes(v: &JsValue) -> Result<Vec<u8>, StoreError> {
-    v.dyn_ref::<Uint8Array>()
-        .map(Uint8Array::to_vec)
-        .ok_or(StoreError::Failed)
+    let a = v.dyn_ref::<Uint8Array>().ok_or(StoreError::Failed)?;
+    if a.length() as usize > memdir::store::MAX_VALUE_BYTES {
+        return Err(StoreError::Failed);
+    }
+    Ok(a.to_vec())
 }
 
 /// A page the engine can trust: string keys under the prefix, strictly ascending,
