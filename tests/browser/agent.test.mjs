@@ -186,6 +186,7 @@ test('the page without a key says what it needs and still offers the explorer', 
   );
   assert.equal(await page.inputValue('#agent-api'), 'https://api.anthropic.com');
   assert.equal(await page.locator('#chat-composer').isHidden(), true);
+  await page.screenshot({ path: join(OUT, 'agent-nokey.png') });
 
   // Sending without a key, or to an API that is neither Anthropic's nor loopback, is refused.
   await page.click('#agent-save');
@@ -198,6 +199,16 @@ test('the page without a key says what it needs and still offers the explorer', 
     'https://api.example.com is not allowed: the API must be https://api.anthropic.com or a loopback address (127.0.0.1 or localhost)',
   );
   assert.equal(await page.evaluate(() => sessionStorage.length), 0, 'nothing saved from a refused form');
+
+  // Behind that check, the browser itself holds the page to those APIs (the server's CSP).
+  const blocked = await page.evaluate(async () => {
+    const seen = new Promise((r) => document.addEventListener('securitypolicyviolation', (e) => r(`${e.effectiveDirective} ${e.blockedURI}`), { once: true }));
+    const fetched = await fetch('https://api.example.com/v1/messages', { method: 'POST' }).then(() => 'sent', () => 'refused');
+    // Only a bound on a failing run: the event comes with the refusal.
+    const none = new Promise((r) => setTimeout(() => r('no CSP violation'), 20_000));
+    return `${fetched}: ${await Promise.race([seen, none])}`;
+  });
+  assert.equal(blocked, 'refused: connect-src https://api.example.com/v1/messages');
 
   // The explorer is one click away and works: a file created from the console shows in the tree.
   await page.click('#tab-console');
