@@ -1,7 +1,8 @@
 // The memory explorer: a person's view of the same /memories an agent in this
 // origin uses. Everything it shows comes from the engine's own answers (view output
 // parsed by view-text.js), and everything it changes goes through the six tool
-// commands, so what you see here is what the model sees.
+// commands, so what you see here is what the model sees. Beside it, the chat
+// (agent.js) lets Claude use this memory; the tree and file view follow its writes.
 import { createConsole } from './console.js';
 import { ask } from './dialogs.js';
 import { renderTree } from './tree.js';
@@ -112,6 +113,25 @@ async function command(input, source) {
   return result;
 }
 
+/**
+ * A memory tool call the model made through the SDK's runner (agent.js): logged in
+ * the console's history, and the tree and file view follow it while it writes.
+ */
+async function modelCall(input, result, ms) {
+  noticeStorage(result);
+  consoleUi.record(input, result, ms, 'model');
+  if (!result.is_error && input && MUTATING.has(input.command)) {
+    channel?.postMessage('changed');
+    if (input.command === 'rename' || input.command === 'create') followRename(input);
+    else if (input.command !== 'delete' && typeof input.path === 'string') {
+      state.selected = input.path; // an edited file: show it changing
+      revealSelected();
+    }
+    if (!state.editing) await refresh();
+  }
+  status(`model: ${input?.command ?? 'input'} · ${result.is_error ? 'error' : 'ok'} · ${ms.toFixed(1)} ms`);
+}
+
 /** After a rename or create, show the moved or new file where it now is. */
 function followRename(input) {
   if (input.command === 'rename' && (state.selected === input.old_path || state.selected.startsWith(`${input.old_path}/`))) {
@@ -121,6 +141,10 @@ function followRename(input) {
   } else {
     return;
   }
+  revealSelected();
+}
+
+function revealSelected() {
   for (let p = parent(state.selected); p.length > ROOT.length; p = parent(p)) state.expanded.add(p);
   consoleUi.follow(state.selected);
 }
@@ -144,7 +168,16 @@ async function loadDir(path) {
   return true;
 }
 
-async function refresh() {
+// Refreshes run one after another: the model's calls in one turn run concurrently,
+// and two redraws filling one node map at once would mix their listings.
+let refreshing = Promise.resolve();
+function refresh() {
+  const next = refreshing.then(redraw);
+  refreshing = next.catch(() => {});
+  return next;
+}
+
+async function redraw() {
   state.nodes = new Map();
   const ok = await loadDir(ROOT);
   if (!ok) {
@@ -457,6 +490,35 @@ async function importJson(file) {
   }
 }
 
+// ------------------------------------------------------------------ tabs: chat, console
+
+function showTab(name) {
+  const tab = name === 'console' ? 'console' : 'chat';
+  for (const b of document.querySelectorAll('[role="tab"][data-tab]')) {
+    const on = b.dataset.tab === tab;
+    b.classList.toggle('on', on);
+    b.setAttribute('aria-selected', String(on));
+    $(b.dataset.tab).hidden = !on;
+  }
+  // The tab is in the address (#console), so a link or a reload opens it.
+  history.replaceState(null, '', `${location.pathname}${location.search}${tab === 'console' ? '#console' : ''}`);
+}
+
+async function startAgent(memdir) {
+  try {
+    const agent = await import('./agent.js');
+    await agent.startAgent($('chat'), {
+      memdir,
+      memoryName,
+      onToolCall: modelCall,
+      reveal: (path) => select(path, { reveal: true }),
+      showConsole: () => showTab('console'),
+    });
+  } catch (e) {
+    $('chat').replaceChildren(el('div', { className: 'empty error-text' }, `The chat could not start: ${e.message}`));
+  }
+}
+
 // ------------------------------------------------------------------ start
 
 async function listMemories() {
@@ -477,7 +539,9 @@ async function listMemories() {
 async function start() {
   $('memory-name').value = memoryName;
   $('store-info').textContent = `IndexedDB · memdir:${memoryName}`;
-  document.title = `${memoryName} · memdir explorer`;
+  document.title = `${memoryName} · memdir`;
+  for (const b of document.querySelectorAll('[role="tab"][data-tab]')) b.onclick = () => showTab(b.dataset.tab);
+  showTab(location.hash === '#console' ? 'console' : 'chat');
   $('memory-picker').addEventListener('submit', (e) => {
     e.preventDefault();
     const name = $('memory-name').value.trim();
@@ -527,6 +591,7 @@ async function start() {
   }
   await refresh();
   listMemories();
+  await startAgent(memdir);
   status('ready');
   document.body.dataset.ready = 'true';
 }

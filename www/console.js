@@ -231,7 +231,7 @@ export function createConsole(root, { run, selection }) {
           el('span', { className: `dot ${isError ? 'err' : 'ok'}` }),
           el('span', { className: 'cmd' }, cmd),
           el('span', { className: 'path' }, path),
-          source === 'page' ? el('span', { className: 'source' }, 'page') : null,
+          source === 'page' || source === 'model' ? el('span', { className: 'source' }, source) : null,
         ),
         body,
       ),

@@ -1,13 +1,17 @@
 #!/usr/bin/env node
 // `npm start`: builds the package if its wasm is missing or older than the Rust
-// sources, then serves the memory explorer (www/) and the package it imports
-// (js/, dist/) on 127.0.0.1. Also a module: tests and the bench start it on a free
-// port with `serve({ port: 0 })`.
+// sources and bundles the Anthropic SDK for the page if needed, then serves the
+// browser agent and memory explorer (www/) and the package it imports (js/, dist/)
+// on 127.0.0.1. Also a module: tests and the bench start it on a free port with
+// `serve({ port: 0 })`.
 import { execFileSync } from 'node:child_process';
 import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { bundleSdkIfNeeded } from '../scripts/bundle-sdk.mjs';
+
+export { bundleSdkIfNeeded };
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -25,6 +29,21 @@ const TYPES = {
   '.svg': 'image/svg+xml',
   '.ts': 'text/plain; charset=utf-8',
 };
+
+// The pages may talk to Anthropic's API or to a loopback one (a local proxy, a
+// test's fake API) and nothing else: the browser enforces what www/agent.js checks,
+// so an API key typed into the page cannot be sent anywhere else. [::1] has no CSP
+// host form, so a loopback API is 127.0.0.1 or localhost.
+const CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'wasm-unsafe-eval'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data: blob:",
+  "connect-src 'self' https://api.anthropic.com http://127.0.0.1:* https://127.0.0.1:* http://localhost:* https://localhost:*",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+].join('; ');
 
 function newest(dir, seen = 0) {
   if (!existsSync(dir)) return seen;
@@ -79,8 +98,10 @@ export function serve({ port = 8080 } = {}) {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
       return;
     }
+    const html = extname(file) === '.html';
     res.writeHead(200, {
       'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+      ...(html ? { 'content-security-policy': CSP, 'referrer-policy': 'no-referrer' } : {}),
       // Always fresh: a rebuilt dist/ must not meet a cached glue file.
       'cache-control': 'no-store',
       // Cross-origin isolation: every resource is our own, and it gives the bench
@@ -104,7 +125,13 @@ export function serve({ port = 8080 } = {}) {
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   buildIfNeeded();
+  try {
+    await bundleSdkIfNeeded();
+  } catch (e) {
+    // The explorer works without it; the chat says what is missing.
+    console.error(`memdir: the browser agent needs the SDK bundle (${e.message}); the explorer still works`);
+  }
   const port = Number(process.env.PORT ?? 8080);
   const { url } = await serve({ port });
-  console.log(`memdir explorer: ${url}/www/  (Ctrl+C to stop)`);
+  console.log(`memdir: talk to Claude with memory, or explore it, at ${url}/www/  (Ctrl+C to stop)`);
 }

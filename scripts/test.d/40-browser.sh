@@ -4,8 +4,9 @@
 #  1. memdir-idb over real IndexedDB with wasm-bindgen-test: the store contract,
 #     every conformance case, hostile path and tampered store, all-or-nothing at
 #     every step, reopen;
-#  2. Playwright (playwright-core) end to end: two tabs editing one memory file, and
-#     the memory explorer (www/), which saves a screenshot to target/browser-test/.
+#  2. Playwright (playwright-core) end to end: two tabs editing one memory file, the
+#     memory explorer (www/), and the browser agent (the official SDK in the page
+#     against a loopback fake Messages API); screenshots go to target/browser-test/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -17,6 +18,7 @@ export WASM_BINDGEN_TEST_TIMEOUT="${WASM_BINDGEN_TEST_TIMEOUT:-600}"
 cargo clippy -p memdir-idb --target wasm32-unknown-unknown --all-targets -- -D warnings
 cargo test -p memdir-idb --target wasm32-unknown-unknown
 
-# The Playwright tests load the npm package's browser entry: build it if stale.
-node --input-type=module -e "const m = await import('./www/serve.mjs'); m.buildIfNeeded();"
+# The Playwright tests load the npm package's browser entry and the page's SDK
+# bundle: make them if stale.
+node --input-type=module -e "const m = await import('./www/serve.mjs'); m.buildIfNeeded(); await m.bundleSdkIfNeeded();"
 node --test --test-concurrency=1 tests/browser/

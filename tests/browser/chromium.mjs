@@ -1,7 +1,7 @@
 // Shared set-up for the Playwright suites: Debian's Chromium driven by
 // playwright-core (never a downloaded browser), and the explorer's own server.
 import { chromium } from 'playwright-core';
-import { serve } from '../../www/serve.mjs';
+import { bundleSdkIfNeeded, serve } from '../../www/serve.mjs';
 
 export const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
 
@@ -19,8 +19,9 @@ export function launch() {
   return chromium.launch({ executablePath: CHROMIUM, args: ARGS });
 }
 
-/** The server on a free port: `{ url, close }`. */
-export function server() {
+/** The server on a free port: `{ url, close }`, with the page's SDK bundle made if stale. */
+export async function server() {
+  await bundleSdkIfNeeded();
   return serve({ port: 0 });
 }
 

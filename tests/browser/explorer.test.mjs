@@ -36,7 +36,8 @@ async function open(context, memory, { quota } = {}) {
     await cdp.send('Storage.overrideQuotaForOrigin', { origin: srv.url, quotaSize: quota });
   }
   const errors = watchErrors(page);
-  await page.goto(`${srv.url}/www/?memory=${encodeURIComponent(memory)}`);
+  // The explorer's console is the page's second tab; #console opens it.
+  await page.goto(`${srv.url}/www/?memory=${encodeURIComponent(memory)}#console`);
   await page.waitForSelector('body[data-ready="true"]');
   return { page, errors };
 }
