@@ -27,6 +27,9 @@ Moving in and out (the SDK's BetaLocalFilesystemMemoryTool layout, DIR/memories/
                            (--force: even when the memory is not empty)
   export-dir DIR           write the memory out as DIR/memories/... (must not exist
                            or be empty)
+Serving:
+  mcp                      an MCP server on stdin and stdout (the memory tool as
+                           the tool "memory", the listing as memdir://memories)
 Upkeep:
   gc [--keep N]            delete stored objects unreachable from the last N
                            commits (default ${defaults().keepCommits})
@@ -155,6 +158,10 @@ async function exportDir(memory, dir) {
   return 0;
 }
 
+async function packageVersion() {
+  return JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')).version;
+}
+
 async function main(argv) {
   const { opts, rest } = parseArgs(argv);
   if (opts.help || rest[0] === 'help') {
@@ -162,11 +169,17 @@ async function main(argv) {
     return 0;
   }
   if (opts.version) {
-    const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
-    process.stdout.write(`memdir ${pkg.version}\n`);
+    process.stdout.write(`memdir ${await packageVersion()}\n`);
     return 0;
   }
   if (rest.length === 0) throw new UsageError('no command given; memdir --help lists them');
+  if (rest[0] === 'mcp') {
+    arity(rest, 0, 0, 'mcp [--store DIR]');
+    // Loaded only here: the other commands do not pay for the MCP SDK.
+    const [{ serveStdio }, version] = await Promise.all([import('./mcp.js'), packageVersion()]);
+    await serveStdio(await openMemory({ store: directoryStore(opts.store), actor: 'memdir-mcp' }), { version });
+    return 0;
+  }
   const memory = await openMemory({ store: directoryStore(opts.store), actor: 'memdir-cli' });
   const [cmd] = rest;
   if (cmd === 'exec') {

@@ -3,7 +3,8 @@
 // the tools a user brings (the SDK, Vite, wrangler, miniflare, playwright-core, at the
 // versions of this repository's package-lock), and there, from tests/package/app/:
 //  (a) Node: the SDK's own betaMemoryTool and tool runner against a loopback fake
-//      Messages API, over a directory store; then the package's bin reads it back;
+//      Messages API, over a directory store; then the package's bin reads it back,
+//      as a command and as an MCP server (`memdir mcp`, on its MCP SDK dependency);
 //  (b) Vite bundles a page (browser condition) that runs in headless Chromium over
 //      IndexedDB, and a second load finds what the first wrote;
 //  (c) wrangler bundles a Worker (workerd condition) with a Durable Object on
@@ -43,7 +44,7 @@ function filesIn(dir) {
 
 // What the package may hold: anything else in the tarball got there by accident.
 const SHIPPED = [/^js\/.+\.(js|d\.ts)$/, /^bin\/[a-z-]+\.js$/, /^dist\/memdir_wasm(\.js|\.d\.ts|_bg\.wasm|_bg\.wasm\.d\.ts)$/, /^docs\/spec\.md$/, /^(README\.md|LICENSE|package\.json)$/];
-const REQUIRED = ['package.json', 'README.md', 'docs/spec.md', 'bin/memdir.js', 'bin/ndjson.js', 'bin/sdk-layout.js', 'dist/memdir_wasm.js', 'dist/memdir_wasm_bg.wasm', 'js/index.d.ts', 'js/core.js', 'js/node.js', 'js/browser.js', 'js/workerd.js', 'js/default.js'];
+const REQUIRED = ['package.json', 'README.md', 'docs/spec.md', 'bin/memdir.js', 'bin/mcp.js', 'bin/ndjson.js', 'bin/sdk-layout.js', 'dist/memdir_wasm.js', 'dist/memdir_wasm_bg.wasm', 'js/index.d.ts', 'js/core.js', 'js/node.js', 'js/browser.js', 'js/workerd.js', 'js/default.js'];
 
 // The Node entry's public surface, pinned: a name added or dropped is a decision.
 const NODE_EXPORTS = ['COMMANDS', 'DirectoryStore', 'MEMORY_SYSTEM_PROMPT', 'Memory', 'betaMemoryTool', 'checkStoreContract', 'customStore', 'defaults', 'directoryStore', 'memoryStore', 'openMemory', 'oversizedInputResult'];
@@ -116,6 +117,22 @@ test('npm pack, install the tarball into a scratch project, run it on Node, in C
         await step('bin', () => run(bin, ['--store', 'memory', 'view', '/memories/archive/notes.md'], { cwd: scratch })),
         "Here's the content of /memories/archive/notes.md with line numbers:\n     1\tLine 1\n     2\tLine two\n     3\t\n",
       );
+      // `memdir mcp` from the tarball: the MCP SDK is a dependency the install brought.
+      const rpc = [
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'install-test', version: '1' } } },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'memory', arguments: { command: 'view', path: '/memories/archive/notes.md' } } },
+      ];
+      const served = await step('bin mcp', () =>
+        run(bin, ['--store', 'memory', 'mcp'], { cwd: scratch, stdio: ['pipe', 'pipe', 'pipe'], input: rpc.map((m) => `${JSON.stringify(m)}\n`).join('') }),
+      );
+      const replies = served.trimEnd().split('\n').map((l) => JSON.parse(l)).sort((x, y) => x.id - y.id);
+      assert.deepEqual(replies.map((m) => m.id), [1, 2]);
+      assert.equal(replies[0].result.serverInfo.name, 'memdir');
+      assert.deepEqual(replies[1].result, {
+        content: [{ type: 'text', text: "Here's the content of /memories/archive/notes.md with line numbers:\n     1\tLine 1\n     2\tLine two\n     3\t" }],
+        isError: false,
+      });
     });
 
     await t.test('(b) Vite bundles a page; Chromium runs it over IndexedDB, twice', async () => {

@@ -1,0 +1,240 @@
+// `memdir mcp`: the memory tool as an MCP server over stdio, on the official
+// @modelcontextprotocol/sdk, for clients that speak MCP (Claude Code, the Claude
+// Agent SDK) and cannot pass the memory_20250818 tool in.
+//
+// One tool, `memory`, takes the memory tool's own input and answers the engine's
+// text byte for byte; the directory listing is a resource. The memory-store toolset
+// of issue 12 (memory_list, memory_search, memory_read, memory_write, memory_edit,
+// memory_delete) is NOT offered yet: its listing and search need the memory-store
+// engine work, which is not done; it belongs here once the engine has it.
+//
+// The SDK's low-level `Server` is used, not `McpServer`: McpServer takes Zod schemas
+// and validates inputs itself, so a bad input would get Zod's words instead of the
+// engine's, and the tool's answers would no longer be the memory tool's.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  JSONRPCMessageSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  RequestSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { PassThrough } from 'node:stream';
+import { once } from 'node:events';
+import { COMMANDS, MEMORY_SYSTEM_PROMPT, defaults } from '../js/node.js';
+import { lines } from './ndjson.js';
+
+export const TOOL_NAME = 'memory';
+const ROOT = '/memories';
+export const ROOT_URI = 'memdir://memories';
+
+// The input of memory_20250818 as the API and the SDK's BetaMemoryTool20250818*
+// types document it, flattened into one object (the Messages API refuses oneOf at
+// the top of a tool's input_schema, and MCP clients pass this schema on to it).
+// Descriptive only: every input goes to the engine, which is the judge of it.
+export const MEMORY_INPUT_SCHEMA = Object.freeze({
+  type: 'object',
+  properties: {
+    command: { type: 'string', enum: [...COMMANDS], description: 'The command to run.' },
+    path: {
+      type: 'string',
+      description: 'view, create, str_replace, insert, delete: the file or directory, /memories or a path under it.',
+    },
+    view_range: {
+      type: 'array',
+      items: { type: 'integer' },
+      minItems: 2,
+      maxItems: 2,
+      description: 'view, optional: [start, end], the lines of a file to show, 1-based and inclusive; end -1 means the last line.',
+    },
+    file_text: { type: 'string', description: 'create: the content of the new file.' },
+    old_str: { type: 'string', description: 'str_replace: the text to replace; it must appear exactly once in the file.' },
+    new_str: { type: 'string', description: 'str_replace: the text to put in its place.' },
+    insert_line: { type: 'integer', minimum: 0, description: 'insert: the line after which the text goes; 0 puts it first.' },
+    insert_text: { type: 'string', description: 'insert: the text to insert.' },
+    old_path: { type: 'string', description: 'rename: the file or directory to move.' },
+    new_path: { type: 'string', description: 'rename: where it goes; nothing may be there yet.' },
+  },
+  required: ['command'],
+});
+
+const TOOL = Object.freeze({
+  name: TOOL_NAME,
+  title: 'Memory',
+  description:
+    'Your memory directory, /memories, kept across conversations: view it before anything else, and record progress as you go. ' +
+    'view lists a directory two levels deep or shows a file with line numbers; create writes a new file; ' +
+    'str_replace replaces text that appears exactly once; insert adds text after a line; delete removes a file or directory; ' +
+    'rename moves one. Every command takes effect entirely or not at all.',
+  inputSchema: MEMORY_INPUT_SCHEMA,
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+});
+
+/**
+ * A JSON-RPC error for the client. Not the SDK's McpError, whose message starts with
+ * "MCP error {code}: ", which the client's McpError then adds a second time.
+ */
+function rpcError(code, message) {
+  return Object.assign(new Error(message), { code });
+}
+
+/**
+ * `schema` with any params: the SDK answers params that fail a handler's schema with
+ * "Internal error" and the validator's dump, so the params are checked in the handler
+ * (or, for tools/call, by the SDK's Server, which says "Invalid params").
+ */
+function anyParams(schema) {
+  return schema.extend({ params: RequestSchema.shape.params });
+}
+
+/** The params of `request` as `schema` (a request schema) types them, or Invalid params. */
+function paramsOf(schema, request) {
+  const r = schema.shape.params.safeParse(request.params);
+  if (!r.success) throw rpcError(ErrorCode.InvalidParams, `Invalid ${request.method} request: ${r.error.message}`);
+  return r.data;
+}
+
+/** The memory path a resource URI names: memdir://memories[/...] → /memories[/...]. */
+function uriPath(uri) {
+  if (uri === ROOT_URI) return ROOT;
+  if (!uri.startsWith(`${ROOT_URI}/`)) {
+    throw rpcError(ErrorCode.InvalidParams, `Unknown resource ${uri}: memdir's resources are ${ROOT_URI} and ${ROOT_URI}/{path}`);
+  }
+  try {
+    // Decoded once; the engine then refuses anything that would leave /memories.
+    return `${ROOT}/${decodeURIComponent(uri.slice(ROOT_URI.length + 1))}`;
+  } catch {
+    throw rpcError(ErrorCode.InvalidParams, `Invalid resource URI ${uri}: a percent sign not followed by two hex digits`);
+  }
+}
+
+// MCP's code for a resource that does not exist.
+const RESOURCE_NOT_FOUND = -32002;
+
+function resourceError(e) {
+  if (e?.kind === 'refused') return rpcError(RESOURCE_NOT_FOUND, e.message);
+  if (e?.kind === 'path' || e?.kind === 'input') return rpcError(ErrorCode.InvalidParams, e.message);
+  return rpcError(ErrorCode.InternalError, e?.kind ? e.message : 'memdir could not read the memory');
+}
+
+/**
+ * An MCP `Server` (not yet connected) answering for `memory`: the `memory` tool and
+ * the listing resource.
+ */
+export function createMcpServer(memory, { version = '0.0.0' } = {}) {
+  const server = new Server(
+    { name: 'memdir', title: 'memdir: the Claude memory tool', version },
+    { capabilities: { tools: {}, resources: {} }, instructions: MEMORY_SYSTEM_PROMPT },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [TOOL] }));
+
+  server.setRequestHandler(anyParams(CallToolRequestSchema), async (request) => {
+    const { name, arguments: input } = paramsOf(CallToolRequestSchema, request);
+    // MCP's protocol error for an unknown tool, as its specification shows it.
+    if (name !== TOOL_NAME) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    const r = await memory.execute(input ?? {});
+    return { content: [{ type: 'text', text: r.content }], isError: r.is_error };
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, () => ({
+    resources: [
+      {
+        uri: ROOT_URI,
+        name: 'memories',
+        title: 'The memory directory',
+        description: 'The files and directories in /memories, two levels deep, with their sizes: the memory tool\'s "view /memories".',
+        mimeType: 'text/plain',
+      },
+    ],
+  }));
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: [
+      {
+        uriTemplate: `${ROOT_URI}/{+path}`,
+        name: 'memory',
+        title: 'A file or directory of the memory',
+        description: 'A file with line numbers, or a directory listing: the memory tool\'s "view" of /memories/{path}.',
+        mimeType: 'text/plain',
+      },
+    ],
+  }));
+
+  server.setRequestHandler(anyParams(ReadResourceRequestSchema), async (request) => {
+    const { uri } = paramsOf(ReadResourceRequestSchema, request);
+    const path = uriPath(uri);
+    let text;
+    try {
+      text = await memory.handle({ command: 'view', path });
+    } catch (e) {
+      throw resourceError(e);
+    }
+    return { contents: [{ uri, mimeType: 'text/plain', text }] };
+  });
+
+  return server;
+}
+
+/** The JSON-RPC id of a message that is not a valid one, when it has a usable id. */
+function idOf(msg) {
+  const id = msg !== null && typeof msg === 'object' && !Array.isArray(msg) ? msg.id : undefined;
+  return typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id)) ? id : null;
+}
+
+/**
+ * Feeds `sink` the lines of `input` that are JSON-RPC messages, and answers every
+ * other line with a JSON-RPC error through `transport`. The SDK's stdio transport
+ * only logs a line it cannot parse (the client waits forever), and closes the
+ * connection when a line outgrows its buffer; here a line is held only up to `cap`
+ * bytes (the reader `memdir exec` uses), and the server keeps serving.
+ */
+async function screen(input, sink, transport, cap) {
+  const reply = (id, code, message) => transport.send({ jsonrpc: '2.0', id, error: { code, message } });
+  for await (const line of lines(input, cap)) {
+    if (line === null) {
+      await reply(null, ErrorCode.InvalidRequest, `Invalid Request: the message is over the limit of ${cap.toLocaleString('en-US')} bytes`);
+      continue;
+    }
+    if (line.trim() === '') continue;
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      await reply(null, ErrorCode.ParseError, 'Parse error: the message is not JSON');
+      continue;
+    }
+    if (!JSONRPCMessageSchema.safeParse(msg).success) {
+      await reply(idOf(msg), ErrorCode.InvalidRequest, 'Invalid Request: the message is not a JSON-RPC 2.0 request, notification or response');
+      continue;
+    }
+    if (!sink.write(`${line}\n`)) await once(sink, 'drain');
+  }
+  sink.end();
+}
+
+/**
+ * Serves `memory` over this process's stdin and stdout until stdin ends. stdout
+ * carries only JSON-RPC; anything to say goes to stderr.
+ */
+export async function serveStdio(memory, { version, label = 'memdir mcp' } = {}) {
+  const log = (text) => process.stderr.write(`${label}: ${text}\n`);
+  // A client gone mid-answer must not crash the server with EPIPE.
+  process.stdout.on('error', (e) => log(`stdout: ${e.code ?? e.message}`));
+
+  // A message may carry a tool input of up to the engine's cap, plus its envelope.
+  const cap = defaults().maxInputBytes + 64 * 1024;
+  const feed = new PassThrough();
+  // Only whole screened lines reach the transport, and it parses each chunk at once:
+  // its buffer never holds more than what sits in `feed` (a line and the high-water mark).
+  const transport = new StdioServerTransport(feed, process.stdout, { maxBufferSize: 2 * cap });
+  const server = createMcpServer(memory, { version });
+  server.onerror = (e) => log(e?.message ?? String(e));
+  await server.connect(transport);
+  log('serving the memory tool on stdio');
+  await screen(process.stdin, feed, transport, cap);
+}
