@@ -11,6 +11,7 @@ import { dirname, join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { MEMORY_SYSTEM_PROMPT } from '../../js/node.js';
+import { modelReply } from '../fake-model.mjs';
 import { launch, server, watchErrors } from './chromium.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -90,22 +91,9 @@ function fakeApi() {
       requests.push({ method: req.method, url: req.url, headers: req.headers, params });
       const i = requests.length - 1;
       const turn = TURNS[i];
-      const content = turn
-        ? [{ type: 'text', text: `Turn ${i + 1}.` }, ...turn.map(([input], j) => ({ type: 'tool_use', id: `toolu_${i}_${j}`, name: 'memory', input }))]
-        : [{ type: 'text', text: FINAL_TEXT }];
+      const reply = modelReply(i, params.model, turn?.map(([input]) => input), { text: FINAL_TEXT, lead: `Turn ${i + 1}.` });
       res.writeHead(200, { ...cors, 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          id: `msg_${i}`,
-          type: 'message',
-          role: 'assistant',
-          model: params.model,
-          content,
-          stop_reason: turn ? 'tool_use' : 'end_turn',
-          stop_sequence: null,
-          usage: { input_tokens: 1, output_tokens: 1 },
-        }),
-      );
+      res.end(JSON.stringify(reply));
     });
   });
   return { server, requests, preflights };

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { memdir, tempDir } from './helpers.mjs';
+import { modelReply } from '../fake-model.mjs';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/agent.mjs', import.meta.url));
 
@@ -49,18 +50,7 @@ test('with a key the example runs the SDK tool runner loop on a directory store'
       const calls = turns[i];
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
-        JSON.stringify({
-          id: `msg_${i}`,
-          type: 'message',
-          role: 'assistant',
-          model: params.model,
-          content: calls
-            ? calls.map((input, j) => ({ type: 'tool_use', id: `toolu_${i}_${j}`, name: 'memory', input }))
-            : [{ type: 'text', text: 'Noted, Ada.' }],
-          stop_reason: calls ? 'tool_use' : 'end_turn',
-          stop_sequence: null,
-          usage: { input_tokens: 1, output_tokens: 1 },
-        }),
+        JSON.stringify(modelReply(i, params.model, calls, { text: 'Noted, Ada.' })),
       );
     });
   });

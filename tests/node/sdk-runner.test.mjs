@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { betaMemoryTool as sdkBetaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
 import { STORES, memdir } from './helpers.mjs';
+import { modelReply } from '../fake-model.mjs';
 
 const NOTES = '/memories/notes.md';
 
@@ -110,22 +111,8 @@ function fakeApi() {
       requests.push({ url: req.url, params });
       const i = requests.length - 1;
       const turn = TURNS[i];
-      const content = turn
-        ? turn.map(([input], j) => ({ type: 'tool_use', id: `toolu_${i}_${j}`, name: 'memory', input }))
-        : [{ type: 'text', text: 'Done.' }];
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          id: `msg_${i}`,
-          type: 'message',
-          role: 'assistant',
-          model: params.model,
-          content,
-          stop_reason: turn ? 'tool_use' : 'end_turn',
-          stop_sequence: null,
-          usage: { input_tokens: 1, output_tokens: 1 },
-        }),
-      );
+      res.end(JSON.stringify(modelReply(i, params.model, turn?.map(([input]) => input))));
     });
   });
   return { server, requests };

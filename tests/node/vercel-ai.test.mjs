@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { memdir, tempDir } from './helpers.mjs';
+import { modelReply } from '../fake-model.mjs';
 
 const EXAMPLE = fileURLToPath(new URL('../../examples/vercel-ai.mjs', import.meta.url));
 const DIR_HEAD = "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:";
@@ -75,18 +76,7 @@ test('the AI SDK runs memory_20250818 with memdir\'s execute against a fake Mess
       const turn = TURNS[i];
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
-        JSON.stringify({
-          id: `msg_${i}`,
-          type: 'message',
-          role: 'assistant',
-          model: params.model,
-          content: turn
-            ? turn.map(([input], j) => ({ type: 'tool_use', id: `toolu_${i}_${j}`, name: 'memory', input }))
-            : [{ type: 'text', text: 'Noted, Ada.' }],
-          stop_reason: turn ? 'tool_use' : 'end_turn',
-          stop_sequence: null,
-          usage: { input_tokens: 1, output_tokens: 1 },
-        }),
+        JSON.stringify(modelReply(i, params.model, turn?.map(([input]) => input), { text: 'Noted, Ada.' })),
       );
     });
   });
@@ -153,16 +143,7 @@ test('an input off the tool\'s schema is refused by the AI SDK before it reaches
       const calls = turns[i];
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(
-        JSON.stringify({
-          id: `msg_${i}`,
-          type: 'message',
-          role: 'assistant',
-          model: params.model,
-          content: calls ? calls.map((input, j) => ({ type: 'tool_use', id: `toolu_${i}_${j}`, name: 'memory', input })) : [{ type: 'text', text: 'Done.' }],
-          stop_reason: calls ? 'tool_use' : 'end_turn',
-          stop_sequence: null,
-          usage: { input_tokens: 1, output_tokens: 1 },
-        }),
+        JSON.stringify(modelReply(i, params.model, calls)),
       );
     });
   });

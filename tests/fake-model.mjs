@@ -1,0 +1,22 @@
+// What the loopback fake Messages API answers when a test plays the model: one
+// rule for every suite that drives a real client (the SDK's tool runner, the
+// examples, the Vercel AI SDK, the browser agent).
+
+/**
+ * The `i`-th reply: each memory-tool input in `calls` as a `tool_use` block
+ * (after a `lead` text, if given), or, when `calls` is absent, the final `text`.
+ */
+export function modelReply(i, model, calls, { text = 'Done.', lead } = {}) {
+  const uses = (calls ?? []).map((input, j) => ({ type: 'tool_use', id: `toolu_${i}_${j}`, name: 'memory', input }));
+  const content = calls ? [...(lead ? [{ type: 'text', text: lead }] : []), ...uses] : [{ type: 'text', text }];
+  return {
+    id: `msg_${i}`,
+    type: 'message',
+    role: 'assistant',
+    model,
+    content,
+    stop_reason: calls ? 'tool_use' : 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 1, output_tokens: 1 },
+  };
+}
