@@ -16,7 +16,7 @@ use std::collections::BTreeMap;
 
 use common::file;
 use memdir::{Config, Engine, Entry, MemoryStore, Page, Store, StoreError, block_on};
-use serde_json::json;
+use serde_json::{Value, json};
 
 /// Counts the bytes of every value written.
 struct Bytes {
@@ -206,4 +206,67 @@ fn every_entry_of_a_directory_of_50000_files_is_reached_by_paging_its_view() {
     for (i, row) in rows.iter().skip(1).enumerate() {
         assert_eq!(*row, format!("1B\t/memories/flat/f{i:05}.md"));
     }
+}
+
+/// A store written before directories were split (one node of 300 entries) reads
+/// as it is, and its first write lays the directory out as an import would.
+#[test]
+fn an_old_single_node_directory_reads_and_is_laid_out_again_on_its_first_write() {
+    use sha2::{Digest, Sha256};
+    let hex = |b: &[u8]| -> String {
+        Sha256::digest(b)
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect()
+    };
+    let store = MemoryStore::new();
+    let put = |bytes: Vec<u8>, prefix: &str| -> String {
+        let h = hex(&bytes);
+        block_on(store.set(&format!("{prefix}{h}"), &bytes)).unwrap();
+        h
+    };
+    let blob = put(b"x".to_vec(), "blob/");
+    let entries: Vec<Value> = (0..300)
+        .map(|i| json!([format!("f{i:03}"), "f", blob, 1, 0]))
+        .collect();
+    let old_dir = put(
+        serde_json::to_vec(&json!({ "e": entries })).unwrap(),
+        "tree/",
+    );
+    let root = put(
+        serde_json::to_vec(&json!({"e": [["old", "d", old_dir, 300, 0]]})).unwrap(),
+        "tree/",
+    );
+    let commit = put(
+        serde_json::to_vec(
+            &json!({"root": root, "parent": null, "time": 0, "actor": "", "command": "old"}),
+        )
+        .unwrap(),
+        "commit/",
+    );
+    block_on(store.set("head", commit.as_bytes())).unwrap();
+
+    let engine = Engine::new(store.clone(), Config::default());
+    let view = block_on(
+        engine.execute(&json!({"command": "view", "path": "/memories/old", "view_range": [1, 3]})),
+    );
+    assert_eq!(
+        view.content,
+        "Here're the files and directories up to 2 levels deep in /memories/old, excluding hidden items and node_modules:\n300B\t/memories/old\n1B\t/memories/old/f000\n1B\t/memories/old/f001"
+    );
+    let r = block_on(engine.execute(&json!({"command": "delete", "path": "/memories/old/f299"})));
+    assert_eq!(r.content, "Successfully deleted /memories/old/f299");
+    let mut want = vec![Entry {
+        path: "/memories/old".into(),
+        content: None,
+    }];
+    want.extend((0..299).map(|i| file(&format!("/memories/old/f{i:03}"), "x")));
+    assert_eq!(block_on(engine.entries()).unwrap(), want);
+    let fresh = MemoryStore::new();
+    block_on(Engine::new(fresh.clone(), Config::default()).import(&want)).unwrap();
+    assert_eq!(
+        root_key(&store),
+        root_key(&fresh),
+        "laid out as an import would"
+    );
 }
