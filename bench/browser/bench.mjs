@@ -5,9 +5,22 @@
 // same page, command by command, interleaved. Prints per-command-kind medians, the
 // ratios (target: within 1.2x of the same-bytes floor) and the transactions memdir
 // opened per command (see bench/browser/page.js for both floors).
+//
+// Correct before fast: every answer the page got is checked against the SDK's
+// BetaLocalFilesystemMemoryTool's for the same command, run here in Node over the
+// same workload (equal, or a deliberate difference of tests/sdk-differences.mjs), and
+// no answer may be an error; otherwise the run prints what differed and exits 1
+// without any figures.
 //   node bench/browser/bench.mjs [--commands N] [--files N] [--seed N]
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BetaLocalFilesystemMemoryTool } from '@anthropic-ai/sdk/tools/memory/node';
+import { betaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
 import { launch, server } from '../../tests/browser/chromium.mjs';
 import { buildIfNeeded } from '../../www/serve.mjs';
+import { answerOf, compare } from '../../tests/sdk-differences.mjs';
+import { workload } from '../workload.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -21,6 +34,54 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/** The SDK's answers to the workload, untimed, from a scratch directory. */
+async function sdkAnswers() {
+  const { initial, commands } = workload(options);
+  const base = mkdtempSync(join(tmpdir(), 'bench-sdk-'));
+  try {
+    for (const [p, c] of initial) {
+      const real = join(base, p.slice(1));
+      mkdirSync(join(real, '..'), { recursive: true, mode: 0o700 });
+      writeFileSync(real, c, { mode: 0o600 });
+    }
+    const tool = betaMemoryTool(await BetaLocalFilesystemMemoryTool.init(base));
+    const answers = [];
+    for (const [, input] of commands) answers.push(await answerOf(() => tool.run(input)));
+    return { commands, answers };
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+/** Each of the page's answers against the SDK's; prints the counts, returns whether all holds. */
+function check(results, sdk) {
+  const tally = { equal: 0, documented: 0, unexpected: 0 };
+  const byId = new Map();
+  const problems = [];
+  for (const [i, [, input]] of sdk.commands.entries()) {
+    const c = compare(input, sdk.answers[i], results[i].answer);
+    tally[c.verdict]++;
+    if (c.verdict === 'documented') byId.set(c.id, (byId.get(c.id) ?? 0) + 1);
+    if (c.verdict === 'unexpected') {
+      problems.push(`command ${i} ${JSON.stringify(input).slice(0, 200)}\n  sdk:    ${JSON.stringify(sdk.answers[i].content.slice(0, 300))}\n  memdir: ${JSON.stringify(results[i].answer.content.slice(0, 300))}`);
+    }
+  }
+  const errors = results.filter((r) => r.answer.is_error).length;
+  const sdkErrors = sdk.answers.filter((a) => a.is_error).length;
+  const ids = [...byId].map(([id, n]) => `${id} ${n}`).join(', ');
+  console.log(
+    `correctness (every answer against the SDK's for the same input): equal ${tally.equal}, documented difference ${tally.documented}${ids ? ` (${ids})` : ''}, unexpected ${tally.unexpected}` +
+      `\nerror answers (0 required): memdir ${errors}, sdk-fs ${sdkErrors}`,
+  );
+  if (results.length !== sdk.commands.length) problems.unshift(`the page answered ${results.length} commands of ${sdk.commands.length}`);
+  if (errors || sdkErrors) problems.push(`${errors + sdkErrors} error answers`);
+  if (problems.length) {
+    console.error(`\nFAILED: ${problems.length} problems; no figures are printed for a run that is not correct.`);
+    for (const p of problems.slice(0, 20)) console.error(`- ${p}`);
+  }
+  return problems.length === 0;
+}
 
 buildIfNeeded();
 const srv = await server();
@@ -38,42 +99,43 @@ try {
     `workload: ${results.length} commands over ${files} files (seed ${options.seed}); ${version}, headless;` +
       ` timer ${isolated ? '5 µs (cross-origin isolated)' : '100 µs'}`,
   );
-  const kinds = [...new Set(results.map((r) => r.kind))].sort();
-  const rows = [];
-  for (const kind of [...kinds, 'all']) {
-    const rs = results.filter((r) => kind === 'all' || r.kind === kind);
-    const m = median(rs.map((r) => r.memdir));
-    const same = median(rs.map((r) => r.same));
-    const f = median(rs.map((r) => r.floor));
-    rows.push([
-      kind,
-      String(rs.length),
-      m.toFixed(3),
-      same.toFixed(3),
-      `${(m / same).toFixed(2)}x`,
-      f.toFixed(3),
-      `${(m / f).toFixed(2)}x`,
-      mean(rs.map((r) => r.readonly)).toFixed(2),
-      mean(rs.map((r) => r.readwrite)).toFixed(2),
-      mean(rs.map((r) => r.records)).toFixed(1),
-      (mean(rs.map((r) => r.bytes)) / 1024).toFixed(1),
-    ]);
+  if (!check(results, await sdkAnswers())) process.exitCode = 1;
+  else {
+    const kinds = [...new Set(results.map((r) => r.kind))].sort();
+    const rows = [];
+    for (const kind of [...kinds, 'all']) {
+      const rs = results.filter((r) => kind === 'all' || r.kind === kind);
+      const m = median(rs.map((r) => r.memdir));
+      const same = median(rs.map((r) => r.same));
+      const f = median(rs.map((r) => r.floor));
+      rows.push([
+        kind,
+        String(rs.length),
+        m.toFixed(3),
+        same.toFixed(3),
+        `${(m / same).toFixed(2)}x`,
+        f.toFixed(3),
+        `${(m / f).toFixed(2)}x`,
+        mean(rs.map((r) => r.readonly)).toFixed(2),
+        mean(rs.map((r) => r.readwrite)).toFixed(2),
+        mean(rs.map((r) => r.records)).toFixed(1),
+        (mean(rs.map((r) => r.bytes)) / 1024).toFixed(1),
+      ]);
+    }
+    const head = ['command', 'n', 'memdir ms', 'same-bytes ms', 'ratio', 'file-floor ms', 'ratio', 'ro tx', 'rw tx', 'records', 'KiB'];
+    const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+    const fmt = (r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+    console.log('\nper-command medians; memdir: Memory.execute over indexedDbStore');
+    console.log('  same-bytes: one raw transaction replaying the requests memdir made (same keys, same bytes)');
+    console.log('  file-floor: one raw transaction of a file-per-record store (read the file / put its new content)');
+    console.log('  ro tx, rw tx: transactions memdir opened per command; records, KiB: what it put per command');
+    console.log(fmt(head));
+    console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+    for (const r of rows) console.log(fmt(r));
+    const worst = rows.slice(0, -1).reduce((a, r) => (Number(r[4].slice(0, -1)) > Number(a[4].slice(0, -1)) ? r : a));
+    const met = Number(worst[4].slice(0, -1)) <= 1.2;
+    console.log(`target: every command kind within 1.2x of the same-bytes floor: worst ${worst[0]} ${worst[4]}, ${met ? 'met' : 'NOT met'}`);
   }
-  const head = ['command', 'n', 'memdir ms', 'same-bytes ms', 'ratio', 'file-floor ms', 'ratio', 'ro tx', 'rw tx', 'records', 'KiB'];
-  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
-  const fmt = (r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  console.log('\nper-command medians; memdir: Memory.execute over indexedDbStore');
-  console.log('  same-bytes: one raw transaction replaying the requests memdir made (same keys, same bytes)');
-  console.log('  file-floor: one raw transaction of a file-per-record store (read the file / put its new content)');
-  console.log('  ro tx, rw tx: transactions memdir opened per command; records, KiB: what it put per command');
-  console.log(fmt(head));
-  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
-  for (const r of rows) console.log(fmt(r));
-  const errors = results.filter((r) => r.error);
-  console.log(`\nerror answers: ${errors.length}${errors.length ? ` (first: ${errors[0].error})` : ''}`);
-  const worst = rows.slice(0, -1).reduce((a, r) => (Number(r[4].slice(0, -1)) > Number(a[4].slice(0, -1)) ? r : a));
-  const met = Number(worst[4].slice(0, -1)) <= 1.2;
-  console.log(`target: every command kind within 1.2x of the same-bytes floor: worst ${worst[0]} ${worst[4]}, ${met ? 'met' : 'NOT met'}`);
 } finally {
   await browser.close();
   await srv.close();

@@ -206,7 +206,8 @@ async function pass(commands, initial, tag) {
       readwrite: count(db, 'readwrite') - rw,
       records: ops.filter((o) => o.op === 'put').length,
       bytes: bytesOf(ops),
-      error: r.is_error ? r.content : null,
+      // The answer itself, for bench.mjs to check against the SDK's.
+      answer: { content: r.content, is_error: r.is_error, ...(r.kind ? { kind: r.kind } : {}) },
     });
   }
   floor.db.close();

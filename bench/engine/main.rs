@@ -2,8 +2,10 @@
 //! `BTreeMap<path, content>` (what a naive backend does: no hashing, no tree, no
 //! compare-and-swap), measured in the same run. Run: `cargo bench --bench engine`.
 //!
-//! Before divan's table, it prints each scenario's store operations and the ratio
-//! of engine to plain-map medians.
+//! First it asserts that the plain map answers every command of every scenario with
+//! the engine's text (a mismatch aborts the bench); then, before divan's table, it
+//! prints each scenario's engine and plain-map medians (the two timed in turns), their
+//! ratio and the engine's store operations.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -12,10 +14,12 @@
 )]
 
 use std::collections::BTreeMap;
+use std::fmt::Write;
 use std::hint::black_box;
 use std::time::Instant;
 
-use memdir::{Config, Engine, Entry, MemoryStore, block_on};
+use memdir::path::{self, ValidPath};
+use memdir::{Command, Config, Engine, Entry, Limits, MemoryStore, block_on};
 
 // The tests' store wrapper, for its operation counts.
 #[path = "../../tests/common/mod.rs"]
@@ -164,115 +168,602 @@ fn workload() -> (Vec<Entry>, Vec<Value>) {
 
 // ---- the peer: a plain map doing the same commands -------------------------
 
-/// A plain path -> content map answering the same commands with the same text
-/// (enough of it to do the same work), as a naive backend would.
-struct PlainMap(BTreeMap<String, String>);
+/// A plain path -> content map (a directory is a path without content) doing what
+/// the spec asks of every command with no hashing, no tree and no compare-and-swap:
+/// what a naive backend does. It does the same work as the engine and answers with
+/// the same text, which `report` asserts for every command before any timing: it
+/// parses and checks the input with memdir's public input and path rules (the
+/// spec's, not the engine), makes the real edit, keeps the per-file limit, the
+/// quota and the read limit, and lists a directory two levels deep, sorted by name,
+/// with sizes summed.
+struct PlainMap {
+    entries: BTreeMap<String, Option<String>>,
+    /// Bytes of all files, kept as they change (for the quota).
+    total: u64,
+    limits: Limits,
+}
+
+const ROOT: &str = "/memories";
+const SNIPPET_HEADER: &str = "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n";
+
+type Answer = Result<String, String>;
 
 impl PlainMap {
     fn new(entries: &[Entry]) -> Self {
-        PlainMap(
-            entries
-                .iter()
-                .filter_map(|e| Some((e.path.clone(), e.content.clone()?)))
-                .collect(),
-        )
+        let mut map = PlainMap {
+            entries: BTreeMap::from([(ROOT.to_string(), None)]),
+            total: 0,
+            limits: Config::default().limits,
+        };
+        for e in entries {
+            map.parents(&e.path);
+            if let Some(c) = &e.content {
+                map.total += c.len() as u64;
+            }
+            map.entries.insert(e.path.clone(), e.content.clone());
+        }
+        map
     }
 
-    fn run(&mut self, cmd: &Value) -> String {
-        let path = cmd["path"].as_str().unwrap_or_default().to_string();
-        match cmd["command"].as_str().unwrap() {
-            "view" => match self.0.get(&path) {
-                Some(c) => {
-                    let (s, e) = match cmd["view_range"].as_array() {
-                        Some(r) => (
-                            r[0].as_u64().unwrap() as usize,
-                            r[1].as_u64().unwrap() as usize,
-                        ),
-                        None => (1, usize::MAX),
-                    };
-                    let mut out = format!("Here's the content of {path} with line numbers:\n");
-                    for (i, l) in c.split('\n').enumerate().skip(s - 1).take(e + 1 - s) {
-                        out.push_str(&format!("{:>6}\t{l}\n", i + 1));
-                    }
-                    out
-                }
-                None => {
-                    let prefix = format!("{path}/");
-                    let mut out = String::new();
-                    for (p, c) in self
-                        .0
-                        .range(prefix.clone()..)
-                        .take_while(|(p, _)| p.starts_with(&prefix))
-                    {
-                        out.push_str(&format!("{}\t{p}\n", c.len()));
-                    }
-                    out
-                }
-            },
-            "str_replace" => {
-                let c = self.0.get_mut(&path).unwrap();
-                *c = c.replacen(
-                    cmd["old_str"].as_str().unwrap(),
-                    cmd["new_str"].as_str().unwrap(),
-                    1,
-                );
-                "edited".into()
-            }
-            "insert" => {
-                let c = self.0.get_mut(&path).unwrap();
-                let mut l: Vec<&str> = c.split('\n').collect();
-                l.insert(
-                    cmd["insert_line"].as_u64().unwrap() as usize,
-                    cmd["insert_text"].as_str().unwrap(),
-                );
-                *c = l.join("\n");
-                "edited".into()
-            }
-            "create" => {
-                self.0
-                    .insert(path, cmd["file_text"].as_str().unwrap().into());
-                "created".into()
-            }
-            "delete" => {
-                let prefix = format!("{path}/");
-                self.0.retain(|p, _| *p != path && !p.starts_with(&prefix));
-                "deleted".into()
-            }
-            _ => {
-                // rename: a plain map moves every key beneath the directory.
-                let (from, to) = (
-                    cmd["old_path"].as_str().unwrap(),
-                    cmd["new_path"].as_str().unwrap(),
-                );
-                let prefix = format!("{from}/");
-                let moved: Vec<String> = self
-                    .0
-                    .keys()
-                    .filter(|p| *p == from || p.starts_with(&prefix))
-                    .cloned()
-                    .collect();
-                for p in moved {
-                    let c = self.0.remove(&p).unwrap();
-                    self.0.insert(format!("{to}{}", &p[from.len()..]), c);
-                }
-                "renamed".into()
+    /// The answer as the engine's `ToolResult`: (is_error, content).
+    fn run(&mut self, input: &Value) -> (bool, String) {
+        match self.answer(input) {
+            Ok(text) => (false, text),
+            Err(text) => (true, format!("Error: {text}")),
+        }
+    }
+
+    fn answer(&mut self, input: &Value) -> Answer {
+        let valid = |raw: &str| path::validate(raw).map_err(|e| e.to_string());
+        match Command::from_value(input).map_err(|e| e.to_string())? {
+            Command::View { path, view_range } => self.view(&valid(&path)?, view_range),
+            Command::Create { path, file_text } => self.create(&valid(&path)?, file_text),
+            Command::StrReplace {
+                path,
+                old_str,
+                new_str,
+            } => self.str_replace(&valid(&path)?, &old_str, &new_str),
+            Command::Insert {
+                path,
+                insert_line,
+                insert_text,
+            } => self.insert(&valid(&path)?, &insert_line, &insert_text),
+            Command::Delete { path } => self.delete(&valid(&path)?),
+            Command::Rename { old_path, new_path } => {
+                self.rename(&valid(&old_path)?, &valid(&new_path)?)
             }
         }
     }
+
+    /// Adds the missing directories above `path`.
+    fn parents(&mut self, path: &str) {
+        let mut end = ROOT.len();
+        while let Some(i) = path[end + 1..].find('/') {
+            end += 1 + i;
+            self.entries.entry(path[..end].to_string()).or_insert(None);
+        }
+    }
+
+    /// The nearest ancestor of `path` that is a file, if any.
+    fn file_above(&self, path: &str) -> Option<String> {
+        let mut end = ROOT.len();
+        while let Some(i) = path[end + 1..].find('/') {
+            end += 1 + i;
+            if let Some(Some(_)) = self.entries.get(&path[..end]) {
+                return Some(path[..end].to_string());
+            }
+        }
+        None
+    }
+
+    fn file(&self, path: &ValidPath) -> Result<&String, String> {
+        match self.entries.get(path.as_str()) {
+            Some(Some(content)) => Ok(content),
+            _ => Err(format!(
+                "The path {path} does not exist. Please provide a valid path."
+            )),
+        }
+    }
+
+    /// The per-file limit and the quota for `path` becoming `content`.
+    fn fits(&self, path: &ValidPath, content: &str) -> Result<u64, String> {
+        let max = self.limits.max_file_bytes;
+        if content.len() > max {
+            return Err(format!(
+                "Cannot write {path}: the content would be {} bytes, over the limit of {} bytes per file. Nothing was written.",
+                thousands(content.len() as u64),
+                thousands(max as u64)
+            ));
+        }
+        let old = match self.entries.get(path.as_str()) {
+            Some(Some(c)) => c.len() as u64,
+            _ => 0,
+        };
+        let total = self.total - old + content.len() as u64;
+        let quota = self.limits.max_total_bytes;
+        if total > quota && total > self.total {
+            return Err(format!(
+                "Cannot write {path}: the memory directory would hold {} bytes, over its quota of {} bytes. Nothing was written.",
+                thousands(total),
+                thousands(quota)
+            ));
+        }
+        Ok(total)
+    }
+
+    fn view(&self, path: &ValidPath, range: Option<(i64, i64)>) -> Answer {
+        match self.entries.get(path.as_str()) {
+            Some(Some(content)) => self.view_file(path, content, range),
+            Some(None) => self.view_dir(path, range),
+            None => Err(format!(
+                "The path {path} does not exist. Please provide a valid path."
+            )),
+        }
+    }
+
+    fn view_file(&self, path: &ValidPath, content: &str, range: Option<(i64, i64)>) -> Answer {
+        let n = content.split('\n').count();
+        if n > 999_999 {
+            return Err(format!(
+                "File {path} exceeds maximum line limit of 999,999 lines."
+            ));
+        }
+        let (start, end) = in_range(range, n, "file")?;
+        let mut out = format!("Here's the content of {path} with line numbers:\n");
+        let lines = content
+            .split('\n')
+            .enumerate()
+            .skip(start - 1)
+            .take(end + 1 - start)
+            .map(|(i, line)| (i + 1, line));
+        let limit = self.limits.read_limit_chars;
+        // A line takes at most 8 bytes more than its text, and a character is at
+        // least a byte: most views are short enough to need no counting.
+        if out.len() + content.len() + 8 * (end + 1 - start) <= limit {
+            out.reserve(content.len() + 8 * (end + 1 - start));
+            for (number, line) in lines {
+                if number > start {
+                    out.push('\n');
+                }
+                numbered(&mut out, number, line);
+            }
+            return Ok(out);
+        }
+        let mut page = Page::new(&out, limit, n, end);
+        for (number, line) in lines {
+            let width = number.checked_ilog10().unwrap_or(0) as usize + 1;
+            if !page.next(&mut out, number, width.max(6) + 1 + line.chars().count()) {
+                break;
+            }
+            numbered(&mut out, number, line);
+        }
+        Ok(out)
+    }
+
+    /// The listing: the directory, then its visible children sorted by name, each
+    /// directory followed by its own visible children; sizes are the files' bytes,
+    /// a directory's those of every file beneath it.
+    fn view_dir(&self, path: &ValidPath, range: Option<(i64, i64)>) -> Answer {
+        let prefix = if path.is_root() {
+            format!("{ROOT}/")
+        } else {
+            format!("{path}/")
+        };
+        struct Child<'a> {
+            dir: bool,
+            size: u64,
+            below: BTreeMap<&'a str, (bool, u64)>,
+        }
+        let visible = |name: &str| !name.starts_with('.') && name != "node_modules";
+        let mut total = 0;
+        let mut children: BTreeMap<&str, Child> = BTreeMap::new();
+        for (key, content) in self
+            .entries
+            .range(prefix.clone()..)
+            .take_while(|(k, _)| k.starts_with(&prefix))
+        {
+            let size = content.as_ref().map_or(0, |c| c.len() as u64);
+            total += size;
+            let mut names = key[prefix.len()..].splitn(3, '/');
+            let first = names.next().unwrap();
+            let child = children.entry(first).or_insert(Child {
+                dir: true,
+                size: 0,
+                below: BTreeMap::new(),
+            });
+            child.size += size;
+            match names.next() {
+                None => child.dir = content.is_none(),
+                Some(second) => {
+                    let deeper = names.next().is_some();
+                    let grandchild = child.below.entry(second).or_insert((true, 0));
+                    grandchild.1 += size;
+                    if !deeper {
+                        grandchild.0 = content.is_none();
+                    }
+                }
+            }
+        }
+        let mut rows = vec![(total, path.to_string())];
+        for (name, child) in children.iter().filter(|(n, _)| visible(n)) {
+            if !child.dir {
+                rows.push((child.size, format!("{prefix}{name}")));
+                continue;
+            }
+            rows.push((child.size, format!("{prefix}{name}/")));
+            for (below, (dir, size)) in child.below.iter().filter(|(n, _)| visible(n)) {
+                let slash = if *dir { "/" } else { "" };
+                rows.push((*size, format!("{prefix}{name}/{below}{slash}")));
+            }
+        }
+        let (start, end) = in_range(range, rows.len(), "listing")?;
+        let mut out = format!(
+            "Here're the files and directories up to 2 levels deep in {path}, excluding hidden items and node_modules:\n"
+        );
+        let mut page = Page::new(&out, self.limits.read_limit_chars, rows.len(), end);
+        for (i, (size, shown)) in rows
+            .iter()
+            .enumerate()
+            .skip(start - 1)
+            .take(end + 1 - start)
+        {
+            let line = format!("{}\t{shown}", human_size(*size));
+            if !page.next(&mut out, i + 1, line.chars().count()) {
+                break;
+            }
+            out.push_str(&line);
+        }
+        Ok(out)
+    }
+
+    fn create(&mut self, path: &ValidPath, text: String) -> Answer {
+        if path.is_root() {
+            return Err("Cannot create /memories: it is the memory directory itself".into());
+        }
+        if self.entries.contains_key(path.as_str()) {
+            return Err(format!("File {path} already exists"));
+        }
+        if let Some(file) = self.file_above(path.as_str()) {
+            return Err(format!(
+                "Cannot create {path}: {file} is a file, not a directory"
+            ));
+        }
+        self.total = self.fits(path, &text)?;
+        self.parents(path.as_str());
+        self.entries.insert(path.to_string(), Some(text));
+        Ok(format!("File created successfully at: {path}"))
+    }
+
+    fn str_replace(&mut self, path: &ValidPath, old: &str, new: &str) -> Answer {
+        let content = self.file(path)?;
+        let found: Vec<usize> = content.match_indices(old).map(|(i, _)| i).collect();
+        let at = match found[..] {
+            [] => {
+                return Err(format!(
+                    "No replacement was performed, old_str `{old}` did not appear verbatim in {path}."
+                ));
+            }
+            [at] => at,
+            _ => {
+                let lines: Vec<String> = found
+                    .iter()
+                    .map(|&i| (content[..i].matches('\n').count() + 1).to_string())
+                    .collect();
+                return Err(format!(
+                    "No replacement was performed. Multiple occurrences of old_str `{old}` in lines: {}. Please ensure it is unique",
+                    lines.join(", ")
+                ));
+            }
+        };
+        let edited = format!("{}{new}{}", &content[..at], &content[at + old.len()..]);
+        let first = content[..at].matches('\n').count() + 1;
+        self.total = self.fits(path, &edited)?;
+        let total = edited.split('\n').count();
+        let start = first.saturating_sub(2).max(1);
+        let end = (first + new.matches('\n').count() + 2).min(total);
+        let mut out = String::from(SNIPPET_HEADER);
+        for (i, line) in edited
+            .split('\n')
+            .enumerate()
+            .skip(start - 1)
+            .take(end + 1 - start)
+        {
+            if i + 1 > start {
+                out.push('\n');
+            }
+            numbered(&mut out, i + 1, line);
+        }
+        self.entries.insert(path.to_string(), Some(edited));
+        Ok(out)
+    }
+
+    fn insert(&mut self, path: &ValidPath, line: &serde_json::Number, text: &str) -> Answer {
+        let content = self.file(path)?;
+        let n = content.split('\n').count();
+        let after = match line.as_u64() {
+            Some(k) if k <= n as u64 => k as usize,
+            _ => {
+                return Err(format!(
+                    "Invalid `insert_line` parameter: {line}. It should be within the range of lines of the file: [0, {n}]"
+                ));
+            }
+        };
+        let text = text.strip_suffix('\n').unwrap_or(text);
+        let edited = if after == 0 {
+            format!("{text}\n{content}")
+        } else {
+            let end = content
+                .match_indices('\n')
+                .nth(after - 1)
+                .map_or(content.len(), |(i, _)| i);
+            format!("{}\n{text}{}", &content[..end], &content[end..])
+        };
+        self.total = self.fits(path, &edited)?;
+        self.entries.insert(path.to_string(), Some(edited));
+        Ok(format!("The file {path} has been edited."))
+    }
+
+    /// The keys of `path` and everything beneath it.
+    fn subtree(&self, path: &str) -> Vec<String> {
+        let prefix = format!("{path}/");
+        let mut keys = vec![path.to_string()];
+        keys.extend(
+            self.entries
+                .range(prefix.clone()..)
+                .take_while(|(k, _)| k.starts_with(&prefix))
+                .map(|(k, _)| k.clone()),
+        );
+        keys
+    }
+
+    fn delete(&mut self, path: &ValidPath) -> Answer {
+        if path.is_root() {
+            return Err("Cannot delete the /memories directory itself".into());
+        }
+        if !self.entries.contains_key(path.as_str()) {
+            return Err(format!("The path {path} does not exist"));
+        }
+        for key in self.subtree(path.as_str()) {
+            if let Some(Some(c)) = self.entries.remove(&key) {
+                self.total -= c.len() as u64;
+            }
+        }
+        Ok(format!("Successfully deleted {path}"))
+    }
+
+    fn rename(&mut self, from: &ValidPath, to: &ValidPath) -> Answer {
+        if from.is_root() {
+            return Err("Cannot rename the /memories directory itself".into());
+        }
+        if to.is_root() {
+            return Err(format!(
+                "Cannot rename {from} to /memories: that is the memory directory itself"
+            ));
+        }
+        if to.is_inside(from) {
+            return Err(format!(
+                "Cannot rename {from} to {to}: a directory cannot be moved inside itself"
+            ));
+        }
+        if !self.entries.contains_key(from.as_str()) {
+            return Err(format!("The path {from} does not exist"));
+        }
+        if self.entries.contains_key(to.as_str()) {
+            return Err(format!("The destination {to} already exists"));
+        }
+        if let Some(file) = self.file_above(to.as_str()) {
+            return Err(format!(
+                "Cannot rename {from} to {to}: {file} is a file, not a directory"
+            ));
+        }
+        for key in self.subtree(from.as_str()) {
+            let content = self.entries.remove(&key).unwrap();
+            self.entries
+                .insert(format!("{to}{}", &key[from.as_str().len()..]), content);
+        }
+        self.parents(to.as_str());
+        Ok(format!("Successfully renamed {from} to {to}"))
+    }
 }
 
-/// Median wall time of `f` over `runs` fresh setups.
-fn median<T>(runs: usize, mut setup: impl FnMut() -> T, mut f: impl FnMut(&mut T)) -> f64 {
-    let mut times: Vec<f64> = (0..runs)
-        .map(|_| {
-            let mut state = setup();
+/// `view_range` as lines `start..=end` of `n`, or the refusal naming the wrong element.
+fn in_range(range: Option<(i64, i64)>, n: usize, of: &str) -> Result<(usize, usize), String> {
+    let Some((s, e)) = range else {
+        return Ok((1, n));
+    };
+    if s < 1 || s > n as i64 {
+        return Err(format!(
+            "Invalid `view_range`: [{s}, {e}]. Its first element `{s}` should be within the range of lines of the {of}: [1, {n}]"
+        ));
+    }
+    if e != -1 && e < s {
+        return Err(format!(
+            "Invalid `view_range`: [{s}, {e}]. Its second element `{e}` should not be less than its first element `{s}`; the valid range is [1, {n}]"
+        ));
+    }
+    if e > n as i64 {
+        return Err(format!(
+            "Invalid `view_range`: [{s}, {e}]. Its second element `{e}` should be within the range of lines of the {of}: [1, {n}], or -1 for the last line"
+        ));
+    }
+    Ok((s as usize, if e == -1 { n } else { e as usize }))
+}
+
+/// A view's lines under the read limit (in characters): a line that would take the
+/// output past it ends the view with a hint naming the `view_range` of the rest
+/// (the first line always shows).
+struct Page {
+    used: usize,
+    limit: usize,
+    lines: usize,
+    end: usize,
+    first: bool,
+}
+
+impl Page {
+    fn new(header: &str, limit: usize, lines: usize, end: usize) -> Self {
+        Page {
+            used: header.chars().count(),
+            limit,
+            lines,
+            end,
+            first: true,
+        }
+    }
+
+    /// Starts line `number`, of `chars` characters, which the caller then writes;
+    /// false (and the hint written) once the view is cut.
+    fn next(&mut self, out: &mut String, number: usize, chars: usize) -> bool {
+        let cost = chars + usize::from(!self.first);
+        if !self.first && self.used + cost > self.limit {
+            write!(
+                out,
+                "\n[Output cut at the read limit of {} characters after line {} of {}. To see more, view with view_range [{number}, {}].]",
+                thousands(self.limit as u64),
+                number - 1,
+                self.lines,
+                self.end
+            )
+            .unwrap();
+            return false;
+        }
+        if !self.first {
+            out.push('\n');
+        }
+        self.used += cost;
+        self.first = false;
+        true
+    }
+}
+
+/// `{n:>6}\t{line}` without the formatting machinery, which would dominate a
+/// long view's cost (the engine writes its numbers by hand too).
+fn numbered(out: &mut String, n: usize, line: &str) {
+    let mut digits = [b' '; 20];
+    let mut at = digits.len();
+    let mut rest = n;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let from = at.min(digits.len() - 6);
+    out.push_str(std::str::from_utf8(&digits[from..]).unwrap());
+    out.push('\t');
+    out.push_str(line);
+}
+
+/// `102,400`.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// The spec's sizes: `{n}B` under 1 KiB; else K, M, G, one decimal below 10, whole
+/// above, halves rounding up; a rounding that reaches 10 or 1024 takes the larger form.
+fn human_size(bytes: u64) -> String {
+    if bytes < 1024 {
+        return format!("{bytes}B");
+    }
+    let units = ["K", "M", "G"];
+    let mut unit = 0;
+    let mut div = 1024u128;
+    while unit + 1 < units.len() && u128::from(bytes) / div >= 1024 {
+        unit += 1;
+        div *= 1024;
+    }
+    let round = |scale: u128| (u128::from(bytes) * scale * 2 + div) / (2 * div);
+    let tenths = round(10);
+    if tenths < 100 {
+        return format!("{}.{}{}", tenths / 10, tenths % 10, units[unit]);
+    }
+    let whole = round(1);
+    if whole >= 1024 && unit + 1 < units.len() {
+        return format!("1.0{}", units[unit + 1]);
+    }
+    format!("{whole}{}", units[unit])
+}
+
+/// Before any timing: the plain map answers every command of `commands` with the
+/// engine's text, or the bench stops here. Returns (commands, views cut at the read limit).
+fn assert_same_text(name: &str, entries: &[Entry], commands: &[Value]) -> (usize, usize) {
+    let engine = engine_with(entries);
+    let mut plain = PlainMap::new(entries);
+    let mut cut = 0;
+    for (i, c) in commands.iter().enumerate() {
+        let ours = block_on(engine.execute(c));
+        assert!(!ours.is_error, "{name}, command {i}: {}", ours.content);
+        let (is_error, text) = plain.run(c);
+        if (is_error, text.as_str()) != (ours.is_error, ours.content.as_str()) {
+            // Where they part, with some context.
+            let at = text
+                .bytes()
+                .zip(ours.content.bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let near = |s: &str| {
+                let from = s.floor_char_boundary(at.saturating_sub(80));
+                let to = s.ceil_char_boundary((at + 120).min(s.len()));
+                format!("...{:?}... ({} bytes)", &s[from..to], s.len())
+            };
+            panic!(
+                "{name}, command {i} {c}: the plain map's answer is not the engine's, from byte {at}\n engine: {}\n plain:  {}",
+                near(&ours.content),
+                near(&text)
+            );
+        }
+        cut += usize::from(text.contains("\n[Output cut at the read limit of "));
+    }
+    (commands.len(), cut)
+}
+
+/// Medians of the engine's and the plain map's wall time over `runs` fresh setups
+/// each, the two taking turns run by run (first one, then the other), so neither
+/// always runs on a cache the other just warmed or cooled.
+fn medians<A, B>(
+    runs: usize,
+    mut setup_a: impl FnMut() -> A,
+    mut a: impl FnMut(&mut A),
+    mut setup_b: impl FnMut() -> B,
+    mut b: impl FnMut(&mut B),
+) -> (f64, f64) {
+    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+    for run in 0..runs {
+        let mut time_a = || {
+            let mut state = setup_a();
             let t = Instant::now();
-            f(&mut state);
-            t.elapsed().as_secs_f64()
-        })
-        .collect();
-    times.sort_by(f64::total_cmp);
-    times[runs / 2]
+            a(&mut state);
+            ta.push(t.elapsed().as_secs_f64());
+        };
+        let mut time_b = || {
+            let mut state = setup_b();
+            let t = Instant::now();
+            b(&mut state);
+            tb.push(t.elapsed().as_secs_f64());
+        };
+        if run.is_multiple_of(2) {
+            time_a();
+            time_b();
+        } else {
+            time_b();
+            time_a();
+        }
+    }
+    let median = |mut xs: Vec<f64>| {
+        xs.sort_by(f64::total_cmp);
+        xs[xs.len() / 2]
+    };
+    (median(ta), median(tb))
 }
 
 fn report() {
@@ -307,15 +798,27 @@ fn report() {
             workload().1,
         ),
     ];
+    // Correct before fast: the same text from both, for every command.
+    let (mut checked, mut cut) = (0, 0);
+    for (name, entries, commands) in &scenarios {
+        let (n, c) = assert_same_text(name, entries, commands);
+        checked += n;
+        cut += c;
+    }
+    println!(
+        "plain map and engine: the same text for all {checked} commands of the {} scenarios \
+         ({cut} of them views cut at the read limit), 0 errors\n",
+        scenarios.len()
+    );
     println!(
         "{:<42} {:>12} {:>12} {:>8} {:>10} {:>8}",
         "scenario", "memdir", "plain map", "ratio", "store ops", "writes"
     );
     for (name, entries, commands) in &scenarios {
         let runs = if commands.len() > 1 { 7 } else { 31 };
-        // Warm engine (the steady state of a session: immutable objects cached).
-        let ours = median(
+        let (ours, plain) = medians(
             runs,
+            // Warm engine (the steady state of a session: immutable objects cached).
             || {
                 let e = engine_with(entries);
                 block_on(e.execute_json(r#"{"command":"view","path":"/memories"}"#));
@@ -323,14 +826,9 @@ fn report() {
             },
             |e| {
                 for c in commands {
-                    let r = block_on(e.execute(c));
-                    assert!(!r.is_error, "{name}: {}", r.content);
-                    black_box(r);
+                    black_box(block_on(e.execute(c)));
                 }
             },
-        );
-        let plain = median(
-            runs,
             || PlainMap::new(entries),
             |m| {
                 for c in commands {

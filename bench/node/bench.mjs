@@ -1,11 +1,23 @@
 #!/usr/bin/env node
 // `npm run bench`: one 1,000-command agent workload over 200 files of 2-20 KiB, run
-// in the same process through memdir (memory store, directory store) and the SDK's
-// BetaLocalFilesystemMemoryTool, each through the tool runner's entry point
-// (`betaMemoryTool(...).run`). Prints per-command medians and the ratios, plus the
-// floor: the same bytes crossing JS -> wasm -> JS with no engine work. memdir is the
-// package as shipped (dist/); the floor's exports are only in the bench build
-// (bench/dist/, `node scripts/build.mjs --bench`), loaded here as a second instance.
+// in the same process through the SDK's BetaLocalFilesystemMemoryTool, memdir's
+// memory store, memdir's directory store and the floor (the same bytes crossing
+// JS -> wasm -> JS with no engine work), each through the tool runner's entry point
+// (`betaMemoryTool(...).run`). memdir is the package as shipped (dist/); the floor's
+// exports are only in the bench build (bench/dist/, `node scripts/build.mjs --bench`),
+// loaded here as a second instance.
+//
+// Same conditions for every side: one untimed warm-up of the same commands on
+// throwaway instances of all four, then the timed run, command by command, all four
+// taking turns in an order rotated every command (so each is first, second, third
+// and last equally often: no side always runs right after the disk-bound one).
+//
+// Correct before fast: every answer of each memdir store is compared with the SDK's
+// for the same input (equal, or a deliberate difference of tests/sdk-differences.mjs,
+// the list tests/node/side-by-side.test.mjs asserts), the floor must carry memdir's
+// answer byte for byte, every side must answer without an error, and the trees left
+// behind must match the SDK's directory. Otherwise the run prints what differed and
+// exits 1 without any figures.
 //
 // Targets (issue 3): memory store >= 20x faster than the SDK tool; directory store
 // not slower than it; an in-memory command within 3x of the round-trip floor.
@@ -16,6 +28,7 @@ import { join } from 'node:path';
 import { betaMemoryTool as sdkBetaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
 import { BetaLocalFilesystemMemoryTool } from '@anthropic-ai/sdk/tools/memory/node';
 import * as memdir from 'memdir';
+import { answerOf, compare, sdkEntries } from '../../tests/sdk-differences.mjs';
 import { workload } from '../workload.mjs';
 
 const arg = (name, dflt) => {
@@ -34,22 +47,6 @@ if (!existsSync(benchWasm)) {
 const floorGlue = await import('../dist/memdir_wasm.js');
 floorGlue.initSync({ module: readFileSync(benchWasm) });
 
-/** Runs every command through `run`, timing each; returns [{kind, ms, result}]. */
-async function timed(run, commands) {
-  const out = [];
-  for (const [kind, input] of commands) {
-    const t0 = performance.now();
-    let result;
-    try {
-      result = { content: await run(input), is_error: false };
-    } catch (e) {
-      result = { content: `Error: ${e.message}`, is_error: true };
-    }
-    out.push({ kind, ms: performance.now() - t0, result });
-  }
-  return out;
-}
-
 const temps = [];
 const temp = (label) => {
   const d = mkdtempSync(join(tmpdir(), label));
@@ -57,6 +54,7 @@ const temp = (label) => {
   return d;
 };
 
+/** A side of the comparison: `run(input)` as the tool runner calls it; `prepare(i)` untimed, before command i. */
 async function sdkSystem(initial) {
   const base = temp('bench-sdk-');
   for (const [p, c] of initial) {
@@ -65,14 +63,47 @@ async function sdkSystem(initial) {
     writeFileSync(real, c, { mode: 0o600 });
   }
   const tool = sdkBetaMemoryTool(await BetaLocalFilesystemMemoryTool.init(base));
-  return (input) => tool.run(input);
+  return { run: (input) => tool.run(input), entries: () => sdkEntries(base), hostPath: base };
 }
 
-async function memdirSystem(initial, store) {
+async function memdirSystem(initial, store, hostPath) {
   const memory = await memdir.openMemory({ store });
   await memory.import([...initial].map(([path, content]) => ({ path, content })));
   const tool = memdir.betaMemoryTool(memory);
-  return (input) => tool.run(input);
+  return { run: (input) => tool.run(input), entries: () => memory.entries(), hostPath };
+}
+
+const directorySystem = (initial) => {
+  const dir = join(temp('bench-dir-'), 'store');
+  return memdirSystem(initial, memdir.directoryStore(dir), dir);
+};
+
+/** The floor answers each command with memdir's answer to it (`staged`), set before the timing. */
+function floorSystem(staged) {
+  return {
+    prepare: (i) => floorGlue.roundTripPrepare(staged[i].content),
+    run: async (input) => (await floorGlue.roundTrip(JSON.stringify(input))).content,
+  };
+}
+
+/**
+ * Runs `commands` through every system, command by command, the order of the
+ * systems rotated by one each command; returns each system's [{kind, ms, answer}].
+ */
+async function interleaved(systems, commands) {
+  const names = Object.keys(systems);
+  const out = Object.fromEntries(names.map((n) => [n, []]));
+  for (const [i, [kind, input]] of commands.entries()) {
+    for (let k = 0; k < names.length; k++) {
+      const name = names[(i + k) % names.length];
+      const system = systems[name];
+      system.prepare?.(i);
+      const t0 = performance.now();
+      const answer = await answerOf(() => system.run(input));
+      out[name].push({ kind, ms: performance.now() - t0, answer });
+    }
+  }
+  return out;
 }
 
 const median = (xs) => {
@@ -81,6 +112,74 @@ const median = (xs) => {
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
 
+const clip = (s, n = 400) => (s.length > n ? `${s.slice(0, n)}... (${s.length} chars)` : s);
+
+/** Two answers around where they first differ. */
+function whereDiffer(a, b) {
+  let i = 0;
+  while (i < a.length && a[i] === b[i]) i++;
+  const from = Math.max(0, i - 80);
+  const cut = (s) => `${from ? '...' : ''}${s.slice(from, i + 120)}${s.length > i + 120 ? `... (${s.length} chars)` : ''}`;
+  return [cut(a), cut(b)];
+}
+
+/**
+ * Every answer against the SDK's (and the floor's against memdir's), the error
+ * counts and the trees left behind; prints the counts and returns whether all holds.
+ */
+async function check(commands, systems, runs, reference) {
+  const problems = [];
+  const hostPaths = [...Object.values(systems).map((s) => s.hostPath).filter(Boolean)];
+  console.log('\ncorrectness (every answer against the SDK\'s for the same input):');
+  for (const name of ['memdir-memory', 'memdir-dir']) {
+    const tally = { equal: 0, documented: 0, unexpected: 0 };
+    const byId = new Map();
+    let newErrors = 0;
+    for (const [i, [, input]] of commands.entries()) {
+      const sdk = runs['sdk-fs'][i].answer;
+      const ours = runs[name][i].answer;
+      const c = compare(input, sdk, ours, { hostPaths });
+      tally[c.verdict]++;
+      if (c.verdict === 'documented') byId.set(c.id, (byId.get(c.id) ?? 0) + 1);
+      if (c.verdict === 'unexpected') {
+        const [a, b] = whereDiffer(sdk.content, ours.content);
+        problems.push(`${name}, command ${i} (${c.why}): ${JSON.stringify(input, (k, v) => (typeof v === 'string' ? clip(v, 200) : v))}\n  sdk:    ${JSON.stringify(a)}\n  memdir: ${JSON.stringify(b)}`);
+      }
+      if (ours.is_error && !sdk.is_error) newErrors++;
+    }
+    const ids = [...byId].map(([id, n]) => `${id} ${n}`).join(', ');
+    console.log(
+      `  ${name.padEnd(14)} equal ${tally.equal}, documented difference ${tally.documented}${ids ? ` (${ids})` : ''}, unexpected ${tally.unexpected}; errors the SDK did not give: ${newErrors}`,
+    );
+    if (newErrors) problems.push(`${name}: ${newErrors} errors the SDK did not give`);
+  }
+  const floorSame = runs.floor.filter((r, i) => r.answer.content === reference[i].content).length;
+  console.log(`  ${'floor'.padEnd(14)} carried memdir's answer byte for byte: ${floorSame}/${commands.length}`);
+  if (floorSame !== commands.length) problems.push(`floor: ${commands.length - floorSame} answers not memdir's`);
+
+  const errors = Object.entries(runs).map(([name, rs]) => [name, rs.filter((r) => r.answer.is_error).length]);
+  console.log(`  error answers (0 required: the workload is all valid commands): ${errors.map(([n, e]) => `${n} ${e}`).join(', ')}`);
+  for (const [name, e] of errors) {
+    if (e) {
+      const first = runs[name].findIndex((r) => r.answer.is_error);
+      problems.push(`${name}: ${e} error answers, the first to command ${first} ${JSON.stringify(commands[first][1].command)}: ${clip(runs[name][first].answer.content)}`);
+    }
+  }
+
+  const theirs = JSON.stringify(await systems['sdk-fs'].entries());
+  for (const name of ['memdir-memory', 'memdir-dir']) {
+    const same = JSON.stringify(await systems[name].entries()) === theirs;
+    console.log(`  ${name.padEnd(14)} tree left behind identical to the SDK's directory: ${same ? 'yes' : 'NO'}`);
+    if (!same) problems.push(`${name}: the tree left behind differs from the SDK's directory`);
+  }
+  if (problems.length) {
+    console.error(`\nFAILED: ${problems.length} problems; no figures are printed for a run that is not correct.`);
+    for (const p of problems.slice(0, 20)) console.error(`- ${p}`);
+    if (problems.length > 20) console.error(`... and ${problems.length - 20} more`);
+  }
+  return problems.length === 0;
+}
+
 async function main() {
   const { initial, commands } = workload({ commands: N_COMMANDS, files: N_FILES, seed: SEED });
   const sizes = [...initial.values()].map((c) => c.length);
@@ -88,43 +187,29 @@ async function main() {
     `workload: ${commands.length} commands over ${initial.size} files of ${Math.min(...sizes)}-${Math.max(...sizes)} bytes (seed ${SEED}); node ${process.version}`,
   );
 
-  // Warm-up on throwaway systems, so no column pays for JIT compilation.
-  const warm = commands.slice(0, 200);
-  await timed(await memdirSystem(initial, memdir.memoryStore()), warm);
-  await timed(await sdkSystem(initial), warm);
+  // memdir's answers, untimed, for the floor to carry: it crosses the same bytes.
+  const referenceSystem = await memdirSystem(initial, memdir.memoryStore());
+  const reference = [];
+  for (const [, input] of commands) reference.push(await answerOf(() => referenceSystem.run(input)));
 
-  // The two disk-bound systems take turns command by command, so each sees the same
-  // background load (a shared machine's disk is anything but steady); the in-memory
-  // store runs on its own, where the other two's system calls cannot cool its caches.
-  const disk = {
+  const systems = async () => ({
     'sdk-fs': await sdkSystem(initial),
-    'memdir-dir': await memdirSystem(initial, memdir.directoryStore(join(temp('bench-dir-'), 'store'))),
-  };
-  const runs = { 'sdk-fs': [], 'memdir-memory': [], 'memdir-dir': [] };
-  for (const command of commands) {
-    for (const [name, run] of Object.entries(disk)) runs[name].push((await timed(run, [command]))[0]);
-  }
-  runs['memdir-memory'] = await timed(await memdirSystem(initial, memdir.memoryStore()), commands);
+    'memdir-memory': await memdirSystem(initial, memdir.memoryStore()),
+    'memdir-dir': await directorySystem(initial),
+    floor: floorSystem(reference),
+  });
 
-  // The floor: the same input text in and the same output text out of wasm, once per
-  // command, with the answer staged beforehand. Its instance and glue are not the
-  // ones the commands warmed, so it gets the same untimed warm-up first.
-  for (const [i, [, input]] of warm.entries()) {
-    floorGlue.roundTripPrepare(runs['memdir-memory'][i].result.content);
-    await floorGlue.roundTrip(JSON.stringify(input));
-  }
-  const floor = [];
-  for (const [i, [kind, input]] of commands.entries()) {
-    floorGlue.roundTripPrepare(runs['memdir-memory'][i].result.content);
-    const t0 = performance.now();
-    await floorGlue.roundTrip(JSON.stringify(input));
-    floor.push({ kind, ms: performance.now() - t0 });
-  }
-  runs.floor = floor;
+  // Warm-up on throwaway instances of every side, the same way as the timed run, so
+  // no column pays for JIT compilation or a cold cache the others do not.
+  await interleaved(await systems(), commands.slice(0, 200));
 
-  const same = commands.filter((_, i) => runs['sdk-fs'][i].result.content === runs['memdir-memory'][i].result.content).length;
-  const errors = Object.fromEntries(Object.entries(runs).filter(([k]) => k !== 'floor').map(([k, v]) => [k, v.filter((r) => r.result.is_error).length]));
+  const timed = await systems();
+  const runs = await interleaved(timed, commands);
+  if (!(await check(commands, timed, runs, reference))) process.exitCode = 1;
+  else report(commands, runs);
+}
 
+function report(commands, runs) {
   const kinds = [...new Set(commands.map(([k]) => k))].sort();
   const us = (ms) => (ms * 1000).toFixed(ms < 0.01 ? 2 : 1);
   const rows = [];
@@ -146,16 +231,12 @@ async function main() {
   const head = ['command', 'n', 'sdk-fs µs', 'memdir-mem µs', 'memdir-dir µs', 'floor µs', 'sdk/mem', 'sdk/dir', 'mem/floor'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const fmt = (r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  console.log('\nper-command medians (the tool runner entry point, betaMemoryTool(...).run):');
+  console.log('\nper-command medians (the tool runner entry point, betaMemoryTool(...).run; all four interleaved, order rotated):');
   console.log(fmt(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
   for (const r of rows) console.log(fmt(r));
   const totals = Object.fromEntries(Object.entries(runs).map(([k, v]) => [k, v.reduce((s, r) => s + r.ms, 0)]));
-  console.log(
-    `\ntotals: ${Object.entries(totals).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(', ')}` +
-      `\nidentical answers sdk vs memdir: ${same}/${commands.length} (directory views differ by design: sizes)` +
-      `\nerror answers: ${Object.entries(errors).map(([k, v]) => `${k} ${v}`).join(', ')}`,
-  );
+  console.log(`\ntotals: ${Object.entries(totals).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(', ')}`);
   const all = rows.at(-1);
   const num = (s) => Number(s.replace('x', ''));
   console.log(

@@ -1,47 +1,26 @@
 // The same command sequences through the SDK's BetaLocalFilesystemMemoryTool and
 // through memdir. Where the spec keeps the SDK's behaviour the strings must be
 // identical (and so must the trees left behind); where memdir deliberately differs
-// (the SDK bugs the spec fixes) both outputs are asserted literally, so this file is
-// also the list of differences.
+// (the SDK bugs the spec fixes) both outputs are asserted literally. The list of
+// differences lives in tests/sdk-differences.mjs, which `npm run bench` also uses to
+// check every answer of its workload against the SDK's; here each one's example is
+// asserted, and so is the recogniser that tells it from any other difference.
 import assert from 'node:assert/strict';
-import { lstat, readFile, readdir, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BetaLocalFilesystemMemoryTool } from '@anthropic-ai/sdk/tools/memory/node';
+import { DIFFERENCES, answerOf, compare, sdkEntries } from '../sdk-differences.mjs';
 import { memdir, tempDir } from './helpers.mjs';
 
 /** How the SDK's runner turns a handler's outcome into a tool_result. */
-async function viaSdk(tool, input) {
-  try {
-    return { content: await tool[input.command](input), is_error: false };
-  } catch (e) {
-    return { content: `Error: ${e.message}`, is_error: true };
-  }
-}
+const viaSdk = (tool, input) => answerOf(() => tool[input.command](input));
 
 async function both() {
   const base = tempDir('memdir-sdk-');
   const sdk = await BetaLocalFilesystemMemoryTool.init(base);
   const memory = await memdir.openMemory({ store: memdir.memoryStore() });
   return { base, sdk, memory };
-}
-
-/** The SDK's directory as memdir entries (directories without content). */
-async function sdkEntries(base) {
-  const out = [];
-  async function walk(dir, virt) {
-    for (const name of (await readdir(dir)).sort()) {
-      const p = join(dir, name);
-      const v = `${virt}/${name}`;
-      const st = await lstat(p);
-      if (st.isDirectory()) {
-        out.push({ path: v });
-        await walk(p, v);
-      } else out.push({ path: v, content: await readFile(p, 'utf8') });
-    }
-  }
-  await walk(join(base, 'memories'), '/memories');
-  return out.sort((a, b) => (a.path < b.path ? -1 : 1));
 }
 
 const create = (path, file_text) => ({ command: 'create', path, file_text });
@@ -102,143 +81,16 @@ describe('side by side with the SDK\'s BetaLocalFilesystemMemoryTool', () => {
     assert.deepEqual(await memory.entries(), await sdkEntries(base));
   });
 
-  // Deliberate differences: [why, setup commands (run on both), probe, SDK output
-  // (<BASE>: the SDK's directory on the host, <DIRSIZE>: a host directory's inode size), memdir output].
-  const DIFFERENCES = [
-    [
-      'directory sizes: the SDK prints the host directory inode size; memdir the bytes of the files beneath (spec: sizes)',
-      [create('/memories/a.txt', 'x'.repeat(2048)), create('/memories/d/b.txt', 'x'.repeat(10752))],
-      { command: 'view', path: '/memories' },
-      "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n<DIRSIZE>\t/memories\n2K\t/memories/a.txt\n<DIRSIZE>\t/memories/d/\n10.5K\t/memories/d/b.txt",
-      "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n13K\t/memories\n2.0K\t/memories/a.txt\n11K\t/memories/d/\n11K\t/memories/d/b.txt",
-    ],
-    [
-      'a sibling of /memories: the SDK maps /memories_backup/n to /memories/_backup/n; memdir refuses it',
-      [],
-      create('/memories_backup/n', 'x'),
-      { content: 'File created successfully at: /memories_backup/n', is_error: false },
-      { content: 'Error: Path must start with /memories, got: /memories_backup/n', is_error: true },
-    ],
-    [
-      'percent-encoded dots and slashes: the SDK stores a file named %2e%2e%2fx; memdir refuses the disguised escape',
-      [],
-      create('/memories/%2e%2e%2fx', 'x'),
-      { content: 'File created successfully at: /memories/%2e%2e%2fx', is_error: false },
-      { content: 'Error: Path /memories/%2e%2e%2fx would escape /memories directory', is_error: true },
-    ],
-    [
-      'two occurrences on one line: the SDK counts lines, replaces the first and succeeds; memdir counts occurrences and refuses',
-      [create('/memories/a.txt', 'aa\nb')],
-      { command: 'str_replace', path: '/memories/a.txt', old_str: 'a', new_str: 'Z' },
-      {
-        content: 'The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tZa\n     2\tb',
-        is_error: false,
-      },
-      {
-        content: 'Error: No replacement was performed. Multiple occurrences of old_str `a` in lines: 1, 1. Please ensure it is unique',
-        is_error: true,
-      },
-    ],
-    [
-      'old_str spanning lines: the SDK never finds it; memdir matches over the whole content',
-      [create('/memories/a.txt', 'one\ntwo\nthree')],
-      { command: 'str_replace', path: '/memories/a.txt', old_str: 'one\ntwo', new_str: '1-2' },
-      {
-        content: 'Error: No replacement was performed, old_str `one\ntwo` did not appear verbatim in /memories/a.txt.',
-        is_error: true,
-      },
-      {
-        content: 'The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\t1-2\n     2\tthree',
-        is_error: false,
-      },
-    ],
-    [
-      'missing new_str: the SDK writes the text "undefined"; memdir deletes old_str',
-      [create('/memories/a.txt', 'keep drop')],
-      { command: 'str_replace', path: '/memories/a.txt', old_str: ' drop' },
-      {
-        content: 'The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tkeepundefined',
-        is_error: false,
-      },
-      {
-        content: 'The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tkeep',
-        is_error: false,
-      },
-    ],
-    [
-      'snippet of a multi-line new_str: the SDK stops two lines after the first changed line; memdir two after the last inserted line',
-      [create('/memories/f', '1\n2\n3\n4\n5\n6\n7')],
-      { command: 'str_replace', path: '/memories/f', old_str: '3', new_str: '3a\n3b\n3c\n3d' },
-      {
-        content: 'The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\t1\n     2\t2\n     3\t3a\n     4\t3b\n     5\t3c',
-        is_error: false,
-      },
-      {
-        content: 'The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\t1\n     2\t2\n     3\t3a\n     4\t3b\n     5\t3c\n     6\t3d\n     7\t4\n     8\t5',
-        is_error: false,
-      },
-    ],
-    [
-      'a view_range outside the file: the SDK shows nothing; memdir says which element is wrong',
-      [create('/memories/a.txt', 'one\ntwo')],
-      { command: 'view', path: '/memories/a.txt', view_range: [5, 9] },
-      { content: "Here's the content of /memories/a.txt with line numbers:\n", is_error: false },
-      {
-        content: 'Error: Invalid `view_range`: [5, 9]. Its first element `5` should be within the range of lines of the file: [1, 2]',
-        is_error: true,
-      },
-    ],
-    [
-      'creating under a file: the SDK passes on the raw ENOTDIR with the host path; memdir names the file in the way',
-      [create('/memories/a.txt', 'x')],
-      create('/memories/a.txt/x', 'x'),
-      { content: "Error: ENOTDIR: not a directory, realpath '<BASE>/memories/a.txt/x'", is_error: true },
-      { content: 'Error: Cannot create /memories/a.txt/x: /memories/a.txt is a file, not a directory', is_error: true },
-    ],
-    [
-      'moving a directory inside itself: the SDK passes on the raw EINVAL with host paths; memdir explains',
-      [create('/memories/d/f', 'x')],
-      { command: 'rename', old_path: '/memories/d', new_path: '/memories/d/e' },
-      { content: "Error: EINVAL: invalid argument, rename '<BASE>/memories/d' -> '<BASE>/memories/d/e'", is_error: true },
-      { content: 'Error: Cannot rename /memories/d to /memories/d/e: a directory cannot be moved inside itself', is_error: true },
-    ],
-    [
-      'str_replace on a directory: the SDK says "is not a file"; memdir answers as for a missing file (spec)',
-      [create('/memories/d/f', 'x')],
-      { command: 'str_replace', path: '/memories/d', old_str: 'x', new_str: 'y' },
-      { content: 'Error: The path /memories/d is not a file.', is_error: true },
-      { content: 'Error: The path /memories/d does not exist. Please provide a valid path.', is_error: true },
-    ],
-    [
-      'a trailing slash: the SDK echoes it and doubles the separator; memdir uses the canonical path',
-      [create('/memories/d/f', 'x')],
-      { command: 'view', path: '/memories/d/' },
-      "Here're the files and directories up to 2 levels deep in /memories/d/, excluding hidden items and node_modules:\n<DIRSIZE>\t/memories/d/\n1B\t/memories/d//f",
-      "Here're the files and directories up to 2 levels deep in /memories/d, excluding hidden items and node_modules:\n1B\t/memories/d\n1B\t/memories/d/f",
-    ],
-    [
-      'a file over the per-file limit (100 KiB): the SDK writes it; memdir refuses with the limit',
-      [],
-      create('/memories/big.txt', 'x'.repeat(102_401)),
-      { content: 'File created successfully at: /memories/big.txt', is_error: false },
-      {
-        content: 'Error: Cannot write /memories/big.txt: the content would be 102,401 bytes, over the limit of 102,400 bytes per file. Nothing was written.',
-        is_error: true,
-      },
-    ],
-    [
-      'a non-integer insert_line: the SDK splices at 1.5 (as 1); memdir refuses',
-      [create('/memories/a.txt', 'one\ntwo')],
-      { command: 'insert', path: '/memories/a.txt', insert_line: 1.5, insert_text: 'x' },
-      { content: 'The file /memories/a.txt has been edited.', is_error: false },
-      {
-        content: 'Error: Invalid `insert_line` parameter: 1.5. It should be within the range of lines of the file: [0, 2]',
-        is_error: true,
-      },
-    ],
-  ];
+  test(`the ${SAME.length} commands compare as equal`, async () => {
+    const { base, sdk, memory } = await both();
+    for (const input of SAME) {
+      const theirs = await viaSdk(sdk, input);
+      assert.deepEqual(compare(input, theirs, await memory.execute(input), { hostPaths: [base] }), { verdict: 'equal' }, JSON.stringify(input));
+    }
+  });
 
-  for (const [why, setup, probe, sdkWants, oursWants] of DIFFERENCES) {
+  for (const { id, why, example } of DIFFERENCES) {
+    const [setup, probe, sdkWants, oursWants] = example;
     test(`differs on purpose: ${why}`, async () => {
       const { base, sdk, memory } = await both();
       for (const input of setup) {
@@ -255,6 +107,79 @@ describe('side by side with the SDK\'s BetaLocalFilesystemMemoryTool', () => {
       assert.deepEqual(ours, oursExpected, 'memdir');
       assert.notDeepEqual(ours, theirs);
       assert.ok(!ours.content.includes(base), 'memdir never shows a host path');
+      // The recogniser the bench uses names this difference, and only this one.
+      assert.deepEqual(compare(probe, theirs, ours, { hostPaths: [base] }), { verdict: 'documented', id });
+      assert.deepEqual(
+        DIFFERENCES.filter((d) => d.recognise(probe, theirs, ours)).map((d) => d.id),
+        [id],
+      );
     });
   }
+
+  // The recognisers are no catch-all: near misses of the documented differences are unexpected.
+  const LIST = "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n";
+  const ok = (content) => ({ content, is_error: false });
+  const NEAR_MISSES = [
+    [
+      'a file size that is not the same byte count',
+      { command: 'view', path: '/memories' },
+      ok(`${LIST}4.0K\t/memories\n2K\t/memories/a.txt`),
+      ok(`${LIST}2.0K\t/memories\n2.2K\t/memories/a.txt`),
+    ],
+    [
+      'a listing with an entry the SDK does not list',
+      { command: 'view', path: '/memories' },
+      ok(`${LIST}4.0K\t/memories\n2K\t/memories/a.txt`),
+      ok(`${LIST}4.0K\t/memories\n2.0K\t/memories/a.txt\n2.0K\t/memories/b.txt`),
+    ],
+    [
+      'entries in another order',
+      { command: 'view', path: '/memories' },
+      ok(`${LIST}4.0K\t/memories\n1B\t/memories/a\n1B\t/memories/b`),
+      ok(`${LIST}2B\t/memories\n1B\t/memories/b\n1B\t/memories/a`),
+    ],
+    [
+      'a file view with other text',
+      { command: 'view', path: '/memories/a.txt' },
+      ok("Here's the content of /memories/a.txt with line numbers:\n     1\tone"),
+      ok("Here's the content of /memories/a.txt with line numbers:\n     1\tOne"),
+    ],
+    [
+      'a refusal of a path the SDK took, with a message not about that path',
+      { command: 'create', path: '/memories_backup/n', file_text: 'x' },
+      ok('File created successfully at: /memories_backup/n'),
+      Object.defineProperty({ content: 'Error: Path must start with /memories, got: /memories_other', is_error: true }, 'kind', { value: 'path' }),
+    ],
+    [
+      'two occurrences on different lines (the SDK would refuse alike)',
+      { command: 'str_replace', path: '/memories/a.txt', old_str: 'a', new_str: 'Z' },
+      ok('The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tZ'),
+      { content: 'Error: No replacement was performed. Multiple occurrences of old_str `a` in lines: 1, 2. Please ensure it is unique', is_error: true },
+    ],
+    [
+      'a multi-line snippet whose start differs',
+      { command: 'str_replace', path: '/memories/f', old_str: '3', new_str: '3a\n3b' },
+      ok('The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\t1\n     2\t3a'),
+      ok('The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     2\t3a\n     3\t3b'),
+    ],
+    [
+      'an error of memdir the SDK did not give, on a plain write',
+      { command: 'create', path: '/memories/n.md', file_text: 'x' },
+      ok('File created successfully at: /memories/n.md'),
+      { content: 'Error: The store is full', is_error: true },
+    ],
+  ];
+  for (const [why, input, theirs, ours] of NEAR_MISSES) {
+    test(`not a documented difference: ${why}`, () => {
+      assert.deepEqual(compare(input, theirs, ours), { verdict: 'unexpected', why: 'not a documented difference' });
+    });
+  }
+
+  test('an answer of memdir showing a host path is unexpected, even if the SDK showed it too', () => {
+    const same = { content: "Error: ENOENT: no such file or directory, open '/tmp/x/memories/a'", is_error: true };
+    assert.deepEqual(compare({ command: 'view', path: '/memories/a' }, same, same, { hostPaths: ['/tmp/x'] }), {
+      verdict: 'unexpected',
+      why: "memdir's answer shows the host path /tmp/x",
+    });
+  });
 });
