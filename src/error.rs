@@ -344,7 +344,7 @@ impl fmt::Display for Refusal {
             ),
             Refusal::RenameIntoItself { from, to } => write!(
                 f,
-                "Cannot rename {from} to {to}: a directory cannot be moved inside itself"
+                "Cannot rename {from} to {to}: {to} is inside {from}"
             ),
             Refusal::DestinationExists(to) => write!(f, "The destination {to} already exists"),
             Refusal::RenameUnderFile { from, to, file } => write!(

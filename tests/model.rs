@@ -377,7 +377,7 @@ impl Model {
         }
         if under(b, a) {
             return Err(format!(
-                "Cannot rename {a} to {b}: a directory cannot be moved inside itself"
+                "Cannot rename {a} to {b}: {b} is inside {a}"
             ));
         }
         let Some(kind) = self.kind(a) else {

@@ -244,12 +244,12 @@ export const DIFFERENCES = [
       sdk.is_error &&
       sdk.content.startsWith('Error: EINVAL: ') &&
       ours.is_error &&
-      ours.content.endsWith(': a directory cannot be moved inside itself'),
+      ours.content === `Error: Cannot rename ${input.old_path} to ${input.new_path}: ${input.new_path} is inside ${input.old_path}`,
     example: [
       [create('/memories/d/f', 'x')],
       { command: 'rename', old_path: '/memories/d', new_path: '/memories/d/e' },
       { content: "Error: EINVAL: invalid argument, rename '<BASE>/memories/d' -> '<BASE>/memories/d/e'", is_error: true },
-      { content: 'Error: Cannot rename /memories/d to /memories/d/e: a directory cannot be moved inside itself', is_error: true },
+      { content: 'Error: Cannot rename /memories/d to /memories/d/e: /memories/d/e is inside /memories/d', is_error: true },
     ],
   },
   {

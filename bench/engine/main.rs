@@ -542,7 +542,7 @@ impl PlainMap {
         }
         if to.is_inside(from) {
             return Err(format!(
-                "Cannot rename {from} to {to}: a directory cannot be moved inside itself"
+                "Cannot rename {from} to {to}: {to} is inside {from}"
             ));
         }
         if !self.entries.contains_key(from.as_str()) {

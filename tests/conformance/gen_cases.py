@@ -1065,13 +1065,16 @@ err("rename/root-new", ren("/memories/docs", "/memories"),
     "Cannot rename /memories/docs to /memories: that is the memory directory itself", before=TREE)
 err("rename/root-new-before-missing-old", ren("/memories/nope", "/memories/"),
     "Cannot rename /memories/nope to /memories: that is the memory directory itself")
-INTO = "Cannot rename {} to {}: a directory cannot be moved inside itself"
+# Decided before storage, so the text holds for a directory, a file, or nothing.
+INTO = "Cannot rename {0} to {1}: {1} is inside {0}"
 err("rename/into-itself-child", ren("/memories/docs", "/memories/docs/inner"),
     INTO.format("/memories/docs", "/memories/docs/inner"), before=TREE)
 err("rename/into-itself-deep", ren("/memories/docs", "/memories/docs/sub/deeper/docs"),
     INTO.format("/memories/docs", "/memories/docs/sub/deeper/docs"), before=TREE)
 err("rename/into-itself-checked-before-missing", ren("/memories/nope", "/memories/nope/x"),
     INTO.format("/memories/nope", "/memories/nope/x"))
+err("rename/file-into-itself", ren("/memories/notes.md", "/memories/notes.md/x"),
+    INTO.format("/memories/notes.md", "/memories/notes.md/x"), before=B)
 err("rename/missing-old", ren("/memories/nope", "/memories/x"), "The path /memories/nope does not exist",
     before=B)
 err("rename/missing-old-before-existing-new", ren("/memories/nope", "/memories/notes.md"),
