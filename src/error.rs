@@ -342,10 +342,9 @@ impl fmt::Display for Refusal {
                 f,
                 "Cannot rename {from} to /memories: that is the memory directory itself"
             ),
-            Refusal::RenameIntoItself { from, to } => write!(
-                f,
-                "Cannot rename {from} to {to}: {to} is inside {from}"
-            ),
+            Refusal::RenameIntoItself { from, to } => {
+                write!(f, "Cannot rename {from} to {to}: {to} is inside {from}")
+            }
             Refusal::DestinationExists(to) => write!(f, "The destination {to} already exists"),
             Refusal::RenameUnderFile { from, to, file } => write!(
                 f,

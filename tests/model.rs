@@ -376,9 +376,7 @@ impl Model {
             ));
         }
         if under(b, a) {
-            return Err(format!(
-                "Cannot rename {a} to {b}: {b} is inside {a}"
-            ));
+            return Err(format!("Cannot rename {a} to {b}: {b} is inside {a}"));
         }
         let Some(kind) = self.kind(a) else {
             return Err(format!("The path {a} does not exist"));
