@@ -267,6 +267,50 @@ export const DIFFERENCES = [
     ],
   },
   {
+    id: 'insert on a directory',
+    why: 'insert on a directory: the SDK says "is not a file"; memdir answers as for a missing file (spec)',
+    recognise: (input, sdk, ours) =>
+      input.command === 'insert' &&
+      error(sdk, `The path ${input.path} is not a file.`) &&
+      error(ours, `The path ${input.path} does not exist. Please provide a valid path.`),
+    example: [
+      [create('/memories/d/f', 'x')],
+      { command: 'insert', path: '/memories/d', insert_line: 0, insert_text: 'y' },
+      { content: 'Error: The path /memories/d is not a file.', is_error: true },
+      { content: 'Error: The path /memories/d does not exist. Please provide a valid path.', is_error: true },
+    ],
+  },
+  {
+    id: 'a path beneath a file',
+    why: 'a path beneath a file (other than create): the SDK passes on the raw ENOTDIR with the host path; memdir says the path does not exist',
+    recognise: (input, sdk, ours) =>
+      ['view', 'str_replace', 'insert', 'delete', 'rename'].includes(input.command) &&
+      sdk.is_error &&
+      sdk.content.startsWith('Error: ENOTDIR: ') &&
+      ours.is_error &&
+      /^Error: The path \S+ does not exist(\. Please provide a valid path\.)?$/.test(ours.content),
+    example: [
+      [create('/memories/a.txt', 'x')],
+      { command: 'view', path: '/memories/a.txt/x' },
+      { content: "Error: ENOTDIR: not a directory, realpath '<BASE>/memories/a.txt/x'", is_error: true },
+      { content: 'Error: The path /memories/a.txt/x does not exist. Please provide a valid path.', is_error: true },
+    ],
+  },
+  {
+    id: 'rename of a missing path onto an existing one',
+    why: 'renaming a missing path onto an existing one: the SDK checks the destination first; memdir the source, as delete does',
+    recognise: (input, sdk, ours) =>
+      input.command === 'rename' &&
+      error(sdk, `The destination ${input.new_path} already exists`) &&
+      error(ours, `The path ${input.old_path} does not exist`),
+    example: [
+      [create('/memories/b.md', 'x')],
+      { command: 'rename', old_path: '/memories/a.md', new_path: '/memories/b.md' },
+      { content: 'Error: The destination /memories/b.md already exists', is_error: true },
+      { content: 'Error: The path /memories/a.md does not exist', is_error: true },
+    ],
+  },
+  {
     id: 'trailing slash',
     why: 'a trailing slash: the SDK echoes it and doubles the separator; memdir uses the canonical path',
     recognise(input, sdk, ours) {
