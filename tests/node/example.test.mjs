@@ -2,30 +2,14 @@
 // one (and the SDK's ANTHROPIC_BASE_URL pointed at a loopback fake API) it runs the
 // tool runner loop with memdir on a directory store.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { memdir, tempDir } from './helpers.mjs';
+import { memdir, runExample, tempDir } from './helpers.mjs';
 import { modelReply } from '../fake-model.mjs';
 
-const EXAMPLE = fileURLToPath(new URL('../../examples/agent.mjs', import.meta.url));
 
-function run(env) {
-  const clean = { ...process.env };
-  delete clean.ANTHROPIC_API_KEY;
-  delete clean.ANTHROPIC_BASE_URL;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [EXAMPLE, 'Remember that my name is Ada.'], { env: { ...clean, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (env) => runExample('agent.mjs', env);
 
 test('without ANTHROPIC_API_KEY the example says what it needs and exits 1', async () => {
   const r = await run({});

@@ -1,8 +1,10 @@
 // Shared pieces of the Node suites: the stores under test, a counting wrapper that
 // proves "no store operation", and the conformance data's tree format.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { after } from 'node:test';
 import * as memdir from 'memdir';
 
@@ -25,6 +27,27 @@ export function tempDir(label = 'memdir-') {
   const d = mkdtempSync(join(tmpdir(), label));
   temps.push(d);
   return d;
+}
+
+/**
+ * Runs an example script (`examples/NAME`) with `task` as its argument and `env`
+ * over an environment without any real Anthropic key or address; resolves
+ * `{code, stdout, stderr}`.
+ */
+export function runExample(name, env, task = 'Remember that my name is Ada.') {
+  const clean = { ...process.env };
+  delete clean.ANTHROPIC_API_KEY;
+  delete clean.ANTHROPIC_BASE_URL;
+  const script = fileURLToPath(new URL(`examples/${name}`, ROOT));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, task], { env: { ...clean, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
 }
 
 /** The JS store protocol over a Map: what an application's own store looks like. */

@@ -4,33 +4,17 @@
 // memdir, the files end up in the store, and the tool_result blocks the AI SDK sends
 // back are asserted exactly.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
-import { memdir, tempDir } from './helpers.mjs';
+import { memdir, runExample, tempDir } from './helpers.mjs';
 import { modelReply } from '../fake-model.mjs';
 
-const EXAMPLE = fileURLToPath(new URL('../../examples/vercel-ai.mjs', import.meta.url));
 const DIR_HEAD = "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:";
 const U = '/memories/user.md';
 const P = '/memories/people/ada.md';
 
-function run(env, task = 'Remember that my name is Ada.') {
-  const clean = { ...process.env };
-  delete clean.ANTHROPIC_API_KEY;
-  delete clean.ANTHROPIC_BASE_URL;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [EXAMPLE, task], { env: { ...clean, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+const run = (env) => runExample('vercel-ai.mjs', env);
 
 // Each turn: the fake model's tool calls, each with the exact tool_result content
 // and is_error the AI SDK must send back. Calls of one turn may run concurrently.
