@@ -14,6 +14,9 @@ use crate::store::Store;
 use crate::tree::{COMMIT, Commit, HEAD, Hash};
 
 /// What one attempt at a change decided, against one version of the tree.
+// One per attempt, moved once into `transact`: boxing the overlay would only add
+// an allocation to every command.
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum Attempt<T> {
     /// Publish `root` (reaching the overlay's new objects), then answer `value`.
     Publish {

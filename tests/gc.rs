@@ -36,13 +36,27 @@ fn collects_history_but_keeps_the_tree() {
     assert_eq!(
         second,
         GcReport {
-            reachable: 1 + 1 + 20,
+            // The head commit, the root, the 20 files; and their history: 40
+            // version records, the one log leaf, and the 20 first contents the
+            // `created` versions still hold.
+            reachable: 1 + 1 + 20 + 40 + 1 + 20,
             deleted: first.pending,
             pending: 0
         }
     );
-    // head + gc/pending + commit + root + 20 blobs
-    assert_eq!(store.len(), 2 + 1 + 1 + 20, "{keys_before} keys before");
+    // head + gc/pending + commit + root + 20 blobs, and the history above
+    assert_eq!(
+        store.len(),
+        2 + 1 + 1 + 20 + 40 + 1 + 20,
+        "{keys_before} keys before"
+    );
+    let history = block_on(engine.api(&serde_json::json!({"op": "version.list"})));
+    assert_eq!(
+        history.body["data"][19]["content_sha256"]
+            .as_str()
+            .map(str::len),
+        Some(64)
+    );
     let fresh = Engine::new(store.clone(), Config::default());
     assert_eq!(block_on(fresh.entries()).unwrap(), before);
     assert!(

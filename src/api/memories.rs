@@ -237,7 +237,7 @@ impl<S: Store> Engine<S> {
         let by = ctx.actor.clone();
         let cap = self.config.limits.max_memories;
         let made = self
-            .transact(false, async |head| {
+            .transact(true, async |head| {
                 let fresh = Ctx::of(head, None);
                 if head.log.memories >= cap {
                     return Ok(Attempt::Unchanged(invalid!(
@@ -309,12 +309,18 @@ impl<S: Store> Engine<S> {
         archived(ctx)?;
         let by = ctx.actor.clone();
         let done = self
-            .transact(false, async |head| {
+            .transact(true, async |head| {
                 let fresh = Ctx::of(head, None);
                 let Some((from, file, _)) = self.find_memory(head, mem).await? else {
                     return Ok(Attempt::Unchanged(Err(not_found(id))));
                 };
                 let target = to.as_ref().map_or(&from, |(_, vp)| vp);
+                if pre == Some(Precondition::NotExists) && *target == from {
+                    return Ok(Attempt::Unchanged(Err(ApiError::Precondition(format!(
+                        "The precondition not_exists failed: memory {} exists; not_exists makes a rename a no-op when its new path is taken.",
+                        fresh.ids.memory_id(mem)
+                    )))));
+                }
                 let new_hash = content.as_deref().map(|c| Hash::of(c.as_bytes()));
                 let same = new_hash.is_none_or(|h| h == file.hash) && *target == from;
                 if same {
@@ -380,7 +386,7 @@ impl<S: Store> Engine<S> {
         };
         let by = ctx.actor.clone();
         let done = self
-            .transact(false, async |head| {
+            .transact(true, async |head| {
                 let fresh = Ctx::of(head, None);
                 let Some((path, file, _)) = self.find_memory(head, mem).await? else {
                     return Ok(Attempt::Unchanged(Err(not_found(id))));
@@ -531,10 +537,24 @@ impl<S: Store> Engine<S> {
         })
     }
 
-    /// True if a memory lives at or beneath `child`.
+    /// True if a memory lives at or beneath `child`: a walk that stops at the
+    /// first one (a directory's first file usually is).
     async fn holds_memory(&self, overlay: &Overlay, child: &Child) -> Result<bool, ApiError> {
-        let files = self.files_beneath(overlay, "", child).await?;
-        Ok(files.iter().any(|(_, c)| c.mem != 0))
+        let mut todo = alloc::vec![(*child, 0usize)];
+        while let Some((c, depth)) = todo.pop() {
+            if depth > MAX_NESTING {
+                return Err(ApiError::Damaged);
+            }
+            match c.kind {
+                Kind::File if c.mem != 0 => return Ok(true),
+                Kind::File => {}
+                Kind::Dir => {
+                    let node = self.dir(overlay, self.subdir(overlay, &c).await?).await?;
+                    todo.extend(node.children.values().rev().map(|g| (*g, depth + 1)));
+                }
+            }
+        }
+        Ok(false)
     }
 }
 

@@ -135,13 +135,12 @@ pub fn is_store_id(id: &str) -> bool {
 
 /// Lowercase hex SHA-256, as a precondition must give it.
 pub fn sha256_arg(name: &str, v: &str) -> Result<crate::tree::Hash, ApiError> {
-    if v.len() == 64
-        && v.bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
-    {
-        if let Some(h) = crate::tree::Hash::from_hex(v) {
-            return Ok(h);
-        }
+    let lower_hex = v
+        .bytes()
+        .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    match crate::tree::Hash::from_hex(v) {
+        Some(h) if lower_hex => return Ok(h),
+        _ => {}
     }
     invalid!("{name} must be 64 lowercase hexadecimal characters")
 }

@@ -29,7 +29,7 @@ impl<S: Store> Engine<S> {
         summary: &str,
     ) -> Outcome {
         let result = self
-            .transact(false, async |head| {
+            .transact(true, async |head| {
                 let now = (self.clock)();
                 let next = match change(head.store.as_deref(), now) {
                     Ok(Some(next)) => next,
