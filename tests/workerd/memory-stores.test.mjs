@@ -1,0 +1,384 @@
+// The Memory Stores API of the example Worker, in real workerd through miniflare,
+// driven by the official SDK's own client (`@anthropic-ai/sdk`) with only its
+// baseURL changed: every method of memoryStores, memories and memoryVersions, pages
+// walked with `for await`, the API's errors as the SDK's error classes, and a
+// redaction that leaves the redacted text nowhere in the store's Durable Object.
+
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import { request } from './client.js';
+import { API_KEYS, start } from './mf.js';
+
+const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+let mf;
+let url;
+/** The SDK on the first key; no retries, so a 409 or 5xx shows as it came. */
+let client;
+let other;
+
+before(async () => {
+  mf = start();
+  url = await mf.ready;
+  const baseURL = url.origin;
+  client = new Anthropic({ apiKey: API_KEYS[0], baseURL, maxRetries: 0 });
+  other = new Anthropic({ apiKey: API_KEYS[1], baseURL, maxRetries: 0 });
+});
+after(() => mf?.dispose());
+
+/** The error a call rejects with (it must reject). */
+async function failure(promise) {
+  try {
+    await promise;
+  } catch (e) {
+    return e;
+  }
+  assert.fail('the call succeeded');
+}
+
+/** Every item of a paged list, walked by the SDK. */
+async function all(page) {
+  const out = [];
+  for await (const item of page) out.push(item);
+  return out;
+}
+
+/** The store object's whole storage scanned for `text` (test route of the harness). */
+async function scan(storeId, text) {
+  const r = await request(new URL('/__test/store-scan', url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id: storeId, text }),
+  });
+  assert.equal(r.status, 200, await r.text());
+  return r.json();
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+const stores = () => client.beta.memoryStores;
+const memories = () => client.beta.memoryStores.memories;
+const versions = () => client.beta.memoryStores.memoryVersions;
+
+describe('credentials', () => {
+  test('no key or a wrong key is a 401 authentication_error; each configured key works', async () => {
+    const bare = await request(new URL('/v1/memory_stores', url));
+    assert.equal(bare.status, 401);
+    const body = await bare.json();
+    assert.equal(body.type, 'error');
+    assert.equal(body.error.type, 'authentication_error');
+    assert.ok(bare.headers.get('request-id'), 'a 401 carries a request-id');
+
+    const wrong = new Anthropic({ apiKey: 'not-a-key', baseURL: url.origin, maxRetries: 0 });
+    const e = await failure(wrong.beta.memoryStores.list().then((p) => p.data));
+    assert.ok(e instanceof Anthropic.AuthenticationError, String(e));
+    assert.equal(e.status, 401);
+    assert.equal(e.error.error.type, 'authentication_error');
+
+    const created = await other.beta.memoryStores.create({ name: 'second key' });
+    assert.equal((await client.beta.memoryStores.retrieve(created.id)).name, 'second key');
+  });
+});
+
+describe('stores', () => {
+  test('create, retrieve, update, list, archive and delete', async () => {
+    const made = await stores().create({ name: 'Prefs', description: 'What the user likes.', metadata: { team: 'edge' } });
+    assert.match(made.id, /^memstore_/);
+    assert.equal(made.type, 'memory_store');
+    assert.equal(made.name, 'Prefs');
+    assert.equal(made.description, 'What the user likes.');
+    assert.deepEqual(made.metadata, { team: 'edge' });
+    assert.equal(made.archived_at, null);
+    assert.match(made.created_at, ISO);
+    assert.match(made.updated_at, ISO);
+    assert.deepEqual(await stores().retrieve(made.id), made);
+
+    const updated = await stores().update(made.id, { name: 'Preferences', description: 'Per-user preferences.' });
+    assert.equal(updated.id, made.id);
+    assert.equal(updated.name, 'Preferences');
+    assert.equal(updated.description, 'Per-user preferences.');
+    assert.deepEqual(updated.metadata, { team: 'edge' });
+    assert.equal(updated.created_at, made.created_at);
+    assert.deepEqual(await stores().retrieve(made.id), updated);
+
+    const second = await stores().create({ name: 'Second' });
+    const listed = await all(stores().list());
+    const ids = listed.map((s) => s.id);
+    assert.ok(ids.includes(made.id) && ids.includes(second.id), ids.join());
+    // Newest first.
+    assert.ok(ids.indexOf(second.id) < ids.indexOf(made.id));
+    assert.deepEqual(
+      listed.find((s) => s.id === made.id),
+      updated,
+    );
+
+    const archived = await stores().archive(second.id);
+    assert.equal(archived.id, second.id);
+    assert.match(archived.archived_at, ISO);
+    assert.ok(!(await all(stores().list())).some((s) => s.id === second.id), 'an archived store is listed by default');
+    const withArchived = await all(stores().list({ include_archived: true }));
+    assert.deepEqual(
+      withArchived.find((s) => s.id === second.id),
+      archived,
+    );
+    // An archived store refuses writes and can still be read.
+    const refused = await failure(memories().create(second.id, { path: '/a.md', content: 'x' }));
+    assert.ok(refused instanceof Anthropic.BadRequestError, String(refused));
+    assert.equal(refused.error.error.type, 'invalid_request_error');
+    assert.deepEqual(await all(memories().list(second.id)), []);
+
+    assert.deepEqual(await stores().delete(second.id), { id: second.id, type: 'memory_store_deleted' });
+    const gone = await failure(stores().retrieve(second.id));
+    assert.ok(gone instanceof Anthropic.NotFoundError, String(gone));
+    assert.equal(gone.error.error.type, 'not_found_error');
+    assert.ok(!(await all(stores().list({ include_archived: true }))).some((s) => s.id === second.id));
+    // Its object's storage is empty: nothing of the store outlives it.
+    assert.equal((await scan(second.id, 'Second')).keys, 0);
+  });
+
+  test('an unknown store id is a 404', async () => {
+    for (const id of ['memstore_0000000000000000000000000', 'nothing']) {
+      const e = await failure(stores().retrieve(id));
+      assert.ok(e instanceof Anthropic.NotFoundError, `${id}: ${e}`);
+      assert.equal(e.error.error.type, 'not_found_error');
+      const m = await failure(memories().create(id, { path: '/a.md', content: 'x' }));
+      assert.ok(m instanceof Anthropic.NotFoundError, `${id}: ${m}`);
+    }
+  });
+});
+
+describe('memories', () => {
+  let store;
+  before(async () => {
+    store = (await stores().create({ name: 'Memories' })).id;
+  });
+
+  test('create, retrieve, update with a precondition, rename, and delete with expected_content_sha256', async () => {
+    const made = await memories().create(store, { path: '/notes/a.md', content: 'alpha' });
+    assert.match(made.id, /^mem_/);
+    assert.equal(made.type, 'memory');
+    assert.equal(made.path, '/notes/a.md');
+    assert.equal(made.memory_store_id, store);
+    assert.match(made.memory_version_id, /^memver_/);
+    assert.equal(made.content_sha256, sha256('alpha'));
+    assert.equal(made.content_size_bytes, 5);
+    assert.equal(made.content ?? null, null, 'create answers the basic view');
+    assert.match(made.created_at, ISO);
+
+    const read = await memories().retrieve(made.id, { memory_store_id: store });
+    assert.deepEqual(read, { ...made, content: 'alpha' });
+    const basic = await memories().retrieve(made.id, { memory_store_id: store, view: 'basic' });
+    assert.equal(basic.content ?? null, null);
+
+    // content_sha256 precondition: the stale hash is a 409, the current one applies.
+    const stale = await failure(
+      memories().update(made.id, {
+        memory_store_id: store,
+        content: 'lost',
+        precondition: { type: 'content_sha256', content_sha256: sha256('not alpha') },
+      }),
+    );
+    assert.ok(stale instanceof Anthropic.ConflictError, String(stale));
+    assert.equal(stale.status, 409);
+    assert.equal(stale.error.error.type, 'memory_precondition_failed_error');
+    assert.equal((await memories().retrieve(made.id, { memory_store_id: store })).content, 'alpha');
+
+    const edited = await memories().update(made.id, {
+      memory_store_id: store,
+      content: 'alpha, edited',
+      precondition: { type: 'content_sha256', content_sha256: sha256('alpha') },
+    });
+    assert.equal(edited.id, made.id);
+    assert.equal(edited.content_sha256, sha256('alpha, edited'));
+    assert.notEqual(edited.memory_version_id, made.memory_version_id);
+
+    // Rename: same id, new path; the old path is free again.
+    const renamed = await memories().update(made.id, { memory_store_id: store, path: '/archive/a.md', view: 'full' });
+    assert.equal(renamed.id, made.id);
+    assert.equal(renamed.path, '/archive/a.md');
+    assert.equal(renamed.content, 'alpha, edited');
+    const page = await all(memories().list(store));
+    assert.deepEqual(
+      page.map((m) => m.path),
+      ['/archive/a.md'],
+    );
+
+    // Delete: a wrong expected hash is a 409 and deletes nothing.
+    const wrong = await failure(memories().delete(made.id, { memory_store_id: store, expected_content_sha256: sha256('alpha') }));
+    assert.ok(wrong instanceof Anthropic.ConflictError, String(wrong));
+    assert.equal(wrong.error.error.type, 'memory_precondition_failed_error');
+    assert.deepEqual(await memories().delete(made.id, { memory_store_id: store, expected_content_sha256: sha256('alpha, edited') }), {
+      id: made.id,
+      type: 'memory_deleted',
+    });
+    const gone = await failure(memories().retrieve(made.id, { memory_store_id: store }));
+    assert.ok(gone instanceof Anthropic.NotFoundError, String(gone));
+    assert.equal(gone.error.error.type, 'not_found_error');
+  });
+
+  test('path conflicts are 409 memory_path_conflict_error naming what blocks', async () => {
+    const taken = await memories().create(store, { path: '/conflict/taken.md', content: 'first' });
+    const moving = await memories().create(store, { path: '/conflict/moving.md', content: 'second' });
+    const cases = [
+      ['the same path', () => memories().create(store, { path: '/conflict/taken.md', content: 'again' }), '/conflict/taken.md', taken.id],
+      ['beneath a memory', () => memories().create(store, { path: '/conflict/taken.md/under.md', content: 'x' }), '/conflict/taken.md', taken.id],
+      ['a directory', () => memories().create(store, { path: '/conflict', content: 'x' }), '/conflict', ''],
+      [
+        'a rename onto a memory',
+        () => memories().update(moving.id, { memory_store_id: store, path: '/conflict/taken.md' }),
+        '/conflict/taken.md',
+        taken.id,
+      ],
+    ];
+    for (const [what, call, path, id] of cases) {
+      const e = await failure(call());
+      assert.ok(e instanceof Anthropic.ConflictError, `${what}: ${e}`);
+      assert.equal(e.error.error.type, 'memory_path_conflict_error', what);
+      assert.equal(e.error.error.conflicting_path, path, what);
+      assert.equal(e.error.error.conflicting_memory_id, id, what);
+    }
+    assert.equal((await memories().retrieve(moving.id, { memory_store_id: store })).path, '/conflict/moving.md');
+  });
+
+  test('list: path_prefix, depth and view', async () => {
+    const s = (await stores().create({ name: 'Listing' })).id;
+    const files = { '/a.md': 'A', '/docs/b.md': 'B', '/docs/deep/c.md': 'C', '/docs_backup/d.md': 'D' };
+    for (const [path, content] of Object.entries(files)) await memories().create(s, { path, content });
+
+    const everything = await all(memories().list(s));
+    assert.deepEqual(everything.map((m) => m.path).sort(), Object.keys(files).sort());
+    assert.ok(everything.every((m) => m.type === 'memory' && (m.content ?? null) === null), 'the basic view has no content');
+
+    const docs = await all(memories().list(s, { path_prefix: '/docs/' }));
+    assert.deepEqual(docs.map((m) => m.path).sort(), ['/docs/b.md', '/docs/deep/c.md']);
+
+    const top = await all(memories().list(s, { depth: 1 }));
+    assert.deepEqual(
+      top.map((m) => [m.type, m.path]).sort(),
+      [
+        ['memory', '/a.md'],
+        ['memory_prefix', '/docs/'],
+        ['memory_prefix', '/docs_backup/'],
+      ].sort(),
+    );
+
+    const full = await all(memories().list(s, { path_prefix: '/docs/', view: 'full' }));
+    assert.deepEqual(full.map((m) => [m.path, m.content]).sort(), [
+      ['/docs/b.md', 'B'],
+      ['/docs/deep/c.md', 'C'],
+    ]);
+  });
+
+  test('an id of another store is a 404 there', async () => {
+    const mine = await memories().create(store, { path: '/mine.md', content: 'mine' });
+    const elsewhere = (await stores().create({ name: 'Elsewhere' })).id;
+    const calls = {
+      'memories.retrieve': () => memories().retrieve(mine.id, { memory_store_id: elsewhere }),
+      'memories.update': () => memories().update(mine.id, { memory_store_id: elsewhere, content: 'stolen' }),
+      'memories.delete': () => memories().delete(mine.id, { memory_store_id: elsewhere }),
+      'memoryVersions.retrieve': () => versions().retrieve(mine.memory_version_id, { memory_store_id: elsewhere }),
+      'memoryVersions.redact': () => versions().redact(mine.memory_version_id, { memory_store_id: elsewhere }),
+    };
+    for (const [what, call] of Object.entries(calls)) {
+      const e = await failure(call());
+      assert.ok(e instanceof Anthropic.NotFoundError, `${what}: ${e}`);
+      assert.equal(e.error.error.type, 'not_found_error', what);
+    }
+    assert.equal((await memories().retrieve(mine.id, { memory_store_id: store })).content, 'mine');
+  });
+});
+
+describe('versions', () => {
+  test('list by memory and operation, retrieve, and redact: the redacted text is gone from the object', async () => {
+    const s = (await stores().create({ name: 'Versions' })).id;
+    const secret = 'API token sk-live-7f3a9c, do not keep';
+    const m = await memories().create(s, { path: '/creds.md', content: secret });
+    const kept = await memories().update(m.id, { memory_store_id: s, content: 'the token was rotated' });
+    await memories().update(m.id, { memory_store_id: s, content: 'nothing secret here' });
+    const bystander = await memories().create(s, { path: '/other.md', content: 'unrelated' });
+
+    const history = await all(versions().list(s, { memory_id: m.id }));
+    assert.deepEqual(
+      history.map((v) => v.operation),
+      ['modified', 'modified', 'created'],
+    );
+    assert.equal(history[2].id, m.memory_version_id);
+    assert.equal(history[1].id, kept.memory_version_id);
+    assert.ok(history.every((v) => v.type === 'memory_version' && v.memory_id === m.id && v.memory_store_id === s));
+    const created = await all(versions().list(s, { operation: 'created' }));
+    assert.deepEqual(
+      created.map((v) => v.memory_id),
+      [bystander.id, m.id],
+    );
+
+    const first = await versions().retrieve(m.memory_version_id, { memory_store_id: s });
+    assert.equal(first.content, secret);
+    assert.equal(first.content_sha256, sha256(secret));
+    assert.equal(first.path, '/creds.md');
+    assert.equal(first.operation, 'created');
+
+    // The scan does find the text before: it can fail.
+    const before = await scan(s, secret);
+    assert.ok(before.hits.length > 0, `the text is not in the object before redaction: ${JSON.stringify(before)}`);
+
+    const redacted = await versions().redact(m.memory_version_id, { memory_store_id: s });
+    assert.equal(redacted.id, m.memory_version_id);
+    assert.match(redacted.redacted_at, ISO);
+    assert.ok(redacted.redacted_by, 'redacted_by is recorded');
+    for (const field of ['content', 'content_sha256', 'content_size_bytes', 'path']) {
+      assert.equal(redacted[field] ?? null, null, field);
+    }
+    assert.equal(redacted.created_at, first.created_at);
+    assert.deepEqual(redacted.created_by, first.created_by);
+    assert.deepEqual(await versions().retrieve(m.memory_version_id, { memory_store_id: s }), redacted);
+
+    const afterwards = await scan(s, secret);
+    assert.deepEqual(afterwards.hits, [], `the redacted text is still in the object: ${JSON.stringify(afterwards)}`);
+    assert.ok(afterwards.keys > 0);
+    // Neither is its hash left behind in plain sight.
+    assert.deepEqual((await scan(s, sha256(secret))).hits, []);
+
+    // Every other version still reads back.
+    assert.equal((await versions().retrieve(kept.memory_version_id, { memory_store_id: s })).content, 'the token was rotated');
+    assert.equal((await memories().retrieve(m.id, { memory_store_id: s })).content, 'nothing secret here');
+    assert.equal((await versions().retrieve(bystander.memory_version_id, { memory_store_id: s })).content, 'unrelated');
+
+    // The version holding the live content cannot be redacted.
+    const live = await failure(versions().redact(history[0].id, { memory_store_id: s }));
+    assert.ok(live instanceof Anthropic.BadRequestError, String(live));
+    assert.equal(live.error.error.type, 'invalid_request_error');
+  });
+});
+
+describe('pages', () => {
+  test('for await walks more than 250 memories and more than 250 versions', async (t) => {
+    const s = (await stores().create({ name: 'Many' })).id;
+    const N = 260;
+    const paths = Array.from({ length: N }, (_, i) => `/many/m${String(i).padStart(3, '0')}.md`);
+    const started = performance.now();
+    const made = [];
+    for (const path of paths) made.push(await memories().create(s, { path, content: `note ${path}` }));
+    t.diagnostic(`${N} creates: ${(performance.now() - started).toFixed(0)} ms`);
+
+    const listed = await all(memories().list(s));
+    assert.equal(listed.length, N);
+    assert.deepEqual(listed.map((m) => m.path).sort(), paths);
+    assert.deepEqual(new Set(listed.map((m) => m.id)), new Set(made.map((m) => m.id)));
+
+    const full = await all(memories().list(s, { view: 'full', path_prefix: '/many/' }));
+    assert.deepEqual(
+      full.map((m) => [m.path, m.content]).sort(),
+      paths.map((p) => [p, `note ${p}`]),
+    );
+
+    const log = await all(versions().list(s));
+    assert.equal(log.length, N);
+    assert.deepEqual(
+      log.map((v) => v.id),
+      made.map((m) => m.memory_version_id).reverse(),
+      'versions newest first',
+    );
+    t.diagnostic(`listing: ${(performance.now() - started).toFixed(0)} ms in all`);
+  });
+});
