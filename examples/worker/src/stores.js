@@ -12,36 +12,21 @@
 // object (opening a memory on an empty object would write its first commit).
 
 import { DurableObject } from 'cloudflare:workers';
-import { apiHandler, durableObjectStore, openMemory } from 'memdir';
+import { apiHandler, durableObjectStore, newStoreId, openMemory } from 'memdir';
 
 /**
  * The most stores one deployment holds. Listing stores asks every store's object
- * for its record, one subrequest each, and a Worker invocation may make at most
- * 1,000 subrequests on the free plan.
+ * for its record, one subrequest each (plus one to the catalog), and a Worker
+ * invocation may make at most 1,000 subrequests on the free plan.
  */
 export const MAX_STORES = 500;
 
 /** The catalog's storage: one key per store id, under this prefix. */
 const STORE_KEY = 'store:';
 
-/** `memstore_` and 26 characters of base32 (130 random bits, 128 of them used). */
-function newStoreId() {
-  const alphabet = '0123456789abcdefghjkmnpqrstvwxyz';
-  const bytes = crypto.getRandomValues(new Uint8Array(26));
-  return `memstore_${Array.from(bytes, (b) => alphabet[b & 31]).join('')}`;
-}
-
-/** The error an over-full catalog throws; the Worker turns it into a 400. */
-export class TooManyStores extends Error {
-  constructor() {
-    super(`This service holds at most ${MAX_STORES} memory stores; delete one first.`);
-    this.name = 'TooManyStores';
-  }
-}
-
 /** The ids of the memory stores that exist; one instance per deployment. */
 export class StoreCatalogObject extends DurableObject {
-  /** A fresh id, recorded before any store object is touched; null when full. */
+  /** A fresh id (the engine's), recorded before any store object is touched; null when full. */
   async create() {
     const ids = await this.ids();
     if (ids.length >= MAX_STORES) return null;
@@ -53,7 +38,8 @@ export class StoreCatalogObject extends DurableObject {
   }
 
   async has(id) {
-    return typeof id === 'string' && (await this.ctx.storage.get(STORE_KEY + id)) !== undefined;
+    // Far past any id the engine makes, and under the storage's 2 KiB key limit.
+    return typeof id === 'string' && id.length <= 256 && (await this.ctx.storage.get(STORE_KEY + id)) !== undefined;
   }
 
   async ids() {
@@ -110,17 +96,25 @@ export function storeCatalog(env) {
     const object = env.MEMORY_STORE.get(env.MEMORY_STORE.idFromName(id));
     return { api: (request) => object.api(request) };
   };
+  // The ids this request's listing saw: opening one of them needs no second
+  // question to the catalog, so a listing costs one subrequest per store.
+  let listed = new Set();
   return {
     async create() {
       const id = await catalog.create();
-      if (id === null) throw new TooManyStores();
+      if (id === null) return { refused: `This service holds at most ${MAX_STORES} memory stores; delete one first.` };
       return { id, store: handle(id) };
     },
     async open(id) {
-      return (await catalog.has(id)) ? handle(id) : null;
+      return listed.has(id) || (await catalog.has(id)) ? handle(id) : null;
     },
-    ids: () => catalog.ids(),
+    async ids() {
+      const ids = await catalog.ids();
+      listed = new Set(ids);
+      return ids;
+    },
     async drop(id) {
+      listed.delete(id);
       await catalog.drop(id);
     },
   };
@@ -139,7 +133,7 @@ export function memoryStores(request, env) {
     // Never serve without keys: the stores would be open to anyone.
     return Response.json(
       { type: 'error', error: { type: 'api_error', message: 'The service has no MEMDIR_API_KEYS configured.' } },
-      { status: 500 },
+      { status: 500, headers: { 'request-id': `req_${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}` } },
     );
   }
   return apiHandler({ catalog: storeCatalog(env), keys })(request);
