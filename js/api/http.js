@@ -172,7 +172,8 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
   /** The actor a request acts as, or an error answer. */
   async function authenticate(request) {
     if (noAuth) return { actor: undefined };
-    const key = request.headers.get('x-api-key');
+    // The official SDK (1.12) sends its apiKey as `Authorization: Bearer <key>`.
+    const key = request.headers.get('x-api-key') ?? /^Bearer +(\S+) *$/i.exec(request.headers.get('authorization') ?? '')?.[1] ?? null;
     if (key === null || key === '') return { fail: NO_KEY };
     const digest = await sha256(key);
     let found = false;
