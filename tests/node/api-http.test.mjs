@@ -53,6 +53,7 @@ async function call(handle, method, path, { key = KEY, body, headers = {} } = {}
   return { status: r.status, headers: r.headers, text, json: JSON.parse(text) };
 }
 
+const NO_KEY = 'An API key is required: send it as x-api-key or Authorization: Bearer.';
 const apiError = (type, message) => ({ type: 'error', error: { type, message } });
 
 describe('the Memory Stores API fetch handler', () => {
@@ -113,11 +114,11 @@ describe('the Memory Stores API fetch handler', () => {
     const handle = apiHandler({ catalog, keys: [KEY] });
     const ids = new Set();
     for (const [key, message] of [
-      [null, 'x-api-key header is required.'],
-      ['', 'x-api-key header is required.'],
-      [OTHER_KEY, 'invalid x-api-key.'],
-      [`${KEY}x`, 'invalid x-api-key.'],
-      [KEY.slice(0, -1), 'invalid x-api-key.'],
+      [null, NO_KEY],
+      ['', NO_KEY],
+      [OTHER_KEY, 'Invalid API key.'],
+      [`${KEY}x`, 'Invalid API key.'],
+      [KEY.slice(0, -1), 'Invalid API key.'],
     ]) {
       const r = await call(handle, 'GET', '/v1/memory_stores/memstore_a', { key });
       assert.equal(r.status, 401);
@@ -126,11 +127,25 @@ describe('the Memory Stores API fetch handler', () => {
       assert.match(r.headers.get('request-id'), /^req_[0-9a-f]{24}$/);
       ids.add(r.headers.get('request-id'));
     }
+    for (const [authorization, message] of [
+      [`Bearer ${OTHER_KEY}`, 'Invalid API key.'],
+      [`Basic ${KEY}`, NO_KEY],
+      ['Bearer', NO_KEY],
+    ]) {
+      const r = await call(handle, 'GET', '/v1/memory_stores/memstore_a', { key: null, headers: { authorization } });
+      assert.equal(r.status, 401);
+      assert.deepEqual(r.json, apiError('authentication_error', message));
+    }
     assert.equal(catalog.calls.length, 0);
+    // The SDK sends its apiKey as a bearer token: the same key, the same actor.
+    const bearer = await call(handle, 'GET', '/v1/memory_stores/memstore_a', { key: null, headers: { authorization: `Bearer ${KEY}` } });
+    assert.equal(bearer.status, 200);
+    assert.deepEqual(catalog.calls.at(-1).request.actor, ACTOR);
     const ok = await call(handle, 'GET', '/v1/memory_stores/memstore_a');
     assert.match(ok.headers.get('request-id'), /^req_[0-9a-f]{24}$/);
     ids.add(ok.headers.get('request-id'));
     assert.equal(ids.size, 6);
+    assert.equal(catalog.calls.length, 2);
     assert.throws(() => apiHandler({ catalog }), /at least one API key/);
   });
 

@@ -403,7 +403,7 @@ describe('memdir serve', () => {
     // No key, a wrong key.
     const noKey = await fetch(`${server.url}/v1/memory_stores/${id}/memories`, { method: 'POST', body: JSON.stringify({ path: '/k.md', content: 'k' }) });
     assert.equal(noKey.status, 401);
-    assert.deepEqual(await noKey.json(), { type: 'error', error: { type: 'authentication_error', message: 'x-api-key header is required.' } });
+    assert.deepEqual(await noKey.json(), { type: 'error', error: { type: 'authentication_error', message: 'An API key is required: send it as x-api-key or Authorization: Bearer.' } });
     const wrong = new Anthropic({ apiKey: `${KEY}-wrong`, baseURL: server.url, logLevel: 'off' });
     const bad = await apiErrorOf(wrong.beta.memoryStores.memories.create(id, { path: '/k.md', content: 'k' }));
     assert.equal(bad.status, 401);
