@@ -196,9 +196,9 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
       const store = await catalog.open(id);
       if (!store) continue; // dropped since it was listed
       const r = await store.api({ op: 'store.retrieve', query: {}, body: null });
-      if (r.status === 200) records.push(typeof r.body === 'string' ? JSON.parse(r.body) : r.body);
+      if (r.status === 200) records.push(r.body);
     }
-    return core.listStores(JSON.stringify(records), JSON.stringify(query));
+    return core.listStores(records, query);
   }
 
   async function dispatch(request) {
