@@ -318,6 +318,10 @@ describe('memdir serve', () => {
     assert.deepEqual(listed.map((m) => m.id).sort(), made.map((m) => m.id).sort());
     const byHundred = await all(memories().list(id, { limit: 100 }));
     assert.deepEqual(byHundred.map((m) => m.id).sort(), made.map((m) => m.id).sort());
+    // A full page holds at most 20, whatever limit asks (the SDK's sync counts on the server's cap).
+    const bigFull = await memories().list(id, { view: 'full', limit: 100 });
+    assert.equal(bigFull.data.length, 20);
+    assert.equal(typeof bigFull.next_page, 'string');
     const fullPages = await all(memories().list(id, { view: 'full', limit: 20 }));
     assert.deepEqual(fullPages.map((m) => m.content).sort(), made.map((_, i) => `memory ${i}`).sort());
     const history = await all(versions().list(id));
@@ -363,7 +367,7 @@ describe('memdir serve', () => {
     await expectError(memories().list(id, { path_prefix: '/dir' }), 400, 'invalid_request_error');
     await expectError(memories().list(id, { depth: -1 }), 400, 'invalid_request_error');
     await expectError(memories().list(id, { limit: 101 }), 400, 'invalid_request_error');
-    await expectError(memories().list(id, { view: 'full', limit: 21 }), 400, 'invalid_request_error');
+    await expectError(memories().list(id, { limit: 0 }), 400, 'invalid_request_error');
 
     await expectError(memories().create(id, { path: '/big.md', content: 'a'.repeat(102_401) }), 400, 'invalid_request_error');
     await expectError(memories().create(id, { path: '/big.md', content: 'é'.repeat(51_201) }), 400, 'invalid_request_error');
