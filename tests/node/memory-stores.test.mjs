@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -190,6 +190,13 @@ describe('memdir serve', () => {
     assert.match(patched.headers.get('request-id'), /^req_/);
     assert.equal((await patched.json()).description, '');
 
+    // A store the engine refuses leaves no directory behind.
+    for (const params of [{ name: '' }, { name: 'x', metadata: Object.fromEntries(Array.from({ length: 17 }, (_, i) => [`k${i}`, 'v'])) }, {}]) {
+      const refused = await apiErrorOf(stores().create(params));
+      assert.equal(refused.status, 400);
+      assert.equal(refused.type, 'invalid_request_error');
+    }
+    assert.deepEqual(readdirSync(join(dir, 'stores')), [a.id]);
     const b = await stores().create({ name: 'Second' });
     const listed = await all(stores().list());
     assert.deepEqual(listed.map((s) => s.id).sort(), [a.id, b.id].sort());
