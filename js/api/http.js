@@ -12,13 +12,6 @@ const JSON_TYPE = 'application/json';
 // never the error's own text, which may name a host path or a storage key.
 const INTERNAL = 'Internal server error.';
 const utf8 = new TextEncoder();
-// Used only while the engine's defaults() name no body cap (see maxBodyBytes).
-const FALLBACK_MAX_BODY = 1024 * 1024;
-
-/** The engine's cap on a request body (`MAX_API_BODY_BYTES`). */
-function maxBodyBytes() {
-  return core.defaults().maxApiBodyBytes ?? FALLBACK_MAX_BODY;
-}
 
 /** The API's error object. */
 function errorBody(type, message) {
@@ -172,7 +165,8 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
   if (!noAuth && (!Array.isArray(keys) || keys.length === 0)) throw new TypeError('apiHandler needs at least one API key, or noAuth');
   if (keys.some((k) => typeof k !== 'string' || k === '')) throw new TypeError('apiHandler: every API key must be a non-empty string');
   const digests = Promise.all(keys.map(sha256));
-  const maxBody = maxBodyBytes();
+  // The engine's cap on a request body (`MAX_API_BODY_BYTES`), refused here before it is read whole.
+  const maxBody = core.defaults().maxApiBodyBytes;
   if (!Number.isSafeInteger(maxBody) || maxBody <= 0) throw new TypeError('apiHandler: the engine gave no maximum body size');
 
   /** The actor a request acts as, or an error answer. */

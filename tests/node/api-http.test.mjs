@@ -11,7 +11,7 @@ import { apiHandler } from '../../js/api/http.js';
 const KEY = 'sk-test-key-1';
 const OTHER_KEY = 'sk-test-key-2';
 const ACTOR = { type: 'api_actor', api_key_id: `apikey_${createHash('sha256').update(KEY).digest('hex').slice(0, 24)}` };
-const MAX = memdir.defaults().maxApiBodyBytes ?? 1024 * 1024;
+const MAX = memdir.defaults().maxApiBodyBytes;
 const BASE = 'http://memdir.test';
 
 /** A catalog whose stores record each engine request and answer `reply(request)`. */

@@ -19,7 +19,7 @@ const BIN = fileURLToPath(new URL('../../bin/memdir.js', import.meta.url));
 const KEY = 'sk-memdir-test-0123456789';
 const KEY_ID = `apikey_${createHash('sha256').update(KEY).digest('hex').slice(0, 24)}`;
 const ACTOR = { type: 'api_actor', api_key_id: KEY_ID };
-const MAX_BODY = memdir.defaults().maxApiBodyBytes ?? 1024 * 1024;
+const MAX_BODY = memdir.defaults().maxApiBodyBytes;
 const sha = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** Starts `memdir serve` on a free port; resolves {url, child, stderr(), stop()}. */
