@@ -2,12 +2,14 @@
 // worker serves too) on Node's http server, over a catalog of directory stores.
 import { createServer } from 'node:http';
 import { isIP } from 'node:net';
-import { Readable } from 'node:stream';
 import { readFile } from 'node:fs/promises';
 import { apiHandler } from '../js/api/http.js';
 import { directoryCatalog } from '../js/api/catalog-dir.js';
 
 const CLOSE_GRACE_MS = 10_000;
+// A body the handler refused part-way is read on and thrown away, so the client
+// gets its 413 rather than a broken pipe; past this many bytes the connection is cut.
+const DRAIN_LIMIT = 64 * 1024 * 1024;
 
 export class ServeUsageError extends Error {}
 
@@ -35,6 +37,53 @@ export async function readKeys(env, keysFile) {
   return [...new Set(keys)];
 }
 
+/**
+ * The request's body as a web stream, read as the handler reads it. Cancelled (the
+ * handler refused it), the rest is drained unheld up to DRAIN_LIMIT bytes.
+ */
+function bodyStream(req) {
+  let open = true;
+  const settle = (f) => {
+    if (!open) return;
+    open = false;
+    f();
+  };
+  return new ReadableStream(
+    {
+      start(controller) {
+        req.on('data', (chunk) => {
+          if (!open) return;
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if (controller.desiredSize <= 0) req.pause();
+        });
+        req.once('end', () => settle(() => controller.close()));
+        req.once('error', (e) => settle(() => controller.error(e)));
+        req.pause();
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        open = false;
+        drain(req);
+      },
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
+}
+
+/** Reads the rest of a request body and throws it away, up to DRAIN_LIMIT bytes. */
+function drain(req) {
+  if (req.complete || req.destroyed) return;
+  req.removeAllListeners('data');
+  let drained = 0;
+  req.on('data', (chunk) => {
+    drained += chunk.byteLength;
+    if (drained > DRAIN_LIMIT) req.destroy();
+  });
+  req.resume();
+}
+
 /** A Node request as a fetch Request; its body streams, unread until the handler reads it. */
 function toRequest(req, origin) {
   const headers = new Headers();
@@ -56,7 +105,7 @@ function toRequest(req, origin) {
   return new Request(url, {
     method,
     headers,
-    body: hasBody ? Readable.toWeb(req) : undefined,
+    body: hasBody ? bodyStream(req) : undefined,
     duplex: 'half',
   });
 }
@@ -65,10 +114,10 @@ async function send(res, req, response) {
   const body = Buffer.from(await response.arrayBuffer());
   const headers = Object.fromEntries(response.headers);
   headers['content-length'] = String(body.byteLength);
-  // A body refused before it was read whole: this connection cannot carry another request.
-  if (!req.complete) headers.connection = 'close';
   res.writeHead(response.status, headers);
   res.end(body);
+  // A body the handler never read (refused by its declared length) is drained too.
+  drain(req);
 }
 
 /**

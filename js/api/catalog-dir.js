@@ -16,11 +16,6 @@ const DIR_MODE = 0o700;
 const PLAIN_NAME = /^[A-Za-z0-9_]{1,128}$/;
 const ACTOR = 'memdir-serve';
 
-function newStoreId() {
-  if (typeof memdir.newStoreId !== 'function') throw new Error('the engine makes no store ids');
-  return memdir.newStoreId();
-}
-
 /**
  * The catalog over the directory `root` (made, mode 0700, when missing), with at
  * most `maxStores` stores. Each store is opened once and kept open.
@@ -82,7 +77,7 @@ export function directoryCatalog(root, { maxStores = MAX_STORES } = {}) {
           return { refused: `This server holds at most ${maxStores} memory stores; delete one to create another.` };
         }
         for (;;) {
-          const id = newStoreId();
+          const id = memdir.newStoreId();
           if (!PLAIN_NAME.test(id)) throw new Error('the engine made a store id that is not a plain name');
           try {
             fss.mkdirSync(join(base, id), { mode: DIR_MODE });

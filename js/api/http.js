@@ -12,13 +12,6 @@ const JSON_TYPE = 'application/json';
 // never the error's own text, which may name a host path or a storage key.
 const INTERNAL = 'Internal server error.';
 const utf8 = new TextEncoder();
-// Used only while the engine's defaults() name no body cap (see maxBodyBytes).
-const FALLBACK_MAX_BODY = 1024 * 1024;
-
-/** The engine's cap on a request body (`MAX_API_BODY_BYTES`). */
-function maxBodyBytes() {
-  return core.defaults().maxApiBodyBytes ?? FALLBACK_MAX_BODY;
-}
 
 /** The API's error object. */
 function errorBody(type, message) {
@@ -27,8 +20,8 @@ function errorBody(type, message) {
 
 const NOT_FOUND_ROUTE = errorBody('not_found_error', 'No such route: the Memory Stores API serves /v1/memory_stores and the routes beneath it.');
 const NO_STORE = errorBody('not_found_error', 'No memory store with this id.');
-const NO_KEY = errorBody('authentication_error', 'x-api-key header is required.');
-const BAD_KEY = errorBody('authentication_error', 'invalid x-api-key.');
+const NO_KEY = errorBody('authentication_error', 'An API key is required: send it as x-api-key or Authorization: Bearer.');
+const BAD_KEY = errorBody('authentication_error', 'Invalid API key.');
 const DUPLICATE_QUERY = (name) => errorBody('invalid_request_error', `The query parameter ${JSON.stringify(name)} is given more than once.`);
 const BAD_QUERY = errorBody('invalid_request_error', 'The query string is not valid percent-encoded UTF-8.');
 const TOO_LARGE = (max) => errorBody('request_too_large', `The request body is larger than ${max} bytes.`);
@@ -149,6 +142,12 @@ function sameDigest(a, b) {
   return diff === 0;
 }
 
+/** The token of an "Authorization: Bearer TOKEN" header, or undefined. */
+function bearer(header) {
+  const m = /^Bearer +(\S+)$/i.exec(header ?? '');
+  return m ? m[1] : undefined;
+}
+
 function requestId() {
   return `req_${hex(crypto.getRandomValues(new Uint8Array(12)))}`;
 }
@@ -158,7 +157,7 @@ function requestId() {
  * - catalog: async `create()` -> {id, store} (or {refused: message} when it
  *   holds all the stores it may), `open(id)` -> store | null,
  *   `ids()` -> string[], `drop(id)`; a store has `api(request)` -> {status, body}.
- * - keys: the API keys a request may send as `x-api-key`.
+ * - keys: the API keys a request may send (`x-api-key`, or `Authorization: Bearer`).
  * - noAuth: serve without keys (the caller keeps it to loopback).
  */
 export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
@@ -166,15 +165,16 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
   if (!noAuth && (!Array.isArray(keys) || keys.length === 0)) throw new TypeError('apiHandler needs at least one API key, or noAuth');
   if (keys.some((k) => typeof k !== 'string' || k === '')) throw new TypeError('apiHandler: every API key must be a non-empty string');
   const digests = Promise.all(keys.map(sha256));
-  const maxBody = maxBodyBytes();
+  // The engine's cap on a request body (`MAX_API_BODY_BYTES`), refused here before it is read whole.
+  const maxBody = core.defaults().maxApiBodyBytes;
   if (!Number.isSafeInteger(maxBody) || maxBody <= 0) throw new TypeError('apiHandler: the engine gave no maximum body size');
 
   /** The actor a request acts as, or an error answer. */
   async function authenticate(request) {
     if (noAuth) return { actor: undefined };
-    // The official SDK (1.12) sends its apiKey as `Authorization: Bearer <key>`.
-    const key = request.headers.get('x-api-key') ?? /^Bearer +(\S+) *$/i.exec(request.headers.get('authorization') ?? '')?.[1] ?? null;
-    if (key === null || key === '') return { fail: NO_KEY };
+    // The SDK (1.12) sends its apiKey as "Authorization: Bearer"; curl users send x-api-key.
+    const key = request.headers.get('x-api-key') || bearer(request.headers.get('authorization'));
+    if (!key) return { fail: NO_KEY };
     const digest = await sha256(key);
     let found = false;
     // Every key is compared, so the time taken does not tell which one matched.
@@ -190,9 +190,9 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
       const store = await catalog.open(id);
       if (!store) continue; // dropped since it was listed
       const r = await store.api({ op: 'store.retrieve', query: {}, body: null });
-      if (r.status === 200) records.push(typeof r.body === 'string' ? JSON.parse(r.body) : r.body);
+      if (r.status === 200) records.push(r.body);
     }
-    return core.listStores(JSON.stringify(records), JSON.stringify(query));
+    return core.listStores(records, query);
   }
 
   async function dispatch(request) {
