@@ -12,6 +12,8 @@ import { request } from './client.js';
 import { API_KEYS, start } from './mf.js';
 
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
+/** How versions name the caller: the router's digest of its key, never the key. */
+const actorOf = (key) => ({ type: 'api_actor', api_key_id: `apikey_${sha256(key).slice(0, 24)}` });
 
 let mf;
 let url;
@@ -66,15 +68,20 @@ describe('credentials', () => {
     const bare = await request(new URL('/v1/memory_stores', url));
     assert.equal(bare.status, 401);
     const body = await bare.json();
-    assert.equal(body.type, 'error');
-    assert.equal(body.error.type, 'authentication_error');
+    assert.deepEqual(body, {
+      type: 'error',
+      error: { type: 'authentication_error', message: 'An API key is required: send it as x-api-key or Authorization: Bearer.' },
+    });
     assert.ok(bare.headers.get('request-id'), 'a 401 carries a request-id');
 
     const wrong = new Anthropic({ apiKey: 'not-a-key', baseURL: url.origin, maxRetries: 0 });
     const e = await failure(wrong.beta.memoryStores.list().then((p) => p.data));
     assert.ok(e instanceof Anthropic.AuthenticationError, String(e));
     assert.equal(e.status, 401);
-    assert.equal(e.error.error.type, 'authentication_error');
+    assert.deepEqual(e.error, { type: 'error', error: { type: 'authentication_error', message: 'Invalid API key.' } });
+    // The same key as x-api-key (what curl sends) works too.
+    const viaHeader = await request(new URL('/v1/memory_stores', url), { headers: { 'x-api-key': API_KEYS[0] } });
+    assert.equal(viaHeader.status, 200, await viaHeader.text());
 
     const created = await other.beta.memoryStores.create({ name: 'second key' });
     assert.equal((await client.beta.memoryStores.retrieve(created.id)).name, 'second key');
@@ -101,6 +108,10 @@ describe('stores', () => {
     assert.deepEqual(updated.metadata, { team: 'edge' });
     assert.equal(updated.created_at, made.created_at);
     assert.deepEqual(await stores().retrieve(made.id), updated);
+    // Metadata updates merge; a null value removes its key.
+    const remeta = await stores().update(made.id, { metadata: { team: null, tier: 'free' } });
+    assert.deepEqual(remeta.metadata, { tier: 'free' });
+    assert.equal(remeta.name, 'Preferences');
 
     const second = await stores().create({ name: 'Second' });
     const listed = await all(stores().list());
@@ -110,7 +121,7 @@ describe('stores', () => {
     assert.ok(ids.indexOf(second.id) < ids.indexOf(made.id));
     assert.deepEqual(
       listed.find((s) => s.id === made.id),
-      updated,
+      remeta,
     );
 
     const archived = await stores().archive(second.id);
@@ -125,13 +136,16 @@ describe('stores', () => {
     // An archived store refuses writes and can still be read.
     const refused = await failure(memories().create(second.id, { path: '/a.md', content: 'x' }));
     assert.ok(refused instanceof Anthropic.BadRequestError, String(refused));
-    assert.equal(refused.error.error.type, 'invalid_request_error');
+    assert.deepEqual(refused.error.error, {
+      type: 'invalid_request_error',
+      message: 'This memory store is archived: its memories can be read and deleted, not created or changed.',
+    });
     assert.deepEqual(await all(memories().list(second.id)), []);
 
     assert.deepEqual(await stores().delete(second.id), { id: second.id, type: 'memory_store_deleted' });
     const gone = await failure(stores().retrieve(second.id));
     assert.ok(gone instanceof Anthropic.NotFoundError, String(gone));
-    assert.equal(gone.error.error.type, 'not_found_error');
+    assert.deepEqual(gone.error.error, { type: 'not_found_error', message: 'No memory store with this id.' });
     assert.ok(!(await all(stores().list({ include_archived: true }))).some((s) => s.id === second.id));
     // Its object's storage is empty: nothing of the store outlives it.
     assert.equal((await scan(second.id, 'Second')).keys, 0);
@@ -141,7 +155,7 @@ describe('stores', () => {
     for (const id of ['memstore_0000000000000000000000000', 'nothing']) {
       const e = await failure(stores().retrieve(id));
       assert.ok(e instanceof Anthropic.NotFoundError, `${id}: ${e}`);
-      assert.equal(e.error.error.type, 'not_found_error');
+      assert.deepEqual(e.error.error, { type: 'not_found_error', message: 'No memory store with this id.' });
       const m = await failure(memories().create(id, { path: '/a.md', content: 'x' }));
       assert.ok(m instanceof Anthropic.NotFoundError, `${id}: ${m}`);
     }
@@ -181,7 +195,10 @@ describe('memories', () => {
     );
     assert.ok(stale instanceof Anthropic.ConflictError, String(stale));
     assert.equal(stale.status, 409);
-    assert.equal(stale.error.error.type, 'memory_precondition_failed_error');
+    assert.deepEqual(stale.error.error, {
+      type: 'memory_precondition_failed_error',
+      message: `The precondition content_sha256 failed: memory ${made.id} has changed since that hash was read.`,
+    });
     assert.equal((await memories().retrieve(made.id, { memory_store_id: store })).content, 'alpha');
 
     const edited = await memories().update(made.id, {
@@ -203,40 +220,69 @@ describe('memories', () => {
       page.map((m) => m.path),
       ['/archive/a.md'],
     );
+    const moved = await all(versions().list(store, { memory_id: made.id }));
+    assert.deepEqual(
+      moved.map((v) => [v.operation, v.path]),
+      [
+        ['modified', '/archive/a.md'],
+        ['modified', '/notes/a.md'],
+        ['created', '/notes/a.md'],
+      ],
+    );
 
     // Delete: a wrong expected hash is a 409 and deletes nothing.
     const wrong = await failure(memories().delete(made.id, { memory_store_id: store, expected_content_sha256: sha256('alpha') }));
     assert.ok(wrong instanceof Anthropic.ConflictError, String(wrong));
-    assert.equal(wrong.error.error.type, 'memory_precondition_failed_error');
+    assert.deepEqual(wrong.error.error, {
+      type: 'memory_precondition_failed_error',
+      message: `The precondition expected_content_sha256 failed: memory ${made.id} has changed since that hash was read; nothing was deleted.`,
+    });
     assert.deepEqual(await memories().delete(made.id, { memory_store_id: store, expected_content_sha256: sha256('alpha, edited') }), {
       id: made.id,
       type: 'memory_deleted',
     });
     const gone = await failure(memories().retrieve(made.id, { memory_store_id: store }));
     assert.ok(gone instanceof Anthropic.NotFoundError, String(gone));
-    assert.equal(gone.error.error.type, 'not_found_error');
+    assert.deepEqual(gone.error.error, { type: 'not_found_error', message: `No memory ${JSON.stringify(made.id)} in this store.` });
   });
 
   test('path conflicts are 409 memory_path_conflict_error naming what blocks', async () => {
     const taken = await memories().create(store, { path: '/conflict/taken.md', content: 'first' });
     const moving = await memories().create(store, { path: '/conflict/moving.md', content: 'second' });
+    const onTaken = `The path /conflict/taken.md conflicts with memory ${taken.id} at /conflict/taken.md.`;
     const cases = [
-      ['the same path', () => memories().create(store, { path: '/conflict/taken.md', content: 'again' }), '/conflict/taken.md', taken.id],
-      ['beneath a memory', () => memories().create(store, { path: '/conflict/taken.md/under.md', content: 'x' }), '/conflict/taken.md', taken.id],
-      ['a directory', () => memories().create(store, { path: '/conflict', content: 'x' }), '/conflict', ''],
+      ['the same path', () => memories().create(store, { path: '/conflict/taken.md', content: 'again' }), '/conflict/taken.md', taken.id, onTaken],
+      [
+        'beneath a memory',
+        () => memories().create(store, { path: '/conflict/taken.md/under.md', content: 'x' }),
+        '/conflict/taken.md',
+        taken.id,
+        `The path /conflict/taken.md/under.md conflicts with memory ${taken.id} at /conflict/taken.md.`,
+      ],
+      [
+        'a directory',
+        () => memories().create(store, { path: '/conflict', content: 'x' }),
+        '/conflict',
+        '',
+        'The path /conflict conflicts with a directory at /conflict.',
+      ],
       [
         'a rename onto a memory',
         () => memories().update(moving.id, { memory_store_id: store, path: '/conflict/taken.md' }),
         '/conflict/taken.md',
         taken.id,
+        onTaken,
       ],
     ];
-    for (const [what, call, path, id] of cases) {
+    for (const [what, call, path, id, message] of cases) {
       const e = await failure(call());
       assert.ok(e instanceof Anthropic.ConflictError, `${what}: ${e}`);
-      assert.equal(e.error.error.type, 'memory_path_conflict_error', what);
-      assert.equal(e.error.error.conflicting_path, path, what);
-      assert.equal(e.error.error.conflicting_memory_id, id, what);
+      assert.equal(e.status, 409);
+      assert.deepEqual(
+        e.error.error,
+        { type: 'memory_path_conflict_error', conflicting_memory_id: id, conflicting_path: path, message },
+        what,
+      );
     }
     assert.equal((await memories().retrieve(moving.id, { memory_store_id: store })).path, '/conflict/moving.md');
   });
@@ -246,25 +292,40 @@ describe('memories', () => {
     const files = { '/a.md': 'A', '/docs/b.md': 'B', '/docs/deep/c.md': 'C', '/docs_backup/d.md': 'D' };
     for (const [path, content] of Object.entries(files)) await memories().create(s, { path, content });
 
+    // In path order, segment by segment.
     const everything = await all(memories().list(s));
-    assert.deepEqual(everything.map((m) => m.path).sort(), Object.keys(files).sort());
+    assert.deepEqual(
+      everything.map((m) => m.path),
+      ['/a.md', '/docs/b.md', '/docs/deep/c.md', '/docs_backup/d.md'],
+    );
     assert.ok(everything.every((m) => m.type === 'memory' && (m.content ?? null) === null), 'the basic view has no content');
 
     const docs = await all(memories().list(s, { path_prefix: '/docs/' }));
-    assert.deepEqual(docs.map((m) => m.path).sort(), ['/docs/b.md', '/docs/deep/c.md']);
+    assert.deepEqual(
+      docs.map((m) => m.path),
+      ['/docs/b.md', '/docs/deep/c.md'],
+    );
 
     const top = await all(memories().list(s, { depth: 1 }));
     assert.deepEqual(
-      top.map((m) => [m.type, m.path]).sort(),
+      top.map((m) => [m.type, m.path]),
       [
         ['memory', '/a.md'],
         ['memory_prefix', '/docs/'],
         ['memory_prefix', '/docs_backup/'],
-      ].sort(),
+      ],
+    );
+    const docsTop = await all(memories().list(s, { path_prefix: '/docs/', depth: 1 }));
+    assert.deepEqual(
+      docsTop.map((m) => [m.type, m.path]),
+      [
+        ['memory', '/docs/b.md'],
+        ['memory_prefix', '/docs/deep/'],
+      ],
     );
 
     const full = await all(memories().list(s, { path_prefix: '/docs/', view: 'full' }));
-    assert.deepEqual(full.map((m) => [m.path, m.content]).sort(), [
+    assert.deepEqual(full.map((m) => [m.path, m.content]), [
       ['/docs/b.md', 'B'],
       ['/docs/deep/c.md', 'C'],
     ]);
@@ -284,6 +345,7 @@ describe('memories', () => {
       const e = await failure(call());
       assert.ok(e instanceof Anthropic.NotFoundError, `${what}: ${e}`);
       assert.equal(e.error.error.type, 'not_found_error', what);
+      assert.match(e.error.error.message, what.startsWith('memories') ? /^No memory "mem_/ : /^No memory version "memver_/, what);
     }
     assert.equal((await memories().retrieve(mine.id, { memory_store_id: store })).content, 'mine');
   });
@@ -317,6 +379,7 @@ describe('versions', () => {
     assert.equal(first.content_sha256, sha256(secret));
     assert.equal(first.path, '/creds.md');
     assert.equal(first.operation, 'created');
+    assert.deepEqual(first.created_by, actorOf(API_KEYS[0]));
 
     // The scan does find the text before: it can fail.
     const before = await scan(s, secret);
@@ -325,7 +388,7 @@ describe('versions', () => {
     const redacted = await versions().redact(m.memory_version_id, { memory_store_id: s });
     assert.equal(redacted.id, m.memory_version_id);
     assert.match(redacted.redacted_at, ISO);
-    assert.ok(redacted.redacted_by, 'redacted_by is recorded');
+    assert.deepEqual(redacted.redacted_by, actorOf(API_KEYS[0]));
     for (const field of ['content', 'content_sha256', 'content_size_bytes', 'path']) {
       assert.equal(redacted[field] ?? null, null, field);
     }
@@ -336,8 +399,10 @@ describe('versions', () => {
     const afterwards = await scan(s, secret);
     assert.deepEqual(afterwards.hits, [], `the redacted text is still in the object: ${JSON.stringify(afterwards)}`);
     assert.ok(afterwards.keys > 0);
-    // Neither is its hash left behind in plain sight.
-    assert.deepEqual((await scan(s, sha256(secret))).hits, []);
+    // (Its SHA-256 may remain in older commits' nodes: docs/memory-stores.md says
+    // older commits keep only hashes of what was deleted.)
+    // No API key is ever stored, only its digest.
+    assert.deepEqual((await scan(s, API_KEYS[0])).hits, []);
 
     // Every other version still reads back.
     assert.equal((await versions().retrieve(kept.memory_version_id, { memory_store_id: s })).content, 'the token was rotated');
@@ -347,7 +412,10 @@ describe('versions', () => {
     // The version holding the live content cannot be redacted.
     const live = await failure(versions().redact(history[0].id, { memory_store_id: s }));
     assert.ok(live instanceof Anthropic.BadRequestError, String(live));
-    assert.equal(live.error.error.type, 'invalid_request_error');
+    assert.deepEqual(live.error.error, {
+      type: 'invalid_request_error',
+      message: `Version ${history[0].id} holds the current content of memory ${m.id}; update or delete the memory first, then redact this version.`,
+    });
   });
 });
 
@@ -363,12 +431,15 @@ describe('pages', () => {
 
     const listed = await all(memories().list(s));
     assert.equal(listed.length, N);
-    assert.deepEqual(listed.map((m) => m.path).sort(), paths);
+    assert.deepEqual(
+      listed.map((m) => m.path),
+      paths,
+    );
     assert.deepEqual(new Set(listed.map((m) => m.id)), new Set(made.map((m) => m.id)));
 
     const full = await all(memories().list(s, { view: 'full', path_prefix: '/many/' }));
     assert.deepEqual(
-      full.map((m) => [m.path, m.content]).sort(),
+      full.map((m) => [m.path, m.content]),
       paths.map((p) => [p, `note ${p}`]),
     );
 
