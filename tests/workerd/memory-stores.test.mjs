@@ -5,11 +5,15 @@
 // redaction that leaves the redacted text nowhere in the store's Durable Object.
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { request } from './client.js';
-import { API_KEYS, start } from './mf.js';
+import { API_KEYS, root, start } from './mf.js';
 
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
 /** How versions name the caller: the router's digest of its key, never the key. */
@@ -451,5 +455,118 @@ describe('pages', () => {
       'versions newest first',
     );
     t.diagnostic(`listing: ${(performance.now() - started).toFixed(0)} ms in all`);
+  });
+});
+
+/** `memdir serve` on a free loopback port over `dir`, with `key`: {url, stop()}. */
+function startServe(dir, key) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(root, 'bin/memdir.js'), 'serve', '--port', '0', '--store', dir], {
+      env: { PATH: process.env.PATH, MEMDIR_API_KEYS: key },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
+    child.stdout.setEncoding('utf8').on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) {
+        const exited = new Promise((r) => child.once('exit', r));
+        resolve({ url: out.slice(0, out.indexOf('\n')), stop: () => (child.kill('SIGTERM'), exited) });
+      }
+    });
+    child.on('exit', (code) => reject(new Error(`memdir serve exited ${code}: ${err}`)));
+  });
+}
+
+/**
+ * One session of SDK calls, errors included, as a list of [call, answer]; the
+ * answers with ids, times and page tokens replaced by what they stand for, so two
+ * servers' sessions compare equal when they answered alike.
+ */
+async function session(c) {
+  const log = [];
+  const call = async (what, promise) => {
+    try {
+      const answer = await promise;
+      log.push([what, answer]);
+      return answer;
+    } catch (e) {
+      log.push([what, e.status ?? String(e), e.error ?? null]);
+      return undefined;
+    }
+  };
+  const page = async (what, promise) => {
+    const p = await promise;
+    log.push([what, p.data, p.next_page === null ? null : 'a page token']);
+    return p;
+  };
+  const ms = c.beta.memoryStores;
+  const s = await call('store create', ms.create({ name: 'Same', description: 'on both', metadata: { k: 'v' } }));
+  await call('store create, no name', ms.create({}));
+  await call('store update', ms.update(s.id, { name: 'Same, renamed', metadata: { k: null, j: 'w' } }));
+  const a = await call('memory create', ms.memories.create(s.id, { path: '/n/a.md', content: 'alpha' }));
+  await call('memory create, full', ms.memories.create(s.id, { path: '/n/b.md', content: 'beta', view: 'full' }));
+  await call('memory create, bad path', ms.memories.create(s.id, { path: '/n/../x.md', content: 'x' }));
+  await call('memory create, taken', ms.memories.create(s.id, { path: '/n/a.md', content: 'again' }));
+  await call('memory create, directory', ms.memories.create(s.id, { path: '/n', content: 'x' }));
+  await call('memory retrieve', ms.memories.retrieve(a.id, { memory_store_id: s.id }));
+  await call('memory update, stale', ms.memories.update(a.id, { memory_store_id: s.id, content: 'x', precondition: { type: 'content_sha256', content_sha256: sha256('x') } }));
+  await call('memory update', ms.memories.update(a.id, { memory_store_id: s.id, content: 'alpha 2', precondition: { type: 'content_sha256', content_sha256: sha256('alpha') } }));
+  await call('memory rename', ms.memories.update(a.id, { memory_store_id: s.id, path: '/m/a.md' }));
+  const first = await page('memory list, limit 1', ms.memories.list(s.id, { limit: 1 }));
+  await page('memory list, page 2', ms.memories.list(s.id, { limit: 1, page: first.next_page }));
+  await page('memory list, depth 1', ms.memories.list(s.id, { depth: 1 }));
+  await page('memory list, prefix, full', ms.memories.list(s.id, { path_prefix: '/m/', view: 'full' }));
+  await call('memory list, bad limit', ms.memories.list(s.id, { limit: 1000 }));
+  const history = await page('version list, memory', ms.memoryVersions.list(s.id, { memory_id: a.id }));
+  await page('version list, modified', ms.memoryVersions.list(s.id, { operation: 'modified' }));
+  const oldest = history.data.at(-1);
+  await call('version retrieve', ms.memoryVersions.retrieve(oldest.id, { memory_store_id: s.id }));
+  await call('version redact, live', ms.memoryVersions.redact(history.data[0].id, { memory_store_id: s.id }));
+  await call('version redact', ms.memoryVersions.redact(oldest.id, { memory_store_id: s.id }));
+  await call('version retrieve, redacted', ms.memoryVersions.retrieve(oldest.id, { memory_store_id: s.id }));
+  await call('memory delete, stale', ms.memories.delete(a.id, { memory_store_id: s.id, expected_content_sha256: sha256('alpha') }));
+  await call('memory delete', ms.memories.delete(a.id, { memory_store_id: s.id, expected_content_sha256: sha256('alpha 2') }));
+  await call('memory retrieve, deleted', ms.memories.retrieve(a.id, { memory_store_id: s.id }));
+  await call('store archive', ms.archive(s.id));
+  await page('store list', ms.list());
+  await page('store list, archived', ms.list({ include_archived: true }));
+  await call('memory create, archived', ms.memories.create(s.id, { path: '/z.md', content: 'z' }));
+  await call('store delete', ms.delete(s.id));
+  await call('store retrieve, deleted', ms.retrieve(s.id));
+
+  const ids = new Map();
+  const named = (kind, id) => {
+    if (!ids.has(id)) ids.set(id, `${kind}#${ids.size}`);
+    return ids.get(id);
+  };
+  return JSON.parse(
+    JSON.stringify(log)
+      .replace(/memstore_[0-9a-z]+/g, (id) => named('store', id))
+      .replace(/\b(mem|memver)_[0-9a-z]+_(\d+)/g, (id, kind, n) => `${kind}#${n}`)
+      .replace(/apikey_[0-9a-f]+/g, 'apikey')
+      .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, 'a time'),
+  );
+}
+
+describe('the same answers as memdir serve', () => {
+  test('one session of SDK calls, errors included, answers alike on the worker and on memdir serve', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memdir-serve-'));
+    const worker = start();
+    const node = await startServe(join(dir, 'stores'), API_KEYS[0]);
+    try {
+      const workerUrl = await worker.ready;
+      const onWorker = await session(new Anthropic({ apiKey: API_KEYS[0], baseURL: workerUrl.origin, maxRetries: 0 }));
+      const onNode = await session(new Anthropic({ apiKey: API_KEYS[0], baseURL: node.url, maxRetries: 0 }));
+      assert.equal(onWorker.length, 32);
+      // Some errors are in the session: it compares refusals too.
+      assert.ok(onWorker.filter((entry) => typeof entry[1] === 'number').length >= 10);
+      assert.deepEqual(onWorker, onNode);
+    } finally {
+      await node.stop();
+      await worker.dispose();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
