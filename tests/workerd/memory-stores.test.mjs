@@ -550,6 +550,30 @@ async function session(c) {
   );
 }
 
+describe('concurrent requests to one store object', () => {
+  test('parallel creates all land; parallel creates of one path: one wins, the rest are path conflicts', async () => {
+    const s = (await stores().create({ name: 'Busy' })).id;
+    const paths = Array.from({ length: 20 }, (_, i) => `/busy/${i}.md`);
+    const made = await Promise.all(paths.map((path) => memories().create(s, { path, content: path })));
+    assert.equal(new Set(made.map((m) => m.id)).size, 20);
+    assert.deepEqual((await all(memories().list(s, { path_prefix: '/busy/' }))).map((m) => m.path).sort(), [...paths].sort());
+
+    const race = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => memories().create(s, { path: '/one.md', content: `writer ${i}` })));
+    const won = race.filter((r) => r.status === 'fulfilled');
+    const lost = race.filter((r) => r.status === 'rejected').map((r) => r.reason);
+    assert.equal(won.length, 1);
+    assert.equal(lost.length, 9);
+    for (const e of lost) {
+      assert.ok(e instanceof Anthropic.ConflictError, String(e));
+      assert.equal(e.error.error.type, 'memory_path_conflict_error');
+      assert.equal(e.error.error.conflicting_memory_id, won[0].value.id);
+    }
+    const winner = await memories().retrieve(won[0].value.id, { memory_store_id: s });
+    assert.equal(winner.content_sha256, won[0].value.content_sha256);
+    assert.equal((await all(versions().list(s, { operation: 'created' }))).length, 21);
+  });
+});
+
 describe('the same answers as memdir serve', () => {
   test('one session of SDK calls, errors included, answers alike on the worker and on memdir serve', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'memdir-serve-'));
