@@ -30,6 +30,13 @@ Moving in and out (the SDK's BetaLocalFilesystemMemoryTool layout, DIR/memories/
 Serving:
   mcp                      an MCP server on stdin and stdout (the memory tool as
                            the tool "memory", the listing as memdir://memories)
+  serve [--host H] [--port N] [--keys FILE | --no-auth]
+                           the Memory Stores API (docs/memory-stores.md) over HTTP,
+                           each store a directory store under DIR (default here:
+                           ./memory-stores), on 127.0.0.1:8787 by default; keys
+                           from MEMDIR_API_KEYS (comma separated) or FILE (one a
+                           line); --no-auth only on a loopback host. Prints its URL
+                           first.
 Upkeep:
   gc [--keep N]            delete stored objects unreachable from the last N
                            commits (default ${defaults().keepCommits})
@@ -50,7 +57,7 @@ or a store directory that cannot be opened.
 class UsageError extends Error {}
 
 function parseArgs(argv) {
-  const opts = { store: process.env.MEMDIR_STORE || './memory', force: false, keep: defaults().keepCommits };
+  const opts = { store: undefined, force: false, keep: defaults().keepCommits, host: '127.0.0.1', port: 8787, noAuth: false };
   const rest = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -58,6 +65,10 @@ function parseArgs(argv) {
       if (i + 1 >= argv.length) throw new UsageError('--store needs a directory');
       opts.store = argv[++i];
     } else if (a.startsWith('--store=')) opts.store = a.slice(8);
+    else if (a === '--host' || a === '--port' || a === '--keys') {
+      if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
+      opts[a.slice(2)] = argv[++i];
+    } else if (a === '--no-auth') opts.noAuth = true;
     else if (a === '-h' || a === '--help') opts.help = true;
     else if (a === '--version') opts.version = true;
     else if (a === '--force') opts.force = true;
@@ -158,6 +169,32 @@ async function exportDir(memory, dir) {
   return 0;
 }
 
+async function serveCommand(opts) {
+  const port = /^\d{1,5}$/.test(String(opts.port)) ? Number(opts.port) : NaN;
+  if (!(port >= 0 && port <= 65535)) throw new UsageError('--port needs a port number from 0 to 65535');
+  // Loaded only here: the other commands do not pay for the HTTP server.
+  const { serve, readKeys, ServeUsageError } = await import('./serve.js');
+  let server;
+  try {
+    const keys = opts.noAuth ? [] : await readKeys(process.env, opts.keys);
+    server = await serve({ store: opts.store ?? './memory-stores', host: opts.host, port, keys, noAuth: opts.noAuth });
+  } catch (e) {
+    if (e instanceof ServeUsageError) throw new UsageError(`serve: ${e.message}`);
+    if (e?.code === 'EADDRINUSE' || e?.code === 'EACCES' || e?.code === 'EADDRNOTAVAIL') {
+      throw new UsageError(`serve: cannot listen on ${opts.host}:${port} (${e.code})`);
+    }
+    throw e;
+  }
+  process.stdout.write(`${server.url}\n`);
+  await new Promise((resolveStop) => {
+    const stop = () => resolveStop();
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  await server.close();
+  return 0;
+}
+
 async function packageVersion() {
   return JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')).version;
 }
@@ -173,6 +210,11 @@ async function main(argv) {
     return 0;
   }
   if (rest.length === 0) throw new UsageError('no command given; memdir --help lists them');
+  if (rest[0] === 'serve') {
+    arity(rest, 0, 0, 'serve [--store DIR] [--host H] [--port N] [--keys FILE | --no-auth]');
+    return serveCommand(opts);
+  }
+  opts.store ??= process.env.MEMDIR_STORE || './memory';
   if (rest[0] === 'mcp') {
     arity(rest, 0, 0, 'mcp [--store DIR]');
     // Loaded only here: the other commands do not pay for the MCP SDK.

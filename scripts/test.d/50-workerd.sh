@@ -4,7 +4,8 @@
 # service (examples/worker), its credentials and bad-request answers, 50 concurrent
 # edits, a restart with persistence, the store contract on durableObjectStore and
 # kvStore, every tampered store on durableObjectStore, and the example bundled by
-# wrangler (deploy --dry-run) and served.
+# wrangler (deploy --dry-run) and served; and the Memory Stores API of the example
+# (one Durable Object per store) driven by the official SDK client.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"

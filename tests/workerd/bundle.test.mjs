@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { test } from 'node:test';
 import { Miniflare } from 'miniflare';
+import Anthropic from '@anthropic-ai/sdk';
 import { mintToken } from '../../examples/worker/src/auth.js';
 import { request } from './client.js';
-import { AUTH_SECRET, bundleExample, bundleOptions } from './mf.js';
+import { API_KEYS, AUTH_SECRET, bundleExample, bundleOptions } from './mf.js';
 
 /** The Workers limit on a compressed Worker on the free plan (the paid one is 10 MiB). */
 const FREE_LIMIT = 3 * 1024 * 1024;
@@ -45,6 +46,12 @@ test('wrangler bundles the example under the size limit, and the bundle serves',
         status: 200,
         body: { content: "Here's the content of /memories/a.md with line numbers:\n     1\tfrom the bundle", is_error: false },
       });
+      // The memory-store routes of the bundle, through the official SDK.
+      const client = new Anthropic({ apiKey: API_KEYS[0], baseURL: url.origin, maxRetries: 0 });
+      const store = await client.beta.memoryStores.create({ name: 'bundled' });
+      const memory = await client.beta.memoryStores.memories.create(store.id, { path: '/a.md', content: 'from the bundle' });
+      const read = await client.beta.memoryStores.memories.retrieve(memory.id, { memory_store_id: store.id });
+      assert.deepEqual([read.path, read.content, read.memory_store_id], ['/a.md', 'from the bundle', store.id]);
     } finally {
       await mf.dispose();
     }

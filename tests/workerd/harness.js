@@ -8,7 +8,7 @@
 // reads the tree back.
 
 import { DurableObject } from 'cloudflare:workers';
-import service, { MemoryObject } from '../../examples/worker/src/index.js';
+import service, { MemoryObject, MemoryStoreObject } from '../../examples/worker/src/index.js';
 import { checkStoreContract, durableObjectStore, kvStore, openMemory } from 'memdir';
 import { observe } from '../conformance/hostile-stores.mjs';
 
@@ -71,6 +71,46 @@ export class TestMemoryObject extends MemoryObject {
     this.counter.ops = 0;
     this.counter.lost = 0;
     return { entries, ops, lost };
+  }
+}
+
+/** Whether `needle` occurs in `hay` (both bytes). */
+function contains(hay, needle) {
+  outer: for (let i = 0; i + needle.length <= hay.length; i++) {
+    for (let j = 0; j < needle.length; j++) if (hay[i + j] !== needle[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
+/** The example's memory-store object, plus a scan of its whole storage for a text. */
+export class TestMemoryStoreObject extends MemoryStoreObject {
+  /**
+   * Every key and value in this object's storage (records and chunks alike, with no
+   * prefix), and every row of every SQL table it can read: how many there are, and
+   * the keys (or tables) where `text` occurs as UTF-8, in the key or the value.
+   */
+  async scan(text) {
+    const needle = new TextEncoder().encode(text);
+    const encode = (t) => new TextEncoder().encode(t);
+    const asBytes = (v) =>
+      v instanceof Uint8Array ? v : v instanceof ArrayBuffer ? new Uint8Array(v) : encode(typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+    const all = await this.ctx.storage.list();
+    const hits = [];
+    let valueBytes = 0;
+    for (const [k, v] of all) {
+      const value = asBytes(v);
+      valueBytes += value.length;
+      if (contains(encode(k), needle) || contains(value, needle)) hits.push(k);
+    }
+    // The key-value API lives in workerd's own tables; any other table would be ours.
+    const tables = [...this.ctx.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'")].map((r) => r.name);
+    for (const table of tables.filter((t) => !t.startsWith('_cf_'))) {
+      for (const row of this.ctx.storage.sql.exec(`SELECT * FROM "${table.replaceAll('"', '""')}"`)) {
+        if (Object.values(row).some((v) => contains(asBytes(v), needle))) hits.push(`sql:${table}`);
+      }
+    }
+    return { keys: all.size, valueBytes, tables, hits };
   }
 }
 
@@ -208,6 +248,8 @@ export default {
         return answer(await stores().chunks());
       case '/__test/hostile':
         return answer(await stores().hostile(args.case, args.probes));
+      case '/__test/store-scan':
+        return answer(await env.MEMORY_STORE.get(env.MEMORY_STORE.idFromName(args.id)).scan(args.text));
       case '/__test/race':
         return answer(await stores().race(args.n));
       default:

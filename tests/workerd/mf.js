@@ -16,6 +16,8 @@ import { Miniflare } from 'miniflare';
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** A secret for the tests only. */
 export const AUTH_SECRET = 'test-secret-for-memdir-workerd-suite-0123456789';
+/** API keys for the memory-store routes, tests only. */
+export const API_KEYS = ['test-key-memdir-one', 'test-key-memdir-two'];
 export const COMPATIBILITY_DATE = '2026-04-20';
 
 function workerdEntry() {
@@ -69,10 +71,12 @@ export function start({ entry = join(root, 'tests/workerd/harness.js'), persist,
     modulesRoot: root,
     modules: modulesFrom(entry),
     compatibilityDate: COMPATIBILITY_DATE,
-    bindings: { AUTH_SECRET: secret },
+    bindings: { AUTH_SECRET: secret, MEMDIR_API_KEYS: API_KEYS.join(',') },
     durableObjects: {
       MEMORY: { className: 'TestMemoryObject', useSQLite: true },
       STORES: { className: 'StoreTestObject', useSQLite: true },
+      MEMORY_STORE: { className: 'TestMemoryStoreObject', useSQLite: true },
+      MEMORY_CATALOG: { className: 'StoreCatalogObject', useSQLite: true },
     },
     kvNamespaces: ['KV'],
     ...(persist ? { durableObjectsPersist: persist } : {}),
@@ -104,7 +108,11 @@ export function bundleOptions(out) {
       { type: 'CompiledWasm', include: ['**/*.wasm'] },
     ],
     compatibilityDate: COMPATIBILITY_DATE,
-    bindings: { AUTH_SECRET },
-    durableObjects: { MEMORY: { className: 'MemoryObject', useSQLite: true } },
+    bindings: { AUTH_SECRET, MEMDIR_API_KEYS: API_KEYS.join(',') },
+    durableObjects: {
+      MEMORY: { className: 'MemoryObject', useSQLite: true },
+      MEMORY_STORE: { className: 'MemoryStoreObject', useSQLite: true },
+      MEMORY_CATALOG: { className: 'StoreCatalogObject', useSQLite: true },
+    },
   };
 }

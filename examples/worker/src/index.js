@@ -1,5 +1,6 @@
 // A memory service for agents at the edge: one Durable Object per user, each
-// holding that user's /memories in its own storage.
+// holding that user's /memories in its own storage; and the Memory Stores API
+// (/v1/memory_stores…, src/stores.js), one Durable Object per memory store.
 //
 //   POST /memory   Authorization: Bearer <token>   Content-Type: application/json
 //   body: a memory tool input, e.g. {"command":"view","path":"/memories"}
@@ -15,6 +16,9 @@
 import { DurableObject } from 'cloudflare:workers';
 import { openMemory, durableObjectStore } from 'memdir';
 import { bearerToken, MIN_SECRET_LENGTH, verifyToken } from './auth.js';
+import { memoryStores } from './stores.js';
+
+export { MemoryStoreObject, StoreCatalogObject } from './stores.js';
 
 /**
  * The largest body taken. A create at the engine's 100 KiB per-file limit can take
@@ -76,6 +80,9 @@ async function readBody(request) {
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
+    if (url.pathname === '/v1/memory_stores' || url.pathname.startsWith('/v1/memory_stores/')) {
+      return memoryStores(request, env);
+    }
     if (url.pathname !== '/memory') return refuse(404, 'not_found', 'Not found: this service answers POST /memory.');
     if (request.method !== 'POST') {
       return refuse(405, 'method_not_allowed', 'Use POST /memory with a memory tool input as the JSON body.', { allow: 'POST' });

@@ -1,0 +1,261 @@
+// The Memory Stores API (docs/memory-stores.md) as one fetch handler, shared by
+// `memdir serve` (Node) and the edge worker (workerd): nothing here is Node's.
+// It only maps an HTTP request to the engine's one call, `store.api(request)`,
+// and the engine's answer back to HTTP; every check on a body, query or id, every
+// default, page and error text of the API is the engine's. What is decided here is
+// the server's own: the routes, the API key, the body-size gate before the body is
+// read, the request id, and that nothing thrown below reaches a client as text.
+import * as core from '../core.js';
+
+const JSON_TYPE = 'application/json';
+// Every failure of the server itself (a throw, a backend gone wrong) answers this,
+// never the error's own text, which may name a host path or a storage key.
+const INTERNAL = 'Internal server error.';
+const utf8 = new TextEncoder();
+
+/** The API's error object. */
+function errorBody(type, message) {
+  return { type: 'error', error: { type, message } };
+}
+
+const NOT_FOUND_ROUTE = errorBody('not_found_error', 'No such route: the Memory Stores API serves /v1/memory_stores and the routes beneath it.');
+const NO_STORE = errorBody('not_found_error', 'No memory store with this id.');
+const NO_KEY = errorBody('authentication_error', 'An API key is required: send it as x-api-key or Authorization: Bearer.');
+const BAD_KEY = errorBody('authentication_error', 'Invalid API key.');
+const DUPLICATE_QUERY = (name) => errorBody('invalid_request_error', `The query parameter ${JSON.stringify(name)} is given more than once.`);
+const BAD_QUERY = errorBody('invalid_request_error', 'The query string is not valid percent-encoded UTF-8.');
+const TOO_LARGE = (max) => errorBody('request_too_large', `The request body is larger than ${max} bytes.`);
+const BAD_BODY = errorBody('invalid_request_error', 'The request body is not valid UTF-8.');
+
+/**
+ * The routes of docs/memory-stores.md: each path shape with, per method, the
+ * engine's op (or the catalog's own work for creating and listing stores).
+ * `{store}` and `{id}` match one path segment.
+ */
+const ROUTES = [
+  { path: [], methods: { GET: 'store.list', POST: 'store.create' } },
+  { path: ['{store}'], methods: { GET: 'store.retrieve', POST: 'store.update', PATCH: 'store.update', DELETE: 'store.delete' } },
+  { path: ['{store}', 'archive'], methods: { POST: 'store.archive' } },
+  { path: ['{store}', 'memories'], methods: { GET: 'memory.list', POST: 'memory.create' } },
+  // Before memories/{id}: "search" is memdir's own route, never a memory id.
+  { path: ['{store}', 'memories', 'search'], methods: { GET: 'memory.search' } },
+  { path: ['{store}', 'memories', '{id}'], methods: { GET: 'memory.retrieve', POST: 'memory.update', PATCH: 'memory.update', DELETE: 'memory.delete' } },
+  { path: ['{store}', 'memory_versions'], methods: { GET: 'version.list' } },
+  { path: ['{store}', 'memory_versions', '{id}'], methods: { GET: 'version.retrieve' } },
+  { path: ['{store}', 'memory_versions', '{id}', 'redact'], methods: { POST: 'version.redact' } },
+];
+const PREFIX = ['v1', 'memory_stores'];
+
+function decodeSegment(s) {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The route a path names: `{route, store?, id?}`, or undefined for none. */
+function matchRoute(pathname) {
+  const raw = pathname.split('/');
+  // A path is "/" + segments; a trailing slash or an empty segment names no route.
+  if (raw[0] !== '' || raw.length < 3) return undefined;
+  const segments = raw.slice(1).map(decodeSegment);
+  if (segments.some((s) => s === undefined || s === '')) return undefined;
+  if (segments[0] !== PREFIX[0] || segments[1] !== PREFIX[1]) return undefined;
+  const rest = segments.slice(2);
+  for (const route of ROUTES) {
+    if (route.path.length !== rest.length) continue;
+    const params = {};
+    let ok = true;
+    for (let i = 0; i < rest.length && ok; i++) {
+      const want = route.path[i];
+      if (want === '{store}') params.store = rest[i];
+      else if (want === '{id}') params.id = rest[i];
+      else ok = want === rest[i];
+    }
+    if (ok) return { route, ...params };
+  }
+  return undefined;
+}
+
+/** The query as the engine takes it: every value a string; a name given twice is refused. */
+function queryOf(url) {
+  const query = {};
+  let params;
+  try {
+    params = [...url.searchParams];
+  } catch {
+    return { error: BAD_QUERY };
+  }
+  for (const [name, value] of params) {
+    if (Object.hasOwn(query, name)) return { error: DUPLICATE_QUERY(name) };
+    query[name] = value;
+  }
+  return { query };
+}
+
+/**
+ * The body as text, or null when there is none; `{tooLarge}` as soon as more than
+ * `max` bytes have arrived (a Content-Length over it is refused before reading).
+ */
+async function readBody(request, max) {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) return { tooLarge: true };
+  if (request.body === null) return { text: null };
+  const reader = request.body.getReader();
+  const chunks = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel().catch(() => {});
+      return { tooLarge: true };
+    }
+    chunks.push(value);
+  }
+  if (size === 0) return { text: null };
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    bytes.set(c, at);
+    at += c.byteLength;
+  }
+  try {
+    return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes) };
+  } catch {
+    return { bad: true };
+  }
+}
+
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+
+async function sha256(text) {
+  return new Uint8Array(await crypto.subtle.digest('SHA-256', utf8.encode(text)));
+}
+
+/** Equal digests, in time independent of where they differ. */
+function sameDigest(a, b) {
+  let diff = a.length ^ b.length;
+  for (let i = 0; i < a.length && i < b.length; i++) diff |= a[i] ^ b[i];
+  return diff === 0;
+}
+
+/** The token of an "Authorization: Bearer TOKEN" header, or undefined. */
+function bearer(header) {
+  const m = /^Bearer +(\S+)$/i.exec(header ?? '');
+  return m ? m[1] : undefined;
+}
+
+function requestId() {
+  return `req_${hex(crypto.getRandomValues(new Uint8Array(12)))}`;
+}
+
+/**
+ * A fetch handler serving the Memory Stores API over `catalog`.
+ * - catalog: async `create()` -> {id, store} (or {refused: message} when it
+ *   holds all the stores it may), `open(id)` -> store | null,
+ *   `ids()` -> string[], `drop(id)`; a store has `api(request)` -> {status, body}.
+ * - keys: the API keys a request may send (`x-api-key`, or `Authorization: Bearer`).
+ * - noAuth: serve without keys (the caller keeps it to loopback).
+ */
+export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
+  if (!catalog || typeof catalog.open !== 'function') throw new TypeError('apiHandler needs a catalog');
+  if (!noAuth && (!Array.isArray(keys) || keys.length === 0)) throw new TypeError('apiHandler needs at least one API key, or noAuth');
+  if (keys.some((k) => typeof k !== 'string' || k === '')) throw new TypeError('apiHandler: every API key must be a non-empty string');
+  const digests = Promise.all(keys.map(sha256));
+  // The engine's cap on a request body (`MAX_API_BODY_BYTES`), refused here before it is read whole.
+  const maxBody = core.defaults().maxApiBodyBytes;
+  if (!Number.isSafeInteger(maxBody) || maxBody <= 0) throw new TypeError('apiHandler: the engine gave no maximum body size');
+
+  /** The actor a request acts as, or an error answer. */
+  async function authenticate(request) {
+    if (noAuth) return { actor: undefined };
+    // The SDK (1.12) sends its apiKey as "Authorization: Bearer"; curl users send x-api-key.
+    const key = request.headers.get('x-api-key') || bearer(request.headers.get('authorization'));
+    if (!key) return { fail: NO_KEY };
+    const digest = await sha256(key);
+    let found = false;
+    // Every key is compared, so the time taken does not tell which one matched.
+    for (const d of await digests) found = sameDigest(d, digest) || found;
+    if (!found) return { fail: BAD_KEY };
+    // The key itself is never recorded: a digest names it in versions.
+    return { actor: { type: 'api_actor', api_key_id: `apikey_${hex(digest).slice(0, 24)}` } };
+  }
+
+  async function listAll(query) {
+    const records = [];
+    for (const id of await catalog.ids()) {
+      const store = await catalog.open(id);
+      if (!store) continue; // dropped since it was listed
+      const r = await store.api({ op: 'store.retrieve', query: {}, body: null });
+      if (r.status === 200) records.push(r.body);
+    }
+    return core.listStores(records, query);
+  }
+
+  async function dispatch(request) {
+    const auth = await authenticate(request);
+    if (auth.fail) return { status: 401, body: auth.fail };
+    const url = new URL(request.url);
+    const match = matchRoute(url.pathname);
+    if (!match) return { status: 404, body: NOT_FOUND_ROUTE };
+    const op = match.route.methods[request.method];
+    if (!op) {
+      const allow = Object.keys(match.route.methods).join(', ');
+      return {
+        status: 405,
+        headers: { allow },
+        body: errorBody('invalid_request_error', `${request.method} is not allowed here; this route takes ${allow}.`),
+      };
+    }
+    const q = queryOf(url);
+    if (q.error) return { status: 400, body: q.error };
+    const read = await readBody(request, maxBody);
+    if (read.tooLarge) return { status: 413, body: TOO_LARGE(maxBody) };
+    if (read.bad) return { status: 400, body: BAD_BODY };
+    const engineRequest = { op, query: q.query, body: read.text };
+    if (auth.actor) engineRequest.actor = auth.actor;
+
+    if (op === 'store.list') return listAll(q.query);
+    if (op === 'store.create') {
+      const made = await catalog.create();
+      if (made.refused) return { status: 400, body: errorBody('invalid_request_error', made.refused) };
+      const { id, store } = made;
+      let answer;
+      try {
+        answer = await store.api({ ...engineRequest, id });
+      } finally {
+        // A store the engine did not create leaves no storage behind.
+        if (!(answer?.status >= 200 && answer.status < 300)) await catalog.drop(id);
+      }
+      return answer;
+    }
+    const store = await catalog.open(match.store);
+    if (!store) return { status: 404, body: NO_STORE };
+    if (match.id !== undefined) engineRequest.id = match.id;
+    const answer = await store.api(engineRequest);
+    if (op === 'store.delete' && answer.status >= 200 && answer.status < 300) await catalog.drop(match.store);
+    return answer;
+  }
+
+  return async function handle(request) {
+    const id = requestId();
+    let answer;
+    try {
+      answer = await dispatch(request);
+      if (!answer || !Number.isInteger(answer.status)) throw new Error('no answer');
+    } catch {
+      answer = { status: 500, body: errorBody('api_error', INTERNAL) };
+    }
+    const headers = new Headers(answer.headers);
+    headers.set('content-type', JSON_TYPE);
+    headers.set('request-id', id);
+    // No 4xx answers differently when sent again (a 409 is a precondition or a
+    // path, not a lock), so the SDK's retry of 409s is switched off.
+    if (answer.status >= 400 && answer.status < 500) headers.set('x-should-retry', 'false');
+    const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+    return new Response(text, { status: answer.status, headers });
+  };
+}

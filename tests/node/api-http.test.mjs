@@ -1,0 +1,246 @@
+// The Memory Stores API's fetch handler (js/api/http.js) on its own, over a
+// recording catalog: which engine request each route becomes, the API key, the
+// body cap before the body is read, the request id, and that nothing thrown below
+// reaches the client. The engine's answers are the SDK tests' (memory-stores.test.mjs).
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { memdir } from './helpers.mjs';
+import { apiHandler } from '../../js/api/http.js';
+
+const KEY = 'sk-test-key-1';
+const OTHER_KEY = 'sk-test-key-2';
+const ACTOR = { type: 'api_actor', api_key_id: `apikey_${createHash('sha256').update(KEY).digest('hex').slice(0, 24)}` };
+const MAX = memdir.defaults().maxApiBodyBytes;
+const BASE = 'http://memdir.test';
+
+/** A catalog whose stores record each engine request and answer `reply(request)`. */
+function recordingCatalog(reply = () => ({ status: 200, body: { ok: true } })) {
+  const calls = [];
+  const dropped = [];
+  const stores = new Map([['memstore_a', true]]);
+  const store = (storeId) => ({
+    api: async (request) => {
+      calls.push({ storeId, request });
+      return reply(request);
+    },
+  });
+  return {
+    calls,
+    dropped,
+    async create() {
+      stores.set('memstore_new', true);
+      return { id: 'memstore_new', store: store('memstore_new') };
+    },
+    async open(id) {
+      return stores.has(id) ? store(id) : null;
+    },
+    async ids() {
+      return [...stores.keys()];
+    },
+    async drop(id) {
+      dropped.push(id);
+      stores.delete(id);
+    },
+  };
+}
+
+async function call(handle, method, path, { key = KEY, body, headers = {} } = {}) {
+  const h = new Headers(headers);
+  if (key !== null) h.set('x-api-key', key);
+  const r = await handle(new Request(BASE + path, { method, headers: h, body, duplex: 'half' }));
+  const text = await r.text();
+  return { status: r.status, headers: r.headers, text, json: JSON.parse(text) };
+}
+
+const NO_KEY = 'An API key is required: send it as x-api-key or Authorization: Bearer.';
+const apiError = (type, message) => ({ type: 'error', error: { type, message } });
+
+describe('the Memory Stores API fetch handler', () => {
+  test('each route becomes its engine request, with the key as a digest actor', async () => {
+    const catalog = recordingCatalog();
+    const handle = apiHandler({ catalog, keys: [KEY, OTHER_KEY] });
+    const cases = [
+      ['GET', '/v1/memory_stores/memstore_a', { op: 'store.retrieve' }],
+      ['POST', '/v1/memory_stores/memstore_a', { op: 'store.update' }, '{"name":"n"}'],
+      ['PATCH', '/v1/memory_stores/memstore_a', { op: 'store.update' }, '{"name":"n"}'],
+      ['POST', '/v1/memory_stores/memstore_a/archive', { op: 'store.archive' }],
+      ['GET', '/v1/memory_stores/memstore_a/memories?path_prefix=%2Fa%2F&depth=1', { op: 'memory.list', query: { path_prefix: '/a/', depth: '1' } }],
+      ['POST', '/v1/memory_stores/memstore_a/memories?view=full', { op: 'memory.create', query: { view: 'full' } }, '{"path":"/a","content":"x"}'],
+      ['GET', '/v1/memory_stores/memstore_a/memories/search?query=hi', { op: 'memory.search', query: { query: 'hi' } }],
+      ['GET', '/v1/memory_stores/memstore_a/memories/mem_1', { op: 'memory.retrieve', id: 'mem_1' }],
+      ['POST', '/v1/memory_stores/memstore_a/memories/mem_1', { op: 'memory.update', id: 'mem_1' }, '{"content":"y"}'],
+      ['PATCH', '/v1/memory_stores/memstore_a/memories/mem_1', { op: 'memory.update', id: 'mem_1' }, '{"content":"y"}'],
+      ['DELETE', '/v1/memory_stores/memstore_a/memories/mem_1?expected_content_sha256=ab', { op: 'memory.delete', id: 'mem_1', query: { expected_content_sha256: 'ab' } }],
+      ['GET', '/v1/memory_stores/memstore_a/memory_versions?memory_id=mem_1&operation=created', { op: 'version.list', query: { memory_id: 'mem_1', operation: 'created' } }],
+      ['GET', '/v1/memory_stores/memstore_a/memory_versions/memver_2', { op: 'version.retrieve', id: 'memver_2' }],
+      ['POST', '/v1/memory_stores/memstore_a/memory_versions/memver_2/redact', { op: 'version.redact', id: 'memver_2' }],
+      // An id is decoded from the path as the SDK encodes it.
+      ['GET', '/v1/memory_stores/memstore_a/memories/mem%2F..%2Fx', { op: 'memory.retrieve', id: 'mem/../x' }],
+    ];
+    for (const [method, path, want, body] of cases) {
+      catalog.calls.length = 0;
+      const r = await call(handle, method, path, { body });
+      assert.equal(r.status, 200, `${method} ${path}: ${r.text}`);
+      assert.deepEqual(r.json, { ok: true });
+      assert.equal(catalog.calls.length, 1, `${method} ${path}`);
+      const expected = { op: want.op, query: want.query ?? {}, body: body ?? null, actor: ACTOR };
+      if (want.id !== undefined) expected.id = want.id;
+      assert.deepEqual(catalog.calls[0], { storeId: 'memstore_a', request: expected }, `${method} ${path}`);
+    }
+  });
+
+  test('store.create hands the catalog\'s new id to the engine and drops the storage when the engine refuses', async () => {
+    let answer = { status: 400, body: apiError('invalid_request_error', 'name: bad') };
+    const catalog = recordingCatalog(() => answer);
+    const handle = apiHandler({ catalog, keys: [KEY] });
+    const refused = await call(handle, 'POST', '/v1/memory_stores', { body: '{"name":""}' });
+    assert.equal(refused.status, 400);
+    assert.deepEqual(refused.json, apiError('invalid_request_error', 'name: bad'));
+    assert.deepEqual(catalog.calls, [{ storeId: 'memstore_new', request: { op: 'store.create', id: 'memstore_new', query: {}, body: '{"name":""}', actor: ACTOR } }]);
+    assert.deepEqual(catalog.dropped, ['memstore_new']);
+    answer = { status: 200, body: { id: 'memstore_new', type: 'memory_store' } };
+    const made = await call(handle, 'POST', '/v1/memory_stores', { body: '{"name":"ok"}' });
+    assert.equal(made.status, 200);
+    assert.deepEqual(catalog.dropped, ['memstore_new']);
+    answer = { status: 200, body: { id: 'memstore_a', type: 'memory_store_deleted' } };
+    const gone = await call(handle, 'DELETE', '/v1/memory_stores/memstore_a');
+    assert.equal(gone.status, 200);
+    assert.deepEqual(catalog.dropped, ['memstore_new', 'memstore_a']);
+  });
+
+  test('a missing or wrong key is 401 before anything is opened; every answer has its own request-id', async () => {
+    const catalog = recordingCatalog();
+    const handle = apiHandler({ catalog, keys: [KEY] });
+    const ids = new Set();
+    for (const [key, message] of [
+      [null, NO_KEY],
+      ['', NO_KEY],
+      [OTHER_KEY, 'Invalid API key.'],
+      [`${KEY}x`, 'Invalid API key.'],
+      [KEY.slice(0, -1), 'Invalid API key.'],
+    ]) {
+      const r = await call(handle, 'GET', '/v1/memory_stores/memstore_a', { key });
+      assert.equal(r.status, 401);
+      assert.deepEqual(r.json, apiError('authentication_error', message));
+      assert.equal(r.headers.get('x-should-retry'), 'false');
+      assert.match(r.headers.get('request-id'), /^req_[0-9a-f]{24}$/);
+      ids.add(r.headers.get('request-id'));
+    }
+    for (const [authorization, message] of [
+      [`Bearer ${OTHER_KEY}`, 'Invalid API key.'],
+      [`Basic ${KEY}`, NO_KEY],
+      ['Bearer', NO_KEY],
+    ]) {
+      const r = await call(handle, 'GET', '/v1/memory_stores/memstore_a', { key: null, headers: { authorization } });
+      assert.equal(r.status, 401);
+      assert.deepEqual(r.json, apiError('authentication_error', message));
+    }
+    assert.equal(catalog.calls.length, 0);
+    // The SDK sends its apiKey as a bearer token: the same key, the same actor.
+    const bearer = await call(handle, 'GET', '/v1/memory_stores/memstore_a', { key: null, headers: { authorization: `Bearer ${KEY}` } });
+    assert.equal(bearer.status, 200);
+    assert.deepEqual(catalog.calls.at(-1).request.actor, ACTOR);
+    const ok = await call(handle, 'GET', '/v1/memory_stores/memstore_a');
+    assert.match(ok.headers.get('request-id'), /^req_[0-9a-f]{24}$/);
+    ids.add(ok.headers.get('request-id'));
+    assert.equal(ids.size, 6);
+    assert.equal(catalog.calls.length, 2);
+    assert.throws(() => apiHandler({ catalog }), /at least one API key/);
+  });
+
+  test('noAuth serves without a key and gives the engine no actor', async () => {
+    const catalog = recordingCatalog();
+    const handle = apiHandler({ catalog, noAuth: true });
+    const r = await call(handle, 'GET', '/v1/memory_stores/memstore_a', { key: null });
+    assert.equal(r.status, 200);
+    assert.deepEqual(catalog.calls[0].request, { op: 'store.retrieve', query: {}, body: null });
+  });
+
+  test('unknown routes, wrong methods, unknown stores and repeated query names answer the API error object', async () => {
+    const catalog = recordingCatalog();
+    const handle = apiHandler({ catalog, keys: [KEY] });
+    const noRoute = apiError('not_found_error', 'No such route: the Memory Stores API serves /v1/memory_stores and the routes beneath it.');
+    for (const path of ['/', '/v1', '/v1/memory_stores/../memories', '/v1/memory_stores/', '/v1/memory_stores/memstore_a/', '/v1/memory_stores//memories', '/v1/messages', '/v1/memory_stores/memstore_a/memories/mem_1/extra', '/v1/memory_stores/%E0%A4%A']) {
+      const r = await call(handle, 'GET', path);
+      assert.equal(r.status, 404, path);
+      assert.deepEqual(r.json, noRoute, path);
+    }
+    const put = await call(handle, 'PUT', '/v1/memory_stores/memstore_a/memories/mem_1');
+    assert.equal(put.status, 405);
+    assert.equal(put.headers.get('allow'), 'GET, POST, PATCH, DELETE');
+    assert.deepEqual(put.json, apiError('invalid_request_error', 'PUT is not allowed here; this route takes GET, POST, PATCH, DELETE.'));
+    const delVersion = await call(handle, 'DELETE', '/v1/memory_stores/memstore_a/memory_versions/memver_1');
+    assert.equal(delVersion.status, 405);
+    for (const id of ['memstore_zzz', 'memstore_a%2F..', '%2E']) {
+      const r = await call(handle, 'GET', `/v1/memory_stores/${id}/memories`);
+      assert.equal(r.status, 404, id);
+      assert.deepEqual(r.json, apiError('not_found_error', 'No memory store with this id.'));
+    }
+    const twice = await call(handle, 'GET', '/v1/memory_stores/memstore_a/memories?limit=1&limit=2');
+    assert.equal(twice.status, 400);
+    assert.deepEqual(twice.json, apiError('invalid_request_error', 'The query parameter "limit" is given more than once.'));
+    assert.equal(catalog.calls.length, 0);
+  });
+
+  test('a body over the cap is 413 before it is read whole; a declared one before it is read at all', async () => {
+    const catalog = recordingCatalog();
+    const handle = apiHandler({ catalog, keys: [KEY] });
+    const chunk = new Uint8Array(64 * 1024).fill(0x61);
+    let pulled = 0;
+    const endless = new ReadableStream({
+      pull(controller) {
+        pulled += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const r = await call(handle, 'POST', '/v1/memory_stores/memstore_a/memories', { body: endless });
+    assert.equal(r.status, 413);
+    assert.deepEqual(r.json, apiError('request_too_large', `The request body is larger than ${MAX} bytes.`));
+    assert.ok(pulled <= MAX + 2 * chunk.byteLength, `read ${pulled} bytes of an endless body`);
+    let touched = false;
+    const declared = new ReadableStream(
+      {
+        pull(controller) {
+          touched = true;
+          controller.close();
+        },
+      },
+      { highWaterMark: 0 }, // pulled only when read
+    );
+    const r2 = await call(handle, 'POST', '/v1/memory_stores/memstore_a/memories', { body: declared, headers: { 'content-length': String(MAX + 1) } });
+    assert.equal(r2.status, 413);
+    assert.equal(touched, false);
+    // Exactly the cap is let through to the engine.
+    const atCap = await call(handle, 'POST', '/v1/memory_stores/memstore_a/memories', { body: 'a'.repeat(MAX) });
+    assert.equal(atCap.status, 200);
+    assert.equal(catalog.calls.length, 1);
+    assert.equal(catalog.calls[0].request.body.length, MAX);
+    const notUtf8 = await call(handle, 'POST', '/v1/memory_stores/memstore_a/memories', { body: new Uint8Array([0x7b, 0xff, 0x7d]) });
+    assert.equal(notUtf8.status, 400);
+    assert.deepEqual(notUtf8.json, apiError('invalid_request_error', 'The request body is not valid UTF-8.'));
+  });
+
+  test('anything thrown below answers 500 with fixed text, never its own', async () => {
+    const secret = '/home/someone/private/memory-stores/memstore_a/k_6865616400';
+    for (const fail of [
+      () => {
+        throw new Error(`EACCES: permission denied, open '${secret}'`);
+      },
+      () => Promise.reject(new TypeError(secret)),
+      () => undefined,
+      () => ({ body: secret }),
+    ]) {
+      const handle = apiHandler({ catalog: recordingCatalog(fail), keys: [KEY] });
+      const r = await call(handle, 'GET', '/v1/memory_stores/memstore_a');
+      assert.equal(r.status, 500);
+      assert.deepEqual(r.json, apiError('api_error', 'Internal server error.'));
+      assert.ok(!r.text.includes('private'));
+      assert.match(r.headers.get('request-id'), /^req_[0-9a-f]{24}$/);
+      assert.equal(r.headers.get('x-should-retry'), null);
+    }
+    const throwingCatalog = { ...recordingCatalog(), open: async () => Promise.reject(new Error(secret)) };
+    const r = await call(apiHandler({ catalog: throwingCatalog, keys: [KEY] }), 'GET', '/v1/memory_stores/memstore_a');
+    assert.deepEqual(r.json, apiError('api_error', 'Internal server error.'));
+  });
+});
