@@ -174,6 +174,10 @@ test('history: versions of a file, its content, restore and redact through the p
     is_error: false,
   });
 
+  // Before the redaction the raw read finds the middle text, where its content is kept.
+  const holdingIn = (entries, t) => entries.filter((e) => e.key.includes(t) || e.value.includes(t)).map((e) => e.key);
+  assert.deepEqual(holdingIn(await readAllIndexedDb(page), MIDDLE), [`blob/${sha256(MIDDLE)}`]);
+
   // Redact the middle one through the page (after its confirmation).
   await version(page, 'memver_local_2').locator('button:has-text("Redact")').click();
   assert.equal(await page.locator('dialog h2').textContent(), 'Redact memver_local_2?');
@@ -209,7 +213,7 @@ test('history: versions of a file, its content, restore and redact through the p
   // Every key and value of every object store of every database of this origin.
   const entries = await readAllIndexedDb(page);
   assert.deepEqual([...new Set(entries.map((e) => `${e.db}/${e.store}`))], ['memdir:history/kv']);
-  const holding = (t) => entries.filter((e) => e.key.includes(t) || e.value.includes(t)).map((e) => e.key);
+  const holding = (t) => holdingIn(entries, t);
   assert.deepEqual(holding(MIDDLE), []);
   assert.deepEqual(holding(MIDDLE.slice(0, 10)), []); // not even its distinctive start
   // The scan does see content: the other two texts are there in plain bytes.
