@@ -83,7 +83,9 @@ impl<S: Store> Engine<S> {
             Some(name) => match Op::from_name(name) {
                 Some(op) => Some(op),
                 None => {
-                    return invalid!("operation must be created, modified or deleted, got {name:?}");
+                    return invalid!(
+                        "operation must be created, modified or deleted, got {name:?}"
+                    );
                 }
             },
         };

@@ -1,0 +1,681 @@
+//! The Memory Stores API over one store (docs/memory-stores.md): what each
+//! operation answers, the versions the memory tool records, preconditions, pages,
+//! redaction that leaves no trace of the text in any stored value, and bad input
+//! that changes nothing.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use memdir::{Config, Engine, Limits, MemoryStore, Store, block_on, store::list_all};
+use serde_json::{Value, json};
+
+const STORE_ID: &str = "memstore_abcdefghjkmn0123456789ab";
+const OTHER_STORE_ID: &str = "memstore_zzzzzzzzzzzz0123456789ab";
+
+struct Api {
+    engine: Engine<MemoryStore>,
+    store: MemoryStore,
+}
+
+fn api_with(config: Config) -> Api {
+    let store = MemoryStore::new();
+    let mut engine = Engine::new(store.clone(), config);
+    let now = Rc::new(Cell::new(1_795_000_000_000u64));
+    engine.set_clock(Box::new(move || {
+        now.set(now.get() + 1000);
+        now.get()
+    }));
+    let api = Api { engine, store };
+    let made =
+        api.call(json!({"op": "store.create", "id": STORE_ID, "body": r#"{"name":"Prefs"}"#}));
+    assert_eq!(made["status"], 200, "{made}");
+    api
+}
+
+fn api() -> Api {
+    api_with(Config {
+        actor: "sesn_test".into(),
+        ..Config::default()
+    })
+}
+
+impl Api {
+    /// `{status, body}` of one request.
+    fn call(&self, request: Value) -> Value {
+        let r = block_on(self.engine.api(&request));
+        json!({"status": r.status, "body": r.body})
+    }
+
+    fn ok(&self, request: Value) -> Value {
+        let r = self.call(request.clone());
+        assert_eq!(r["status"], 200, "{request} -> {r}");
+        r["body"].clone()
+    }
+
+    fn tool(&self, input: Value) -> String {
+        let r = block_on(self.engine.execute(&input));
+        assert!(!r.is_error, "{input} -> {}", r.content);
+        r.content
+    }
+
+    fn create(&self, path: &str, content: &str) -> Value {
+        self.ok(json!({"op": "memory.create", "body": json!({"path": path, "content": content}).to_string()}))
+    }
+
+    /// Every key and value the store holds.
+    fn dump(&self) -> Vec<(String, Vec<u8>)> {
+        let keys = block_on(list_all(&self.store, "")).unwrap();
+        keys.into_iter()
+            .map(|k| {
+                let v = block_on(self.store.get(&k)).unwrap().unwrap();
+                (k, v)
+            })
+            .collect()
+    }
+
+    fn versions(&self, mem: &str) -> Vec<(String, String)> {
+        let page = self.ok(json!({"op": "version.list", "query": {"memory_id": mem}}));
+        page["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| {
+                (
+                    v["operation"].as_str().unwrap().to_string(),
+                    v["path"].as_str().unwrap_or("(redacted)").to_string(),
+                )
+            })
+            .collect()
+    }
+}
+
+fn error(r: &Value) -> (u64, String, String) {
+    (
+        r["status"].as_u64().unwrap(),
+        r["body"]["error"]["type"].as_str().unwrap().to_string(),
+        r["body"]["error"]["message"].as_str().unwrap().to_string(),
+    )
+}
+
+#[test]
+fn a_store_record_is_created_retrieved_updated_and_archived() {
+    let a = api();
+    let s = a.ok(json!({"op": "store.retrieve"}));
+    assert_eq!(s["id"], STORE_ID);
+    assert_eq!(s["name"], "Prefs");
+    assert_eq!(s["description"], "");
+    assert_eq!(s["metadata"], json!({}));
+    assert_eq!(s["archived_at"], Value::Null);
+    assert_eq!(s["created_at"], "2026-11-18T11:06:41.000Z");
+    let u = a.ok(json!({"op": "store.update", "body": r#"{"description":"Team notes","metadata":{"owner":"ana","team":"x"}}"#}));
+    assert_eq!(u["description"], "Team notes");
+    let u = a.ok(json!({"op": "store.update", "body": r#"{"metadata":{"team":null}}"#}));
+    assert_eq!(u["metadata"], json!({"owner": "ana"}));
+    let too_many: serde_json::Map<String, Value> =
+        (0..17).map(|i| (format!("k{i}"), json!("v"))).collect();
+    let r =
+        a.call(json!({"op": "store.update", "body": json!({"metadata": too_many}).to_string()}));
+    assert_eq!(
+        error(&r),
+        (
+            400,
+            "invalid_request_error".into(),
+            "metadata must have at most 16 pairs, got 18".into()
+        )
+    );
+    let archived = a.ok(json!({"op": "store.archive"}));
+    assert_eq!(archived["archived_at"], "2026-11-18T11:06:48.000Z");
+    let r = a.call(json!({"op": "store.update", "body": r#"{"name":"x"}"#}));
+    assert_eq!(
+        error(&r).2,
+        "This memory store is archived and cannot be updated."
+    );
+    let r = a.call(json!({"op": "memory.create", "body": r#"{"path":"/a.md","content":"x"}"#}));
+    assert_eq!(
+        error(&r),
+        (
+            400,
+            "invalid_request_error".into(),
+            "This memory store is archived: its memories can be read and deleted, not created or changed.".into()
+        )
+    );
+    assert_eq!(
+        a.ok(json!({"op": "store.delete"})),
+        json!({"id": STORE_ID, "type": "memory_store_deleted"})
+    );
+}
+
+#[test]
+fn the_memory_tool_records_a_version_for_every_change() {
+    let a = api();
+    a.tool(json!({"command": "create", "path": "/memories/notes/a.md", "file_text": "one\n"}));
+    a.tool(json!({"command": "create", "path": "/memories/notes/b.md", "file_text": "two\n"}));
+    a.tool(json!({"command": "str_replace", "path": "/memories/notes/a.md", "old_str": "one", "new_str": "uno"}));
+    a.tool(json!({"command": "insert", "path": "/memories/notes/a.md", "insert_line": 1, "insert_text": "dos\n"}));
+    a.tool(json!({"command": "rename", "old_path": "/memories/notes/a.md", "new_path": "/memories/notes/c.md"}));
+    a.tool(json!({"command": "rename", "old_path": "/memories/notes", "new_path": "/memories/archive"}));
+    let list = a.ok(json!({"op": "memory.list"}));
+    let paths: Vec<&str> = list["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["/archive/b.md", "/archive/c.md"]);
+    let c = &list["data"][1];
+    assert_eq!(
+        c["id"], "mem_abcdefghjkmn_1",
+        "the id outlives edits and renames"
+    );
+    assert_eq!(c["memory_version_id"], "memver_abcdefghjkmn_7");
+    assert_eq!(
+        a.versions("mem_abcdefghjkmn_1"),
+        [
+            ("modified".into(), "/archive/c.md".into()),
+            ("modified".into(), "/notes/c.md".into()),
+            ("modified".into(), "/notes/a.md".into()),
+            ("modified".into(), "/notes/a.md".into()),
+            ("created".into(), "/notes/a.md".into()),
+        ]
+    );
+    let retrieved = a.ok(json!({"op": "memory.retrieve", "id": "mem_abcdefghjkmn_1"}));
+    assert_eq!(retrieved["content"], "uno\ndos\n");
+    let v = a.ok(json!({"op": "version.retrieve", "id": "memver_abcdefghjkmn_3"}));
+    assert_eq!(v["content"], "uno\n");
+    assert_eq!(
+        v["created_by"],
+        json!({"type": "session_actor", "session_id": "sesn_test"})
+    );
+    a.tool(json!({"command": "delete", "path": "/memories/archive"}));
+    assert_eq!(
+        a.versions("mem_abcdefghjkmn_2")[0],
+        ("deleted".into(), "/archive/b.md".into())
+    );
+    let r = a.call(json!({"op": "memory.retrieve", "id": "mem_abcdefghjkmn_1"}));
+    assert_eq!(
+        error(&r),
+        (
+            404,
+            "not_found_error".into(),
+            "No memory \"mem_abcdefghjkmn_1\" in this store.".into()
+        )
+    );
+    let all = a.ok(json!({"op": "version.list", "query": {"operation": "deleted"}}));
+    assert_eq!(all["data"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn creating_on_a_taken_path_is_a_conflict_naming_what_blocks() {
+    let a = api();
+    let m = a.create("/notes/todo.md", "x");
+    assert_eq!(m["content"], Value::Null, "create answers view=basic");
+    assert_eq!(m["content_size_bytes"], 1);
+    let r = a
+        .call(json!({"op": "memory.create", "body": r#"{"path":"/notes/todo.md","content":"y"}"#}));
+    assert_eq!(r["status"], 409);
+    assert_eq!(
+        r["body"],
+        json!({"type": "error", "error": {
+            "type": "memory_path_conflict_error",
+            "message": "The path /notes/todo.md conflicts with memory mem_abcdefghjkmn_1 at /notes/todo.md.",
+            "conflicting_path": "/notes/todo.md",
+            "conflicting_memory_id": "mem_abcdefghjkmn_1"
+        }})
+    );
+    let r = a.call(
+        json!({"op": "memory.create", "body": r#"{"path":"/notes/todo.md/deeper","content":"y"}"#}),
+    );
+    assert_eq!(r["body"]["error"]["conflicting_path"], "/notes/todo.md");
+    let r = a.call(json!({"op": "memory.create", "body": r#"{"path":"/notes","content":"y"}"#}));
+    assert_eq!(
+        r["body"]["error"]["conflicting_memory_id"], "",
+        "a directory is no memory"
+    );
+    let r = a.call(json!({"op": "memory.create", "body": r#"{"path":"/notes/todo.md","content":"y","precondition":{"type":"not_exists"}}"#}));
+    assert_eq!(
+        error(&r),
+        (
+            409,
+            "memory_precondition_failed_error".into(),
+            "The precondition not_exists failed: something is already at /notes/todo.md.".into()
+        )
+    );
+}
+
+#[test]
+fn updates_check_their_precondition_and_add_no_version_when_nothing_changes() {
+    let a = api();
+    let m = a.create("/a.md", "first");
+    let sha = m["content_sha256"].as_str().unwrap().to_string();
+    let id = m["id"].as_str().unwrap().to_string();
+    let body = json!({"content": "second", "precondition": {"type": "content_sha256", "content_sha256": sha}}).to_string();
+    let u = a.ok(json!({"op": "memory.update", "id": id, "body": body}));
+    assert_eq!(u["memory_version_id"], "memver_abcdefghjkmn_2");
+    // The same stale hash again: the memory changed since.
+    let r =
+        a.call(json!({"op": "memory.update", "id": id, "body": body.replace("second", "third")}));
+    assert_eq!(
+        error(&r),
+        (
+            409,
+            "memory_precondition_failed_error".into(),
+            "The precondition content_sha256 failed: memory mem_abcdefghjkmn_1 has changed since that hash was read.".into()
+        )
+    );
+    // Exactly the requested content already: succeeds, and writes nothing.
+    let before = a.dump();
+    let same = a.ok(json!({"op": "memory.update", "id": id, "body": body}));
+    assert_eq!(same["memory_version_id"], "memver_abcdefghjkmn_2");
+    assert_eq!(a.dump(), before);
+    // A rename onto a taken path is a conflict; with not_exists it is a no-op.
+    a.create("/b.md", "b");
+    let r = a.call(json!({"op": "memory.update", "id": id, "body": r#"{"path":"/b.md"}"#}));
+    assert_eq!(
+        r["body"]["error"]["conflicting_memory_id"],
+        "mem_abcdefghjkmn_3"
+    );
+    let kept = a.ok(json!({"op": "memory.update", "id": id, "body": r#"{"path":"/b.md","precondition":{"type":"not_exists"}}"#}));
+    assert_eq!(kept["path"], "/a.md");
+    let moved = a.ok(json!({"op": "memory.update", "id": id, "query": {"view": "full"}, "body": r#"{"path":"/c/d.md"}"#}));
+    assert_eq!(
+        (moved["path"].as_str(), moved["content"].as_str()),
+        (Some("/c/d.md"), Some("second"))
+    );
+    assert_eq!(
+        a.tool(json!({"command": "view", "path": "/memories/c/d.md"})),
+        "Here's the content of /memories/c/d.md with line numbers:\n     1\tsecond"
+    );
+    let r =
+        a.call(json!({"op": "memory.delete", "id": id, "query": {"expected_content_sha256": sha}}));
+    assert_eq!(error(&r).0, 409);
+    assert_eq!(
+        a.ok(json!({"op": "memory.delete", "id": id})),
+        json!({"id": "mem_abcdefghjkmn_1", "type": "memory_deleted"})
+    );
+}
+
+#[test]
+fn lists_roll_deeper_memories_into_prefixes_and_pages_chain() {
+    let a = api();
+    for p in [
+        "/a.md",
+        "/notes/b.md",
+        "/notes/deep/c.md",
+        "/notes/deep/d.md",
+        "/notes-archive/e.md",
+        "/z.md",
+    ] {
+        a.create(p, p);
+    }
+    // An empty directory of the memory tool is invisible to the API.
+    a.tool(json!({"command": "create", "path": "/memories/empty/x.md", "file_text": ""}));
+    a.tool(json!({"command": "delete", "path": "/memories/empty/x.md"}));
+    let top = a.ok(json!({"op": "memory.list", "query": {"depth": "1"}}));
+    let shown: Vec<String> = top["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            format!(
+                "{} {}",
+                i["type"].as_str().unwrap(),
+                i["path"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        shown,
+        [
+            "memory /a.md",
+            "memory_prefix /notes/",
+            "memory_prefix /notes-archive/",
+            "memory /z.md"
+        ]
+    );
+    let notes = a.ok(json!({"op": "memory.list", "query": {"path_prefix": "/notes/"}}));
+    let paths: Vec<&str> = notes["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        paths,
+        ["/notes/b.md", "/notes/deep/c.md", "/notes/deep/d.md"],
+        "/notes/ never matches /notes-archive/"
+    );
+    // Pages of two, chained by their tokens, give the whole list once.
+    let mut all = Vec::new();
+    let mut query = json!({"limit": "2"});
+    loop {
+        let page = a.ok(json!({"op": "memory.list", "query": query.clone()}));
+        all.extend(
+            page["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["path"].as_str().unwrap().to_string()),
+        );
+        match page["next_page"].as_str() {
+            Some(t) => query = json!({"limit": "2", "page": t}),
+            None => break,
+        }
+    }
+    assert_eq!(
+        all,
+        [
+            "/a.md",
+            "/notes/b.md",
+            "/notes/deep/c.md",
+            "/notes/deep/d.md",
+            "/notes-archive/e.md",
+            "/z.md"
+        ]
+    );
+    let first = a.ok(json!({"op": "memory.list", "query": {"limit": "2"}}));
+    let token = first["next_page"].as_str().unwrap();
+    let r =
+        a.call(json!({"op": "memory.list", "query": {"limit": "2", "depth": "1", "page": token}}));
+    assert_eq!(
+        error(&r),
+        (
+            400,
+            "invalid_request_error".into(),
+            "page is not a page token of this list and query".into()
+        )
+    );
+    let r = a.call(json!({"op": "version.list", "query": {"page": token}}));
+    assert_eq!(
+        error(&r).2,
+        "page is not a page token of this list and query"
+    );
+    let r = a.call(json!({"op": "memory.list", "query": {"path_prefix": "/notes"}}));
+    assert_eq!(
+        error(&r).2,
+        "path_prefix must start and end with '/', got \"/notes\""
+    );
+    let r = a.call(json!({"op": "memory.list", "query": {"depth": "-1"}}));
+    assert_eq!(
+        error(&r).2,
+        "depth must be a whole number from 0 to 18446744073709551615, got \"-1\""
+    );
+    let full = a.ok(json!({"op": "memory.list", "query": {"view": "full", "limit": "100"}}));
+    assert_eq!(
+        full["data"].as_array().unwrap().len(),
+        6,
+        "full view caps the page at 20"
+    );
+    assert_eq!(full["data"][0]["content"], "/a.md");
+}
+
+#[test]
+fn search_finds_lines_case_insensitively() {
+    let a = api();
+    a.create("/a.md", "Alpha\nbeta GAMMA\ngamma ray");
+    a.create("/b.md", "nothing here");
+    let r = a.ok(json!({"op": "memory.search", "query": {"query": "gamma"}}));
+    assert_eq!(
+        r,
+        json!({"data": [{"type": "memory_search_result", "memory_id": "mem_abcdefghjkmn_1", "path": "/a.md",
+            "matches": [{"line_number": 2, "text": "beta GAMMA"}, {"line_number": 3, "text": "gamma ray"}]}],
+            "next_page": null, "query": "gamma"})
+    );
+    let r = a.call(json!({"op": "memory.search", "query": {}}));
+    assert_eq!(error(&r).2, "query must be 1 to 256 characters, got 0");
+}
+
+#[test]
+fn redaction_leaves_the_text_in_no_stored_value() {
+    let a = api();
+    let m = a.create("/secret.md", "the launch code is PINEAPPLE-7741");
+    let id = m["id"].as_str().unwrap();
+    a.ok(json!({"op": "memory.update", "id": id, "body": r#"{"content":"nothing to see"}"#}));
+    a.create("/other.md", "kept text");
+    let leaked = |a: &Api| {
+        a.dump()
+            .iter()
+            .any(|(_, v)| String::from_utf8_lossy(v).contains("PINEAPPLE-7741"))
+    };
+    assert!(leaked(&a));
+    // The current version cannot be redacted; the old one can.
+    let r = a.call(json!({"op": "version.redact", "id": "memver_abcdefghjkmn_2"}));
+    assert_eq!(
+        error(&r).2,
+        "Version memver_abcdefghjkmn_2 holds the current content of memory mem_abcdefghjkmn_1; update or delete the memory first, then redact this version."
+    );
+    let red = a.ok(json!({"op": "version.redact", "id": "memver_abcdefghjkmn_1", "actor": {"type": "user_actor", "user_id": "user_1"}}));
+    assert_eq!(red["content"], Value::Null);
+    assert_eq!(red["path"], Value::Null);
+    assert_eq!(red["content_sha256"], Value::Null);
+    assert_eq!(red["content_size_bytes"], Value::Null);
+    assert_eq!(red["operation"], "created");
+    assert_eq!(
+        red["created_by"],
+        json!({"type": "session_actor", "session_id": "sesn_test"})
+    );
+    assert_eq!(
+        red["redacted_by"],
+        json!({"type": "user_actor", "user_id": "user_1"})
+    );
+    assert!(red["redacted_at"].is_string());
+    assert!(!leaked(&a), "no key or value holds the redacted text");
+    // Everything else still reads back, and the store still checks out whole.
+    let v2 = a.ok(json!({"op": "version.retrieve", "id": "memver_abcdefghjkmn_2"}));
+    assert_eq!(v2["content"], "nothing to see");
+    let other = a.ok(json!({"op": "version.retrieve", "id": "memver_abcdefghjkmn_3"}));
+    assert_eq!(other["content"], "kept text");
+    let again = a.ok(json!({"op": "version.redact", "id": "memver_abcdefghjkmn_1"}));
+    assert_eq!(
+        again["redacted_by"],
+        json!({"type": "user_actor", "user_id": "user_1"}),
+        "redacting twice changes nothing"
+    );
+    let gc = block_on(a.engine.gc(100)).unwrap();
+    assert_eq!(gc.deleted, 0);
+    assert_eq!(
+        a.tool(json!({"command": "view", "path": "/memories/secret.md"})),
+        "Here's the content of /memories/secret.md with line numbers:\n     1\tnothing to see"
+    );
+}
+
+#[test]
+fn redaction_keeps_a_blob_another_version_still_holds() {
+    let a = api();
+    let m = a.create("/a.md", "shared words");
+    let id = m["id"].as_str().unwrap();
+    a.ok(json!({"op": "memory.update", "id": id, "body": r#"{"path":"/b.md"}"#}));
+    a.ok(json!({"op": "memory.update", "id": id, "body": r#"{"content":"new"}"#}));
+    a.ok(json!({"op": "version.redact", "id": "memver_abcdefghjkmn_1"}));
+    let v2 = a.ok(json!({"op": "version.retrieve", "id": "memver_abcdefghjkmn_2"}));
+    assert_eq!(
+        v2["content"], "shared words",
+        "version 2 holds the same text: its blob stays"
+    );
+}
+
+#[test]
+fn bad_requests_get_the_error_object_and_change_nothing() {
+    let a = api();
+    let m = a.create("/a.md", "x");
+    let id = m["id"].as_str().unwrap().to_string();
+    let before = a.dump();
+    let huge = "x".repeat(102_401);
+    let cases: Vec<(Value, &str)> = vec![
+        (
+            json!({"op": "memory.retrieve", "id": "mem_abcdefghjkmn_99"}),
+            "No memory \"mem_abcdefghjkmn_99\" in this store.",
+        ),
+        (
+            json!({"op": "memory.retrieve", "id": "mem_zzzzzzzzzzzz_1"}),
+            "No memory \"mem_zzzzzzzzzzzz_1\" in this store.",
+        ),
+        (
+            json!({"op": "memory.retrieve", "id": "memver_abcdefghjkmn_1"}),
+            "No memory \"memver_abcdefghjkmn_1\" in this store.",
+        ),
+        (
+            json!({"op": "version.retrieve", "id": "memver_abcdefghjkmn_9"}),
+            "No memory version \"memver_abcdefghjkmn_9\" in this store.",
+        ),
+        (
+            json!({"op": "memory.create", "body": "{"}),
+            "the body is not valid JSON",
+        ),
+        (
+            json!({"op": "memory.create", "body": "[1]"}),
+            "the body must be a JSON object, got an array",
+        ),
+        (
+            json!({"op": "memory.create", "body": r#"{"path":5,"content":"x"}"#}),
+            "path: expected a string, got a number",
+        ),
+        (
+            json!({"op": "memory.create", "body": r#"{"path":"/n.md","content":"x","extra":1}"#}),
+            "extra: unknown field",
+        ),
+        (
+            json!({"op": "memory.create", "body": r#"{"content":"x"}"#}),
+            "path is required",
+        ),
+        (
+            json!({"op": "memory.create", "body": json!({"path": "/big.md", "content": huge}).to_string()}),
+            "content must be at most 102,400 bytes, got 102,401",
+        ),
+        (
+            json!({"op": "memory.create", "body": r#"{"path":"/n.md","content":"x","precondition":{"type":"content_sha256","content_sha256":"ab"}}"#}),
+            "precondition.content_sha256 must be 64 lowercase hexadecimal characters",
+        ),
+        (
+            json!({"op": "memory.update", "id": id, "body": r#"{"precondition":{"type":"maybe"}}"#}),
+            "precondition.type must be content_sha256 or not_exists, got \"maybe\"",
+        ),
+        (
+            json!({"op": "memory.list", "query": {"view": "everything"}}),
+            "view must be basic or full, got \"everything\"",
+        ),
+        (
+            json!({"op": "memory.list", "query": {"limit": "0"}}),
+            "limit must be a whole number from 1 to 100, got \"0\"",
+        ),
+        (
+            json!({"op": "version.list", "query": {"created_at[gte]": "yesterday"}}),
+            "created_at[gte] must be an RFC 3339 date-time, got \"yesterday\"",
+        ),
+        (
+            json!({"op": "version.list", "query": {"operation": "renamed"}}),
+            "operation must be created, modified or deleted, got \"renamed\"",
+        ),
+        (
+            json!({"op": "memory.create", "actor": {"type": "api_actor", "api_key_id": ""}, "body": r#"{"path":"/n.md","content":"x"}"#}),
+            "actor: its id must be 1 to 256 characters without control characters",
+        ),
+        (json!({"op": "nope"}), "No operation \"nope\"."),
+        (
+            json!({"op": 5}),
+            "not a memdir API request: {op, id?, query?, body?, actor?}",
+        ),
+        (
+            json!({"op": "store.create", "id": OTHER_STORE_ID, "body": r#"{"name":"x"}"#}),
+            "This store already has a record.",
+        ),
+    ];
+    for (request, message) in cases {
+        let r = a.call(request.clone());
+        assert_eq!(r["body"]["error"]["message"], message, "{request}");
+        assert_eq!(r["body"]["type"], "error");
+    }
+    let hostile: Value =
+        serde_json::from_str(include_str!("conformance/hostile-paths.json")).unwrap();
+    let mut tried = 0;
+    for case in hostile["paths"].as_array().unwrap() {
+        let path = case["path"].as_str().unwrap();
+        let Some(store_path) = path
+            .strip_prefix("/memories")
+            .filter(|p| p.starts_with('/'))
+        else {
+            continue;
+        };
+        tried += 1;
+        let body = json!({"path": store_path, "content": "x"}).to_string();
+        let r = a.call(json!({"op": "memory.create", "body": body}));
+        assert_eq!(
+            (r["status"].as_u64(), r["body"]["error"]["type"].as_str()),
+            (Some(400), Some("invalid_request_error")),
+            "{path:?}"
+        );
+    }
+    assert!(tried > 40, "{tried} hostile paths");
+    assert_eq!(a.dump(), before, "nothing changed");
+    assert_eq!(
+        block_on(a.engine.api_json("{")),
+        r#"{"body":{"error":{"message":"the request is not valid JSON","type":"invalid_request_error"},"type":"error"},"status":400}"#
+    );
+}
+
+#[test]
+fn the_memory_cap_binds_api_creates() {
+    let a = api_with(Config {
+        limits: Limits {
+            max_memories: 2,
+            ..Limits::default()
+        },
+        ..Config::default()
+    });
+    a.create("/1.md", "");
+    a.create("/2.md", "");
+    let r = a.call(json!({"op": "memory.create", "body": r#"{"path":"/3.md","content":""}"#}));
+    assert_eq!(
+        error(&r).2,
+        "This memory store holds 2 memories, the most it may; delete some first."
+    );
+}
+
+#[test]
+fn import_keeps_ids_by_path_and_records_what_it_changes() {
+    let a = api();
+    let m = a.create("/keep.md", "same");
+    a.create("/edit.md", "old");
+    a.create("/gone.md", "bye");
+    let entries = [
+        memdir::Entry {
+            path: "/memories/keep.md".into(),
+            content: Some("same".into()),
+        },
+        memdir::Entry {
+            path: "/memories/edit.md".into(),
+            content: Some("new".into()),
+        },
+        memdir::Entry {
+            path: "/memories/new.md".into(),
+            content: Some("hi".into()),
+        },
+    ];
+    block_on(a.engine.import(&entries)).unwrap();
+    let keep = a.ok(json!({"op": "memory.retrieve", "id": m["id"]}));
+    assert_eq!(
+        keep["memory_version_id"], "memver_abcdefghjkmn_1",
+        "unchanged: no version"
+    );
+    let ops: Vec<String> = a.ok(json!({"op": "version.list"}))["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            format!(
+                "{} {}",
+                v["operation"].as_str().unwrap(),
+                v["path"].as_str().unwrap()
+            )
+        })
+        .collect();
+    assert_eq!(
+        ops[..3],
+        ["deleted /gone.md", "created /new.md", "modified /edit.md"]
+    );
+}
