@@ -5,6 +5,7 @@
 // (agent.js) lets Claude use this memory; the tree and file view follow its writes.
 import { createConsole } from './console.js';
 import { ask } from './dialogs.js';
+import { createHistory } from './history.js';
 import { renderTree } from './tree.js';
 import {
   basename,
@@ -28,7 +29,7 @@ const state = {
   nodes: new Map(), // path -> { path, size, dir, children?: string[] } (children unknown: undefined)
   expanded: new Set([ROOT]),
   selected: ROOT,
-  mode: 'lines', // file view: 'lines' | 'raw'
+  mode: 'lines', // file view: 'lines' | 'raw' | 'history' (files only)
   editing: null, // { path, original } while the editor is open
   lastView: null, // the engine's text for the selected path
 };
@@ -81,6 +82,13 @@ function status(text) {
 let memory;
 let channel;
 let consoleUi;
+let fileHistory;
+
+const MODES = {
+  lines: ['View', 'Rendered from the engine\'s view output'],
+  raw: ['Raw', 'The exact text the model sees'],
+  history: ['History', 'Every version of this file, from the Memory Stores API'],
+};
 
 async function exec(input) {
   const t0 = performance.now();
@@ -273,15 +281,16 @@ async function showSelected() {
     return;
   }
   const isDir = node?.dir ?? path === ROOT;
+  const mode = isDir && state.mode === 'history' ? 'lines' : state.mode;
   const modes = el(
     'div',
     { className: 'segmented small' },
-    ...['lines', 'raw'].map((m) =>
+    ...Object.keys(MODES).filter((m) => !isDir || m !== 'history').map((m) =>
       el('button', {
         type: 'button',
-        textContent: m === 'lines' ? 'View' : 'Raw',
-        title: m === 'lines' ? 'Rendered from the engine\'s view output' : 'The exact text the model sees',
-        className: state.mode === m ? 'on' : '',
+        textContent: MODES[m][0],
+        title: MODES[m][1],
+        className: mode === m ? 'on' : '',
         onclick: () => {
           state.mode = m;
           showSelected();
@@ -303,8 +312,12 @@ async function showSelected() {
     el('span', { className: 'meta' }, meta(node, isDir, result.content)),
     actions,
   );
-  if (state.mode === 'raw') {
+  if (mode === 'raw') {
     body.replaceChildren(el('pre', { className: 'raw' }, result.content));
+    return;
+  }
+  if (mode === 'history') {
+    await fileHistory.render(body, path);
     return;
   }
   if (isDir) body.replaceChildren(dirListing(result.content));
@@ -566,6 +579,15 @@ async function start() {
     return;
   }
   window.memdirExplorer = { memory, refresh }; // for the console of the browser's devtools
+  // A restore or a redaction changes the memory outside the tool's commands: tell
+  // other tabs and redraw, as a command would.
+  fileHistory = createHistory({
+    memory,
+    changed: () => {
+      channel?.postMessage('changed');
+      return refresh();
+    },
+  });
 
   consoleUi = createConsole($('console'), {
     run: (text) => command(text, 'console'),

@@ -5,7 +5,8 @@
 #     every conformance case, hostile path and tampered store, all-or-nothing at
 #     every step, reopen;
 #  2. Playwright (playwright-core) end to end: two tabs editing one memory file, the
-#     memory explorer (www/), and the browser agent (the official SDK in the page
+#     memory explorer (www/) and a file's history in it (restore, redact, then a raw
+#     read of all of IndexedDB), and the browser agent (the official SDK in the page
 #     against a loopback fake Messages API); screenshots go to target/browser-test/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
