@@ -42,7 +42,7 @@ for (let i = 0; i < 100_000; i++) {
     case 4: if (i % 1000 === 4) { views++; check(await memory.execute({ command: 'view', path: '/memories/flat' })); } break;
     default: check(await memory.execute({ command: 'view', path: name, view_range: [1, 1] }));
   }
-  if (i % 10_000 === 9_999) await memory.gc({ keepCommits: 0 });
+  if (i % 2_000 === 1_999) await memory.gc({ keepCommits: 0 });
 }
 const { maxRSS } = process.resourceUsage();
 process.stdout.write(JSON.stringify({ errors, views, maxRssMiB: Math.round(maxRSS / 1024) }));
