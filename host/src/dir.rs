@@ -6,6 +6,11 @@
 //! - A command's commit writes ONE pack (its objects and the new head), syncs it,
 //!   hard-links it under each object's name and renames it over the head, so a
 //!   reader sees the old value or the new one, never a torn one, even after a crash.
+//!   An object already stored under its name is left out of the pack, so a value
+//!   is packed once.
+//! - A delete leaves no byte of the value on the disk: every other key still
+//!   linked to the deleted key's pack is first rewritten as a pack of its own
+//!   (one synced file each, under that key's lock), then the name is unlinked.
 //! - A change to a key holds its lock file (`.lock-k…`, created with `O_EXCL`), so a
 //!   compare-and-swap's read-compare-rename cannot interleave with another writer
 //!   in any process, Node's included. A lock left by a crashed process is broken once

@@ -10,6 +10,9 @@
 // objects and the new head), fsyncs it once, hard-links it under each object's
 // name and renames it over the head: one fsync per command, as the SDK's own tool
 // pays for one file. A reader sees the old or the new value, never half of one.
+// An object already stored under its name is left out of the pack (a value is
+// packed once), and a delete first rewrites every other key still sharing the
+// deleted key's pack as a pack of its own, so no byte of a deleted value stays.
 // Mutations of a key hold a lock file for that key created with O_EXCL, which makes
 // compare-and-swap hold across processes sharing the directory (Node or host); a
 // lock left by a crashed process is broken once its owner is gone or it is old,
