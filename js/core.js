@@ -26,6 +26,23 @@ export function oversizedInputResult() {
   return glue.oversizedInput();
 }
 
+/**
+ * One page of memory stores from their records (each what `store.retrieve`
+ * answered), newest first, filtered and paged by `query` (`include_archived`,
+ * `created_at[gte]`, `created_at[lte]`, `limit`, `page`, as URL strings).
+ * Resolves nothing asynchronously: returns `{status, body}`.
+ */
+export function listStores(records, query = {}) {
+  return JSON.parse(glue.listStores(JSON.stringify(records), JSON.stringify(query)));
+}
+
+/** A new random memory store id (`memstore_…`). */
+export function newStoreId() {
+  const random = new Uint8Array(15);
+  crypto.getRandomValues(random);
+  return glue.newStoreId(random);
+}
+
 const PROTOCOL = ['get', 'set', 'delete', 'list', 'compareAndSwap'];
 
 /** A native in-memory store. Several memories opened over one share its data. */
@@ -68,7 +85,7 @@ function limitValue(limits, camel, snake) {
 
 /**
  * Opens the memory directory held by `store`.
- * options: { store?, limits?: {maxFileBytes?, maxTotalBytes?, readLimitChars?},
+ * options: { store?, limits?: {maxFileBytes?, maxTotalBytes?, readLimitChars?, maxMemories?},
  *            clock?: () => number (ms since epoch), actor?: string, maxRetries?: number,
  *            secrets?: 'allow' | 'refuse' | 'redact' (text that looks like a credential) }
  */
@@ -89,6 +106,7 @@ export async function openMemory(options = {}) {
     maxFileBytes: limitValue(limits, 'maxFileBytes', 'max_file_bytes'),
     maxTotalBytes: limitValue(limits, 'maxTotalBytes', 'max_total_bytes'),
     readLimitChars: limitValue(limits, 'readLimitChars', 'read_limit_chars'),
+    maxMemories: limitValue(limits, 'maxMemories', 'max_memories'),
     actor,
     maxRetries,
     secrets,
@@ -275,6 +293,29 @@ export class Memory {
     }
     if (text.length > defaults().maxInputBytes * 16) throw new RangeError('import: the entries are too large to import at once');
     return this.#core.import(text.replace(LONE_SURROGATE, escapeLone));
+  }
+
+  /**
+   * The Memory Stores API over this memory (docs/memory-stores.md): `request` is
+   * `{op, id?, query?, body?, actor?}`, `body` as JSON text (or a value, sent as
+   * its JSON). Resolves `{status, body}`; a bad request is an error answer, never
+   * a rejection.
+   */
+  async api(request) {
+    if (modelCalled(request, 'api')) return this.#handle(request, false);
+    if (this.#closed) throw withKind(new Error(CLOSED), 'closed');
+    let text;
+    try {
+      const r = request !== null && typeof request === 'object' ? { ...request } : request;
+      if (r?.body !== undefined && r.body !== null && typeof r.body !== 'string') r.body = JSON.stringify(r.body);
+      // UTF-16 units never outnumber UTF-8 bytes: a body this long is over in bytes too,
+      // and is refused before it is copied into the engine.
+      if (typeof r?.body === 'string' && r.body.length > defaults().maxApiBodyBytes) return JSON.parse(glue.oversizedApiBody());
+      text = JSON.stringify(r) ?? 'null';
+    } catch {
+      text = 'null'; // cycles, BigInt, throwing getters: not a request, in the engine's words
+    }
+    return JSON.parse(await this.#core.api(text.replace(LONE_SURROGATE, escapeLone)));
   }
 
   /** Deletes stored objects no longer reachable from the last `keepCommits` commits. */

@@ -15,17 +15,21 @@ use alloc::rc::Rc;
 use alloc::string::String;
 use core::cell::{Cell, RefCell};
 
+use crate::api::meta::StoreMeta;
 use crate::engine::Engine;
 use crate::error::ToolError;
 use crate::overlay::Overlay;
 use crate::store::Store;
 use crate::tree::{BLOB, COMMIT, Child, Commit, HEAD, Hash, Node, Stored, TREE};
+use crate::versions::{LOG, LogHead, LogNode, RECORD, Record};
 
 /// Budgets, in bytes of the stored form (a decoded node takes a few times its
 /// encoding; a commit entry is two hashes). A cache over budget starts again empty.
 pub const NODE_CACHE_MAX_BYTES: usize = 4 << 20;
 pub const BLOB_CACHE_MAX_BYTES: usize = 16 << 20;
 const COMMIT_CACHE_MAX: usize = 8192;
+pub const LOG_CACHE_MAX_BYTES: usize = 4 << 20;
+pub const RECORD_CACHE_MAX_BYTES: usize = 4 << 20;
 
 /// What the head said when it was read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,6 +38,16 @@ pub(crate) struct Head {
     pub raw: Option<alloc::vec::Vec<u8>>,
     pub commit: Option<Hash>,
     pub root: Hash,
+    pub log: LogHead,
+    pub store: Option<Rc<StoreMeta>>,
+}
+
+/// What a commit names, as the cache keeps it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Published {
+    pub root: Hash,
+    pub log: LogHead,
+    pub store: Option<Rc<StoreMeta>>,
 }
 
 #[derive(Default)]
@@ -43,7 +57,31 @@ pub(crate) struct Cache {
     node_bytes: Cell<usize>,
     blobs: RefCell<BTreeMap<Hash, Rc<str>>>,
     blob_bytes: Cell<usize>,
-    commits: RefCell<BTreeMap<Hash, Hash>>,
+    commits: RefCell<BTreeMap<Hash, Rc<Published>>>,
+    logs: RefCell<BTreeMap<Hash, Rc<LogNode>>>,
+    log_bytes: Cell<usize>,
+    records: RefCell<BTreeMap<Hash, Rc<Record>>>,
+    record_bytes: Cell<usize>,
+}
+
+/// Keeps `value` under `hash` in a cache of at most `max` stored bytes; a cache
+/// over budget starts again empty.
+fn remember<V>(
+    cache: &RefCell<BTreeMap<Hash, V>>,
+    used: &Cell<usize>,
+    max: usize,
+    hash: Hash,
+    value: V,
+    bytes: usize,
+) {
+    let mut cache = cache.borrow_mut();
+    if used.get() + bytes > max {
+        cache.clear();
+        used.set(0);
+    }
+    if cache.insert(hash, value).is_none() {
+        used.set(used.get() + bytes);
+    }
 }
 
 impl Cache {
@@ -71,12 +109,43 @@ impl Cache {
         }
     }
 
-    pub fn remember_commit(&self, commit: Hash, root: Hash) {
+    pub fn remember_commit(&self, commit: Hash, published: Rc<Published>) {
         let mut cache = self.commits.borrow_mut();
         if cache.len() >= COMMIT_CACHE_MAX {
             cache.clear();
         }
-        cache.insert(commit, root);
+        cache.insert(commit, published);
+    }
+
+    pub fn remember_log(&self, hash: Hash, node: Rc<LogNode>, bytes: usize) {
+        remember(
+            &self.logs,
+            &self.log_bytes,
+            LOG_CACHE_MAX_BYTES,
+            hash,
+            node,
+            bytes,
+        );
+    }
+
+    pub fn remember_record(&self, hash: Hash, record: Rc<Record>, bytes: usize) {
+        remember(
+            &self.records,
+            &self.record_bytes,
+            RECORD_CACHE_MAX_BYTES,
+            hash,
+            record,
+            bytes,
+        );
+    }
+
+    /// Forgets a record (redaction replaced it; its key is about to be deleted).
+    pub fn forget_record(&self, hash: &Hash) {
+        self.records.borrow_mut().remove(hash);
+    }
+
+    pub fn forget_blob(&self, hash: &Hash) {
+        self.blobs.borrow_mut().remove(hash);
     }
 
     /// Forgets the head, so the next command reads it (objects stay: immutable).
@@ -94,15 +163,19 @@ impl<S: Store> Engine<S> {
                 raw: None,
                 commit: None,
                 root: self.empty_root,
+                log: LogHead::default(),
+                store: None,
             },
             Some(bytes) => {
                 let hex = core::str::from_utf8(bytes).map_err(|_| ToolError::Damaged)?;
                 let commit = Hash::from_hex(hex).ok_or(ToolError::Damaged)?;
-                let root = self.commit_root(commit).await?;
+                let published = self.published(commit).await?;
                 Head {
                     raw: raw.clone(),
                     commit: Some(commit),
-                    root,
+                    root: published.root,
+                    log: published.log,
+                    store: published.store.clone(),
                 }
             }
         };
@@ -119,19 +192,92 @@ impl<S: Store> Engine<S> {
         }
     }
 
-    async fn commit_root(&self, commit: Hash) -> Result<Hash, ToolError> {
-        if let Some(root) = self.cache.commits.borrow().get(&commit) {
-            return Ok(*root);
+    async fn published(&self, commit: Hash) -> Result<Rc<Published>, ToolError> {
+        if let Some(p) = self.cache.commits.borrow().get(&commit) {
+            return Ok(p.clone());
         }
         let bytes = self.store.get(&commit.key(COMMIT)).await?;
-        let root = bytes
+        let parsed = bytes
             .as_deref()
             .filter(|b| Hash::of(b) == commit)
             .and_then(Commit::decode)
-            .and_then(|c| c.root_hash())
             .ok_or(ToolError::Damaged)?;
-        self.cache.remember_commit(commit, root);
-        Ok(root)
+        let root = parsed.root_hash().ok_or(ToolError::Damaged)?;
+        let log = LogHead {
+            root: parsed.log_hash(),
+            versions: parsed.versions,
+            memories: parsed.memories,
+        };
+        // A log without versions, or versions without a log, is damage.
+        if log.root.is_some() != (log.versions > 0) {
+            return Err(ToolError::Damaged);
+        }
+        let published = Rc::new(Published {
+            root,
+            log,
+            store: parsed.store.map(Rc::new),
+        });
+        self.cache.remember_commit(commit, published.clone());
+        Ok(published)
+    }
+
+    /// The log node `hash`: from the change's new objects, the cache, or the store
+    /// (checked against its hash, then decoded).
+    pub(crate) async fn log_node(
+        &self,
+        overlay: &Overlay,
+        hash: Hash,
+    ) -> Result<Rc<LogNode>, ToolError> {
+        if let Some((n, _)) = overlay.log.nodes.get(&hash) {
+            return Ok(n.clone());
+        }
+        if let Some(n) = self.cache.logs.borrow().get(&hash) {
+            return Ok(n.clone());
+        }
+        let bytes = self
+            .store
+            .get(&hash.key(LOG))
+            .await?
+            .ok_or(ToolError::Damaged)?;
+        if Hash::of(&bytes) != hash {
+            return Err(ToolError::Damaged);
+        }
+        let node = Rc::new(LogNode::decode(&bytes).ok_or(ToolError::Damaged)?);
+        self.cache.remember_log(hash, node.clone(), bytes.len());
+        Ok(node)
+    }
+
+    /// The record `hash` of version `seq`, checked like a node.
+    pub(crate) async fn record(
+        &self,
+        overlay: &Overlay,
+        hash: Hash,
+        seq: u64,
+    ) -> Result<Rc<Record>, ToolError> {
+        if let Some((r, _)) = overlay.log.records.get(&hash) {
+            return Ok(r.clone());
+        }
+        if let Some(r) = self.cache.records.borrow().get(&hash) {
+            return Ok(r.clone());
+        }
+        let bytes = self
+            .store
+            .get(&hash.key(RECORD))
+            .await?
+            .ok_or(ToolError::Damaged)?;
+        if Hash::of(&bytes) != hash {
+            return Err(ToolError::Damaged);
+        }
+        let record = Rc::new(Record::decode(&bytes, seq).ok_or(ToolError::Damaged)?);
+        self.cache
+            .remember_record(hash, record.clone(), bytes.len());
+        Ok(record)
+    }
+
+    /// The content `hash` of `size` bytes (a version's blob), checked like a file's.
+    pub(crate) async fn blob_of(&self, hash: Hash, size: u64) -> Result<Rc<str>, ToolError> {
+        self.blob(&Child::plain(crate::tree::Kind::File, hash, size, 0))
+            .await
     }
 
     /// The tree object `hash`: from the command's own new objects, the cache, or

@@ -31,6 +31,8 @@ pub struct Limits {
     pub max_total_bytes: u64,
     /// Longest `view` output in characters before it is cut with a paging hint.
     pub read_limit_chars: usize,
+    /// Most memories the API creates in one store (default 2,000, the hosted cap).
+    pub max_memories: u64,
 }
 
 impl Default for Limits {
@@ -39,6 +41,7 @@ impl Default for Limits {
             max_file_bytes: 102_400,
             max_total_bytes: 100 * 1024 * 1024,
             read_limit_chars: 100_000,
+            max_memories: 2_000,
         }
     }
 }
@@ -79,6 +82,8 @@ pub struct Defaults {
     pub max_input_bytes: usize,
     pub secrets: &'static str,
     pub secret_policies: [&'static str; 3],
+    pub max_memories: u64,
+    pub max_api_body_bytes: usize,
 }
 
 impl Defaults {
@@ -94,6 +99,8 @@ impl Defaults {
             max_input_bytes: MAX_INPUT_BYTES,
             secrets: config.secrets.name(),
             secret_policies: SecretPolicy::ALL.map(SecretPolicy::name),
+            max_memories: config.limits.max_memories,
+            max_api_body_bytes: crate::api::MAX_API_BODY_BYTES,
         }
     }
 }

@@ -133,7 +133,7 @@ impl<S: Store> Engine<S> {
             _ => {
                 let summary = cmd.summary();
                 self.transact(true, async |head| {
-                    let mut overlay = Overlay::at((self.clock)());
+                    let mut overlay = Overlay::on(head, (self.clock)());
                     let plan = self.plan(&mut overlay, head.root, &cmd).await?;
                     Ok(Attempt::Publish {
                         overlay,

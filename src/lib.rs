@@ -23,10 +23,12 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+pub mod api;
 mod cache;
 pub mod config;
 mod engine;
 pub mod error;
+mod history;
 pub mod input;
 mod lines;
 mod maintain;
@@ -39,7 +41,9 @@ pub mod secrets;
 mod shard;
 pub mod store;
 pub mod store_dir;
+mod time;
 mod tree;
+pub mod versions;
 
 /// The language-neutral conformance data's reader, for the test runners of every
 /// runtime (feature `conformance`).
@@ -50,6 +54,7 @@ pub mod conformance;
 #[cfg(feature = "contract")]
 pub mod contract;
 
+pub use api::Response;
 pub use config::{Config, Defaults, Limits};
 pub use engine::{Backoff, Engine, ToolResult};
 pub use error::{ErrorKind, LimitError, Refusal, ToolError};

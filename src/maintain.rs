@@ -17,6 +17,7 @@ use crate::plan::fits;
 use crate::publish::Attempt;
 use crate::store::{Store, list_all};
 use crate::tree::{BLOB, COMMIT, Child, Commit, Hash, Kind, MAX_NESTING, Node, TREE};
+use crate::versions::{LOG, Op, RECORD};
 
 /// One file (with its content) or directory (`content: None`) of the tree, by path.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -95,28 +96,52 @@ impl<S: Store> Engine<S> {
             }
             tree.add(&path, e.content.as_deref())?;
         }
-        let mut overlay = Overlay::at((self.clock)());
-        let root = tree.seal(&mut overlay).hash;
-        let total = self.stored(&overlay, root).await?.size();
-        let quota = self.config.limits.max_total_bytes;
-        if total > quota {
-            return Err(LimitError::OverQuota {
-                path: ValidPath::root(),
-                total,
-                quota,
-            }
-            .into());
-        }
         let summary = format!("import {} entries", entries.len());
-        self.transact(false, async |_| {
+        let quota = self.config.limits.max_total_bytes;
+        self.transact(false, async |head| {
+            // A path that stays keeps its memory's id; one that goes is deleted.
+            let none = Overlay::default();
+            let old: BTreeMap<String, Child> = self
+                .all_files(&none, head.root)
+                .await?
+                .into_iter()
+                .collect();
+            let mut overlay = Overlay::on(head, (self.clock)());
+            let mut seen = BTreeSet::new();
+            let root = tree.seal(&mut overlay, "", &old, &mut seen).hash;
+            for (p, c) in &old {
+                if c.mem != 0 && !seen.contains(p.as_str()) {
+                    overlay.version(c.mem, Op::Deleted, p, None);
+                }
+            }
+            let total = self.stored(&overlay, root).await?.size();
+            if total > quota {
+                return Err(LimitError::OverQuota {
+                    path: ValidPath::root(),
+                    total,
+                    quota,
+                }
+                .into());
+            }
             Ok(Attempt::Publish {
-                overlay: overlay.clone(),
+                overlay,
                 root,
                 summary: summary.clone(),
                 value: (),
             })
         })
         .await
+    }
+
+    /// Every file of the tree at `root`, by store path, in tree order.
+    pub(crate) async fn all_files(
+        &self,
+        overlay: &Overlay,
+        root: Hash,
+    ) -> Result<Vec<(String, Child)>, ToolError> {
+        let size = self.stored(overlay, root).await?.size();
+        let top = Child::plain(Kind::Dir, root, size, 0);
+        self.files_beneath(overlay, "", &top).await
     }
 
     /// Removes, in one commit, every file not written in the last `older_than_ms`
@@ -144,11 +169,29 @@ impl<S: Store> Engine<S> {
             }
             // Time 0: a directory the sweep rebuilds keeps the latest write beneath it,
             // so one it empties is old and goes too.
-            let mut overlay = Overlay::at(0);
+            let mut overlay = Overlay::on(head, 0);
             let mut report = ExpireReport::default();
-            let Some(root) = sweep(&loaded, head.root, cutoff, &mut overlay, &mut report) else {
+            let mut gone = Vec::new();
+            let Some(root) = sweep(
+                &loaded,
+                head.root,
+                "",
+                cutoff,
+                &mut overlay,
+                &mut report,
+                &mut gone,
+            ) else {
                 return Ok(Attempt::Unchanged(report));
             };
+            // The memories swept away are deleted versions, at the sweep's time.
+            overlay.now = (self.clock)();
+            for (p, child) in &gone {
+                for (file, c) in self.files_beneath(&none, p, child).await? {
+                    if c.mem != 0 {
+                        overlay.version(c.mem, Op::Deleted, &file, None);
+                    }
+                }
+            }
             Ok(Attempt::Publish {
                 overlay,
                 root: root.hash,
@@ -169,6 +212,7 @@ impl<S: Store> Engine<S> {
         let mut marked: BTreeSet<String> = BTreeSet::new();
         let mut commit = head.commit;
         let mut roots = Vec::new();
+        let mut logs = Vec::new();
         for _ in 0..=keep_commits {
             let Some(c) = commit else { break };
             let Some(bytes) = self.store.get(&c.key(COMMIT)).await? else {
@@ -179,7 +223,21 @@ impl<S: Store> Engine<S> {
             };
             marked.insert(c.key(COMMIT));
             roots.extend(parsed.root_hash());
+            logs.extend(parsed.log_hash());
             commit = parsed.parent_hash();
+        }
+        // The version logs: their nodes, records, and the blobs versions hold.
+        while let Some(h) = logs.pop() {
+            if !marked.insert(h.key(LOG)) {
+                continue;
+            }
+            for (hash, prefix) in self.log_node(&none, h).await?.refs() {
+                if prefix == LOG {
+                    logs.push(hash);
+                } else {
+                    marked.insert(hash.key(prefix));
+                }
+            }
         }
         // Every stored object the kept roots reach: leaves, branches and blobs.
         let mut todo: Vec<Hash> = roots;
@@ -196,7 +254,7 @@ impl<S: Store> Engine<S> {
             }
         }
         let mut unreferenced = BTreeSet::new();
-        for prefix in [COMMIT, TREE, BLOB] {
+        for prefix in [COMMIT, TREE, BLOB, LOG, RECORD] {
             let keys = list_all(&self.store, prefix).await?;
             unreferenced.extend(keys.into_iter().filter(|k| !marked.contains(k)));
         }
@@ -222,22 +280,27 @@ impl<S: Store> Engine<S> {
 
 /// The node `hash` without its entries written before `cutoff`, or `None` if it
 /// keeps them all.
+/// `gone` collects what it removes whole, by store path (`path` is the node's).
 fn sweep(
     loaded: &BTreeMap<Hash, Rc<Node>>,
     hash: Hash,
+    path: &str,
     cutoff: u64,
     overlay: &mut Overlay,
     report: &mut ExpireReport,
+    gone: &mut Vec<(String, Child)>,
 ) -> Option<Child> {
     let node = loaded.get(&hash)?;
     let mut rebuilt: Option<Node> = None;
     for (name, child) in &node.children {
+        let here = format!("{path}/{name}");
         let keep = if child.written < cutoff {
             report.removed += 1;
             report.bytes += child.size;
+            gone.push((here, *child));
             None
         } else if child.kind == Kind::Dir {
-            match sweep(loaded, child.hash, cutoff, overlay, report) {
+            match sweep(loaded, child.hash, &here, cutoff, overlay, report, gone) {
                 None => continue,
                 // Emptied by the sweep (its files are counted already).
                 Some(swept) if swept.written < cutoff => {
@@ -310,14 +373,31 @@ impl Draft {
         Ok(())
     }
 
-    fn seal(self, overlay: &mut Overlay) -> Child {
+    /// The draft as tree objects; a file at a path of `old` keeps that memory's id
+    /// (and, with the same content, stays as it was). `seen` collects the paths.
+    fn seal(
+        &self,
+        overlay: &mut Overlay,
+        path: &str,
+        old: &BTreeMap<String, Child>,
+        seen: &mut BTreeSet<String>,
+    ) -> Child {
         let mut node = Node::default();
-        for (name, item) in self.children {
+        for (name, item) in &self.children {
+            let here = format!("{path}/{name}");
             let child = match item {
-                DraftItem::File(text) => overlay.add_blob(&text),
-                DraftItem::Dir(d) => d.seal(overlay),
+                DraftItem::File(text) => {
+                    let was = old.get(&here).copied();
+                    seen.insert(here.clone());
+                    match was {
+                        Some(c) if c.hash == Hash::of(text.as_bytes()) && c.mem != 0 => c,
+                        Some(c) => overlay.add_memory(text, c.mem, c.created, &here),
+                        None => overlay.add_memory(text, 0, 0, &here),
+                    }
+                }
+                DraftItem::Dir(d) => d.seal(overlay, &here, old, seen),
             };
-            node.children.insert(name, child);
+            node.children.insert(name.clone(), child);
         }
         overlay.add_dir(node)
     }

@@ -9,10 +9,13 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
+use crate::api::meta::StoreMeta;
+use crate::cache::Head;
 use crate::tree::{
     BLOB, Branch, Child, FANOUT, Hash, Kind, LEAF_MAX, MAX_BRANCH_DEPTH, Node, Slot, Stored, TREE,
     nibble,
 };
+use crate::versions::{LOG, LogHead, LogObjects, Op, Pending, RECORD};
 
 /// Cloned only when a whole-tree import must retry after a lost race.
 #[derive(Clone, Default)]
@@ -21,14 +24,69 @@ pub(crate) struct Overlay {
     pub now: u64,
     nodes: BTreeMap<Hash, (Rc<Stored>, Vec<u8>)>,
     blobs: BTreeMap<Hash, Rc<str>>,
+    /// Versions the change records, in order; numbered from `first_version`.
+    pub pending: Vec<Pending>,
+    first_version: u64,
+    /// The version log's new objects, and the log the change publishes (set when
+    /// the change is sealed).
+    pub log: LogObjects,
+    pub log_head: LogHead,
+    /// The store's record the change publishes, when it sets one.
+    pub store: Option<Rc<StoreMeta>>,
+    pub store_set: bool,
+    /// Slots the change rewrites directly (a redaction), by version number.
+    pub log_edit: BTreeMap<u64, crate::versions::Slot>,
+    /// Who the change's versions are by (`None`: the configured actor).
+    pub by: Option<crate::versions::Actor>,
 }
 
 impl Overlay {
-    pub fn at(now: u64) -> Overlay {
+    /// A change planned against `head`: its versions number on from the head's log.
+    pub fn on(head: &Head, now: u64) -> Overlay {
         Overlay {
             now,
+            first_version: head.log.versions + 1,
             ..Overlay::default()
         }
+    }
+
+    /// Records a version of memory `mem` (0: a memory this version creates) and
+    /// returns its number, which is the memory's id when it creates one.
+    pub fn version(&mut self, mem: u64, op: Op, path: &str, content: Option<&Child>) -> u64 {
+        let seq = self.first_version + self.pending.len() as u64;
+        let (mem, op) = if mem == 0 {
+            (seq, Op::Created)
+        } else {
+            (mem, op)
+        };
+        self.pending.push(Pending {
+            seq,
+            mem,
+            op,
+            path: path.into(),
+            content: content.map(|c| (c.hash, c.size)),
+        });
+        seq
+    }
+
+    /// A file for `content` that is memory `mem` (0: a new memory), recording its
+    /// version: `created` for a new one, else `op`.
+    pub fn add_memory(&mut self, content: &str, mem: u64, created: u64, path: &str) -> Child {
+        let mut child = self.add_blob(content);
+        let seq = self.version(mem, Op::Modified, path, Some(&child));
+        if mem == 0 {
+            child.mem = seq;
+            child.created = self.now;
+        } else {
+            child.mem = mem;
+            child.created = created;
+        }
+        child
+    }
+
+    pub fn set_store(&mut self, meta: StoreMeta) {
+        self.store = Some(Rc::new(meta));
+        self.store_set = true;
     }
 
     pub fn stored(&self, hash: &Hash) -> Option<Rc<Stored>> {
@@ -46,12 +104,7 @@ impl Overlay {
     /// time (a directory's mtime moves when an entry comes or goes).
     pub fn add_dir(&mut self, node: Node) -> Child {
         let slot = self.add_part(node.children, 0);
-        Child {
-            kind: Kind::Dir,
-            hash: slot.hash,
-            size: slot.size,
-            written: slot.written.max(self.now),
-        }
+        Child::plain(Kind::Dir, slot.hash, slot.size, slot.written.max(self.now))
     }
 
     /// The entries of one part of a directory (those whose names agree on the
@@ -95,12 +148,7 @@ impl Overlay {
     pub fn add_blob(&mut self, content: &str) -> Child {
         let hash = Hash::of(content.as_bytes());
         self.blobs.insert(hash, Rc::from(content));
-        Child {
-            kind: Kind::File,
-            hash,
-            size: content.len() as u64,
-            written: self.now,
-        }
+        Child::plain(Kind::File, hash, content.len() as u64, self.now)
     }
 
     pub fn stored_objects(&self) -> impl Iterator<Item = (&Hash, &Rc<Stored>, usize)> {
@@ -109,6 +157,34 @@ impl Overlay {
 
     pub fn blobs(&self) -> impl Iterator<Item = (&Hash, &Rc<str>)> {
         self.blobs.iter()
+    }
+
+    /// The writes that publish the sealed log: the new nodes its top reaches, and
+    /// their new records.
+    pub fn log_writes(&self) -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut seen = BTreeSet::new();
+        let mut todo: Vec<Hash> = self.log_head.root.into_iter().collect();
+        while let Some(h) = todo.pop() {
+            let Some((node, bytes)) = self.log.nodes.get(&h) else {
+                continue;
+            };
+            if !seen.insert(h) {
+                continue;
+            }
+            out.push((h.key(LOG), bytes.clone()));
+            for (hash, prefix) in node.refs() {
+                if prefix == LOG {
+                    todo.push(hash);
+                } else if prefix == RECORD
+                    && let Some((_, bytes)) = self.log.records.get(&hash)
+                    && seen.insert(hash)
+                {
+                    out.push((hash.key(RECORD), bytes.clone()));
+                }
+            }
+        }
+        out
     }
 
     /// The writes that publish `root`: only the new objects it reaches.

@@ -18,6 +18,14 @@ use crate::render;
 use crate::secrets::{self, SecretPolicy};
 use crate::store::Store;
 use crate::tree::{Child, Hash, Kind};
+use crate::versions::Op;
+
+/// A memory-tool path as the store names it: `/memories/a/b` is `/a/b`.
+pub(crate) fn store_path(path: &ValidPath) -> &str {
+    path.as_str()
+        .strip_prefix(crate::path::ROOT)
+        .unwrap_or_default()
+}
 
 /// What a path names in one version of the tree.
 pub(crate) enum Found {
@@ -67,17 +75,38 @@ impl<S: Store> Engine<S> {
         Ok(child.hash)
     }
 
-    /// Content of the file at `path`, or `None` if it names no file.
+    /// The file at `path` and its content, or `None` if it names no file.
     async fn file(
         &self,
         overlay: &Overlay,
         root: Hash,
         path: &ValidPath,
-    ) -> Result<Option<Rc<str>>, ToolError> {
+    ) -> Result<Option<(Child, Rc<str>)>, ToolError> {
         match self.lookup(overlay, root, path).await? {
-            Found::Entry(c) if c.kind == Kind::File => Ok(Some(self.blob(&c).await?)),
+            Found::Entry(c) if c.kind == Kind::File => Ok(Some((c, self.blob(&c).await?))),
             _ => Ok(None),
         }
+    }
+
+    /// Records a version for every memory at or beneath `child`, now at `path`:
+    /// `deleted` ones (`moved_to: None`) or `modified` ones with their new paths.
+    /// A file without an id yet gets none here: a rename of a file (not a
+    /// directory) gives it one, in `plan`.
+    async fn versions_beneath(
+        &self,
+        overlay: &mut Overlay,
+        child: &Child,
+        path: &ValidPath,
+        op: Op,
+    ) -> Result<(), ToolError> {
+        let files = self.files_beneath(overlay, store_path(path), child).await?;
+        for (p, c) in files {
+            if c.mem != 0 {
+                let content = (op != Op::Deleted).then_some(&c);
+                overlay.version(c.mem, op, &p, content);
+            }
+        }
+        Ok(())
     }
 
     /// Sets (or, with `None`, removes) the entry at `path`, making missing parent
@@ -151,7 +180,7 @@ impl<S: Store> Engine<S> {
                     }
                     Found::Missing => {}
                 }
-                let blob = overlay.add_blob(file_text);
+                let blob = overlay.add_memory(file_text, 0, 0, store_path(path));
                 let root = self.put(overlay, root, path, Some(blob)).await?;
                 let message = render::created(path);
                 (path, Plan { root, message })
@@ -161,7 +190,7 @@ impl<S: Store> Engine<S> {
                 old_str,
                 new_str,
             } => {
-                let Some(content) = self.file(overlay, root, path).await? else {
+                let Some((old, content)) = self.file(overlay, root, path).await? else {
                     return Err(Refusal::NotFoundHint(path.clone()).into());
                 };
                 let found = lines::occurrences(&content, old_str);
@@ -190,7 +219,7 @@ impl<S: Store> Engine<S> {
                     .copied()
                     .unwrap_or(1);
                 let message = render::snippet(&edited, first, lines::count(new_str) - 1);
-                let blob = overlay.add_blob(&edited);
+                let blob = overlay.add_memory(&edited, old.mem, old.created, store_path(path));
                 let root = self.put(overlay, root, path, Some(blob)).await?;
                 (path, Plan { root, message })
             }
@@ -199,7 +228,7 @@ impl<S: Store> Engine<S> {
                 insert_line,
                 insert_text,
             } => {
-                let Some(content) = self.file(overlay, root, path).await? else {
+                let Some((old, content)) = self.file(overlay, root, path).await? else {
                     return Err(Refusal::NotFoundHint(path.clone()).into());
                 };
                 let n = lines::count(&content);
@@ -215,15 +244,17 @@ impl<S: Store> Engine<S> {
                 };
                 let edited = lines::insert(&content, after, insert_text);
                 fits(&self.config.limits, path, &edited)?;
-                let blob = overlay.add_blob(&edited);
+                let blob = overlay.add_memory(&edited, old.mem, old.created, store_path(path));
                 let root = self.put(overlay, root, path, Some(blob)).await?;
                 let message = render::inserted(path);
                 (path, Plan { root, message })
             }
             Checked::Delete { path } => {
-                if !matches!(self.lookup(overlay, root, path).await?, Found::Entry(_)) {
+                let Found::Entry(gone) = self.lookup(overlay, root, path).await? else {
                     return Err(Refusal::NotFound(path.clone()).into());
-                }
+                };
+                self.versions_beneath(overlay, &gone, path, Op::Deleted)
+                    .await?;
                 let root = self.put(overlay, root, path, None).await?;
                 let message = render::deleted(path);
                 (path, Plan { root, message })
@@ -245,6 +276,14 @@ impl<S: Store> Engine<S> {
                         .into());
                     }
                     Found::Missing => {}
+                }
+                let mut moved = moved;
+                if moved.kind == Kind::File && moved.mem == 0 {
+                    moved.mem = overlay.version(0, Op::Created, store_path(new_path), Some(&moved));
+                    moved.created = overlay.now;
+                } else {
+                    self.versions_beneath(overlay, &moved, new_path, Op::Modified)
+                        .await?;
                 }
                 let without = self.put(overlay, root, old_path, None).await?;
                 let root = self.put(overlay, without, new_path, Some(moved)).await?;

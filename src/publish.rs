@@ -6,7 +6,7 @@
 
 use alloc::string::String;
 
-use crate::cache::Head;
+use crate::cache::{Head, Published};
 use crate::engine::Engine;
 use crate::error::ToolError;
 use crate::overlay::Overlay;
@@ -54,11 +54,12 @@ impl<S: Store> Engine<S> {
                 Err(e) => return Err(e),
                 Ok(Attempt::Unchanged(value)) => return Ok(value),
                 Ok(Attempt::Publish {
-                    overlay,
+                    mut overlay,
                     root,
                     summary,
                     value,
                 }) => {
+                    self.seal_log(&mut overlay, &head).await?;
                     if self.publish(&overlay, &head, root, summary).await? {
                         return Ok(value);
                     }
@@ -83,16 +84,22 @@ impl<S: Store> Engine<S> {
         root: Hash,
         summary: String,
     ) -> Result<bool, ToolError> {
+        let (log, store) = (overlay.log_head, overlay.store.clone());
         let commit = Commit {
             root: root.hex(),
             parent: head.commit.map(|c| c.hex()),
             time: (self.clock)(),
             actor: self.config.actor.clone(),
             command: summary,
+            log: log.root.map(|h| h.hex()),
+            versions: log.versions,
+            memories: log.memories,
+            store: store.as_deref().cloned(),
         };
         let commit_bytes = commit.encode();
         let commit_hash = Hash::of(&commit_bytes);
         let mut writes = overlay.writes(root);
+        writes.extend(overlay.log_writes());
         writes.push((commit_hash.key(COMMIT), commit_bytes));
         let new_head = commit_hash.hex();
         let swapped = self
@@ -106,11 +113,26 @@ impl<S: Store> Engine<S> {
             for (hash, blob) in overlay.blobs() {
                 self.cache.remember_blob(*hash, blob.clone());
             }
-            self.cache.remember_commit(commit_hash, root);
+            for (hash, (node, bytes)) in &overlay.log.nodes {
+                self.cache.remember_log(*hash, node.clone(), bytes.len());
+            }
+            for (hash, (record, bytes)) in &overlay.log.records {
+                self.cache
+                    .remember_record(*hash, record.clone(), bytes.len());
+            }
+            let published = Published {
+                root,
+                log,
+                store: store.clone(),
+            };
+            self.cache
+                .remember_commit(commit_hash, alloc::rc::Rc::new(published));
             self.cache.head.replace(Some(Head {
                 raw: Some(new_head.into_bytes()),
                 commit: Some(commit_hash),
                 root,
+                log,
+                store,
             }));
         }
         Ok(swapped)

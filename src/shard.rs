@@ -101,12 +101,12 @@ impl<S: Store> Engine<S> {
             Some(s) => s,
             None => overlay.add_part(BTreeMap::new(), 0),
         };
-        Ok(Child {
-            kind: Kind::Dir,
-            hash: slot.hash,
-            size: slot.size,
-            written: slot.written.max(overlay.now),
-        })
+        Ok(Child::plain(
+            Kind::Dir,
+            slot.hash,
+            slot.size,
+            slot.written.max(overlay.now),
+        ))
     }
 
     /// [`Engine::dir_set`] on the part `hash` at `depth`; `None` if it is left empty.

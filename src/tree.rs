@@ -81,6 +81,26 @@ pub struct Child {
     /// last change at or beneath it (as a directory's mtime moves when an entry is
     /// added or removed). The expiry sweep skips or drops whole subtrees by it.
     pub written: u64,
+    /// A file's memory id: the number of the version that created it, so it stays
+    /// the same across edits and renames (0: a directory, or a file written before
+    /// memdir kept versions, which gets an id when next changed).
+    pub mem: u64,
+    /// When the memory was created, in ms since the Unix epoch (0 with `mem`).
+    pub created: u64,
+}
+
+impl Child {
+    /// A file without an identity yet, or a directory.
+    pub const fn plain(kind: Kind, hash: Hash, size: u64, written: u64) -> Child {
+        Child {
+            kind,
+            hash,
+            size,
+            written,
+            mem: 0,
+            created: 0,
+        }
+    }
 }
 
 /// Most entries one stored leaf holds: a directory with more is split across
@@ -131,12 +151,20 @@ pub struct Slot {
     pub count: u64,
 }
 
-/// The wire form of a leaf: `{"e":[[name, "f"|"d", hash, size, written], ...]}`;
+/// The wire form of a leaf: `{"e":[[name, "f"|"d", hash, size, written], ...]}`,
+/// a file with a memory id adding `mem, created`;
 /// of a branch: `{"b":depth,"s":[[nibble, hash, size, written, count], ...]}`. JSON
 /// keeps stores inspectable by hand; sorted maps make both canonical.
 #[derive(Serialize)]
 struct LeafWire<'a> {
-    e: Vec<(&'a str, &'a str, &'a str, u64, u64)>,
+    e: Vec<LeafOut<'a>>,
+}
+
+#[derive(Serialize)]
+#[serde(untagged)]
+enum LeafOut<'a> {
+    Plain(&'a str, &'a str, &'a str, u64, u64),
+    Memory(&'a str, &'a str, &'a str, u64, u64, u64, u64),
 }
 
 #[derive(Serialize)]
@@ -145,8 +173,14 @@ struct BranchWire<'a> {
     s: Vec<(u8, &'a str, u64, u64, u64)>,
 }
 
-/// A leaf's entry as stored: name, kind, hash, size, written.
-type LeafEntry = (String, String, String, u64, u64);
+/// A leaf's entry as stored: name, kind, hash, size, written, and for a file with
+/// a memory id, mem and created.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum LeafEntry {
+    Plain(String, String, String, u64, u64),
+    Memory(String, String, String, u64, u64, u64, u64),
+}
 /// A branch's slot as stored: nibble, hash, size, written, count.
 type BranchSlot = (u8, String, u64, u64, u64);
 
@@ -187,12 +221,18 @@ impl Node {
             .children
             .iter()
             .zip(&hexes)
-            .map(|((name, c), h)| {
-                let kind = match c.kind {
-                    Kind::File => "f",
-                    Kind::Dir => "d",
-                };
-                (name.as_str(), kind, h.as_str(), c.size, c.written)
+            .map(|((name, c), h)| match c.kind {
+                Kind::File if c.mem != 0 => LeafOut::Memory(
+                    name.as_str(),
+                    "f",
+                    h.as_str(),
+                    c.size,
+                    c.written,
+                    c.mem,
+                    c.created,
+                ),
+                Kind::File => LeafOut::Plain(name.as_str(), "f", h.as_str(), c.size, c.written),
+                Kind::Dir => LeafOut::Plain(name.as_str(), "d", h.as_str(), c.size, c.written),
             })
             .collect();
         serde_json::to_vec(&LeafWire { e }).unwrap_or_default()
@@ -275,7 +315,14 @@ impl Stored {
             (Some(e), None, None) => {
                 let mut children = BTreeMap::new();
                 let mut total = 0u64;
-                for (name, kind, hash, size, written) in e {
+                for entry in e {
+                    let (name, kind, hash, size, written, mem, created) = match entry {
+                        LeafEntry::Plain(n, k, h, s, w) => (n, k, h, s, w, 0, 0),
+                        LeafEntry::Memory(n, k, h, s, w, m, c) if k == "f" && m != 0 => {
+                            (n, k, h, s, w, m, c)
+                        }
+                        LeafEntry::Memory(..) => return None,
+                    };
                     let kind = match kind.as_str() {
                         "f" => Kind::File,
                         "d" => Kind::Dir,
@@ -290,6 +337,8 @@ impl Stored {
                         hash: Hash::from_hex(&hash)?,
                         size,
                         written,
+                        mem,
+                        created,
                     };
                     if children.insert(name, child).is_some() {
                         return None;
@@ -352,6 +401,22 @@ pub struct Commit {
     pub time: u64,
     pub actor: String,
     pub command: String,
+    /// The version log's top node (absent before the first version).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log: Option<String>,
+    /// Versions in the log.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub versions: u64,
+    /// Memories alive (files with an id).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub memories: u64,
+    /// The store's own record (name, description, …), once it has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub store: Option<crate::api::meta::StoreMeta>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Commit {
@@ -360,7 +425,21 @@ impl Commit {
     }
 
     pub fn decode(bytes: &[u8]) -> Option<Commit> {
-        serde_json::from_slice(bytes).ok()
+        let c: Commit = serde_json::from_slice(bytes).ok()?;
+        // A store is input: a record memdir could not have written is damage.
+        if c.log
+            .as_deref()
+            .is_some_and(|h| Hash::from_hex(h).is_none())
+            || c.store.as_ref().is_some_and(|m| m.check().is_err())
+            || c.memories > c.versions
+        {
+            return None;
+        }
+        Some(c)
+    }
+
+    pub fn log_hash(&self) -> Option<Hash> {
+        self.log.as_deref().and_then(Hash::from_hex)
     }
 
     pub fn root_hash(&self) -> Option<Hash> {
@@ -387,17 +466,12 @@ mod tests {
                 hash: Hash::of(b"x"),
                 size: 1,
                 written: 5,
+                mem: 3,
+                created: 4,
             },
         );
-        n.children.insert(
-            "a\"é".into(),
-            Child {
-                kind: Kind::Dir,
-                hash: Hash::of(b"y"),
-                size: 7,
-                written: 9,
-            },
-        );
+        n.children
+            .insert("a\"é".into(), Child::plain(Kind::Dir, Hash::of(b"y"), 7, 9));
         let bytes = n.encode();
         assert_eq!(
             Stored::decode(&bytes),

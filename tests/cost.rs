@@ -1,5 +1,7 @@
 //! What a command costs in store operations: renaming or deleting a directory of
-//! 10,000 files rewrites the directories on the way to the root, never the files.
+//! 10,000 files rewrites the directories on the way to the root, never the files
+//! or their content; what grows with the files is their versions (one record
+//! each, and the log leaves holding their slots), as the memory-store model asks.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -37,10 +39,20 @@ fn renaming_a_directory_of_ten_thousand_files_costs_o_depth() {
         "rename of 10,000 files: {ops} store operations, {writes} writes ({:?})",
         store.shared.by_kind.borrow()
     );
-    // New nodes: root, a, b, c; then the commit and the head: 6 writes. Reads: the
-    // head, its commit, and the four directories on the two paths.
-    assert!(writes <= 6, "{writes} writes");
-    assert!(ops <= 14, "{ops} operations");
+    let s = &store.shared;
+    // The tree: new nodes root, a, b, c; then the commit and the head.
+    assert_eq!(s.count("set", "tree"), 4);
+    assert_eq!(s.count("set", "commit"), 1);
+    assert_eq!(s.count("cas", "head"), 1);
+    // One `modified` record per file; no content is read or written.
+    assert_eq!(s.count("set", "rec"), 10_000);
+    assert_eq!(s.count("get", "blob") + s.count("set", "blob"), 0);
+    // Log nodes: the 157 leaves of the new slots, the 157 holding each memory's
+    // first slot (its newest version changes), and the inner nodes above them (a
+    // log of 20,000 slots has two levels: a top and at most five below it).
+    let log = s.count("set", "log");
+    assert!(log <= 2 * 157 + 6, "{log} log nodes");
+    assert_eq!(writes, 4 + 1 + 1 + 10_000 + log);
     let entries = block_on(Engine::new(&store.inner, Config::default()).entries()).unwrap();
     assert_eq!(
         entries
@@ -62,11 +74,12 @@ fn deleting_a_directory_of_ten_thousand_files_costs_o_depth() {
     let engine = Engine::new(&store, Config::default());
     let r = block_on(engine.execute_json(r#"{"command":"delete","path":"/memories/a/b/big"}"#));
     assert_eq!(r.content, "Successfully deleted /memories/a/b/big");
-    assert!(
-        store.shared.writes.get() <= 5,
-        "{} writes",
-        store.shared.writes.get()
-    );
+    let s = &store.shared;
+    // New nodes root, a, b; one `deleted` record per file; no content touched.
+    assert_eq!(s.count("set", "tree"), 3);
+    assert_eq!(s.count("set", "rec"), 10_000);
+    assert_eq!(s.count("get", "blob") + s.count("set", "blob"), 0);
+    assert!(s.count("set", "log") <= 2 * 157 + 6);
 }
 
 #[test]
@@ -81,9 +94,20 @@ fn an_uncontended_edit_with_a_warm_cache_is_one_publish() {
         r#"{"command":"insert","path":"/memories/n.md","insert_line":1,"insert_text":"b"}"#,
     ));
     assert!(!r.is_error);
-    // Everything it needs is cached: it writes a blob, the root, the commit and swaps.
+    // Everything it needs is cached: it writes a blob, the root, its version's
+    // record and log leaf, the commit, and swaps; nothing is read.
     assert_eq!(
-        *store.shared.by_kind.borrow(),
-        [("cas", 1), ("set", 3)].into_iter().collect()
+        *store.shared.by_key.borrow(),
+        [
+            ("cas head", 1),
+            ("set blob", 1),
+            ("set commit", 1),
+            ("set log", 1),
+            ("set rec", 1),
+            ("set tree", 1)
+        ]
+        .into_iter()
+        .map(|(k, n)| (String::from(k), n))
+        .collect()
     );
 }

@@ -19,6 +19,19 @@ pub struct Shared {
     /// Fail the operation with this index (0-based, counted from the last reset).
     pub fail_at: Rc<Cell<Option<u64>>>,
     pub by_kind: Rc<RefCell<BTreeMap<&'static str, u64>>>,
+    /// Operations by kind and the key's prefix: `"get blob"`, `"set rec"`, `"cas head"`.
+    pub by_key: Rc<RefCell<BTreeMap<String, u64>>>,
+}
+
+impl Shared {
+    /// How many operations of `kind` went to keys under `prefix` (e.g. "set", "rec").
+    pub fn count(&self, kind: &str, prefix: &str) -> u64 {
+        self.by_key
+            .borrow()
+            .get(&format!("{kind} {prefix}"))
+            .copied()
+            .unwrap_or(0)
+    }
 }
 
 impl Shared {
@@ -26,6 +39,7 @@ impl Shared {
         self.ops.set(0);
         self.writes.set(0);
         self.by_kind.borrow_mut().clear();
+        self.by_key.borrow_mut().clear();
     }
 }
 
@@ -44,7 +58,14 @@ impl<S: Store> Harness<S> {
         }
     }
 
-    async fn op(&self, kind: &'static str, write: bool) -> Result<(), StoreError> {
+    async fn op(&self, kind: &'static str, key: &str, write: bool) -> Result<(), StoreError> {
+        let prefix = key.split('/').next().unwrap_or(key);
+        *self
+            .shared
+            .by_key
+            .borrow_mut()
+            .entry(format!("{kind} {prefix}"))
+            .or_default() += 1;
         if self.yielding {
             YieldOnce(false).await;
         }
@@ -63,19 +84,19 @@ impl<S: Store> Harness<S> {
 
 impl<S: Store> Store for Harness<S> {
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        self.op("get", false).await?;
+        self.op("get", key, false).await?;
         self.inner.get(key).await
     }
     async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
-        self.op("set", true).await?;
+        self.op("set", key, true).await?;
         self.inner.set(key, value).await
     }
     async fn delete(&self, key: &str) -> Result<(), StoreError> {
-        self.op("delete", true).await?;
+        self.op("delete", key, true).await?;
         self.inner.delete(key).await
     }
     async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
-        self.op("list", false).await?;
+        self.op("list", prefix, false).await?;
         self.inner.list(prefix, cursor).await
     }
     async fn compare_and_swap(
@@ -84,7 +105,7 @@ impl<S: Store> Store for Harness<S> {
         expected: Option<&[u8]>,
         new: &[u8],
     ) -> Result<bool, StoreError> {
-        self.op("cas", true).await?;
+        self.op("cas", key, true).await?;
         self.inner.compare_and_swap(key, expected, new).await
     }
     // `commit` keeps the default: its sets and CAS each count, and each can fail.

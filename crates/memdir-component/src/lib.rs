@@ -155,6 +155,7 @@ fn wit_config(c: &Config, bucket: &str) -> tool::Config {
             max_file_bytes: widen(l.max_file_bytes),
             max_total_bytes: l.max_total_bytes,
             read_limit_chars: widen(l.read_limit_chars),
+            max_memories: l.max_memories,
         },
         actor: c.actor.clone(),
         max_retries: c.max_retries,
@@ -186,6 +187,7 @@ impl tool::Guest for Component {
             max_file_bytes: clamp(l.max_file_bytes),
             max_total_bytes: l.max_total_bytes,
             read_limit_chars: clamp(l.read_limit_chars),
+            max_memories: l.max_memories,
         };
         let secrets = match config.secrets {
             tool::SecretPolicy::Allow => SecretPolicy::Allow,
@@ -212,6 +214,10 @@ impl tool::Guest for Component {
             content: r.content,
             is_error: r.is_error,
         }
+    }
+
+    fn api(request: String) -> String {
+        with_engine(|e| memdir::block_on(e.api_json(&request)))
     }
 
     fn view(path: String, view_range: Option<(i64, i64)>) -> Result<String, tool::ToolError> {

@@ -1,6 +1,7 @@
 //! The engine's defaults and caps, exported so that `js/core.js`, the CLI and the
 //! explorer read them instead of restating numbers (they live in `memdir::config`).
 
+use alloc::string::String;
 use memdir::{Defaults, InputError, ToolError, ToolResult};
 use wasm_bindgen::prelude::*;
 
@@ -24,4 +25,33 @@ pub fn oversized_input() -> JsValue {
     let js = result_to_js(&ToolResult::of(&Err(e.clone())));
     mark_kind(&js, &e);
     js
+}
+
+/// One page of memory stores from the stores' records (what each answered to
+/// `store.retrieve`), as JSON text; the query as JSON text of string values.
+/// Answers the JSON text of `{status, body}`, like `Memory.api`.
+#[wasm_bindgen(js_name = listStores)]
+pub fn list_stores(records: &str, query: &str) -> String {
+    use memdir::api::{Response, body::Query, error::ApiError};
+    let parsed = serde_json::from_str::<alloc::vec::Vec<serde_json::Value>>(records)
+        .ok()
+        .zip(serde_json::from_str::<alloc::collections::BTreeMap<String, String>>(query).ok());
+    let outcome = match parsed {
+        Some((records, query)) => memdir::api::list_stores(&records, &Query(&query)),
+        None => Err(ApiError::Invalid("not a list of stores and a query".into())),
+    };
+    Response::of(outcome).to_json()
+}
+
+/// A new memory store id from at least 15 random bytes (`crypto.getRandomValues`).
+#[wasm_bindgen(js_name = newStoreId)]
+pub fn new_store_id(random: &[u8]) -> Option<String> {
+    memdir::api::rules::new_store_id(random)
+}
+
+/// The answer to a request whose body is over the limit, for a runtime that refuses
+/// it before copying it into the engine.
+#[wasm_bindgen(js_name = oversizedApiBody)]
+pub fn oversized_api_body() -> String {
+    memdir::api::Response::too_large().to_json()
 }

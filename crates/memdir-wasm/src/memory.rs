@@ -112,6 +112,14 @@ impl Memory {
         })
     }
 
+    /// The Memory Stores API (docs/memory-stores.md): one request as JSON text in,
+    /// the JSON text of `{status, body}` out. Never rejects: every failure is an
+    /// answer with an error status and the API's error object.
+    pub fn api(&self, request: String) -> Promise {
+        let engine = Rc::clone(&self.engine);
+        future_to_promise(async move { Ok(JsValue::from_str(&engine.api_json(&request).await)) })
+    }
+
     /// Garbage-collects objects unreachable from the last `keep_commits` commits;
     /// resolves `{reachable, deleted, pending}`.
     pub fn gc(&self, keep_commits: u32) -> Promise {
@@ -130,6 +138,7 @@ struct Options {
     max_file_bytes: u64,
     max_total_bytes: u64,
     read_limit_chars: u64,
+    max_memories: u64,
     actor: String,
     max_retries: u32,
     secrets: String,
@@ -149,6 +158,7 @@ fn parse_config(text: &str) -> Result<Config, &'static str> {
             max_file_bytes: usize::try_from(o.max_file_bytes).unwrap_or(usize::MAX),
             max_total_bytes: o.max_total_bytes,
             read_limit_chars: usize::try_from(o.read_limit_chars).unwrap_or(usize::MAX),
+            max_memories: o.max_memories,
         },
         actor: o.actor,
         max_retries: o.max_retries,

@@ -1,0 +1,556 @@
+//! The memories of a store through the API: create, retrieve, update, delete and
+//! list, each planned against one version of the tree like a memory-tool command
+//! and published with its versions in one commit.
+
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::cmp::Ordering;
+
+use serde_json::{Value, json};
+
+use super::body::{Fields, Query};
+use super::error::{ApiError, invalid};
+use super::objects::StoreIds;
+use super::page::{self, PageRequest};
+use super::rules;
+use super::{Ctx, Outcome, View};
+use crate::cache::Head;
+use crate::engine::Engine;
+use crate::error::{LimitError, ToolError};
+use crate::overlay::Overlay;
+use crate::path::ValidPath;
+use crate::plan::{Found, store_path};
+use crate::publish::Attempt;
+use crate::render::Thousands;
+use crate::secrets::{self, SecretPolicy};
+use crate::store::Store;
+use crate::tree::{Child, Hash, Kind, MAX_NESTING};
+use crate::versions::{Op, Slot};
+
+/// A precondition of a write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Precondition {
+    ContentSha256(Hash),
+    NotExists,
+}
+
+fn precondition(f: &Fields<'_>) -> Result<Option<Precondition>, ApiError> {
+    let Some(p) = f.value("precondition") else {
+        return Ok(None);
+    };
+    if p.is_null() {
+        return Ok(None);
+    }
+    let pf = Fields::of(p, &["type", "content_sha256"])
+        .map_err(|_| ApiError::Invalid("precondition: expected an object with a type".into()))?;
+    match pf.string("type")? {
+        Some("content_sha256") => match pf.string("content_sha256")? {
+            Some(h) => Ok(Some(Precondition::ContentSha256(rules::sha256_arg(
+                "precondition.content_sha256",
+                h,
+            )?))),
+            None => invalid!("precondition.content_sha256 is required"),
+        },
+        Some("not_exists") => Ok(Some(Precondition::NotExists)),
+        Some(t) => invalid!("precondition.type must be content_sha256 or not_exists, got {t:?}"),
+        None => invalid!("precondition.type is required"),
+    }
+}
+
+/// Content from a body field: a string (`null` or absent: `None`), within the
+/// store's per-file limit, screened by its secret policy.
+fn content_arg(
+    f: &Fields<'_>,
+    max: usize,
+    policy: SecretPolicy,
+) -> Result<Option<String>, ApiError> {
+    let Some(text) = f.nullable_string("content")? else {
+        return Ok(None);
+    };
+    if text.len() > max {
+        return invalid!(
+            "content must be at most {} bytes, got {}",
+            Thousands(max as u64),
+            Thousands(text.len() as u64)
+        );
+    }
+    if policy == SecretPolicy::Allow {
+        return Ok(Some(text.into()));
+    }
+    let found = secrets::find(text);
+    match found.first() {
+        None => Ok(Some(text.into())),
+        Some(first) if policy == SecretPolicy::Refuse => invalid!(
+            "content looks like it holds a credential ({}); this store refuses to keep it",
+            first.kind
+        ),
+        Some(_) => Ok(Some(secrets::redact(text, &found))),
+    }
+}
+
+/// The memory-tool path of a store path argument.
+fn path_arg(f: &Fields<'_>) -> Result<Option<(String, ValidPath)>, ApiError> {
+    match f.nullable_string("path")? {
+        None => Ok(None),
+        Some(p) => Ok(Some((p.into(), rules::store_path(p)?))),
+    }
+}
+
+fn archived(ctx: &Ctx) -> Result<(), ApiError> {
+    match ctx.head.store.as_ref().and_then(|m| m.archived_at) {
+        Some(_) => invalid!(
+            "This memory store is archived: its memories can be read and deleted, not created or changed."
+        ),
+        None => Ok(()),
+    }
+}
+
+/// What blocks a new memory at `path`, as the conflict error.
+fn conflict(ids: &StoreIds, path: &str, blocker_path: &str, blocker: &Child) -> ApiError {
+    let (memory_id, what) = if blocker.kind == Kind::File && blocker.mem != 0 {
+        let id = ids.memory_id(blocker.mem);
+        let what = format!("memory {id}");
+        (id, what)
+    } else if blocker.kind == Kind::File {
+        (String::new(), String::from("a file"))
+    } else {
+        (String::new(), String::from("a directory"))
+    };
+    ApiError::PathConflict {
+        message: format!("The path {path} conflicts with {what} at {blocker_path}."),
+        path: blocker_path.into(),
+        memory_id,
+    }
+}
+
+impl<S: Store> Engine<S> {
+    /// Why nothing can be made at `path` in the tree at `root`, if something is there.
+    async fn blocker(
+        &self,
+        overlay: &Overlay,
+        root: Hash,
+        ids: &StoreIds,
+        path: &ValidPath,
+    ) -> Result<Option<ApiError>, ToolError> {
+        let sp = store_path(path);
+        match self.lookup(overlay, root, path).await? {
+            Found::Missing => Ok(None),
+            Found::Root => Ok(Some(conflict(
+                ids,
+                sp,
+                "/",
+                &Child::plain(Kind::Dir, root, 0, 0),
+            ))),
+            Found::Entry(c) => Ok(Some(conflict(ids, sp, sp, &c))),
+            Found::UnderFile(depth) => {
+                let above = path.ancestor(depth);
+                match self.lookup(overlay, root, &above).await? {
+                    Found::Entry(c) => Ok(Some(conflict(ids, sp, store_path(&above), &c))),
+                    _ => Err(ToolError::Damaged),
+                }
+            }
+        }
+    }
+
+    /// The quota of the whole store, as the memory tool has it.
+    async fn within_quota(&self, overlay: &Overlay, old: Hash, new: Hash) -> Result<(), ApiError> {
+        let old_total = self.stored(overlay, old).await?.size();
+        let total = self.stored(overlay, new).await?.size();
+        let quota = self.config.limits.max_total_bytes;
+        if total > quota && total > old_total {
+            return Err(ToolError::from(LimitError::OverQuota {
+                path: ValidPath::root(),
+                total,
+                quota,
+            })
+            .into());
+        }
+        Ok(())
+    }
+
+    /// The live memory `mem` in the state `head`: its path (the memory tool's and
+    /// the store's), its file and its first slot. `None`: no such memory (never
+    /// made, deleted, or a number that is not a memory's).
+    pub(crate) async fn find_memory(
+        &self,
+        head: &Head,
+        mem: u64,
+    ) -> Result<Option<(ValidPath, Child, Slot)>, ToolError> {
+        if mem == 0 || mem > head.log.versions {
+            return Ok(None);
+        }
+        let none = Overlay::default();
+        let first = self.slot(&none, &head.log, mem).await?;
+        if first.head == 0 {
+            return Ok(None);
+        }
+        let (_, newest) = self.version_at(&none, &head.log, first.head).await?;
+        if newest.op == Op::Deleted || newest.mem != mem {
+            return Ok(None);
+        }
+        let path = newest.path.as_deref().ok_or(ToolError::Damaged)?;
+        let vp = rules::store_path(path).map_err(|_| ToolError::Damaged)?;
+        match self.lookup(&none, head.root, &vp).await? {
+            Found::Entry(c) if c.kind == Kind::File && c.mem == mem => Ok(Some((vp, c, first))),
+            _ => Err(ToolError::Damaged),
+        }
+    }
+
+    fn memory_arg(&self, ctx: &Ctx, id: Option<&str>) -> Result<u64, ApiError> {
+        let id = id.unwrap_or_default();
+        rules::parse_id("mem", &ctx.ids.tag, id)
+            .ok_or_else(|| ApiError::NotFound(format!("No memory {id:?} in this store.")))
+    }
+
+    /// A memory as the API shows it, from the state published last.
+    async fn describe(&self, mem: u64, view: View) -> Result<Value, ApiError> {
+        let (head, _) = self.cached_head().await?;
+        let ctx = Ctx::of(&head, None);
+        let (vp, file, first) = self
+            .find_memory(&head, mem)
+            .await?
+            .ok_or(ApiError::Damaged)?;
+        let content = match view {
+            View::Full => Some(self.blob(&file).await?),
+            View::Basic => None,
+        };
+        Ok(ctx
+            .ids
+            .memory(store_path(&vp), &file, &first, content.as_deref()))
+    }
+
+    pub(crate) async fn memory_create(&self, ctx: &Ctx, body: &Value, q: &Query<'_>) -> Outcome {
+        let view = View::of(q, View::Basic)?;
+        let f = Fields::of(body, &["path", "content", "precondition"])?;
+        let Some((_, vp)) = path_arg(&f)? else {
+            return invalid!("path is required");
+        };
+        let content = content_arg(&f, self.config.limits.max_file_bytes, self.config.secrets)?
+            .unwrap_or_default();
+        let pre = precondition(&f)?;
+        if matches!(pre, Some(Precondition::ContentSha256(_))) {
+            return invalid!("precondition.type must be not_exists when creating a memory");
+        }
+        archived(ctx)?;
+        let by = ctx.actor.clone();
+        let cap = self.config.limits.max_memories;
+        let made = self
+            .transact(false, async |head| {
+                let fresh = Ctx::of(head, None);
+                if head.log.memories >= cap {
+                    return Ok(Attempt::Unchanged(invalid!(
+                        "This memory store holds {} memories, the most it may; delete some first.",
+                        Thousands(cap)
+                    )));
+                }
+                let mut overlay = Overlay::on(head, (self.clock)());
+                overlay.by = by.clone();
+                if let Some(blocked) = self.blocker(&overlay, head.root, &fresh.ids, &vp).await? {
+                    let e = match pre {
+                        Some(Precondition::NotExists) => ApiError::Precondition(format!(
+                            "The precondition not_exists failed: something is already at {}.",
+                            store_path(&vp)
+                        )),
+                        _ => blocked,
+                    };
+                    return Ok(Attempt::Unchanged(Err(e)));
+                }
+                let file = overlay.add_memory(&content, 0, 0, store_path(&vp));
+                let root = self.put(&mut overlay, head.root, &vp, Some(file)).await?;
+                if let Err(e) = self.within_quota(&overlay, head.root, root).await {
+                    return Ok(Attempt::Unchanged(Err(e)));
+                }
+                Ok(Attempt::Publish {
+                    overlay,
+                    root,
+                    summary: format!("api create {}", store_path(&vp)),
+                    value: Ok(file.mem),
+                })
+            })
+            .await??;
+        self.describe(made, view).await
+    }
+
+    pub(crate) async fn memory_retrieve(
+        &self,
+        ctx: &Ctx,
+        id: Option<&str>,
+        q: &Query<'_>,
+    ) -> Outcome {
+        let view = View::of(q, View::Full)?;
+        let mem = self.memory_arg(ctx, id)?;
+        let Some((vp, file, first)) = self.find_memory(&ctx.head, mem).await? else {
+            return Err(not_found(id));
+        };
+        let content = match view {
+            View::Full => Some(self.blob(&file).await?),
+            View::Basic => None,
+        };
+        Ok(ctx
+            .ids
+            .memory(store_path(&vp), &file, &first, content.as_deref()))
+    }
+
+    pub(crate) async fn memory_update(
+        &self,
+        ctx: &Ctx,
+        id: Option<&str>,
+        body: &Value,
+        q: &Query<'_>,
+    ) -> Outcome {
+        let view = View::of(q, View::Basic)?;
+        let mem = self.memory_arg(ctx, id)?;
+        let f = Fields::of(body, &["path", "content", "precondition"])?;
+        let content = content_arg(&f, self.config.limits.max_file_bytes, self.config.secrets)?;
+        let to = path_arg(&f)?;
+        let pre = precondition(&f)?;
+        archived(ctx)?;
+        let by = ctx.actor.clone();
+        let done = self
+            .transact(false, async |head| {
+                let fresh = Ctx::of(head, None);
+                let Some((from, file, _)) = self.find_memory(head, mem).await? else {
+                    return Ok(Attempt::Unchanged(Err(not_found(id))));
+                };
+                let target = to.as_ref().map_or(&from, |(_, vp)| vp);
+                let new_hash = content.as_deref().map(|c| Hash::of(c.as_bytes()));
+                let same = new_hash.is_none_or(|h| h == file.hash) && *target == from;
+                if same {
+                    // Nothing changes: no version, whatever the precondition says.
+                    return Ok(Attempt::Unchanged(Ok(())));
+                }
+                if let Some(Precondition::ContentSha256(want)) = pre
+                    && want != file.hash
+                {
+                    return Ok(Attempt::Unchanged(Err(ApiError::Precondition(format!(
+                        "The precondition content_sha256 failed: memory {} has changed since that hash was read.",
+                        fresh.ids.memory_id(mem)
+                    )))));
+                }
+                let mut overlay = Overlay::on(head, (self.clock)());
+                overlay.by = by.clone();
+                if *target != from
+                    && let Some(blocked) = self.blocker(&overlay, head.root, &fresh.ids, target).await?
+                {
+                    return Ok(Attempt::Unchanged(match pre {
+                        Some(Precondition::NotExists) => Ok(()),
+                        _ => Err(blocked),
+                    }));
+                }
+                let mut next = match &content {
+                    Some(text) => {
+                        let mut c = overlay.add_blob(text);
+                        c.mem = file.mem;
+                        c.created = file.created;
+                        c
+                    }
+                    None => file,
+                };
+                next.written = overlay.now;
+                overlay.version(mem, Op::Modified, store_path(target), Some(&next));
+                let without = self.put(&mut overlay, head.root, &from, None).await?;
+                let root = self.put(&mut overlay, without, target, Some(next)).await?;
+                if let Err(e) = self.within_quota(&overlay, head.root, root).await {
+                    return Ok(Attempt::Unchanged(Err(e)));
+                }
+                Ok(Attempt::Publish {
+                    overlay,
+                    root,
+                    summary: format!("api update {}", store_path(target)),
+                    value: Ok(()),
+                })
+            })
+            .await?;
+        done?;
+        self.describe(mem, view).await
+    }
+
+    pub(crate) async fn memory_delete(
+        &self,
+        ctx: &Ctx,
+        id: Option<&str>,
+        q: &Query<'_>,
+    ) -> Outcome {
+        let mem = self.memory_arg(ctx, id)?;
+        let expected = match q.str("expected_content_sha256") {
+            Some(h) => Some(rules::sha256_arg("expected_content_sha256", h)?),
+            None => None,
+        };
+        let by = ctx.actor.clone();
+        let done = self
+            .transact(false, async |head| {
+                let fresh = Ctx::of(head, None);
+                let Some((path, file, _)) = self.find_memory(head, mem).await? else {
+                    return Ok(Attempt::Unchanged(Err(not_found(id))));
+                };
+                if expected.is_some_and(|want| want != file.hash) {
+                    return Ok(Attempt::Unchanged(Err(ApiError::Precondition(format!(
+                        "The precondition expected_content_sha256 failed: memory {} has changed since that hash was read; nothing was deleted.",
+                        fresh.ids.memory_id(mem)
+                    )))));
+                }
+                let mut overlay = Overlay::on(head, (self.clock)());
+                overlay.by = by.clone();
+                overlay.version(mem, Op::Deleted, store_path(&path), None);
+                let root = self.put(&mut overlay, head.root, &path, None).await?;
+                Ok(Attempt::Publish {
+                    overlay,
+                    root,
+                    summary: format!("api delete {}", store_path(&path)),
+                    value: Ok(()),
+                })
+            })
+            .await?;
+        done?;
+        Ok(json!({"id": ctx.ids.memory_id(mem), "type": "memory_deleted"}))
+    }
+
+    pub(crate) async fn memory_list(&self, ctx: &Ctx, q: &Query<'_>) -> Outcome {
+        let view = View::of(q, View::Basic)?;
+        let prefix_arg = q.str("path_prefix").unwrap_or("/");
+        let prefix = rules::prefix(prefix_arg)?;
+        let depth = q.int("depth", 0, u64::MAX)?.unwrap_or(0);
+        let depth = if depth == 0 {
+            usize::MAX
+        } else {
+            usize::try_from(depth).unwrap_or(usize::MAX)
+        };
+        let fp = page::fingerprint(&["memory.list", &ctx.ids.tag, prefix_arg, &format!("{depth}")]);
+        let PageRequest { limit, after } = page::read(q, &fp, view == View::Full)?;
+        let none = Overlay::default();
+        let start = match &prefix {
+            None => Some(ctx.head.root),
+            Some(dir) => match self.lookup(&none, ctx.head.root, dir).await? {
+                Found::Entry(c) if c.kind == Kind::Dir => Some(self.subdir(&none, &c).await?),
+                _ => None,
+            },
+        };
+        let base = prefix.as_ref().map_or("", |p| store_path(p));
+        let after_names: Option<Vec<&str>> = after.as_deref().map(|a| {
+            a.strip_prefix(base)
+                .unwrap_or(a)
+                .split('/')
+                .skip(1)
+                .collect()
+        });
+        let mut items = Vec::new();
+        if let Some(dir) = start {
+            let walk = Walk {
+                depth,
+                want: limit + 1,
+            };
+            self.walk(
+                &none,
+                dir,
+                base,
+                1,
+                after_names.as_deref(),
+                &walk,
+                &mut items,
+            )
+            .await?;
+        }
+        let more = items.len() > limit;
+        items.truncate(limit);
+        let next = match (more, items.last()) {
+            (true, Some(Item::Memory(p, _) | Item::Prefix(p))) => Some(page::token(&fp, p)),
+            _ => None,
+        };
+        let mut data = Vec::with_capacity(items.len());
+        for item in items {
+            data.push(match item {
+                Item::Prefix(p) => StoreIds::prefix(&format!("{p}/")),
+                Item::Memory(p, file) => {
+                    let first = self.slot(&none, &ctx.head.log, file.mem).await?;
+                    let content = match view {
+                        View::Full => Some(self.blob(&file).await?),
+                        View::Basic => None,
+                    };
+                    ctx.ids.memory(&p, &file, &first, content.as_deref())
+                }
+            });
+        }
+        Ok(json!({"data": data, "next_page": next}))
+    }
+
+    /// Collects, in tree order, the memories beneath `dir` (at store path `path`,
+    /// `level` below the listed prefix), rolling directories at `walk.depth` into
+    /// prefixes and skipping everything up to and including `after` (the names of
+    /// the previous page's last item below the prefix).
+    #[allow(clippy::too_many_arguments)]
+    fn walk<'a>(
+        &'a self,
+        overlay: &'a Overlay,
+        dir: Hash,
+        path: &'a str,
+        level: usize,
+        after: Option<&'a [&'a str]>,
+        walk: &'a Walk,
+        out: &'a mut Vec<Item>,
+    ) -> core::pin::Pin<Box<dyn core::future::Future<Output = Result<(), ApiError>> + 'a>> {
+        Box::pin(async move {
+            if level > MAX_NESTING {
+                return Err(ApiError::Damaged);
+            }
+            let node = self.dir(overlay, dir).await?;
+            let (first, rest) = match after {
+                Some([first, rest @ ..]) => (Some(*first), rest),
+                _ => (None, &[][..]),
+            };
+            for (name, child) in &node.children {
+                if out.len() >= walk.want {
+                    return Ok(());
+                }
+                let resume = match first.map(|f| name.as_str().cmp(f)) {
+                    Some(Ordering::Less) => continue,
+                    Some(Ordering::Equal) if rest.is_empty() => continue,
+                    Some(Ordering::Equal) => Some(rest),
+                    _ => None,
+                };
+                let p = format!("{path}/{name}");
+                match child.kind {
+                    Kind::File if child.mem != 0 && resume.is_none() => {
+                        out.push(Item::Memory(p, *child));
+                    }
+                    Kind::File => {}
+                    Kind::Dir if level >= walk.depth => {
+                        if resume.is_none() && self.holds_memory(overlay, child).await? {
+                            out.push(Item::Prefix(p));
+                        }
+                    }
+                    Kind::Dir => {
+                        let sub = self.subdir(overlay, child).await?;
+                        self.walk(overlay, sub, &p, level + 1, resume, walk, out)
+                            .await?;
+                    }
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// True if a memory lives at or beneath `child`.
+    async fn holds_memory(&self, overlay: &Overlay, child: &Child) -> Result<bool, ApiError> {
+        let files = self.files_beneath(overlay, "", child).await?;
+        Ok(files.iter().any(|(_, c)| c.mem != 0))
+    }
+}
+
+fn not_found(id: Option<&str>) -> ApiError {
+    ApiError::NotFound(format!(
+        "No memory {:?} in this store.",
+        id.unwrap_or_default()
+    ))
+}
+
+pub(crate) struct Walk {
+    depth: usize,
+    want: usize,
+}
+
+pub(crate) enum Item {
+    Memory(String, Child),
+    Prefix(String),
+}

@@ -1,0 +1,196 @@
+//! The Memory Stores API (docs/memory-stores.md) over one store: one request in,
+//! one `{status, body}` out. Every face (JS `Memory.api`, the WIT `api`, the host)
+//! and both HTTP servers pass requests through [`Engine::api`]; every check, id,
+//! page and error text is decided in this module's files:
+//! `rules` (paths, ids), `body` (reading fields), `meta` (the store's record),
+//! `memories`, `versions`, `search`, `stores` (the operations), `objects` (the
+//! JSON answers), `page` (page tokens), `error` (errors, their types and statuses).
+
+pub mod body;
+pub mod error;
+mod memories;
+pub mod meta;
+pub mod objects;
+pub mod page;
+pub mod rules;
+mod search;
+mod stores;
+mod versions;
+
+use alloc::collections::BTreeMap;
+use alloc::string::String;
+
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::cache::Head;
+use crate::engine::Engine;
+use crate::store::Store;
+use crate::versions::Actor;
+use body::Query;
+use error::ApiError;
+use objects::StoreIds;
+
+pub use search::{MAX_LINES_PER_MEMORY, MAX_QUERY_CHARS, MAX_SEARCH_BYTES};
+pub use stores::list_stores;
+pub use versions::MAX_VERSION_SCAN;
+
+/// Largest request body, in bytes: content of the per-file limit, JSON-escaped, fits.
+pub const MAX_API_BODY_BYTES: usize = 1 << 20;
+
+pub(crate) type Outcome = Result<Value, ApiError>;
+
+/// One request to the engine.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    op: String,
+    #[serde(default)]
+    id: Option<String>,
+    #[serde(default)]
+    query: BTreeMap<String, String>,
+    #[serde(default)]
+    body: Option<String>,
+    #[serde(default)]
+    actor: Option<Actor>,
+}
+
+/// Whether answers carry content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum View {
+    Basic,
+    Full,
+}
+
+impl View {
+    fn of(q: &Query<'_>, default: View) -> Result<View, ApiError> {
+        match q.str("view") {
+            None => Ok(default),
+            Some("basic") => Ok(View::Basic),
+            Some("full") => Ok(View::Full),
+            Some(v) => Err(ApiError::Invalid(alloc::format!(
+                "view must be basic or full, got {v:?}"
+            ))),
+        }
+    }
+}
+
+/// What an operation runs against: the state it read, the ids it names, who acts.
+pub(crate) struct Ctx {
+    pub head: Head,
+    pub ids: StoreIds,
+    pub actor: Option<Actor>,
+}
+
+impl Ctx {
+    pub fn of(head: &Head, actor: Option<Actor>) -> Ctx {
+        let store_id = head.store.as_ref().map(|m| m.id.clone());
+        Ctx {
+            ids: StoreIds {
+                tag: rules::tag(store_id.as_deref()).into(),
+                store_id: store_id.unwrap_or_default(),
+            },
+            head: head.clone(),
+            actor,
+        }
+    }
+}
+
+fn too_large() -> ApiError {
+    ApiError::TooLarge(alloc::format!(
+        "The request body is over {} bytes.",
+        crate::render::Thousands(MAX_API_BODY_BYTES as u64)
+    ))
+}
+
+/// An answer: the HTTP status and the JSON body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Response {
+    pub status: u16,
+    pub body: Value,
+}
+
+impl Response {
+    pub fn of(outcome: Outcome) -> Response {
+        match outcome {
+            Ok(body) => Response { status: 200, body },
+            Err(e) => Response {
+                status: e.status(),
+                body: e.body(),
+            },
+        }
+    }
+
+    /// The answer to a body over [`MAX_API_BODY_BYTES`].
+    pub fn too_large() -> Response {
+        Response::of(Err(too_large()))
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(&json!({"status": self.status, "body": self.body}))
+            .unwrap_or_default()
+    }
+}
+
+impl<S: Store> Engine<S> {
+    /// The API face: one request (see docs/memory-stores.md) in, its answer out.
+    pub async fn api(&self, request: &Value) -> Response {
+        let outcome = self.api_outcome(request).await;
+        if outcome.is_err() {
+            self.cache.forget_head();
+        }
+        Response::of(outcome)
+    }
+
+    /// The API face for JSON text; answers the JSON text of `{status, body}`.
+    pub async fn api_json(&self, request: &str) -> String {
+        let response = match serde_json::from_str::<Value>(request) {
+            Ok(v) => self.api(&v).await,
+            Err(_) => Response::of(Err(ApiError::Invalid(
+                "the request is not valid JSON".into(),
+            ))),
+        };
+        response.to_json()
+    }
+
+    async fn api_outcome(&self, request: &Value) -> Outcome {
+        let r: Request = serde_json::from_value(request.clone()).map_err(|_| {
+            ApiError::Invalid("not a memdir API request: {op, id?, query?, body?, actor?}".into())
+        })?;
+        if r.body
+            .as_ref()
+            .is_some_and(|b| b.len() > MAX_API_BODY_BYTES)
+        {
+            return Err(too_large());
+        }
+        if r.actor.as_ref().is_some_and(|a| !a.is_valid()) {
+            return Err(ApiError::Invalid(
+                "actor: its id must be 1 to 256 characters without control characters".into(),
+            ));
+        }
+        let body = body::parse(r.body.as_deref())?;
+        let q = Query(&r.query);
+        let id = r.id.as_deref();
+        let head = self.read_head().await?;
+        let ctx = Ctx::of(&head, r.actor);
+        match r.op.as_str() {
+            "store.create" => self.store_create(id, &body).await,
+            "store.retrieve" => self.store_retrieve(&ctx),
+            "store.update" => self.store_update(&body).await,
+            "store.archive" => self.store_archive().await,
+            "store.delete" => self.store_delete(&ctx),
+            "memory.create" => self.memory_create(&ctx, &body, &q).await,
+            "memory.retrieve" => self.memory_retrieve(&ctx, id, &q).await,
+            "memory.update" => self.memory_update(&ctx, id, &body, &q).await,
+            "memory.delete" => self.memory_delete(&ctx, id, &q).await,
+            "memory.list" => self.memory_list(&ctx, &q).await,
+            "memory.search" => self.memory_search(&ctx, &q).await,
+            "version.list" => self.version_list(&ctx, &q).await,
+            "version.retrieve" => self.version_retrieve(&ctx, id, &q).await,
+            "version.redact" => self.version_redact(&ctx, id, &body).await,
+            other => Err(ApiError::NotFound(alloc::format!(
+                "No operation {other:?}."
+            ))),
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! What the API accepts: store paths, content, ids and their formats. Pure, so a
+//! refusal costs no storage.
+
+use alloc::format;
+use alloc::string::String;
+
+use super::error::{ApiError, invalid};
+use crate::path::{self, ValidPath};
+
+/// Most segments a store path may have (the SDK's rule).
+pub const MAX_SEGMENTS: usize = 20;
+/// Longest store path in UTF-8 bytes.
+pub const MAX_STORE_PATH_BYTES: usize = 1024;
+/// How store ids begin, and how many random characters follow.
+pub const STORE_PREFIX: &str = "memstore_";
+pub const STORE_ID_CHARS: usize = 24;
+/// How much of a store id its memory and version ids carry.
+const TAG_CHARS: usize = 12;
+/// The tag of a store that has no record (one opened only for the memory tool).
+const LOCAL_TAG: &str = "local";
+
+/// True if `p` is a store path memdir could have written (checked on stored records).
+pub fn is_store_path(p: &str) -> bool {
+    store_path(p).is_ok()
+}
+
+/// A store path (`/notes/a.md`) as the memory tool's path (`/memories/notes/a.md`),
+/// or why it is refused.
+pub fn store_path(p: &str) -> Result<ValidPath, ApiError> {
+    if !p.starts_with('/') {
+        return invalid!("path must start with '/', got {p:?}");
+    }
+    if p.len() > MAX_STORE_PATH_BYTES {
+        return invalid!(
+            "path must be at most {MAX_STORE_PATH_BYTES} bytes, got {}",
+            p.len()
+        );
+    }
+    let segments = p.split('/').skip(1).count();
+    if p == "/" || p.ends_with('/') || p.contains("//") {
+        return invalid!("path must not have an empty segment: {p:?}");
+    }
+    if segments > MAX_SEGMENTS {
+        return invalid!("path must have at most {MAX_SEGMENTS} segments, got {segments}");
+    }
+    let full = format!("{}{p}", path::ROOT);
+    match path::validate(&full) {
+        Ok(v) if v.as_str() == full => Ok(v),
+        Ok(_) => invalid!("path {p:?} is not valid: it names a directory"),
+        Err(e) => invalid!("path {p:?} is not valid: {}", reason(&e)),
+    }
+}
+
+/// Why the memory tool's rules refuse a path, in the API's words.
+fn reason(e: &path::PathError) -> &'static str {
+    match e.rule() {
+        "length" => "it is too long once mounted at /memories (1,024 bytes with that prefix)",
+        "escape" => "a segment is '.' or '..', or holds a separator or a look-alike of one",
+        "empty" => "it has an empty segment",
+        "control" => "it holds a control character",
+        "format" => "it holds a format character (or U+2028, U+2029)",
+        "nfc" => "it is not in Unicode Normalization Form C",
+        "segment" => "a segment is longer than 255 bytes",
+        _ => "it breaks the path rules",
+    }
+}
+
+/// A `path_prefix`: `/` or a store path followed by `/`.
+pub fn prefix(p: &str) -> Result<Option<ValidPath>, ApiError> {
+    if p == "/" {
+        return Ok(None);
+    }
+    match p.strip_suffix('/') {
+        Some(dir) if !dir.is_empty() => store_path(dir).map(Some),
+        _ => invalid!("path_prefix must start and end with '/', got {p:?}"),
+    }
+}
+
+/// The tag that a store's memory and version ids carry.
+pub fn tag(store_id: Option<&str>) -> &str {
+    store_id
+        .and_then(|id| id.strip_prefix(STORE_PREFIX))
+        .and_then(|rest| rest.get(..TAG_CHARS))
+        .unwrap_or(LOCAL_TAG)
+}
+
+/// `mem_<tag>_<n>` / `memver_<tag>_<n>`.
+pub fn id(kind: &str, tag: &str, n: u64) -> String {
+    format!("{kind}_{tag}_{n}")
+}
+
+/// The number in an id of this store, or `None` when it is not one (another
+/// store's, another kind's, or not an id at all).
+pub fn parse_id(kind: &str, tag: &str, id: &str) -> Option<u64> {
+    let rest = id
+        .strip_prefix(kind)?
+        .strip_prefix('_')?
+        .strip_prefix(tag)?;
+    let n = rest.strip_prefix('_')?;
+    if n.is_empty() || n.len() > 19 || !n.bytes().all(|b| b.is_ascii_digit()) || n.starts_with('0')
+    {
+        return None;
+    }
+    n.parse().ok()
+}
+
+/// A store id from random bytes: the prefix and [`STORE_ID_CHARS`] characters of
+/// lowercase base 32.
+pub fn new_store_id(random: &[u8]) -> Option<String> {
+    const ALPHABET: &[u8; 32] = b"0123456789abcdefghjkmnpqrstvwxyz";
+    if random.len() * 8 < STORE_ID_CHARS * 5 {
+        return None;
+    }
+    let mut out = String::from(STORE_PREFIX);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for b in random {
+        acc = (acc << 8) | u32::from(*b);
+        bits += 8;
+        while bits >= 5 && out.len() < STORE_PREFIX.len() + STORE_ID_CHARS {
+            bits -= 5;
+            out.push(char::from(*ALPHABET.get(((acc >> bits) & 31) as usize)?));
+        }
+    }
+    Some(out)
+}
+
+/// True if `id` is a store id this build makes.
+pub fn is_store_id(id: &str) -> bool {
+    id.strip_prefix(STORE_PREFIX).is_some_and(|r| {
+        r.len() == STORE_ID_CHARS
+            && r.bytes()
+                .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+    })
+}
+
+/// Lowercase hex SHA-256, as a precondition must give it.
+pub fn sha256_arg(name: &str, v: &str) -> Result<crate::tree::Hash, ApiError> {
+    if v.len() == 64
+        && v.bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        if let Some(h) = crate::tree::Hash::from_hex(v) {
+            return Ok(h);
+        }
+    }
+    invalid!("{name} must be 64 lowercase hexadecimal characters")
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_name_their_store() {
+        let t = tag(Some("memstore_abcdefghjkmn0123456789ab"));
+        assert_eq!(t, "abcdefghjkmn");
+        assert_eq!(id("mem", t, 7), "mem_abcdefghjkmn_7");
+        assert_eq!(parse_id("mem", t, "mem_abcdefghjkmn_7"), Some(7));
+        assert_eq!(parse_id("mem", t, "mem_zzzzzzzzzzzz_7"), None);
+        assert_eq!(parse_id("mem", t, "memver_abcdefghjkmn_7"), None);
+        assert_eq!(parse_id("mem", t, "mem_abcdefghjkmn_07"), None);
+        let s = new_store_id(&[255; 15]).unwrap();
+        assert_eq!(s, "memstore_zzzzzzzzzzzzzzzzzzzzzzzz");
+        assert!(is_store_id(&s));
+    }
+
+    #[test]
+    fn store_paths() {
+        assert_eq!(store_path("/a/b.md").unwrap().as_str(), "/memories/a/b.md");
+        for bad in ["a", "/", "/a/", "//a", "/a/../b", "/a/./b", "/x\u{7}"] {
+            assert!(store_path(bad).is_err(), "{bad:?}");
+        }
+        assert!(prefix("/notes").is_err());
+        assert_eq!(prefix("/").unwrap(), None);
+    }
+}

@@ -1,0 +1,273 @@
+//! A store's versions through the API: list (newest first, or one memory's chain),
+//! retrieve, and redact.
+
+use alloc::format;
+use alloc::vec::Vec;
+
+use serde_json::{Value, json};
+
+use super::body::{Fields, Query};
+use super::error::{ApiError, invalid};
+use super::page::{self, PageRequest};
+use super::rules;
+use super::{Ctx, Outcome, View};
+use crate::engine::Engine;
+use crate::error::ToolError;
+use crate::overlay::Overlay;
+use crate::publish::Attempt;
+use crate::store::Store;
+use crate::tree::{BLOB, Hash, Kind};
+use crate::versions::{Actor, Op, RECORD, Record, Slot};
+
+/// Most records one page of an unfiltered-by-memory version list reads: filters
+/// that skip many make a short page with a `next_page`, never an unbounded scan.
+pub const MAX_VERSION_SCAN: usize = 10_000;
+
+/// The filters of a version list.
+struct Filter<'a> {
+    op: Option<Op>,
+    /// Actor type and id.
+    actor: Option<(&'static str, &'a str)>,
+    from: Option<u64>,
+    to: Option<u64>,
+}
+
+impl Filter<'_> {
+    fn admits(&self, r: &Record) -> bool {
+        self.op.is_none_or(|op| r.op == op)
+            && self.from.is_none_or(|t| r.at >= t)
+            && self.to.is_none_or(|t| r.at <= t)
+            && self.actor.is_none_or(|(kind, id)| {
+                r.by.as_ref()
+                    .is_some_and(|a| actor_kind(a) == kind && a.id() == id)
+            })
+    }
+}
+
+fn actor_kind(a: &Actor) -> &'static str {
+    match a {
+        Actor::Session { .. } => "session_id",
+        Actor::Api { .. } => "api_key_id",
+        Actor::User { .. } => "user_id",
+        Actor::ServiceAccount { .. } => "service_account_id",
+    }
+}
+
+impl<S: Store> Engine<S> {
+    fn version_arg(&self, ctx: &Ctx, id: Option<&str>) -> Result<u64, ApiError> {
+        let id = id.unwrap_or_default();
+        rules::parse_id("memver", &ctx.ids.tag, id)
+            .filter(|n| *n <= ctx.head.log.versions)
+            .ok_or_else(|| ApiError::NotFound(format!("No memory version {id:?} in this store.")))
+    }
+
+    async fn version_json(
+        &self,
+        ctx: &Ctx,
+        seq: u64,
+        slot: &Slot,
+        r: &Record,
+        view: View,
+    ) -> Outcome {
+        let content = match (view, slot.blob, r.size) {
+            (View::Full, Some(blob), Some(size)) => Some(self.blob_of(blob, size).await?),
+            _ => None,
+        };
+        Ok(ctx.ids.version(seq, r, content.as_deref()))
+    }
+
+    pub(crate) async fn version_list(&self, ctx: &Ctx, q: &Query<'_>) -> Outcome {
+        let view = View::of(q, View::Basic)?;
+        let op = match q.str("operation") {
+            None => None,
+            Some(name) => match Op::from_name(name) {
+                Some(op) => Some(op),
+                None => {
+                    return invalid!("operation must be created, modified or deleted, got {name:?}");
+                }
+            },
+        };
+        let mut actor = None;
+        for kind in ["session_id", "api_key_id", "user_id", "service_account_id"] {
+            if let Some(id) = q.str(kind) {
+                if actor.is_some() {
+                    return invalid!(
+                        "give at most one of session_id, api_key_id, user_id and service_account_id"
+                    );
+                }
+                actor = Some((kind, id));
+            }
+        }
+        let filter = Filter {
+            op,
+            actor,
+            from: q.time("created_at[gte]")?,
+            to: q.time("created_at[lte]")?,
+        };
+        let memory = q.str("memory_id");
+        let fp = page::fingerprint(&[
+            "version.list",
+            &ctx.ids.tag,
+            memory.unwrap_or_default(),
+            op.map_or("", Op::name),
+            actor.map_or("", |(k, _)| k),
+            actor.map_or("", |(_, id)| id),
+            q.str("created_at[gte]").unwrap_or_default(),
+            q.str("created_at[lte]").unwrap_or_default(),
+        ]);
+        let PageRequest { limit, after } = page::read(q, &fp, view == View::Full)?;
+        let resume = match after.as_deref().map(str::parse::<u64>) {
+            None => None,
+            Some(Ok(n)) if n >= 1 && n <= ctx.head.log.versions => Some(n),
+            Some(_) => return invalid!("page is not a page token of this list and query"),
+        };
+        let none = Overlay::default();
+        let log = &ctx.head.log;
+        // Where the walk starts: one memory's newest version, or the newest of all.
+        let mut next = match memory {
+            Some(id) => {
+                let mem = rules::parse_id("mem", &ctx.ids.tag, id)
+                    .filter(|n| *n <= log.versions)
+                    .ok_or_else(|| {
+                        ApiError::NotFound(format!("No memory {id:?} in this store."))
+                    })?;
+                let first = self.slot(&none, log, mem).await?;
+                if first.head == 0 {
+                    return Err(ApiError::NotFound(format!(
+                        "No memory {id:?} in this store."
+                    )));
+                }
+                resume.unwrap_or(first.head)
+            }
+            None => resume.unwrap_or(log.versions),
+        };
+        let mut data = Vec::new();
+        let mut read = 0;
+        while next > 0 && data.len() < limit && read < MAX_VERSION_SCAN {
+            let (slot, record) = self.version_at(&none, log, next).await?;
+            read += 1;
+            if let Some(id) = memory
+                && ctx.ids.memory_id(record.mem) != id
+            {
+                return Err(ApiError::Damaged);
+            }
+            if filter.admits(&record) {
+                data.push(self.version_json(ctx, next, &slot, &record, view).await?);
+            }
+            next = match memory {
+                Some(_) => record.prev,
+                None => next - 1,
+            };
+        }
+        let next_page = (next > 0).then(|| page::token(&fp, &format!("{next}")));
+        Ok(json!({"data": data, "next_page": next_page}))
+    }
+
+    pub(crate) async fn version_retrieve(
+        &self,
+        ctx: &Ctx,
+        id: Option<&str>,
+        q: &Query<'_>,
+    ) -> Outcome {
+        let view = View::of(q, View::Full)?;
+        let seq = self.version_arg(ctx, id)?;
+        let (slot, record) = self
+            .version_at(&Overlay::default(), &ctx.head.log, seq)
+            .await?;
+        self.version_json(ctx, seq, &slot, &record, view).await
+    }
+
+    /// Redacts a version: its record is written anew without content, hash, size
+    /// and path, then the old record and (unless still held elsewhere) the blob are
+    /// deleted from the store.
+    pub(crate) async fn version_redact(
+        &self,
+        ctx: &Ctx,
+        id: Option<&str>,
+        body: &Value,
+    ) -> Outcome {
+        Fields::of(body, &[])?;
+        let seq = self.version_arg(ctx, id)?;
+        let by = ctx.actor.clone();
+        let outcome = self
+            .transact(false, async |head| {
+                let fresh = super::Ctx::of(head, None);
+                let mut overlay = Overlay::on(head, (self.clock)());
+                let (slot, record) = self.version_at(&overlay, &head.log, seq).await?;
+                if record.redacted_at.is_some() {
+                    return Ok(Attempt::Unchanged(Ok(None)));
+                }
+                let first = self.slot(&overlay, &head.log, record.mem).await?;
+                if first.head == seq && record.op != Op::Deleted {
+                    return Ok(Attempt::Unchanged(Err(ApiError::Invalid(format!(
+                        "Version {} holds the current content of memory {}; update or delete the memory first, then redact this version.",
+                        fresh.ids.version_id(seq),
+                        fresh.ids.memory_id(record.mem)
+                    )))));
+                }
+                let redacted = Record {
+                    path: None,
+                    sha: None,
+                    size: None,
+                    redacted_at: Some(overlay.now),
+                    redacted_by: by.clone(),
+                    ..(*record).clone()
+                };
+                let new_record = overlay.log.add_record(redacted);
+                overlay.log_edit.insert(
+                    seq,
+                    Slot {
+                        record: new_record,
+                        blob: None,
+                        ..slot
+                    },
+                );
+                let root = head.root;
+                Ok(Attempt::Publish {
+                    overlay,
+                    root,
+                    summary: format!("api redact {}", fresh.ids.version_id(seq)),
+                    value: Ok(Some((slot.record, slot.blob))),
+                })
+            })
+            .await??;
+        if let Some((old_record, blob)) = outcome {
+            self.forget_redacted(old_record, blob).await?;
+        }
+        let (head, _) = self.cached_head().await?;
+        let ctx = super::Ctx::of(&head, None);
+        let (slot, record) = self.version_at(&Overlay::default(), &head.log, seq).await?;
+        self.version_json(&ctx, seq, &slot, &record, View::Basic)
+            .await
+    }
+
+    /// Deletes a redacted version's old record, and its blob unless a slot of the
+    /// log or a file of the tree (as published now) still holds that content.
+    async fn forget_redacted(&self, record: Hash, blob: Option<Hash>) -> Result<(), ToolError> {
+        self.store.delete(&record.key(RECORD)).await?;
+        self.cache.forget_record(&record);
+        let Some(blob) = blob else {
+            return Ok(());
+        };
+        let head = self.read_head().await?;
+        let none = Overlay::default();
+        for seq in 1..=head.log.versions {
+            if self.slot(&none, &head.log, seq).await?.blob == Some(blob) {
+                return Ok(());
+            }
+        }
+        let root = crate::tree::Child::plain(
+            Kind::Dir,
+            head.root,
+            self.stored(&none, head.root).await?.size(),
+            0,
+        );
+        let files = self.files_beneath(&none, "", &root).await?;
+        if files.iter().any(|(_, c)| c.hash == blob) {
+            return Ok(());
+        }
+        self.store.delete(&blob.key(BLOB)).await?;
+        self.cache.forget_blob(&blob);
+        Ok(())
+    }
+}

@@ -1,0 +1,290 @@
+//! Reading and extending the version log (its format is `versions`): a slot by
+//! number, a memory's newest version, the files beneath a directory (whose
+//! versions a directory rename or delete records), and sealing a change's pending
+//! versions into new records and a new log top, just before it is published.
+
+use alloc::boxed::Box;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
+use core::future::Future;
+use core::pin::Pin;
+
+use crate::cache::Head;
+use crate::engine::Engine;
+use crate::error::ToolError;
+use crate::overlay::Overlay;
+use crate::store::Store;
+use crate::tree::{Child, Hash, Kind, MAX_NESTING};
+use crate::versions::{Actor, LogHead, LogNode, Op, Record, Slot, child_span, height};
+
+type Boxed<'a, T> = Pin<Box<dyn Future<Output = Result<T, ToolError>> + 'a>>;
+
+impl<S: Store> Engine<S> {
+    /// Slot `seq` of `log` (1-based); a number past the log is damage, so callers
+    /// check numbers that come from a request first.
+    pub(crate) async fn slot(
+        &self,
+        overlay: &Overlay,
+        log: &LogHead,
+        seq: u64,
+    ) -> Result<Slot, ToolError> {
+        if seq == 0 || seq > log.versions {
+            return Err(ToolError::Damaged);
+        }
+        let mut index = seq - 1;
+        let mut h = height(log.versions);
+        let mut node = log.root.ok_or(ToolError::Damaged)?;
+        loop {
+            match &*self.log_node(overlay, node).await? {
+                LogNode::Inner(kids) if h > 0 => {
+                    let span = child_span(h);
+                    node = *kids
+                        .get(usize::try_from(index / span).map_err(|_| ToolError::Damaged)?)
+                        .ok_or(ToolError::Damaged)?;
+                    index %= span;
+                    h -= 1;
+                }
+                LogNode::Leaf(slots) if h == 0 => {
+                    return slots
+                        .get(usize::try_from(index).map_err(|_| ToolError::Damaged)?)
+                        .copied()
+                        .ok_or(ToolError::Damaged);
+                }
+                _ => return Err(ToolError::Damaged),
+            }
+        }
+    }
+
+    /// Version `seq`'s slot and record.
+    pub(crate) async fn version_at(
+        &self,
+        overlay: &Overlay,
+        log: &LogHead,
+        seq: u64,
+    ) -> Result<(Slot, alloc::rc::Rc<Record>), ToolError> {
+        let slot = self.slot(overlay, log, seq).await?;
+        let record = self.record(overlay, slot.record, seq).await?;
+        Ok((slot, record))
+    }
+
+    /// Every file at or beneath `child` (at store path `path`), in tree order.
+    pub(crate) async fn files_beneath(
+        &self,
+        overlay: &Overlay,
+        path: &str,
+        child: &Child,
+    ) -> Result<Vec<(String, Child)>, ToolError> {
+        let mut out = Vec::new();
+        let mut todo = vec![(String::from(path), *child, 0usize)];
+        while let Some((p, c, depth)) = todo.pop() {
+            if depth > MAX_NESTING {
+                return Err(ToolError::Damaged);
+            }
+            match c.kind {
+                Kind::File => out.push((p, c)),
+                Kind::Dir => {
+                    let node = self.dir(overlay, self.subdir(overlay, &c).await?).await?;
+                    // Reversed onto a stack, so they come off in order.
+                    for (name, grand) in node.children.iter().rev() {
+                        todo.push((format!("{p}/{name}"), *grand, depth + 1));
+                    }
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// Who a memory-tool change is by: the configured actor, as a session.
+    pub(crate) fn tool_actor(&self) -> Option<Actor> {
+        let id = &self.config.actor;
+        let actor = Actor::Session {
+            session_id: id.clone(),
+        };
+        actor.is_valid().then_some(actor)
+    }
+
+    /// Turns the change's pending versions into records and slots, and rewrites the
+    /// log: the leaf the new versions land in, the first slot of each memory they
+    /// change (its newest version), and the nodes above those.
+    pub(crate) async fn seal_log(
+        &self,
+        overlay: &mut Overlay,
+        head: &Head,
+    ) -> Result<(), ToolError> {
+        if !overlay.store_set {
+            overlay.store = head.store.clone();
+        }
+        let mut edit = core::mem::take(&mut overlay.log_edit);
+        if overlay.pending.is_empty() && edit.is_empty() {
+            overlay.log_head = head.log;
+            return Ok(());
+        }
+        let by = overlay.by.clone().or_else(|| self.tool_actor());
+        let now = overlay.now;
+        let mut memories = head.log.memories;
+        let pending = core::mem::take(&mut overlay.pending);
+        for p in &pending {
+            let created = p.op == Op::Created;
+            let prev = if created {
+                0
+            } else {
+                self.slot_edited(overlay, &head.log, &edit, p.mem)
+                    .await?
+                    .head
+            };
+            let record = Record {
+                mem: p.mem,
+                op: p.op,
+                at: now,
+                by: by.clone(),
+                path: Some(p.path.clone()),
+                sha: p.content.map(|(h, _)| h.hex()),
+                size: p.content.map(|(_, s)| s),
+                prev,
+                redacted_at: None,
+                redacted_by: None,
+            };
+            let rh = overlay.log.add_record(record);
+            edit.insert(
+                p.seq,
+                Slot {
+                    record: rh,
+                    blob: p.content.map(|(h, _)| h),
+                    head: if created { p.seq } else { 0 },
+                    updated: if created { now } else { 0 },
+                },
+            );
+            if !created {
+                let mut first = self.slot_edited(overlay, &head.log, &edit, p.mem).await?;
+                first.head = p.seq;
+                first.updated = now;
+                edit.insert(p.mem, first);
+            }
+            match p.op {
+                Op::Created => memories += 1,
+                Op::Deleted => memories = memories.saturating_sub(1),
+                Op::Modified => {}
+            }
+        }
+        let versions = head.log.versions + pending.len() as u64;
+        let root = self.rebuild_log(overlay, &head.log, versions, edit).await?;
+        overlay.pending = pending;
+        overlay.log_head = LogHead {
+            root: Some(root),
+            versions,
+            memories,
+        };
+        Ok(())
+    }
+
+    /// Slot `seq` as the change has it so far.
+    async fn slot_edited(
+        &self,
+        overlay: &Overlay,
+        log: &LogHead,
+        edit: &BTreeMap<u64, Slot>,
+        seq: u64,
+    ) -> Result<Slot, ToolError> {
+        match edit.get(&seq) {
+            Some(s) => Ok(*s),
+            None => self.slot(overlay, log, seq).await,
+        }
+    }
+
+    async fn rebuild_log(
+        &self,
+        overlay: &mut Overlay,
+        old: &LogHead,
+        versions: u64,
+        edit: BTreeMap<u64, Slot>,
+    ) -> Result<Hash, ToolError> {
+        let mut root = old.root;
+        let new_height = height(versions);
+        let mut h = height(old.versions);
+        // A log that outgrew its top gets a new one above it, the old top its first child.
+        while h < new_height {
+            if let Some(r) = root {
+                root = Some(overlay.log.add_node(LogNode::Inner(vec![r])));
+            }
+            h += 1;
+        }
+        let changes: Vec<(u64, Slot)> = edit
+            .into_iter()
+            .map(|(seq, s)| (seq.saturating_sub(1), s))
+            .collect();
+        self.rewrite_log(overlay, root, new_height, 0, &changes)
+            .await
+    }
+
+    /// The node `node` at `h` (covering slots from `base`) with `changes` applied.
+    fn rewrite_log<'a>(
+        &'a self,
+        overlay: &'a mut Overlay,
+        node: Option<Hash>,
+        h: u32,
+        base: u64,
+        changes: &'a [(u64, Slot)],
+    ) -> Boxed<'a, Hash> {
+        Box::pin(async move {
+            let loaded = match node {
+                Some(n) => Some(self.log_node(overlay, n).await?),
+                None => None,
+            };
+            if h == 0 {
+                let mut slots = match loaded.as_deref() {
+                    Some(LogNode::Leaf(s)) => s.clone(),
+                    None => Vec::new(),
+                    Some(_) => return Err(ToolError::Damaged),
+                };
+                for (index, slot) in changes {
+                    let at = usize::try_from(index - base).map_err(|_| ToolError::Damaged)?;
+                    match at.cmp(&slots.len()) {
+                        core::cmp::Ordering::Less => {
+                            if let Some(s) = slots.get_mut(at) {
+                                *s = *slot;
+                            }
+                        }
+                        core::cmp::Ordering::Equal => slots.push(*slot),
+                        core::cmp::Ordering::Greater => return Err(ToolError::Damaged),
+                    }
+                }
+                return Ok(overlay.log.add_node(LogNode::Leaf(slots)));
+            }
+            let mut kids = match loaded.as_deref() {
+                Some(LogNode::Inner(k)) => k.clone(),
+                None => Vec::new(),
+                Some(_) => return Err(ToolError::Damaged),
+            };
+            let span = child_span(h);
+            let mut start = 0;
+            while let Some(&(first, _)) = changes.get(start) {
+                let k = (first - base) / span;
+                let end = changes
+                    .iter()
+                    .skip(start)
+                    .position(|(i, _)| (i - base) / span != k)
+                    .map_or(changes.len(), |n| start + n);
+                let at = usize::try_from(k).map_err(|_| ToolError::Damaged)?;
+                let child = kids.get(at).copied();
+                let part = changes.get(start..end).unwrap_or_default();
+                let rebuilt = self
+                    .rewrite_log(overlay, child, h - 1, base + k * span, part)
+                    .await?;
+                match at.cmp(&kids.len()) {
+                    core::cmp::Ordering::Less => {
+                        if let Some(slot) = kids.get_mut(at) {
+                            *slot = rebuilt;
+                        }
+                    }
+                    core::cmp::Ordering::Equal => kids.push(rebuilt),
+                    core::cmp::Ordering::Greater => return Err(ToolError::Damaged),
+                }
+                start = end;
+            }
+            Ok(overlay.log.add_node(LogNode::Inner(kids)))
+        })
+    }
+}

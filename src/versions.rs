@@ -1,0 +1,337 @@
+//! The version log: every change of a memory as an immutable record, and the index
+//! that finds them.
+//!
+//! - a record (`rec/<sha256 of its encoding>`) says which memory changed, how
+//!   (`created`, `modified`, `deleted`), when, by whom, and the path, hash and size
+//!   it left; the content itself is the blob the tree already holds;
+//! - the log is an append-only array of slots, one per version, numbered from 1,
+//!   stored as a tree of fixed fanout ([`LOG_FANOUT`]) under `log/<sha256>`: a write
+//!   rewrites one leaf and the nodes above it, a lookup reads one node per level;
+//! - a slot names its record and its blob (so gc and redaction see every blob a
+//!   version holds without reading records) and, in the slot of the version that
+//!   created a memory, that memory's newest version and its time: a memory's id is
+//!   that number, so its history is followed from the newest version backwards.
+//!
+//! The commit names the log's top node and how many versions it holds; a change and
+//! its versions are one commit, one compare-and-swap.
+
+use alloc::collections::BTreeMap;
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::{Deserialize, Serialize};
+
+use crate::tree::Hash;
+
+pub const LOG: &str = "log/";
+pub const RECORD: &str = "rec/";
+/// Slots of a leaf, children of an inner node.
+pub const LOG_FANOUT: u64 = 64;
+/// Longest actor id memdir records.
+pub const MAX_ACTOR_ID_CHARS: usize = 256;
+
+/// What a version records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Op {
+    Created,
+    Modified,
+    Deleted,
+}
+
+impl Op {
+    pub fn name(self) -> &'static str {
+        match self {
+            Op::Created => "created",
+            Op::Modified => "modified",
+            Op::Deleted => "deleted",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Op> {
+        match name {
+            "created" => Some(Op::Created),
+            "modified" => Some(Op::Modified),
+            "deleted" => Some(Op::Deleted),
+            _ => None,
+        }
+    }
+}
+
+/// Who made a change: the SDK's actor objects.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", deny_unknown_fields)]
+pub enum Actor {
+    #[serde(rename = "session_actor")]
+    Session { session_id: String },
+    #[serde(rename = "api_actor")]
+    Api { api_key_id: String },
+    #[serde(rename = "user_actor")]
+    User { user_id: String },
+    #[serde(rename = "service_account_actor")]
+    ServiceAccount { service_account_id: String },
+}
+
+impl Actor {
+    pub fn id(&self) -> &str {
+        match self {
+            Actor::Session { session_id: id }
+            | Actor::Api { api_key_id: id }
+            | Actor::User { user_id: id }
+            | Actor::ServiceAccount {
+                service_account_id: id,
+            } => id,
+        }
+    }
+
+    /// An id of 1 to [`MAX_ACTOR_ID_CHARS`] characters without control characters.
+    pub fn is_valid(&self) -> bool {
+        let id = self.id();
+        let n = id.chars().count();
+        (1..=MAX_ACTOR_ID_CHARS).contains(&n) && !id.chars().any(char::is_control)
+    }
+}
+
+/// One version, as stored.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    /// The memory's id (the number of the version that created it).
+    pub mem: u64,
+    pub op: Op,
+    /// When, in ms since the Unix epoch.
+    pub at: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<Actor>,
+    /// The store path the change left (`None` once redacted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// Hash and size of the content (`None` for `deleted`, or once redacted).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sha: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+    /// The memory's previous version (0: none).
+    #[serde(default)]
+    pub prev: u64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted_at: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redacted_by: Option<Actor>,
+}
+
+impl Record {
+    pub fn encode(&self) -> Vec<u8> {
+        serde_json::to_vec(self).unwrap_or_default()
+    }
+
+    /// Reads a stored record of version `seq`, or `None` if memdir could not have
+    /// written it (a stored record is input).
+    pub fn decode(bytes: &[u8], seq: u64) -> Option<Record> {
+        let r: Record = serde_json::from_slice(bytes).ok()?;
+        let redacted = r.redacted_at.is_some();
+        let content = r.sha.is_some();
+        let ok = r.mem != 0
+            && r.mem <= seq
+            && r.prev < seq
+            && (r.op == Op::Created) == (r.mem == seq)
+            && r.path.is_some() != redacted
+            && r.path
+                .as_deref()
+                .is_none_or(crate::api::rules::is_store_path)
+            && r.sha.as_deref().is_none_or(|h| Hash::from_hex(h).is_some())
+            && r.size.is_some() == content
+            && r.size.is_none_or(|s| s <= crate::tree::MAX_STORED_SIZE)
+            && (r.op != Op::Deleted || !content)
+            && (redacted || r.op == Op::Deleted || content)
+            && r.redacted_by.is_some() <= redacted
+            && r.by.as_ref().is_none_or(Actor::is_valid)
+            && r.redacted_by.as_ref().is_none_or(Actor::is_valid);
+        ok.then_some(r)
+    }
+
+    pub fn sha_hash(&self) -> Option<Hash> {
+        self.sha.as_deref().and_then(Hash::from_hex)
+    }
+}
+
+/// One version's place in the log.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slot {
+    pub record: Hash,
+    /// The content this version holds (`None`: deleted, or redacted).
+    pub blob: Option<Hash>,
+    /// In a memory's first slot: its newest version and that version's time.
+    pub head: u64,
+    pub updated: u64,
+}
+
+/// One stored node of the log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LogNode {
+    Leaf(Vec<Slot>),
+    Inner(Vec<Hash>),
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LogWire {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    l: Option<Vec<(String, String, u64, u64)>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    n: Option<Vec<String>>,
+}
+
+impl LogNode {
+    pub fn encode(&self) -> Vec<u8> {
+        let wire = match self {
+            LogNode::Leaf(slots) => LogWire {
+                l: Some(
+                    slots
+                        .iter()
+                        .map(|s| {
+                            let blob = s.blob.map(|b| b.hex()).unwrap_or_default();
+                            (s.record.hex(), blob, s.head, s.updated)
+                        })
+                        .collect(),
+                ),
+                n: None,
+            },
+            LogNode::Inner(kids) => LogWire {
+                l: None,
+                n: Some(kids.iter().map(Hash::hex).collect()),
+            },
+        };
+        serde_json::to_vec(&wire).unwrap_or_default()
+    }
+
+    pub fn decode(bytes: &[u8]) -> Option<LogNode> {
+        let wire: LogWire = serde_json::from_slice(bytes).ok()?;
+        match (wire.l, wire.n) {
+            (Some(l), None) if !l.is_empty() && l.len() as u64 <= LOG_FANOUT => {
+                let mut slots = Vec::with_capacity(l.len());
+                for (record, blob, head, updated) in l {
+                    let blob = match blob.as_str() {
+                        "" => None,
+                        hex => Some(Hash::from_hex(hex)?),
+                    };
+                    slots.push(Slot {
+                        record: Hash::from_hex(&record)?,
+                        blob,
+                        head,
+                        updated,
+                    });
+                }
+                Some(LogNode::Leaf(slots))
+            }
+            (None, Some(n)) if !n.is_empty() && n.len() as u64 <= LOG_FANOUT => {
+                let kids: Option<Vec<Hash>> = n.iter().map(|h| Hash::from_hex(h)).collect();
+                Some(LogNode::Inner(kids?))
+            }
+            _ => None,
+        }
+    }
+
+    /// The objects this node names, as `(hash, prefix)`: what gc marks.
+    pub fn refs(&self) -> Vec<(Hash, &'static str)> {
+        match self {
+            LogNode::Inner(kids) => kids.iter().map(|h| (*h, LOG)).collect(),
+            LogNode::Leaf(slots) => slots
+                .iter()
+                .flat_map(|s| {
+                    core::iter::once((s.record, RECORD))
+                        .chain(s.blob.map(|b| (b, crate::tree::BLOB)))
+                })
+                .collect(),
+        }
+    }
+}
+
+/// How many levels of inner nodes a log of `count` slots has above its leaves.
+pub fn height(count: u64) -> u32 {
+    let mut h = 0;
+    let mut span = LOG_FANOUT;
+    while span < count {
+        h += 1;
+        span = span.saturating_mul(LOG_FANOUT);
+    }
+    h
+}
+
+/// Slots beneath one child of a node at `height` (a leaf's "child" is one slot).
+pub fn child_span(height: u32) -> u64 {
+    LOG_FANOUT.saturating_pow(height)
+}
+
+/// The log as one commit names it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LogHead {
+    pub root: Option<Hash>,
+    pub versions: u64,
+    pub memories: u64,
+}
+
+/// A version a change is about to record, before its record exists.
+#[derive(Clone, Debug)]
+pub(crate) struct Pending {
+    pub seq: u64,
+    pub mem: u64,
+    pub op: Op,
+    pub path: String,
+    /// The content left (`None` for `deleted`).
+    pub content: Option<(Hash, u64)>,
+}
+
+/// New log objects of one change, by hash, with their encodings.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LogObjects {
+    pub nodes: BTreeMap<Hash, (Rc<LogNode>, Vec<u8>)>,
+    pub records: BTreeMap<Hash, (Rc<Record>, Vec<u8>)>,
+}
+
+impl LogObjects {
+    pub fn add_node(&mut self, node: LogNode) -> Hash {
+        let bytes = node.encode();
+        let hash = Hash::of(&bytes);
+        self.nodes.insert(hash, (Rc::new(node), bytes));
+        hash
+    }
+
+    pub fn add_record(&mut self, record: Record) -> Hash {
+        let bytes = record.encode();
+        let hash = Hash::of(&bytes);
+        self.records.insert(hash, (Rc::new(record), bytes));
+        hash
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn heights_grow_by_fanout() {
+        assert_eq!(height(0), 0);
+        assert_eq!(height(64), 0);
+        assert_eq!(height(65), 1);
+        assert_eq!(height(4096), 1);
+        assert_eq!(height(4097), 2);
+    }
+
+    #[test]
+    fn log_nodes_round_trip_and_refuse_what_memdir_never_writes() {
+        let s = Slot {
+            record: Hash::of(b"r"),
+            blob: Some(Hash::of(b"b")),
+            head: 3,
+            updated: 9,
+        };
+        let leaf = LogNode::Leaf(alloc::vec![s]);
+        assert_eq!(LogNode::decode(&leaf.encode()), Some(leaf));
+        assert_eq!(LogNode::decode(b"{\"l\":[]}"), None);
+        assert_eq!(LogNode::decode(b"{\"n\":[\"zz\"]}"), None);
+        assert_eq!(LogNode::decode(b"{\"l\":[],\"n\":[]}"), None);
+    }
+}
