@@ -606,8 +606,13 @@ mod tests {
 
     #[test]
     fn a_delete_rewrites_the_mates_of_its_pack_and_only_those() {
-        let p = pack(&[("blob/1", b"one"), ("head", b"h"), ("tree/2", b"two"), ("head", b"again")])
-            .unwrap_or_default();
+        let p = pack(&[
+            ("blob/1", b"one"),
+            ("head", b"h"),
+            ("tree/2", b"two"),
+            ("head", b"again"),
+        ])
+        .unwrap_or_default();
         let size = p.len() as u64;
         assert_eq!(
             mates(&p, size, "blob/1"),
@@ -621,7 +626,10 @@ mod tests {
         // holding it alone.
         assert_eq!(mates(&p, size, "blob/9"), Ok(Mates::Keys(Vec::new())));
         let alone = pack(&[("blob/1", b"one")]).unwrap_or_default();
-        assert_eq!(mates(&alone, alone.len() as u64, "blob/1"), Ok(Mates::Keys(Vec::new())));
+        assert_eq!(
+            mates(&alone, alone.len() as u64, "blob/1"),
+            Ok(Mates::Keys(Vec::new()))
+        );
         // Only the index is read, and a short head asks for more.
         assert_eq!(
             mates(p.get(..10).unwrap_or_default(), size, "blob/1"),
@@ -636,7 +644,10 @@ mod tests {
         if let Some(b) = both.get_mut(17) {
             *b = 0xff; // the second key's first byte: no longer UTF-8
         }
-        assert_eq!(mates(&both, both.len() as u64, "a"), Err(DirError::DamagedFile));
+        assert_eq!(
+            mates(&both, both.len() as u64, "a"),
+            Err(DirError::DamagedFile)
+        );
     }
 
     #[test]

@@ -706,8 +706,7 @@ impl Backend for DirBackend {
         }
         // An object already stored under its name stays out of the pack: packed
         // twice, a later delete would leave the older copy behind.
-        let (stored, fresh): (Vec<_>, Vec<_>) =
-            objects.iter().partition(|(k, v)| self.holds(k, v));
+        let (stored, fresh): (Vec<_>, Vec<_>) = objects.iter().partition(|(k, v)| self.holds(k, v));
         let names = fresh
             .iter()
             .map(|(k, _)| self.path(k).map(|(n, _)| n))
@@ -735,7 +734,8 @@ impl Backend for DirBackend {
         for (k, v) in &stored {
             let (_, p) = self.path(k)?;
             if fs::symlink_metadata(&p).is_err_and(|e| e.kind() == ErrorKind::NotFound) {
-                let own = format::pack(&[(k.as_str(), v.as_slice())]).map_err(|_| StoreError::Failed)?;
+                let own =
+                    format::pack(&[(k.as_str(), v.as_slice())]).map_err(|_| StoreError::Failed)?;
                 let copy = self.stage(&own).map_err(kind)?;
                 fs::rename(&copy.0, &p).map_err(kind)?;
                 std::mem::forget(copy);

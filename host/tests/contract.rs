@@ -161,15 +161,24 @@ fn files_holding(dir: &std::path::Path, marker: &str) -> Vec<String> {
 fn ino(dir: &std::path::Path, key: &str) -> u64 {
     use std::os::unix::fs::MetadataExt;
     let name = memdir_host::dir::file_name(key).expect("a name");
-    std::fs::symlink_metadata(dir.join(name)).expect("the key's file").ino()
+    std::fs::symlink_metadata(dir.join(name))
+        .expect("the key's file")
+        .ino()
 }
 
 fn commit(s: &DirBackend, objects: &[(&str, &str)], expected: Option<&str>, head: &str) {
-    let objects: Vec<(String, Vec<u8>)> =
-        objects.iter().map(|(k, v)| (k.to_string(), v.as_bytes().to_vec())).collect();
+    let objects: Vec<(String, Vec<u8>)> = objects
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.as_bytes().to_vec()))
+        .collect();
     assert!(
-        s.commit(&objects, "head", expected.map(str::as_bytes), head.as_bytes())
-            .expect("commit"),
+        s.commit(
+            &objects,
+            "head",
+            expected.map(str::as_bytes),
+            head.as_bytes()
+        )
+        .expect("commit"),
         "the commit swapped"
     );
 }
@@ -181,7 +190,11 @@ fn a_deleted_value_leaves_no_byte_in_any_file_of_its_pack() {
     let s = DirBackend::open(&dir).expect("open");
     commit(
         &s,
-        &[("blob/secret", SECRET), ("tree/a", "tree A"), ("blob/b", "bee")],
+        &[
+            ("blob/secret", SECRET),
+            ("tree/a", "tree A"),
+            ("blob/b", "bee"),
+        ],
         None,
         "H1",
     );
@@ -220,17 +233,31 @@ fn an_object_committed_again_is_packed_once_so_its_delete_leaves_nothing() {
     let dir = temp("twice");
     let s = DirBackend::open(&dir).expect("open");
     commit(&s, &[("blob/x", SECRET), ("tree/1", "one")], None, "H1");
-    commit(&s, &[("blob/x", SECRET), ("tree/2", "two")], Some("H1"), "H2");
+    commit(
+        &s,
+        &[("blob/x", SECRET), ("tree/2", "two")],
+        Some("H1"),
+        "H2",
+    );
     assert_eq!(ino(&dir, "tree/2"), ino(&dir, "head"));
     assert_ne!(ino(&dir, "blob/x"), ino(&dir, "head"), "not linked again");
-    assert_eq!(files_holding(&dir, SECRET).len(), 2, "blob/x and tree/1: one pack");
+    assert_eq!(
+        files_holding(&dir, SECRET).len(),
+        2,
+        "blob/x and tree/1: one pack"
+    );
     s.delete("blob/x").expect("delete");
     assert_eq!(files_holding(&dir, SECRET), Vec::<String>::new());
     for (k, v) in [("tree/1", "one"), ("tree/2", "two"), ("head", "H2")] {
         assert_eq!(s.get(k).expect("get").as_deref(), Some(v.as_bytes()), "{k}");
     }
     // Swept meanwhile, an object left out is written again, on its own.
-    commit(&s, &[("tree/1", "one"), ("blob/y", "why")], Some("H2"), "H3");
+    commit(
+        &s,
+        &[("tree/1", "one"), ("blob/y", "why")],
+        Some("H2"),
+        "H3",
+    );
     assert_eq!(s.get("tree/1").expect("get").as_deref(), Some(&b"one"[..]));
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -243,13 +270,22 @@ fn deletes_of_one_pack_at_once_lose_no_other_value() {
     let dir = temp("sweep");
     let s = DirBackend::open(&dir).expect("open");
     let objects: Vec<(String, String)> = (0..24)
-        .map(|i| (format!("blob/{i:02}"), format!("MARK-{i:02}-{}", "v".repeat(i * 10))))
+        .map(|i| {
+            (
+                format!("blob/{i:02}"),
+                format!("MARK-{i:02}-{}", "v".repeat(i * 10)),
+            )
+        })
         .collect();
-    let refs: Vec<(&str, &str)> = objects.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    let refs: Vec<(&str, &str)> = objects
+        .iter()
+        .map(|(k, v)| (k.as_str(), v.as_str()))
+        .collect();
     commit(&s, &refs, None, "H");
-    let (gone, kept): (Vec<_>, Vec<_>) = objects.iter().cloned().partition(|(k, _)| {
-        k.trim_start_matches("blob/").parse::<u32>().expect("n") % 2 == 0
-    });
+    let (gone, kept): (Vec<_>, Vec<_>) = objects
+        .iter()
+        .cloned()
+        .partition(|(k, _)| k.trim_start_matches("blob/").parse::<u32>().expect("n") % 2 == 0);
     let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let reader = {
         let (dir, kept, done) = (dir.clone(), kept.clone(), done.clone());
