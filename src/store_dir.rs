@@ -7,7 +7,10 @@
 //! - `memdir-store`: the marker, one line `memdir-store 1\n`, written at creation;
 //! - `k…`: one file per key, named by [`file_name`], holding a pack ([`pack`]) of
 //!   that key's value and possibly others (a commit writes one pack and hard-links
-//!   it under every key it holds, so it pays one fsync);
+//!   it under every key it holds, so it pays one fsync). A value is packed once:
+//!   a commit leaves out an object whose name already holds that value, and a
+//!   delete first rewrites every other key still sharing the deleted key's pack
+//!   as a pack of its own ([`mates`]), so no byte of a deleted value stays behind;
 //! - `.tmp-…`: files being written, renamed into place once complete;
 //! - `.lock-…`: lock files, created exclusively (`O_EXCL`) and holding a token
 //!   ([`lock_token`]); `.lock-k…` guards a key's read-compare-rename,
@@ -364,13 +367,20 @@ pub enum Locate {
     Found { offset: u64, len: u64 },
 }
 
-/// Finds `key`'s value in a pack of `size` bytes from `head`, the pack's first
-/// bytes (the index; a pack may hold a whole import, so a reader need not read
-/// the values it does not want). A pack that does not hold the key, or whose
-/// index and size disagree, is damaged; so is one whose index or wanted value is
-/// larger than any value memdir writes ([`crate::store::MAX_VALUE_BYTES`]): no
-/// reader is ever asked to hold more.
-pub fn locate(head: &[u8], size: u64, key: &str) -> Result<Locate, DirError> {
+/// How far a walk over a pack's index got.
+enum Walk {
+    /// Read at least this many bytes from the start and walk again.
+    Need(u64),
+    /// The whole index was walked; the values start at this offset.
+    Done(u64),
+}
+
+/// Walks the index of a pack of `size` bytes from `head`, its first bytes,
+/// calling `visit(key, offset among the values, length)` for each entry. A pack
+/// whose index and size disagree, or whose index is larger than any value memdir
+/// writes ([`crate::store::MAX_VALUE_BYTES`]), is damaged: no reader is ever asked
+/// to hold more.
+fn walk(head: &[u8], size: u64, mut visit: impl FnMut(&[u8], u64, u64)) -> Result<Walk, DirError> {
     let bad = DirError::DamagedFile;
     let cap = crate::store::MAX_VALUE_BYTES as u64;
     let at = |i: u64, n: usize| -> Result<Result<&[u8], u64>, DirError> {
@@ -395,7 +405,7 @@ pub fn locate(head: &[u8], size: u64, key: &str) -> Result<Locate, DirError> {
                 Ok(s) => s,
                 Err(end) if end > cap => return Err(bad),
                 Err(end) => {
-                    return Ok(Locate::Need(
+                    return Ok(Walk::Need(
                         end.max(head.len() as u64 * 2).min(size).min(cap),
                     ))
                 }
@@ -412,25 +422,90 @@ pub fn locate(head: &[u8], size: u64, key: &str) -> Result<Locate, DirError> {
     if 8 + count * 6 > size {
         return Err(bad);
     }
-    let (mut i, mut offset, mut found) = (8u64, 0u64, None);
+    let (mut i, mut offset) = (8u64, 0u64);
     for _ in 0..count {
         let kl = take!(i, 2);
         let klen = u16::from_le_bytes(kl.try_into().map_err(|_| bad)?) as usize;
         let k = take!(i + 2, klen);
-        let matches = found.is_none() && k == key.as_bytes();
         let vl = take!(i + 2 + klen as u64, 4);
         let vlen = u64::from(u32::from_le_bytes(vl.try_into().map_err(|_| bad)?));
-        if matches {
-            found = Some((offset, vlen));
-        }
+        visit(k, offset, vlen);
         offset += vlen;
         i += 6 + klen as u64;
     }
-    match found {
-        Some((o, len)) if i + offset == size && len <= cap => {
-            Ok(Locate::Found { offset: i + o, len })
+    if i + offset != size {
+        return Err(bad);
+    }
+    Ok(Walk::Done(i))
+}
+
+/// Finds `key`'s value in a pack of `size` bytes from `head`, the pack's first
+/// bytes (the index; a pack may hold a whole import, so a reader need not read
+/// the values it does not want). A pack that does not hold the key, or whose
+/// index and size disagree, is damaged; so is one whose index or wanted value is
+/// larger than any value memdir writes ([`crate::store::MAX_VALUE_BYTES`]): no
+/// reader is ever asked to hold more.
+pub fn locate(head: &[u8], size: u64, key: &str) -> Result<Locate, DirError> {
+    let mut found = None;
+    let walked = walk(head, size, |k, offset, len| {
+        if found.is_none() && k == key.as_bytes() {
+            found = Some((offset, len));
         }
-        _ => Err(bad),
+    })?;
+    match (walked, found) {
+        (Walk::Need(n), _) => Ok(Locate::Need(n)),
+        (Walk::Done(at), Some((offset, len))) if len <= crate::store::MAX_VALUE_BYTES as u64 => {
+            Ok(Locate::Found {
+                offset: at + offset,
+                len,
+            })
+        }
+        _ => Err(DirError::DamagedFile),
+    }
+}
+
+/// Which keys a delete must rewrite first, from one pack's index.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Mates {
+    /// Read at least this many bytes from the start and ask again.
+    Need(u64),
+    /// The pack's other keys, each once, in index order.
+    Keys(Vec<String>),
+}
+
+/// The other keys of a pack (`size` bytes, `head` its first bytes) when it holds
+/// `key`; none when it does not, or holds `key` alone.
+///
+/// A pack's bytes live on under every name linked to it (or under each copy, on a
+/// filesystem without hard links), so unlinking `key`'s name alone would leave its
+/// value on the disk. A delete of `key` therefore first asks this of `key`'s own
+/// file, and then, holding each mate's lock, of that mate's file: when the mate's
+/// file still holds `key` (the same pack, or a copy of it), the mate is rewritten
+/// as a pack of its own value only; then `key`'s name is unlinked. Each rewrite
+/// keeps the mate's value byte for byte, so a reader sees the old pack or the new
+/// one with the same value. A key that another key's pack holds but whose name
+/// links elsewhere does not arise: a commit leaves out of its pack every object
+/// whose name already holds the same value ([`crate::store::Store::commit`]'s
+/// objects are content-addressed), so a value is packed once.
+pub fn mates(head: &[u8], size: u64, key: &str) -> Result<Mates, DirError> {
+    let (mut keys, mut holds) = (Vec::<String>::new(), false);
+    let mut utf8 = true;
+    let walked = walk(head, size, |k, _, _| {
+        if k == key.as_bytes() {
+            holds = true;
+        } else if let Ok(k) = core::str::from_utf8(k) {
+            if !keys.iter().any(|have| have == k) {
+                keys.push(k.into());
+            }
+        } else {
+            utf8 = false;
+        }
+    })?;
+    match walked {
+        Walk::Need(n) => Ok(Mates::Need(n)),
+        Walk::Done(_) if !utf8 => Err(DirError::DamagedFile),
+        Walk::Done(_) if !holds => Ok(Mates::Keys(Vec::new())),
+        Walk::Done(_) => Ok(Mates::Keys(keys)),
     }
 }
 
@@ -526,6 +601,52 @@ mod tests {
         assert_eq!(
             locate(&p, p.len() as u64, "blob/1"),
             Ok(Locate::Found { offset: 30, len: 3 })
+        );
+    }
+
+    #[test]
+    fn a_delete_rewrites_the_mates_of_its_pack_and_only_those() {
+        let p = pack(&[
+            ("blob/1", b"one"),
+            ("head", b"h"),
+            ("tree/2", b"two"),
+            ("head", b"again"),
+        ])
+        .unwrap_or_default();
+        let size = p.len() as u64;
+        assert_eq!(
+            mates(&p, size, "blob/1"),
+            Ok(Mates::Keys(alloc::vec!["head".into(), "tree/2".into()]))
+        );
+        assert_eq!(
+            mates(&p, size, "tree/2"),
+            Ok(Mates::Keys(alloc::vec!["blob/1".into(), "head".into()]))
+        );
+        // A pack not holding the key has nothing of it to rewrite, nor has one
+        // holding it alone.
+        assert_eq!(mates(&p, size, "blob/9"), Ok(Mates::Keys(Vec::new())));
+        let alone = pack(&[("blob/1", b"one")]).unwrap_or_default();
+        assert_eq!(
+            mates(&alone, alone.len() as u64, "blob/1"),
+            Ok(Mates::Keys(Vec::new()))
+        );
+        // Only the index is read, and a short head asks for more.
+        assert_eq!(
+            mates(p.get(..10).unwrap_or_default(), size, "blob/1"),
+            Ok(Mates::Need(20))
+        );
+        assert_eq!(
+            mates(p.get(..p.len() - 1).unwrap_or_default(), size - 1, "blob/1"),
+            Err(DirError::DamagedFile)
+        );
+        assert_eq!(mates(b"junk", 4, "blob/1"), Err(DirError::DamagedFile));
+        let mut both = pack_index([("a", 0), ("\u{e9}", 0)]).unwrap_or_default();
+        if let Some(b) = both.get_mut(17) {
+            *b = 0xff; // the second key's first byte: no longer UTF-8
+        }
+        assert_eq!(
+            mates(&both, both.len() as u64, "a"),
+            Err(DirError::DamagedFile)
         );
     }
 

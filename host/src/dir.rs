@@ -6,6 +6,11 @@
 //! - A command's commit writes ONE pack (its objects and the new head), syncs it,
 //!   hard-links it under each object's name and renames it over the head, so a
 //!   reader sees the old value or the new one, never a torn one, even after a crash.
+//!   An object already stored under its name is left out of the pack, so a value
+//!   is packed once.
+//! - A delete leaves no byte of the value on the disk: every other key still
+//!   linked to the deleted key's pack is first rewritten as a pack of its own
+//!   (one synced file each, under that key's lock), then the name is unlinked.
 //! - A change to a key holds its lock file (`.lock-k…`, created with `O_EXCL`), so a
 //!   compare-and-swap's read-compare-rename cannot interleave with another writer
 //!   in any process, Node's included. A lock left by a crashed process is broken once
@@ -27,13 +32,13 @@
 
 use std::fs::{self, File};
 use std::io::{self, ErrorKind, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, FileExt, OpenOptionsExt};
+use std::os::unix::fs::{DirBuilderExt, FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, SystemTime};
 
 use memdir::StoreError;
-use memdir::store_dir::{self as format, DirError, EntryKind, Layout, Locate};
+use memdir::store_dir::{self as format, DirError, EntryKind, Layout, Locate, Mates};
 
 use crate::backend::{Backend, TURN_WAIT, store_for};
 
@@ -493,15 +498,75 @@ impl DirBackend {
         if !meta.is_file() {
             return Err(StoreError::Failed);
         }
-        let size = meta.len();
+        self.read_open(&f, meta.len(), key).map(Some)
+    }
+
+    /// `key`'s value in the pack open at `f`, of `size` bytes.
+    fn read_open(&self, f: &File, size: u64, key: &str) -> Result<Vec<u8>, StoreError> {
         // Only the index and the wanted value: a pack may hold a whole import.
-        let mut head = read_at(&f, 0, size.min(4096))?;
+        let mut head = read_at(f, 0, size.min(4096))?;
         loop {
             match format::locate(&head, size, key).map_err(|_| StoreError::Failed)? {
-                Locate::Need(n) => head = read_at(&f, 0, n)?,
-                Locate::Found { offset, len } => return read_at(&f, offset, len).map(Some),
+                Locate::Need(n) => head = read_at(f, 0, n)?,
+                Locate::Found { offset, len } => return read_at(f, offset, len),
             }
         }
+    }
+
+    /// The other keys of the pack open at `f` when it holds `key` (see
+    /// [`format::mates`]); none for a damaged file, whose keys cannot be known.
+    fn mates(&self, f: &File, size: u64, key: &str) -> Result<Vec<String>, StoreError> {
+        let mut head = read_at(f, 0, size.min(4096))?;
+        loop {
+            match format::mates(&head, size, key) {
+                Ok(Mates::Need(n)) => head = read_at(f, 0, n)?,
+                Ok(Mates::Keys(keys)) => return Ok(keys),
+                Err(_) => return Ok(Vec::new()),
+            }
+        }
+    }
+
+    /// Rewrites `mate` as a pack of its own value only, if its file still holds
+    /// `deleted`'s value: under `mate`'s lock, so no set or swap of it interleaves;
+    /// its value is copied byte for byte, so a reader sees the old pack or the new
+    /// one, with the same value. A mate gone meanwhile stays gone.
+    fn split(&self, mate: &str, deleted: &str) -> Result<(), StoreError> {
+        let (name, path) = self.path(mate)?;
+        let _lock = self.lock_key(&name)?;
+        let f = match open_read(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(kind(e)),
+        };
+        let meta = f.metadata().map_err(kind)?;
+        if !meta.is_file() || self.mates(&f, meta.len(), deleted)?.is_empty() {
+            return Ok(());
+        }
+        // A pack holding `deleted` but not `mate` is damaged: there is no value
+        // of its own to keep, so it stays as it is (reading it is an error).
+        let Some(value) = self.read_open(&f, meta.len(), mate).ok() else {
+            return Ok(());
+        };
+        let pack = format::pack(&[(mate, &value)]).map_err(|_| StoreError::Failed)?;
+        let staged = self.stage(&pack).map_err(kind)?;
+        fs::rename(&staged.0, &path).map_err(kind)?;
+        std::mem::forget(staged);
+        Ok(())
+    }
+
+    /// Removes a key's name, then makes that durable.
+    fn unlink(&self, path: &Path) -> Result<(), StoreError> {
+        match fs::remove_file(path) {
+            Ok(()) => self.sync_dir().map_err(kind),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
+            Err(e) => Err(kind(e)),
+        }
+    }
+
+    /// Whether `key`'s name already holds `value`: a commit then leaves the
+    /// object out of its pack, so a value is packed once (see [`format::mates`]).
+    fn holds(&self, key: &str, value: &[u8]) -> bool {
+        matches!(self.read(key), Ok(Some(v)) if v == value)
     }
 
     /// Makes `name` another link to the staged pack, replacing what it named; on
@@ -555,13 +620,43 @@ impl Backend for DirBackend {
         Ok(())
     }
 
+    /// Leaves no byte of the value on the disk: when the key's file is a pack
+    /// shared with other keys, each of them still linked to it is first rewritten
+    /// as a pack of its own ([`format::mates`]), one lock at a time (two deletes
+    /// of one pack's keys would otherwise wait on each other's lock); the key's
+    /// name is then unlinked if it still names the pack that was split (the open
+    /// file keeps its inode from being reused meanwhile), or looked at afresh.
     fn delete(&self, key: &str) -> Result<(), StoreError> {
         let (name, path) = self.path(key)?;
-        let _lock = self.lock_key(&name)?;
-        match fs::remove_file(path) {
-            Ok(()) => self.sync_dir().map_err(kind),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(kind(e)),
+        let mut split: Option<File> = None;
+        loop {
+            let mates = {
+                let _lock = self.lock_key(&name)?;
+                let f = match open_read(&path) {
+                    Ok(f) => f,
+                    Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
+                    // A symlink or a FIFO at a key's name: unlinked, never followed.
+                    Err(_) => return self.unlink(&path),
+                };
+                let meta = f.metadata().map_err(kind)?;
+                let same = |old: &File| {
+                    old.metadata()
+                        .is_ok_and(|m| (m.dev(), m.ino()) == (meta.dev(), meta.ino()))
+                };
+                let mates = if !meta.is_file() || split.as_ref().is_some_and(same) {
+                    Vec::new()
+                } else {
+                    self.mates(&f, meta.len(), key)?
+                };
+                if mates.is_empty() {
+                    return self.unlink(&path);
+                }
+                split = Some(f);
+                mates
+            };
+            for mate in &mates {
+                self.split(mate, key)?;
+            }
         }
     }
 
@@ -606,11 +701,17 @@ impl Backend for DirBackend {
         new: &[u8],
     ) -> Result<bool, StoreError> {
         let (name, path) = self.path(key)?;
-        let names = objects
+        for (k, _) in objects {
+            self.path(k)?;
+        }
+        // An object already stored under its name stays out of the pack: packed
+        // twice, a later delete would leave the older copy behind.
+        let (stored, fresh): (Vec<_>, Vec<_>) = objects.iter().partition(|(k, v)| self.holds(k, v));
+        let names = fresh
             .iter()
             .map(|(k, _)| self.path(k).map(|(n, _)| n))
             .collect::<Result<Vec<_>, _>>()?;
-        let mut entries: Vec<(&str, &[u8])> = objects
+        let mut entries: Vec<(&str, &[u8])> = fresh
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_slice()))
             .collect();
@@ -628,6 +729,17 @@ impl Backend for DirBackend {
         }
         for n in &names {
             self.link_as(&staged, n, &pack)?;
+        }
+        // One left out but deleted since (a sweep): written again, on its own.
+        for (k, v) in &stored {
+            let (_, p) = self.path(k)?;
+            if fs::symlink_metadata(&p).is_err_and(|e| e.kind() == ErrorKind::NotFound) {
+                let own =
+                    format::pack(&[(k.as_str(), v.as_slice())]).map_err(|_| StoreError::Failed)?;
+                let copy = self.stage(&own).map_err(kind)?;
+                fs::rename(&copy.0, &p).map_err(kind)?;
+                std::mem::forget(copy);
+            }
         }
         // Earlier links and renames (these objects, and plain sets) before the key's.
         self.sync_dir().map_err(kind)?;

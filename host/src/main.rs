@@ -4,6 +4,7 @@
 //! memdir-host exec --store DIR '<tool input json>'   one call, one JSON result line
 //! memdir-host exec --store DIR < calls.ndjson        one JSON result line per input line
 //! memdir-host export --store DIR                     the whole tree as JSON
+//! memdir-host api --store DIR '<request json>'       one Memory Stores API call
 //! memdir-host gc --store DIR [--keep N]              remove unreachable objects
 //! memdir-host expire --store DIR --older-than-ms N   remove what was not written lately
 //! memdir-host imports                                what the component imports
@@ -30,6 +31,10 @@ usage:
       {{\"content\": ..., \"is_error\": ...}}; exits 1 if is_error, else 0.
       Without: reads tool inputs from stdin, one JSON value per line, and prints
       one result line for each (blank lines are skipped); exits 0.
+  memdir-host api (--store DIR | --in-memory) [options] '<request json>'
+      Runs one Memory Stores API request {{\"op\", \"id\", \"query\", \"body\",
+      \"actor\"}} (see docs/memory-stores.md) and prints the answer as one JSON line
+      {{\"status\": ..., \"body\": ...}}; exits 1 if the status is not 2xx, else 0.
   memdir-host export (--store DIR | --in-memory) [options]
       Prints every directory and file as one JSON array of {{\"path\", \"content\"}}
       (directories have no content).
@@ -315,6 +320,26 @@ fn exec(mut o: Options) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// One API request from the command line: its answer on stdout.
+fn api(mut o: Options) -> Result<ExitCode, Failure> {
+    let input = o
+        .input
+        .take()
+        .ok_or_else(|| Failure::Usage("api needs a request (JSON)".into()))?;
+    let request = input
+        .into_string()
+        .map_err(|_| Failure::Usage("the request is not UTF-8".into()))?;
+    let answer = host(&mut o)?.api(&request);
+    println!("{answer}");
+    let status = serde_json::from_str::<serde_json::Value>(&answer)
+        .ok()
+        .and_then(|v| v.get("status")?.as_u64());
+    Ok(match status {
+        Some(200..=299) => ExitCode::SUCCESS,
+        _ => ExitCode::FAILURE,
+    })
+}
+
 /// Prints a tree-level answer as JSON, or its error as a result line: exit 2 when
 /// the storage or the sandbox failed (as for any I/O error), 1 for an answer.
 fn report<T: serde::Serialize>(answer: Result<T, CallError>) -> ExitCode {
@@ -364,6 +389,7 @@ fn main() -> ExitCode {
     let cmd = args.next();
     let outcome = match cmd.as_ref().and_then(|c| c.to_str()) {
         Some("exec") => parse(args).map_err(Failure::from).and_then(exec),
+        Some("api") => parse(args).map_err(Failure::from).and_then(api),
         Some("export") => parse(args)
             .map_err(Failure::from)
             .and_then(|mut o| Ok(report(host(&mut o)?.entries()))),

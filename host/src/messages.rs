@@ -19,3 +19,8 @@ pub fn fault(fault: Fault, published: bool) -> String {
         format!("{what}; nothing was changed.")
     }
 }
+
+/// An API request over the host's input limit, refused before the guest.
+pub fn request_too_large(limit: usize) -> String {
+    format!("The request is over the limit of {limit} bytes.")
+}

@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use memdir::api::error::ApiError;
 use memdir::{Config, Entry, ErrorKind, ExpireReport, GcReport, InputError, ToolResult};
 use wasmtime::component::{Component, HasSelf, Linker, types::ComponentItem};
 use wasmtime::{Engine, ResourceLimiter, Store, Trap};
@@ -411,6 +412,27 @@ impl Host {
                 is_error: r.is_error,
             },
             Err((fault, published)) => error(&CallError::fault(fault, published)),
+        }
+    }
+
+    /// The Memory Stores API (docs/memory-stores.md): one request as JSON text in,
+    /// the JSON text of `{status, body}` out. Never fails: a request over
+    /// [`HostLimits::max_input_bytes`] is a 413 and a call stopped in the sandbox a
+    /// 500, with the engine's error object and the host's own words.
+    pub fn api(&mut self, request: &str) -> String {
+        if request.len() > self.limits.max_input_bytes {
+            let text = messages::request_too_large(self.limits.max_input_bytes);
+            return memdir::Response::of(Err(ApiError::TooLarge(text))).to_json();
+        }
+        match self.call(|g, s| g.call_api(s, request)) {
+            Ok(answer) => answer,
+            Err((fault, published)) => {
+                let mut r = memdir::Response::of(Err(ApiError::Storage));
+                if let Some(error) = r.body.get_mut("error").and_then(|e| e.as_object_mut()) {
+                    error.insert("message".into(), messages::fault(fault, published).into());
+                }
+                r.to_json()
+            }
         }
     }
 

@@ -10,6 +10,9 @@
 // objects and the new head), fsyncs it once, hard-links it under each object's
 // name and renames it over the head: one fsync per command, as the SDK's own tool
 // pays for one file. A reader sees the old or the new value, never half of one.
+// An object already stored under its name is left out of the pack (a value is
+// packed once), and a delete first rewrites every other key still sharing the
+// deleted key's pack as a pack of its own, so no byte of a deleted value stays.
 // Mutations of a key hold a lock file for that key created with O_EXCL, which makes
 // compare-and-swap hold across processes sharing the directory (Node or host); a
 // lock left by a crashed process is broken once its owner is gone or it is old,
@@ -96,6 +99,25 @@ function packValue(fd, size, key) {
     const where = glue.storeDirLocate(head, size, key);
     if (where.length === 2) return readAt(fd, where[0], where[1]);
     head = readAt(fd, 0, where[0]);
+  }
+}
+
+/**
+ * The other keys of the pack open at `fd` (`size` bytes) when it holds `key`: what
+ * a delete of `key` rewrites first (the rule is the engine's, storeDirMates). None
+ * for a damaged file, whose keys cannot be known.
+ */
+function packMates(fd, size, key) {
+  let head = readAt(fd, 0, Math.min(size, 4096));
+  for (;;) {
+    let mates;
+    try {
+      mates = glue.storeDirMates(head, size, key);
+    } catch {
+      return [];
+    }
+    if (Array.isArray(mates)) return mates;
+    head = readAt(fd, 0, mates);
   }
 }
 
@@ -293,18 +315,118 @@ export class DirectoryStore {
     }
   }
 
+  /**
+   * Removes `key` leaving no byte of its value on the disk: when its file is a pack
+   * shared with other keys, each of them still holding it is first rewritten as a
+   * pack of its own (#split), one lock at a time (two deletes of one pack's keys
+   * would otherwise wait on each other's lock); the name is then unlinked if it
+   * still names the pack that was split (kept open, so its inode is not reused
+   * meanwhile), or looked at afresh.
+   */
   async delete(key) {
     await this.#init();
     const name = keyToName(key);
-    await this.#locked(name, async () => {
-      try {
-        fss.unlinkSync(join(this.#root, name));
-      } catch (e) {
-        if (e.code !== 'ENOENT') throw mapError(e);
-        return;
+    const path = join(this.#root, name);
+    let split; // the pack whose mates were rewritten: { fd, dev, ino }
+    try {
+      for (;;) {
+        const mates = await this.#locked(name, async () => {
+          let fd;
+          try {
+            fd = fss.openSync(path, READ_FLAGS);
+          } catch (e) {
+            if (e.code === 'ENOENT') return [];
+            // A symlink or anything else at a key's name: unlinked, never followed.
+            await this.#unlink(path);
+            return [];
+          }
+          let kept = false;
+          try {
+            const st = fss.fstatSync(fd, { bigint: true });
+            const same = split !== undefined && split.dev === st.dev && split.ino === st.ino;
+            const mates = st.isFile() && !same ? packMates(fd, Number(st.size), key) : [];
+            if (mates.length === 0) {
+              await this.#unlink(path);
+              return [];
+            }
+            if (split !== undefined) fss.closeSync(split.fd);
+            split = { fd, dev: st.dev, ino: st.ino };
+            kept = true;
+            return mates;
+          } catch (e) {
+            throw mapError(e);
+          } finally {
+            if (!kept) fss.closeSync(fd);
+          }
+        });
+        if (mates.length === 0) return;
+        for (const mate of mates) await this.#split(mate, key);
       }
-      await this.#syncDir();
+    } finally {
+      if (split !== undefined) fss.closeSync(split.fd);
+    }
+  }
+
+  /** Removes a key's name (gone already is fine), then syncs the directory if asked to. */
+  async #unlink(path) {
+    try {
+      fss.unlinkSync(path);
+    } catch (e) {
+      if (e.code === 'ENOENT') return;
+      throw mapError(e);
+    }
+    await this.#syncDir();
+  }
+
+  /**
+   * Rewrites `mate` as a pack of its own value only, if its file still holds
+   * `deleted`'s value: under `mate`'s lock, so no set or swap of it interleaves; the
+   * value is copied byte for byte, so a reader sees the old pack or the new one with
+   * the same value. A mate gone meanwhile (or a symlink at its name) is left alone.
+   */
+  async #split(mate, deleted) {
+    const name = keyToName(mate);
+    const path = join(this.#root, name);
+    await this.#locked(name, async () => {
+      let fd;
+      try {
+        fd = fss.openSync(path, READ_FLAGS);
+      } catch (e) {
+        if (e.code === 'ENOENT' || e.code === 'ELOOP') return;
+        throw mapError(e);
+      }
+      let value;
+      try {
+        const st = fss.fstatSync(fd);
+        if (!st.isFile() || packMates(fd, st.size, deleted).length === 0) return;
+        try {
+          value = packValue(fd, st.size, mate);
+        } catch (e) {
+          if (e.code !== undefined) throw e;
+          return; // holds `deleted` but not `mate`: damaged, nothing of its own to keep
+        }
+      } catch (e) {
+        throw mapError(e);
+      } finally {
+        fss.closeSync(fd);
+      }
+      const tmp = await this.#writeTemp(encodePack([[mate, value]]));
+      try {
+        this.#install(tmp, name);
+      } finally {
+        unlinkQuietly(tmp);
+      }
     });
+  }
+
+  /** Whether `key`'s name already holds `value` (a commit then leaves it out of its pack). */
+  #holds(key, value) {
+    try {
+      const current = this.#value(key);
+      return current !== undefined && sameBytes(current, value);
+    } catch {
+      return false;
+    }
   }
 
   async list(prefix, cursor) {
@@ -337,9 +459,18 @@ export class DirectoryStore {
   async commit(objects, key, expected, value) {
     await this.#init();
     const name = keyToName(key);
-    const names = objects.map(([k]) => keyToName(k));
+    for (const [k, v] of objects) {
+      keyToName(k);
+      checkBytes(v);
+    }
+    // An object already stored under its name stays out of the pack: packed twice,
+    // a later delete would leave the older copy behind.
+    const stored = [];
+    const fresh = [];
+    for (const object of objects) (this.#holds(object[0], object[1]) ? stored : fresh).push(object);
+    const names = fresh.map(([k]) => keyToName(k));
     const want = expected === undefined || expected === null ? undefined : checkBytes(expected);
-    const pack = encodePack([...objects.map(([k, v]) => [k, checkBytes(v)]), [key, checkBytes(value)]]);
+    const pack = encodePack([...fresh, [key, checkBytes(value)]]);
     // Written and fsynced before taking the lock, so the lock is held for no fsync.
     const tmp = await this.#writeTemp(pack);
     try {
@@ -352,8 +483,20 @@ export class DirectoryStore {
         }
         const matches = current === undefined ? want === undefined : want !== undefined && current !== null && sameBytes(current, want);
         for (const n of names) await this.#linkAs(tmp, n, pack);
+        // One left out but deleted since (a sweep): written again, on its own.
+        let again = false;
+        for (const [k, v] of stored) {
+          const n = keyToName(k);
+          try {
+            fss.lstatSync(join(this.#root, n));
+          } catch (e) {
+            if (e.code !== 'ENOENT') throw mapError(e);
+            await this.#copyAs(encodePack([[k, v]]), n);
+            again = true;
+          }
+        }
         if (matches) this.#install(tmp, name);
-        if (matches || names.length) await this.#syncDir();
+        if (matches || names.length || again) await this.#syncDir();
         return matches;
       });
     } finally {

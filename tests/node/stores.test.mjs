@@ -11,6 +11,11 @@ import { MapStore, memdir, tempDir } from './helpers.mjs';
 
 const bytes = (s) => new TextEncoder().encode(s);
 const text = (b) => (b === undefined ? undefined : new TextDecoder().decode(b));
+// Every file of a store directory, read raw, that holds `marker`'s bytes.
+const filesHolding = (dir, marker) =>
+  readdirSync(dir)
+    .filter((f) => lstatSync(join(dir, f)).isFile() && readFileSync(join(dir, f)).includes(Buffer.from(marker)))
+    .sort();
 
 describe('the store-contract suite', () => {
   test('memoryStore()', async () => {
@@ -199,9 +204,14 @@ describe('the directory store', () => {
     try {
       const dir = join(tempDir(), 'store');
       const store = memdir.directoryStore(dir);
-      assert.equal(await store.commit([['blob/a', bytes('A')], ['tree/b', bytes('B')]], 'head', undefined, bytes('H')), true);
-      assert.deepEqual([text(await store.get('blob/a')), text(await store.get('tree/b')), text(await store.get('head'))], ['A', 'B', 'H']);
+      assert.equal(await store.commit([['blob/a', bytes('MEMDIR-A-copied')], ['tree/b', bytes('B')]], 'head', undefined, bytes('H')), true);
+      assert.deepEqual([text(await store.get('blob/a')), text(await store.get('tree/b')), text(await store.get('head'))], ['MEMDIR-A-copied', 'B', 'H']);
       assert.notEqual(lstatSync(join(dir, keyToName('blob/a'))).ino, lstatSync(join(dir, keyToName('head'))).ino);
+      // Each copy holds every value: a delete rewrites the copies too.
+      assert.deepEqual(filesHolding(dir, 'MEMDIR-A-copied'), ['kblob_2fa', 'khead', 'ktree_2fb']);
+      await store.delete('blob/a');
+      assert.deepEqual(filesHolding(dir, 'MEMDIR-A-copied'), []);
+      assert.deepEqual([text(await store.get('tree/b')), text(await store.get('head'))], ['B', 'H']);
       const fresh = join(tempDir(), 'store');
       const memory = await memdir.openMemory({ store: memdir.directoryStore(fresh) });
       assert.equal(await memory.create({ path: '/memories/x', file_text: 'x' }), 'File created successfully at: /memories/x');
@@ -211,6 +221,83 @@ describe('the directory store', () => {
       cjsFs.linkSync = realLink;
       syncBuiltinESMExports();
     }
+  });
+
+  test('a deleted value leaves no byte in any file of its pack', async () => {
+    const SECRET = 'MEMDIR-REDACTED-7f3a91 the text to forget';
+    const dir = join(tempDir(), 'store');
+    const store = memdir.directoryStore(dir);
+    assert.equal(await store.commit([['blob/secret', bytes(SECRET)], ['tree/a', bytes('tree A')], ['blob/b', bytes('bee')]], 'head', undefined, bytes('H1')), true);
+    const ino = (k) => lstatSync(join(dir, keyToName(k))).ino;
+    assert.equal(ino('blob/secret'), ino('head'));
+    assert.deepEqual(filesHolding(dir, SECRET), ['kblob_2fb', 'kblob_2fsecret', 'khead', 'ktree_2fa']);
+    await store.delete('blob/secret');
+    assert.deepEqual(filesHolding(dir, SECRET), []);
+    assert.equal(await store.get('blob/secret'), undefined);
+    assert.deepEqual([text(await store.get('tree/a')), text(await store.get('blob/b')), text(await store.get('head'))], ['tree A', 'bee', 'H1']);
+    // Each mate is a pack of its own now: a later delete touches nothing else.
+    assert.notEqual(ino('tree/a'), ino('head'));
+    await store.delete('tree/a');
+    assert.deepEqual([text(await store.get('blob/b')), text(await store.get('head'))], ['bee', 'H1']);
+    await store.delete('blob/secret'); // gone already: no error
+    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.')), []);
+  });
+
+  test('an object committed again is packed once, so its delete leaves nothing', async () => {
+    const SECRET = 'MEMDIR-REDACTED-c0ffee written twice';
+    const dir = join(tempDir(), 'store');
+    const store = memdir.directoryStore(dir);
+    assert.equal(await store.commit([['blob/x', bytes(SECRET)], ['tree/1', bytes('one')]], 'head', undefined, bytes('H1')), true);
+    assert.equal(await store.commit([['blob/x', bytes(SECRET)], ['tree/2', bytes('two')]], 'head', bytes('H1'), bytes('H2')), true);
+    assert.deepEqual(filesHolding(dir, SECRET), ['kblob_2fx', 'ktree_2f1']);
+    await store.delete('blob/x');
+    assert.deepEqual(filesHolding(dir, SECRET), []);
+    assert.deepEqual([text(await store.get('tree/1')), text(await store.get('tree/2')), text(await store.get('head'))], ['one', 'two', 'H2']);
+    // Swept meanwhile, an object left out is written again, on its own.
+    assert.equal(await store.commit([['tree/1', bytes('one')], ['blob/y', bytes('why')]], 'head', bytes('H2'), bytes('H3')), true);
+    assert.equal(text(await store.get('tree/1')), 'one');
+    await store.delete('tree/1');
+    assert.equal(await store.commit([['tree/1', bytes('one')]], 'head', bytes('H3'), bytes('H4')), true);
+    assert.equal(text(await store.get('tree/1')), 'one');
+  });
+
+  test('deletes of one pack at once, from two stores, lose no other value', async () => {
+    const dir = join(tempDir(), 'store');
+    const objects = Array.from({ length: 24 }, (_, i) => [`blob/${String(i).padStart(2, '0')}`, `MARK-${String(i).padStart(2, '0')}-${'v'.repeat(i * 10)}`]);
+    const a = memdir.directoryStore(dir, { lockWaitMs: 2000 });
+    const b = memdir.directoryStore(dir, { lockWaitMs: 2000 });
+    assert.equal(await a.commit(objects.map(([k, v]) => [k, bytes(v)]), 'head', undefined, bytes('H')), true);
+    const gone = objects.filter((_, i) => i % 2 === 0);
+    const kept = objects.filter((_, i) => i % 2 === 1);
+    let deleting = true;
+    const reader = (async () => {
+      const r = memdir.directoryStore(dir);
+      let reads = 0;
+      while (deleting || reads === 0) {
+        await new Promise((r) => setImmediate(r)); // let the deletes' fsyncs and waits run
+        for (const [k, v] of kept) {
+          assert.equal(text(await r.get(k)), v, k);
+          reads++;
+        }
+      }
+      return reads;
+    })();
+    await Promise.all([
+      (async () => {
+        for (const [k] of gone) await a.delete(k);
+      })(),
+      (async () => {
+        for (const [k] of [...gone].reverse()) await b.delete(k);
+      })(),
+    ]);
+    deleting = false;
+    assert.ok((await reader) > 0);
+    for (const [k, v] of gone) {
+      assert.equal(await a.get(k), undefined, k);
+      assert.deepEqual(filesHolding(dir, v), [], k);
+    }
+    for (const [k, v] of kept) assert.equal(text(await b.get(k)), v, k);
+    assert.equal(text(await a.get('head')), 'H');
   });
 
   test('a commit is one pack: the objects and the head share one file', async () => {

@@ -6,7 +6,7 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use memdir::store_dir::{self as format, DirError, EntryKind, Locate};
+use memdir::store_dir::{self as format, DirError, EntryKind, Locate, Mates};
 use wasm_bindgen::prelude::*;
 
 /// A format error as a JS `Error` whose message is the text and whose `name` is
@@ -134,6 +134,22 @@ pub fn store_dir_locate(head: &[u8], size: f64, key: &str) -> Result<Vec<f64>, J
     match format::locate(head, size as u64, key).map_err(js_error)? {
         Locate::Need(n) => Ok(alloc::vec![n as f64]),
         Locate::Found { offset, len } => Ok(alloc::vec![offset as f64, len as f64]),
+    }
+}
+
+/// The other keys of a pack of `size` bytes whose first bytes are `head`, when it
+/// holds `key` (what a delete of `key` rewrites first, see [`format::mates`]): an
+/// array of keys, or a number `n` to read the first `n` bytes and ask again;
+/// throws when the pack is damaged.
+#[wasm_bindgen(js_name = storeDirMates)]
+pub fn store_dir_mates(head: &[u8], size: f64, key: &str) -> Result<JsValue, JsValue> {
+    match format::mates(head, size as u64, key).map_err(js_error)? {
+        Mates::Need(n) => Ok(JsValue::from_f64(n as f64)),
+        Mates::Keys(keys) => Ok(keys
+            .iter()
+            .map(|k| JsValue::from_str(k))
+            .collect::<js_sys::Array>()
+            .into()),
     }
 }
 

@@ -7,6 +7,7 @@
     clippy::indexing_slicing
 )]
 
+mod api;
 mod conformance;
 mod cross_tool;
 mod hostile_stores;

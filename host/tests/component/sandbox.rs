@@ -32,6 +32,7 @@ fn the_component_exports_the_tool_interface() {
     let tool = "memdir:memory/tool@0.1.0";
     // The interface's functions and its record types.
     let want: Vec<String> = [
+        "api",
         "config",
         "configure",
         "create",
