@@ -127,6 +127,8 @@ describe('malformed inputs from JavaScript', () => {
       maxInputBytes: 16777216,
       secrets: 'allow',
       secretPolicies: ['allow', 'refuse', 'redact'],
+      maxMemories: 2000,
+      maxApiBodyBytes: 1048576,
     });
   });
 
