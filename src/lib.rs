@@ -32,6 +32,7 @@ mod history;
 pub mod input;
 mod lines;
 mod maintain;
+pub mod mounts;
 mod overlay;
 pub mod path;
 mod plan;
@@ -60,6 +61,7 @@ pub use engine::{Backoff, Engine, ToolResult};
 pub use error::{ErrorKind, LimitError, Refusal, ToolError};
 pub use input::{Command, InputError};
 pub use maintain::{Entry, ExpireReport, GcReport};
+pub use mounts::{Access, Mount, MountError, Mounted};
 pub use secrets::SecretPolicy;
 pub use store::{MemoryStore, Page, Store, StoreError};
 
