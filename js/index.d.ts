@@ -288,3 +288,24 @@ export { durableObjectStore } from './stores/durable-object.js';
 export type { DurableObjectStore, DurableObjectStorageLike, DurableObjectStoreOptions } from './stores/durable-object.js';
 export { kvStore } from './stores/kv.js';
 export type { EventuallyConsistentStore, KvNamespaceLike, KvStoreOptions } from './stores/kv.js';
+
+/** A catalog of memory stores for `apiHandler`: create, open, list and drop stores. */
+export interface StoreCatalog {
+  create(): Promise<{ id: string; store: { api(request: ApiRequest): Promise<ApiResponse> } } | { refused: string }>;
+  open(id: string): Promise<{ api(request: ApiRequest): Promise<ApiResponse> } | null>;
+  ids(): Promise<string[]>;
+  drop(id: string): Promise<void>;
+}
+
+/**
+ * A fetch handler (`Request` in, `Response` out) serving the Memory Stores API over
+ * `catalog`, checking `x-api-key` or `Authorization: Bearer` against `keys` (Node
+ * and workerd entries).
+ */
+export declare function apiHandler(options: { catalog: StoreCatalog; keys?: string[]; noAuth?: boolean }): (request: Request) => Promise<Response>;
+/** The API keys in a comma-separated list (MEMDIR_API_KEYS). */
+export declare function keysFrom(list: string | undefined): string[];
+/** A fresh `request-id` value. */
+export declare function requestId(): string;
+/** The Node catalog: one store directory per memory store under `dir` (Node entry). */
+export declare function directoryCatalog(dir: string): StoreCatalog;
