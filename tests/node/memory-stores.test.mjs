@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { SessionMemoryStores } from '@anthropic-ai/sdk/tools/agent-toolset/node';
-import { loadJson, memdir, tempDir } from './helpers.mjs';
+import { loadJson, memdir, runNode, tempDir } from './helpers.mjs';
 
 const BIN = fileURLToPath(new URL('../../bin/memdir.js', import.meta.url));
 const KEY = 'sk-memdir-test-0123456789';
@@ -55,16 +55,7 @@ function startServe(args, env = {}) {
 
 /** Runs `memdir serve` expecting it to refuse to start: resolves {code, stdout, stderr}. */
 function serveRefused(args, env = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { env: { ...process.env, MEMDIR_API_KEYS: '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
+  return runNode([BIN, 'serve', '--port', '0', ...args], { ...process.env, MEMDIR_API_KEYS: '', ...env }, 10_000);
 }
 
 /** The API error an SDK call rejected with: {status, type, error (the error object)}. */
