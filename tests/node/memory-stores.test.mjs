@@ -303,6 +303,18 @@ describe('memdir serve', () => {
     assert.equal(after.path ?? null, null);
     assert.equal(after.redacted_at, redacted.redacted_at);
     assert.equal((await memories().retrieve(a.id, { memory_store_id: id })).content, 'hello 2');
+
+    // Redaction really forgets: no file of the store's directory holds the text
+    // any more, while the version after it still reads back.
+    const secret = await memories().create(id, { path: '/secret.md', content: 'the code is QUINCE-48213' });
+    await memories().update(secret.id, { memory_store_id: id, content: 'nothing here' });
+    const [newer, older] = await all(versions().list(id, { memory_id: secret.id }));
+    const storeDir = join(dir, 'stores', id);
+    const holding = () => readdirSync(storeDir).filter((f) => readFileSync(join(storeDir, f)).includes('QUINCE-48213'));
+    assert.ok(holding().length > 0, 'the text is on disk before');
+    await versions().redact(older.id, { memory_store_id: id });
+    assert.deepEqual(holding(), [], 'no file holds the redacted text');
+    assert.equal((await versions().retrieve(newer.id, { memory_store_id: id })).content, 'nothing here');
   });
 
   test('more than 250 memories and versions, followed page by page with for await', async () => {
