@@ -42,6 +42,7 @@ mod shard;
 pub mod store;
 pub mod store_dir;
 mod time;
+pub mod toolset;
 mod tree;
 pub mod versions;
 
@@ -62,6 +63,7 @@ pub use input::{Command, InputError};
 pub use maintain::{Entry, ExpireReport, GcReport};
 pub use secrets::SecretPolicy;
 pub use store::{MemoryStore, Page, Store, StoreError};
+pub use toolset::ToolsetError;
 
 /// Drives a future to completion without an executor.
 ///
