@@ -99,8 +99,7 @@ impl Mount<'_> {
             return Ok((p.into(), self.show(p)));
         }
         let dir = p.strip_suffix('/').unwrap_or(p);
-        rules::store_path_as(dir, &self.show(p))
-            .map_err(|e| ToolsetError::Path(format!("{e}")))?;
+        rules::store_path_as(dir, &self.show(p)).map_err(|e| ToolsetError::Path(format!("{e}")))?;
         let arg = format!("{dir}/");
         let shown = self.show(&arg);
         Ok((arg, shown))
@@ -171,7 +170,11 @@ fn archived(head: &Head) -> Result<(), ToolsetError> {
 fn stamp(memory: &Value) -> String {
     format!(
         "({}, content_sha256 {})",
-        bytes(at(memory, "content_size_bytes").as_u64().unwrap_or_default()),
+        bytes(
+            at(memory, "content_size_bytes")
+                .as_u64()
+                .unwrap_or_default()
+        ),
         at(memory, "content_sha256").as_str().unwrap_or_default()
     )
 }
@@ -180,7 +183,10 @@ fn stamp(memory: &Value) -> String {
 fn written(verb: &str, shown: &str, asked: &str, before: Option<Hash>, memory: &Value) -> String {
     let sha = at(memory, "content_sha256").as_str().unwrap_or_default();
     if before.is_some_and(|h| h.hex() == sha) {
-        return format!("{shown} already holds this content {}; nothing changed.", stamp(memory));
+        return format!(
+            "{shown} already holds this content {}; nothing changed.",
+            stamp(memory)
+        );
     }
     let mut out = format!("{verb} {shown} {}.", stamp(memory));
     if Hash::of(asked.as_bytes()).hex() != sha {
@@ -273,7 +279,10 @@ impl<S: Store> Engine<S> {
             .memory_list(&Ctx::of(&head, None), &Query(&q))
             .await
             .map_err(|e| query_error("memory_list", e))?;
-        let items = at(&page, "data").as_array().map(Vec::as_slice).unwrap_or_default();
+        let items = at(&page, "data")
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         if items.is_empty() && at(&page, "next_page").is_null() {
             return Ok(format!("No documents under {shown}."));
         }
@@ -310,18 +319,28 @@ impl<S: Store> Engine<S> {
             .memory_search(&Ctx::of(&head, None), &Query(&q))
             .await
             .map_err(|e| query_error("memory_search", e))?;
-        let hits = at(&page, "data").as_array().map(Vec::as_slice).unwrap_or_default();
+        let hits = at(&page, "data")
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
         let next = at(&page, "next_page").as_str();
         let mut out = match (hits.len(), next) {
             (0, None) => return Ok(format!("No document under {shown} contains {query:?}.")),
             (0, Some(_)) => format!("No document in this part of {shown} contains {query:?}."),
             (1, _) => format!("1 document under {shown} contains {query:?}:"),
-            (n, _) => format!("{} documents under {shown} contain {query:?}:", Thousands(n as u64)),
+            (n, _) => format!(
+                "{} documents under {shown} contain {query:?}:",
+                Thousands(n as u64)
+            ),
         };
         for hit in hits {
             out.push('\n');
             out.push_str(&m.show(at(hit, "path").as_str().unwrap_or_default()));
-            for line in at(hit, "matches").as_array().map(Vec::as_slice).unwrap_or_default() {
+            for line in at(hit, "matches")
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+            {
                 out.push('\n');
                 let n = at(line, "line_number").as_u64().unwrap_or_default();
                 numbered(
@@ -365,8 +384,13 @@ impl<S: Store> Engine<S> {
                 Some(file) => {
                     let id = ctx.ids.memory_id(file.mem);
                     let body = json!({ "content": content });
-                    match self.memory_update(&ctx, Some(&id), &body, &Query(&none)).await {
-                        Ok(v) => return Ok(written("Overwrote", &shown, content, Some(file.hash), &v)),
+                    match self
+                        .memory_update(&ctx, Some(&id), &body, &Query(&none))
+                        .await
+                    {
+                        Ok(v) => {
+                            return Ok(written("Overwrote", &shown, content, Some(file.hash), &v));
+                        }
                         // Deleted since it was looked up: write it anew.
                         Err(ApiError::NotFound(_)) => {}
                         Err(e) => return Err(write_error(m, &shown, e)),
@@ -433,7 +457,10 @@ impl<S: Store> Engine<S> {
                 "precondition": {"type": "content_sha256", "content_sha256": file.hash.hex()},
             });
             let id = ctx.ids.memory_id(file.mem);
-            match self.memory_update(&ctx, Some(&id), &body, &Query(&none)).await {
+            match self
+                .memory_update(&ctx, Some(&id), &body, &Query(&none))
+                .await
+            {
                 Ok(v) => return Ok(written("Edited", &shown, &edited, Some(file.hash), &v)),
                 Err(ApiError::Precondition(_) | ApiError::NotFound(_)) => {}
                 Err(e) => return Err(write_error(m, &shown, e)),

@@ -114,10 +114,7 @@ pub(crate) fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
         let names: Vec<&str> = schema.properties.keys().map(String::as_str).collect();
         return Err(bad(
             k,
-            format!(
-                "{k:?} is not one of its fields ({})",
-                takes(tool, &names)
-            ),
+            format!("{k:?} is not one of its fields ({})", takes(tool, &names)),
         ));
     }
     for name in &schema.required {
