@@ -165,9 +165,41 @@ export declare class Memory {
    * milliseconds and every directory with nothing written beneath it for as long.
    */
   expire(options: { olderThanMs: number }): Promise<{ removed: number; bytes: number }>;
+  /**
+   * The memory-store toolset over this memory, mounted for the model at `prefix`
+   * (`''` for one store): resolves the tool's text, or rejects with an `Error` whose
+   * message is the text for the model and whose `kind` names the failure.
+   */
+  toolset(prefix: string, name: ToolsetToolName, input: unknown): Promise<string>;
   /** Releases the engine. */
   close(): void;
 }
+
+/** The names of the memory-store toolset's tools. */
+export type ToolsetToolName = 'memory_list' | 'memory_search' | 'memory_read' | 'memory_write' | 'memory_edit' | 'memory_delete';
+
+/** A memory-store tool's definition, as the engine holds it. */
+export interface ToolsetTool {
+  readonly name: ToolsetToolName;
+  readonly description: string;
+  readonly input_schema: { readonly type: 'object'; readonly [key: string]: unknown };
+}
+
+/** The memory-store toolset's definitions (names, one-sentence descriptions, JSON Schemas). */
+export declare function toolsetTools(): readonly ToolsetTool[];
+
+/**
+ * The memory-store toolset for the SDK's tool runner: six tools shaped like the
+ * SDK's `betaTool`, running on `memory`.
+ */
+export declare function memoryStoreTools(memory: Memory): Array<{
+  type: 'custom';
+  name: ToolsetToolName;
+  description: string;
+  input_schema: { type: 'object'; [key: string]: unknown };
+  run: (input: Record<string, unknown>) => Promise<string>;
+  parse: (content: unknown) => Record<string, unknown>;
+}>;
 
 export declare function openMemory(options?: OpenOptions): Promise<Memory>;
 

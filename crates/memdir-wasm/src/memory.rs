@@ -120,6 +120,24 @@ impl Memory {
         future_to_promise(async move { Ok(JsValue::from_str(&engine.api_json(&request).await)) })
     }
 
+    /// The memory-store toolset (`memdir::toolset`): tool `name` on `input` (JSON
+    /// text) over this store mounted at `prefix` (`""` for one store). Resolves the
+    /// text, or rejects with an `Error` whose message is the text and whose `kind`
+    /// names the failure (`input`, `not_found`, `precondition`, …).
+    pub fn toolset(&self, prefix: String, name: String, input: String) -> Promise {
+        let engine = Rc::clone(&self.engine);
+        future_to_promise(async move {
+            match engine.toolset_json(&prefix, &name, &input).await {
+                Ok(text) => Ok(JsValue::from_str(&text)),
+                Err(e) => {
+                    let err = js_sys::Error::new(&alloc::format!("{e}"));
+                    let _ = Reflect::set(&err, &"kind".into(), &e.kind().into());
+                    Err(err.into())
+                }
+            }
+        })
+    }
+
     /// Garbage-collects objects unreachable from the last `keep_commits` commits;
     /// resolves `{reachable, deleted, pending}`.
     pub fn gc(&self, keep_commits: u32) -> Promise {
