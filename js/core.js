@@ -400,7 +400,8 @@ export function betaMemoryTool(handlers, extraProps) {
 
 let toolsetCache;
 /**
- * The memory-store toolset's definitions, `[{name, description, input_schema}]`, as
+ * The memory-store toolset's definitions, `[{name, description, input_schema,
+ * read_only}]`, as
  * the engine has them (`memdir::toolset::TOOLS`): for a face that lists the tools
  * itself (the MCP server).
  */

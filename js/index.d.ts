@@ -183,6 +183,8 @@ export interface ToolsetTool {
   readonly name: ToolsetToolName;
   readonly description: string;
   readonly input_schema: { readonly type: 'object'; readonly [key: string]: unknown };
+  /** True if the tool never changes the store. */
+  readonly read_only: boolean;
 }
 
 /** The memory-store toolset's definitions (names, one-sentence descriptions, JSON Schemas). */

@@ -117,6 +117,12 @@ fn the_tools_are_six_one_sentence_each_with_an_object_schema() {
             "memory_delete"
         ]
     );
+    let read_only: Vec<&str> = TOOLS
+        .iter()
+        .filter(|t| t.read_only)
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(read_only, ["memory_list", "memory_search", "memory_read"]);
     for t in TOOLS {
         assert!(
             t.description.ends_with('.') && !t.description.trim_end_matches('.').contains(". "),

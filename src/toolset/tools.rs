@@ -20,6 +20,8 @@ pub struct Tool {
     pub description: &'static str,
     /// JSON Schema (an object schema), as JSON text.
     pub input_schema: &'static str,
+    /// True if the tool never changes the store (an MCP client's `readOnlyHint`).
+    pub read_only: bool,
 }
 
 /// The memory-store toolset, in the order the seed lists it.
@@ -28,31 +30,37 @@ pub const TOOLS: [Tool; 6] = [
         name: "memory_list",
         description: "List the documents in the memory store, optionally only those under a path prefix such as /notes/.",
         input_schema: r#"{"type":"object","properties":{"path_prefix":{"type":"string","description":"Only documents under this directory, e.g. /notes/ (default: / for the whole store)."},"depth":{"type":"integer","minimum":1,"description":"How many levels below path_prefix to show; deeper documents are summed up as their directory, ending in /. Default: every level."},"page":{"type":"string","description":"The page token an earlier memory_list answer gave, to get the next page (with the same path_prefix and depth)."}},"additionalProperties":false}"#,
+        read_only: true,
     },
     Tool {
         name: "memory_search",
         description: "Search the content of every document in the memory store for a text, ignoring case, and show the matching lines.",
         input_schema: r#"{"type":"object","properties":{"query":{"type":"string","description":"The text to look for; case does not matter."},"path_prefix":{"type":"string","description":"Only documents under this directory, e.g. /notes/ (default: / for the whole store)."},"page":{"type":"string","description":"The page token an earlier memory_search answer gave, to get the next page (with the same query and path_prefix)."}},"required":["query"],"additionalProperties":false}"#,
+        read_only: true,
     },
     Tool {
         name: "memory_read",
         description: "Read a document of the memory store: its whole content and the content_sha256 that memory_edit can check.",
         input_schema: r#"{"type":"object","properties":{"path":{"type":"string","description":"The document, e.g. /notes/a.md."}},"required":["path"],"additionalProperties":false}"#,
+        read_only: true,
     },
     Tool {
         name: "memory_write",
         description: "Create a document at a path in the memory store, or replace the whole content of the one already there.",
         input_schema: r#"{"type":"object","properties":{"path":{"type":"string","description":"The document, e.g. /notes/a.md; missing directories are made."},"content":{"type":"string","description":"The document's whole new content."},"create_only":{"type":"boolean","description":"If true, write only when no document is at path yet (default: false, overwrite)."}},"required":["path","content"],"additionalProperties":false}"#,
+        read_only: false,
     },
     Tool {
         name: "memory_edit",
         description: "Edit a document of the memory store by replacing one text that appears exactly once in it with another.",
         input_schema: r#"{"type":"object","properties":{"path":{"type":"string","description":"The document, e.g. /notes/a.md."},"old_str":{"type":"string","minLength":1,"description":"The text to replace; it must appear exactly once in the document."},"new_str":{"type":"string","description":"The text to put in its place (may be empty)."},"content_sha256":{"type":"string","description":"If given, edit only if the document's content still has this hash (from memory_read), so a change made since is not overwritten."}},"required":["path","old_str","new_str"],"additionalProperties":false}"#,
+        read_only: false,
     },
     Tool {
         name: "memory_delete",
         description: "Delete a document from the memory store.",
         input_schema: r#"{"type":"object","properties":{"path":{"type":"string","description":"The document, e.g. /notes/a.md."},"content_sha256":{"type":"string","description":"If given, delete only if the document's content still has this hash (from memory_read)."}},"additionalProperties":false,"required":["path"]}"#,
+        read_only: false,
     },
 ];
 

@@ -57,7 +57,7 @@ pub fn oversized_api_body() -> String {
 }
 
 /// The memory-store toolset's tools as JSON text: `[{name, description,
-/// input_schema}]`, the schema as an object (`memdir::toolset::TOOLS`).
+/// input_schema, read_only}]`, the schema as an object (`memdir::toolset::TOOLS`).
 #[wasm_bindgen(js_name = toolsetTools)]
 pub fn toolset_tools() -> String {
     let tools: alloc::vec::Vec<serde_json::Value> = memdir::toolset::TOOLS
@@ -68,6 +68,7 @@ pub fn toolset_tools() -> String {
                 "description": t.description,
                 "input_schema": serde_json::from_str::<serde_json::Value>(t.input_schema)
                     .unwrap_or_default(),
+                "read_only": t.read_only,
             })
         })
         .collect();
