@@ -85,13 +85,15 @@ function limitValue(limits, camel, snake) {
 
 /**
  * Opens the memory directory held by `store`.
- * options: { store?, limits?: {maxFileBytes?, maxTotalBytes?, readLimitChars?, maxMemories?},
+ * options: { store?, mounts?: [{name, store, access?: 'read_write'|'read_only', description?,
+ *            instructions?}] (up to 8 stores at /memories/<name>; name '' alone: at /memories),
+ *            limits?: {maxFileBytes?, maxTotalBytes?, readLimitChars?, maxMemories?},
  *            clock?: () => number (ms since epoch), actor?: string, maxRetries?: number,
  *            secrets?: 'allow' | 'refuse' | 'redact' (text that looks like a credential) }
  */
 export async function openMemory(options = {}) {
   const d = defaults();
-  const { store, limits = {}, clock, actor = '', maxRetries = d.maxRetries, secrets = d.secrets } = options ?? {};
+  const { store, mounts, limits = {}, clock, actor = '', maxRetries = d.maxRetries, secrets = d.secrets } = options ?? {};
   if (!d.secretPolicies.includes(secrets)) {
     const names = d.secretPolicies.map((p) => `'${p}'`);
     throw new TypeError(`openMemory: secrets must be ${names.slice(0, -1).join(', ')} or ${names.at(-1)}`);
@@ -101,7 +103,6 @@ export async function openMemory(options = {}) {
   if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > d.maxRetriesCap) {
     throw new RangeError(`openMemory: maxRetries must be an integer from 0 to ${d.maxRetriesCap}`);
   }
-  const handle = toHandle(await store);
   const config = JSON.stringify({
     maxFileBytes: limitValue(limits, 'maxFileBytes', 'max_file_bytes'),
     maxTotalBytes: limitValue(limits, 'maxTotalBytes', 'max_total_bytes'),
@@ -111,8 +112,19 @@ export async function openMemory(options = {}) {
     maxRetries,
     secrets,
   });
-  const core = new glue.Memory(handle, config, clock);
-  return new Memory(core);
+  if (mounts === undefined) return new Memory(new glue.Memory(toHandle(await store), config, clock));
+  if (store !== undefined) throw new TypeError('openMemory: give either store or mounts, not both');
+  if (!Array.isArray(mounts)) throw new TypeError('openMemory: mounts must be an array of {name, store, access?, description?, instructions?}');
+  const set = new glue.MountSet(config, clock);
+  for (const m of mounts) {
+    if (m === null || typeof m !== 'object') throw new TypeError('openMemory: each mount must be an object {name, store, access?, description?, instructions?}');
+    const { name, access = 'read_write', description = '', instructions = '' } = m;
+    for (const [field, value] of [['name', name], ['access', access], ['description', description], ['instructions', instructions]]) {
+      if (typeof value !== 'string') throw new TypeError(`openMemory: a mount's ${field} must be a string`);
+    }
+    set.add(name, toHandle(await m.store), access, description, instructions);
+  }
+  return new Memory(set.open());
 }
 
 // A text that is not JSON: the engine answers it with its own "not valid JSON"
@@ -297,16 +309,21 @@ export class Memory {
 
   /**
    * The Memory Stores API over this memory (docs/memory-stores.md): `request` is
-   * `{op, id?, query?, body?, actor?}`, `body` as JSON text (or a value, sent as
-   * its JSON). Resolves `{status, body}`; a bad request is an error answer, never
-   * a rejection.
+   * `{op, id?, query?, body?, actor?, mount?}`, `body` as JSON text (or a value,
+   * sent as its JSON); `mount` names the store when several are mounted. Resolves
+   * `{status, body}`; a bad request is an error answer, never a rejection.
    */
   async api(request) {
     if (modelCalled(request, 'api')) return this.#handle(request, false);
     if (this.#closed) throw withKind(new Error(CLOSED), 'closed');
     let text;
+    let mount = '';
     try {
       const r = request !== null && typeof request === 'object' ? { ...request } : request;
+      if (r !== null && typeof r === 'object') {
+        mount = typeof r.mount === 'string' ? r.mount : '';
+        delete r.mount;
+      }
       if (r?.body !== undefined && r.body !== null && typeof r.body !== 'string') r.body = JSON.stringify(r.body);
       // UTF-16 units never outnumber UTF-8 bytes: a body this long is over in bytes too,
       // and is refused before it is copied into the engine.
@@ -315,29 +332,39 @@ export class Memory {
     } catch {
       text = 'null'; // cycles, BigInt, throwing getters: not a request, in the engine's words
     }
-    return JSON.parse(await this.#core.api(text.replace(LONE_SURROGATE, escapeLone)));
+    return JSON.parse(await this.#core.api(mount, text.replace(LONE_SURROGATE, escapeLone)));
+  }
+
+  /**
+   * The text to put in the system prompt: where each store is mounted, whether it
+   * is read-only, its description and instructions.
+   */
+  instructions(...args) {
+    if (modelCalled(args[0], 'instructions')) return this.#handle(args[0], false);
+    return this.#core.instructions();
   }
 
   /**
    * The memory-store toolset (`memory_list`, `memory_search`, `memory_read`,
-   * `memory_write`, `memory_edit`, `memory_delete`) over this memory, mounted for
-   * the model at `prefix` ('' for one store; every path it shows starts with it).
-   * Resolves the tool's text, or rejects with an `Error` whose message is the text
-   * for the model and whose `kind` names the failure (`unknown_tool`, `input`,
-   * `path`, `not_found`, `no_match`, `many_matches`, `precondition`, `conflict`,
-   * `archived`, `refused`, `busy`, `damaged`, `storage_failed`; `closed`).
+   * `memory_write`, `memory_edit`, `memory_delete`) over this memory's store (or,
+   * with several mounted, the one named `mount`), shown to the model at `prefix`
+   * ('' for one store; every path it shows starts with it). Resolves the tool's
+   * text, or rejects with an `Error` whose message is the text for the model and
+   * whose `kind` names the failure (`unknown_tool`, `input`, `path`, `not_found`,
+   * `no_match`, `many_matches`, `precondition`, `conflict`, `archived`, `refused`,
+   * `busy`, `damaged`, `storage_failed`, `no_mount`; `closed`).
    */
-  async toolset(prefix, name, input) {
+  async toolset(prefix, name, input, mount = '') {
     if (modelCalled(prefix, 'toolset')) return this.#handle(prefix, false);
     if (this.#closed) throw withKind(new Error(CLOSED), 'closed');
-    if (typeof prefix !== 'string' || typeof name !== 'string') {
-      throw new TypeError('toolset expects (prefix, name, input), prefix and name strings');
+    if (typeof prefix !== 'string' || typeof name !== 'string' || typeof mount !== 'string') {
+      throw new TypeError('toolset expects (prefix, name, input, mount?), prefix, name and mount strings');
     }
     const text = inputText(input, false);
     if (text === null) {
       throw withKind(new Error(glue.oversizedInput().content.slice('Error: '.length)), 'input');
     }
-    return this.#core.toolset(prefix, name, text);
+    return this.#core.toolset(mount, prefix, name, text);
   }
 
   /** Deletes stored objects no longer reachable from the last `keepCommits` commits. */

@@ -59,6 +59,10 @@ export interface Defaults {
   maxInputBytes: number;
   secrets: 'allow' | 'refuse' | 'redact';
   secretPolicies: readonly ('allow' | 'refuse' | 'redact')[];
+  /** Most memories the Memory Stores API creates in one store. */
+  maxMemories: number;
+  /** Largest API request body in bytes. */
+  maxApiBodyBytes: number;
 }
 
 /** Every default and limit of the engine (where openMemory's defaults come from). */
@@ -116,11 +120,50 @@ export interface Limits {
   maxTotalBytes?: number;
   /** Longest `view` answer in characters before it is cut with a paging hint (default 100,000). */
   readLimitChars?: number;
+  /** Most memories the Memory Stores API creates in one store (default 2,000). */
+  maxMemories?: number;
 }
+
+/** One store of a memory that holds several, at `/memories/<name>`. */
+export interface MountOptions {
+  /** The directory's name under /memories; `''` (alone): the store is /memories. */
+  name: string;
+  store: Store | Promise<Store>;
+  /** Default `read_write`; a write into a `read_only` store is refused and touches no store. */
+  access?: 'read_write' | 'read_only';
+  /** What the store holds, for the model (at most 1,024 characters). */
+  description?: string;
+  /** How to use it, for the model (at most 4,096 characters). */
+  instructions?: string;
+}
+
+/** A request to the Memory Stores API of one store (docs/memory-stores.md). */
+export interface ApiRequest {
+  op: string;
+  id?: string;
+  query?: Record<string, string>;
+  /** JSON text, or a value sent as its JSON. */
+  body?: string | unknown;
+  actor?: { type: string; [id: string]: string };
+  /** Which store, when several are mounted. */
+  mount?: string;
+}
+
+export interface ApiResponse {
+  status: number;
+  body: any;
+}
+
+/** One page of memory stores from each store's record (`store.retrieve`). */
+export declare function listStores(records: unknown[], query?: Record<string, string>): ApiResponse;
+/** A new random memory store id (`memstore_…`). */
+export declare function newStoreId(): string;
 
 export interface OpenOptions {
   /** Where the memory lives (default: a fresh `memoryStore()`). */
   store?: Store | Promise<Store>;
+  /** Instead of `store`: up to 8 stores, each at `/memories/<name>`. */
+  mounts?: MountOptions[];
   limits?: Limits;
   /** Milliseconds since the epoch for commit times (default `Date.now`). */
   clock?: () => number;
@@ -165,12 +208,17 @@ export declare class Memory {
    * milliseconds and every directory with nothing written beneath it for as long.
    */
   expire(options: { olderThanMs: number }): Promise<{ removed: number; bytes: number }>;
+  /** The Memory Stores API over this memory's store (or `request.mount`'s); never rejects. */
+  api(request: ApiRequest): Promise<ApiResponse>;
+  /** The system-prompt text: where each store is mounted, read-only or not, and what it is for. */
+  instructions(): string;
   /**
-   * The memory-store toolset over this memory, mounted for the model at `prefix`
-   * (`''` for one store): resolves the tool's text, or rejects with an `Error` whose
-   * message is the text for the model and whose `kind` names the failure.
+   * The memory-store toolset over this memory's store (or the one mounted as
+   * `mount`), shown to the model at `prefix` (`''` for one store): resolves the
+   * tool's text, or rejects with an `Error` whose message is the text for the
+   * model and whose `kind` names the failure.
    */
-  toolset(prefix: string, name: ToolsetToolName, input: unknown): Promise<string>;
+  toolset(prefix: string, name: ToolsetToolName, input: unknown, mount?: string): Promise<string>;
   /** Releases the engine. */
   close(): void;
 }
@@ -275,3 +323,24 @@ export { durableObjectStore } from './stores/durable-object.js';
 export type { DurableObjectStore, DurableObjectStorageLike, DurableObjectStoreOptions } from './stores/durable-object.js';
 export { kvStore } from './stores/kv.js';
 export type { EventuallyConsistentStore, KvNamespaceLike, KvStoreOptions } from './stores/kv.js';
+
+/** A catalog of memory stores for `apiHandler`: create, open, list and drop stores. */
+export interface StoreCatalog {
+  create(): Promise<{ id: string; store: { api(request: ApiRequest): Promise<ApiResponse> } } | { refused: string }>;
+  open(id: string): Promise<{ api(request: ApiRequest): Promise<ApiResponse> } | null>;
+  ids(): Promise<string[]>;
+  drop(id: string): Promise<void>;
+}
+
+/**
+ * A fetch handler (`Request` in, `Response` out) serving the Memory Stores API over
+ * `catalog`, checking `x-api-key` or `Authorization: Bearer` against `keys` (Node
+ * and workerd entries).
+ */
+export declare function apiHandler(options: { catalog: StoreCatalog; keys?: string[]; noAuth?: boolean }): (request: Request) => Promise<Response>;
+/** The API keys in a comma-separated list (MEMDIR_API_KEYS). */
+export declare function keysFrom(list: string | undefined): string[];
+/** A fresh `request-id` value. */
+export declare function requestId(): string;
+/** The Node catalog: one store directory per memory store under `dir` (Node entry). */
+export declare function directoryCatalog(dir: string): StoreCatalog;

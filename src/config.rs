@@ -18,6 +18,13 @@ pub const DEFAULT_KEEP_COMMITS: u32 = 100;
 /// Times a command re-plans after losing a compare-and-swap race, by default.
 pub const DEFAULT_MAX_RETRIES: u32 = 32;
 
+/// Most stores one memory mounts (the hosted sessions' limit).
+pub const MAX_MOUNTS: usize = 8;
+/// Longest description and instructions of a mount, in characters (a store's
+/// description, and a session resource's prompt, in the hosted API).
+pub const MAX_MOUNT_DESCRIPTION_CHARS: usize = 1024;
+pub const MAX_MOUNT_INSTRUCTIONS_CHARS: usize = 4096;
+
 /// The largest `max_retries` a caller may configure: each retry may wait on the
 /// runtime's backoff, so an unbounded count would be an unbounded wait.
 pub const MAX_RETRIES_CAP: u32 = 10_000;
@@ -55,6 +62,9 @@ pub struct Config {
     pub max_retries: u32,
     /// What to do with text the model writes that looks like a credential.
     pub secrets: SecretPolicy,
+    /// Where the store is mounted: `""` at `/memories` itself, else the name of
+    /// its directory there (`team`: `/memories/team`), beside other stores.
+    pub mount: String,
 }
 
 impl Default for Config {
@@ -64,6 +74,7 @@ impl Default for Config {
             actor: String::new(),
             max_retries: DEFAULT_MAX_RETRIES,
             secrets: SecretPolicy::Allow,
+            mount: String::new(),
         }
     }
 }

@@ -126,7 +126,42 @@ impl<S: Store> Engine<S> {
     }
 
     async fn run_checked(&self, cmd: Command) -> Result<String, ToolError> {
-        let cmd = screen_secrets(cmd.validate_paths()?, self.config.secrets)?;
+        let cmd = self.in_mount(cmd.validate_paths()?)?;
+        self.run_validated(cmd).await
+    }
+
+    /// The path of the store's top: `/memories`, or where it is mounted.
+    pub(crate) fn top(&self) -> ValidPath {
+        match self.config.mount.as_str() {
+            "" => ValidPath::root(),
+            name => ValidPath::root().join(name).mounted(1),
+        }
+    }
+
+    /// A command's paths as this store sees them: a store mounted at
+    /// `/memories/<mount>` takes only paths there, and skips that name.
+    pub(crate) fn in_mount(&self, cmd: Checked) -> Result<Checked, ToolError> {
+        if self.config.mount.is_empty() {
+            return Ok(cmd);
+        }
+        let top = self.top();
+        if let Some(outside) = cmd
+            .paths()
+            .into_iter()
+            .find(|p| p.as_str() != top.as_str() && !p.is_inside(&top))
+        {
+            return Err(Refusal::NoMount {
+                path: outside.clone(),
+                mounts: String::from(top.as_str()),
+            }
+            .into());
+        }
+        Ok(cmd.map_paths(|p| p.mounted(1)))
+    }
+
+    /// Runs a command whose paths are this store's (see [`Engine::in_mount`]).
+    pub(crate) async fn run_validated(&self, cmd: Checked) -> Result<String, ToolError> {
+        let cmd = screen_secrets(cmd, self.config.secrets)?;
         refuse_without_storage(&cmd, &self.config.limits)?;
         match &cmd {
             Checked::View { path, view_range } => self.view(path, *view_range).await,
@@ -145,6 +180,19 @@ impl<S: Store> Engine<S> {
                 .await
             }
         }
+    }
+
+    /// The top of the store for a listing of `/memories` across mounts: its total
+    /// size and its visible entries (name, size, directory or not).
+    pub(crate) async fn top_entries(
+        &self,
+    ) -> Result<(u64, alloc::vec::Vec<(String, u64, bool)>), ToolError> {
+        let head = self.read_head().await?;
+        let node = self.dir(&Overlay::default(), head.root).await?;
+        let entries = render::visible(&node)
+            .map(|(name, c)| (name.clone(), c.size, c.kind == Kind::Dir))
+            .collect();
+        Ok((node.size(), entries))
     }
 
     async fn view(&self, path: &ValidPath, range: Option<(i64, i64)>) -> Result<String, ToolError> {

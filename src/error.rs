@@ -228,6 +228,27 @@ pub enum Refusal {
         to: ValidPath,
         file: ValidPath,
     },
+    /// A write into a store mounted read-only.
+    ReadOnly {
+        command: &'static str,
+        path: ValidPath,
+        mount: String,
+    },
+    /// A path under `/memories` where no store is mounted.
+    NoMount {
+        path: ValidPath,
+        mounts: String,
+    },
+    /// A rename from one mounted store into another.
+    AcrossMounts {
+        from: ValidPath,
+        to: ValidPath,
+    },
+    /// A delete or rename of the directory a store is mounted at.
+    MountPoint {
+        command: &'static str,
+        path: ValidPath,
+    },
 }
 
 impl Refusal {
@@ -346,6 +367,26 @@ impl fmt::Display for Refusal {
                 write!(f, "Cannot rename {from} to {to}: {to} is inside {from}")
             }
             Refusal::DestinationExists(to) => write!(f, "The destination {to} already exists"),
+            Refusal::ReadOnly {
+                command,
+                path,
+                mount,
+            } => write!(
+                f,
+                "Cannot {command} {path}: the memory store mounted at {mount} is read-only"
+            ),
+            Refusal::NoMount { path, mounts } => write!(
+                f,
+                "Cannot write {path}: no memory store is mounted there (the stores are {mounts})"
+            ),
+            Refusal::AcrossMounts { from, to } => write!(
+                f,
+                "Cannot rename {from} to {to}: they are in different memory stores (create it in the other store, then delete it here)"
+            ),
+            Refusal::MountPoint { command, path } => write!(
+                f,
+                "Cannot {command} {path}: a memory store is mounted there"
+            ),
             Refusal::RenameUnderFile { from, to, file } => write!(
                 f,
                 "Cannot rename {from} to {to}: {file} is a file, not a directory"

@@ -328,6 +328,67 @@ impl Command {
 
 impl Checked {
     /// A one-line summary for the commit log (no file content).
+    /// The command's name, as the model sends it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Checked::View { .. } => "view",
+            Checked::Create { .. } => "create",
+            Checked::StrReplace { .. } => "str_replace",
+            Checked::Insert { .. } => "insert",
+            Checked::Delete { .. } => "delete",
+            Checked::Rename { .. } => "rename",
+        }
+    }
+
+    /// Every path the command names (a rename's source first).
+    pub fn paths(&self) -> alloc::vec::Vec<&ValidPath> {
+        match self {
+            Checked::View { path, .. }
+            | Checked::Create { path, .. }
+            | Checked::StrReplace { path, .. }
+            | Checked::Insert { path, .. }
+            | Checked::Delete { path } => alloc::vec![path],
+            Checked::Rename { old_path, new_path } => alloc::vec![old_path, new_path],
+        }
+    }
+
+    /// The command with each path rewritten by `f`.
+    pub fn map_paths(self, f: impl Fn(ValidPath) -> ValidPath) -> Checked {
+        match self {
+            Checked::View { path, view_range } => Checked::View {
+                path: f(path),
+                view_range,
+            },
+            Checked::Create { path, file_text } => Checked::Create {
+                path: f(path),
+                file_text,
+            },
+            Checked::StrReplace {
+                path,
+                old_str,
+                new_str,
+            } => Checked::StrReplace {
+                path: f(path),
+                old_str,
+                new_str,
+            },
+            Checked::Insert {
+                path,
+                insert_line,
+                insert_text,
+            } => Checked::Insert {
+                path: f(path),
+                insert_line,
+                insert_text,
+            },
+            Checked::Delete { path } => Checked::Delete { path: f(path) },
+            Checked::Rename { old_path, new_path } => Checked::Rename {
+                old_path: f(old_path),
+                new_path: f(new_path),
+            },
+        }
+    }
+
     pub fn summary(&self) -> String {
         match self {
             Checked::View { path, .. } => format!("view {path}"),

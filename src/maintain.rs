@@ -54,7 +54,7 @@ impl<S: Store> Engine<S> {
         let head = self.read_head().await?;
         let none = Overlay::default();
         let mut out = Vec::new();
-        let mut todo = vec![(ValidPath::root(), head.root, 0)];
+        let mut todo = vec![(self.top(), head.root, 0)];
         while let Some((dir, hash, depth)) = todo.pop() {
             if depth > MAX_NESTING {
                 return Err(ToolError::Damaged);

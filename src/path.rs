@@ -15,60 +15,100 @@ pub const MAX_PATH_BYTES: usize = 1024;
 pub const MAX_NAME_BYTES: usize = 255;
 
 /// A path that passed every rule: `/memories` or `/memories/<name>(/<name>)*`.
+///
+/// A store mounted below `/memories` (at `/memories/<mount>`, beside others) sees
+/// the same paths: `skip` says how many of the outer names are the mount's, so the
+/// path names the same thing in that store's own tree while every answer still
+/// shows it whole.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct ValidPath(String);
+pub struct ValidPath {
+    text: String,
+    skip: usize,
+}
 
 impl ValidPath {
     pub fn root() -> Self {
-        ValidPath(ROOT.into())
+        ValidPath {
+            text: ROOT.into(),
+            skip: 0,
+        }
     }
 
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.text
     }
 
+    /// True for the top of the store's tree: `/memories`, or a mount's own path.
     pub fn is_root(&self) -> bool {
-        self.0 == ROOT
+        self.names().next().is_none()
     }
 
-    /// The names below `/memories`, outermost first (empty for the root).
-    pub fn names(&self) -> impl Iterator<Item = &str> {
-        self.0
+    /// Every name below `/memories`, the mount's included.
+    fn all_names(&self) -> impl Iterator<Item = &str> {
+        self.text
             .get(ROOT.len() + 1..)
             .unwrap_or("")
             .split('/')
             .filter(|s| !s.is_empty())
     }
 
-    /// True if `self` lies strictly beneath `dir`.
-    pub fn is_inside(&self, dir: &ValidPath) -> bool {
-        self.0.len() > dir.0.len()
-            && self.0.starts_with(dir.as_str())
-            && self.0.as_bytes().get(dir.0.len()) == Some(&b'/')
+    /// The names below the store's top, outermost first (empty for the top).
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.all_names().skip(self.skip)
     }
 
-    /// The path of the `depth` outermost names (0 = `/memories`).
+    /// The path as its store names it, from its top: `/memories/a/b` is `/a/b`, and
+    /// so is `/memories/team/a/b` in the store mounted at `/memories/team`; `""` for
+    /// the top itself.
+    pub fn local(&self) -> &str {
+        let mut at = ROOT.len();
+        for name in self.all_names().take(self.skip) {
+            at += 1 + name.len();
+        }
+        self.text.get(at..).unwrap_or("")
+    }
+
+    /// The same path, its first `skip` names being a mount's.
+    pub fn mounted(mut self, skip: usize) -> ValidPath {
+        self.skip = skip;
+        self
+    }
+
+    /// True if `self` lies strictly beneath `dir`.
+    pub fn is_inside(&self, dir: &ValidPath) -> bool {
+        self.text.len() > dir.text.len()
+            && self.text.starts_with(dir.as_str())
+            && self.text.as_bytes().get(dir.text.len()) == Some(&b'/')
+    }
+
+    /// The path of the `depth` outermost names below the store's top (0: the top).
     pub fn ancestor(&self, depth: usize) -> ValidPath {
         let mut s = String::from(ROOT);
-        for name in self.names().take(depth) {
+        for name in self.all_names().take(self.skip + depth) {
             s.push('/');
             s.push_str(name);
         }
-        ValidPath(s)
+        ValidPath {
+            text: s,
+            skip: self.skip,
+        }
     }
 
     /// `self` with `name` appended; `name` must itself be a valid name.
     pub(crate) fn join(&self, name: &str) -> ValidPath {
-        let mut s = self.0.clone();
+        let mut s = self.text.clone();
         s.push('/');
         s.push_str(name);
-        ValidPath(s)
+        ValidPath {
+            text: s,
+            skip: self.skip,
+        }
     }
 }
 
 impl fmt::Display for ValidPath {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.text)
     }
 }
 
@@ -231,7 +271,10 @@ pub fn validate(raw: &str) -> Result<ValidPath, PathError> {
             bytes: name.len(),
         });
     }
-    Ok(ValidPath(path.into()))
+    Ok(ValidPath {
+        text: path.into(),
+        skip: 0,
+    })
 }
 
 /// True if `name` is one name a path may hold beneath `/memories`: the same rules

@@ -22,9 +22,7 @@ use crate::versions::Op;
 
 /// A memory-tool path as the store names it: `/memories/a/b` is `/a/b`.
 pub(crate) fn store_path(path: &ValidPath) -> &str {
-    path.as_str()
-        .strip_prefix(crate::path::ROOT)
-        .unwrap_or_default()
+    path.local()
 }
 
 /// What a path names in one version of the tree.

@@ -117,9 +117,13 @@ pub const SNIPPET_HEADER: &str = "The memory file has been edited. Here is the s
 
 /// Children a directory view lists: not hidden, not `node_modules`.
 pub(crate) fn visible(node: &Node) -> impl Iterator<Item = (&String, &Child)> {
-    node.children
-        .iter()
-        .filter(|(name, _)| !name.starts_with('.') && name.as_str() != "node_modules")
+    node.children.iter().filter(|(name, _)| is_visible(name))
+}
+
+/// Whether a listing shows an entry of this name (hidden names and `node_modules`
+/// are left out, as the vendor's listing does).
+pub(crate) fn is_visible(name: &str) -> bool {
+    !name.starts_with('.') && name != "node_modules"
 }
 
 /// Numbered lines from two before the first changed line to two after the last

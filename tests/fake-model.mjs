@@ -25,3 +25,27 @@ export function modelToolReply(i, model, calls, { text = 'Done.', lead } = {}) {
     usage: { input_tokens: 1, output_tokens: 1 },
   };
 }
+
+/**
+ * A loopback Messages API (an `http.Server`, not yet listening) answering the
+ * i-th request with `calls(i)`'s tool inputs as `tool_use` blocks, or the final
+ * text once `calls(i)` is undefined; `requests` records every request's url and
+ * parsed params.
+ */
+export async function scriptedApi(calls) {
+  const { createServer } = await import('node:http');
+  const requests = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const params = JSON.parse(body);
+      requests.push({ url: req.url, params });
+      const i = requests.length - 1;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(modelReply(i, params.model, calls(i))));
+    });
+  });
+  return { server, requests };
+}

@@ -587,6 +587,7 @@ impl Host {
                 tool::SecretPolicy::Refuse => memdir::SecretPolicy::Refuse,
                 tool::SecretPolicy::Redact => memdir::SecretPolicy::Redact,
             },
+            mount: String::new(),
         };
         Ok(ComponentDefaults {
             config: ToolConfig {

@@ -121,6 +121,14 @@ impl Response {
         }
     }
 
+    /// The answer to a request for a store no mount names.
+    pub fn no_mount(name: &str) -> Response {
+        Response::of(Err(ApiError::NotFound(alloc::format!(
+            "No memory store is mounted at {:?}.",
+            name
+        ))))
+    }
+
     /// The answer to a body over [`MAX_API_BODY_BYTES`].
     pub fn too_large() -> Response {
         Response::of(Err(too_large()))

@@ -57,6 +57,8 @@ pub enum ToolsetError {
     Failed(ApiError),
     /// memdir's own tool definitions are broken (the tests parse them all).
     Internal,
+    /// A face asked for a mounted store that is not there (the API's words).
+    NoMount(String),
 }
 
 impl ToolsetError {
@@ -77,6 +79,7 @@ impl ToolsetError {
             ToolsetError::Failed(ApiError::Damaged) => "damaged",
             ToolsetError::Failed(_) => "storage_failed",
             ToolsetError::Internal => "internal",
+            ToolsetError::NoMount(_) => "no_mount",
         }
     }
 }
@@ -156,6 +159,11 @@ impl fmt::Display for ToolsetError {
                 "This memory store is archived: its documents can be listed, searched, read and deleted, not written or edited.",
             ),
             ToolsetError::Failed(e) => write!(f, "{e}"),
+            ToolsetError::NoMount(name) => {
+                let answer = crate::api::Response::no_mount(name).body;
+                let text = answer.pointer("/error/message").and_then(|m| m.as_str());
+                f.write_str(text.unwrap_or_default())
+            }
             ToolsetError::Internal => {
                 f.write_str("memdir's memory tools are misconfigured; nothing was changed.")
             }

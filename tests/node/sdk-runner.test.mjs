@@ -3,12 +3,11 @@
 // exact tool_result blocks the SDK sends back are asserted, for memdir through
 // memdir's betaMemoryTool and through the SDK's own betaMemoryTool.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { betaMemoryTool as sdkBetaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
 import { STORES, memdir } from './helpers.mjs';
-import { modelReply } from '../fake-model.mjs';
+import { scriptedApi } from '../fake-model.mjs';
 
 const NOTES = '/memories/notes.md';
 
@@ -99,29 +98,11 @@ const TURNS = [
 const BOGUS_MEMDIR = 'Error: Unknown command "bogus". Expected one of: view, create, str_replace, insert, delete, rename';
 const BOGUS_SDK = 'Error: bogus not implemented';
 
-/** A Messages API that answers each request with the next scripted turn. */
-function fakeApi() {
-  const requests = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const params = JSON.parse(body);
-      requests.push({ url: req.url, params });
-      const i = requests.length - 1;
-      const turn = TURNS[i];
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(modelReply(i, params.model, turn?.map(([input]) => input))));
-    });
-  });
-  return { server, requests };
-}
 
 let api;
 let client;
 before(async () => {
-  api = fakeApi();
+  api = await scriptedApi((i) => TURNS[i]?.map(([input]) => input));
   await new Promise((r) => api.server.listen(0, '127.0.0.1', r));
   client = new Anthropic({
     apiKey: 'test-key',

@@ -141,10 +141,11 @@ describe('the SDK tool runner with memoryStoreTools', () => {
     });
   }
 
-  test('a closed memory and a non-memdir argument are refused in words', async () => {
+  test('a closed memory, a missing mount and a non-memdir argument are refused in words', async () => {
     assert.throws(() => memdir.memoryStoreTools({}), { name: 'TypeError', message: 'memoryStoreTools expects a memdir Memory (from openMemory)' });
     const memory = await memdir.openMemory();
     const [list] = memdir.memoryStoreTools(memory);
+    await assert.rejects(memory.toolset('', 'memory_list', {}, 'nope'), { message: 'No memory store is mounted at "nope".', kind: 'no_mount' });
     memory.close();
     await assert.rejects(list.run({}), { message: 'This memory was closed; open it again to use it.', kind: 'closed' });
   });

@@ -199,6 +199,7 @@ impl tool::Guest for Component {
             actor: config.actor,
             max_retries: config.max_retries.min(MAX_RETRIES_CAP),
             secrets,
+            mount: String::new(),
         };
         let bucket = if config.bucket.is_empty() {
             DEFAULT_BUCKET

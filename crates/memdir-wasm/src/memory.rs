@@ -1,4 +1,5 @@
-//! The exported `Memory`: one engine over one store, driven from JS by promises.
+//! The exported `Memory`: the engines of one memory (one store at `/memories`, or
+//! several mounted beside each other: `MountSet`), driven from JS by promises.
 //!
 //! The engine's methods take `&self`, so each call clones the `Rc` into its own
 //! future: several commands may be in flight at once (the engine's compare-and-swap
@@ -10,7 +11,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use js_sys::{Function, Object, Promise, Reflect};
-use memdir::{Config, Engine, Entry, InputError, Limits, SecretPolicy, ToolError, ToolResult};
+use memdir::{
+    Access, Config, Engine, Entry, InputError, Limits, Mount, Mounted, SecretPolicy, ToolError,
+    ToolResult,
+};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
@@ -19,7 +23,83 @@ use crate::any_store::AnyStore;
 
 #[wasm_bindgen]
 pub struct Memory {
-    engine: Rc<Engine<AnyStore>>,
+    mounted: Rc<Mounted<AnyStore>>,
+}
+
+/// An engine over `store` with the runtime's clock and backoff.
+fn engine_for(store: AnyStore, config: Config, clock: Option<Function>) -> Engine<AnyStore> {
+    let mut engine = Engine::new(store, config);
+    engine.set_clock(match clock {
+        Some(f) => Box::new(move || millis(f.call0(&JsValue::UNDEFINED).ok())),
+        None => Box::new(|| millis(Some(JsValue::from_f64(js_sys::Date::now())))),
+    });
+    engine.set_backoff(Box::new(memdir_idb::timer::backoff));
+    engine
+}
+
+/// Several stores for one memory, gathered before it opens (`openMemory({mounts})`).
+#[wasm_bindgen]
+pub struct MountSet {
+    config: Config,
+    clock: Option<Function>,
+    mounts: Vec<(Mount, Engine<AnyStore>)>,
+}
+
+#[wasm_bindgen]
+impl MountSet {
+    /// `config` as for `Memory`; every store shares it, but for its mount.
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: String, clock: Option<Function>) -> Result<MountSet, JsValue> {
+        let config =
+            parse_config(&config).map_err(|m| JsValue::from(js_sys::RangeError::new(m)))?;
+        Ok(MountSet {
+            config,
+            clock,
+            mounts: Vec::new(),
+        })
+    }
+
+    /// Adds `store` at `/memories/<name>`; `access` is `read_write` or `read_only`.
+    pub fn add(
+        &mut self,
+        name: String,
+        store: &StoreHandle,
+        access: &str,
+        description: String,
+        instructions: String,
+    ) -> Result<(), JsValue> {
+        let access = Access::from_name(access).ok_or_else(|| {
+            JsValue::from(js_sys::TypeError::new(
+                "openMemory: a mount's access must be 'read_write' or 'read_only'",
+            ))
+        })?;
+        let config = Config {
+            mount: name.clone(),
+            ..self.config.clone()
+        };
+        let engine = engine_for(store.store().clone(), config, self.clock.clone());
+        self.mounts.push((
+            Mount {
+                name,
+                access,
+                description,
+                instructions,
+            },
+            engine,
+        ));
+        Ok(())
+    }
+
+    /// The memory over every store added; a set the rules refuse (more than 8,
+    /// a name twice, …) is a `RangeError` saying which rule.
+    pub fn open(self) -> Result<Memory, JsValue> {
+        let mounted = Mounted::new(self.mounts).map_err(|e| {
+            JsValue::from(js_sys::RangeError::new(&alloc::format!("openMemory: {e}")))
+        })?;
+        Ok(Memory {
+            mounted: Rc::new(mounted),
+        })
+    }
 }
 
 #[wasm_bindgen]
@@ -36,15 +116,24 @@ impl Memory {
     ) -> Result<Memory, JsValue> {
         let config =
             parse_config(&config).map_err(|m| JsValue::from(js_sys::RangeError::new(m)))?;
-        let mut engine = Engine::new(store.store().clone(), config);
-        engine.set_clock(match clock {
-            Some(f) => Box::new(move || millis(f.call0(&JsValue::UNDEFINED).ok())),
-            None => Box::new(|| millis(Some(JsValue::from_f64(js_sys::Date::now())))),
-        });
-        engine.set_backoff(Box::new(memdir_idb::timer::backoff));
+        let engine = engine_for(store.store().clone(), config, clock);
+        let root = Mount {
+            name: String::new(),
+            access: Access::ReadWrite,
+            description: String::new(),
+            instructions: String::new(),
+        };
+        let mounted = Mounted::new(alloc::vec![(root, engine)])
+            .map_err(|e| JsValue::from(js_sys::RangeError::new(&alloc::format!("{e}"))))?;
         Ok(Memory {
-            engine: Rc::new(engine),
+            mounted: Rc::new(mounted),
         })
+    }
+
+    /// The text an application puts in its system prompt: where each store is
+    /// mounted, whether it is read-only, its description and instructions.
+    pub fn instructions(&self) -> String {
+        self.mounted.instructions()
     }
 
     /// The raw face: one tool input as JSON text; resolves `{content, is_error}`
@@ -53,9 +142,9 @@ impl Memory {
     /// Never rejects.
     #[wasm_bindgen(js_name = executeJson)]
     pub fn execute_json(&self, input: String) -> Promise {
-        let engine = Rc::clone(&self.engine);
+        let mounted = Rc::clone(&self.mounted);
         future_to_promise(async move {
-            let outcome = run_json(&engine, &input).await;
+            let outcome = run_json(&mounted, &input).await;
             let js = result_to_js(&ToolResult::of(&outcome));
             if let Err(e) = &outcome {
                 mark_kind(&js, e);
@@ -69,9 +158,9 @@ impl Memory {
     /// the error's kind (`refused`, `storage_full`, …).
     #[wasm_bindgen(js_name = handleJson)]
     pub fn handle_json(&self, input: String) -> Promise {
-        let engine = Rc::clone(&self.engine);
+        let mounted = Rc::clone(&self.mounted);
         future_to_promise(async move {
-            let outcome = run_json(&engine, &input).await;
+            let outcome = run_json(&mounted, &input).await;
             outcome
                 .map(|text| JsValue::from_str(&text))
                 .map_err(|e| error(&e))
@@ -80,20 +169,35 @@ impl Memory {
 
     /// Every directory and file, sorted: `[{path, content?}]` (no `content`: a directory).
     pub fn entries(&self) -> Promise {
-        let engine = Rc::clone(&self.engine);
+        let mounted = Rc::clone(&self.mounted);
         future_to_promise(async move {
-            let entries = engine.entries().await.map_err(|e| error(&e))?;
-            to_js(&entries)
+            let mut all = Vec::new();
+            for (mount, engine) in mounted.engines() {
+                if !mount.name.is_empty() {
+                    all.push(Entry {
+                        path: alloc::format!("{}/{}", memdir::path::ROOT, mount.name),
+                        content: None,
+                    });
+                }
+                all.extend(engine.entries().await.map_err(|e| error(&e))?);
+            }
+            all.sort_by(|a, b| a.path.cmp(&b.path));
+            to_js(&all)
         })
     }
 
     /// Replaces the whole tree with the entries given as JSON text, in one commit.
     #[wasm_bindgen(js_name = import)]
     pub fn import_entries(&self, entries_json: String) -> Promise {
-        let engine = Rc::clone(&self.engine);
+        let mounted = Rc::clone(&self.mounted);
         future_to_promise(async move {
             let entries: Vec<Entry> = serde_json::from_str(&entries_json)
                 .map_err(|_| error(&ToolError::Input(InputError::NotEntries)))?;
+            let engine = mounted.engine("").ok_or_else(|| {
+                JsValue::from(js_sys::Error::new(
+                    "import replaces one store's tree: open that store alone (without mounts) to import into it",
+                ))
+            })?;
             engine.import(&entries).await.map_err(|e| error(&e))?;
             Ok(JsValue::UNDEFINED)
         })
@@ -101,50 +205,74 @@ impl Memory {
 
     /// Removes every file not written in the last `older_than_ms` (and directories
     /// with nothing recent beneath); resolves `{removed, bytes}`.
+    /// Read-only stores are left alone.
     pub fn expire(&self, older_than_ms: f64) -> Promise {
-        let engine = Rc::clone(&self.engine);
+        let mounted = Rc::clone(&self.mounted);
         future_to_promise(async move {
-            let report = engine
-                .expire(older_than_ms as u64)
-                .await
-                .map_err(|e| error(&e))?;
-            to_js(&report)
+            let mut total = memdir::ExpireReport::default();
+            for (mount, engine) in mounted.engines() {
+                if mount.access == Access::ReadOnly {
+                    continue;
+                }
+                let report = engine
+                    .expire(older_than_ms as u64)
+                    .await
+                    .map_err(|e| error(&e))?;
+                total.removed += report.removed;
+                total.bytes += report.bytes;
+            }
+            to_js(&total)
         })
     }
 
     /// The Memory Stores API (docs/memory-stores.md): one request as JSON text in,
     /// the JSON text of `{status, body}` out. Never rejects: every failure is an
     /// answer with an error status and the API's error object.
-    pub fn api(&self, request: String) -> Promise {
-        let engine = Rc::clone(&self.engine);
-        future_to_promise(async move { Ok(JsValue::from_str(&engine.api_json(&request).await)) })
+    /// `mount`: which store (`""`: the one at `/memories`).
+    pub fn api(&self, mount: String, request: String) -> Promise {
+        let mounted = Rc::clone(&self.mounted);
+        future_to_promise(async move {
+            let answer = match mounted.engine(&mount) {
+                Some(engine) => engine.api_json(&request).await,
+                None => memdir::api::Response::no_mount(&mount).to_json(),
+            };
+            Ok(JsValue::from_str(&answer))
+        })
     }
 
     /// The memory-store toolset (`memdir::toolset`): tool `name` on `input` (JSON
-    /// text) over this store mounted at `prefix` (`""` for one store). Resolves the
-    /// text, or rejects with an `Error` whose message is the text and whose `kind`
-    /// names the failure (`input`, `not_found`, `precondition`, …).
-    pub fn toolset(&self, prefix: String, name: String, input: String) -> Promise {
-        let engine = Rc::clone(&self.engine);
+    /// text) over the store at `mount` (`""`: the one at `/memories`), shown to the
+    /// model at `prefix` (`""` for one store). Resolves the text, or rejects with
+    /// an `Error` whose message is the text and whose `kind` names the failure
+    /// (`input`, `not_found`, `precondition`, …).
+    pub fn toolset(&self, mount: String, prefix: String, name: String, input: String) -> Promise {
+        let mounted = Rc::clone(&self.mounted);
         future_to_promise(async move {
-            match engine.toolset_json(&prefix, &name, &input).await {
-                Ok(text) => Ok(JsValue::from_str(&text)),
-                Err(e) => {
-                    let err = js_sys::Error::new(&alloc::format!("{e}"));
-                    let _ = Reflect::set(&err, &"kind".into(), &e.kind().into());
-                    Err(err.into())
-                }
-            }
+            let answer = match mounted.engine(&mount) {
+                Some(engine) => engine.toolset_json(&prefix, &name, &input).await,
+                None => Err(memdir::ToolsetError::NoMount(mount)),
+            };
+            answer.map(|text| JsValue::from_str(&text)).map_err(|e| {
+                let err = js_sys::Error::new(&alloc::format!("{e}"));
+                let _ = Reflect::set(&err, &"kind".into(), &e.kind().into());
+                err.into()
+            })
         })
     }
 
     /// Garbage-collects objects unreachable from the last `keep_commits` commits;
     /// resolves `{reachable, deleted, pending}`.
     pub fn gc(&self, keep_commits: u32) -> Promise {
-        let engine = Rc::clone(&self.engine);
+        let mounted = Rc::clone(&self.mounted);
         future_to_promise(async move {
-            let report = engine.gc(keep_commits).await.map_err(|e| error(&e))?;
-            to_js(&report)
+            let mut total = memdir::GcReport::default();
+            for (_, engine) in mounted.engines() {
+                let report = engine.gc(keep_commits).await.map_err(|e| error(&e))?;
+                total.reachable += report.reachable;
+                total.deleted += report.deleted;
+                total.pending += report.pending;
+            }
+            to_js(&total)
         })
     }
 }
@@ -181,13 +309,14 @@ fn parse_config(text: &str) -> Result<Config, &'static str> {
         actor: o.actor,
         max_retries: o.max_retries,
         secrets,
+        mount: String::new(),
     })
 }
 
 /// The typed entry point for a tool input in JSON text.
-async fn run_json(engine: &Engine<AnyStore>, input: &str) -> Result<String, ToolError> {
+async fn run_json(mounted: &Mounted<AnyStore>, input: &str) -> Result<String, ToolError> {
     match memdir::input::parse_text(input) {
-        Ok(cmd) => engine.run(cmd).await,
+        Ok(cmd) => mounted.run(cmd).await,
         Err(e) => Err(e.into()),
     }
 }

@@ -3,6 +3,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { betaMemoryTool as sdkBetaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
 import {
+  type ApiResponse,
   type Entry,
   type JsStore,
   type Memory,
@@ -11,8 +12,10 @@ import {
   checkStoreContract,
   customStore,
   directoryStore,
+  listStores,
   memoryStore,
   memoryStoreTools,
+  newStoreId,
   openMemory,
 } from 'memdir';
 
@@ -55,4 +58,21 @@ export async function example(client: Anthropic): Promise<void> {
   await checkStoreContract(customStore(mine));
   await openMemory({ store: mine });
   await openMemory({ store: memoryStore() });
+
+  // Several stores, the Memory Stores API, the system-prompt text.
+  const mounted = await openMemory({
+    mounts: [
+      { name: 'team', store: memoryStore(), access: 'read_only', description: 'Conventions.' },
+      { name: 'me', store: mine },
+    ],
+  });
+  const prompt: string = mounted.instructions();
+  const answer: ApiResponse = await mounted.api({ mount: 'me', op: 'memory.list', query: { path_prefix: '/' } });
+  const status: number = answer.status;
+  const page: ApiResponse = listStores([], { include_archived: 'true' });
+  const id: string = newStoreId();
+  void prompt;
+  void status;
+  void page;
+  void id;
 }

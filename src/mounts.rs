@@ -1,0 +1,324 @@
+//! Several stores in one memory: each mounted at `/memories/<name>` (or one alone
+//! at `/memories`), read-write or read-only, with a description and instructions
+//! for the model. Which store a command goes to, and what is refused before any
+//! store is touched (a write into a read-only store, a rename across stores, the
+//! directory a store is mounted at), is decided here; each store's engine does the
+//! rest with the same paths, so every answer reads as with one store.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::config::{MAX_MOUNT_DESCRIPTION_CHARS, MAX_MOUNT_INSTRUCTIONS_CHARS, MAX_MOUNTS};
+use crate::engine::Engine;
+use crate::error::{Refusal, ToolError};
+use crate::input::{Checked, Command};
+use crate::path::{self, ValidPath};
+use crate::plan::refuse_without_storage;
+use crate::render;
+use crate::store::Store;
+
+/// Whether a mounted store may be written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Access {
+    ReadWrite,
+    ReadOnly,
+}
+
+impl Access {
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::ReadWrite => "read_write",
+            Access::ReadOnly => "read_only",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Access> {
+        match name {
+            "read_write" => Some(Access::ReadWrite),
+            "read_only" => Some(Access::ReadOnly),
+            _ => None,
+        }
+    }
+}
+
+/// One store's place in a memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mount {
+    /// The directory's name under `/memories`; `""`: the store is `/memories`.
+    pub name: String,
+    pub access: Access,
+    pub description: String,
+    pub instructions: String,
+}
+
+/// Why a set of mounts cannot be opened. `Display` is the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MountError {
+    Count(usize),
+    BadName(String),
+    Twice(String),
+    RootBeside,
+    TooLong {
+        name: String,
+        field: &'static str,
+        max: usize,
+    },
+}
+
+impl fmt::Display for MountError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MountError::Count(n) => write!(f, "a memory mounts 1 to {MAX_MOUNTS} stores, got {n}"),
+            MountError::BadName(name) => write!(
+                f,
+                "mount name {name:?} is not a valid directory name under /memories"
+            ),
+            MountError::Twice(name) => write!(f, "two stores are mounted at /memories/{name}"),
+            MountError::RootBeside => {
+                f.write_str("a store mounted at /memories itself (name \"\") must be the only one")
+            }
+            MountError::TooLong { name, field, max } => {
+                write!(f, "the {field} of mount {name:?} is over {max} characters")
+            }
+        }
+    }
+}
+
+/// Checks a set of mounts: 1 to [`MAX_MOUNTS`], names valid and distinct, one at
+/// `/memories` only alone, descriptions and instructions within their limits.
+pub fn check(mounts: &[Mount]) -> Result<(), MountError> {
+    if mounts.is_empty() || mounts.len() > MAX_MOUNTS {
+        return Err(MountError::Count(mounts.len()));
+    }
+    for (i, m) in mounts.iter().enumerate() {
+        if m.name.is_empty() {
+            if mounts.len() > 1 {
+                return Err(MountError::RootBeside);
+            }
+        } else if !path::is_valid_name(&m.name) {
+            return Err(MountError::BadName(m.name.clone()));
+        }
+        if mounts.iter().take(i).any(|o| o.name == m.name) {
+            return Err(MountError::Twice(m.name.clone()));
+        }
+        for (field, text, max) in [
+            ("description", &m.description, MAX_MOUNT_DESCRIPTION_CHARS),
+            (
+                "instructions",
+                &m.instructions,
+                MAX_MOUNT_INSTRUCTIONS_CHARS,
+            ),
+        ] {
+            if text.chars().count() > max {
+                return Err(MountError::TooLong {
+                    name: m.name.clone(),
+                    field,
+                    max,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The text an application puts in its system prompt for these mounts.
+pub fn instructions(mounts: &[Mount]) -> String {
+    let mut out = String::new();
+    let line = |m: &Mount| {
+        let at = if m.name.is_empty() {
+            String::from(path::ROOT)
+        } else {
+            format!("{}/{}", path::ROOT, m.name)
+        };
+        let mut s = format!("- {at} ({})", m.access.name().replace('_', "-"));
+        if !m.description.is_empty() {
+            s.push_str(": ");
+            s.push_str(&m.description);
+        }
+        s.push('\n');
+        for l in m.instructions.lines() {
+            s.push_str("  ");
+            s.push_str(l);
+            s.push('\n');
+        }
+        s
+    };
+    match mounts {
+        [one] if one.name.is_empty() => out.push_str("Your memory directory is /memories:\n"),
+        _ => out.push_str(&format!(
+            "Your memory directory is /memories. It holds {} memory stores:\n",
+            mounts.len()
+        )),
+    }
+    for m in mounts {
+        out.push_str(&line(m));
+    }
+    if mounts.iter().any(|m| m.access == Access::ReadOnly) {
+        out.push_str("A read-only store can be viewed but not changed.\n");
+    }
+    out
+}
+
+/// The stores of one memory, each with its engine.
+pub struct Mounted<S> {
+    mounts: Vec<(Mount, Engine<S>)>,
+}
+
+impl<S: Store> Mounted<S> {
+    /// Each engine must have been configured with its mount's name
+    /// (`Config::mount`); see [`check`] for the rest.
+    pub fn new(mounts: Vec<(Mount, Engine<S>)>) -> Result<Mounted<S>, MountError> {
+        let specs: Vec<Mount> = mounts.iter().map(|(m, _)| m.clone()).collect();
+        check(&specs)?;
+        Ok(Mounted { mounts })
+    }
+
+    pub fn mounts(&self) -> impl Iterator<Item = &Mount> {
+        self.mounts.iter().map(|(m, _)| m)
+    }
+
+    pub fn engines(&self) -> impl Iterator<Item = (&Mount, &Engine<S>)> {
+        self.mounts.iter().map(|(m, e)| (m, e))
+    }
+
+    /// The engine of the store mounted at `name`.
+    pub fn engine(&self, name: &str) -> Option<&Engine<S>> {
+        self.mounts
+            .iter()
+            .find(|(m, _)| m.name == name)
+            .map(|(_, e)| e)
+    }
+
+    pub fn instructions(&self) -> String {
+        let specs: Vec<Mount> = self.mounts().cloned().collect();
+        instructions(&specs)
+    }
+
+    /// The typed face, over every store.
+    pub async fn run(&self, cmd: Command) -> Result<String, ToolError> {
+        let checked = cmd.validate_paths()?;
+        if let [(m, engine)] = self.mounts.as_slice()
+            && m.name.is_empty()
+        {
+            return engine.run_validated(checked).await;
+        }
+        let Some((_, first)) = self.mounts.first() else {
+            return Err(ToolError::Damaged);
+        };
+        refuse_without_storage(&checked, &first.config().limits)?;
+        let paths: Vec<ValidPath> = checked.paths().into_iter().cloned().collect();
+        let Some(path) = paths.first() else {
+            return Err(ToolError::Damaged);
+        };
+        if path.is_root() {
+            return match checked {
+                Checked::View { view_range, .. } => self.view_top(path, view_range).await,
+                // Everything else on `/memories` itself was refused above, but a
+                // line edit, which finds no file there.
+                _ => Err(Refusal::NotFoundHint(path.clone()).into()),
+            };
+        }
+        let found: Vec<Option<usize>> = paths.iter().map(|p| self.mount_of(p)).collect();
+        let write = !matches!(checked, Checked::View { .. });
+        let Some(at) = found.first().copied().flatten() else {
+            return Err(match &checked {
+                Checked::Create { .. } => self.no_mount(path),
+                Checked::Delete { .. } | Checked::Rename { .. } => {
+                    Refusal::NotFound(path.clone()).into()
+                }
+                _ => Refusal::NotFoundHint(path.clone()).into(),
+            });
+        };
+        if let Checked::Rename { new_path, .. } = &checked {
+            match found.get(1).copied().flatten() {
+                None => return Err(self.no_mount(new_path)),
+                Some(to) if to != at => {
+                    return Err(Refusal::AcrossMounts {
+                        from: path.clone(),
+                        to: new_path.clone(),
+                    }
+                    .into());
+                }
+                Some(_) => {}
+            }
+        }
+        let (mount, engine) = self.mounts.get(at).ok_or(ToolError::Damaged)?;
+        if write && mount.access == Access::ReadOnly {
+            return Err(Refusal::ReadOnly {
+                command: checked.name(),
+                path: path.clone(),
+                mount: format!("{}/{}", path::ROOT, mount.name),
+            }
+            .into());
+        }
+        if let Checked::Create { path, .. } = &checked
+            && path.names().count() == 1
+        {
+            return Err(Refusal::AlreadyExists(path.clone()).into());
+        }
+        if let Some(top) = paths.iter().find(|p| p.names().count() == 1)
+            && matches!(checked, Checked::Delete { .. } | Checked::Rename { .. })
+        {
+            return Err(Refusal::MountPoint {
+                command: checked.name(),
+                path: top.clone(),
+            }
+            .into());
+        }
+        let cmd = engine.in_mount(checked)?;
+        engine.run_validated(cmd).await
+    }
+
+    /// Which store `path` (not `/memories`) lies in.
+    fn mount_of(&self, path: &ValidPath) -> Option<usize> {
+        let first = path.names().next()?;
+        self.mounts.iter().position(|(m, _)| m.name == first)
+    }
+
+    fn no_mount(&self, path: &ValidPath) -> ToolError {
+        let mounts: Vec<String> = self
+            .mounts()
+            .map(|m| format!("{}/{}", path::ROOT, m.name))
+            .collect();
+        Refusal::NoMount {
+            path: path.clone(),
+            mounts: mounts.join(", "),
+        }
+        .into()
+    }
+
+    /// `view /memories` across stores: each mount as a directory, with its entries.
+    async fn view_top(
+        &self,
+        path: &ValidPath,
+        range: Option<(i64, i64)>,
+    ) -> Result<String, ToolError> {
+        let mut sorted: Vec<&(Mount, Engine<S>)> = self.mounts.iter().collect();
+        sorted.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        let mut rows = Vec::new();
+        let mut total = 0u64;
+        for (m, engine) in sorted {
+            let (size, entries) = engine.top_entries().await?;
+            total = total.saturating_add(size);
+            if !render::is_visible(&m.name) {
+                continue;
+            }
+            let at = format!("{}/{}", path::ROOT, m.name);
+            rows.push((size, format!("{at}/")));
+            for (name, size, dir) in entries {
+                let slash = if dir { "/" } else { "" };
+                rows.push((size, format!("{at}/{name}{slash}")));
+            }
+        }
+        rows.insert(0, (total, String::from(path.as_str())));
+        render::view_dir(path, &rows, range, first_limit(self))
+    }
+}
+
+fn first_limit<S: Store>(m: &Mounted<S>) -> usize {
+    m.mounts
+        .first()
+        .map_or(0, |(_, e)| e.config().limits.read_limit_chars)
+}

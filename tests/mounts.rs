@@ -1,0 +1,241 @@
+//! Several stores in one memory: each at `/memories/<name>`, read-only ones refused
+//! before any store is touched, renames across stores refused, `view /memories`
+//! listing every store, and the system-prompt text.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+use memdir::mounts::{self, Access, Mount, MountError, Mounted};
+use memdir::{Command, Config, Engine, MemoryStore, Store, block_on, store::list_all};
+use serde_json::json;
+
+fn mount(name: &str, access: Access, description: &str, instructions: &str) -> Mount {
+    Mount {
+        name: name.into(),
+        access,
+        description: description.into(),
+        instructions: instructions.into(),
+    }
+}
+
+fn engine(store: &MemoryStore, name: &str) -> Engine<MemoryStore> {
+    Engine::new(
+        store.clone(),
+        Config {
+            mount: name.into(),
+            actor: "sesn_1".into(),
+            ..Config::default()
+        },
+    )
+}
+
+fn dump(store: &MemoryStore) -> Vec<(String, Vec<u8>)> {
+    block_on(list_all(store, ""))
+        .unwrap()
+        .into_iter()
+        .map(|k| {
+            let v = block_on(store.get(&k)).unwrap().unwrap();
+            (k, v)
+        })
+        .collect()
+}
+
+struct Two {
+    memory: Mounted<MemoryStore>,
+    team: MemoryStore,
+    me: MemoryStore,
+}
+
+fn two() -> Two {
+    let team = MemoryStore::new();
+    // The shared store, written on its own (at /memories) before it is mounted.
+    let alone = engine(&team, "");
+    let r = block_on(alone.execute(&json!({"command": "create", "path": "/memories/conventions.md", "file_text": "Use ISO dates.\n"})));
+    assert!(!r.is_error);
+    let me = MemoryStore::new();
+    let memory = Mounted::new(vec![
+        (
+            mount(
+                "team",
+                Access::ReadOnly,
+                "Team conventions.",
+                "Read before any task.",
+            ),
+            engine(&team, "team"),
+        ),
+        (mount("me", Access::ReadWrite, "", ""), engine(&me, "me")),
+    ])
+    .unwrap();
+    Two { memory, team, me }
+}
+
+fn run(m: &Mounted<MemoryStore>, input: serde_json::Value) -> Result<String, String> {
+    let cmd = Command::from_value(&input).map_err(|e| e.to_string())?;
+    block_on(m.run(cmd)).map_err(|e| e.to_string())
+}
+
+#[test]
+fn every_store_shows_under_its_name() {
+    let t = two();
+    run(
+        &t.memory,
+        json!({"command": "create", "path": "/memories/me/notes/a.md", "file_text": "mine"}),
+    )
+    .unwrap();
+    assert_eq!(
+        run(&t.memory, json!({"command": "view", "path": "/memories"})).unwrap(),
+        "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n19B\t/memories\n4B\t/memories/me/\n4B\t/memories/me/notes/\n15B\t/memories/team/\n15B\t/memories/team/conventions.md"
+    );
+    assert_eq!(
+        run(
+            &t.memory,
+            json!({"command": "view", "path": "/memories/team/conventions.md"})
+        )
+        .unwrap(),
+        "Here's the content of /memories/team/conventions.md with line numbers:\n     1\tUse ISO dates.\n     2\t"
+    );
+    assert_eq!(
+        run(
+            &t.memory,
+            json!({"command": "view", "path": "/memories/me"})
+        )
+        .unwrap(),
+        "Here're the files and directories up to 2 levels deep in /memories/me, excluding hidden items and node_modules:\n4B\t/memories/me\n4B\t/memories/me/notes/\n4B\t/memories/me/notes/a.md"
+    );
+    assert_eq!(
+        run(&t.memory, json!({"command": "rename", "old_path": "/memories/me/notes/a.md", "new_path": "/memories/me/b.md"})).unwrap(),
+        "Successfully renamed /memories/me/notes/a.md to /memories/me/b.md"
+    );
+    // The store itself knows the file by its own path, and recorded its versions.
+    let me_alone = engine(&t.me, "");
+    let versions = block_on(me_alone.api(&json!({"op": "version.list"})));
+    let paths: Vec<&str> = versions.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["/b.md", "/notes/a.md"]);
+}
+
+#[test]
+fn what_a_store_may_not_do_is_refused_before_any_store_is_touched() {
+    let t = two();
+    let (team_before, me_before) = (dump(&t.team), dump(&t.me));
+    let cases = [
+        (
+            json!({"command": "create", "path": "/memories/team/new.md", "file_text": "x"}),
+            "Cannot create /memories/team/new.md: the memory store mounted at /memories/team is read-only",
+        ),
+        (
+            json!({"command": "str_replace", "path": "/memories/team/conventions.md", "old_str": "ISO", "new_str": "US"}),
+            "Cannot str_replace /memories/team/conventions.md: the memory store mounted at /memories/team is read-only",
+        ),
+        (
+            json!({"command": "delete", "path": "/memories/team/conventions.md"}),
+            "Cannot delete /memories/team/conventions.md: the memory store mounted at /memories/team is read-only",
+        ),
+        (
+            json!({"command": "rename", "old_path": "/memories/team/conventions.md", "new_path": "/memories/me/c.md"}),
+            "Cannot rename /memories/team/conventions.md to /memories/me/c.md: they are in different memory stores (create it in the other store, then delete it here)",
+        ),
+        (
+            json!({"command": "create", "path": "/memories/other/x.md", "file_text": "x"}),
+            "Cannot write /memories/other/x.md: no memory store is mounted there (the stores are /memories/team, /memories/me)",
+        ),
+        (
+            json!({"command": "delete", "path": "/memories/me"}),
+            "Cannot delete /memories/me: a memory store is mounted there",
+        ),
+        (
+            json!({"command": "create", "path": "/memories/me", "file_text": "x"}),
+            "File /memories/me already exists",
+        ),
+        (
+            json!({"command": "delete", "path": "/memories"}),
+            "Cannot delete the /memories directory itself",
+        ),
+        (
+            json!({"command": "view", "path": "/memories/other"}),
+            "The path /memories/other does not exist. Please provide a valid path.",
+        ),
+    ];
+    for (input, want) in cases {
+        assert_eq!(
+            run(&t.memory, input.clone()),
+            Err(want.to_string()),
+            "{input}"
+        );
+    }
+    assert_eq!(dump(&t.team), team_before);
+    assert_eq!(dump(&t.me), me_before);
+}
+
+#[test]
+fn one_store_at_memories_answers_as_it_always_did() {
+    let store = MemoryStore::new();
+    let memory = Mounted::new(vec![(
+        mount("", Access::ReadWrite, "", ""),
+        engine(&store, ""),
+    )])
+    .unwrap();
+    assert_eq!(
+        run(
+            &memory,
+            json!({"command": "create", "path": "/memories/a.md", "file_text": "x"})
+        )
+        .unwrap(),
+        "File created successfully at: /memories/a.md"
+    );
+    assert_eq!(
+        memory.instructions(),
+        "Your memory directory is /memories:\n- /memories (read-write)\n"
+    );
+}
+
+#[test]
+fn the_system_prompt_text_names_every_store() {
+    let t = two();
+    assert_eq!(
+        t.memory.instructions(),
+        "Your memory directory is /memories. It holds 2 memory stores:\n- /memories/team (read-only): Team conventions.\n  Read before any task.\n- /memories/me (read-write)\nA read-only store can be viewed but not changed.\n"
+    );
+}
+
+#[test]
+fn bad_mount_sets_are_refused() {
+    let m = |name: &str| mount(name, Access::ReadWrite, "", "");
+    let nine: Vec<Mount> = (0..9).map(|i| m(&format!("s{i}"))).collect();
+    assert_eq!(mounts::check(&nine), Err(MountError::Count(9)));
+    assert_eq!(mounts::check(&[]), Err(MountError::Count(0)));
+    assert_eq!(
+        mounts::check(&[m("a"), m("a")]),
+        Err(MountError::Twice("a".into()))
+    );
+    assert_eq!(mounts::check(&[m(""), m("a")]), Err(MountError::RootBeside));
+    for bad in ["..", "a/b", "x\ny", "."] {
+        assert_eq!(
+            mounts::check(&[m(bad)]),
+            Err(MountError::BadName(bad.into()))
+        );
+    }
+    assert_eq!(
+        MountError::Twice("a".into()).to_string(),
+        "two stores are mounted at /memories/a"
+    );
+    assert_eq!(
+        MountError::Count(9).to_string(),
+        "a memory mounts 1 to 8 stores, got 9"
+    );
+    let long = Mount {
+        instructions: "x".repeat(4097),
+        ..m("a")
+    };
+    assert_eq!(
+        mounts::check(&[long]).unwrap_err().to_string(),
+        "the instructions of mount \"a\" is over 4096 characters"
+    );
+}
