@@ -212,9 +212,44 @@ export declare class Memory {
   api(request: ApiRequest): Promise<ApiResponse>;
   /** The system-prompt text: where each store is mounted, read-only or not, and what it is for. */
   instructions(): string;
+  /**
+   * The memory-store toolset over this memory's store (or the one mounted as
+   * `mount`), shown to the model at `prefix` (`''` for one store): resolves the
+   * tool's text, or rejects with an `Error` whose message is the text for the
+   * model and whose `kind` names the failure.
+   */
+  toolset(prefix: string, name: ToolsetToolName, input: unknown, mount?: string): Promise<string>;
   /** Releases the engine. */
   close(): void;
 }
+
+/** The names of the memory-store toolset's tools. */
+export type ToolsetToolName = 'memory_list' | 'memory_search' | 'memory_read' | 'memory_write' | 'memory_edit' | 'memory_delete';
+
+/** A memory-store tool's definition, as the engine holds it. */
+export interface ToolsetTool {
+  readonly name: ToolsetToolName;
+  readonly description: string;
+  readonly input_schema: { readonly type: 'object'; readonly [key: string]: unknown };
+  /** True if the tool never changes the store. */
+  readonly read_only: boolean;
+}
+
+/** The memory-store toolset's definitions (names, one-sentence descriptions, JSON Schemas). */
+export declare function toolsetTools(): readonly ToolsetTool[];
+
+/**
+ * The memory-store toolset for the SDK's tool runner: six tools shaped like the
+ * SDK's `betaTool`, running on `memory`.
+ */
+export declare function memoryStoreTools(memory: Memory): Array<{
+  type: 'custom';
+  name: ToolsetToolName;
+  description: string;
+  input_schema: { type: 'object'; [key: string]: unknown };
+  run: (input: Record<string, unknown>) => Promise<string>;
+  parse: (content: unknown) => Record<string, unknown>;
+}>;
 
 export declare function openMemory(options?: OpenOptions): Promise<Memory>;
 

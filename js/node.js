@@ -40,4 +40,4 @@ export async function openMemory(options = {}) {
   return memory;
 }
 
-const TURN_METHODS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire', 'api'];
+const TURN_METHODS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire', 'api', 'toolset'];

@@ -198,6 +198,19 @@ impl<S: Store> Engine<S> {
         }
     }
 
+    /// The live memory at `path` in the state `head`, by a tree lookup: the file
+    /// there when it is a memory's (a directory or nothing: `None`).
+    pub(crate) async fn memory_at(
+        &self,
+        head: &Head,
+        path: &ValidPath,
+    ) -> Result<Option<Child>, ToolError> {
+        match self.lookup(&Overlay::default(), head.root, path).await? {
+            Found::Entry(c) if c.kind == Kind::File && c.mem != 0 => Ok(Some(c)),
+            _ => Ok(None),
+        }
+    }
+
     fn memory_arg(&self, ctx: &Ctx, id: Option<&str>) -> Result<u64, ApiError> {
         let id = id.unwrap_or_default();
         rules::parse_id("mem", &ctx.ids.tag, id)
