@@ -88,7 +88,7 @@ function toolsetMcpTools() {
 /** One toolset call's MCP result: the engine's text, or `Error: <text>` with isError. */
 async function callToolset(memory, name, input) {
   try {
-    return { content: [{ type: 'text', text: await memory.toolset('', name, input) }], isError: false };
+    return { content: [{ type: 'text', text: await memory.toolset(name, input) }], isError: false };
   } catch (e) {
     // Only the engine's own failures carry a kind; anything else is not shown raw.
     const message = typeof e?.kind === 'string' ? e.message : 'memdir stopped unexpectedly while running this tool';

@@ -346,25 +346,23 @@ export class Memory {
 
   /**
    * The memory-store toolset (`memory_list`, `memory_search`, `memory_read`,
-   * `memory_write`, `memory_edit`, `memory_delete`) over this memory's store (or,
-   * with several mounted, the one named `mount`), shown to the model at `prefix`
-   * ('' for one store; every path it shows starts with it). Resolves the tool's
-   * text, or rejects with an `Error` whose message is the text for the model and
-   * whose `kind` names the failure (`unknown_tool`, `input`, `path`, `not_found`,
+   * `memory_write`, `memory_edit`, `memory_delete`) over this memory; with several
+   * stores mounted, paths start with the store's name (`/team/notes.md`) and a
+   * listing or search of `/` covers every store. Resolves the tool's text, or
+   * rejects with an `Error` whose message is the text for the model and whose
+   * `kind` names the failure (`unknown_tool`, `input`, `path`, `not_found`,
    * `no_match`, `many_matches`, `precondition`, `conflict`, `archived`, `refused`,
-   * `busy`, `damaged`, `storage_failed`, `no_mount`; `closed`).
+   * `read_only`, `busy`, `damaged`, `storage_failed`, `no_mount`; `closed`).
    */
-  async toolset(prefix, name, input, mount = '') {
-    if (modelCalled(prefix, 'toolset')) return this.#handle(prefix, false);
+  async toolset(name, input) {
+    if (modelCalled(name, 'toolset')) return this.#handle(name, false);
     if (this.#closed) throw withKind(new Error(CLOSED), 'closed');
-    if (typeof prefix !== 'string' || typeof name !== 'string' || typeof mount !== 'string') {
-      throw new TypeError('toolset expects (prefix, name, input, mount?), prefix, name and mount strings');
-    }
+    if (typeof name !== 'string') throw new TypeError('toolset expects (name, input), name a string');
     const text = inputText(input, false);
     if (text === null) {
       throw withKind(new Error(glue.oversizedInput().content.slice('Error: '.length)), 'input');
     }
-    return this.#core.toolset(mount, prefix, name, text);
+    return this.#core.toolset(name, text);
   }
 
   /** Deletes stored objects no longer reachable from the last `keepCommits` commits. */
@@ -459,7 +457,7 @@ export function memoryStoreTools(memory) {
     description,
     // A copy: the runner or the caller may add to it (strict, cache_control).
     input_schema: structuredClone(input_schema),
-    run: (input) => memory.toolset('', name, input),
+    run: (input) => memory.toolset(name, input),
     parse: (content) => content,
   }));
 }

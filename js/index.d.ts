@@ -213,12 +213,12 @@ export declare class Memory {
   /** The system-prompt text: where each store is mounted, read-only or not, and what it is for. */
   instructions(): string;
   /**
-   * The memory-store toolset over this memory's store (or the one mounted as
-   * `mount`), shown to the model at `prefix` (`''` for one store): resolves the
-   * tool's text, or rejects with an `Error` whose message is the text for the
-   * model and whose `kind` names the failure.
+   * The memory-store toolset over this memory (with several stores mounted, paths
+   * start with the store's name: `/team/notes.md`): resolves the tool's text, or
+   * rejects with an `Error` whose message is the text for the model and whose
+   * `kind` names the failure.
    */
-  toolset(prefix: string, name: ToolsetToolName, input: unknown, mount?: string): Promise<string>;
+  toolset(name: ToolsetToolName, input: unknown): Promise<string>;
   /** Releases the engine. */
   close(): void;
 }

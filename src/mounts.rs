@@ -18,6 +18,8 @@ use crate::path::{self, ValidPath};
 use crate::plan::refuse_without_storage;
 use crate::render;
 use crate::store::Store;
+use crate::toolset::{self, ToolsetError};
+use serde_json::Value;
 
 /// Whether a mounted store may be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -269,6 +271,66 @@ impl<S: Store> Mounted<S> {
         }
         let cmd = engine.in_mount(checked)?;
         engine.run_validated(cmd).await
+    }
+
+    /// The memory-store toolset over every store: a path `/<name>/…` goes to the
+    /// store mounted at `<name>` (shown with that prefix), a listing or search of
+    /// the whole memory asks every store in turn, and a write into a read-only store
+    /// is refused before it is touched. One store at `/memories` takes paths as is.
+    pub async fn toolset(&self, name: &str, input: &Value) -> Result<String, ToolsetError> {
+        if let [(m, engine)] = self.mounts.as_slice()
+            && m.name.is_empty()
+        {
+            return engine.toolset("", name, input).await;
+        }
+        let tool =
+            toolset::tools::tool(name).ok_or_else(|| ToolsetError::UnknownTool(name.into()))?;
+        toolset::tools::check(tool, input)?;
+        let field = if input.get("path").is_some() {
+            "path"
+        } else {
+            "path_prefix"
+        };
+        let given = input
+            .get(field)
+            .and_then(Value::as_str)
+            .filter(|p| *p != "/");
+        let with = |value: &str| {
+            let mut v = input.clone();
+            if let Some(map) = v.as_object_mut() {
+                map.insert(field.into(), Value::from(value));
+            }
+            v
+        };
+        let Some(given) = given else {
+            // The whole memory: each store's answer, under its own name.
+            let mut parts = Vec::new();
+            for (m, engine) in &self.mounts {
+                let prefix = format!("/{}", m.name);
+                parts.push(engine.toolset(&prefix, name, &with("/")).await?);
+            }
+            return Ok(parts.join("\n\n"));
+        };
+        let rest = given.strip_prefix('/').unwrap_or(given);
+        let (first, below) = rest.split_once('/').unwrap_or((rest, ""));
+        let Some((m, engine)) = self.mounts.iter().find(|(m, _)| m.name == first) else {
+            let mounts: Vec<String> = self.mounts().map(|m| format!("/{}", m.name)).collect();
+            return Err(ToolsetError::Unmounted {
+                path: given.into(),
+                mounts: mounts.join(", "),
+            });
+        };
+        if !tool.read_only && m.access == Access::ReadOnly {
+            return Err(ToolsetError::ReadOnly {
+                tool: tool.name,
+                path: given.into(),
+                mount: format!("/{}", m.name),
+            });
+        }
+        let local = format!("/{below}");
+        engine
+            .toolset(&format!("/{}", m.name), name, &with(&local))
+            .await
     }
 
     /// Which store `path` (not `/memories`) lies in.

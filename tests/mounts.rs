@@ -239,3 +239,63 @@ fn bad_mount_sets_are_refused() {
         "the instructions of mount \"a\" is over 4096 characters"
     );
 }
+
+fn tool(m: &Mounted<MemoryStore>, name: &str, input: serde_json::Value) -> Result<String, String> {
+    block_on(m.toolset(name, &input)).map_err(|e| e.to_string())
+}
+
+#[test]
+fn the_toolset_reaches_every_store_by_its_name() {
+    let t = two();
+    let before = dump(&t.team);
+    assert_eq!(
+        tool(&t.memory, "memory_write", json!({"path": "/me/plan.md", "content": "Ship it."})),
+        Ok("Created /me/plan.md (8 bytes, content_sha256 0a14835d955ea31e4ed165449136f2a21b5b3976b4fca9fdd51fb91627386bed).".into())
+    );
+    assert_eq!(
+        tool(&t.memory, "memory_read", json!({"path": "/team/conventions.md"})),
+        Ok("/team/conventions.md (15 bytes, content_sha256 3da226ea69b7a76ed0be7f20b22e2a4dbcf2b57a05a079e12032a23894228532):\nUse ISO dates.\n".into())
+    );
+    assert_eq!(
+        tool(&t.memory, "memory_list", json!({})),
+        Ok("Documents under /team/:\n/team/conventions.md (15 bytes)\n\nDocuments under /me/:\n/me/plan.md (8 bytes)".into())
+    );
+    assert_eq!(
+        tool(&t.memory, "memory_search", json!({"query": "iso"})),
+        Ok("1 document under /team/ contains \"iso\":\n/team/conventions.md\n     1\tUse ISO dates.\n\nNo document under /me/ contains \"iso\".".into())
+    );
+    for (name, input) in [
+        (
+            "memory_write",
+            json!({"path": "/team/x.md", "content": "x"}),
+        ),
+        (
+            "memory_edit",
+            json!({"path": "/team/conventions.md", "old_str": "ISO", "new_str": "US"}),
+        ),
+        ("memory_delete", json!({"path": "/team/conventions.md"})),
+    ] {
+        let verb = name.trim_start_matches("memory_");
+        let path = input["path"].as_str().unwrap();
+        assert_eq!(
+            tool(&t.memory, name, input.clone()),
+            Err(format!(
+                "Cannot {verb} {path}: the memory store at /team is read-only; nothing was written."
+            ))
+        );
+    }
+    assert_eq!(
+        tool(&t.memory, "memory_read", json!({"path": "/other/x.md"})),
+        Err("No memory store holds /other/x.md: the stores are /team, /me.".into())
+    );
+    assert_eq!(dump(&t.team), before, "the read-only store is untouched");
+    // The memory tool sees what the toolset wrote.
+    assert_eq!(
+        run(
+            &t.memory,
+            json!({"command": "view", "path": "/memories/me/plan.md"})
+        )
+        .unwrap(),
+        "Here's the content of /memories/me/plan.md with line numbers:\n     1\tShip it."
+    );
+}

@@ -59,6 +59,14 @@ pub enum ToolsetError {
     Internal,
     /// A face asked for a mounted store that is not there (the API's words).
     NoMount(String),
+    /// A write into a store mounted read-only (`mount`: where, e.g. `/team`).
+    ReadOnly {
+        tool: &'static str,
+        path: String,
+        mount: String,
+    },
+    /// A path in no mounted store; `mounts` lists where the stores are.
+    Unmounted { path: String, mounts: String },
 }
 
 impl ToolsetError {
@@ -79,7 +87,8 @@ impl ToolsetError {
             ToolsetError::Failed(ApiError::Damaged) => "damaged",
             ToolsetError::Failed(_) => "storage_failed",
             ToolsetError::Internal => "internal",
-            ToolsetError::NoMount(_) => "no_mount",
+            ToolsetError::NoMount(_) | ToolsetError::Unmounted { .. } => "no_mount",
+            ToolsetError::ReadOnly { .. } => "read_only",
         }
     }
 }
@@ -167,6 +176,15 @@ impl fmt::Display for ToolsetError {
             ToolsetError::Internal => {
                 f.write_str("memdir's memory tools are misconfigured; nothing was changed.")
             }
+            ToolsetError::ReadOnly { tool, path, mount } => write!(
+                f,
+                "Cannot {} {path}: the memory store at {mount} is read-only; nothing was written.",
+                tool.strip_prefix("memory_").unwrap_or(tool)
+            ),
+            ToolsetError::Unmounted { path, mounts } => write!(
+                f,
+                "No memory store holds {path}: the stores are {mounts}."
+            ),
         }
     }
 }

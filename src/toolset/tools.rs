@@ -103,7 +103,7 @@ pub(crate) fn kind_of(v: &Value) -> &'static str {
 
 /// Holds `input` to `tool`'s schema. `null` is taken as absent: models send it for
 /// an optional field they mean to leave out.
-pub(crate) fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
+pub fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
     let bad = |field: &str, problem: String| ToolsetError::Input {
         tool: tool.name,
         field: field.into(),

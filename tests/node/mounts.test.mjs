@@ -110,6 +110,25 @@ describe('mounts through the SDK tool runner', () => {
   });
 });
 
+describe('the memory-store toolset over mounts', () => {
+  test('paths start with the store name; a read-only store refuses writes', async () => {
+    const memory = await memdir.openMemory({
+      mounts: [
+        { name: 'team', store: memdir.memoryStore(), access: 'read_only' },
+        { name: 'me', store: memdir.memoryStore() },
+      ],
+    });
+    const tools = Object.fromEntries(memdir.memoryStoreTools(memory).map((t) => [t.name, t]));
+    assert.equal(await tools.memory_write.run({ path: '/me/a.md', content: 'x' }), 'Created /me/a.md (1 byte, content_sha256 2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881).');
+    assert.equal(await tools.memory_list.run({}), 'No documents under /team/.\n\nDocuments under /me/:\n/me/a.md (1 byte)');
+    await assert.rejects(tools.memory_write.run({ path: '/team/a.md', content: 'x' }), {
+      message: 'Cannot write /team/a.md: the memory store at /team is read-only; nothing was written.',
+      kind: 'read_only',
+    });
+    assert.equal((await memory.execute({ command: 'view', path: '/memories/me/a.md' })).content, "Here's the content of /memories/me/a.md with line numbers:\n     1\tx");
+  });
+});
+
 describe('mount sets the rules refuse', () => {
   const store = () => memdir.memoryStore();
   const cases = [

@@ -141,11 +141,14 @@ describe('the SDK tool runner with memoryStoreTools', () => {
     });
   }
 
-  test('a closed memory, a missing mount and a non-memdir argument are refused in words', async () => {
+  test('a closed memory, an unknown tool and a non-memdir argument are refused in words', async () => {
     assert.throws(() => memdir.memoryStoreTools({}), { name: 'TypeError', message: 'memoryStoreTools expects a memdir Memory (from openMemory)' });
     const memory = await memdir.openMemory();
     const [list] = memdir.memoryStoreTools(memory);
-    await assert.rejects(memory.toolset('', 'memory_list', {}, 'nope'), { message: 'No memory store is mounted at "nope".', kind: 'no_mount' });
+    await assert.rejects(memory.toolset('memory_rename', {}), {
+      message: 'Unknown tool "memory_rename". The memory tools are memory_list, memory_search, memory_read, memory_write, memory_edit and memory_delete.',
+      kind: 'unknown_tool',
+    });
     memory.close();
     await assert.rejects(list.run({}), { message: 'This memory was closed; open it again to use it.', kind: 'closed' });
   });

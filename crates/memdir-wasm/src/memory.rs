@@ -241,16 +241,19 @@ impl Memory {
     }
 
     /// The memory-store toolset (`memdir::toolset`): tool `name` on `input` (JSON
-    /// text) over the store at `mount` (`""`: the one at `/memories`), shown to the
-    /// model at `prefix` (`""` for one store). Resolves the text, or rejects with
-    /// an `Error` whose message is the text and whose `kind` names the failure
-    /// (`input`, `not_found`, `precondition`, …).
-    pub fn toolset(&self, mount: String, prefix: String, name: String, input: String) -> Promise {
+    /// text), over every store of this memory (`/<mount>/…` paths when several are
+    /// mounted). Resolves the text, or rejects with an `Error` whose message is the
+    /// text and whose `kind` names the failure (`input`, `not_found`, …).
+    pub fn toolset(&self, name: String, input: String) -> Promise {
         let mounted = Rc::clone(&self.mounted);
         future_to_promise(async move {
-            let answer = match mounted.engine(&mount) {
-                Some(engine) => engine.toolset_json(&prefix, &name, &input).await,
-                None => Err(memdir::ToolsetError::NoMount(mount)),
+            let answer = match serde_json::from_str::<serde_json::Value>(&input) {
+                Ok(v) => mounted.toolset(&name, &v).await,
+                // The engine words a text that is not JSON for the tool it was for.
+                Err(_) => match mounted.engines().next() {
+                    Some((_, engine)) => engine.toolset_json("", &name, &input).await,
+                    None => Err(memdir::ToolsetError::Internal),
+                },
             };
             answer.map(|text| JsValue::from_str(&text)).map_err(|e| {
                 let err = js_sys::Error::new(&alloc::format!("{e}"));

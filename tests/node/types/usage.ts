@@ -44,7 +44,7 @@ export async function example(client: Anthropic): Promise<void> {
     messages: [{ role: 'user', content: 'hi' }],
     tools: [...memoryStoreTools(memory), ours],
   });
-  const read: string = await memory.toolset('', 'memory_read', { path: '/notes/a.md' });
+  const read: string = await memory.toolset('memory_read', { path: '/notes/a.md' });
   void read;
 
   const map = new Map<string, Uint8Array>();
