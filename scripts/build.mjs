@@ -9,21 +9,24 @@
 // rebuilds dist/ even when cargo's output has not changed. `--bench` builds the
 // benchmark's variant instead (feature `bench`: the round-trip floor's exports) into
 // bench/dist/, which `npm run bench` loads beside the package; it never goes in dist/.
+// `--empty` builds the cold-start bench's peer (bench/cold/empty, a module with one
+// function and nothing else) the same way into bench/cold/dist/.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const WASM_BINDGEN_VERSION = '0.2.130';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
-const bench = args.has('--bench');
-const dist = join(root, bench ? join('bench', 'dist') : 'dist');
+const empty = args.has('--empty');
+const bench = args.has('--bench') || empty;
+const dist = join(root, empty ? join('bench', 'cold', 'dist') : bench ? join('bench', 'dist') : 'dist');
 // Its own profile, so the two builds live side by side in target/.
-const profile = bench ? 'bench-wasm' : 'release-wasm';
+const profile = bench && !empty ? 'bench-wasm' : 'release-wasm';
 
 function run(cmd, argv, opts = {}) {
   console.error(`$ ${[cmd, ...argv].join(' ')}`);
@@ -49,23 +52,30 @@ function findWasmBindgen() {
 
 const targetEnv = process.env.CARGO_TARGET_DIR;
 const targetDir = targetEnv ? (isAbsolute(targetEnv) ? targetEnv : resolve(root, targetEnv)) : join(root, 'target');
-run('cargo', ['build', '-p', 'memdir-wasm', '--target', 'wasm32-unknown-unknown', '--profile', profile, ...(bench ? ['--features', 'bench'] : [])]);
-const built = join(targetDir, 'wasm32-unknown-unknown', profile, 'memdir_wasm.wasm');
+// The peer is its own workspace (never part of the package's), built in a subdirectory
+// of the same target directory with the same profile.
+const peerTarget = join(targetDir, 'bench-empty');
+if (empty) run('cargo', ['build', '--manifest-path', join(root, 'bench', 'cold', 'empty', 'Cargo.toml'), '--target-dir', peerTarget, '--target', 'wasm32-unknown-unknown', '--profile', profile]);
+else run('cargo', ['build', '-p', 'memdir-wasm', '--target', 'wasm32-unknown-unknown', '--profile', profile, ...(bench ? ['--features', 'bench'] : [])]);
+const outName = empty ? 'empty' : 'memdir_wasm';
+const built = empty
+  ? join(peerTarget, 'wasm32-unknown-unknown', profile, 'memdir_bench_empty.wasm')
+  : join(targetDir, 'wasm32-unknown-unknown', profile, 'memdir_wasm.wasm');
 if (!existsSync(built)) throw new Error(`cargo did not produce ${built}`);
 
 // Nothing to do when cargo's output is the one dist/ was made from (a no-op build
 // stays a second long, so every test script can call it).
 const stampFile = join(dist, '.stamp');
 const stamp = `${createHash('sha256').update(readFileSync(built)).digest('hex')} ${args.has('--no-opt') ? 'no-opt' : 'opt'}`;
-if (!args.has('--force') && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(join(dist, 'memdir_wasm_bg.wasm'))) {
-  console.error(`${bench ? 'bench/dist/' : 'dist/'} is up to date`);
+if (!args.has('--force') && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(join(dist, `${outName}_bg.wasm`))) {
+  console.error(`${relative(root, dist)}/ is up to date`);
   process.exit(0);
 }
 rmSync(dist, { recursive: true, force: true });
 mkdirSync(dist, { recursive: true });
-run(findWasmBindgen(), ['--target', 'web', '--out-dir', dist, '--out-name', 'memdir_wasm', built]);
+run(findWasmBindgen(), ['--target', 'web', '--out-dir', dist, '--out-name', outName, built]);
 
-const wasm = join(dist, 'memdir_wasm_bg.wasm');
+const wasm = join(dist, `${outName}_bg.wasm`);
 if (!args.has('--no-opt')) {
   const wasmOpt = join(root, 'node_modules', 'binaryen', 'bin', 'wasm-opt');
   if (!existsSync(wasmOpt)) throw new Error('node_modules/binaryen is missing: run npm ci');
@@ -87,9 +97,9 @@ writeFileSync(stampFile, stamp);
 
 const gz = (p) => gzipSync(readFileSync(p), { level: 9 }).length;
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
-for (const f of ['memdir_wasm_bg.wasm', 'memdir_wasm.js']) {
+for (const f of [`${outName}_bg.wasm`, `${outName}.js`]) {
   const p = join(dist, f);
-  console.error(`${bench ? 'bench/dist/' : ''}${f}: ${kib(statSync(p).size)} raw, ${kib(gz(p))} gzipped`);
+  console.error(`${bench ? `${relative(root, dist)}/` : ''}${f}: ${kib(statSync(p).size)} raw, ${kib(gz(p))} gzipped`);
 }
 
 // The bench build has no entries of its own.
