@@ -1,0 +1,21 @@
+// One cold start in a fresh Node process, timed from inside it: the module loaded
+// (memdir's import instantiates its wasm), a memory opened, the first answer.
+// Run by bench/cold/bench.mjs:  node bench/cold/node-child.mjs memdir|directory|empty [DIR]
+// Prints {"ms": …, "answer": …} on stdout.
+const t0 = performance.now();
+const [side, dir] = process.argv.slice(2);
+let answer;
+if (side === 'empty') {
+  const { readFileSync } = await import('node:fs');
+  const glue = await import('./dist/empty.js');
+  glue.initSync({ module: readFileSync(new URL('./dist/empty_bg.wasm', import.meta.url)) });
+  answer = String(glue.ping());
+} else if (side === 'memdir' || side === 'directory') {
+  const memdir = await import('memdir');
+  const memory = await memdir.openMemory(side === 'directory' ? { store: memdir.directoryStore(dir) } : {});
+  answer = await memory.view({ command: 'view', path: '/memories' });
+} else {
+  throw new Error(`unknown side ${side}`);
+}
+const ms = performance.now() - t0;
+process.stdout.write(JSON.stringify({ ms, answer }));
