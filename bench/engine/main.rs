@@ -5,7 +5,9 @@
 //! First it asserts that the plain map answers every command of every scenario with
 //! the engine's text (a mismatch aborts the bench); then, before divan's table, it
 //! prints each scenario's engine and plain-map medians (the two timed in turns), their
-//! ratio and the engine's store operations.
+//! ratio and the engine's store operations. Then the scale table ([`scale`]): a store
+//! of 10,000 files with 10,000 and with 100,000 versions, the same operations on
+//! both, each with the store operations it made, which must not grow with the history.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -28,6 +30,7 @@ use serde_json::{Value, json};
 
 fn main() {
     report();
+    scale();
     divan::main();
 }
 
@@ -854,6 +857,189 @@ fn report() {
         );
     }
     println!();
+}
+
+// ---- scale: the same operations at 10,000 and at 100,000 versions ------------
+
+/// Files in the directory the scale table views and renames.
+const SCALE_FILES: usize = 10_000;
+/// Edits of `/hot.md` after its creation: the memory whose versions are listed.
+const SCALE_HOT_EDITS: u64 = 39;
+
+/// The defaults, but room for 10,000 memories (the default allows 2,000 in a store).
+fn scale_config() -> Config {
+    let mut config = Config::default();
+    config.limits.max_memories = 20_000;
+    config
+}
+
+/// A store of `SCALE_FILES` files in `/memories/dir` and `/memories/pad.md`, then
+/// the API memory `/hot.md`, with exactly `n` versions: the import (one version per
+/// file), `n - 10,041` edits of `pad.md`, then `/hot.md`'s creation and its 39 edits,
+/// the last 40 versions. Returns the store and `/hot.md`'s memory id.
+///
+/// The sizes compared are multiples of 64² (a log node two levels up spans 4,096
+/// versions) and under 64³, and the smaller is past the 4,096-version nodes holding
+/// the import's slots: so the memory's versions, the next write's slots and the
+/// renamed files' first slots sit in the same places of a log of the same height,
+/// sharing no node by chance at one size and not at the other. Any difference in the
+/// store operations would come from the size of the history alone.
+fn scale_store(n: u64) -> (MemoryStore, String) {
+    let store = MemoryStore::new();
+    let engine = Engine::new(store.clone(), scale_config());
+    let mut entries: Vec<Entry> = (0..SCALE_FILES)
+        .map(|i| file(&format!("/memories/dir/f{i:05}.md"), format!("note {i}")))
+        .collect();
+    entries.push(file("/memories/pad.md", "pad v0".into()));
+    block_on(engine.import(&entries)).unwrap();
+    let edit = |path: &str, k: u64| {
+        let r = block_on(engine.execute(&json!({"command": "str_replace", "path": path,
+            "old_str": format!(" v{k}"), "new_str": format!(" v{}", k + 1)})));
+        assert!(!r.is_error, "{path}: {}", r.content);
+    };
+    let pads = n - (SCALE_FILES as u64 + 1) - (SCALE_HOT_EDITS + 1);
+    for k in 0..pads {
+        edit("/memories/pad.md", k);
+    }
+    let hot = block_on(engine.api(&json!({"op": "memory.create",
+        "body": json!({"path": "/hot.md", "content": "hot v0"}).to_string()})));
+    assert_eq!(hot.status, 200, "{}", hot.body);
+    for k in 0..SCALE_HOT_EDITS {
+        edit("/memories/hot.md", k);
+    }
+    // Exactly n versions: the newest is number n.
+    let newest = block_on(engine.api(&json!({"op": "version.list", "query": {"limit": "1"}})));
+    assert_eq!(newest.body["data"][0]["id"], json!(format!("memver_local_{n}")));
+    (store, hot.body["id"].as_str().unwrap().to_string())
+}
+
+/// A copy of `store` that shares nothing with it (a clone shares the map), made
+/// through the store contract: each write is measured on its own copy, so every
+/// run starts from the same history.
+fn copy_store(store: &MemoryStore) -> MemoryStore {
+    use memdir::Store;
+    let copy = MemoryStore::new();
+    let mut cursor = None;
+    loop {
+        let page = block_on(store.list("", cursor.as_deref())).unwrap();
+        for k in &page.keys {
+            let v = block_on(store.get(k)).unwrap().unwrap();
+            block_on(copy.set(k, &v)).unwrap();
+        }
+        match page.cursor {
+            Some(c) => cursor = Some(c),
+            None => return copy,
+        }
+    }
+}
+
+/// One scale operation on a fresh engine (nothing cached): its wall time and the
+/// store operations it made by kind and key prefix ("get tree", "cas head").
+fn scale_op(store: &MemoryStore, op: &dyn Fn(&Engine<&common::Harness<MemoryStore>>)) -> (f64, BTreeMap<String, u64>) {
+    let counted = common::Harness::new(store.clone());
+    let engine = Engine::new(&counted, scale_config());
+    let t = Instant::now();
+    op(&engine);
+    let elapsed = t.elapsed().as_secs_f64();
+    let ops = counted.shared.by_key.borrow().clone();
+    (elapsed, ops)
+}
+
+fn scale() {
+    // The first multiples of 4,096 past the import and past 100,000 (see scale_store).
+    const SIZES: [u64; 2] = [12_288, 102_400];
+    const RUNS: usize = 5;
+    use memdir::versions::{LOG_FANOUT, height};
+    assert!(SIZES.iter().all(|n| n % LOG_FANOUT.pow(2) == 0));
+    assert_eq!(height(SIZES[0]), height(SIZES[1]));
+    let t = Instant::now();
+    let stores: Vec<(MemoryStore, String)> = SIZES.iter().map(|&n| scale_store(n)).collect();
+    println!(
+        "scale: {} files in /memories/dir, histories of {} and {} versions (built in {:.1} s; \
+         a version log of height {} in both);",
+        thousands(SCALE_FILES as u64),
+        thousands(SIZES[0]),
+        thousands(SIZES[1]),
+        t.elapsed().as_secs_f64(),
+        height(SIZES[1])
+    );
+    println!("each operation on a fresh engine (cold: nothing cached), median of {RUNS}, with its store operations\n");
+    type Op = Box<dyn Fn(&Engine<&common::Harness<MemoryStore>>, &str, u64)>;
+    let run = |input: Value| {
+        move |e: &Engine<&common::Harness<MemoryStore>>, _: &str, _: u64| {
+            let r = block_on(e.execute(&input));
+            assert!(!r.is_error, "{input}: {}", r.content);
+        }
+    };
+    // (name, whether it writes: then each run gets its own copy of the store, op)
+    let ops: Vec<(&str, bool, Op)> = vec![
+        (
+            "view of /memories/dir (10,000 files)",
+            false,
+            Box::new(run(json!({"command": "view", "path": "/memories/dir"}))),
+        ),
+        (
+            "a write (str_replace in /memories/hot.md)",
+            true,
+            Box::new(run(json!({"command": "str_replace", "path": "/memories/hot.md", "old_str": "hot v39", "new_str": "hot v40"}))),
+        ),
+        (
+            "rename of /memories/dir (10,000 files)",
+            true,
+            Box::new(run(json!({"command": "rename", "old_path": "/memories/dir", "new_path": "/memories/moved"}))),
+        ),
+        (
+            "version.list of /hot.md's versions (memory_id, a page of 20)",
+            false,
+            Box::new(|e, id, n| {
+                let r = block_on(e.api(&json!({"op": "version.list", "query": {"memory_id": id, "limit": "20"}})));
+                assert_eq!(r.status, 200, "{}", r.body);
+                let ids: Vec<&str> = r.body["data"].as_array().unwrap().iter().map(|v| v["id"].as_str().unwrap()).collect();
+                // The memory's 20 newest, newest first: the history's last 20 versions.
+                let want: Vec<String> = (n - 19..=n).rev().map(|v| format!("memver_local_{v}")).collect();
+                assert_eq!(ids, want, "{}", r.body);
+            }),
+        ),
+    ];
+    let col = |n: u64| format!("at {} versions", thousands(n));
+    for (name, writes, op) in &ops {
+        let mut times = [Vec::new(), Vec::new()];
+        let mut counts: [Vec<BTreeMap<String, u64>>; 2] = [Vec::new(), Vec::new()];
+        for _ in 0..RUNS {
+            for (s, (store, id)) in stores.iter().enumerate() {
+                let copy;
+                let store = if *writes {
+                    copy = copy_store(store);
+                    &copy
+                } else {
+                    store
+                };
+                let (secs, by_key) = scale_op(store, &|e| op(e, id, SIZES[s]));
+                times[s].push(secs);
+                counts[s].push(by_key);
+            }
+        }
+        let median = |xs: &mut Vec<f64>| {
+            xs.sort_by(f64::total_cmp);
+            xs[RUNS / 2]
+        };
+        let (small, large) = (median(&mut times[0]), median(&mut times[1]));
+        println!("{name:<62} {:>20} {:>20}", col(SIZES[0]), col(SIZES[1]));
+        println!("  {:<60} {:>17.2} ms {:>17.2} ms", "time", small * 1e3, large * 1e3);
+        let keys: std::collections::BTreeSet<&String> = counts.iter().flat_map(|c| c[0].keys()).collect();
+        for k in keys {
+            let at = |s: usize| counts[s][0].get(k).copied().unwrap_or(0);
+            println!("  {k:<60} {:>20} {:>20}", at(0), at(1));
+        }
+        // The claim, asserted: the same store operations at either size, run after run.
+        for s in 0..2 {
+            for c in &counts[s] {
+                assert_eq!(c, &counts[0][0], "{name}: store operations differ between runs or history sizes");
+            }
+        }
+        println!();
+    }
+    println!("store operations equal at both sizes for every operation (asserted): none grows with the history\n");
 }
 
 // ---- divan's per-scenario statistics ----------------------------------------
