@@ -893,8 +893,10 @@ fn scale_store(n: u64) -> (MemoryStore, String) {
     entries.push(file("/memories/pad.md", "pad v0".into()));
     block_on(engine.import(&entries)).unwrap();
     let edit = |path: &str, k: u64| {
-        let r = block_on(engine.execute(&json!({"command": "str_replace", "path": path,
-            "old_str": format!(" v{k}"), "new_str": format!(" v{}", k + 1)})));
+        let r = block_on(
+            engine.execute(&json!({"command": "str_replace", "path": path,
+            "old_str": format!(" v{k}"), "new_str": format!(" v{}", k + 1)})),
+        );
         assert!(!r.is_error, "{path}: {}", r.content);
     };
     let pads = n - (SCALE_FILES as u64 + 1) - (SCALE_HOT_EDITS + 1);
@@ -909,7 +911,10 @@ fn scale_store(n: u64) -> (MemoryStore, String) {
     }
     // Exactly n versions: the newest is number n.
     let newest = block_on(engine.api(&json!({"op": "version.list", "query": {"limit": "1"}})));
-    assert_eq!(newest.body["data"][0]["id"], json!(format!("memver_local_{n}")));
+    assert_eq!(
+        newest.body["data"][0]["id"],
+        json!(format!("memver_local_{n}"))
+    );
     (store, hot.body["id"].as_str().unwrap().to_string())
 }
 
@@ -935,7 +940,10 @@ fn copy_store(store: &MemoryStore) -> MemoryStore {
 
 /// One scale operation on a fresh engine (nothing cached): its wall time and the
 /// store operations it made by kind and key prefix ("get tree", "cas head").
-fn scale_op(store: &MemoryStore, op: &dyn Fn(&Engine<&common::Harness<MemoryStore>>)) -> (f64, BTreeMap<String, u64>) {
+fn scale_op(
+    store: &MemoryStore,
+    op: &dyn Fn(&Engine<&common::Harness<MemoryStore>>),
+) -> (f64, BTreeMap<String, u64>) {
     let counted = common::Harness::new(store.clone());
     let engine = Engine::new(&counted, scale_config());
     let t = Instant::now();
@@ -963,7 +971,9 @@ fn scale() {
         t.elapsed().as_secs_f64(),
         height(SIZES[1])
     );
-    println!("each operation on a fresh engine (cold: nothing cached), median of {RUNS}, with its store operations\n");
+    println!(
+        "each operation on a fresh engine (cold: nothing cached), median of {RUNS}, with its store operations\n"
+    );
     type Op = Box<dyn Fn(&Engine<&common::Harness<MemoryStore>>, &str, u64)>;
     let run = |input: Value| {
         move |e: &Engine<&common::Harness<MemoryStore>>, _: &str, _: u64| {
@@ -981,22 +991,36 @@ fn scale() {
         (
             "a write (str_replace in /memories/hot.md)",
             true,
-            Box::new(run(json!({"command": "str_replace", "path": "/memories/hot.md", "old_str": "hot v39", "new_str": "hot v40"}))),
+            Box::new(run(
+                json!({"command": "str_replace", "path": "/memories/hot.md", "old_str": "hot v39", "new_str": "hot v40"}),
+            )),
         ),
         (
             "rename of /memories/dir (10,000 files)",
             true,
-            Box::new(run(json!({"command": "rename", "old_path": "/memories/dir", "new_path": "/memories/moved"}))),
+            Box::new(run(
+                json!({"command": "rename", "old_path": "/memories/dir", "new_path": "/memories/moved"}),
+            )),
         ),
         (
             "version.list of /hot.md's versions (memory_id, a page of 20)",
             false,
             Box::new(|e, id, n| {
-                let r = block_on(e.api(&json!({"op": "version.list", "query": {"memory_id": id, "limit": "20"}})));
+                let r = block_on(e.api(
+                    &json!({"op": "version.list", "query": {"memory_id": id, "limit": "20"}}),
+                ));
                 assert_eq!(r.status, 200, "{}", r.body);
-                let ids: Vec<&str> = r.body["data"].as_array().unwrap().iter().map(|v| v["id"].as_str().unwrap()).collect();
+                let ids: Vec<&str> = r.body["data"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|v| v["id"].as_str().unwrap())
+                    .collect();
                 // The memory's 20 newest, newest first: the history's last 20 versions.
-                let want: Vec<String> = (n - 19..=n).rev().map(|v| format!("memver_local_{v}")).collect();
+                let want: Vec<String> = (n - 19..=n)
+                    .rev()
+                    .map(|v| format!("memver_local_{v}"))
+                    .collect();
                 assert_eq!(ids, want, "{}", r.body);
             }),
         ),
@@ -1025,8 +1049,14 @@ fn scale() {
         };
         let (small, large) = (median(&mut times[0]), median(&mut times[1]));
         println!("{name:<62} {:>20} {:>20}", col(SIZES[0]), col(SIZES[1]));
-        println!("  {:<60} {:>17.2} ms {:>17.2} ms", "time", small * 1e3, large * 1e3);
-        let keys: std::collections::BTreeSet<&String> = counts.iter().flat_map(|c| c[0].keys()).collect();
+        println!(
+            "  {:<60} {:>17.2} ms {:>17.2} ms",
+            "time",
+            small * 1e3,
+            large * 1e3
+        );
+        let keys: std::collections::BTreeSet<&String> =
+            counts.iter().flat_map(|c| c[0].keys()).collect();
         for k in keys {
             let at = |s: usize| counts[s][0].get(k).copied().unwrap_or(0);
             println!("  {k:<60} {:>20} {:>20}", at(0), at(1));
@@ -1034,12 +1064,17 @@ fn scale() {
         // The claim, asserted: the same store operations at either size, run after run.
         for s in 0..2 {
             for c in &counts[s] {
-                assert_eq!(c, &counts[0][0], "{name}: store operations differ between runs or history sizes");
+                assert_eq!(
+                    c, &counts[0][0],
+                    "{name}: store operations differ between runs or history sizes"
+                );
             }
         }
         println!();
     }
-    println!("store operations equal at both sizes for every operation (asserted): none grows with the history\n");
+    println!(
+        "store operations equal at both sizes for every operation (asserted): none grows with the history\n"
+    );
 }
 
 // ---- divan's per-scenario statistics ----------------------------------------
