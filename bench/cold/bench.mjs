@@ -30,6 +30,7 @@ const { values: args } = parseArgs({
 const RUNS = Number(args.runs);
 const ONLY = new Set(args.only.split(','));
 
+const kib = (p) => `${(statSync(p).size / 1024).toFixed(1)} KiB`;
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 const build = (cmd, argv, env = {}) =>
   execFileSync(cmd, argv, { cwd: root, stdio: ['ignore', 2, 2], env: { ...process.env, ...env } });
@@ -53,8 +54,13 @@ function check(label, side, answer) {
   if (answer !== expected) throw new Error(`${label}: memdir answered ${JSON.stringify(answer)}, not ${JSON.stringify(expected)}`);
 }
 
-/** Median ms of each side over RUNS samples, the two sides taking turns going first. */
+/**
+ * Median ms of each side over RUNS samples, the two sides taking turns going first,
+ * after one untimed sample of each (the same warm-up for both: the OS's file cache,
+ * the browser's first context).
+ */
 async function compare(label, sides, sample) {
+  for (const side of sides) check(label, side, (await sample(side, -1)).answer);
   const times = sides.map(() => []);
   for (let i = 0; i < RUNS; i++) {
     const order = i % 2 ? [...sides.keys()].reverse() : [...sides.keys()];
@@ -68,6 +74,7 @@ async function compare(label, sides, sample) {
 }
 
 const rows = [];
+const notes = [];
 const row = (runtime, [memdir, empty]) => {
   rows.push([runtime, memdir, empty]);
   console.error(`${runtime}: memdir ${memdir.toFixed(1)} ms, empty ${empty.toFixed(1)} ms`);
@@ -156,8 +163,8 @@ try {
     };
     for (const [side, p] of Object.entries(components)) {
       if (!existsSync(p)) throw new Error(`${p} is missing`);
-      console.error(`wasmtime ${side} component: ${statSync(p).size} bytes`);
     }
+    notes.push(`components (wasm32-wasip2): memdir ${kib(components.memdir)}, empty ${kib(components.empty)}`);
     // The child prints only its time; its own asserts check the answers.
     const once = (side, cache) => ({ ms: Number(execFileSync(exe, [side, components[side], cache], { encoding: 'utf8' })), answer: side === 'empty' ? '1' : expected });
     if (expected === undefined) expected = null; // wasmtime alone: the child checks the view
@@ -170,6 +177,8 @@ try {
   for (const d of temps) rmSync(d, { recursive: true, force: true });
 }
 
+for (const n of notes) console.log(n);
+console.log(`wasm-bindgen modules: memdir ${kib(join(root, 'dist', 'memdir_wasm_bg.wasm'))}, empty ${kib(join(here, 'dist', 'empty_bg.wasm'))}`);
 const head = ['runtime', 'memdir cold start', 'empty-module peer', 'ratio'];
 const cells = rows.map(([r, m, e]) => [r, `${m.toFixed(1)} ms`, `${e.toFixed(1)} ms`, `${(m / e).toFixed(2)}x`]);
 const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));
