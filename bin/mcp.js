@@ -2,11 +2,12 @@
 // @modelcontextprotocol/sdk, for clients that speak MCP (Claude Code, the Claude
 // Agent SDK) and cannot pass the memory_20250818 tool in.
 //
-// One tool, `memory`, takes the memory tool's own input and answers the engine's
-// text byte for byte; the directory listing is a resource. The memory-store toolset
-// of issue 12 (memory_list, memory_search, memory_read, memory_write, memory_edit,
-// memory_delete) is NOT offered yet: its listing and search need the memory-store
-// engine work, which is not done; it belongs here once the engine has it.
+// The `memory` tool takes the memory tool's own input and answers the engine's
+// text byte for byte; the directory listing is a resource. Beside it, the
+// memory-store toolset of issue 12 (memory_list, memory_search, memory_read,
+// memory_write, memory_edit, memory_delete) over the same store, its definitions
+// and every answer the engine's (`memdir::toolset`), failures as `Error: <text>`
+// with isError, as the SDK's tool runner gives them.
 //
 // The SDK's low-level `Server` is used, not `McpServer`: McpServer takes Zod schemas
 // and validates inputs itself, so a bad input would get Zod's words instead of the
@@ -25,7 +26,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { PassThrough } from 'node:stream';
 import { once } from 'node:events';
-import { COMMANDS, MEMORY_SYSTEM_PROMPT, defaults } from '../js/node.js';
+import { COMMANDS, MEMORY_SYSTEM_PROMPT, defaults, toolsetTools } from '../js/node.js';
 import { lines } from './ndjson.js';
 
 export const TOOL_NAME = 'memory';
@@ -73,6 +74,27 @@ const TOOL = Object.freeze({
   inputSchema: MEMORY_INPUT_SCHEMA,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
 });
+
+/** The memory-store toolset as MCP tools, from the engine's definitions. */
+function toolsetMcpTools() {
+  return toolsetTools().map(({ name, description, input_schema, read_only }) => ({
+    name,
+    description,
+    inputSchema: input_schema,
+    annotations: { readOnlyHint: read_only, destructiveHint: !read_only, openWorldHint: false },
+  }));
+}
+
+/** One toolset call's MCP result: the engine's text, or `Error: <text>` with isError. */
+async function callToolset(memory, name, input) {
+  try {
+    return { content: [{ type: 'text', text: await memory.toolset('', name, input) }], isError: false };
+  } catch (e) {
+    // Only the engine's own failures carry a kind; anything else is not shown raw.
+    const message = typeof e?.kind === 'string' ? e.message : 'memdir stopped unexpectedly while running this tool';
+    return { content: [{ type: 'text', text: `Error: ${message}` }], isError: true };
+  }
+}
 
 /**
  * A JSON-RPC error for the client. Not the SDK's McpError, whose message starts with
@@ -122,8 +144,8 @@ function resourceError(e) {
 }
 
 /**
- * An MCP `Server` (not yet connected) answering for `memory`: the `memory` tool and
- * the listing resource.
+ * An MCP `Server` (not yet connected) answering for `memory`: the `memory` tool, the
+ * memory-store toolset and the listing resource.
  */
 export function createMcpServer(memory, { version = '0.0.0' } = {}) {
   const server = new Server(
@@ -131,10 +153,13 @@ export function createMcpServer(memory, { version = '0.0.0' } = {}) {
     { capabilities: { tools: {}, resources: {} }, instructions: MEMORY_SYSTEM_PROMPT },
   );
 
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [TOOL] }));
+  const toolset = toolsetMcpTools();
+  const toolsetNames = new Set(toolset.map((t) => t.name));
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [TOOL, ...toolset] }));
 
   server.setRequestHandler(anyParams(CallToolRequestSchema), async (request) => {
     const { name, arguments: input } = paramsOf(CallToolRequestSchema, request);
+    if (toolsetNames.has(name)) return callToolset(memory, name, input ?? {});
     // MCP's protocol error for an unknown tool, as its specification shows it.
     if (name !== TOOL_NAME) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
     const r = await memory.execute(input ?? {});

@@ -3,7 +3,7 @@
 import { createServer } from 'node:http';
 import { isIP } from 'node:net';
 import { readFile } from 'node:fs/promises';
-import { apiHandler } from '../js/api/http.js';
+import { apiHandler, keysFrom } from '../js/api/http.js';
 import { directoryCatalog } from '../js/api/catalog-dir.js';
 
 const CLOSE_GRACE_MS = 10_000;
@@ -24,7 +24,7 @@ export function isLoopback(host) {
  * Blank entries are skipped; surrounding spaces are not part of a key.
  */
 export async function readKeys(env, keysFile) {
-  const keys = (env.MEMDIR_API_KEYS ?? '').split(',').map((k) => k.trim()).filter(Boolean);
+  const keys = keysFrom(env.MEMDIR_API_KEYS);
   if (keysFile !== undefined) {
     let text;
     try {

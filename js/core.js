@@ -344,6 +344,29 @@ export class Memory {
     return this.#core.instructions();
   }
 
+  /**
+   * The memory-store toolset (`memory_list`, `memory_search`, `memory_read`,
+   * `memory_write`, `memory_edit`, `memory_delete`) over this memory's store (or,
+   * with several mounted, the one named `mount`), shown to the model at `prefix`
+   * ('' for one store; every path it shows starts with it). Resolves the tool's
+   * text, or rejects with an `Error` whose message is the text for the model and
+   * whose `kind` names the failure (`unknown_tool`, `input`, `path`, `not_found`,
+   * `no_match`, `many_matches`, `precondition`, `conflict`, `archived`, `refused`,
+   * `busy`, `damaged`, `storage_failed`, `no_mount`; `closed`).
+   */
+  async toolset(prefix, name, input, mount = '') {
+    if (modelCalled(prefix, 'toolset')) return this.#handle(prefix, false);
+    if (this.#closed) throw withKind(new Error(CLOSED), 'closed');
+    if (typeof prefix !== 'string' || typeof name !== 'string' || typeof mount !== 'string') {
+      throw new TypeError('toolset expects (prefix, name, input, mount?), prefix, name and mount strings');
+    }
+    const text = inputText(input, false);
+    if (text === null) {
+      throw withKind(new Error(glue.oversizedInput().content.slice('Error: '.length)), 'input');
+    }
+    return this.#core.toolset(mount, prefix, name, text);
+  }
+
   /** Deletes stored objects no longer reachable from the last `keepCommits` commits. */
   gc(options = {}) {
     if (modelCalled(options, 'gc')) return this.#handle(options, false);
@@ -400,6 +423,45 @@ export function betaMemoryTool(handlers, extraProps) {
       return handler.bind(handlers)(args);
     },
   };
+}
+
+let toolsetCache;
+/**
+ * The memory-store toolset's definitions, `[{name, description, input_schema,
+ * read_only}]`, as
+ * the engine has them (`memdir::toolset::TOOLS`): for a face that lists the tools
+ * itself (the MCP server).
+ */
+export function toolsetTools() {
+  toolsetCache ??= deepFreeze(JSON.parse(glue.toolsetTools()));
+  return toolsetCache;
+}
+
+function deepFreeze(value) {
+  if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
+}
+
+/**
+ * The memory-store toolset for the SDK's tool runner: six runnable tools, each the
+ * shape of the SDK's `betaTool` (`{type: 'custom', name, description, input_schema,
+ * run, parse}`), running on `memory` (a memdir `Memory`). A failure rejects with an
+ * `Error` whose message the runner sends back as `Error: <message>`.
+ */
+export function memoryStoreTools(memory) {
+  if (!(memory instanceof Memory)) throw new TypeError('memoryStoreTools expects a memdir Memory (from openMemory)');
+  return toolsetTools().map(({ name, description, input_schema }) => ({
+    type: 'custom',
+    name,
+    description,
+    // A copy: the runner or the caller may add to it (strict, cache_control).
+    input_schema: structuredClone(input_schema),
+    run: (input) => memory.toolset('', name, input),
+    parse: (content) => content,
+  }));
 }
 
 /**

@@ -212,9 +212,44 @@ export declare class Memory {
   api(request: ApiRequest): Promise<ApiResponse>;
   /** The system-prompt text: where each store is mounted, read-only or not, and what it is for. */
   instructions(): string;
+  /**
+   * The memory-store toolset over this memory's store (or the one mounted as
+   * `mount`), shown to the model at `prefix` (`''` for one store): resolves the
+   * tool's text, or rejects with an `Error` whose message is the text for the
+   * model and whose `kind` names the failure.
+   */
+  toolset(prefix: string, name: ToolsetToolName, input: unknown, mount?: string): Promise<string>;
   /** Releases the engine. */
   close(): void;
 }
+
+/** The names of the memory-store toolset's tools. */
+export type ToolsetToolName = 'memory_list' | 'memory_search' | 'memory_read' | 'memory_write' | 'memory_edit' | 'memory_delete';
+
+/** A memory-store tool's definition, as the engine holds it. */
+export interface ToolsetTool {
+  readonly name: ToolsetToolName;
+  readonly description: string;
+  readonly input_schema: { readonly type: 'object'; readonly [key: string]: unknown };
+  /** True if the tool never changes the store. */
+  readonly read_only: boolean;
+}
+
+/** The memory-store toolset's definitions (names, one-sentence descriptions, JSON Schemas). */
+export declare function toolsetTools(): readonly ToolsetTool[];
+
+/**
+ * The memory-store toolset for the SDK's tool runner: six tools shaped like the
+ * SDK's `betaTool`, running on `memory`.
+ */
+export declare function memoryStoreTools(memory: Memory): Array<{
+  type: 'custom';
+  name: ToolsetToolName;
+  description: string;
+  input_schema: { type: 'object'; [key: string]: unknown };
+  run: (input: Record<string, unknown>) => Promise<string>;
+  parse: (content: unknown) => Record<string, unknown>;
+}>;
 
 export declare function openMemory(options?: OpenOptions): Promise<Memory>;
 
@@ -288,3 +323,24 @@ export { durableObjectStore } from './stores/durable-object.js';
 export type { DurableObjectStore, DurableObjectStorageLike, DurableObjectStoreOptions } from './stores/durable-object.js';
 export { kvStore } from './stores/kv.js';
 export type { EventuallyConsistentStore, KvNamespaceLike, KvStoreOptions } from './stores/kv.js';
+
+/** A catalog of memory stores for `apiHandler`: create, open, list and drop stores. */
+export interface StoreCatalog {
+  create(): Promise<{ id: string; store: { api(request: ApiRequest): Promise<ApiResponse> } } | { refused: string }>;
+  open(id: string): Promise<{ api(request: ApiRequest): Promise<ApiResponse> } | null>;
+  ids(): Promise<string[]>;
+  drop(id: string): Promise<void>;
+}
+
+/**
+ * A fetch handler (`Request` in, `Response` out) serving the Memory Stores API over
+ * `catalog`, checking `x-api-key` or `Authorization: Bearer` against `keys` (Node
+ * and workerd entries).
+ */
+export declare function apiHandler(options: { catalog: StoreCatalog; keys?: string[]; noAuth?: boolean }): (request: Request) => Promise<Response>;
+/** The API keys in a comma-separated list (MEMDIR_API_KEYS). */
+export declare function keysFrom(list: string | undefined): string[];
+/** A fresh `request-id` value. */
+export declare function requestId(): string;
+/** The Node catalog: one store directory per memory store under `dir` (Node entry). */
+export declare function directoryCatalog(dir: string): StoreCatalog;

@@ -9,6 +9,8 @@ initSync({ module: readFileSync(new URL('../dist/memdir_wasm_bg.wasm', import.me
 
 export * from './core.js';
 export { directoryStore, DirectoryStore } from './stores/directory.js';
+export { apiHandler, keysFrom, requestId } from './api/http.js';
+export { directoryCatalog } from './api/catalog-dir.js';
 
 /**
  * openMemory (see core.js), opening a directory store first: a directory that is
@@ -16,6 +18,16 @@ export { directoryStore, DirectoryStore } from './stores/directory.js';
  * failing every command later.
  */
 export async function openMemory(options = {}) {
+  if (Array.isArray(options?.mounts)) {
+    // Each mounted directory is opened (checked) before the memory is.
+    const mounts = [];
+    for (const m of options.mounts) {
+      const store = await m?.store;
+      if (store instanceof DirectoryStore) await store.open();
+      mounts.push(m !== null && typeof m === 'object' ? { ...m, store } : m);
+    }
+    return openOnAnyStore({ ...options, mounts });
+  }
   const store = await options?.store;
   if (!(store instanceof DirectoryStore)) return openOnAnyStore(options);
   await store.open();
@@ -28,4 +40,4 @@ export async function openMemory(options = {}) {
   return memory;
 }
 
-const TURN_METHODS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire', 'api'];
+const TURN_METHODS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire', 'api', 'toolset'];

@@ -9,4 +9,4 @@ export * from './core.js';
 export { durableObjectStore } from './stores/durable-object.js';
 export { kvStore } from './stores/kv.js';
 // The Memory Stores API router, for a Worker that serves memory stores (examples/worker).
-export { apiHandler } from './api/http.js';
+export { apiHandler, keysFrom, requestId } from './api/http.js';

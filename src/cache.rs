@@ -234,16 +234,9 @@ impl<S: Store> Engine<S> {
         if let Some(n) = self.cache.logs.borrow().get(&hash) {
             return Ok(n.clone());
         }
-        let bytes = self
-            .store
-            .get(&hash.key(LOG))
-            .await?
-            .ok_or(ToolError::Damaged)?;
-        if Hash::of(&bytes) != hash {
-            return Err(ToolError::Damaged);
-        }
-        let node = Rc::new(LogNode::decode(&bytes).ok_or(ToolError::Damaged)?);
-        self.cache.remember_log(hash, node.clone(), bytes.len());
+        let (node, bytes) = self.fetch(LOG, hash, LogNode::decode).await?;
+        let node = Rc::new(node);
+        self.cache.remember_log(hash, node.clone(), bytes);
         Ok(node)
     }
 
@@ -260,17 +253,9 @@ impl<S: Store> Engine<S> {
         if let Some(r) = self.cache.records.borrow().get(&hash) {
             return Ok(r.clone());
         }
-        let bytes = self
-            .store
-            .get(&hash.key(RECORD))
-            .await?
-            .ok_or(ToolError::Damaged)?;
-        if Hash::of(&bytes) != hash {
-            return Err(ToolError::Damaged);
-        }
-        let record = Rc::new(Record::decode(&bytes, seq).ok_or(ToolError::Damaged)?);
-        self.cache
-            .remember_record(hash, record.clone(), bytes.len());
+        let (record, bytes) = self.fetch(RECORD, hash, |b| Record::decode(b, seq)).await?;
+        let record = Rc::new(record);
+        self.cache.remember_record(hash, record.clone(), bytes);
         Ok(record)
     }
 
@@ -278,6 +263,27 @@ impl<S: Store> Engine<S> {
     pub(crate) async fn blob_of(&self, hash: Hash, size: u64) -> Result<Rc<str>, ToolError> {
         self.blob(&Child::plain(crate::tree::Kind::File, hash, size, 0))
             .await
+    }
+
+    /// The stored object `hash` under `prefix`, checked against its hash, then
+    /// decoded; answers it with its stored size (what the caches' budgets count).
+    /// Missing, altered or undecodable: damage.
+    async fn fetch<T>(
+        &self,
+        prefix: &str,
+        hash: Hash,
+        decode: impl FnOnce(&[u8]) -> Option<T>,
+    ) -> Result<(T, usize), ToolError> {
+        let bytes = self
+            .store
+            .get(&hash.key(prefix))
+            .await?
+            .ok_or(ToolError::Damaged)?;
+        if Hash::of(&bytes) != hash {
+            return Err(ToolError::Damaged);
+        }
+        let value = decode(&bytes).ok_or(ToolError::Damaged)?;
+        Ok((value, bytes.len()))
     }
 
     /// The tree object `hash`: from the command's own new objects, the cache, or
@@ -296,16 +302,9 @@ impl<S: Store> Engine<S> {
         if let Some(n) = self.cache.nodes.borrow().get(&hash) {
             return Ok(n.clone());
         }
-        let bytes = self
-            .store
-            .get(&hash.key(TREE))
-            .await?
-            .ok_or(ToolError::Damaged)?;
-        if Hash::of(&bytes) != hash {
-            return Err(ToolError::Damaged);
-        }
-        let node = Rc::new(Stored::decode(&bytes).ok_or(ToolError::Damaged)?);
-        self.cache.remember_node(hash, node.clone(), bytes.len());
+        let (node, bytes) = self.fetch(TREE, hash, Stored::decode).await?;
+        let node = Rc::new(node);
+        self.cache.remember_node(hash, node.clone(), bytes);
         Ok(node)
     }
 

@@ -43,6 +43,7 @@ mod shard;
 pub mod store;
 pub mod store_dir;
 mod time;
+pub mod toolset;
 mod tree;
 pub mod versions;
 
@@ -64,6 +65,7 @@ pub use maintain::{Entry, ExpireReport, GcReport};
 pub use mounts::{Access, Mount, MountError, MountTarget, Mounted};
 pub use secrets::SecretPolicy;
 pub use store::{MemoryStore, Page, Store, StoreError};
+pub use toolset::ToolsetError;
 
 /// Drives a future to completion without an executor.
 ///

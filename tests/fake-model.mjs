@@ -6,8 +6,13 @@
  * The `i`-th reply: each memory-tool input in `calls` as a `tool_use` block
  * (after a `lead` text, if given), or, when `calls` is absent, the final `text`.
  */
-export function modelReply(i, model, calls, { text = 'Done.', lead } = {}) {
-  const uses = (calls ?? []).map((input, j) => ({ type: 'tool_use', id: `toolu_${i}_${j}`, name: 'memory', input }));
+export function modelReply(i, model, calls, options) {
+  return modelToolReply(i, model, calls?.map((input) => ({ name: 'memory', input })), options);
+}
+
+/** `modelReply` for calls to any tools: each `{name, input}` as a `tool_use` block. */
+export function modelToolReply(i, model, calls, { text = 'Done.', lead } = {}) {
+  const uses = (calls ?? []).map(({ name, input }, j) => ({ type: 'tool_use', id: `toolu_${i}_${j}`, name, input }));
   const content = calls ? [...(lead ? [{ type: 'text', text: lead }] : []), ...uses] : [{ type: 'text', text }];
   return {
     id: `msg_${i}`,

@@ -148,8 +148,18 @@ function bearer(header) {
   return m ? m[1] : undefined;
 }
 
-function requestId() {
+/** A fresh `request-id` value. */
+export function requestId() {
   return `req_${hex(crypto.getRandomValues(new Uint8Array(12)))}`;
+}
+
+/**
+ * The API keys in a comma-separated list (what MEMDIR_API_KEYS holds, for `memdir
+ * serve` and the worker alike): surrounding spaces are not part of a key, blank
+ * entries are skipped.
+ */
+export function keysFrom(list) {
+  return (typeof list === 'string' ? list : '').split(',').map((k) => k.trim()).filter((k) => k !== '');
 }
 
 /**

@@ -198,27 +198,54 @@ impl<S: Store> Engine<S> {
         }
     }
 
+    /// The live memory at `path` in the state `head`, by a tree lookup: the file
+    /// there when it is a memory's (a directory or nothing: `None`).
+    pub(crate) async fn memory_at(
+        &self,
+        head: &Head,
+        path: &ValidPath,
+    ) -> Result<Option<Child>, ToolError> {
+        match self.lookup(&Overlay::default(), head.root, path).await? {
+            Found::Entry(c) if c.kind == Kind::File && c.mem != 0 => Ok(Some(c)),
+            _ => Ok(None),
+        }
+    }
+
     fn memory_arg(&self, ctx: &Ctx, id: Option<&str>) -> Result<u64, ApiError> {
         let id = id.unwrap_or_default();
         rules::parse_id("mem", &ctx.ids.tag, id)
             .ok_or_else(|| ApiError::NotFound(format!("No memory {id:?} in this store.")))
     }
 
-    /// A memory as the API shows it, from the state published last.
-    async fn describe(&self, mem: u64, view: View) -> Result<Value, ApiError> {
-        let (head, _) = self.cached_head().await?;
-        let ctx = Ctx::of(&head, None);
-        let (vp, file, first) = self
-            .find_memory(&head, mem)
-            .await?
-            .ok_or(ApiError::Damaged)?;
+    /// A memory as the API shows it in the state `head`, or `None` if it is not live.
+    async fn describe_at(
+        &self,
+        head: &Head,
+        mem: u64,
+        view: View,
+    ) -> Result<Option<Value>, ApiError> {
+        let Some((vp, file, first)) = self.find_memory(head, mem).await? else {
+            return Ok(None);
+        };
         let content = match view {
             View::Full => Some(self.blob(&file).await?),
             View::Basic => None,
         };
-        Ok(ctx
-            .ids
-            .memory(store_path(&vp), &file, &first, content.as_deref()))
+        let ctx = Ctx::of(head, None);
+        Ok(Some(ctx.ids.memory(
+            store_path(&vp),
+            &file,
+            &first,
+            content.as_deref(),
+        )))
+    }
+
+    /// A memory just written, from the state published last.
+    async fn describe(&self, mem: u64, view: View) -> Outcome {
+        let (head, _) = self.cached_head().await?;
+        self.describe_at(&head, mem, view)
+            .await?
+            .ok_or(ApiError::Damaged)
     }
 
     pub(crate) async fn memory_create(&self, ctx: &Ctx, body: &Value, q: &Query<'_>) -> Outcome {
@@ -281,16 +308,9 @@ impl<S: Store> Engine<S> {
     ) -> Outcome {
         let view = View::of(q, View::Full)?;
         let mem = self.memory_arg(ctx, id)?;
-        let Some((vp, file, first)) = self.find_memory(&ctx.head, mem).await? else {
-            return Err(not_found(id));
-        };
-        let content = match view {
-            View::Full => Some(self.blob(&file).await?),
-            View::Basic => None,
-        };
-        Ok(ctx
-            .ids
-            .memory(store_path(&vp), &file, &first, content.as_deref()))
+        self.describe_at(&ctx.head, mem, view)
+            .await?
+            .ok_or_else(|| not_found(id))
     }
 
     pub(crate) async fn memory_update(

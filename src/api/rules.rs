@@ -27,8 +27,14 @@ pub fn is_store_path(p: &str) -> bool {
 /// A store path (`/notes/a.md`) as the memory tool's path (`/memories/notes/a.md`),
 /// or why it is refused.
 pub fn store_path(p: &str) -> Result<ValidPath, ApiError> {
+    store_path_as(p, p)
+}
+
+/// [`store_path`], its refusal quoting the path as `shown` (the toolset shows a
+/// store mounted at `/team` as `/team/…`, so its errors name the path the model gave).
+pub(crate) fn store_path_as(p: &str, shown: &str) -> Result<ValidPath, ApiError> {
     if !p.starts_with('/') {
-        return invalid!("path must start with '/', got {p:?}");
+        return invalid!("path must start with '/', got {shown:?}");
     }
     if p.len() > MAX_STORE_PATH_BYTES {
         return invalid!(
@@ -38,7 +44,7 @@ pub fn store_path(p: &str) -> Result<ValidPath, ApiError> {
     }
     let segments = p.split('/').skip(1).count();
     if p == "/" || p.ends_with('/') || p.contains("//") {
-        return invalid!("path must not have an empty segment: {p:?}");
+        return invalid!("path must not have an empty segment: {shown:?}");
     }
     if segments > MAX_SEGMENTS {
         return invalid!("path must have at most {MAX_SEGMENTS} segments, got {segments}");
@@ -46,8 +52,8 @@ pub fn store_path(p: &str) -> Result<ValidPath, ApiError> {
     let full = format!("{}{p}", path::ROOT);
     match path::validate(&full) {
         Ok(v) if v.as_str() == full => Ok(v),
-        Ok(_) => invalid!("path {p:?} is not valid: it names a directory"),
-        Err(e) => invalid!("path {p:?} is not valid: {}", reason(&e)),
+        Ok(_) => invalid!("path {shown:?} is not valid: it names a directory"),
+        Err(e) => invalid!("path {shown:?} is not valid: {}", reason(&e)),
     }
 }
 

@@ -39,14 +39,23 @@ export function runExample(name, env, task = 'Remember that my name is Ada.') {
   delete clean.ANTHROPIC_API_KEY;
   delete clean.ANTHROPIC_BASE_URL;
   const script = fileURLToPath(new URL(`examples/${name}`, ROOT));
+  return runNode([script, task], { ...clean, ...env });
+}
+
+/**
+ * Runs Node on `args` with exactly `env`; resolves `{code, stdout, stderr}` once it
+ * exits (killed after `timeoutMs`, if given).
+ */
+export function runNode(args, env, timeoutMs) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [script, task], { env: { ...clean, ...env } });
+    const child = spawn(process.execPath, args, { env });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
+    if (timeoutMs) setTimeout(() => child.kill('SIGKILL'), timeoutMs).unref();
   });
 }
 

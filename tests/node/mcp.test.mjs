@@ -6,6 +6,7 @@
 // the resources.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -83,10 +84,29 @@ describe('memdir mcp over stdio, with the MCP SDK client', () => {
     assert.deepEqual(log.errors, []);
   });
 
-  test('tools/list: one tool, memory, whose schema is the six commands\' input', async () => {
+  test('tools/list: memory, whose schema is the six commands\' input, then the memory-store toolset', async () => {
     const { client } = await connect(join(tempDir('memdir-mcp-'), 'store'));
     const { tools } = await client.listTools();
-    assert.deepEqual(tools.map((t) => t.name), ['memory']);
+    assert.deepEqual(tools.map((t) => t.name), [
+      'memory',
+      'memory_list',
+      'memory_search',
+      'memory_read',
+      'memory_write',
+      'memory_edit',
+      'memory_delete',
+    ]);
+    // The toolset's definitions are the engine's, as the SDK runner's tools have them.
+    assert.deepEqual(
+      tools.slice(1),
+      memdir.toolsetTools().map(({ name, description, input_schema, read_only }) => ({
+        name,
+        description,
+        inputSchema: input_schema,
+        annotations: { readOnlyHint: read_only, destructiveHint: !read_only, openWorldHint: false },
+      })),
+    );
+    assert.deepEqual(tools.slice(1).map((t) => t.annotations.readOnlyHint), [true, true, true, false, false, false]);
     const [tool] = tools;
     assert.equal(tool.title, 'Memory');
     assert.match(tool.description, /^Your memory directory, \/memories, kept across conversations/);
@@ -146,12 +166,53 @@ describe('memdir mcp over stdio, with the MCP SDK client', () => {
 
   test('an unknown tool is a JSON-RPC error (Invalid params), and the server keeps serving', async () => {
     const { client } = await connect(join(tempDir('memdir-mcp-'), 'store'));
-    await assert.rejects(client.callTool({ name: 'memory_write', arguments: { path: '/memories/x' } }), (e) => {
+    await assert.rejects(client.callTool({ name: 'memory_rename', arguments: { path: '/memories/x' } }), (e) => {
       assert.equal(e.code, -32602);
-      assert.equal(e.message, 'MCP error -32602: Unknown tool: memory_write');
+      assert.equal(e.message, 'MCP error -32602: Unknown tool: memory_rename');
       return true;
     });
     assert.deepEqual(await call(client, { command: 'create', path: '/memories/x', file_text: 'y' }), text('File created successfully at: /memories/x'));
+  });
+
+  test('tools/call: the memory-store toolset, each tool with its exact text, on the store the memory tool uses', async () => {
+    const store = join(tempDir('memdir-mcp-'), 'store');
+    const { client, log } = await connect(store);
+    const sha = (s) => createHash('sha256').update(s).digest('hex');
+    const tool = (name, args) => client.callTool({ name, arguments: args });
+    const a = 'Tea at four\nLine 2\n';
+    const b = 'Tea at four\nLine two\n';
+    const SCRIPT = [
+      ['memory_list', {}, 'No documents under /.'],
+      ['memory_write', { path: '/notes/a.md', content: a }, `Created /notes/a.md (19 bytes, content_sha256 ${sha(a)}).`],
+      ['memory_read', { path: '/notes/a.md' }, `/notes/a.md (19 bytes, content_sha256 ${sha(a)}):\n${a}`],
+      ['memory_search', { query: 'tea', path_prefix: '/notes/' }, '1 document under /notes/ contains "tea":\n/notes/a.md\n     1\tTea at four'],
+      ['memory_edit', { path: '/notes/a.md', old_str: 'Line 2', new_str: 'Line two', content_sha256: sha(a) }, `Edited /notes/a.md (21 bytes, content_sha256 ${sha(b)}).`],
+      [
+        'memory_edit',
+        { path: '/notes/a.md', old_str: 'Tea', new_str: 'Coffee', content_sha256: sha(a) },
+        `Error: /notes/a.md has changed since that content_sha256 was read (it is now ${sha(b)}); nothing was changed. Read it again with memory_read.`,
+        true,
+      ],
+      ['memory_write', { path: '/notes/a.md', content: 'x', create_only: true }, 'Error: /notes/a.md already exists and create_only is set; nothing was written.', true],
+      ['memory_write', { path: '/notes/a.md' }, 'Error: Invalid input for memory_write: content is required.', true],
+      ['memory_write', { path: '/tmp.md', content: 'temp' }, `Created /tmp.md (4 bytes, content_sha256 ${sha('temp')}).`],
+      ['memory_list', { depth: 1 }, 'Documents under /:\n/notes/ (directory)\n/tmp.md (4 bytes)'],
+      ['memory_delete', { path: '/tmp.md' }, 'Deleted /tmp.md.'],
+      ['memory_delete', { path: '/tmp.md' }, 'Error: No document at /tmp.md; memory_list shows the documents there are.', true],
+      ['memory_read', undefined, 'Error: Invalid input for memory_read: path is required.', true],
+    ];
+    for (const [name, args, expected, isError = false] of SCRIPT) {
+      assert.deepEqual(await tool(name, args), text(expected, isError), `${name} ${JSON.stringify(args)}`);
+    }
+    // The memory tool sees what the toolset wrote, and the toolset what it writes.
+    assert.deepEqual(
+      await call(client, { command: 'view', path: '/memories/notes/a.md' }),
+      text(`Here's the content of /memories/notes/a.md with line numbers:\n     1\tTea at four\n     2\tLine two\n     3\t`),
+    );
+    await call(client, { command: 'create', path: '/memories/b.md', file_text: 'from the memory tool' });
+    assert.deepEqual(await tool('memory_read', { path: '/b.md' }), text(`/b.md (20 bytes, content_sha256 ${sha('from the memory tool')}):\nfrom the memory tool`));
+    assert.deepEqual(log.errors, []);
+    assert.equal(log.stderr, SERVING);
   });
 
   test('resources: the listing as memdir://memories, any path through the template', async () => {

@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { SessionMemoryStores } from '@anthropic-ai/sdk/tools/agent-toolset/node';
-import { loadJson, memdir, tempDir } from './helpers.mjs';
+import { loadJson, memdir, runNode, tempDir } from './helpers.mjs';
 
 const BIN = fileURLToPath(new URL('../../bin/memdir.js', import.meta.url));
 const KEY = 'sk-memdir-test-0123456789';
@@ -55,16 +55,7 @@ function startServe(args, env = {}) {
 
 /** Runs `memdir serve` expecting it to refuse to start: resolves {code, stdout, stderr}. */
 function serveRefused(args, env = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { env: { ...process.env, MEMDIR_API_KEYS: '', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-  });
+  return runNode([BIN, 'serve', '--port', '0', ...args], { ...process.env, MEMDIR_API_KEYS: '', ...env }, 10_000);
 }
 
 /** The API error an SDK call rejected with: {status, type, error (the error object)}. */
@@ -312,6 +303,18 @@ describe('memdir serve', () => {
     assert.equal(after.path ?? null, null);
     assert.equal(after.redacted_at, redacted.redacted_at);
     assert.equal((await memories().retrieve(a.id, { memory_store_id: id })).content, 'hello 2');
+
+    // Redaction really forgets: no file of the store's directory holds the text
+    // any more, while the version after it still reads back.
+    const secret = await memories().create(id, { path: '/secret.md', content: 'the code is QUINCE-48213' });
+    await memories().update(secret.id, { memory_store_id: id, content: 'nothing here' });
+    const [newer, older] = await all(versions().list(id, { memory_id: secret.id }));
+    const storeDir = join(dir, 'stores', id);
+    const holding = () => readdirSync(storeDir).filter((f) => readFileSync(join(storeDir, f)).includes('QUINCE-48213'));
+    assert.ok(holding().length > 0, 'the text is on disk before');
+    await versions().redact(older.id, { memory_store_id: id });
+    assert.deepEqual(holding(), [], 'no file holds the redacted text');
+    assert.equal((await versions().retrieve(newer.id, { memory_store_id: id })).content, 'nothing here');
   });
 
   test('more than 250 memories and versions, followed page by page with for await', async () => {

@@ -55,3 +55,22 @@ pub fn new_store_id(random: &[u8]) -> Option<String> {
 pub fn oversized_api_body() -> String {
     memdir::api::Response::too_large().to_json()
 }
+
+/// The memory-store toolset's tools as JSON text: `[{name, description,
+/// input_schema, read_only}]`, the schema as an object (`memdir::toolset::TOOLS`).
+#[wasm_bindgen(js_name = toolsetTools)]
+pub fn toolset_tools() -> String {
+    let tools: alloc::vec::Vec<serde_json::Value> = memdir::toolset::TOOLS
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "name": t.name,
+                "description": t.description,
+                "input_schema": serde_json::from_str::<serde_json::Value>(t.input_schema)
+                    .unwrap_or_default(),
+                "read_only": t.read_only,
+            })
+        })
+        .collect();
+    serde_json::to_string(&tools).unwrap_or_default()
+}

@@ -240,6 +240,26 @@ impl Memory {
         })
     }
 
+    /// The memory-store toolset (`memdir::toolset`): tool `name` on `input` (JSON
+    /// text) over the store at `mount` (`""`: the one at `/memories`), shown to the
+    /// model at `prefix` (`""` for one store). Resolves the text, or rejects with
+    /// an `Error` whose message is the text and whose `kind` names the failure
+    /// (`input`, `not_found`, `precondition`, …).
+    pub fn toolset(&self, mount: String, prefix: String, name: String, input: String) -> Promise {
+        let mounted = Rc::clone(&self.mounted);
+        future_to_promise(async move {
+            let answer = match mounted.engine(&mount) {
+                Some(engine) => engine.toolset_json(&prefix, &name, &input).await,
+                None => Err(memdir::ToolsetError::NoMount(mount)),
+            };
+            answer.map(|text| JsValue::from_str(&text)).map_err(|e| {
+                let err = js_sys::Error::new(&alloc::format!("{e}"));
+                let _ = Reflect::set(&err, &"kind".into(), &e.kind().into());
+                err.into()
+            })
+        })
+    }
+
     /// Garbage-collects objects unreachable from the last `keep_commits` commits;
     /// resolves `{reachable, deleted, pending}`.
     pub fn gc(&self, keep_commits: u32) -> Promise {

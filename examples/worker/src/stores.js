@@ -12,7 +12,7 @@
 // object (opening a memory on an empty object would write its first commit).
 
 import { DurableObject } from 'cloudflare:workers';
-import { apiHandler, durableObjectStore, newStoreId, openMemory } from 'memdir';
+import { apiHandler, durableObjectStore, keysFrom, newStoreId, openMemory, requestId } from 'memdir';
 
 /**
  * The most stores one deployment holds. Listing stores asks every store's object
@@ -122,8 +122,7 @@ export function storeCatalog(env) {
 
 /** The API keys a deployment accepts: the secret MEMDIR_API_KEYS, comma-separated. */
 export function apiKeys(env) {
-  const raw = typeof env.MEMDIR_API_KEYS === 'string' ? env.MEMDIR_API_KEYS : '';
-  return raw.split(',').map((k) => k.trim()).filter((k) => k !== '');
+  return keysFrom(env.MEMDIR_API_KEYS);
 }
 
 /** Answers a request under /v1/memory_stores. */
@@ -133,7 +132,7 @@ export function memoryStores(request, env) {
     // Never serve without keys: the stores would be open to anyone.
     return Response.json(
       { type: 'error', error: { type: 'api_error', message: 'The service has no MEMDIR_API_KEYS configured.' } },
-      { status: 500, headers: { 'request-id': `req_${crypto.randomUUID().replaceAll('-', '').slice(0, 24)}` } },
+      { status: 500, headers: { 'request-id': requestId() } },
     );
   }
   return apiHandler({ catalog: storeCatalog(env), keys })(request);

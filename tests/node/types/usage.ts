@@ -14,6 +14,7 @@ import {
   directoryStore,
   listStores,
   memoryStore,
+  memoryStoreTools,
   newStoreId,
   openMemory,
 } from 'memdir';
@@ -36,6 +37,15 @@ export async function example(client: Anthropic): Promise<void> {
   await memory.import(entries);
   void raw;
   void fromText;
+  // The memory-store toolset: runnable tools the SDK's runner takes as they are.
+  await client.beta.messages.toolRunner({
+    model: 'claude-sonnet-4-5',
+    max_tokens: 1024,
+    messages: [{ role: 'user', content: 'hi' }],
+    tools: [...memoryStoreTools(memory), ours],
+  });
+  const read: string = await memory.toolset('', 'memory_read', { path: '/notes/a.md' });
+  void read;
 
   const map = new Map<string, Uint8Array>();
   const mine: JsStore = {

@@ -1,0 +1,172 @@
+//! Every way a toolset call can fail, as one enum whose `Display` is the text the
+//! model reads (faces add nothing but the SDK's `Error: `). Paths are shown as the
+//! model named them: with the mount prefix the call was given.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+use core::fmt;
+
+use crate::api::error::ApiError;
+use crate::render::Thousands;
+
+/// Most line numbers a "several matches" error lists.
+pub const MAX_LINES_LISTED: usize = 20;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ToolsetError {
+    /// No tool of that name.
+    UnknownTool(String),
+    /// The input does not match the tool's schema; `field` is `""` when the input
+    /// is not an object at all.
+    Input {
+        tool: &'static str,
+        field: String,
+        problem: String,
+    },
+    /// A path the store's rules refuse, in their words.
+    Path(String),
+    /// No document at the path.
+    NotFound(String),
+    /// The path is a directory, where a document is needed.
+    Directory(String),
+    /// `old_str` is not in the document.
+    NoMatch(String),
+    /// `old_str` is in the document more than once: how often, and on which lines.
+    ManyMatches {
+        path: String,
+        count: usize,
+        lines: Vec<usize>,
+    },
+    /// A `content_sha256` precondition does not hold: the document's hash now.
+    Changed { path: String, now: String },
+    /// `create_only` and a document is already there.
+    Exists(String),
+    /// Something else holds the path or an ancestor of it (`what`: a directory, a
+    /// document or a file).
+    Conflict {
+        path: String,
+        blocker: String,
+        what: &'static str,
+    },
+    /// The store is archived: it can be read and its documents deleted.
+    Archived,
+    /// A rule of the store refused the write (a size, the quota, the count of
+    /// documents, a credential), in the API's words.
+    Refused(String),
+    /// The store failed, holds a damaged record, or was too busy; nothing changed.
+    Failed(ApiError),
+    /// memdir's own tool definitions are broken (the tests parse them all).
+    Internal,
+    /// A face asked for a mounted store that is not there (the API's words).
+    NoMount(String),
+}
+
+impl ToolsetError {
+    /// A short name for faces that branch (a JS `error.kind`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            ToolsetError::UnknownTool(_) => "unknown_tool",
+            ToolsetError::Input { .. } => "input",
+            ToolsetError::Path(_) => "path",
+            ToolsetError::NotFound(_) | ToolsetError::Directory(_) => "not_found",
+            ToolsetError::NoMatch(_) => "no_match",
+            ToolsetError::ManyMatches { .. } => "many_matches",
+            ToolsetError::Changed { .. } | ToolsetError::Exists(_) => "precondition",
+            ToolsetError::Conflict { .. } => "conflict",
+            ToolsetError::Archived => "archived",
+            ToolsetError::Refused(_) => "refused",
+            ToolsetError::Failed(ApiError::Busy) => "busy",
+            ToolsetError::Failed(ApiError::Damaged) => "damaged",
+            ToolsetError::Failed(_) => "storage_failed",
+            ToolsetError::Internal => "internal",
+            ToolsetError::NoMount(_) => "no_mount",
+        }
+    }
+}
+
+impl fmt::Display for ToolsetError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolsetError::UnknownTool(name) => {
+                write!(f, "Unknown tool {name:?}. The memory tools are ")?;
+                let names = super::TOOLS;
+                for (i, t) in names.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(if i + 1 == names.len() { " and " } else { ", " })?;
+                    }
+                    f.write_str(t.name)?;
+                }
+                f.write_str(".")
+            }
+            ToolsetError::Input { tool, problem, .. } => {
+                write!(f, "Invalid input for {tool}: {problem}.")
+            }
+            ToolsetError::Path(m) | ToolsetError::Refused(m) => f.write_str(m),
+            ToolsetError::NotFound(p) => write!(
+                f,
+                "No document at {p}; memory_list shows the documents there are."
+            ),
+            ToolsetError::Directory(p) => write!(
+                f,
+                "{p} is a directory, not a document; memory_list shows what it holds."
+            ),
+            ToolsetError::NoMatch(p) => write!(
+                f,
+                "old_str does not appear in {p}; nothing was changed. memory_read shows its content."
+            ),
+            ToolsetError::ManyMatches { path, count, lines } => {
+                write!(
+                    f,
+                    "old_str appears {} times in {path}, on line",
+                    Thousands(*count as u64)
+                )?;
+                if lines.len() > 1 {
+                    f.write_str("s")?;
+                }
+                for (i, l) in lines.iter().take(MAX_LINES_LISTED).enumerate() {
+                    f.write_str(if i == 0 { " " } else { ", " })?;
+                    write!(f, "{l}")?;
+                }
+                if lines.len() > MAX_LINES_LISTED {
+                    write!(f, " and {} more", lines.len() - MAX_LINES_LISTED)?;
+                }
+                f.write_str("; nothing was changed. Include more of the text around it so that it appears once.")
+            }
+            ToolsetError::Changed { path, now } => write!(
+                f,
+                "{path} has changed since that content_sha256 was read (it is now {now}); nothing was changed. Read it again with memory_read."
+            ),
+            ToolsetError::Exists(p) => write!(
+                f,
+                "{p} already exists and create_only is set; nothing was written."
+            ),
+            ToolsetError::Conflict {
+                path,
+                blocker,
+                what,
+            } if path == blocker => {
+                write!(f, "Cannot write {path}: it is {what}; nothing was written.")
+            }
+            ToolsetError::Conflict {
+                path,
+                blocker,
+                what,
+            } => write!(
+                f,
+                "Cannot write {path}: {blocker} is {what}, so nothing can be beneath it; nothing was written."
+            ),
+            ToolsetError::Archived => f.write_str(
+                "This memory store is archived: its documents can be listed, searched, read and deleted, not written or edited.",
+            ),
+            ToolsetError::Failed(e) => write!(f, "{e}"),
+            ToolsetError::NoMount(name) => {
+                let answer = crate::api::Response::no_mount(name).body;
+                let text = answer.pointer("/error/message").and_then(|m| m.as_str());
+                f.write_str(text.unwrap_or_default())
+            }
+            ToolsetError::Internal => {
+                f.write_str("memdir's memory tools are misconfigured; nothing was changed.")
+            }
+        }
+    }
+}

@@ -1,0 +1,495 @@
+//! The memory-store toolset (seed 004, "記憶工具"): `memory_list`, `memory_search`,
+//! `memory_read`, `memory_write`, `memory_edit` and `memory_delete`, as the model
+//! calls them, over the Memory Stores API's own operations (`src/api/memories.rs`,
+//! `search.rs`), so a toolset write records the same versions an API write does.
+//!
+//! Inputs name store paths (`/notes/a.md`); `prefix` is where the store is
+//! mounted for the model (`/team`, or `""`), and every path an answer shows,
+//! error or not, carries it. Answers are short plain text, the same for the same
+//! state; a paged answer says how to ask for the next page. [`tools::TOOLS`] holds
+//! the names, descriptions and schemas, [`error`] every failure's text.
+
+pub mod error;
+pub mod tools;
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde_json::{Value, json};
+
+use crate::api::Ctx;
+use crate::api::body::Query;
+use crate::api::error::ApiError;
+use crate::api::{page, rules};
+use crate::cache::Head;
+use crate::engine::Engine;
+use crate::error::ToolError;
+use crate::lines;
+use crate::overlay::Overlay;
+use crate::path::ValidPath;
+use crate::plan::Found;
+use crate::render::{Thousands, numbered};
+use crate::store::Store;
+use crate::tree::{Child, Hash, Kind};
+
+pub use error::ToolsetError;
+pub use tools::{TOOLS, Tool};
+
+/// Documents per page of `memory_list`, and results per page of `memory_search`
+/// (each result shows up to `api::MAX_LINES_PER_MEMORY` lines).
+pub const LIST_PAGE: u64 = page::MAX_LIMIT;
+pub const SEARCH_PAGE: u64 = page::DEFAULT_LIMIT;
+
+/// How often a write starts over when another writer changed the document between
+/// its read and its write (each attempt is itself an atomic API operation).
+const ATTEMPTS: usize = 4;
+
+type Answer = Result<String, ToolsetError>;
+
+impl From<ToolError> for ToolsetError {
+    fn from(e: ToolError) -> ToolsetError {
+        ToolsetError::Failed(ApiError::from(e))
+    }
+}
+
+/// `1 byte`, `12 bytes`, `1,234 bytes`.
+fn bytes(n: u64) -> String {
+    if n == 1 {
+        String::from("1 byte")
+    } else {
+        format!("{} bytes", Thousands(n))
+    }
+}
+
+static NULL: Value = Value::Null;
+
+/// `v[k]`, or `null`.
+fn at<'a>(v: &'a Value, k: &str) -> &'a Value {
+    v.get(k).unwrap_or(&NULL)
+}
+
+/// A string field of an input the schema has passed (`null` reads as absent).
+fn text<'a>(input: &'a Value, name: &str) -> Option<&'a str> {
+    input.get(name).and_then(Value::as_str)
+}
+
+/// Where the store is mounted for the model: every path shown starts with it.
+struct Mount<'a>(&'a str);
+
+impl Mount<'_> {
+    fn show(&self, store_path: &str) -> String {
+        format!("{}{store_path}", self.0)
+    }
+
+    /// The document path `input.path`: the memory tool's path and the path shown.
+    fn path(&self, input: &Value) -> Result<(ValidPath, String), ToolsetError> {
+        let p = text(input, "path").unwrap_or_default();
+        let shown = self.show(p);
+        let vp = rules::store_path_as(p, &shown).map_err(|e| ToolsetError::Path(format!("{e}")))?;
+        Ok((vp, shown))
+    }
+
+    /// `input.path_prefix` as the API's `path_prefix` (`/` or `/dir/`), and as
+    /// shown. The trailing `/` may be left out: a prefix names a directory.
+    fn prefix(&self, input: &Value) -> Result<(String, String), ToolsetError> {
+        let p = text(input, "path_prefix").unwrap_or("/");
+        if p == "/" {
+            return Ok((p.into(), self.show(p)));
+        }
+        let dir = p.strip_suffix('/').unwrap_or(p);
+        rules::store_path_as(dir, &self.show(p)).map_err(|e| ToolsetError::Path(format!("{e}")))?;
+        let arg = format!("{dir}/");
+        let shown = self.show(&arg);
+        Ok((arg, shown))
+    }
+}
+
+/// A `content_sha256` input as a hash, or the input error naming it.
+fn sha_arg(tool: &'static str, input: &Value) -> Result<Option<Hash>, ToolsetError> {
+    match text(input, "content_sha256") {
+        None => Ok(None),
+        Some(h) => rules::sha256_arg("content_sha256", h)
+            .map(Some)
+            .map_err(|e| ToolsetError::Input {
+                tool,
+                field: "content_sha256".into(),
+                problem: format!("{e}"),
+            }),
+    }
+}
+
+/// An API refusal of a list or search request: its input is at fault (the API's
+/// words begin with the field they judge: `query`, `page`).
+fn query_error(tool: &'static str, e: ApiError) -> ToolsetError {
+    match e {
+        ApiError::Invalid(m) => ToolsetError::Input {
+            tool,
+            field: m.split(' ').next().unwrap_or_default().into(),
+            problem: m,
+        },
+        other => ToolsetError::Failed(other),
+    }
+}
+
+/// An API refusal of a write to `shown`, in the toolset's words.
+fn write_error(m: &Mount<'_>, shown: &str, e: ApiError) -> ToolsetError {
+    match e {
+        ApiError::Invalid(text) => ToolsetError::Refused(text),
+        ApiError::NotFound(_) => ToolsetError::NotFound(shown.into()),
+        ApiError::PathConflict {
+            path, memory_id, ..
+        } => {
+            let blocker = m.show(&path);
+            let what = if !memory_id.is_empty() {
+                "a document"
+            } else if blocker == shown {
+                "a directory"
+            } else {
+                "a file"
+            };
+            ToolsetError::Conflict {
+                path: shown.into(),
+                blocker,
+                what,
+            }
+        }
+        other => ToolsetError::Failed(other),
+    }
+}
+
+fn archived(head: &Head) -> Result<(), ToolsetError> {
+    match head.store.as_ref().and_then(|s| s.archived_at) {
+        Some(_) => Err(ToolsetError::Archived),
+        None => Ok(()),
+    }
+}
+
+/// `(12 bytes, content_sha256 …)` of an API memory object.
+fn stamp(memory: &Value) -> String {
+    format!(
+        "({}, content_sha256 {})",
+        bytes(
+            at(memory, "content_size_bytes")
+                .as_u64()
+                .unwrap_or_default()
+        ),
+        at(memory, "content_sha256").as_str().unwrap_or_default()
+    )
+}
+
+/// The answer to a write that stored `memory` (the API's object) for `asked`.
+fn written(verb: &str, shown: &str, asked: &str, before: Option<Hash>, memory: &Value) -> String {
+    let sha = at(memory, "content_sha256").as_str().unwrap_or_default();
+    if before.is_some_and(|h| h.hex() == sha) {
+        return format!(
+            "{shown} already holds this content {}; nothing changed.",
+            stamp(memory)
+        );
+    }
+    let mut out = format!("{verb} {shown} {}.", stamp(memory));
+    if Hash::of(asked.as_bytes()).hex() != sha {
+        // The store's secret policy redacted the content before keeping it.
+        out.push_str(" Text that looked like a credential was redacted before it was stored.");
+    }
+    out
+}
+
+impl<S: Store> Engine<S> {
+    /// The toolset face: runs tool `name` on `input` (a JSON value) over this
+    /// store mounted at `prefix` (`""` for a single store; no trailing `/`).
+    /// Answers the text the model reads, or the error whose `Display` is it.
+    pub async fn toolset(&self, prefix: &str, name: &str, input: &Value) -> Answer {
+        let answer = self.toolset_answer(prefix, name, input).await;
+        if answer.is_err() {
+            self.cache.forget_head();
+        }
+        answer
+    }
+
+    /// [`Engine::toolset`] for an input still in JSON text.
+    pub async fn toolset_json(&self, prefix: &str, name: &str, input: &str) -> Answer {
+        match serde_json::from_str::<Value>(input) {
+            Ok(v) => self.toolset(prefix, name, &v).await,
+            Err(_) => match tools::tool(name) {
+                None => Err(ToolsetError::UnknownTool(name.into())),
+                Some(t) => Err(ToolsetError::Input {
+                    tool: t.name,
+                    field: String::new(),
+                    problem: "the input is not valid JSON".into(),
+                }),
+            },
+        }
+    }
+
+    async fn toolset_answer(&self, prefix: &str, name: &str, input: &Value) -> Answer {
+        let tool = tools::tool(name).ok_or_else(|| ToolsetError::UnknownTool(name.into()))?;
+        tools::check(tool, input)?;
+        let m = Mount(prefix.strip_suffix('/').unwrap_or(prefix));
+        match tool.name {
+            "memory_list" => self.tool_list(&m, input).await,
+            "memory_search" => self.tool_search(&m, input).await,
+            "memory_read" => self.tool_read(&m, input).await,
+            "memory_write" => self.tool_write(&m, input).await,
+            "memory_edit" => self.tool_edit(&m, input).await,
+            "memory_delete" => self.tool_delete(&m, input).await,
+            _ => Err(ToolsetError::UnknownTool(name.into())),
+        }
+    }
+
+    /// Why there is no document at `path`: nothing, or a directory.
+    async fn missing(&self, head: &Head, path: &ValidPath, shown: String) -> ToolsetError {
+        match self.lookup(&Overlay::default(), head.root, path).await {
+            Ok(Found::Entry(c)) if c.kind == Kind::Dir => ToolsetError::Directory(shown),
+            Ok(_) => ToolsetError::NotFound(shown),
+            Err(e) => e.into(),
+        }
+    }
+
+    /// The fresh state and the live document at `path` in it.
+    async fn document(
+        &self,
+        path: &ValidPath,
+        shown: &str,
+    ) -> Result<(Head, Ctx, Child), ToolsetError> {
+        let head = self.read_head().await?;
+        match self.memory_at(&head, path).await? {
+            Some(file) => {
+                let ctx = Ctx::of(&head, None);
+                Ok((head, ctx, file))
+            }
+            None => Err(self.missing(&head, path, shown.into()).await),
+        }
+    }
+
+    async fn tool_list(&self, m: &Mount<'_>, input: &Value) -> Answer {
+        let (prefix, shown) = m.prefix(input)?;
+        let mut q = BTreeMap::new();
+        q.insert("path_prefix".into(), prefix);
+        q.insert("limit".into(), format!("{LIST_PAGE}"));
+        if let Some(d) = input.get("depth").and_then(Value::as_u64) {
+            q.insert("depth".into(), format!("{d}"));
+        }
+        if let Some(p) = text(input, "page") {
+            q.insert("page".into(), p.into());
+        }
+        let head = self.read_head().await?;
+        let page = self
+            .memory_list(&Ctx::of(&head, None), &Query(&q))
+            .await
+            .map_err(|e| query_error("memory_list", e))?;
+        let items = at(&page, "data")
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        if items.is_empty() && at(&page, "next_page").is_null() {
+            return Ok(format!("No documents under {shown}."));
+        }
+        let mut out = format!("Documents under {shown}:");
+        for item in items {
+            let path = m.show(at(item, "path").as_str().unwrap_or_default());
+            if item["type"] == "memory_prefix" {
+                out.push_str(&format!("\n{path} (directory)"));
+            } else {
+                let size = at(item, "content_size_bytes").as_u64().unwrap_or_default();
+                out.push_str(&format!("\n{path} ({})", bytes(size)));
+            }
+        }
+        if let Some(next) = at(&page, "next_page").as_str() {
+            out.push_str(&format!(
+                "\nMore: call memory_list again with the same path_prefix and depth and page {next:?}."
+            ));
+        }
+        Ok(out)
+    }
+
+    async fn tool_search(&self, m: &Mount<'_>, input: &Value) -> Answer {
+        let query = text(input, "query").unwrap_or_default();
+        let (prefix, shown) = m.prefix(input)?;
+        let mut q = BTreeMap::new();
+        q.insert("query".into(), query.into());
+        q.insert("path_prefix".into(), prefix);
+        q.insert("limit".into(), format!("{SEARCH_PAGE}"));
+        if let Some(p) = text(input, "page") {
+            q.insert("page".into(), p.into());
+        }
+        let head = self.read_head().await?;
+        let page = self
+            .memory_search(&Ctx::of(&head, None), &Query(&q))
+            .await
+            .map_err(|e| query_error("memory_search", e))?;
+        let hits = at(&page, "data")
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let next = at(&page, "next_page").as_str();
+        let mut out = match (hits.len(), next) {
+            (0, None) => return Ok(format!("No document under {shown} contains {query:?}.")),
+            (0, Some(_)) => format!("No document in this part of {shown} contains {query:?}."),
+            (1, _) => format!("1 document under {shown} contains {query:?}:"),
+            (n, _) => format!(
+                "{} documents under {shown} contain {query:?}:",
+                Thousands(n as u64)
+            ),
+        };
+        for hit in hits {
+            out.push('\n');
+            out.push_str(&m.show(at(hit, "path").as_str().unwrap_or_default()));
+            for line in at(hit, "matches")
+                .as_array()
+                .map(Vec::as_slice)
+                .unwrap_or_default()
+            {
+                out.push('\n');
+                let n = at(line, "line_number").as_u64().unwrap_or_default();
+                numbered(
+                    &mut out,
+                    usize::try_from(n).unwrap_or_default(),
+                    at(line, "text").as_str().unwrap_or_default(),
+                );
+            }
+        }
+        if let Some(next) = next {
+            out.push_str(&format!(
+                "\nMore: call memory_search again with the same query and path_prefix and page {next:?}."
+            ));
+        }
+        Ok(out)
+    }
+
+    async fn tool_read(&self, m: &Mount<'_>, input: &Value) -> Answer {
+        let (path, shown) = m.path(input)?;
+        let (_, _, file) = self.document(&path, &shown).await?;
+        let content = self.blob(&file).await?;
+        Ok(format!(
+            "{shown} ({}, content_sha256 {}):\n{content}",
+            bytes(file.size),
+            file.hash.hex()
+        ))
+    }
+
+    async fn tool_write(&self, m: &Mount<'_>, input: &Value) -> Answer {
+        let (path, shown) = m.path(input)?;
+        let store_path = text(input, "path").unwrap_or_default();
+        let content = text(input, "content").unwrap_or_default();
+        let create_only = input.get("create_only").and_then(Value::as_bool) == Some(true);
+        let none = BTreeMap::new();
+        for _ in 0..ATTEMPTS {
+            let head = self.read_head().await?;
+            archived(&head)?;
+            let ctx = Ctx::of(&head, None);
+            match self.memory_at(&head, &path).await? {
+                Some(_) if create_only => return Err(ToolsetError::Exists(shown)),
+                Some(file) => {
+                    let id = ctx.ids.memory_id(file.mem);
+                    let body = json!({ "content": content });
+                    match self
+                        .memory_update(&ctx, Some(&id), &body, &Query(&none))
+                        .await
+                    {
+                        Ok(v) => {
+                            return Ok(written("Overwrote", &shown, content, Some(file.hash), &v));
+                        }
+                        // Deleted since it was looked up: write it anew.
+                        Err(ApiError::NotFound(_)) => {}
+                        Err(e) => return Err(write_error(m, &shown, e)),
+                    }
+                }
+                None => {
+                    let precondition = create_only.then(|| json!({ "type": "not_exists" }));
+                    let body = json!({ "path": store_path, "content": content, "precondition": precondition });
+                    match self.memory_create(&ctx, &body, &Query(&none)).await {
+                        Ok(v) => return Ok(written("Created", &shown, content, None, &v)),
+                        Err(ApiError::Precondition(_)) => return Err(ToolsetError::Exists(shown)),
+                        // Made since it was looked up: overwrite it.
+                        Err(ApiError::PathConflict {
+                            path: at,
+                            memory_id,
+                            ..
+                        }) if at == store_path && !memory_id.is_empty() => {}
+                        Err(e) => return Err(write_error(m, &shown, e)),
+                    }
+                }
+            }
+        }
+        Err(ToolsetError::Failed(ApiError::Busy))
+    }
+
+    async fn tool_edit(&self, m: &Mount<'_>, input: &Value) -> Answer {
+        let (path, shown) = m.path(input)?;
+        let old = text(input, "old_str").unwrap_or_default();
+        let new = text(input, "new_str").unwrap_or_default();
+        let expected = sha_arg("memory_edit", input)?;
+        let none = BTreeMap::new();
+        for _ in 0..ATTEMPTS {
+            let (head, ctx, file) = self.document(&path, &shown).await?;
+            archived(&head)?;
+            if expected.is_some_and(|want| want != file.hash) {
+                return Err(ToolsetError::Changed {
+                    path: shown,
+                    now: file.hash.hex(),
+                });
+            }
+            let content = self.blob(&file).await?;
+            let found = lines::occurrences(&content, old);
+            let at = match found.as_slice() {
+                [] => return Err(ToolsetError::NoMatch(shown)),
+                [at] => *at,
+                many => {
+                    let mut on = lines::lines_of(&content, many);
+                    on.dedup();
+                    return Err(ToolsetError::ManyMatches {
+                        path: shown,
+                        count: many.len(),
+                        lines: on,
+                    });
+                }
+            };
+            let mut edited = String::with_capacity(content.len() + new.len());
+            edited.push_str(content.get(..at).unwrap_or_default());
+            edited.push_str(new);
+            edited.push_str(content.get(at + old.len()..).unwrap_or_default());
+            // The hash just read guards the write: a change made in between starts
+            // the edit over (and then fails a given content_sha256).
+            let body = json!({
+                "content": edited,
+                "precondition": {"type": "content_sha256", "content_sha256": file.hash.hex()},
+            });
+            let id = ctx.ids.memory_id(file.mem);
+            match self
+                .memory_update(&ctx, Some(&id), &body, &Query(&none))
+                .await
+            {
+                Ok(v) => return Ok(written("Edited", &shown, &edited, Some(file.hash), &v)),
+                Err(ApiError::Precondition(_) | ApiError::NotFound(_)) => {}
+                Err(e) => return Err(write_error(m, &shown, e)),
+            }
+        }
+        Err(ToolsetError::Failed(ApiError::Busy))
+    }
+
+    async fn tool_delete(&self, m: &Mount<'_>, input: &Value) -> Answer {
+        let (path, shown) = m.path(input)?;
+        let expected = sha_arg("memory_delete", input)?;
+        for _ in 0..ATTEMPTS {
+            let (_, ctx, file) = self.document(&path, &shown).await?;
+            if expected.is_some_and(|want| want != file.hash) {
+                return Err(ToolsetError::Changed {
+                    path: shown,
+                    now: file.hash.hex(),
+                });
+            }
+            // Deletes what was just looked at, or starts over.
+            let mut q = BTreeMap::new();
+            q.insert("expected_content_sha256".into(), file.hash.hex());
+            let id = ctx.ids.memory_id(file.mem);
+            match self.memory_delete(&ctx, Some(&id), &Query(&q)).await {
+                Ok(_) => return Ok(format!("Deleted {shown}.")),
+                Err(ApiError::Precondition(_) | ApiError::NotFound(_)) => {}
+                Err(e) => return Err(write_error(m, &shown, e)),
+            }
+        }
+        Err(ToolsetError::Failed(ApiError::Busy))
+    }
+}

@@ -1,0 +1,201 @@
+//! The six tools: each one's name, the sentence that tells the model what it does,
+//! and its input as JSON Schema text. Every face (JS `memoryStoreTools`, the MCP
+//! server) sends these texts as they are, and [`check`] holds every input to them,
+//! so the schema a model is shown is the rule its input is judged by.
+
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::error::ToolsetError;
+
+/// One tool of the toolset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tool {
+    pub name: &'static str,
+    pub description: &'static str,
+    /// JSON Schema (an object schema), as JSON text.
+    pub input_schema: &'static str,
+    /// True if the tool never changes the store (an MCP client's `readOnlyHint`).
+    pub read_only: bool,
+}
+
+/// The memory-store toolset, in the order the seed lists it.
+pub const TOOLS: [Tool; 6] = [
+    Tool {
+        name: "memory_list",
+        description: "List the documents in the memory store, optionally only those under a path prefix such as /notes/.",
+        input_schema: r#"{"type":"object","properties":{"path_prefix":{"type":"string","description":"Only documents under this directory, e.g. /notes/ (default: / for the whole store)."},"depth":{"type":"integer","minimum":1,"description":"How many levels below path_prefix to show; deeper documents are summed up as their directory, ending in /. Default: every level."},"page":{"type":"string","description":"The page token an earlier memory_list answer gave, to get the next page (with the same path_prefix and depth)."}},"additionalProperties":false}"#,
+        read_only: true,
+    },
+    Tool {
+        name: "memory_search",
+        description: "Search the content of every document in the memory store for a text, ignoring case, and show the matching lines.",
+        input_schema: r#"{"type":"object","properties":{"query":{"type":"string","description":"The text to look for; case does not matter."},"path_prefix":{"type":"string","description":"Only documents under this directory, e.g. /notes/ (default: / for the whole store)."},"page":{"type":"string","description":"The page token an earlier memory_search answer gave, to get the next page (with the same query and path_prefix)."}},"required":["query"],"additionalProperties":false}"#,
+        read_only: true,
+    },
+    Tool {
+        name: "memory_read",
+        description: "Read a document of the memory store: its whole content and the content_sha256 that memory_edit can check.",
+        input_schema: r#"{"type":"object","properties":{"path":{"type":"string","description":"The document, e.g. /notes/a.md."}},"required":["path"],"additionalProperties":false}"#,
+        read_only: true,
+    },
+    Tool {
+        name: "memory_write",
+        description: "Create a document at a path in the memory store, or replace the whole content of the one already there.",
+        input_schema: r#"{"type":"object","properties":{"path":{"type":"string","description":"The document, e.g. /notes/a.md; missing directories are made."},"content":{"type":"string","description":"The document's whole new content."},"create_only":{"type":"boolean","description":"If true, write only when no document is at path yet (default: false, overwrite)."}},"required":["path","content"],"additionalProperties":false}"#,
+        read_only: false,
+    },
+    Tool {
+        name: "memory_edit",
+        description: "Edit a document of the memory store by replacing one text that appears exactly once in it with another.",
+        input_schema: r#"{"type":"object","properties":{"path":{"type":"string","description":"The document, e.g. /notes/a.md."},"old_str":{"type":"string","minLength":1,"description":"The text to replace; it must appear exactly once in the document."},"new_str":{"type":"string","description":"The text to put in its place (may be empty)."},"content_sha256":{"type":"string","description":"If given, edit only if the document's content still has this hash (from memory_read), so a change made since is not overwritten."}},"required":["path","old_str","new_str"],"additionalProperties":false}"#,
+        read_only: false,
+    },
+    Tool {
+        name: "memory_delete",
+        description: "Delete a document from the memory store.",
+        input_schema: r#"{"type":"object","properties":{"path":{"type":"string","description":"The document, e.g. /notes/a.md."},"content_sha256":{"type":"string","description":"If given, delete only if the document's content still has this hash (from memory_read)."}},"additionalProperties":false,"required":["path"]}"#,
+        read_only: false,
+    },
+];
+
+/// The tool called `name`.
+pub fn tool(name: &str) -> Option<&'static Tool> {
+    TOOLS.iter().find(|t| t.name == name)
+}
+
+/// The part of JSON Schema the tools use: an object of typed properties. The
+/// validator below is written for exactly this part (a general JSON Schema crate
+/// would not build without std, and would judge inputs in its own words).
+#[derive(Deserialize)]
+struct Schema {
+    properties: BTreeMap<String, Property>,
+    #[serde(default)]
+    required: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct Property {
+    #[serde(rename = "type")]
+    kind: String,
+    #[serde(default, rename = "minLength")]
+    min_length: Option<usize>,
+    #[serde(default)]
+    minimum: Option<u64>,
+}
+
+/// What kind of JSON value `v` is, in words.
+pub(crate) fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Holds `input` to `tool`'s schema. `null` is taken as absent: models send it for
+/// an optional field they mean to leave out.
+pub(crate) fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
+    let bad = |field: &str, problem: String| ToolsetError::Input {
+        tool: tool.name,
+        field: field.into(),
+        problem,
+    };
+    // The schemas are constants, parsed by the tests; a failure here is memdir's.
+    let schema: Schema =
+        serde_json::from_str(tool.input_schema).map_err(|_| ToolsetError::Internal)?;
+    let Value::Object(fields) = input else {
+        return Err(bad(
+            "",
+            format!("the input must be a JSON object, got {}", kind_of(input)),
+        ));
+    };
+    if let Some(k) = fields.keys().find(|k| !schema.properties.contains_key(*k)) {
+        let names: Vec<&str> = schema.properties.keys().map(String::as_str).collect();
+        return Err(bad(
+            k,
+            format!("{k:?} is not one of its fields ({})", takes(tool, &names)),
+        ));
+    }
+    for name in &schema.required {
+        if fields.get(name).is_none_or(Value::is_null) {
+            return Err(bad(name, format!("{name} is required")));
+        }
+    }
+    for (name, p) in &schema.properties {
+        let Some(v) = fields.get(name).filter(|v| !v.is_null()) else {
+            continue;
+        };
+        match (p.kind.as_str(), v) {
+            ("string", Value::String(s)) => {
+                if let Some(min) = p.min_length
+                    && s.chars().count() < min
+                {
+                    return Err(bad(name, format!("{name} must not be empty")));
+                }
+            }
+            ("boolean", Value::Bool(_)) => {}
+            ("integer", Value::Number(n)) if n.as_u64().is_some() => {
+                let n = n.as_u64().unwrap_or_default();
+                if let Some(min) = p.minimum
+                    && n < min
+                {
+                    return Err(bad(
+                        name,
+                        format!("{name} must be a whole number of at least {min}, got {n}"),
+                    ));
+                }
+            }
+            ("integer", _) => {
+                return Err(bad(
+                    name,
+                    format!("{name} must be a whole number, got {}", shown_value(v)),
+                ));
+            }
+            (want, _) => {
+                return Err(bad(
+                    name,
+                    format!("{name} must be {}, got {}", article(want), kind_of(v)),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A number as it was sent; anything else as its kind.
+fn shown_value(v: &Value) -> String {
+    match v {
+        Value::Number(n) => format!("{n}"),
+        other => String::from(kind_of(other)),
+    }
+}
+
+fn article(kind: &str) -> String {
+    match kind {
+        "integer" => String::from("a whole number"),
+        "string" => String::from("a string"),
+        "boolean" => String::from("true or false"),
+        other => format!("a {other}"),
+    }
+}
+
+/// `memory_x takes a, b and c`.
+fn takes(tool: &Tool, names: &[&str]) -> String {
+    let mut out = format!("{} takes ", tool.name);
+    for (i, n) in names.iter().enumerate() {
+        if i > 0 {
+            out.push_str(if i + 1 == names.len() { " and " } else { ", " });
+        }
+        out.push_str(n);
+    }
+    out
+}

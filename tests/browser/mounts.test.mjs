@@ -1,0 +1,202 @@
+// Mounts in the browser: one memory over two IndexedDB stores, `team` read-only
+// (filled beforehand by opening it alone) and `me` read-write. The exact tool
+// answers are asserted; the `team` database, read raw through the IndexedDB API
+// (every object store, key and value), is the same after as before; after a
+// reload the `me` store still has what was written to it.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { launch, server, watchErrors } from './chromium.mjs';
+
+let browser;
+let srv;
+
+before(async () => {
+  srv = await server();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await srv?.close();
+});
+
+const TEAM = 'mounts-team';
+const ME = 'mounts-me';
+
+const MOUNTS = { team: TEAM, me: ME };
+const INSTRUCTIONS =
+  'Your memory directory is /memories. It holds 2 memory stores:\n' +
+  '- /memories/team (read-only): Team conventions.\n' +
+  '  Read them before any task.\n' +
+  '- /memories/me (read-write): Your own notes.\n' +
+  'A read-only store can be viewed but not changed.\n';
+
+/** In the page: `window.memory` over both IndexedDB stores. */
+function openMounted(page) {
+  return page.evaluate(async ({ team, me }) => {
+    const m = await import('/js/browser.js');
+    window.memory = await m.openMemory({
+      mounts: [
+        { name: 'team', store: m.indexedDbStore(team), access: 'read_only', description: 'Team conventions.', instructions: 'Read them before any task.' },
+        { name: 'me', store: m.indexedDbStore(me), access: 'read_write', description: 'Your own notes.' },
+      ],
+      actor: 'sesn_browser_mounts',
+    });
+  }, MOUNTS);
+}
+
+/** In the page: each tool input through `memory.execute`, its answer. */
+function run(page, inputs) {
+  return page.evaluate(async (inputs) => {
+    const out = [];
+    for (const input of inputs) out.push(await window.memory.execute(input));
+    return out;
+  }, inputs);
+}
+
+/**
+ * One database read raw: every object store, every key and value, in cursor
+ * order. Bytes become hex and objects keep their fields, so any change to any
+ * record shows as a difference.
+ */
+function readDatabase(page, name) {
+  return page.evaluate(async (name) => {
+    const request = (r) =>
+      new Promise((ok, fail) => {
+        r.onsuccess = () => ok(r.result);
+        r.onerror = () => fail(r.error);
+      });
+    const hex = (u8) => Array.from(u8, (b) => b.toString(16).padStart(2, '0')).join('');
+    const plain = (x) => {
+      if (x instanceof ArrayBuffer) return { bytes: hex(new Uint8Array(x)) };
+      if (ArrayBuffer.isView(x)) return { bytes: hex(new Uint8Array(x.buffer, x.byteOffset, x.byteLength)) };
+      if (Array.isArray(x)) return x.map(plain);
+      if (x instanceof Date) return { date: x.toISOString() };
+      if (x !== null && typeof x === 'object') return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, plain(v)]));
+      return x;
+    };
+    if (!(await indexedDB.databases()).some((d) => d.name === name)) return null;
+    const db = await request(indexedDB.open(name));
+    const out = { version: db.version, stores: {} };
+    for (const store of db.objectStoreNames) {
+      const records = [];
+      const cursor = db.transaction(store, 'readonly').objectStore(store).openCursor();
+      await new Promise((ok, fail) => {
+        cursor.onerror = () => fail(cursor.error);
+        cursor.onsuccess = () => {
+          const c = cursor.result;
+          if (!c) return ok();
+          records.push([plain(c.key), plain(c.value)]);
+          c.continue();
+        };
+      });
+      out.stores[store] = records;
+    }
+    db.close();
+    return out;
+  }, name);
+}
+
+test('two IndexedDB stores in one memory: exact answers, the read-only database unchanged, the writable one kept across a reload', async (t) => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  await page.goto(`${srv.url}/www/serve.mjs`); // any same-origin document will do
+
+  // The team's store, filled by opening it alone.
+  const filled = await page.evaluate(async (team) => {
+    const m = await import('/js/browser.js');
+    const alone = await m.openMemory({ store: m.indexedDbStore(team) });
+    const r = await alone.execute({ command: 'create', path: '/memories/conventions.md', file_text: 'Use ISO dates.\n' });
+    alone.close();
+    return r;
+  }, TEAM);
+  assert.deepEqual(filled, { content: 'File created successfully at: /memories/conventions.md', is_error: false });
+
+  const teamBefore = await readDatabase(page, `memdir:${TEAM}`);
+  assert.ok(teamBefore, `no database memdir:${TEAM} after filling it`);
+  const records = Object.values(teamBefore.stores).flat().length;
+  assert.ok(records > 0, 'the team database holds no records');
+  t.diagnostic(`memdir:${TEAM}: ${Object.keys(teamBefore.stores).length} object stores, ${records} records`);
+
+  await openMounted(page);
+  assert.equal(await page.evaluate(() => window.memory.instructions()), INSTRUCTIONS);
+
+  const cases = [
+    [
+      { command: 'view', path: '/memories' },
+      "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n15B\t/memories\n0B\t/memories/me/\n15B\t/memories/team/\n15B\t/memories/team/conventions.md",
+      false,
+    ],
+    [{ command: 'create', path: '/memories/me/plan.md', file_text: 'Ship it.' }, 'File created successfully at: /memories/me/plan.md', false],
+    [
+      { command: 'create', path: '/memories/team/new.md', file_text: 'x' },
+      'Error: Cannot create /memories/team/new.md: the memory store mounted at /memories/team is read-only',
+      true,
+    ],
+    [
+      { command: 'str_replace', path: '/memories/team/conventions.md', old_str: 'ISO', new_str: 'US' },
+      'Error: Cannot str_replace /memories/team/conventions.md: the memory store mounted at /memories/team is read-only',
+      true,
+    ],
+    [{ command: 'delete', path: '/memories/team/conventions.md' }, 'Error: Cannot delete /memories/team/conventions.md: the memory store mounted at /memories/team is read-only', true],
+    [
+      { command: 'rename', old_path: '/memories/me/plan.md', new_path: '/memories/team/plan.md' },
+      'Error: Cannot rename /memories/me/plan.md to /memories/team/plan.md: they are in different memory stores (create it in the other store, then delete it here)',
+      true,
+    ],
+    [
+      { command: 'rename', old_path: '/memories/team/conventions.md', new_path: '/memories/me/conventions.md' },
+      'Error: Cannot rename /memories/team/conventions.md to /memories/me/conventions.md: they are in different memory stores (create it in the other store, then delete it here)',
+      true,
+    ],
+    [
+      { command: 'view', path: '/memories/team/conventions.md' },
+      "Here's the content of /memories/team/conventions.md with line numbers:\n     1\tUse ISO dates.\n     2\t",
+      false,
+    ],
+    [
+      { command: 'view', path: '/memories' },
+      "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n23B\t/memories\n8B\t/memories/me/\n8B\t/memories/me/plan.md\n15B\t/memories/team/\n15B\t/memories/team/conventions.md",
+      false,
+    ],
+  ];
+  const answers = await run(
+    page,
+    cases.map(([input]) => input),
+  );
+  for (let i = 0; i < cases.length; i++) {
+    const [input, content, isError] = cases[i];
+    assert.deepEqual(answers[i], { content, is_error: isError }, JSON.stringify(input));
+  }
+
+  assert.deepEqual(await readDatabase(page, `memdir:${TEAM}`), teamBefore, 'the read-only database changed');
+
+  // A reload: the page, its wasm and its connections are gone; IndexedDB stays.
+  await page.reload();
+  await openMounted(page);
+  const reread = await run(page, [{ command: 'view', path: '/memories/me/plan.md' }]);
+  assert.deepEqual(reread, [{ content: "Here's the content of /memories/me/plan.md with line numbers:\n     1\tShip it.", is_error: false }]);
+  assert.deepEqual(
+    await page.evaluate(() => window.memory.entries()),
+    [
+      { path: '/memories/me' },
+      { path: '/memories/me/plan.md', content: 'Ship it.' },
+      { path: '/memories/team' },
+      { path: '/memories/team/conventions.md', content: 'Use ISO dates.\n' },
+    ],
+  );
+  // The `me` store alone, as any other page of the origin would open it.
+  const alone = await page.evaluate(async (me) => {
+    const m = await import('/js/browser.js');
+    const mem = await m.openMemory({ store: m.indexedDbStore(me) });
+    const entries = await mem.entries();
+    mem.close();
+    return entries;
+  }, ME);
+  assert.deepEqual(alone, [{ path: '/memories/plan.md', content: 'Ship it.' }]);
+  assert.deepEqual(await readDatabase(page, `memdir:${TEAM}`), teamBefore, 'the read-only database changed across the reload');
+
+  assert.deepEqual(errors, []);
+  await context.close();
+});
