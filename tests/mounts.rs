@@ -44,7 +44,7 @@ fn dump(store: &MemoryStore) -> Vec<(String, Vec<u8>)> {
 }
 
 struct Two {
-    memory: Mounted<MemoryStore>,
+    memory: Mounted<Engine<MemoryStore>>,
     team: MemoryStore,
     me: MemoryStore,
 }
@@ -72,7 +72,7 @@ fn two() -> Two {
     Two { memory, team, me }
 }
 
-fn run(m: &Mounted<MemoryStore>, input: serde_json::Value) -> Result<String, String> {
+fn run(m: &Mounted<Engine<MemoryStore>>, input: serde_json::Value) -> Result<String, String> {
     let cmd = Command::from_value(&input).map_err(|e| e.to_string())?;
     block_on(m.run(cmd)).map_err(|e| e.to_string())
 }
@@ -240,7 +240,11 @@ fn bad_mount_sets_are_refused() {
     );
 }
 
-fn tool(m: &Mounted<MemoryStore>, name: &str, input: serde_json::Value) -> Result<String, String> {
+fn tool(
+    m: &Mounted<Engine<MemoryStore>>,
+    name: &str,
+    input: serde_json::Value,
+) -> Result<String, String> {
     block_on(m.toolset(name, &input)).map_err(|e| e.to_string())
 }
 
@@ -297,5 +301,96 @@ fn the_toolset_reaches_every_store_by_its_name() {
         )
         .unwrap(),
         "Here's the content of /memories/me/plan.md with line numbers:\n     1\tShip it."
+    );
+}
+
+#[test]
+fn a_command_crosses_a_boundary_as_json_and_comes_back_the_same() {
+    let inputs = [
+        json!({"command": "view", "path": "/memories/a", "view_range": [1, -1]}),
+        json!({"command": "view", "path": "/memories"}),
+        json!({"command": "create", "path": "/memories/a.md", "file_text": "x\n\"y\""}),
+        json!({"command": "str_replace", "path": "/memories/a.md", "old_str": "x", "new_str": ""}),
+        json!({"command": "insert", "path": "/memories/a.md", "insert_line": 1.5, "insert_text": "z"}),
+        json!({"command": "insert", "path": "/memories/a.md", "insert_line": -3, "insert_text": "z"}),
+        json!({"command": "delete", "path": "/memories/a.md"}),
+        json!({"command": "rename", "old_path": "/memories/a", "new_path": "/memories/b"}),
+    ];
+    for input in inputs {
+        let cmd = Command::from_value(&input).unwrap();
+        assert_eq!(cmd.to_value(), input);
+        assert_eq!(Command::from_value(&cmd.to_value()).unwrap(), cmd);
+    }
+}
+
+/// A target that is not an engine in this process (as the wasmtime host's
+/// component instances are not): it records what reaches it.
+struct Remote {
+    engine: Engine<MemoryStore>,
+    seen: std::cell::RefCell<Vec<serde_json::Value>>,
+}
+
+/// A runtime's own error type, carrying the engine's text.
+#[derive(Debug, PartialEq)]
+struct Text(String);
+
+impl From<memdir::ToolError> for Text {
+    fn from(e: memdir::ToolError) -> Self {
+        Text(e.to_string())
+    }
+}
+
+impl mounts::MountTarget for Remote {
+    type Error = Text;
+
+    async fn run(&self, cmd: Command) -> Result<String, Text> {
+        let input = cmd.to_value();
+        self.seen.borrow_mut().push(input.clone());
+        let r = self.engine.execute(&input).await;
+        if r.is_error {
+            Err(Text(r.content))
+        } else {
+            Ok(r.content)
+        }
+    }
+
+    async fn top_entries(&self) -> Result<mounts::Top, Text> {
+        Ok(mounts::MountTarget::top_entries(&self.engine).await?)
+    }
+
+    fn limits(&self) -> memdir::Limits {
+        self.engine.config().limits
+    }
+}
+
+#[test]
+fn any_target_is_routed_by_the_same_rules() {
+    let remote = |name: &str| Remote {
+        engine: engine(&MemoryStore::new(), name),
+        seen: Default::default(),
+    };
+    let memory = Mounted::new(vec![
+        (mount("team", Access::ReadOnly, "", ""), remote("team")),
+        (mount("me", Access::ReadWrite, "", ""), remote("me")),
+    ])
+    .unwrap();
+    let run = |input: serde_json::Value| block_on(memory.run(Command::from_value(&input).unwrap()));
+    assert_eq!(
+        run(json!({"command": "create", "path": "/memories/me/a.md/", "file_text": "x"})),
+        Ok("File created successfully at: /memories/me/a.md".into())
+    );
+    assert_eq!(
+        run(json!({"command": "delete", "path": "/memories/team/a.md"})),
+        Err(Text("Cannot delete /memories/team/a.md: the memory store mounted at /memories/team is read-only".into()))
+    );
+    assert_eq!(
+        run(json!({"command": "view", "path": "/memories"})),
+        Ok("Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n1B\t/memories\n1B\t/memories/me/\n1B\t/memories/me/a.md\n0B\t/memories/team/".into())
+    );
+    // The refusal never reached a store; the create reached its own, its path as checked.
+    assert!(memory.engine("team").unwrap().seen.borrow().is_empty());
+    assert_eq!(
+        *memory.engine("me").unwrap().seen.borrow(),
+        [json!({"command": "create", "path": "/memories/me/a.md", "file_text": "x"})]
     );
 }
