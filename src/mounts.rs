@@ -293,6 +293,16 @@ impl<T: MountTarget> Mounted<T> {
             }
             .into());
         };
+        // The directory a store is mounted at is the mount's, not the store's.
+        if let Some(top) = paths.iter().find(|p| p.names().count() == 1)
+            && matches!(checked, Checked::Delete { .. } | Checked::Rename { .. })
+        {
+            return Err(ToolError::from(Refusal::MountPoint {
+                command: checked.name(),
+                path: top.clone(),
+            })
+            .into());
+        }
         if let Checked::Rename { new_path, .. } = &checked {
             match found.get(1).copied().flatten() {
                 None => return Err(self.no_mount(new_path).into()),
@@ -319,15 +329,6 @@ impl<T: MountTarget> Mounted<T> {
             && path.names().count() == 1
         {
             return Err(ToolError::from(Refusal::AlreadyExists(path.clone())).into());
-        }
-        if let Some(top) = paths.iter().find(|p| p.names().count() == 1)
-            && matches!(checked, Checked::Delete { .. } | Checked::Rename { .. })
-        {
-            return Err(ToolError::from(Refusal::MountPoint {
-                command: checked.name(),
-                path: top.clone(),
-            })
-            .into());
         }
         // The target checks the paths again (cheap) and takes its mount's share.
         target.run(checked.into_command()).await

@@ -41,13 +41,19 @@ fn snapshot(dir: &Path) -> BTreeMap<String, Vec<u8>> {
     out
 }
 
-/// A team store with one file, written alone (at /memories) before it is mounted.
-fn team_store(dir: &Path) -> Arc<dyn Backend> {
+/// A team store with `files` (path: content), written alone (at /memories) before
+/// it is mounted.
+fn team_store(dir: &Path, files: &serde_json::Value) -> Arc<dyn Backend> {
     let team: Arc<dyn Backend> = Arc::new(DirBackend::open(dir).unwrap());
-    let entries = [Entry {
-        path: "/memories/conventions.md".into(),
-        content: Some("Use ISO dates.\n".into()),
-    }];
+    let entries: Vec<Entry> = files
+        .as_object()
+        .unwrap()
+        .iter()
+        .map(|(path, text)| Entry {
+            path: path.clone(),
+            content: Some(text.as_str().unwrap().into()),
+        })
+        .collect();
     support::seed(&team, Config::default(), &entries);
     team
 }
@@ -57,10 +63,14 @@ fn run(m: &MountedHost, input: serde_json::Value) -> (String, bool) {
     (r.content, r.is_error)
 }
 
+/// The shared scenario (tests/conformance/mounts.json), which the engine's and the
+/// Node tests run too.
 #[test]
 fn a_read_only_store_beside_a_writable_one() {
+    let data: serde_json::Value =
+        serde_json::from_str(include_str!("../../../tests/conformance/mounts.json")).unwrap();
     let (team_dir, me_dir) = (TempDir::new("team"), TempDir::new("me"));
-    let team = team_store(&team_dir.0);
+    let team = team_store(&team_dir.0, &data["mounts"][0]["files"]);
     let me: Arc<dyn Backend> = Arc::new(DirBackend::open(&me_dir.0).unwrap());
     let team_before = snapshot(&team_dir.0);
     let memory = MountedHost::new(
@@ -73,78 +83,17 @@ fn a_read_only_store_beside_a_writable_one() {
         HostLimits::default(),
     )
     .unwrap();
-
     assert_eq!(
-        run(
-            &memory,
-            json!({"command": "create", "path": "/memories/me/notes/a.md", "file_text": "mine"})
-        ),
-        (
-            "File created successfully at: /memories/me/notes/a.md".into(),
-            false
-        )
+        memory.instructions(),
+        data["instructions"].as_str().unwrap()
     );
-    assert_eq!(
-        run(&memory, json!({"command": "view", "path": "/memories"})),
-        (
-            "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n19B\t/memories\n4B\t/memories/me/\n4B\t/memories/me/notes/\n15B\t/memories/team/\n15B\t/memories/team/conventions.md".into(),
-            false
-        )
-    );
-    assert_eq!(
-        run(&memory, json!({"command": "view", "path": "/memories/team/conventions.md"})),
-        (
-            "Here's the content of /memories/team/conventions.md with line numbers:\n     1\tUse ISO dates.\n     2\t".into(),
-            false
-        )
-    );
-    let refused = [
-        (
-            json!({"command": "create", "path": "/memories/team/new.md", "file_text": "x"}),
-            "Cannot create /memories/team/new.md: the memory store mounted at /memories/team is read-only",
-        ),
-        (
-            json!({"command": "str_replace", "path": "/memories/team/conventions.md", "old_str": "ISO", "new_str": "US"}),
-            "Cannot str_replace /memories/team/conventions.md: the memory store mounted at /memories/team is read-only",
-        ),
-        (
-            json!({"command": "delete", "path": "/memories/team/conventions.md"}),
-            "Cannot delete /memories/team/conventions.md: the memory store mounted at /memories/team is read-only",
-        ),
-        (
-            json!({"command": "rename", "old_path": "/memories/team/conventions.md", "new_path": "/memories/me/c.md"}),
-            "Cannot rename /memories/team/conventions.md to /memories/me/c.md: they are in different memory stores (create it in the other store, then delete it here)",
-        ),
-        (
-            json!({"command": "create", "path": "/memories/other/x.md", "file_text": "x"}),
-            "Cannot write /memories/other/x.md: no memory store is mounted there (the stores are /memories/team, /memories/me)",
-        ),
-        (
-            json!({"command": "delete", "path": "/memories/me"}),
-            "Cannot delete /memories/me: a memory store is mounted there",
-        ),
-        (
-            json!({"command": "create", "path": "/memories/me", "file_text": "x"}),
-            "File /memories/me already exists",
-        ),
-        (
-            json!({"command": "delete", "path": "/memories"}),
-            "Cannot delete the /memories directory itself",
-        ),
-        (
-            json!({"command": "view", "path": "/memories/other"}),
-            "The path /memories/other does not exist. Please provide a valid path.",
-        ),
-    ];
-    let me_before = support::raw(&me);
-    for (input, want) in refused {
-        assert_eq!(
-            run(&memory, input.clone()),
-            (format!("Error: {want}"), true),
-            "{input}"
+    for step in data["steps"].as_array().unwrap() {
+        let want = (
+            step[1].as_str().unwrap().to_string(),
+            step[2].as_bool().unwrap(),
         );
+        assert_eq!(run(&memory, step[0].clone()), want, "{}", step[0]);
     }
-    assert_eq!(support::raw(&me), me_before);
     // The typed face keeps the kind.
     let e = memory
         .run(memdir::Command::Delete {
@@ -156,15 +105,8 @@ fn a_read_only_store_beside_a_writable_one() {
     // The writable store holds the file under its own path; the read-only one is
     // byte for byte what it was (no lock or temporary file left either).
     let tree = support::tree(&me);
-    assert_eq!(
-        tree.get("/memories/notes/a.md"),
-        Some(&Some("mine".to_string()))
-    );
+    assert_eq!(tree.get("/memories/b.md"), Some(&Some("mine".to_string())));
     assert_eq!(snapshot(&team_dir.0), team_before);
-    assert_eq!(
-        memory.instructions(),
-        "Your memory directory is /memories. It holds 2 memory stores:\n- /memories/team (read-only)\n- /memories/me (read-write)\nA read-only store can be viewed but not changed.\n"
-    );
 }
 
 #[test]
@@ -261,7 +203,10 @@ fn line(out: &Output) -> (String, bool) {
 #[test]
 fn the_cli_mounts_store_directories() {
     let (team_dir, me_dir) = (TempDir::new("cli-team"), TempDir::new("cli-me"));
-    team_store(&team_dir.0);
+    team_store(
+        &team_dir.0,
+        &json!({"/memories/conventions.md": "Use ISO dates.\n"}),
+    );
     let team_before = snapshot(&team_dir.0);
     let exec = |input: serde_json::Value| {
         let mut team = std::ffi::OsString::from("team=");
