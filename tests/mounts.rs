@@ -46,7 +46,6 @@ fn dump(store: &MemoryStore) -> Vec<(String, Vec<u8>)> {
 struct Two {
     memory: Mounted<Engine<MemoryStore>>,
     team: MemoryStore,
-    me: MemoryStore,
 }
 
 fn two() -> Two {
@@ -69,7 +68,7 @@ fn two() -> Two {
         (mount("me", Access::ReadWrite, "", ""), engine(&me, "me")),
     ])
     .unwrap();
-    Two { memory, team, me }
+    Two { memory, team }
 }
 
 fn run(m: &Mounted<Engine<MemoryStore>>, input: serde_json::Value) -> Result<String, String> {
