@@ -1,8 +1,9 @@
 // The runtime-independent surface of memdir: openMemory, betaMemoryTool and the
 // store factories that need no runtime API. Each entry point (node.js, browser.js,
 // workerd.js, default.js) initialises the wasm its runtime's way, then re-exports
-// this module plus its own stores; nothing here touches the wasm until it is called.
-import * as glue from '../dist/memdir_wasm.js';
+// this module plus its own stores; nothing here touches the wasm until it is called
+// (the entry hands its build's glue to glue.js first).
+import { glue } from './glue.js';
 
 export const COMMANDS = Object.freeze(['view', 'create', 'str_replace', 'insert', 'delete', 'rename']);
 

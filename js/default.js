@@ -1,7 +1,10 @@
 // Entry for runtimes with no condition of their own (Deno, Bun, bundlers): fetch
 // the wasm next to this package and instantiate it before anything is exported.
-import init from '../dist/memdir_wasm.js';
+// The build without the IndexedDB store, as this entry offers none.
+import * as nodeBuild from '../dist/node/memdir_wasm.js';
+import { useGlue } from './glue.js';
 
-await init({ module_or_path: new URL('../dist/memdir_wasm_bg.wasm', import.meta.url) });
+await nodeBuild.default({ module_or_path: new URL('../dist/node/memdir_wasm_bg.wasm', import.meta.url) });
+useGlue(nodeBuild);
 
 export * from './core.js';

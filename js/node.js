@@ -1,11 +1,14 @@
 // Node entry: the wasm is read from the package and instantiated synchronously, so
 // importing memdir is all the set-up there is.
 import { readFileSync } from 'node:fs';
-import { initSync } from '../dist/memdir_wasm.js';
+import * as nodeBuild from '../dist/node/memdir_wasm.js';
 import { openMemory as openOnAnyStore } from './core.js';
+import { useGlue } from './glue.js';
 import { DirectoryStore } from './stores/directory.js';
 
-initSync({ module: readFileSync(new URL('../dist/memdir_wasm_bg.wasm', import.meta.url)) });
+// The build without the IndexedDB store (Node has no IndexedDB).
+nodeBuild.initSync({ module: readFileSync(new URL('../dist/node/memdir_wasm_bg.wasm', import.meta.url)) });
+useGlue(nodeBuild);
 
 export * from './core.js';
 export { directoryStore, DirectoryStore } from './stores/directory.js';

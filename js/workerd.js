@@ -1,9 +1,12 @@
 // workerd (Cloudflare Workers) entry: the wasm is imported as a compiled module,
 // since isolates may not compile wasm from bytes at run time.
-import wasm from '../dist/memdir_wasm_bg.wasm';
-import { initSync } from '../dist/memdir_wasm.js';
+// The build without the IndexedDB store (workerd has no IndexedDB).
+import wasm from '../dist/node/memdir_wasm_bg.wasm';
+import * as nodeBuild from '../dist/node/memdir_wasm.js';
+import { useGlue } from './glue.js';
 
-initSync({ module: wasm });
+nodeBuild.initSync({ module: wasm });
+useGlue(nodeBuild);
 
 export * from './core.js';
 export { durableObjectStore } from './stores/durable-object.js';

@@ -1,16 +1,18 @@
 #!/usr/bin/env node
-// `npm run build`: the engine's wasm-bindgen crate -> dist/ (glue + optimised wasm).
+// `npm run build`: the engine's wasm-bindgen crate -> dist/ (glue + optimised wasm),
+// twice: dist/ for the browser (feature `indexeddb`) and dist/node/ for Node, workerd
+// and the default entry, which have no IndexedDB and so need not carry its code.
 // Also the package's `prepack`, so a tarball never leaves without its wasm.
 //
-// Steps: cargo (wasm32-unknown-unknown, profile release-wasm), the pinned
-// wasm-bindgen CLI (--target web: one glue file every runtime entry can initialise
-// its own way), wasm-opt from the npm `binaryen` package (Debian's is broken), then
+// Steps, per build: cargo (wasm32-unknown-unknown, profile release-wasm-browser or
+// release-wasm), the pinned wasm-bindgen CLI (--target web: a glue file each runtime
+// entry can initialise its own way), wasm-opt from the npm `binaryen` package (Debian's is broken), then
 // the gzipped sizes. Honours CARGO_TARGET_DIR; `--no-opt` skips wasm-opt, `--force`
 // rebuilds dist/ even when cargo's output has not changed. `--bench` builds the
 // benchmark's variant instead (feature `bench`: the round-trip floor's exports) into
 // bench/dist/, which `npm run bench` loads beside the package; it never goes in dist/.
 // `--empty` builds the cold-start bench's peer (bench/cold/empty, a module with one
-// function and nothing else) the same way into bench/cold/dist/.
+// function and nothing else, its own workspace) the same way into bench/cold/dist/.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -22,11 +24,8 @@ import { gzipSync } from 'node:zlib';
 const WASM_BINDGEN_VERSION = '0.2.130';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
+const bench = args.has('--bench');
 const empty = args.has('--empty');
-const bench = args.has('--bench') || empty;
-const dist = join(root, empty ? join('bench', 'cold', 'dist') : bench ? join('bench', 'dist') : 'dist');
-// Its own profile, so the two builds live side by side in target/.
-const profile = bench && !empty ? 'bench-wasm' : 'release-wasm';
 
 function run(cmd, argv, opts = {}) {
   console.error(`$ ${[cmd, ...argv].join(' ')}`);
@@ -52,58 +51,87 @@ function findWasmBindgen() {
 
 const targetEnv = process.env.CARGO_TARGET_DIR;
 const targetDir = targetEnv ? (isAbsolute(targetEnv) ? targetEnv : resolve(root, targetEnv)) : join(root, 'target');
-// The peer is its own workspace (never part of the package's), built in a subdirectory
-// of the same target directory with the same profile.
-const peerTarget = join(targetDir, 'bench-empty');
-if (empty) run('cargo', ['build', '--manifest-path', join(root, 'bench', 'cold', 'empty', 'Cargo.toml'), '--target-dir', peerTarget, '--target', 'wasm32-unknown-unknown', '--profile', profile]);
-else run('cargo', ['build', '-p', 'memdir-wasm', '--target', 'wasm32-unknown-unknown', '--profile', profile, ...(bench ? ['--features', 'bench'] : [])]);
-const outName = empty ? 'empty' : 'memdir_wasm';
-const built = empty
-  ? join(peerTarget, 'wasm32-unknown-unknown', profile, 'memdir_bench_empty.wasm')
-  : join(targetDir, 'wasm32-unknown-unknown', profile, 'memdir_wasm.wasm');
-if (!existsSync(built)) throw new Error(`cargo did not produce ${built}`);
-
-// Nothing to do when cargo's output is the one dist/ was made from (a no-op build
-// stays a second long, so every test script can call it).
-const stampFile = join(dist, '.stamp');
-const stamp = `${createHash('sha256').update(readFileSync(built)).digest('hex')} ${args.has('--no-opt') ? 'no-opt' : 'opt'}`;
-if (!args.has('--force') && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(join(dist, `${outName}_bg.wasm`))) {
-  console.error(`${relative(root, dist)}/ is up to date`);
-  process.exit(0);
-}
-rmSync(dist, { recursive: true, force: true });
-mkdirSync(dist, { recursive: true });
-run(findWasmBindgen(), ['--target', 'web', '--out-dir', dist, '--out-name', outName, built]);
-
-const wasm = join(dist, `${outName}_bg.wasm`);
-if (!args.has('--no-opt')) {
-  const wasmOpt = join(root, 'node_modules', 'binaryen', 'bin', 'wasm-opt');
-  if (!existsSync(wasmOpt)) throw new Error('node_modules/binaryen is missing: run npm ci');
-  const tmp = `${wasm}.opt`;
-  // The features rustc enables by default for wasm32-unknown-unknown.
-  const features = [
-    '--enable-bulk-memory',
-    '--enable-mutable-globals',
-    '--enable-nontrapping-float-to-int',
-    '--enable-sign-ext',
-    '--enable-reference-types',
-    '--enable-multivalue',
-  ];
-  run(process.execPath, [wasmOpt, wasm, '-Oz', ...features, '-o', tmp]);
-  renameSync(tmp, wasm);
-}
-
-writeFileSync(stampFile, stamp);
-
 const gz = (p) => gzipSync(readFileSync(p), { level: 9 }).length;
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
-for (const f of [`${outName}_bg.wasm`, `${outName}.js`]) {
-  const p = join(dist, f);
-  console.error(`${bench ? `${relative(root, dist)}/` : ''}${f}: ${kib(statSync(p).size)} raw, ${kib(gz(p))} gzipped`);
+const glue = (name) => [`${name}.js`, `${name}.d.ts`, `${name}_bg.wasm`, `${name}_bg.wasm.d.ts`];
+// The cold-start bench's peer: its own workspace, built in a subdirectory of the same
+// target directory.
+const PEER = {
+  manifest: join(root, 'bench', 'cold', 'empty', 'Cargo.toml'),
+  targetDir: join(targetDir, 'bench-empty'),
+  name: 'empty',
+  crate: 'memdir_bench_empty',
+};
+
+/**
+ * One build of the crate into `out`: cargo with `features` under its own `profile`
+ * (so the builds sit side by side in target/ and a no-op build relinks nothing),
+ * wasm-bindgen, wasm-opt. Skipped when cargo's output is the one `out` was made from.
+ */
+function buildVariant({ profile, features, out, peer }) {
+  const name = peer ? peer.name : 'memdir_wasm';
+  if (peer) run('cargo', ['build', '--manifest-path', peer.manifest, '--target-dir', peer.targetDir, '--target', 'wasm32-unknown-unknown', '--profile', profile]);
+  else run('cargo', ['build', '-p', 'memdir-wasm', '--target', 'wasm32-unknown-unknown', '--profile', profile, ...(features.length ? ['--features', features.join(',')] : [])]);
+  const built = peer
+    ? join(peer.targetDir, 'wasm32-unknown-unknown', profile, `${peer.crate}.wasm`)
+    : join(targetDir, 'wasm32-unknown-unknown', profile, 'memdir_wasm.wasm');
+  if (!existsSync(built)) throw new Error(`cargo did not produce ${built}`);
+
+  // Nothing to do when cargo's output is the one `out` was made from (a no-op build
+  // stays a second or two long, so every test script can call it).
+  const stampFile = join(out, '.stamp');
+  const stamp = `${createHash('sha256').update(readFileSync(built)).digest('hex')} ${args.has('--no-opt') ? 'no-opt' : 'opt'}`;
+  const wasm = join(out, `${name}_bg.wasm`);
+  if (!args.has('--force') && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(wasm)) {
+    console.error(`${relative(root, out)}/ is up to date`);
+    return;
+  }
+  // Only this build's own files: dist/ also holds dist/node/.
+  for (const f of [...glue(name), '.stamp']) rmSync(join(out, f), { force: true });
+  mkdirSync(out, { recursive: true });
+  run(findWasmBindgen(), ['--target', 'web', '--out-dir', out, '--out-name', name, built]);
+
+  if (!args.has('--no-opt')) {
+    const wasmOpt = join(root, 'node_modules', 'binaryen', 'bin', 'wasm-opt');
+    if (!existsSync(wasmOpt)) throw new Error('node_modules/binaryen is missing: run npm ci');
+    const tmp = `${wasm}.opt`;
+    // The features rustc enables by default for wasm32-unknown-unknown.
+    const features = [
+      '--enable-bulk-memory',
+      '--enable-mutable-globals',
+      '--enable-nontrapping-float-to-int',
+      '--enable-sign-ext',
+      '--enable-reference-types',
+      '--enable-multivalue',
+    ];
+    run(process.execPath, [wasmOpt, wasm, '-Oz', ...features, '-o', tmp]);
+    renameSync(tmp, wasm);
+  }
+  writeFileSync(stampFile, stamp);
 }
 
-// The bench build has no entries of its own.
-if (bench) process.exit(0);
+// The package carries two builds: the browser's, with the IndexedDB store (dist/,
+// loaded by js/browser.js), and the one for everything else, without it (dist/node/,
+// loaded by js/node.js, js/workerd.js and js/default.js).
+const variants = empty
+  ? [{ profile: 'release-wasm', features: [], out: join(root, 'bench', 'cold', 'dist'), peer: PEER }]
+  : bench
+  ? [{ profile: 'bench-wasm', features: ['bench'], out: join(root, 'bench', 'dist') }]
+  : [
+      { profile: 'release-wasm-browser', features: ['indexeddb'], out: join(root, 'dist') },
+      { profile: 'release-wasm', features: [], out: join(root, 'dist', 'node') },
+    ];
+for (const v of variants) buildVariant(v);
+for (const { out, peer } of variants) {
+  const name = peer ? peer.name : 'memdir_wasm';
+  for (const f of [`${name}_bg.wasm`, `${name}.js`]) {
+    const p = join(out, f);
+    console.error(`${relative(root, p)}: ${kib(statSync(p).size)} raw, ${kib(gz(p))} gzipped`);
+  }
+}
+
+// The bench builds have no entries of their own.
+if (bench || empty) process.exit(0);
 
 /** The JS an entry loads: itself and its relative imports, recursively (not the wasm). */
 function jsClosure(file, seen = new Set()) {

@@ -279,6 +279,62 @@ impl Command {
         })
     }
 
+    /// The command as a JSON tool input: [`Command::from_value`] of it is the same
+    /// command. For a runtime that passes a command across a boundary as text.
+    pub fn to_value(&self) -> Value {
+        let mut map = Map::new();
+        let mut put = |k: &str, v: Value| {
+            map.insert(k.into(), v);
+        };
+        match self {
+            Command::View { path, view_range } => {
+                put("command", "view".into());
+                put("path", path.as_str().into());
+                if let Some((from, to)) = view_range {
+                    put(
+                        "view_range",
+                        Value::Array(alloc::vec![(*from).into(), (*to).into()]),
+                    );
+                }
+            }
+            Command::Create { path, file_text } => {
+                put("command", "create".into());
+                put("path", path.as_str().into());
+                put("file_text", file_text.as_str().into());
+            }
+            Command::StrReplace {
+                path,
+                old_str,
+                new_str,
+            } => {
+                put("command", "str_replace".into());
+                put("path", path.as_str().into());
+                put("old_str", old_str.as_str().into());
+                put("new_str", new_str.as_str().into());
+            }
+            Command::Insert {
+                path,
+                insert_line,
+                insert_text,
+            } => {
+                put("command", "insert".into());
+                put("path", path.as_str().into());
+                put("insert_line", Value::Number(insert_line.clone()));
+                put("insert_text", insert_text.as_str().into());
+            }
+            Command::Delete { path } => {
+                put("command", "delete".into());
+                put("path", path.as_str().into());
+            }
+            Command::Rename { old_path, new_path } => {
+                put("command", "rename".into());
+                put("old_path", old_path.as_str().into());
+                put("new_path", new_path.as_str().into());
+            }
+        }
+        Value::Object(map)
+    }
+
     /// Checks every path, in the order the fields are listed.
     pub(crate) fn validate_paths(self) -> Result<Checked, ToolError> {
         let check = |p: &str| path::validate(p).map_err(ToolError::Path);
@@ -349,6 +405,45 @@ impl Checked {
             | Checked::Insert { path, .. }
             | Checked::Delete { path } => alloc::vec![path],
             Checked::Rename { old_path, new_path } => alloc::vec![old_path, new_path],
+        }
+    }
+
+    /// The command again, its paths as checked (a trailing slash dropped), for a
+    /// store that checks them itself: checking them again gives this command back.
+    pub fn into_command(self) -> Command {
+        let raw = |p: ValidPath| String::from(p.as_str());
+        match self {
+            Checked::View { path, view_range } => Command::View {
+                path: raw(path),
+                view_range,
+            },
+            Checked::Create { path, file_text } => Command::Create {
+                path: raw(path),
+                file_text,
+            },
+            Checked::StrReplace {
+                path,
+                old_str,
+                new_str,
+            } => Command::StrReplace {
+                path: raw(path),
+                old_str,
+                new_str,
+            },
+            Checked::Insert {
+                path,
+                insert_line,
+                insert_text,
+            } => Command::Insert {
+                path: raw(path),
+                insert_line,
+                insert_text,
+            },
+            Checked::Delete { path } => Command::Delete { path: raw(path) },
+            Checked::Rename { old_path, new_path } => Command::Rename {
+                old_path: raw(old_path),
+                new_path: raw(new_path),
+            },
         }
     }
 

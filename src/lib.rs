@@ -62,7 +62,7 @@ pub use engine::{Backoff, Engine, ToolResult};
 pub use error::{ErrorKind, LimitError, Refusal, ToolError};
 pub use input::{Command, InputError};
 pub use maintain::{Entry, ExpireReport, GcReport};
-pub use mounts::{Access, Mount, MountError, Mounted};
+pub use mounts::{Access, Mount, MountError, MountTarget, Mounted};
 pub use secrets::SecretPolicy;
 pub use store::{MemoryStore, Page, Store, StoreError};
 pub use toolset::ToolsetError;

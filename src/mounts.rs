@@ -10,7 +10,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::config::{MAX_MOUNT_DESCRIPTION_CHARS, MAX_MOUNT_INSTRUCTIONS_CHARS, MAX_MOUNTS};
+use crate::config::{
+    Limits, MAX_MOUNT_DESCRIPTION_CHARS, MAX_MOUNT_INSTRUCTIONS_CHARS, MAX_MOUNTS,
+};
 use crate::engine::Engine;
 use crate::error::{Refusal, ToolError};
 use crate::input::{Checked, Command};
@@ -163,15 +165,72 @@ pub fn instructions(mounts: &[Mount]) -> String {
     out
 }
 
-/// The stores of one memory, each with its engine.
-pub struct Mounted<S> {
-    mounts: Vec<(Mount, Engine<S>)>,
+/// What a mount routes to: a store's engine, in this process or behind a boundary
+/// (the wasmtime host's component instance). It was configured with its mount's
+/// name (`Config::mount`), so it takes the paths as the model wrote them.
+#[allow(
+    async_fn_in_trait,
+    reason = "every runtime drives the engine on one thread (wasm, or a host's block_on): no Send bound to promise"
+)]
+pub trait MountTarget {
+    /// Its failures: the engine's own, or a runtime's around them.
+    type Error: From<ToolError>;
+
+    /// Runs a command whose paths lie in this store's mount.
+    async fn run(&self, cmd: Command) -> Result<String, Self::Error>;
+
+    /// The store's total size and its visible top entries, for `view /memories`.
+    async fn top_entries(&self) -> Result<Top, Self::Error>;
+
+    /// The store's limits (for the checks made before any store is touched, and
+    /// the length of the listing of `/memories`).
+    fn limits(&self) -> Limits;
 }
 
-impl<S: Store> Mounted<S> {
-    /// Each engine must have been configured with its mount's name
+/// The top of one store: its total size and its visible entries, sorted by name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Top {
+    pub size: u64,
+    pub entries: Vec<TopEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopEntry {
+    pub name: String,
+    pub size: u64,
+    pub is_dir: bool,
+}
+
+impl<S: Store> MountTarget for Engine<S> {
+    type Error = ToolError;
+
+    async fn run(&self, cmd: Command) -> Result<String, ToolError> {
+        Engine::run(self, cmd).await
+    }
+
+    async fn top_entries(&self) -> Result<Top, ToolError> {
+        let (size, entries) = Engine::top_entries(self).await?;
+        let entries = entries
+            .into_iter()
+            .map(|(name, size, is_dir)| TopEntry { name, size, is_dir })
+            .collect();
+        Ok(Top { size, entries })
+    }
+
+    fn limits(&self) -> Limits {
+        self.config().limits
+    }
+}
+
+/// The stores of one memory, each with its target (its engine).
+pub struct Mounted<T> {
+    mounts: Vec<(Mount, T)>,
+}
+
+impl<T: MountTarget> Mounted<T> {
+    /// Each target must have been configured with its mount's name
     /// (`Config::mount`); see [`check`] for the rest.
-    pub fn new(mounts: Vec<(Mount, Engine<S>)>) -> Result<Mounted<S>, MountError> {
+    pub fn new(mounts: Vec<(Mount, T)>) -> Result<Mounted<T>, MountError> {
         let specs: Vec<Mount> = mounts.iter().map(|(m, _)| m.clone()).collect();
         check(&specs)?;
         Ok(Mounted { mounts })
@@ -181,12 +240,12 @@ impl<S: Store> Mounted<S> {
         self.mounts.iter().map(|(m, _)| m)
     }
 
-    pub fn engines(&self) -> impl Iterator<Item = (&Mount, &Engine<S>)> {
+    pub fn engines(&self) -> impl Iterator<Item = (&Mount, &T)> {
         self.mounts.iter().map(|(m, e)| (m, e))
     }
 
-    /// The engine of the store mounted at `name`.
-    pub fn engine(&self, name: &str) -> Option<&Engine<S>> {
+    /// The target of the store mounted at `name`.
+    pub fn engine(&self, name: &str) -> Option<&T> {
         self.mounts
             .iter()
             .find(|(m, _)| m.name == name)
@@ -199,27 +258,27 @@ impl<S: Store> Mounted<S> {
     }
 
     /// The typed face, over every store.
-    pub async fn run(&self, cmd: Command) -> Result<String, ToolError> {
-        let checked = cmd.validate_paths()?;
-        if let [(m, engine)] = self.mounts.as_slice()
+    pub async fn run(&self, cmd: Command) -> Result<String, T::Error> {
+        if let [(m, target)] = self.mounts.as_slice()
             && m.name.is_empty()
         {
-            return engine.run_validated(checked).await;
+            return target.run(cmd).await;
         }
+        let checked = cmd.validate_paths()?;
         let Some((_, first)) = self.mounts.first() else {
-            return Err(ToolError::Damaged);
+            return Err(ToolError::Damaged.into());
         };
-        refuse_without_storage(&checked, &first.config().limits)?;
+        refuse_without_storage(&checked, &first.limits())?;
         let paths: Vec<ValidPath> = checked.paths().into_iter().cloned().collect();
         let Some(path) = paths.first() else {
-            return Err(ToolError::Damaged);
+            return Err(ToolError::Damaged.into());
         };
         if path.is_root() {
             return match checked {
                 Checked::View { view_range, .. } => self.view_top(path, view_range).await,
                 // Everything else on `/memories` itself was refused above, but a
                 // line edit, which finds no file there.
-                _ => Err(Refusal::NotFoundHint(path.clone()).into()),
+                _ => Err(ToolError::from(Refusal::NotFoundHint(path.clone())).into()),
             };
         }
         let found: Vec<Option<usize>> = paths.iter().map(|p| self.mount_of(p)).collect();
@@ -231,48 +290,102 @@ impl<S: Store> Mounted<S> {
                     Refusal::NotFound(path.clone()).into()
                 }
                 _ => Refusal::NotFoundHint(path.clone()).into(),
-            });
+            }
+            .into());
         };
+        // The directory a store is mounted at is the mount's, not the store's.
+        if let Some(top) = paths.iter().find(|p| p.names().count() == 1)
+            && matches!(checked, Checked::Delete { .. } | Checked::Rename { .. })
+        {
+            return Err(ToolError::from(Refusal::MountPoint {
+                command: checked.name(),
+                path: top.clone(),
+            })
+            .into());
+        }
         if let Checked::Rename { new_path, .. } = &checked {
             match found.get(1).copied().flatten() {
-                None => return Err(self.no_mount(new_path)),
+                None => return Err(self.no_mount(new_path).into()),
                 Some(to) if to != at => {
-                    return Err(Refusal::AcrossMounts {
+                    return Err(ToolError::from(Refusal::AcrossMounts {
                         from: path.clone(),
                         to: new_path.clone(),
-                    }
+                    })
                     .into());
                 }
                 Some(_) => {}
             }
         }
-        let (mount, engine) = self.mounts.get(at).ok_or(ToolError::Damaged)?;
+        let (mount, target) = self.mounts.get(at).ok_or(ToolError::Damaged)?;
         if write && mount.access == Access::ReadOnly {
-            return Err(Refusal::ReadOnly {
+            return Err(ToolError::from(Refusal::ReadOnly {
                 command: checked.name(),
                 path: path.clone(),
                 mount: format!("{}/{}", path::ROOT, mount.name),
-            }
+            })
             .into());
         }
         if let Checked::Create { path, .. } = &checked
             && path.names().count() == 1
         {
-            return Err(Refusal::AlreadyExists(path.clone()).into());
+            return Err(ToolError::from(Refusal::AlreadyExists(path.clone())).into());
         }
-        if let Some(top) = paths.iter().find(|p| p.names().count() == 1)
-            && matches!(checked, Checked::Delete { .. } | Checked::Rename { .. })
-        {
-            return Err(Refusal::MountPoint {
-                command: checked.name(),
-                path: top.clone(),
-            }
-            .into());
-        }
-        let cmd = engine.in_mount(checked)?;
-        engine.run_validated(cmd).await
+        // The target checks the paths again (cheap) and takes its mount's share.
+        target.run(checked.into_command()).await
     }
 
+    /// Which store `path` (not `/memories`) lies in.
+    fn mount_of(&self, path: &ValidPath) -> Option<usize> {
+        let first = path.names().next()?;
+        self.mounts.iter().position(|(m, _)| m.name == first)
+    }
+
+    fn no_mount(&self, path: &ValidPath) -> ToolError {
+        let mounts: Vec<String> = self
+            .mounts()
+            .map(|m| format!("{}/{}", path::ROOT, m.name))
+            .collect();
+        Refusal::NoMount {
+            path: path.clone(),
+            mounts: mounts.join(", "),
+        }
+        .into()
+    }
+
+    /// `view /memories` across stores: each mount as a directory, with its entries.
+    async fn view_top(
+        &self,
+        path: &ValidPath,
+        range: Option<(i64, i64)>,
+    ) -> Result<String, T::Error> {
+        let mut sorted: Vec<&(Mount, T)> = self.mounts.iter().collect();
+        sorted.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        let mut rows = Vec::new();
+        let mut total = 0u64;
+        for (m, target) in sorted {
+            let top = target.top_entries().await?;
+            total = total.saturating_add(top.size);
+            if !render::is_visible(&m.name) {
+                continue;
+            }
+            let at = format!("{}/{}", path::ROOT, m.name);
+            rows.push((top.size, format!("{at}/")));
+            for e in top.entries {
+                let slash = if e.is_dir { "/" } else { "" };
+                rows.push((e.size, format!("{at}/{}{slash}", e.name)));
+            }
+        }
+        rows.insert(0, (total, String::from(path.as_str())));
+        let limit = self
+            .mounts
+            .first()
+            .map_or(0, |(_, t)| t.limits().read_limit_chars);
+        Ok(render::view_dir(path, &rows, range, limit)?)
+    }
+}
+
+/// The toolset needs each store's engine (it runs the API's operations).
+impl<S: Store> Mounted<Engine<S>> {
     /// The memory-store toolset over every store: a path `/<name>/…` goes to the
     /// store mounted at `<name>` (shown with that prefix), a listing or search of
     /// the whole memory asks every store in turn, and a write into a read-only store
@@ -332,55 +445,4 @@ impl<S: Store> Mounted<S> {
             .toolset(&format!("/{}", m.name), name, &with(&local))
             .await
     }
-
-    /// Which store `path` (not `/memories`) lies in.
-    fn mount_of(&self, path: &ValidPath) -> Option<usize> {
-        let first = path.names().next()?;
-        self.mounts.iter().position(|(m, _)| m.name == first)
-    }
-
-    fn no_mount(&self, path: &ValidPath) -> ToolError {
-        let mounts: Vec<String> = self
-            .mounts()
-            .map(|m| format!("{}/{}", path::ROOT, m.name))
-            .collect();
-        Refusal::NoMount {
-            path: path.clone(),
-            mounts: mounts.join(", "),
-        }
-        .into()
-    }
-
-    /// `view /memories` across stores: each mount as a directory, with its entries.
-    async fn view_top(
-        &self,
-        path: &ValidPath,
-        range: Option<(i64, i64)>,
-    ) -> Result<String, ToolError> {
-        let mut sorted: Vec<&(Mount, Engine<S>)> = self.mounts.iter().collect();
-        sorted.sort_by(|a, b| a.0.name.cmp(&b.0.name));
-        let mut rows = Vec::new();
-        let mut total = 0u64;
-        for (m, engine) in sorted {
-            let (size, entries) = engine.top_entries().await?;
-            total = total.saturating_add(size);
-            if !render::is_visible(&m.name) {
-                continue;
-            }
-            let at = format!("{}/{}", path::ROOT, m.name);
-            rows.push((size, format!("{at}/")));
-            for (name, size, dir) in entries {
-                let slash = if dir { "/" } else { "" };
-                rows.push((size, format!("{at}/{name}{slash}")));
-            }
-        }
-        rows.insert(0, (total, String::from(path.as_str())));
-        render::view_dir(path, &rows, range, first_limit(self))
-    }
-}
-
-fn first_limit<S: Store>(m: &Mounted<S>) -> usize {
-    m.mounts
-        .first()
-        .map_or(0, |(_, e)| e.config().limits.read_limit_chars)
 }

@@ -44,9 +44,8 @@ fn dump(store: &MemoryStore) -> Vec<(String, Vec<u8>)> {
 }
 
 struct Two {
-    memory: Mounted<MemoryStore>,
+    memory: Mounted<Engine<MemoryStore>>,
     team: MemoryStore,
-    me: MemoryStore,
 }
 
 fn two() -> Two {
@@ -69,48 +68,55 @@ fn two() -> Two {
         (mount("me", Access::ReadWrite, "", ""), engine(&me, "me")),
     ])
     .unwrap();
-    Two { memory, team, me }
+    Two { memory, team }
 }
 
-fn run(m: &Mounted<MemoryStore>, input: serde_json::Value) -> Result<String, String> {
+fn run(m: &Mounted<Engine<MemoryStore>>, input: serde_json::Value) -> Result<String, String> {
     let cmd = Command::from_value(&input).map_err(|e| e.to_string())?;
     block_on(m.run(cmd)).map_err(|e| e.to_string())
 }
 
+/// The shared scenario (tests/conformance/mounts.json), which the host and Node run too.
 #[test]
-fn every_store_shows_under_its_name() {
-    let t = two();
-    run(
-        &t.memory,
-        json!({"command": "create", "path": "/memories/me/notes/a.md", "file_text": "mine"}),
-    )
-    .unwrap();
+fn the_shared_scenario_answers_exactly() {
+    let data: serde_json::Value =
+        serde_json::from_str(include_str!("conformance/mounts.json")).unwrap();
+    let mut mounted = Vec::new();
+    let mut stores = Vec::new();
+    for m in data["mounts"].as_array().unwrap() {
+        let store = MemoryStore::new();
+        let alone = engine(&store, "");
+        for (path, text) in m["files"].as_object().unwrap() {
+            let input = json!({"command": "create", "path": path, "file_text": text});
+            assert!(!block_on(alone.execute(&input)).is_error);
+        }
+        let access = Access::from_name(m["access"].as_str().unwrap()).unwrap();
+        let name = m["name"].as_str().unwrap();
+        mounted.push((mount(name, access, "", ""), engine(&store, name)));
+        stores.push(store);
+    }
+    let before: Vec<_> = stores.iter().map(dump).collect();
+    let memory = Mounted::new(mounted).unwrap();
     assert_eq!(
-        run(&t.memory, json!({"command": "view", "path": "/memories"})).unwrap(),
-        "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n19B\t/memories\n4B\t/memories/me/\n4B\t/memories/me/notes/\n15B\t/memories/team/\n15B\t/memories/team/conventions.md"
+        memory.instructions(),
+        data["instructions"].as_str().unwrap()
     );
-    assert_eq!(
-        run(
-            &t.memory,
-            json!({"command": "view", "path": "/memories/team/conventions.md"})
-        )
-        .unwrap(),
-        "Here's the content of /memories/team/conventions.md with line numbers:\n     1\tUse ISO dates.\n     2\t"
-    );
-    assert_eq!(
-        run(
-            &t.memory,
-            json!({"command": "view", "path": "/memories/me"})
-        )
-        .unwrap(),
-        "Here're the files and directories up to 2 levels deep in /memories/me, excluding hidden items and node_modules:\n4B\t/memories/me\n4B\t/memories/me/notes/\n4B\t/memories/me/notes/a.md"
-    );
-    assert_eq!(
-        run(&t.memory, json!({"command": "rename", "old_path": "/memories/me/notes/a.md", "new_path": "/memories/me/b.md"})).unwrap(),
-        "Successfully renamed /memories/me/notes/a.md to /memories/me/b.md"
-    );
-    // The store itself knows the file by its own path, and recorded its versions.
-    let me_alone = engine(&t.me, "");
+    for step in data["steps"].as_array().unwrap() {
+        let (input, content, is_error) = (
+            &step[0],
+            step[1].as_str().unwrap(),
+            step[2].as_bool().unwrap(),
+        );
+        let got = match run(&memory, input.clone()) {
+            Ok(text) => (text, false),
+            Err(e) => (format!("Error: {e}"), true),
+        };
+        assert_eq!(got, (content.to_string(), is_error), "{input}");
+    }
+    // The read-only store is byte for byte what it was.
+    assert_eq!(dump(&stores[0]), before[0]);
+    // The writable one recorded its versions by its own paths.
+    let me_alone = engine(&stores[1], "");
     let versions = block_on(me_alone.api(&json!({"op": "version.list"})));
     let paths: Vec<&str> = versions.body["data"]
         .as_array()
@@ -119,59 +125,6 @@ fn every_store_shows_under_its_name() {
         .map(|v| v["path"].as_str().unwrap())
         .collect();
     assert_eq!(paths, ["/b.md", "/notes/a.md"]);
-}
-
-#[test]
-fn what_a_store_may_not_do_is_refused_before_any_store_is_touched() {
-    let t = two();
-    let (team_before, me_before) = (dump(&t.team), dump(&t.me));
-    let cases = [
-        (
-            json!({"command": "create", "path": "/memories/team/new.md", "file_text": "x"}),
-            "Cannot create /memories/team/new.md: the memory store mounted at /memories/team is read-only",
-        ),
-        (
-            json!({"command": "str_replace", "path": "/memories/team/conventions.md", "old_str": "ISO", "new_str": "US"}),
-            "Cannot str_replace /memories/team/conventions.md: the memory store mounted at /memories/team is read-only",
-        ),
-        (
-            json!({"command": "delete", "path": "/memories/team/conventions.md"}),
-            "Cannot delete /memories/team/conventions.md: the memory store mounted at /memories/team is read-only",
-        ),
-        (
-            json!({"command": "rename", "old_path": "/memories/team/conventions.md", "new_path": "/memories/me/c.md"}),
-            "Cannot rename /memories/team/conventions.md to /memories/me/c.md: they are in different memory stores (create it in the other store, then delete it here)",
-        ),
-        (
-            json!({"command": "create", "path": "/memories/other/x.md", "file_text": "x"}),
-            "Cannot write /memories/other/x.md: no memory store is mounted there (the stores are /memories/team, /memories/me)",
-        ),
-        (
-            json!({"command": "delete", "path": "/memories/me"}),
-            "Cannot delete /memories/me: a memory store is mounted there",
-        ),
-        (
-            json!({"command": "create", "path": "/memories/me", "file_text": "x"}),
-            "File /memories/me already exists",
-        ),
-        (
-            json!({"command": "delete", "path": "/memories"}),
-            "Cannot delete the /memories directory itself",
-        ),
-        (
-            json!({"command": "view", "path": "/memories/other"}),
-            "The path /memories/other does not exist. Please provide a valid path.",
-        ),
-    ];
-    for (input, want) in cases {
-        assert_eq!(
-            run(&t.memory, input.clone()),
-            Err(want.to_string()),
-            "{input}"
-        );
-    }
-    assert_eq!(dump(&t.team), team_before);
-    assert_eq!(dump(&t.me), me_before);
 }
 
 #[test]
@@ -240,7 +193,11 @@ fn bad_mount_sets_are_refused() {
     );
 }
 
-fn tool(m: &Mounted<MemoryStore>, name: &str, input: serde_json::Value) -> Result<String, String> {
+fn tool(
+    m: &Mounted<Engine<MemoryStore>>,
+    name: &str,
+    input: serde_json::Value,
+) -> Result<String, String> {
     block_on(m.toolset(name, &input)).map_err(|e| e.to_string())
 }
 
@@ -297,5 +254,96 @@ fn the_toolset_reaches_every_store_by_its_name() {
         )
         .unwrap(),
         "Here's the content of /memories/me/plan.md with line numbers:\n     1\tShip it."
+    );
+}
+
+#[test]
+fn a_command_crosses_a_boundary_as_json_and_comes_back_the_same() {
+    let inputs = [
+        json!({"command": "view", "path": "/memories/a", "view_range": [1, -1]}),
+        json!({"command": "view", "path": "/memories"}),
+        json!({"command": "create", "path": "/memories/a.md", "file_text": "x\n\"y\""}),
+        json!({"command": "str_replace", "path": "/memories/a.md", "old_str": "x", "new_str": ""}),
+        json!({"command": "insert", "path": "/memories/a.md", "insert_line": 1.5, "insert_text": "z"}),
+        json!({"command": "insert", "path": "/memories/a.md", "insert_line": -3, "insert_text": "z"}),
+        json!({"command": "delete", "path": "/memories/a.md"}),
+        json!({"command": "rename", "old_path": "/memories/a", "new_path": "/memories/b"}),
+    ];
+    for input in inputs {
+        let cmd = Command::from_value(&input).unwrap();
+        assert_eq!(cmd.to_value(), input);
+        assert_eq!(Command::from_value(&cmd.to_value()).unwrap(), cmd);
+    }
+}
+
+/// A target that is not an engine in this process (as the wasmtime host's
+/// component instances are not): it records what reaches it.
+struct Remote {
+    engine: Engine<MemoryStore>,
+    seen: std::cell::RefCell<Vec<serde_json::Value>>,
+}
+
+/// A runtime's own error type, carrying the engine's text.
+#[derive(Debug, PartialEq)]
+struct Text(String);
+
+impl From<memdir::ToolError> for Text {
+    fn from(e: memdir::ToolError) -> Self {
+        Text(e.to_string())
+    }
+}
+
+impl mounts::MountTarget for Remote {
+    type Error = Text;
+
+    async fn run(&self, cmd: Command) -> Result<String, Text> {
+        let input = cmd.to_value();
+        self.seen.borrow_mut().push(input.clone());
+        let r = self.engine.execute(&input).await;
+        if r.is_error {
+            Err(Text(r.content))
+        } else {
+            Ok(r.content)
+        }
+    }
+
+    async fn top_entries(&self) -> Result<mounts::Top, Text> {
+        Ok(mounts::MountTarget::top_entries(&self.engine).await?)
+    }
+
+    fn limits(&self) -> memdir::Limits {
+        self.engine.config().limits
+    }
+}
+
+#[test]
+fn any_target_is_routed_by_the_same_rules() {
+    let remote = |name: &str| Remote {
+        engine: engine(&MemoryStore::new(), name),
+        seen: Default::default(),
+    };
+    let memory = Mounted::new(vec![
+        (mount("team", Access::ReadOnly, "", ""), remote("team")),
+        (mount("me", Access::ReadWrite, "", ""), remote("me")),
+    ])
+    .unwrap();
+    let run = |input: serde_json::Value| block_on(memory.run(Command::from_value(&input).unwrap()));
+    assert_eq!(
+        run(json!({"command": "create", "path": "/memories/me/a.md/", "file_text": "x"})),
+        Ok("File created successfully at: /memories/me/a.md".into())
+    );
+    assert_eq!(
+        run(json!({"command": "delete", "path": "/memories/team/a.md"})),
+        Err(Text("Cannot delete /memories/team/a.md: the memory store mounted at /memories/team is read-only".into()))
+    );
+    assert_eq!(
+        run(json!({"command": "view", "path": "/memories"})),
+        Ok("Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n1B\t/memories\n1B\t/memories/me/\n1B\t/memories/me/a.md\n0B\t/memories/team/".into())
+    );
+    // The refusal never reached a store; the create reached its own, its path as checked.
+    assert!(memory.engine("team").unwrap().seen.borrow().is_empty());
+    assert_eq!(
+        *memory.engine("me").unwrap().seen.borrow(),
+        [json!({"command": "create", "path": "/memories/me/a.md", "file_text": "x"})]
     );
 }

@@ -178,7 +178,10 @@ try {
 }
 
 for (const n of notes) console.log(n);
-console.log(`wasm-bindgen modules: memdir ${kib(join(root, 'dist', 'memdir_wasm_bg.wasm'))}, empty ${kib(join(here, 'dist', 'empty_bg.wasm'))}`);
+console.log(
+  `wasm-bindgen modules: memdir ${kib(join(root, 'dist', 'node', 'memdir_wasm_bg.wasm'))} (dist/node/: Node, workerd), ` +
+    `${kib(join(root, 'dist', 'memdir_wasm_bg.wasm'))} (dist/: the browser's, with IndexedDB); empty ${kib(join(here, 'dist', 'empty_bg.wasm'))}`,
+);
 const head = ['runtime', 'memdir cold start', 'empty-module peer', 'ratio'];
 const cells = rows.map(([r, m, e]) => [r, `${m.toFixed(1)} ms`, `${e.toFixed(1)} ms`, `${(m / e).toFixed(2)}x`]);
 const widths = head.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i].length)));

@@ -7,7 +7,8 @@
 //! - `keyvalue`: the world's imports over a backend;
 //! - [`sandbox`]: compiling and running the component within limits ([`Runtime`], [`Host`]);
 //! - [`cache`]: compiled components kept on disk for fast starts;
-//! - [`messages`]: the host's own answers (oversized or non-UTF-8 input, traps).
+//! - [`messages`]: the host's own answers (oversized or non-UTF-8 input, traps);
+//! - [`mounted`]: several stores as one memory, an instance per mount ([`MountedHost`]).
 //!
 //! ```no_run
 //! use std::sync::Arc;
@@ -24,10 +25,12 @@ pub mod cache;
 pub mod dir;
 mod keyvalue;
 pub mod messages;
+pub mod mounted;
 pub mod sandbox;
 
 pub use backend::{Backend, MemoryBackend};
 pub use dir::DirBackend;
+pub use mounted::{Instance, MountedHost};
 pub use sandbox::{
     CallError, CallErrorKind, ComponentDefaults, Fault, Host, HostLimits, Runtime, ToolConfig,
 };

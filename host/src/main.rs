@@ -8,6 +8,8 @@
 //! memdir-host gc --store DIR [--keep N]              remove unreachable objects
 //! memdir-host expire --store DIR --older-than-ms N   remove what was not written lately
 //! memdir-host imports                                what the component imports
+//! memdir-host exec --mount NAME=DIR[:ro] ... '<json>'  several stores as one memory
+//! memdir-host instructions --mount NAME=DIR[:ro] ...  the system-prompt text for them
 //! ```
 
 use std::ffi::OsString;
@@ -15,8 +17,10 @@ use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use memdir::mounts::{Access, Mount, MountError};
 use memdir_host::{
-    Backend, CallError, DirBackend, Host, HostLimits, MemoryBackend, Runtime, ToolConfig,
+    Backend, CallError, DirBackend, Host, HostLimits, MemoryBackend, MountedHost, Runtime,
+    ToolConfig,
 };
 
 /// The usage text, with every default read from where it is decided.
@@ -47,6 +51,15 @@ usage:
       and every directory with nothing recent beneath it; prints {{\"removed\", \"bytes\"}}.
   memdir-host imports [--component PATH]
       Prints the component's imports, one per line: all it can reach.
+  memdir-host exec --mount NAME=DIR[:ro] [--mount ...] [options] ['<tool input json>']
+      As exec, over up to {max_mounts} stores as one memory: each store directory is
+      mounted at /memories/NAME (read-only with :ro), or one alone at /memories with
+      an empty NAME (--mount ''=DIR). view /memories lists every store; a write into
+      a read-only store, or a rename between stores, is refused before any store is
+      touched.
+  memdir-host instructions (--mount NAME=DIR[:ro] ... | --store DIR) [options]
+      Prints the text for the system prompt: where each store is mounted, whether it
+      is read-only, its description and instructions.
 
 options:
   --store DIR              the memory's store directory (format memdir-store, shared
@@ -68,6 +81,9 @@ options:
   --memory-mib N           the instance's memory cap (default {mib})
   --fuel N                 fuel per call (default {fuel})
   --max-input-bytes N      longest input accepted (default {input})
+  --mount NAME=DIR[:ro]    mount the store directory DIR at /memories/NAME (repeatable)
+  --mount-description NAME=TEXT   what the store mounted at NAME holds (for the model)
+  --mount-instructions NAME=TEXT  how the model should use it
 ",
         keep = d.keep_commits,
         file = d.max_file_bytes,
@@ -79,6 +95,7 @@ options:
         mib = h.memory_bytes >> 20,
         fuel = h.fuel,
         input = h.max_input_bytes,
+        max_mounts = memdir::config::MAX_MOUNTS,
     )
 }
 
@@ -92,6 +109,45 @@ struct Options {
     input: Option<OsString>,
     keep: u32,
     older_than_ms: Option<u64>,
+    /// `--mount`s in the order given: the mount (texts filled in after parsing) and
+    /// its store directory.
+    mounts: Vec<(Mount, OsString)>,
+    /// `--mount-description` and `--mount-instructions`: (name, field, text).
+    mount_texts: Vec<(String, &'static str, String)>,
+}
+
+/// `NAME=DIR[:ro]`: the name may be empty (the one store at `/memories`).
+fn mount_flag(v: Option<OsString>) -> Result<(Mount, OsString), String> {
+    let need = || "--mount needs NAME=DIR or NAME=DIR:ro".to_string();
+    let v = v.ok_or_else(need)?.into_string().map_err(|_| need())?;
+    let (name, dir) = v.split_once('=').ok_or_else(need)?;
+    let (dir, access) = match dir.strip_suffix(":ro") {
+        Some(d) => (d, Access::ReadOnly),
+        None => (dir, Access::ReadWrite),
+    };
+    if dir.is_empty() {
+        return Err(need());
+    }
+    let mount = Mount {
+        name: name.into(),
+        access,
+        description: String::new(),
+        instructions: String::new(),
+    };
+    Ok((mount, dir.into()))
+}
+
+/// `NAME=TEXT` of `--mount-description` or `--mount-instructions`.
+fn mount_text(
+    flag: &str,
+    field: &'static str,
+    v: Option<OsString>,
+) -> Result<(String, &'static str, String), String> {
+    let v = text(flag, v)?;
+    let (name, text) = v
+        .split_once('=')
+        .ok_or_else(|| format!("{flag} needs NAME=TEXT"))?;
+    Ok((name.into(), field, text.into()))
 }
 
 fn number<T: std::str::FromStr>(flag: &str, v: Option<OsString>) -> Result<T, String> {
@@ -116,6 +172,8 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
         input: None,
         keep: memdir::config::DEFAULT_KEEP_COMMITS,
         older_than_ms: None,
+        mounts: Vec::new(),
+        mount_texts: Vec::new(),
     };
     let mut args = args.peekable();
     while let Some(a) = args.next() {
@@ -171,6 +229,17 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
             Some("--max-input-bytes") => {
                 o.limits.max_input_bytes = number("--max-input-bytes", args.next())?
             }
+            Some("--mount") => o.mounts.push(mount_flag(args.next())?),
+            Some("--mount-description") => o.mount_texts.push(mount_text(
+                "--mount-description",
+                "description",
+                args.next(),
+            )?),
+            Some("--mount-instructions") => o.mount_texts.push(mount_text(
+                "--mount-instructions",
+                "instructions",
+                args.next(),
+            )?),
             Some("--") => {
                 o.input = args.next();
                 break;
@@ -182,6 +251,15 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
     }
     if args.next().is_some() {
         return Err("only one tool input may be given; pipe several on stdin".into());
+    }
+    for (name, field, text) in &o.mount_texts {
+        let Some((m, _)) = o.mounts.iter_mut().find(|(m, _)| m.name == *name) else {
+            return Err(format!("no --mount {name}=DIR for the {field} given"));
+        };
+        match *field {
+            "description" => m.description = text.clone(),
+            _ => m.instructions = text.clone(),
+        }
     }
     Ok(o)
 }
@@ -270,6 +348,8 @@ fn read_line(r: &mut impl BufRead, max: usize) -> io::Result<Option<Line>> {
 enum Failure {
     Usage(String),
     Store(String),
+    /// A set of mounts the engine refuses: its text, without the usage.
+    Mounts(MountError),
 }
 
 impl From<String> for Failure {
@@ -280,6 +360,11 @@ impl From<String> for Failure {
 
 /// The host over the store the options name, configured as they say.
 fn host(o: &mut Options) -> Result<Host, Failure> {
+    if !o.mounts.is_empty() {
+        return Err(Failure::Usage(
+            "--mount works with exec and instructions only; for one store use --store DIR".into(),
+        ));
+    }
     let backend: Arc<dyn Backend> = match (&o.store, o.in_memory) {
         (Some(dir), false) => {
             // The directory as the user named it, and what is wrong with it.
@@ -298,8 +383,79 @@ fn host(o: &mut Options) -> Result<Host, Failure> {
     Ok(host)
 }
 
+/// The memory the options name: one store (`--store`, `--in-memory`), or the
+/// stores `--mount` names as one memory, each checked before any is opened.
+fn memory(o: &mut Options) -> Result<Memory, Failure> {
+    if o.mounts.is_empty() {
+        return Ok(Memory::One(Box::new(host(o)?)));
+    }
+    if o.store.is_some() || o.in_memory {
+        return Err(Failure::Usage(
+            "--mount cannot be combined with --store or --in-memory".into(),
+        ));
+    }
+    let specs: Vec<Mount> = o.mounts.iter().map(|(m, _)| m.clone()).collect();
+    memdir::mounts::check(&specs).map_err(Failure::Mounts)?;
+    let mut stores = Vec::new();
+    for (mount, dir) in &o.mounts {
+        let open = DirBackend::open(dir);
+        let backend =
+            open.map_err(|e| Failure::Store(format!("{}: {e}", dir.to_string_lossy())))?;
+        stores.push((mount.clone(), Arc::new(backend) as Arc<dyn Backend>));
+    }
+    let runtime = runtime(o.component.take(), o.cache.take())?;
+    let memory =
+        MountedHost::new(&runtime, stores, &o.config, o.limits).map_err(Failure::Mounts)?;
+    Ok(Memory::Mounted(memory))
+}
+
+/// What `exec` runs tool inputs on.
+enum Memory {
+    One(Box<Host>),
+    Mounted(MountedHost),
+}
+
+impl Memory {
+    fn execute_bytes(&mut self, input: &[u8]) -> memdir::ToolResult {
+        match self {
+            Memory::One(h) => h.execute_bytes(input),
+            Memory::Mounted(m) => m.execute_bytes(input),
+        }
+    }
+
+    fn too_large(&self) -> CallError {
+        match self {
+            Memory::One(h) => h.too_large(),
+            Memory::Mounted(m) => m.too_large(),
+        }
+    }
+}
+
+/// The system-prompt text for the mounts (or the one store) the options name. No
+/// store is opened and no component loaded: the text is the mounts' alone.
+fn instructions(o: Options) -> Result<ExitCode, Failure> {
+    let specs: Vec<Mount> = if o.mounts.is_empty() {
+        if o.store.is_none() && !o.in_memory {
+            return Err(Failure::Usage(
+                "instructions needs --mount NAME=DIR (or --store DIR)".into(),
+            ));
+        }
+        vec![Mount {
+            name: String::new(),
+            access: Access::ReadWrite,
+            description: String::new(),
+            instructions: String::new(),
+        }]
+    } else {
+        o.mounts.into_iter().map(|(m, _)| m).collect()
+    };
+    memdir::mounts::check(&specs).map_err(Failure::Mounts)?;
+    print!("{}", memdir::mounts::instructions(&specs));
+    Ok(ExitCode::SUCCESS)
+}
+
 fn exec(mut o: Options) -> Result<ExitCode, Failure> {
-    let mut host = host(&mut o)?;
+    let mut host = memory(&mut o)?;
     let stdout = io::stdout();
     if let Some(input) = o.input {
         let r = host.execute_bytes(&arg_bytes(&input));
@@ -364,7 +520,7 @@ fn report<T: serde::Serialize>(answer: Result<T, CallError>) -> ExitCode {
 }
 
 fn serve(
-    host: &mut Host,
+    host: &mut Memory,
     input: &mut impl BufRead,
     out: &mut impl Write,
     max: usize,
@@ -403,6 +559,7 @@ fn main() -> ExitCode {
                 .ok_or_else(|| Failure::Usage("expire needs --older-than-ms N".into()))?;
             Ok(report(host(&mut o)?.expire(ms)))
         }),
+        Some("instructions") => parse(args).map_err(Failure::from).and_then(instructions),
         Some("imports") => parse(args).map_err(Failure::from).and_then(|o| {
             for name in runtime(o.component, o.cache)?.imports() {
                 println!("{name}");
@@ -423,6 +580,10 @@ fn main() -> ExitCode {
         }
         Err(Failure::Store(msg)) => {
             eprintln!("memdir-host: {msg}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Mounts(e)) => {
+            eprintln!("memdir-host: {e}");
             ExitCode::from(2)
         }
     }

@@ -6,7 +6,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use memdir::api::error::ApiError;
-use memdir::{Config, Entry, ErrorKind, ExpireReport, GcReport, InputError, ToolResult};
+use memdir::mounts::{Top, TopEntry};
+use memdir::{
+    Command, Config, Entry, ErrorKind, ExpireReport, GcReport, InputError, ToolError, ToolResult,
+};
 use wasmtime::component::{Component, HasSelf, Linker, types::ComponentItem};
 use wasmtime::{Engine, ResourceLimiter, Store, Trap};
 
@@ -116,6 +119,16 @@ impl CallError {
                         | ErrorKind::Damaged
                 )
         )
+    }
+}
+
+/// The engine's own failure, decided in the host (a refusal of the mounted memory).
+impl From<ToolError> for CallError {
+    fn from(e: ToolError) -> Self {
+        CallError {
+            kind: CallErrorKind::Tool(e.kind()),
+            message: e.to_string(),
+        }
     }
 }
 
@@ -310,6 +323,11 @@ impl Host {
         self.live = None;
     }
 
+    /// The settings the calls run with (see [`Host::configure`]).
+    pub fn config(&self) -> &ToolConfig {
+        &self.config
+    }
+
     pub fn backend(&self) -> &Arc<dyn Backend> {
         &self.backend
     }
@@ -356,11 +374,16 @@ impl Host {
                     memdir::SecretPolicy::Redact => tool::SecretPolicy::Redact,
                 },
                 bucket: self.config.bucket.clone(),
+                mount: e.mount.clone(),
             };
+            // A mount name the component refuses (see `memdir::mounts::check`) starts
+            // no instance: the mounted memory checks its names before it gets here.
             bindings
                 .memdir_memory_tool()
                 .call_configure(&mut store, &config)
-                .map_err(|_| Fault::Start)?;
+                .ok()
+                .and_then(Result::ok)
+                .ok_or(Fault::Start)?;
             self.live = Some(Live { store, bindings });
         }
         self.live.as_mut().ok_or(Fault::Start)
@@ -519,6 +542,31 @@ impl Host {
         })
     }
 
+    /// A parsed command (the typed face for a whole tool input), crossing into the
+    /// component as JSON: the success text, or the failure with its kind.
+    pub fn run(&mut self, cmd: &Command) -> Result<String, CallError> {
+        let input = cmd.to_value().to_string();
+        self.typed(&[&input], |g, s| g.call_run(s, &input))
+    }
+
+    /// The store's total size and visible top entries (for `view /memories` across
+    /// mounts; see `memdir::mounts::MountTarget`).
+    pub fn top_entries(&mut self) -> Result<Top, CallError> {
+        let top = self.typed(&[], |g, s| g.call_top_entries(s))?;
+        Ok(Top {
+            size: top.size,
+            entries: top
+                .entries
+                .into_iter()
+                .map(|e| TopEntry {
+                    name: e.name,
+                    size: e.size,
+                    is_dir: e.is_dir,
+                })
+                .collect(),
+        })
+    }
+
     /// Every directory and file of the tree (see `memdir::Engine::entries`).
     pub fn entries(&mut self) -> Result<Vec<Entry>, CallError> {
         let out = self.typed(&[], |g, s| g.call_entries(s))?;
@@ -587,7 +635,7 @@ impl Host {
                 tool::SecretPolicy::Refuse => memdir::SecretPolicy::Refuse,
                 tool::SecretPolicy::Redact => memdir::SecretPolicy::Redact,
             },
-            mount: String::new(),
+            mount: c.mount,
         };
         Ok(ComponentDefaults {
             config: ToolConfig {

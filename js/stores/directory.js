@@ -24,7 +24,7 @@ import { promisify } from 'node:util';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import * as glue from '../../dist/memdir_wasm.js';
+import { glue } from '../glue.js';
 
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;

@@ -1,17 +1,19 @@
 #!/usr/bin/env bash
 # Node suite: clippy over the package's wasm-bindgen crate (memdir-wasm, with the
-# workspace's lints, warnings denied), the npm package built from the engine (npm
-# run build, a no-op when dist/ is current), then every tests/node/*.test.mjs with
-# Node's test runner: the conformance data on three stores, the tampered stores on
-# the directory and a custom store, the real SDK tool runner against a loopback
-# fake API, the side-by-side with the SDK's filesystem tool,
-# malformed inputs and misbehaving stores, the CLI end to end; and the .d.ts checked
-# with tsc against the SDK's own types (the memory object must fit the SDK's
-# betaMemoryTool).
+# workspace's lints, warnings denied; without and with feature indexeddb), the npm
+# package built from the engine (npm run build, a no-op when dist/ is current), then
+# every tests/node/*.test.mjs with Node's test runner: the conformance data on three
+# stores, the tampered stores on the directory and a custom store, the real SDK tool
+# runner against a loopback fake API, the side-by-side with the SDK's filesystem
+# tool, malformed inputs and misbehaving stores, the CLI end to end, each wasm
+# build's gzipped size against its ceiling; and the .d.ts checked with tsc against
+# the SDK's own types (the memory object must fit the SDK's betaMemoryTool).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"
 cargo clippy -p memdir-wasm --target wasm32-unknown-unknown --all-targets -- -D warnings
+# The browser build's feature too: its IndexedDB store is compiled only with it.
+cargo clippy -p memdir-wasm --target wasm32-unknown-unknown --all-targets --features indexeddb -- -D warnings
 node scripts/build.mjs
 node node_modules/typescript/bin/tsc -p tests/node/types/tsconfig.dts.json
 node node_modules/typescript/bin/tsc -p tests/node/types

@@ -228,8 +228,16 @@ describe('memdir serve', () => {
     const full = await memories().retrieve(a.id, { memory_store_id: id });
     assert.equal(full.content, 'hello');
     assert.equal((await memories().retrieve(a.id, { memory_store_id: id, view: 'basic' })).content ?? null, null);
-    await memories().create(id, { path: '/notes/deep/b.md', content: 'bee' });
+    const b = await memories().create(id, { path: '/notes/deep/b.md', content: 'bee' });
     const c = await memories().create(id, { path: '/top.md', content: 'top' }, {});
+
+    // Search is memdir's own route (the SDK has no method for it): its generic get.
+    const found = await client.get(`/v1/memory_stores/${id}/memories/search`, { query: { query: 'BEE' } });
+    assert.deepEqual(found, {
+      data: [{ type: 'memory_search_result', memory_id: b.id, path: '/notes/deep/b.md', matches: [{ line_number: 1, text: 'bee' }] }],
+      next_page: null,
+      query: 'BEE',
+    });
 
     // The precondition holds: the update lands; it does not: 409, nothing changes.
     const updated = await memories().update(a.id, { memory_store_id: id, content: 'hello 2', precondition: { type: 'content_sha256', content_sha256: sha('hello') } });

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
-import { memdir, tempDir } from './helpers.mjs';
+import { loadJson, memdir, tempDir } from './helpers.mjs';
 import { scriptedApi } from '../fake-model.mjs';
 
 const TURNS = [
@@ -107,6 +107,29 @@ describe('mounts through the SDK tool runner', () => {
     const versions = await memory.api({ mount: 'me', op: 'version.list' });
     assert.deepEqual(versions.body.data.map((v) => [v.operation, v.path, v.created_by]), [['created', '/plan.md', { type: 'session_actor', session_id: 'sesn_mounts' }]]);
     assert.equal((await memory.api({ mount: 'nope', op: 'version.list' })).body.error.message, 'No memory store is mounted at "nope".');
+  });
+});
+
+describe('the shared scenario (tests/conformance/mounts.json)', () => {
+  test('a read-only directory store beside a writable one: every answer exact, the read-only files unchanged', async () => {
+    const data = loadJson('mounts.json');
+    const dirs = [];
+    const mounts = [];
+    for (const m of data.mounts) {
+      const dir = tempDir(`memdir-${m.name}-`);
+      const alone = await memdir.openMemory({ store: memdir.directoryStore(dir) });
+      for (const [path, text] of Object.entries(m.files)) await alone.execute({ command: 'create', path, file_text: text });
+      alone.close();
+      dirs.push(dir);
+      mounts.push({ name: m.name, access: m.access, store: memdir.directoryStore(dir) });
+    }
+    const before = snapshot(dirs[0]);
+    const memory = await memdir.openMemory({ mounts });
+    assert.equal(memory.instructions(), data.instructions);
+    for (const [input, content, isError] of data.steps) {
+      assert.deepEqual(await memory.execute(input), { content, is_error: isError }, JSON.stringify(input));
+    }
+    assert.deepEqual(snapshot(dirs[0]), before);
   });
 });
 

@@ -42,12 +42,13 @@ function filesIn(dir) {
     .map(([f, s]) => `${f} ${kib(s.size)}`);
 }
 
-// What the package may hold: anything else in the tarball got there by accident.
-const SHIPPED = [/^js\/.+\.(js|d\.ts)$/, /^bin\/[a-z-]+\.js$/, /^dist\/memdir_wasm(\.js|\.d\.ts|_bg\.wasm|_bg\.wasm\.d\.ts)$/, /^docs\/(spec|memory-stores)\.md$/, /^(README\.md|LICENSE|package\.json)$/];
-const REQUIRED = ['package.json', 'README.md', 'docs/spec.md', 'docs/memory-stores.md', 'bin/memdir.js', 'bin/serve.js', 'js/api/http.js', 'js/api/catalog-dir.js', 'bin/mcp.js', 'bin/ndjson.js', 'bin/sdk-layout.js', 'dist/memdir_wasm.js', 'dist/memdir_wasm_bg.wasm', 'js/index.d.ts', 'js/core.js', 'js/node.js', 'js/browser.js', 'js/workerd.js', 'js/default.js'];
+// What the package may hold: anything else in the tarball got there by accident. Two
+// wasm builds: dist/ (the browser's, with IndexedDB) and dist/node/ (every other runtime's).
+const SHIPPED = [/^js\/.+\.(js|d\.ts)$/, /^bin\/[a-z-]+\.js$/, /^dist\/(node\/)?memdir_wasm(\.js|\.d\.ts|_bg\.wasm|_bg\.wasm\.d\.ts)$/, /^docs\/(spec|memory-stores)\.md$/, /^(README\.md|LICENSE|package\.json)$/];
+const REQUIRED = ['package.json', 'README.md', 'docs/spec.md', 'docs/memory-stores.md', 'bin/memdir.js', 'bin/serve.js', 'js/api/http.js', 'js/api/catalog-dir.js', 'bin/mcp.js', 'bin/ndjson.js', 'bin/sdk-layout.js', 'dist/memdir_wasm.js', 'dist/memdir_wasm_bg.wasm', 'dist/node/memdir_wasm.js', 'dist/node/memdir_wasm_bg.wasm', 'js/index.d.ts', 'js/core.js', 'js/glue.js', 'js/node.js', 'js/browser.js', 'js/workerd.js', 'js/default.js'];
 
 // The Node entry's public surface, pinned: a name added or dropped is a decision.
-const NODE_EXPORTS = ['COMMANDS', 'DirectoryStore', 'MEMORY_SYSTEM_PROMPT', 'Memory', 'apiHandler', 'betaMemoryTool', 'checkStoreContract', 'customStore', 'defaults', 'directoryCatalog', 'directoryStore', 'keysFrom', 'listStores', 'memoryStore', 'newStoreId', 'openMemory', 'oversizedInputResult', 'requestId'];
+const NODE_EXPORTS = ['COMMANDS', 'DirectoryStore', 'MEMORY_SYSTEM_PROMPT', 'Memory', 'apiHandler', 'betaMemoryTool', 'checkStoreContract', 'customStore', 'defaults', 'directoryCatalog', 'directoryStore', 'keysFrom', 'listStores', 'memoryStore', 'memoryStoreTools', 'newStoreId', 'openMemory', 'oversizedInputResult', 'requestId', 'toolsetTools'];
 
 const DIR_HEAD = "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:";
 
@@ -97,7 +98,9 @@ test('npm pack, install the tarball into a scratch project, run it on Node, in C
     cpSync(APP, scratch, { recursive: true });
     await step('npm install', () => npm(['install', '--prefer-offline', join(scratch, packed.filename), ...tools], scratch));
     const installed = join(scratch, 'node_modules', 'memdir');
-    assert.ok(!readFileSync(join(installed, 'dist', 'memdir_wasm.js'), 'utf8').includes('roundTrip'), 'no bench exports in the shipped glue');
+    for (const glue of [join('dist', 'memdir_wasm.js'), join('dist', 'node', 'memdir_wasm.js')]) {
+      assert.ok(!readFileSync(join(installed, glue), 'utf8').includes('roundTrip'), `no bench exports in the shipped ${glue}`);
+    }
 
     await t.test('(a) Node: the SDK betaMemoryTool and tool runner, then the bin', async () => {
       const out = await step('node agent', () => node(['node-agent.mjs', JSON.stringify(TURNS.map((turn) => turn.map(([input]) => input)))], scratch));

@@ -24,6 +24,7 @@ use alloc::vec::Vec;
 use core::cell::RefCell;
 
 use memdir::config::MAX_RETRIES_CAP;
+use memdir::mounts::{self, Access, Mount, MountTarget};
 use memdir::{Command, Config, Defaults, Engine, ErrorKind, Limits, SecretPolicy, ToolError};
 
 use exports::memdir::memory::tool;
@@ -165,6 +166,7 @@ fn wit_config(c: &Config, bucket: &str) -> tool::Config {
             SecretPolicy::Redact => tool::SecretPolicy::Redact,
         },
         bucket: bucket.into(),
+        mount: c.mount.clone(),
     }
 }
 
@@ -181,7 +183,7 @@ impl tool::Guest for Component {
         }
     }
 
-    fn configure(config: tool::Config) {
+    fn configure(config: tool::Config) -> Result<(), String> {
         let l = config.limits;
         let limits = Limits {
             max_file_bytes: clamp(l.max_file_bytes),
@@ -199,14 +201,49 @@ impl tool::Guest for Component {
             actor: config.actor,
             max_retries: config.max_retries.min(MAX_RETRIES_CAP),
             secrets,
-            mount: String::new(),
+            mount: config.mount,
         };
+        if !engine_config.mount.is_empty() {
+            // The same check a set of mounts gets; access and texts are the host's.
+            let alone = Mount {
+                name: engine_config.mount.clone(),
+                access: Access::ReadWrite,
+                description: String::new(),
+                instructions: String::new(),
+            };
+            mounts::check(&[alone]).map_err(|e| format!("{e}"))?;
+        }
         let bucket = if config.bucket.is_empty() {
             DEFAULT_BUCKET
         } else {
             config.bucket.as_str()
         };
         *ENGINE.0.borrow_mut() = Some(new_engine(bucket, engine_config));
+        Ok(())
+    }
+
+    fn run(input: String) -> Result<String, tool::ToolError> {
+        match memdir::input::parse_text(&input) {
+            Ok(cmd) => run(cmd),
+            Err(e) => Err(wit_error(&e.into())),
+        }
+    }
+
+    fn top_entries() -> Result<tool::Top, tool::ToolError> {
+        let top = with_engine(|e| memdir::block_on(MountTarget::top_entries(e)))
+            .map_err(|e| wit_error(&e))?;
+        Ok(tool::Top {
+            size: top.size,
+            entries: top
+                .entries
+                .into_iter()
+                .map(|e| tool::TopEntry {
+                    name: e.name,
+                    size: e.size,
+                    is_dir: e.is_dir,
+                })
+                .collect(),
+        })
     }
 
     fn execute_json(input: String) -> tool::ToolResult {

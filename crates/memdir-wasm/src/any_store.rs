@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 use memdir::{MemoryStore, Page, Store, StoreError};
 
 use crate::js_store::JsStore;
+#[cfg(feature = "indexeddb")]
 use memdir_idb::IdbStore;
 
 #[derive(Clone)]
@@ -19,7 +20,9 @@ pub enum AnyStore {
     /// Any object following the JS store protocol (a directory on disk, Durable
     /// Object storage, an application's own backend).
     Js(JsStore),
-    /// The browser's IndexedDB, natively: one readwrite transaction per commit.
+    /// The browser's IndexedDB, natively: one readwrite transaction per commit
+    /// (the browser build only: feature `indexeddb`).
+    #[cfg(feature = "indexeddb")]
     Idb(IdbStore),
 }
 
@@ -29,6 +32,7 @@ impl AnyStore {
         match self {
             AnyStore::Memory(_) => "memory",
             AnyStore::Js(_) => "js",
+            #[cfg(feature = "indexeddb")]
             AnyStore::Idb(_) => "indexeddb",
         }
     }
@@ -39,6 +43,7 @@ impl Store for AnyStore {
         match self {
             AnyStore::Memory(s) => s.get(key).await,
             AnyStore::Js(s) => s.get(key).await,
+            #[cfg(feature = "indexeddb")]
             AnyStore::Idb(s) => s.get(key).await,
         }
     }
@@ -47,6 +52,7 @@ impl Store for AnyStore {
         match self {
             AnyStore::Memory(s) => s.set(key, value).await,
             AnyStore::Js(s) => s.set(key, value).await,
+            #[cfg(feature = "indexeddb")]
             AnyStore::Idb(s) => s.set(key, value).await,
         }
     }
@@ -55,6 +61,7 @@ impl Store for AnyStore {
         match self {
             AnyStore::Memory(s) => s.delete(key).await,
             AnyStore::Js(s) => s.delete(key).await,
+            #[cfg(feature = "indexeddb")]
             AnyStore::Idb(s) => s.delete(key).await,
         }
     }
@@ -63,6 +70,7 @@ impl Store for AnyStore {
         match self {
             AnyStore::Memory(s) => s.list(prefix, cursor).await,
             AnyStore::Js(s) => s.list(prefix, cursor).await,
+            #[cfg(feature = "indexeddb")]
             AnyStore::Idb(s) => s.list(prefix, cursor).await,
         }
     }
@@ -76,6 +84,7 @@ impl Store for AnyStore {
         match self {
             AnyStore::Memory(s) => s.compare_and_swap(key, expected, new).await,
             AnyStore::Js(s) => s.compare_and_swap(key, expected, new).await,
+            #[cfg(feature = "indexeddb")]
             AnyStore::Idb(s) => s.compare_and_swap(key, expected, new).await,
         }
     }
@@ -90,6 +99,7 @@ impl Store for AnyStore {
         match self {
             AnyStore::Memory(s) => s.commit(objects, key, expected, new).await,
             AnyStore::Js(s) => s.commit(objects, key, expected, new).await,
+            #[cfg(feature = "indexeddb")]
             AnyStore::Idb(s) => s.commit(objects, key, expected, new).await,
         }
     }

@@ -13,6 +13,7 @@ mod any_store;
 #[cfg(feature = "bench")]
 mod bench;
 mod defaults;
+#[cfg(feature = "indexeddb")]
 mod idb;
 mod js_store;
 mod memory;

@@ -23,7 +23,7 @@ use crate::any_store::AnyStore;
 
 #[wasm_bindgen]
 pub struct Memory {
-    mounted: Rc<Mounted<AnyStore>>,
+    mounted: Rc<Mounted<Engine<AnyStore>>>,
 }
 
 /// An engine over `store` with the runtime's clock and backoff.
@@ -317,7 +317,7 @@ fn parse_config(text: &str) -> Result<Config, &'static str> {
 }
 
 /// The typed entry point for a tool input in JSON text.
-async fn run_json(mounted: &Mounted<AnyStore>, input: &str) -> Result<String, ToolError> {
+async fn run_json(mounted: &Mounted<Engine<AnyStore>>, input: &str) -> Result<String, ToolError> {
     match memdir::input::parse_text(input) {
         Ok(cmd) => mounted.run(cmd).await,
         Err(e) => Err(e.into()),

@@ -11,6 +11,7 @@ mod api;
 mod conformance;
 mod cross_tool;
 mod hostile_stores;
+mod mounts;
 mod processes;
 mod sandbox;
 mod support;

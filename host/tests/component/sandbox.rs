@@ -51,10 +51,14 @@ fn the_component_exports_the_tool_interface() {
         "insert",
         "limits",
         "rename",
+        "run",
         "secret-policy",
         "str-replace",
         "tool-error",
         "tool-result",
+        "top",
+        "top-entries",
+        "top-entry",
         "view",
     ]
     .iter()
