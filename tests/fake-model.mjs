@@ -29,10 +29,11 @@ export function modelToolReply(i, model, calls, { text = 'Done.', lead } = {}) {
 /**
  * A loopback Messages API (an `http.Server`, not yet listening) answering the
  * i-th request with `calls(i)`'s tool inputs as `tool_use` blocks, or the final
- * text once `calls(i)` is undefined; `requests` records every request's url and
+ * text once `calls(i)` is undefined (`reply`: `modelReply` for the memory tool's
+ * inputs, `modelToolReply` for `{name, input}` calls of any tools); `requests` records every request's url and
  * parsed params.
  */
-export async function scriptedApi(calls) {
+export async function scriptedApi(calls, reply = modelReply) {
   const { createServer } = await import('node:http');
   const requests = [];
   const server = createServer((req, res) => {
@@ -44,7 +45,7 @@ export async function scriptedApi(calls) {
       requests.push({ url: req.url, params });
       const i = requests.length - 1;
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(modelReply(i, params.model, calls(i))));
+      res.end(JSON.stringify(reply(i, params.model, calls(i))));
     });
   });
   return { server, requests };

@@ -11,7 +11,8 @@ use super::error::{ApiError, invalid};
 /// A JSON object body whose keys are all known.
 pub struct Fields<'a>(Option<&'a Map<String, Value>>);
 
-fn kind(v: &Value) -> &'static str {
+/// What kind of JSON value `v` is, in words (for refusals that name a field's type).
+pub(crate) fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -89,18 +89,6 @@ struct Property {
     minimum: Option<u64>,
 }
 
-/// What kind of JSON value `v` is, in words.
-pub(crate) fn kind_of(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// Holds `input` to `tool`'s schema. `null` is taken as absent: models send it for
 /// an optional field they mean to leave out.
 pub fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
@@ -115,7 +103,10 @@ pub fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
     let Value::Object(fields) = input else {
         return Err(bad(
             "",
-            format!("the input must be a JSON object, got {}", kind_of(input)),
+            format!(
+                "the input must be a JSON object, got {}",
+                crate::api::body::kind(input)
+            ),
         ));
     };
     if let Some(k) = fields.keys().find(|k| !schema.properties.contains_key(*k)) {
@@ -163,7 +154,11 @@ pub fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
             (want, _) => {
                 return Err(bad(
                     name,
-                    format!("{name} must be {}, got {}", article(want), kind_of(v)),
+                    format!(
+                        "{name} must be {}, got {}",
+                        article(want),
+                        crate::api::body::kind(v)
+                    ),
                 ));
             }
         }
@@ -175,7 +170,7 @@ pub fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
 fn shown_value(v: &Value) -> String {
     match v {
         Value::Number(n) => format!("{n}"),
-        other => String::from(kind_of(other)),
+        other => String::from(crate::api::body::kind(other)),
     }
 }
 

@@ -4,11 +4,10 @@
 // asserted, then what the memory holds and the versions its writes recorded.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { STORES, memdir } from './helpers.mjs';
-import { modelToolReply } from '../fake-model.mjs';
+import { modelToolReply, scriptedApi } from '../fake-model.mjs';
 
 const sha = (s) => createHash('sha256').update(s).digest('hex');
 const A = 'Tea at four\nLine 2\n';
@@ -59,27 +58,11 @@ const TURNS = [
   [['memory_list', {}, 'Documents under /:\n/notes/a.md (21 bytes)']],
 ];
 
-function fakeApi() {
-  const requests = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c) => (body += c));
-    req.on('end', () => {
-      const params = JSON.parse(body);
-      requests.push({ url: req.url, params });
-      const i = requests.length - 1;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(modelToolReply(i, params.model, TURNS[i]?.map(([name, input]) => ({ name, input })))));
-    });
-  });
-  return { server, requests };
-}
 
 let api;
 let client;
 before(async () => {
-  api = fakeApi();
+  api = await scriptedApi((i) => TURNS[i]?.map(([name, input]) => ({ name, input })), modelToolReply);
   await new Promise((r) => api.server.listen(0, '127.0.0.1', r));
   client = new Anthropic({ apiKey: 'test-key', baseURL: `http://127.0.0.1:${api.server.address().port}`, maxRetries: 0 });
 });
