@@ -9,13 +9,12 @@
     clippy::indexing_slicing
 )]
 
-use std::cell::Cell;
-use std::rc::Rc;
+mod common;
 
+use common::STORE_ID;
 use memdir::{Config, Engine, Limits, MemoryStore, Store, block_on, store::list_all};
 use serde_json::{Value, json};
 
-const STORE_ID: &str = "memstore_abcdefghjkmn0123456789ab";
 const OTHER_STORE_ID: &str = "memstore_zzzzzzzzzzzz0123456789ab";
 
 struct Api {
@@ -24,18 +23,8 @@ struct Api {
 }
 
 fn api_with(config: Config) -> Api {
-    let store = MemoryStore::new();
-    let mut engine = Engine::new(store.clone(), config);
-    let now = Rc::new(Cell::new(1_795_000_000_000u64));
-    engine.set_clock(Box::new(move || {
-        now.set(now.get() + 1000);
-        now.get()
-    }));
-    let api = Api { engine, store };
-    let made =
-        api.call(json!({"op": "store.create", "id": STORE_ID, "body": r#"{"name":"Prefs"}"#}));
-    assert_eq!(made["status"], 200, "{made}");
-    api
+    let (engine, store) = common::api_engine(config);
+    Api { engine, store }
 }
 
 fn api() -> Api {

@@ -8,15 +8,12 @@
     clippy::indexing_slicing
 )]
 
-use std::cell::Cell;
-use std::rc::Rc;
+mod common;
 
 use memdir::toolset::{TOOLS, ToolsetError};
 use memdir::{Config, Engine, Limits, MemoryStore, SecretPolicy, Store, block_on, store::list_all};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-
-const STORE_ID: &str = "memstore_abcdefghjkmn0123456789ab";
 
 struct T {
     engine: Engine<MemoryStore>,
@@ -24,16 +21,8 @@ struct T {
 }
 
 fn with(config: Config) -> T {
-    let store = MemoryStore::new();
-    let mut engine = Engine::new(store.clone(), config);
-    let now = Rc::new(Cell::new(1_795_000_000_000u64));
-    engine.set_clock(Box::new(move || {
-        now.set(now.get() + 1000);
-        now.get()
-    }));
-    let t = T { engine, store };
-    t.api(json!({"op": "store.create", "id": STORE_ID, "body": r#"{"name":"Prefs"}"#}));
-    t
+    let (engine, store) = common::api_engine(config);
+    T { engine, store }
 }
 
 fn setup() -> T {

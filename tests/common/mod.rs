@@ -161,3 +161,26 @@ pub fn dir(path: &str) -> Entry {
         content: None,
     }
 }
+
+/// The id the API tests give their store (its tag, `abcdefghjkmn`, is in their ids).
+pub const STORE_ID: &str = "memstore_abcdefghjkmn0123456789ab";
+
+/// An engine over a fresh memory store whose clock starts at 2026-11-18T11:06:40Z
+/// and ticks a second a reading, with a store record named "Prefs" (store id
+/// [`STORE_ID`]): what the Memory Stores API and toolset tests start from.
+pub fn api_engine(
+    config: memdir::Config,
+) -> (memdir::Engine<memdir::MemoryStore>, memdir::MemoryStore) {
+    let store = memdir::MemoryStore::new();
+    let mut engine = memdir::Engine::new(store.clone(), config);
+    let now = Rc::new(Cell::new(1_795_000_000_000u64));
+    engine.set_clock(Box::new(move || {
+        now.set(now.get() + 1000);
+        now.get()
+    }));
+    let made = memdir::block_on(engine.api(&serde_json::json!({
+        "op": "store.create", "id": STORE_ID, "body": r#"{"name":"Prefs"}"#
+    })));
+    assert_eq!(made.status, 200, "{:?}", made.body);
+    (engine, store)
+}
