@@ -12,7 +12,7 @@
 mod common;
 
 use common::STORE_ID;
-use memdir::{Config, Engine, Limits, MemoryStore, Store, block_on, store::list_all};
+use memdir::{Config, Engine, Limits, MemoryStore, block_on};
 use serde_json::{Value, json};
 
 const OTHER_STORE_ID: &str = "memstore_zzzzzzzzzzzz0123456789ab";
@@ -59,13 +59,7 @@ impl Api {
 
     /// Every key and value the store holds.
     fn dump(&self) -> Vec<(String, Vec<u8>)> {
-        let keys = block_on(list_all(&self.store, "")).unwrap();
-        keys.into_iter()
-            .map(|k| {
-                let v = block_on(self.store.get(&k)).unwrap().unwrap();
-                (k, v)
-            })
-            .collect()
+        common::dump(&self.store)
     }
 
     fn versions(&self, mem: &str) -> Vec<(String, String)> {

@@ -15,9 +15,11 @@
     clippy::indexing_slicing
 )]
 
+mod common;
+
 use std::collections::BTreeMap;
 
-use memdir::{Config, Engine, Entry, MemoryStore, Store, block_on, conformance, store::list_all};
+use memdir::{Config, Engine, Entry, MemoryStore, block_on, conformance};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -61,14 +63,7 @@ fn seeded() -> Snapshot {
 }
 
 fn snapshot(store: &MemoryStore) -> Snapshot {
-    block_on(list_all(store, ""))
-        .unwrap()
-        .into_iter()
-        .map(|k| {
-            let v = block_on(store.get(&k)).unwrap().unwrap();
-            (k, v)
-        })
-        .collect()
+    common::dump(store).into_iter().collect()
 }
 
 fn json_of(s: &Snapshot, key: &str) -> Value {

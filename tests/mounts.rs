@@ -8,8 +8,11 @@
     clippy::indexing_slicing
 )]
 
+mod common;
+
+use common::dump;
 use memdir::mounts::{self, Access, Mount, MountError, Mounted};
-use memdir::{Command, Config, Engine, MemoryStore, Store, block_on, store::list_all};
+use memdir::{Command, Config, Engine, MemoryStore, block_on};
 use serde_json::json;
 
 fn mount(name: &str, access: Access, description: &str, instructions: &str) -> Mount {
@@ -30,17 +33,6 @@ fn engine(store: &MemoryStore, name: &str) -> Engine<MemoryStore> {
             ..Config::default()
         },
     )
-}
-
-fn dump(store: &MemoryStore) -> Vec<(String, Vec<u8>)> {
-    block_on(list_all(store, ""))
-        .unwrap()
-        .into_iter()
-        .map(|k| {
-            let v = block_on(store.get(&k)).unwrap().unwrap();
-            (k, v)
-        })
-        .collect()
 }
 
 struct Two {

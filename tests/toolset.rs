@@ -11,7 +11,7 @@
 mod common;
 
 use memdir::toolset::{TOOLS, ToolsetError};
-use memdir::{Config, Engine, Limits, MemoryStore, SecretPolicy, Store, block_on, store::list_all};
+use memdir::{Config, Engine, Limits, MemoryStore, SecretPolicy, block_on};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -65,13 +65,7 @@ impl T {
     }
 
     fn dump(&self) -> Vec<(String, Vec<u8>)> {
-        let keys = block_on(list_all(&self.store, "")).unwrap();
-        keys.into_iter()
-            .map(|k| {
-                let v = block_on(self.store.get(&k)).unwrap().unwrap();
-                (k, v)
-            })
-            .collect()
+        common::dump(&self.store)
     }
 
     /// Each memory's versions, newest first: (operation, path).

@@ -184,3 +184,15 @@ pub fn api_engine(
     assert_eq!(made.status, 200, "{:?}", made.body);
     (engine, store)
 }
+
+/// Every key the store holds with its value, in key order: what a test compares
+/// to show that nothing was written, or scans for a text.
+pub fn dump(store: &memdir::MemoryStore) -> Vec<(String, Vec<u8>)> {
+    let keys = memdir::block_on(memdir::store::list_all(store, "")).unwrap();
+    keys.into_iter()
+        .map(|k| {
+            let v = memdir::block_on(store.get(&k)).unwrap().unwrap();
+            (k, v)
+        })
+        .collect()
+}
