@@ -386,6 +386,12 @@ impl<T: MountTarget> Mounted<T> {
 
 /// The toolset needs each store's engine (it runs the API's operations).
 impl<S: Store> Mounted<Engine<S>> {
+    /// [`Mounted::toolset`] for an input still in JSON text.
+    pub async fn toolset_json(&self, name: &str, input: &str) -> Result<String, ToolsetError> {
+        self.toolset(name, &toolset::parse_input(name, input)?)
+            .await
+    }
+
     /// The memory-store toolset over every store: a path `/<name>/…` goes to the
     /// store mounted at `<name>` (shown with that prefix), a listing or search of
     /// the whole memory asks every store in turn, and a write into a read-only store

@@ -57,8 +57,6 @@ pub enum ToolsetError {
     Failed(ApiError),
     /// memdir's own tool definitions are broken (the tests parse them all).
     Internal,
-    /// A face asked for a mounted store that is not there (the API's words).
-    NoMount(String),
     /// A write into a store mounted read-only (`mount`: where, e.g. `/team`).
     ReadOnly {
         tool: &'static str,
@@ -87,7 +85,7 @@ impl ToolsetError {
             ToolsetError::Failed(ApiError::Damaged) => "damaged",
             ToolsetError::Failed(_) => "storage_failed",
             ToolsetError::Internal => "internal",
-            ToolsetError::NoMount(_) | ToolsetError::Unmounted { .. } => "no_mount",
+            ToolsetError::Unmounted { .. } => "no_mount",
             ToolsetError::ReadOnly { .. } => "read_only",
         }
     }
@@ -168,11 +166,6 @@ impl fmt::Display for ToolsetError {
                 "This memory store is archived: its documents can be listed, searched, read and deleted, not written or edited.",
             ),
             ToolsetError::Failed(e) => write!(f, "{e}"),
-            ToolsetError::NoMount(name) => {
-                let answer = crate::api::Response::no_mount(name).body;
-                let text = answer.pointer("/error/message").and_then(|m| m.as_str());
-                f.write_str(text.unwrap_or_default())
-            }
             ToolsetError::Internal => {
                 f.write_str("memdir's memory tools are misconfigured; nothing was changed.")
             }

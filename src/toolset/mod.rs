@@ -75,6 +75,19 @@ fn text<'a>(input: &'a Value, name: &str) -> Option<&'a str> {
     input.get(name).and_then(Value::as_str)
 }
 
+/// A tool input in JSON text, or the refusal of text that is not JSON, worded for
+/// the tool it was for.
+pub fn parse_input(name: &str, input: &str) -> Result<Value, ToolsetError> {
+    serde_json::from_str::<Value>(input).map_err(|_| match tools::tool(name) {
+        None => ToolsetError::UnknownTool(name.into()),
+        Some(t) => ToolsetError::Input {
+            tool: t.name,
+            field: String::new(),
+            problem: "the input is not valid JSON".into(),
+        },
+    })
+}
+
 /// Where the store is mounted for the model: every path shown starts with it.
 struct Mount<'a>(&'a str);
 
@@ -210,17 +223,7 @@ impl<S: Store> Engine<S> {
 
     /// [`Engine::toolset`] for an input still in JSON text.
     pub async fn toolset_json(&self, prefix: &str, name: &str, input: &str) -> Answer {
-        match serde_json::from_str::<Value>(input) {
-            Ok(v) => self.toolset(prefix, name, &v).await,
-            Err(_) => match tools::tool(name) {
-                None => Err(ToolsetError::UnknownTool(name.into())),
-                Some(t) => Err(ToolsetError::Input {
-                    tool: t.name,
-                    field: String::new(),
-                    problem: "the input is not valid JSON".into(),
-                }),
-            },
-        }
+        self.toolset(prefix, name, &parse_input(name, input)?).await
     }
 
     async fn toolset_answer(&self, prefix: &str, name: &str, input: &Value) -> Answer {

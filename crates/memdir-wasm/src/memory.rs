@@ -247,14 +247,7 @@ impl Memory {
     pub fn toolset(&self, name: String, input: String) -> Promise {
         let mounted = Rc::clone(&self.mounted);
         future_to_promise(async move {
-            let answer = match serde_json::from_str::<serde_json::Value>(&input) {
-                Ok(v) => mounted.toolset(&name, &v).await,
-                // The engine words a text that is not JSON for the tool it was for.
-                Err(_) => match mounted.engines().next() {
-                    Some((_, engine)) => engine.toolset_json("", &name, &input).await,
-                    None => Err(memdir::ToolsetError::Internal),
-                },
-            };
+            let answer = mounted.toolset_json(&name, &input).await;
             answer.map(|text| JsValue::from_str(&text)).map_err(|e| {
                 let err = js_sys::Error::new(&alloc::format!("{e}"));
                 let _ = Reflect::set(&err, &"kind".into(), &e.kind().into());
