@@ -78,13 +78,35 @@ impl<S: Store> Engine<S> {
         child: &Child,
     ) -> Result<Vec<(String, Child)>, ToolError> {
         let mut out = Vec::new();
+        self.walk_files(overlay, path, child, |p, c| {
+            out.push((p, *c));
+            true
+        })
+        .await?;
+        Ok(out)
+    }
+
+    /// Visits every file at or beneath `child` (at store path `path`) in tree
+    /// order, until `visit` answers false; answers whether it went to the end.
+    /// Reads only the directories it walks through.
+    pub(crate) async fn walk_files(
+        &self,
+        overlay: &Overlay,
+        path: &str,
+        child: &Child,
+        mut visit: impl FnMut(String, &Child) -> bool,
+    ) -> Result<bool, ToolError> {
         let mut todo = vec![(String::from(path), *child, 0usize)];
         while let Some((p, c, depth)) = todo.pop() {
             if depth > MAX_NESTING {
                 return Err(ToolError::Damaged);
             }
             match c.kind {
-                Kind::File => out.push((p, c)),
+                Kind::File => {
+                    if !visit(p, &c) {
+                        return Ok(false);
+                    }
+                }
                 Kind::Dir => {
                     let node = self.dir(overlay, self.subdir(overlay, &c).await?).await?;
                     // Reversed onto a stack, so they come off in order.
@@ -94,7 +116,7 @@ impl<S: Store> Engine<S> {
                 }
             }
         }
-        Ok(out)
+        Ok(true)
     }
 
     /// Who a memory-tool change is by: the configured actor, as a session.

@@ -560,21 +560,10 @@ impl<S: Store> Engine<S> {
     /// True if a memory lives at or beneath `child`: a walk that stops at the
     /// first one (a directory's first file usually is).
     async fn holds_memory(&self, overlay: &Overlay, child: &Child) -> Result<bool, ApiError> {
-        let mut todo = alloc::vec![(*child, 0usize)];
-        while let Some((c, depth)) = todo.pop() {
-            if depth > MAX_NESTING {
-                return Err(ApiError::Damaged);
-            }
-            match c.kind {
-                Kind::File if c.mem != 0 => return Ok(true),
-                Kind::File => {}
-                Kind::Dir => {
-                    let node = self.dir(overlay, self.subdir(overlay, &c).await?).await?;
-                    todo.extend(node.children.values().rev().map(|g| (*g, depth + 1)));
-                }
-            }
-        }
-        Ok(false)
+        let all_plain = self
+            .walk_files(overlay, "", child, |_, c| c.mem == 0)
+            .await?;
+        Ok(!all_plain)
     }
 }
 
