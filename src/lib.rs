@@ -46,6 +46,7 @@ mod time;
 pub mod toolset;
 mod tree;
 pub mod versions;
+mod wire;
 
 /// The language-neutral conformance data's reader, for the test runners of every
 /// runtime (feature `conformance`).

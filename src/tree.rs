@@ -20,6 +20,8 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::wire;
+
 pub const HEAD: &str = "head";
 pub const BLOB: &str = "blob/";
 pub const TREE: &str = "tree/";
@@ -33,34 +35,47 @@ impl Hash {
         Hash(Sha256::digest(bytes).into())
     }
 
+    /// Lowercase hex, the form every stored name and wire field uses.
     pub fn hex(&self) -> String {
-        let mut s = String::with_capacity(64);
-        for b in self.0 {
-            s.extend(char::from_digit(u32::from(b >> 4), 16));
-            s.extend(char::from_digit(u32::from(b & 15), 16));
-        }
-        s
+        String::from(self.hex_str().as_str())
+    }
+
+    /// The hex on the stack: what encoders write without allocating a string per hash.
+    pub fn hex_str(&self) -> Hex {
+        let mut buf = [0u8; 64];
+        // Cannot fail: the buffer is exactly twice the hash.
+        let _ = hex::encode_to_slice(self.0, &mut buf);
+        Hex(buf)
     }
 
     pub fn from_hex(s: &str) -> Option<Hash> {
-        let bytes = s.as_bytes();
-        if bytes.len() != 64 {
-            return None;
-        }
         let mut out = [0u8; 32];
-        for (o, pair) in out.iter_mut().zip(bytes.chunks_exact(2)) {
-            let hi = char::from(*pair.first()?).to_digit(16)?;
-            let lo = char::from(*pair.get(1)?).to_digit(16)?;
-            *o = (hi * 16 + lo) as u8;
-        }
+        hex::decode_to_slice(s, &mut out).ok()?;
         Some(Hash(out))
     }
 
     pub fn key(&self, prefix: &str) -> String {
         let mut k = String::with_capacity(prefix.len() + 64);
         k.push_str(prefix);
-        k.push_str(&self.hex());
+        k.push_str(self.hex_str().as_str());
         k
+    }
+}
+
+/// A hash's 64 lowercase hex digits, without a heap allocation.
+#[derive(Clone, Copy)]
+pub struct Hex([u8; 64]);
+
+impl Hex {
+    pub fn as_str(&self) -> &str {
+        // Hex digits are ASCII, so this never falls back.
+        core::str::from_utf8(&self.0).unwrap_or_default()
+    }
+}
+
+impl Serialize for Hex {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
     }
 }
 
@@ -155,11 +170,13 @@ pub struct Slot {
 /// a file with a memory id adding `mem, created`;
 /// of a branch: `{"b":depth,"s":[[nibble, hash, size, written, count], ...]}`. JSON
 /// keeps stores inspectable by hand; sorted maps make both canonical.
+#[cfg(test)]
 #[derive(Serialize)]
 struct LeafWire<'a> {
     e: Vec<LeafOut<'a>>,
 }
 
+#[cfg(test)]
 #[derive(Serialize)]
 #[serde(untagged)]
 enum LeafOut<'a> {
@@ -215,27 +232,34 @@ impl Node {
         self.children.values().map(|c| c.written).max().unwrap_or(0)
     }
 
+    /// The leaf's JSON, written directly ([`crate::wire`] says why); a test holds it
+    /// equal to serializing [`LeafWire`].
     pub fn encode(&self) -> Vec<u8> {
-        let hexes: Vec<String> = self.children.values().map(|c| c.hash.hex()).collect();
-        let e = self
-            .children
-            .iter()
-            .zip(&hexes)
-            .map(|((name, c), h)| match c.kind {
-                Kind::File if c.mem != 0 => LeafOut::Memory(
-                    name.as_str(),
-                    "f",
-                    h.as_str(),
-                    c.size,
-                    c.written,
-                    c.mem,
-                    c.created,
-                ),
-                Kind::File => LeafOut::Plain(name.as_str(), "f", h.as_str(), c.size, c.written),
-                Kind::Dir => LeafOut::Plain(name.as_str(), "d", h.as_str(), c.size, c.written),
-            })
-            .collect();
-        serde_json::to_vec(&LeafWire { e }).unwrap_or_default()
+        let mut out = Vec::with_capacity(8 + self.children.len() * 128);
+        out.extend_from_slice(b"{\"e\":[");
+        for (i, (name, c)) in self.children.iter().enumerate() {
+            wire::separate(&mut out, i);
+            out.push(b'[');
+            wire::string(&mut out, name);
+            out.extend_from_slice(match c.kind {
+                Kind::File => b",\"f\",",
+                Kind::Dir => b",\"d\",",
+            });
+            wire::hash(&mut out, &c.hash);
+            out.push(b',');
+            wire::number(&mut out, c.size);
+            out.push(b',');
+            wire::number(&mut out, c.written);
+            if c.kind == Kind::File && c.mem != 0 {
+                out.push(b',');
+                wire::number(&mut out, c.mem);
+                out.push(b',');
+                wire::number(&mut out, c.created);
+            }
+            out.push(b']');
+        }
+        out.extend_from_slice(b"]}");
+        out
     }
 }
 
@@ -257,7 +281,7 @@ impl Branch {
     }
 
     pub fn encode(&self) -> Vec<u8> {
-        let hexes: Vec<String> = self.slots.values().map(|s| s.hash.hex()).collect();
+        let hexes: Vec<Hex> = self.slots.values().map(|s| s.hash.hex_str()).collect();
         let s = self
             .slots
             .iter()
@@ -479,6 +503,41 @@ mod tests {
         );
         assert_eq!(Stored::decode(&bytes).map(|m| m.encode()), Some(bytes));
         assert_eq!(n.size(), 8);
+    }
+
+    /// The leaf as serde writes [`LeafWire`]: the oracle of the hand-written encoder.
+    fn serde_encoding(n: &Node) -> Vec<u8> {
+        let hexes: Vec<String> = n.children.values().map(|c| c.hash.hex()).collect();
+        let e = n
+            .children
+            .iter()
+            .zip(&hexes)
+            .map(|((name, c), h)| match c.kind {
+                Kind::File if c.mem != 0 => {
+                    LeafOut::Memory(name, "f", h, c.size, c.written, c.mem, c.created)
+                }
+                Kind::File => LeafOut::Plain(name, "f", h, c.size, c.written),
+                Kind::Dir => LeafOut::Plain(name, "d", h, c.size, c.written),
+            })
+            .collect();
+        serde_json::to_vec(&LeafWire { e }).unwrap()
+    }
+
+    #[test]
+    fn the_hand_written_leaf_encoding_is_serdes() {
+        let mut n = Node::default();
+        assert_eq!(n.encode(), serde_encoding(&n));
+        let names = ["plain.md", "quote\"d", "back\\slash", "tab\there", "ünï €", "\u{1}ctl", "\u{7f}del"];
+        for (i, name) in names.iter().enumerate() {
+            let i = i as u64;
+            let mut c = Child::plain(if i % 3 == 0 { Kind::Dir } else { Kind::File }, Hash::of(name.as_bytes()), i, u64::MAX - i);
+            if i % 2 == 1 {
+                c.mem = i + 1;
+                c.created = i * 1000;
+            }
+            n.children.insert((*name).into(), c);
+        }
+        assert_eq!(n.encode(), serde_encoding(&n));
     }
 
     #[test]

@@ -23,6 +23,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::tree::Hash;
+use crate::wire;
 
 pub const LOG: &str = "log/";
 pub const RECORD: &str = "rec/";
@@ -174,7 +175,10 @@ pub enum LogNode {
     Inner(Vec<Hash>),
 }
 
-#[derive(Serialize, Deserialize)]
+/// The stored form, as serde reads it (and, in tests, writes it: the oracle of
+/// [`LogNode::encode`]).
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(Serialize))]
 #[serde(deny_unknown_fields)]
 struct LogWire {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -184,26 +188,41 @@ struct LogWire {
 }
 
 impl LogNode {
+    /// The node's JSON, written directly ([`crate::wire`] says why); a test holds it
+    /// equal to serializing [`LogWire`].
     pub fn encode(&self) -> Vec<u8> {
-        let wire = match self {
-            LogNode::Leaf(slots) => LogWire {
-                l: Some(
-                    slots
-                        .iter()
-                        .map(|s| {
-                            let blob = s.blob.map(|b| b.hex()).unwrap_or_default();
-                            (s.record.hex(), blob, s.head, s.updated)
-                        })
-                        .collect(),
-                ),
-                n: None,
-            },
-            LogNode::Inner(kids) => LogWire {
-                l: None,
-                n: Some(kids.iter().map(Hash::hex).collect()),
-            },
-        };
-        serde_json::to_vec(&wire).unwrap_or_default()
+        let mut out = Vec::new();
+        match self {
+            LogNode::Leaf(slots) => {
+                out.reserve(8 + slots.len() * 180);
+                out.extend_from_slice(b"{\"l\":[");
+                for (i, s) in slots.iter().enumerate() {
+                    wire::separate(&mut out, i);
+                    out.push(b'[');
+                    wire::hash(&mut out, &s.record);
+                    out.push(b',');
+                    match &s.blob {
+                        Some(b) => wire::hash(&mut out, b),
+                        None => out.extend_from_slice(b"\"\""),
+                    }
+                    out.push(b',');
+                    wire::number(&mut out, s.head);
+                    out.push(b',');
+                    wire::number(&mut out, s.updated);
+                    out.push(b']');
+                }
+            }
+            LogNode::Inner(kids) => {
+                out.reserve(8 + kids.len() * 67);
+                out.extend_from_slice(b"{\"n\":[");
+                for (i, h) in kids.iter().enumerate() {
+                    wire::separate(&mut out, i);
+                    wire::hash(&mut out, h);
+                }
+            }
+        }
+        out.extend_from_slice(b"]}");
+        out
     }
 
     pub fn decode(bytes: &[u8]) -> Option<LogNode> {
@@ -333,5 +352,34 @@ mod tests {
         assert_eq!(LogNode::decode(b"{\"l\":[]}"), None);
         assert_eq!(LogNode::decode(b"{\"n\":[\"zz\"]}"), None);
         assert_eq!(LogNode::decode(b"{\"l\":[],\"n\":[]}"), None);
+    }
+
+    #[test]
+    fn the_hand_written_encoding_is_serdes() {
+        let slot = |i: u64, blob: bool| Slot {
+            record: Hash::of(&i.to_le_bytes()),
+            blob: blob.then(|| Hash::of(&[i as u8; 3])),
+            head: i * 7,
+            updated: if i == 2 { u64::MAX } else { i },
+        };
+        let leaf = LogNode::Leaf((0..5).map(|i| slot(i, i % 2 == 0)).collect());
+        let wire = LogWire {
+            l: Some(
+                (0..5)
+                    .map(|i| {
+                        let s = slot(i, i % 2 == 0);
+                        (s.record.hex(), s.blob.map(|b| b.hex()).unwrap_or_default(), s.head, s.updated)
+                    })
+                    .collect(),
+            ),
+            n: None,
+        };
+        assert_eq!(leaf.encode(), serde_json::to_vec(&wire).unwrap());
+        let kids: Vec<Hash> = (0..3u8).map(|i| Hash::of(&[i])).collect();
+        let wire = LogWire {
+            l: None,
+            n: Some(kids.iter().map(Hash::hex).collect()),
+        };
+        assert_eq!(LogNode::Inner(kids).encode(), serde_json::to_vec(&wire).unwrap());
     }
 }
