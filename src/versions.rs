@@ -368,7 +368,12 @@ mod tests {
                 (0..5)
                     .map(|i| {
                         let s = slot(i, i % 2 == 0);
-                        (s.record.hex(), s.blob.map(|b| b.hex()).unwrap_or_default(), s.head, s.updated)
+                        (
+                            s.record.hex(),
+                            s.blob.map(|b| b.hex()).unwrap_or_default(),
+                            s.head,
+                            s.updated,
+                        )
                     })
                     .collect(),
             ),
@@ -380,6 +385,9 @@ mod tests {
             l: None,
             n: Some(kids.iter().map(Hash::hex).collect()),
         };
-        assert_eq!(LogNode::Inner(kids).encode(), serde_json::to_vec(&wire).unwrap());
+        assert_eq!(
+            LogNode::Inner(kids).encode(),
+            serde_json::to_vec(&wire).unwrap()
+        );
     }
 }
