@@ -16,7 +16,11 @@ function rng(seed) {
 
 const WORDS = 'memory agent note task plan step done todo idea user prefers likes context result error retry file path view line'.split(' ');
 
-/** The starting tree and the command list, from a model of the files. */
+/**
+ * The starting tree and the command list, from a model of the files. Each command is
+ * `[kind, input, leaves?]`, `leaves` being the content a create or an edit leaves at
+ * its path (what a write must hash once: the benches' write floor).
+ */
 export function workload({ commands: N_COMMANDS = 1000, files: N_FILES = 200, seed: SEED = 42 } = {}) {
   const rand = rng(SEED);
   const pick = (xs) => xs[Math.floor(rand() * xs.length)];
@@ -78,7 +82,7 @@ export function workload({ commands: N_COMMANDS = 1000, files: N_FILES = 200, se
         if (hits !== 1 || !/^#\d+$/.test(old_str) || lines.filter((l) => l.includes(old_str)).length !== 1) continue;
         const new_str = `${old_str} (updated ${uid++})`;
         files.set(path, content.replace(old_str, () => new_str));
-        commands.push([kind, { command: 'str_replace', path, old_str, new_str }]);
+        commands.push([kind, { command: 'str_replace', path, old_str, new_str }, files.get(path)]);
         break;
       }
       case 'insert': {
@@ -86,14 +90,14 @@ export function workload({ commands: N_COMMANDS = 1000, files: N_FILES = 200, se
         const text = line();
         lines.splice(at, 0, text);
         files.set(path, lines.join('\n'));
-        commands.push([kind, { command: 'insert', path, insert_line: at, insert_text: `${text}\n` }]);
+        commands.push([kind, { command: 'insert', path, insert_line: at, insert_text: `${text}\n` }, files.get(path)]);
         break;
       }
       case 'create': {
         const p = `/memories/${pick(dirs)}/new${created++}.md`;
         const t = body(2048 + Math.floor(rand() * 4096));
         files.set(p, t);
-        commands.push([kind, { command: 'create', path: p, file_text: t }]);
+        commands.push([kind, { command: 'create', path: p, file_text: t }, t]);
         break;
       }
       case 'rename': {

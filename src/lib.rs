@@ -68,6 +68,12 @@ pub use secrets::SecretPolicy;
 pub use store::{MemoryStore, Page, Store, StoreError};
 pub use toolset::ToolsetError;
 
+/// The engine's content hash (SHA-256), exactly as every write computes it: the
+/// benchmarks time it to give a write's floor (crossing + hashing its bytes once).
+pub fn sha256(bytes: &[u8]) -> [u8; 32] {
+    tree::Hash::of(bytes).0
+}
+
 /// Drives a future to completion without an executor.
 ///
 /// For stores that answer synchronously (in memory, on disk, a wasm component's

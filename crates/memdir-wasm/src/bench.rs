@@ -13,6 +13,20 @@ use crate::memory;
 
 thread_local! {
     static FLOOR_OUTPUT: RefCell<String> = const { RefCell::new(String::new()) };
+    static HASH_INPUT: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// A write's floor adds hashing the bytes it leaves once: staged here, untimed.
+#[wasm_bindgen(js_name = hashPrepare)]
+pub fn hash_prepare(bytes: String) {
+    HASH_INPUT.with(|o| *o.borrow_mut() = bytes);
+}
+
+/// Hashes the staged bytes with the engine's SHA-256 (a byte of the digest comes
+/// back so the work cannot be skipped).
+#[wasm_bindgen(js_name = hashStaged)]
+pub fn hash_staged() -> u8 {
+    HASH_INPUT.with(|o| memdir::sha256(o.borrow().as_bytes())[0])
 }
 
 /// Step one: the text `roundTrip` will answer with, staged outside the timing.
