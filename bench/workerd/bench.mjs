@@ -2,9 +2,13 @@
 // The example memory service in workerd (miniflare), as wrangler bundles it:
 //   node bench/workerd/bench.mjs [--runs 5] [--n 200]
 // Reports the bundle's gzipped size against the Workers limits, cold start (workerd
-// up, then the first request: a fresh Durable Object and a first command), and warm
-// per-command latency over loopback HTTP, next to the floor of an authenticated
-// request that stops before the object (415: credentials checked, no body taken).
+// up, then the first request: a fresh Durable Object and a first command), and, for
+// each Durable Object backend (SQLite-backed, as wrangler.toml declares, and the
+// older key-value-backed kind), warm per-command latency over loopback HTTP, next to
+// the floor of an authenticated request that stops before the object (415:
+// credentials checked, no body taken) and a bare `put` round trip (a Worker whose
+// object does one `ctx.storage.put` and answers, on the same backend): what a
+// command costs beyond the one storage write any design must make.
 // On demand only (performance figures are never asserted by tests). Numbers from a
 // shared 2-core machine are noisy: compare medians from the same run.
 
@@ -25,6 +29,93 @@ const N = Number(args.n);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))];
 const ms = (x) => `${x.toFixed(2)} ms`;
+
+/**
+ * A Worker whose object does one `ctx.storage.put` per request and answers: the
+ * storage round trip under every command, served at /bare beside the example.
+ */
+const BARE = `
+import { DurableObject } from 'cloudflare:workers';
+export class BarePut extends DurableObject {
+  async put(i) {
+    await this.ctx.storage.put('k', new Uint8Array(32).fill(i & 255));
+    return i;
+  }
+}
+export default {
+  async fetch(request, env) {
+    const i = Number(new URL(request.url).searchParams.get('i'));
+    return new Response(String(await env.BARE.get(env.BARE.idFromName('bench')).put(i)));
+  },
+};`;
+
+/** The example and the bare-put Worker in one workerd, memory objects on the backend asked for. */
+async function warm(options, useSQLite, post) {
+  const mf = new Miniflare({
+    workers: [
+      { ...options, name: 'example', durableObjects: { ...options.durableObjects, MEMORY: { className: 'MemoryObject', useSQLite } } },
+      {
+        name: 'bare',
+        modules: true,
+        script: BARE,
+        compatibilityDate: options.compatibilityDate,
+        routes: ['*/bare*'],
+        durableObjects: { BARE: { className: 'BarePut', useSQLite } },
+      },
+    ],
+  });
+  const url = await mf.ready;
+  try {
+    const time = async (label, make, wantStatus = 200) => {
+      const xs = [];
+      for (let i = 0; i < N; i++) {
+        const t = performance.now();
+        const r = await make(i);
+        await r.text();
+        xs.push(performance.now() - t);
+        if (r.status !== wantStatus) throw new Error(`${label}: ${r.status}`);
+      }
+      console.log(`  ${label.padEnd(34)} median ${ms(median(xs))}  p95 ${ms(p95(xs))}`);
+      return median(xs);
+    };
+    // A new user in a warm process: a fresh Durable Object, the isolate already up.
+    const fresh = [];
+    for (let i = 0; i < 20; i++) {
+      const other = await mintToken(AUTH_SECRET, `fresh-${i}`);
+      const t = performance.now();
+      const r = await request(new URL('/memory', url), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${other}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ command: 'view', path: '/memories' }),
+      });
+      await r.text();
+      fresh.push(performance.now() - t);
+    }
+    console.log(`first request to a new user's object, warm process: median ${ms(median(fresh))} of 20`);
+    const lines = Array.from({ length: 100 }, (_, i) => `line ${i} of a memory file`).join('\n');
+    await post(url, { command: 'create', path: '/memories/notes/big.md', file_text: lines });
+    for (let i = 0; i < 50; i++) await post(url, { command: 'create', path: `/memories/dir/f${i}.md`, file_text: `file ${i}` });
+    console.log(`warm, ${N} sequential requests each, loopback HTTP end to end:`);
+    const floor = await time('floor: authenticated 415', () => post(url, {}, 'text/plain'), 415);
+    const bare = await time('bare put: one ctx.storage.put', (i) => request(new URL(`/bare?i=${i}`, url)));
+    console.log(`  ${''.padEnd(34)} (${ms(bare - floor)} over the floor)`);
+    const rows = [
+      ['view a 100-line file', () => ({ command: 'view', path: '/memories/notes/big.md' })],
+      ['view a directory of 50 files', () => ({ command: 'view', path: '/memories/dir' })],
+      ['create', (i) => ({ command: 'create', path: `/memories/new/f${i}.md`, file_text: 'hello\nworld' })],
+      ['str_replace', (i) => ({ command: 'str_replace', path: `/memories/new/f${i}.md`, old_str: 'world', new_str: 'there' })],
+      ['insert', (i) => ({ command: 'insert', path: `/memories/new/f${i}.md`, insert_line: 1, insert_text: 'more' })],
+      ['rename', (i) => ({ command: 'rename', old_path: `/memories/new/f${i}.md`, new_path: `/memories/moved/f${i}.md` })],
+      ['delete', (i) => ({ command: 'delete', path: `/memories/moved/f${i}.md` })],
+    ];
+    for (const [label, make] of rows) {
+      const m = await time(label, (i) => post(url, make(i)));
+      console.log(`  ${''.padEnd(34)} (${ms(m - floor)} over the floor, ${ms(m - bare)} over a bare put)`);
+    }
+  } finally {
+    await mf.dispose();
+  }
+}
 
 const out = mkdtempSync(join(tmpdir(), 'memdir-bench-'));
 try {
@@ -62,56 +153,11 @@ try {
   console.log(`cold start, median of ${RUNS}: workerd up and the Worker loaded ${ms(median(boots))}; ` +
     `then the first request (new Durable Object, first command) ${ms(median(firsts))}`);
 
-  const mf = new Miniflare(options);
-  const url = await mf.ready;
-  try {
-    const time = async (label, make, wantStatus = 200) => {
-      const xs = [];
-      for (let i = 0; i < N; i++) {
-        const t = performance.now();
-        const r = await post(url, ...make(i));
-        await r.text();
-        xs.push(performance.now() - t);
-        if (r.status !== wantStatus) throw new Error(`${label}: ${r.status}`);
-      }
-      console.log(`  ${label.padEnd(34)} median ${ms(median(xs))}  p95 ${ms(p95(xs))}`);
-      return median(xs);
-    };
-    // A new user in a warm process: a fresh Durable Object, the isolate already up.
-    const fresh = [];
-    for (let i = 0; i < 20; i++) {
-      const other = await mintToken(AUTH_SECRET, `fresh-${i}`);
-      const t = performance.now();
-      const r = await request(new URL('/memory', url), {
-        method: 'POST',
-        headers: { authorization: `Bearer ${other}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ command: 'view', path: '/memories' }),
-      });
-      await r.text();
-      fresh.push(performance.now() - t);
-    }
-    console.log(`first request to a new user's object, warm process: median ${ms(median(fresh))} of 20`);
-    const lines = Array.from({ length: 100 }, (_, i) => `line ${i} of a memory file`).join('\n');
-    await post(url, { command: 'create', path: '/memories/notes/big.md', file_text: lines });
-    for (let i = 0; i < 50; i++) await post(url, { command: 'create', path: `/memories/dir/f${i}.md`, file_text: `file ${i}` });
-    console.log(`warm, ${N} sequential requests each, loopback HTTP end to end:`);
-    const floor = await time('floor: authenticated 415', () => [{}, 'text/plain'], 415);
-    const rows = [
-      ['view a 100-line file', () => [{ command: 'view', path: '/memories/notes/big.md' }]],
-      ['view a directory of 50 files', () => [{ command: 'view', path: '/memories/dir' }]],
-      ['create', (i) => [{ command: 'create', path: `/memories/new/f${i}.md`, file_text: 'hello\nworld' }]],
-      ['str_replace', (i) => [{ command: 'str_replace', path: `/memories/new/f${i}.md`, old_str: 'world', new_str: 'there' }]],
-      ['insert', (i) => [{ command: 'insert', path: `/memories/new/f${i}.md`, insert_line: 1, insert_text: 'more' }]],
-      ['rename', (i) => [{ command: 'rename', old_path: `/memories/new/f${i}.md`, new_path: `/memories/moved/f${i}.md` }]],
-      ['delete', (i) => [{ command: 'delete', path: `/memories/moved/f${i}.md` }]],
-    ];
-    for (const [label, make] of rows) {
-      const m = await time(label, make);
-      console.log(`  ${''.padEnd(34)} (${ms(m - floor)} over the floor)`);
-    }
-  } finally {
-    await mf.dispose();
+  for (const [backend, useSQLite] of [['SQLite-backed', true], ['key-value-backed', false]]) {
+    console.log(`\n${backend} Durable Objects:`);
+    await warm(options, useSQLite, post);
   }
 } finally {
   rmSync(out, { recursive: true, force: true });
 }
+

@@ -119,6 +119,7 @@ const same = (a, b) => a instanceof Uint8Array && a.length === b.length && a.eve
 
 /** The stores themselves, run inside a Durable Object of their own. */
 export class StoreTestObject extends DurableObject {
+
   async contract(backend) {
     const store = backend === 'kv' ? kvStore(this.env.KV, { prefix: `contract-${crypto.randomUUID()}/` }) : durableObjectStore(this.ctx.storage, { prefix: 'contract/' });
     try {
@@ -129,10 +130,14 @@ export class StoreTestObject extends DurableObject {
     }
   }
 
-  /** Values past the 128 KiB Durable Object limit are split, and read back whole. */
-  async chunks() {
+  /**
+   * A value of `size` bytes written, swapped and deleted: whether it reads back
+   * whole, and the raw keys and largest raw value it left in the object's storage.
+   * Over the backend's value limit it is split across keys.
+   */
+  async chunks(size) {
     const store = durableObjectStore(this.ctx.storage, { prefix: 'chunks/' });
-    const big = Uint8Array.from({ length: 300 * 1024 }, (_, i) => (i * 7) % 251);
+    const big = Uint8Array.from({ length: size }, (_, i) => (i * 7) % 251);
     const report = {};
     await store.set('tree/big', big);
     report.roundTrip = same(await store.get('tree/big'), big);
@@ -141,7 +146,7 @@ export class StoreTestObject extends DurableObject {
     report.largestRaw = Math.max(...[...raw.values()].map((v) => (v instanceof Uint8Array ? v.length : 0)));
     report.listed = (await store.list('tree/')).keys;
     // A swap compares the whole value, chunks included.
-    report.staleSwap = await store.compareAndSwap('tree/big', bytes(300 * 1024), bytes(1));
+    report.staleSwap = await store.compareAndSwap('tree/big', bytes(size), bytes(1));
     report.swap = await store.compareAndSwap('tree/big', big, bytes(10, 9));
     report.afterSwap = Array.from(await store.get('tree/big'));
     report.rawAfterSwap = [...(await this.ctx.storage.list({ prefix: 'chunks/' })).keys()];
@@ -154,7 +159,30 @@ export class StoreTestObject extends DurableObject {
     } catch (e) {
       report.longKey = e.name;
     }
+    await this.ctx.storage.deleteAll();
     return report;
+  }
+
+  /**
+   * A commit whose second object is not bytes, after a first that is (and large
+   * enough to be chunked on either backend): it must fail and leave no key behind,
+   * head included, so a half-written command is never seen.
+   */
+  async allOrNothing() {
+    const storage = this.ctx.storage;
+    await storage.deleteAll();
+    const store = durableObjectStore(storage, { prefix: 'aon/' });
+    await store.set('head', bytes(4, 1));
+    const big = bytes(5 * 1024 * 1024, 7);
+    let error;
+    try {
+      await store.commit([['blob/a', big], ['blob/b', 'not bytes']], 'head', bytes(4, 1), bytes(4, 2));
+      error = 'none';
+    } catch (e) {
+      error = `${e.name}: ${e.message}`;
+    }
+    const raw = [...(await storage.list({ prefix: 'aon/' })).keys()];
+    return { error, raw, head: Array.from(await store.get('head')), a: (await store.get('blob/a')) ?? null };
   }
 
   /**
@@ -205,6 +233,9 @@ export class StoreTestObject extends DurableObject {
   }
 }
 
+/** The same tests on a key-value-backed object (declared without SQLite in mf.js). */
+export class StoreTestObjectKv extends StoreTestObject {}
+
 async function body(request) {
   return request.headers.get('content-type')?.startsWith('application/json') ? request.json() : {};
 }
@@ -215,7 +246,9 @@ export default {
     if (!url.pathname.startsWith('/__test/')) return service.fetch(request, env, ctx);
     const args = await body(request);
     const memory = () => env.MEMORY.get(env.MEMORY.idFromName(args.user));
-    const stores = () => env.STORES.get(env.STORES.idFromName(args.name ?? 'stores'));
+    // STORES objects are SQLite-backed, STORES_KV ones key-value-backed: the store tests run on both.
+    const namespace = args.storage === 'kv-backed' ? env.STORES_KV : env.STORES;
+    const stores = () => namespace.get(namespace.idFromName(args.name ?? 'stores'));
     const answer = (value) => Response.json(value ?? null);
     switch (url.pathname) {
       case '/__test/setup':
@@ -245,7 +278,9 @@ export default {
       case '/__test/contract':
         return answer(await stores().contract(args.backend));
       case '/__test/chunks':
-        return answer(await stores().chunks());
+        return answer(await stores().chunks(args.size));
+      case '/__test/all-or-nothing':
+        return answer(await stores().allOrNothing());
       case '/__test/hostile':
         return answer(await stores().hostile(args.case, args.probes));
       case '/__test/store-scan':

@@ -1,6 +1,7 @@
 // Every tampered store of tests/conformance/hostile-stores.json on
-// durableObjectStore inside workerd: the exact answers, the store left as loaded,
-// and the Durable Object's storage outside the store's prefix untouched.
+// durableObjectStore inside workerd, on SQLite-backed and key-value-backed objects:
+// the exact answers, the store left as loaded, and the Durable Object's storage
+// outside the store's prefix untouched.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -20,11 +21,14 @@ before(async () => {
 });
 after(() => mf?.dispose());
 
-for (const kase of cases) {
-  test(kase.name, async () => {
-    const seen = await c.test('hostile', { name: `hostile-${kase.name}`, case: kase, probes });
-    assert.deepEqual(seen, { ...expected(kase), outside: [['outside', 'beside the store']] });
-  });
+// On both kinds of object: durableObjectStore takes a different path on each.
+for (const storage of ['sqlite-backed', 'kv-backed']) {
+  for (const kase of cases) {
+    test(`${kase.name} (${storage} object)`, async () => {
+      const seen = await c.test('hostile', { storage, name: `hostile-${storage}-${kase.name}`, case: kase, probes });
+      assert.deepEqual(seen, { ...expected(kase), outside: [['outside', 'beside the store']] });
+    });
+  }
 }
 
 test('the data holds cases', () => {

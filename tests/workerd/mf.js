@@ -75,6 +75,7 @@ export function start({ entry = join(root, 'tests/workerd/harness.js'), persist,
     durableObjects: {
       MEMORY: { className: 'TestMemoryObject', useSQLite: true },
       STORES: { className: 'StoreTestObject', useSQLite: true },
+      STORES_KV: { className: 'StoreTestObjectKv' },
       MEMORY_STORE: { className: 'TestMemoryStoreObject', useSQLite: true },
       MEMORY_CATALOG: { className: 'StoreCatalogObject', useSQLite: true },
     },

@@ -1,5 +1,7 @@
 // The Workers stores inside workerd: the engine's store-contract suite against
-// both, and what the contract suite cannot see (chunked values, racing swaps).
+// both (durableObjectStore on SQLite-backed and on key-value-backed objects, which
+// it drives differently), and what the contract suite cannot see (values over a
+// backend's limit, a commit that fails midway, racing swaps).
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -23,32 +25,66 @@ test('kvStore warns once that KV is eventually consistent', async () => {
   ]);
 });
 
-test('durableObjectStore passes the store contract', async () => {
-  assert.equal(await c.test('contract', { backend: 'do' }), 'ok');
-});
-
 test('kvStore passes the store contract', async () => {
   assert.equal(await c.test('contract', { backend: 'kv', name: 'kv' }), 'ok');
 });
 
-test('durableObjectStore splits values over the 128 KiB limit and reads them back whole', async () => {
-  const r = await c.test('chunks', {});
-  assert.equal(r.roundTrip, true);
-  assert.deepEqual(r.rawKeys, ['chunks/c:tree/big/0', 'chunks/c:tree/big/1', 'chunks/c:tree/big/2', 'chunks/r:tree/big']);
-  assert.ok(r.largestRaw <= 120 * 1024, `a stored value of ${r.largestRaw} bytes`);
-  assert.deepEqual(r.listed, ['tree/big'], 'a listing shows chunks');
-  assert.equal(r.staleSwap, false);
-  assert.equal(r.swap, true);
-  assert.deepEqual(r.afterSwap, Array(10).fill(9));
-  assert.deepEqual(r.rawAfterSwap, ['chunks/r:tree/big'], 'the old chunks were left behind');
-  assert.deepEqual(r.rawAfterDelete, ['chunks/r:head', 'chunks/r:tree/big']);
-  assert.equal(r.longKey, 'RangeError');
-});
+const KIB = 1024;
+const chunkKeys = (n) => [...Array.from({ length: n }, (_, i) => `chunks/c:tree/big/${i}`), 'chunks/r:tree/big'];
 
-test('durableObjectStore compare-and-swap loses no update among 50 racing callers', async () => {
-  const r = await c.test('race', { n: 50, name: 'race' });
-  // The control: a plain get-compare-put in the same object loses updates, so the
-  // callers really do interleave.
-  assert.ok(r.naive < 50, `the naive swap counted ${r.naive}`);
-  assert.equal(r.store, 50);
-});
+// Each Durable Object backend: what durableObjectStore must do on it.
+const backends = [
+  {
+    storage: 'sqlite-backed',
+    // One row takes up to 2 MB: a value over the key-value API's old 120 KiB chunk
+    // is stored whole, and only one over the row limit is split.
+    whole: { size: 300 * KIB, rawKeys: ['chunks/r:tree/big'], largest: 300 * KIB },
+    split: { size: 4_500_000, rawKeys: chunkKeys(3), largest: 2_000_000 - 64 * KIB },
+  },
+  {
+    storage: 'kv-backed',
+    whole: { size: 100 * KIB, rawKeys: ['chunks/r:tree/big'], largest: 100 * KIB },
+    split: { size: 300 * KIB, rawKeys: chunkKeys(3), largest: 120 * KIB },
+  },
+];
+
+for (const b of backends) {
+  const args = (more) => ({ storage: b.storage, name: `${b.storage}-${more}` });
+
+  test(`durableObjectStore passes the store contract on ${b.storage} objects`, async () => {
+    assert.equal(await c.test('contract', { ...args('contract'), backend: 'do' }), 'ok');
+  });
+
+  for (const [what, want] of [['under', b.whole], ['over', b.split]]) {
+    test(`durableObjectStore on ${b.storage} objects: a ${want.size}-byte value (${what} the value limit) is stored as ${want.rawKeys.length} key(s) and read back whole`, async () => {
+      const r = await c.test('chunks', { ...args('chunks'), size: want.size });
+      assert.equal(r.roundTrip, true);
+      assert.deepEqual(r.rawKeys, want.rawKeys);
+      assert.equal(r.largestRaw, want.largest);
+      assert.deepEqual(r.listed, ['tree/big'], 'a listing shows chunks');
+      assert.equal(r.staleSwap, false);
+      assert.equal(r.swap, true);
+      assert.deepEqual(r.afterSwap, Array(10).fill(9));
+      assert.deepEqual(r.rawAfterSwap, ['chunks/r:tree/big'], 'the old chunks were left behind');
+      assert.deepEqual(r.rawAfterDelete, ['chunks/r:head', 'chunks/r:tree/big']);
+      assert.equal(r.longKey, 'RangeError');
+    });
+  }
+
+  test(`durableObjectStore on ${b.storage} objects: a commit that fails midway writes nothing`, async () => {
+    assert.deepEqual(await c.test('all-or-nothing', args('aon')), {
+      error: 'TypeError: a value must be a Uint8Array',
+      raw: ['aon/r:head'],
+      head: [1, 1, 1, 1],
+      a: null,
+    });
+  });
+
+  test(`durableObjectStore compare-and-swap on ${b.storage} objects loses no update among 50 racing callers`, async () => {
+    const r = await c.test('race', { ...args('race'), n: 50 });
+    // The control: a plain get-compare-put in the same object loses updates, so the
+    // callers really do interleave.
+    assert.ok(r.naive < 50, `the naive swap counted ${r.naive}`);
+    assert.equal(r.store, 50);
+  });
+}
