@@ -6,7 +6,10 @@
 //!   it left; the content itself is the blob the tree already holds;
 //! - the log is an append-only array of slots, one per version, numbered from 1,
 //!   stored as a tree of fixed fanout ([`LOG_FANOUT`]) under `log/<sha256>`: a write
-//!   rewrites one leaf and the nodes above it, a lookup reads one node per level;
+//!   rewrites one leaf and the nodes above it, a lookup reads one node per level.
+//!   Its nodes are binary (fixed-width hashes and numbers, [`LogNode::encode`]): an
+//!   index rewritten on every write, where JSON's hex doubled the bytes hashed;
+//!   records, trees and commits stay JSON, readable by hand;
 //! - a slot names its record and its blob (so gc and redaction see every blob a
 //!   version holds without reading records) and, in the slot of the version that
 //!   created a memory, that memory's newest version and its time: a memory's id is
@@ -23,7 +26,6 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 
 use crate::tree::Hash;
-use crate::wire;
 
 pub const LOG: &str = "log/";
 pub const RECORD: &str = "rec/";
@@ -175,8 +177,10 @@ pub enum LogNode {
     Inner(Vec<Hash>),
 }
 
-/// The stored form, as serde reads it (and, in tests, writes it: the oracle of
-/// [`LogNode::encode`]).
+/// The first version's stored form, JSON with hex hashes (still read): a write
+/// re-encodes and hashes a log leaf or two of up to [`LOG_FANOUT`] slots, and in
+/// JSON those were more bytes than the content the write changed. Tests also write
+/// it, to hold old stores readable.
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(Serialize))]
 #[serde(deny_unknown_fields)]
@@ -187,45 +191,105 @@ struct LogWire {
     n: Option<Vec<String>>,
 }
 
+/// The binary form's first bytes: a leaf, an inner node (never `{`, so the JSON
+/// form stays recognisable).
+const LEAF_TAG: &[u8; 2] = b"L1";
+const INNER_TAG: &[u8; 2] = b"N1";
+
+/// Reads the binary form, front to back; every read is checked.
+struct Reader<'a>(&'a [u8]);
+
+impl Reader<'_> {
+    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let (head, rest) = self.0.split_first_chunk::<N>()?;
+        self.0 = rest;
+        Some(*head)
+    }
+
+    fn hash(&mut self) -> Option<Hash> {
+        self.take::<32>().map(Hash)
+    }
+
+    fn number(&mut self) -> Option<u64> {
+        self.take::<8>().map(u64::from_le_bytes)
+    }
+}
+
 impl LogNode {
-    /// The node's JSON, written directly ([`crate::wire`] says why); a test holds it
-    /// equal to serializing [`LogWire`].
+    /// The binary form: a tag, the count, then per slot the record hash, `0` or `1`
+    /// and the blob hash, the head and the time as little-endian u64s; per child of
+    /// an inner node, its hash. Fixed widths, so one node has one encoding.
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::new();
         match self {
             LogNode::Leaf(slots) => {
-                out.reserve(8 + slots.len() * 180);
-                out.extend_from_slice(b"{\"l\":[");
-                for (i, s) in slots.iter().enumerate() {
-                    wire::separate(&mut out, i);
-                    out.push(b'[');
-                    wire::hash(&mut out, &s.record);
-                    out.push(b',');
+                out.reserve(3 + slots.len() * 81);
+                out.extend_from_slice(LEAF_TAG);
+                out.push(u8::try_from(slots.len()).unwrap_or(u8::MAX));
+                for s in slots {
+                    out.extend_from_slice(&s.record.0);
                     match &s.blob {
-                        Some(b) => wire::hash(&mut out, b),
-                        None => out.extend_from_slice(b"\"\""),
+                        Some(b) => {
+                            out.push(1);
+                            out.extend_from_slice(&b.0);
+                        }
+                        None => out.push(0),
                     }
-                    out.push(b',');
-                    wire::number(&mut out, s.head);
-                    out.push(b',');
-                    wire::number(&mut out, s.updated);
-                    out.push(b']');
+                    out.extend_from_slice(&s.head.to_le_bytes());
+                    out.extend_from_slice(&s.updated.to_le_bytes());
                 }
             }
             LogNode::Inner(kids) => {
-                out.reserve(8 + kids.len() * 67);
-                out.extend_from_slice(b"{\"n\":[");
-                for (i, h) in kids.iter().enumerate() {
-                    wire::separate(&mut out, i);
-                    wire::hash(&mut out, h);
+                out.reserve(3 + kids.len() * 32);
+                out.extend_from_slice(INNER_TAG);
+                out.push(u8::try_from(kids.len()).unwrap_or(u8::MAX));
+                for h in kids {
+                    out.extend_from_slice(&h.0);
                 }
             }
         }
-        out.extend_from_slice(b"]}");
         out
     }
 
+    /// Reads a stored node, binary or the older JSON, or `None` if memdir could not
+    /// have written it (a stored node is input).
     pub fn decode(bytes: &[u8]) -> Option<LogNode> {
+        let mut r = Reader(bytes);
+        let tag = r.take::<2>()?;
+        if tag.first() == Some(&b'{') {
+            return Self::decode_json(bytes);
+        }
+        let count = r.take::<1>()?[0];
+        if count == 0 || u64::from(count) > LOG_FANOUT {
+            return None;
+        }
+        let node = match &tag {
+            LEAF_TAG => {
+                let mut slots = Vec::with_capacity(usize::from(count));
+                for _ in 0..count {
+                    let record = r.hash()?;
+                    let blob = match r.take::<1>()? {
+                        [0] => None,
+                        [1] => Some(r.hash()?),
+                        _ => return None,
+                    };
+                    let (head, updated) = (r.number()?, r.number()?);
+                    slots.push(Slot {
+                        record,
+                        blob,
+                        head,
+                        updated,
+                    });
+                }
+                LogNode::Leaf(slots)
+            }
+            INNER_TAG => LogNode::Inner((0..count).map(|_| r.hash()).collect::<Option<_>>()?),
+            _ => return None,
+        };
+        r.0.is_empty().then_some(node)
+    }
+
+    fn decode_json(bytes: &[u8]) -> Option<LogNode> {
         let wire: LogWire = serde_json::from_slice(bytes).ok()?;
         match (wire.l, wire.n) {
             (Some(l), None) if !l.is_empty() && l.len() as u64 <= LOG_FANOUT => {
@@ -355,39 +419,58 @@ mod tests {
     }
 
     #[test]
-    fn the_hand_written_encoding_is_serdes() {
-        let slot = |i: u64, blob: bool| Slot {
+    fn binary_nodes_round_trip_and_refuse_what_memdir_never_writes() {
+        let slot = |i: u64| Slot {
             record: Hash::of(&i.to_le_bytes()),
-            blob: blob.then(|| Hash::of(&[i as u8; 3])),
+            blob: (i % 2 == 0).then(|| Hash::of(&[i as u8; 3])),
             head: i * 7,
             updated: if i == 2 { u64::MAX } else { i },
         };
-        let leaf = LogNode::Leaf((0..5).map(|i| slot(i, i % 2 == 0)).collect());
+        let full = LogNode::Leaf((0..LOG_FANOUT).map(slot).collect());
+        let bytes = full.encode();
+        assert_eq!(&bytes[..3], b"L1\x40");
+        assert_eq!(bytes.len(), 3 + 64 * 49 + 32 * 32);
+        assert_eq!(LogNode::decode(&bytes), Some(full));
+        let inner = LogNode::Inner((0..3u8).map(|i| Hash::of(&[i])).collect());
+        assert_eq!(LogNode::decode(&inner.encode()), Some(inner.clone()));
+
+        let one = LogNode::Leaf(alloc::vec![slot(0)]).encode();
+        let refused: [&[u8]; 7] = [
+            b"",
+            b"L1\x00",                                       // no slots
+            &one[..one.len() - 1],                           // cut short
+            &[one.as_slice(), b"x"].concat(),                // trailing bytes
+            &[&one[..35], &[2], &one[36..]].concat(),        // a blob flag other than 0 or 1
+            b"Q1\x01",                                       // an unknown tag
+            &[b"N1\x41".as_slice(), &[0; 65 * 32]].concat(), // over the fanout
+        ];
+        for bad in refused {
+            assert_eq!(LogNode::decode(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn the_first_versions_json_nodes_still_read() {
+        let s = Slot {
+            record: Hash::of(b"r"),
+            blob: None,
+            head: 3,
+            updated: 9,
+        };
         let wire = LogWire {
-            l: Some(
-                (0..5)
-                    .map(|i| {
-                        let s = slot(i, i % 2 == 0);
-                        (
-                            s.record.hex(),
-                            s.blob.map(|b| b.hex()).unwrap_or_default(),
-                            s.head,
-                            s.updated,
-                        )
-                    })
-                    .collect(),
-            ),
+            l: Some(alloc::vec![(s.record.hex(), String::new(), 3, 9)]),
             n: None,
         };
-        assert_eq!(leaf.encode(), serde_json::to_vec(&wire).unwrap());
-        let kids: Vec<Hash> = (0..3u8).map(|i| Hash::of(&[i])).collect();
+        let json = serde_json::to_vec(&wire).unwrap();
+        assert_eq!(LogNode::decode(&json), Some(LogNode::Leaf(alloc::vec![s])));
         let wire = LogWire {
             l: None,
-            n: Some(kids.iter().map(Hash::hex).collect()),
+            n: Some(alloc::vec![s.record.hex()]),
         };
+        let json = serde_json::to_vec(&wire).unwrap();
         assert_eq!(
-            LogNode::Inner(kids).encode(),
-            serde_json::to_vec(&wire).unwrap()
+            LogNode::decode(&json),
+            Some(LogNode::Inner(alloc::vec![s.record]))
         );
     }
 }

@@ -1,9 +1,8 @@
-//! The JSON of stored objects, written directly. Every write re-encodes a tree leaf
-//! per directory on its path and a log leaf of up to 64 slots; through serde each
-//! hash became a heap string scanned for escapes, which cost more than hashing the
-//! bytes. The writers here give exactly the bytes serde_json gives (tests in
-//! `tree` and `versions` hold them equal to it); reading stays with serde, which
-//! checks what a store hands back.
+//! The JSON of tree nodes, written directly. Every write re-encodes a tree leaf per
+//! directory on its path; through serde each hash became a heap string scanned for
+//! escapes, which cost more than hashing the bytes. The writers here give exactly
+//! the bytes serde_json gives (a test in `tree` holds them equal to it); reading
+//! stays with serde, which checks what a store hands back.
 
 use alloc::vec::Vec;
 
