@@ -390,7 +390,7 @@ impl LogObjects {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 
@@ -422,7 +422,7 @@ mod tests {
     fn binary_nodes_round_trip_and_refuse_what_memdir_never_writes() {
         let slot = |i: u64| Slot {
             record: Hash::of(&i.to_le_bytes()),
-            blob: (i % 2 == 0).then(|| Hash::of(&[i as u8; 3])),
+            blob: i.is_multiple_of(2).then(|| Hash::of(&[i as u8; 3])),
             head: i * 7,
             updated: if i == 2 { u64::MAX } else { i },
         };
