@@ -30,8 +30,14 @@ impl fmt::Display for Thousands {
 /// `{n}B` under 1 KiB; else K, M, G with one decimal below 10 and whole numbers
 /// above, rounding halves up; a rounding that reaches 10 or 1024 takes the larger form.
 pub fn human_size(bytes: u64) -> String {
+    // Written with itoa, not format!: a listing sizes every row, and the formatting
+    // machinery was most of a directory view's cost.
+    let mut out = String::with_capacity(8);
+    let num = |out: &mut String, n: u128| out.push_str(itoa::Buffer::new().format(n));
     if bytes < 1024 {
-        return format!("{bytes}B");
+        num(&mut out, u128::from(bytes));
+        out.push('B');
+        return out;
     }
     const UNITS: [char; 3] = ['K', 'M', 'G'];
     let mut unit = 0;
@@ -44,14 +50,20 @@ pub fn human_size(bytes: u64) -> String {
     let round = |scale: u128| (b * scale * 2 + div) / (2 * div);
     let tenths = round(10);
     let name = |u: usize| UNITS.get(u).copied().unwrap_or('G');
-    if tenths < 100 {
-        return format!("{}.{}{}", tenths / 10, tenths % 10, name(unit));
-    }
     let whole = round(1);
-    if whole >= 1024 && unit + 1 < UNITS.len() {
-        return format!("1.0{}", name(unit + 1));
+    if tenths < 100 {
+        num(&mut out, tenths / 10);
+        out.push('.');
+        num(&mut out, tenths % 10);
+        out.push(name(unit));
+    } else if whole >= 1024 && unit + 1 < UNITS.len() {
+        out.push_str("1.0");
+        out.push(name(unit + 1));
+    } else {
+        num(&mut out, whole);
+        out.push(name(unit));
     }
-    format!("{whole}{}", name(unit))
+    out
 }
 
 /// One numbered line: the number right-aligned in 6 columns, a TAB, the text
@@ -260,8 +272,9 @@ pub(crate) fn view_dir(
     {
         let number = i + 1;
         let first = number == start;
-        let line = format!("{}\t{shown}", human_size(*size));
-        let cost = line.chars().count() + usize::from(!first);
+        let size = human_size(*size);
+        // The size is ASCII: its length is its characters.
+        let cost = size.len() + 1 + shown.chars().count() + usize::from(!first);
         if !first && used + cost > limit {
             out.push('\n');
             out.push_str(&cut_hint(limit, number - 1, n, end));
@@ -270,7 +283,9 @@ pub(crate) fn view_dir(
         if !first {
             out.push('\n');
         }
-        out.push_str(&line);
+        out.push_str(&size);
+        out.push('\t');
+        out.push_str(shown);
         used += cost;
     }
     Ok(out)
