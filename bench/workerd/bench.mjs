@@ -9,6 +9,13 @@
 // credentials checked, no body taken) and a bare `put` round trip (a Worker whose
 // object does one `ctx.storage.put` and answers, on the same backend): what a
 // command costs beyond the one storage write any design must make.
+// Then, because the HTTP round trip (1-3 ms of noise) hides what the store costs,
+// the same commands batched: one request runs `--batch` commands inside a bench-only
+// Durable Object (batch-worker.js), timed from Node, minus an empty request to the
+// same object, divided by the batch; per store design (the shipped store on each
+// kind of object, a storage.sql table, and the SQLite-backed object forced through
+// the async path), next to a batch of that design's bare 32-byte write.
+//   node bench/workerd/bench.mjs --only batch [--batch 200] [--batches 7]
 // On demand only (performance figures are never asserted by tests). Numbers from a
 // shared 2-core machine are noisy: compare medians from the same run.
 
@@ -20,11 +27,21 @@ import { gzipSync } from 'node:zlib';
 import { Miniflare } from 'miniflare';
 import { mintToken } from '../../examples/worker/src/auth.js';
 import { request } from '../../tests/workerd/client.js';
-import { AUTH_SECRET, bundleExample, bundleOptions } from '../../tests/workerd/mf.js';
+import { AUTH_SECRET, bundleExample, bundleOptions, COMPATIBILITY_DATE, modulesFrom, root } from '../../tests/workerd/mf.js';
 
-const { values: args } = parseArgs({ options: { runs: { type: 'string', default: '5' }, n: { type: 'string', default: '200' } } });
+const { values: args } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '5' },
+    n: { type: 'string', default: '200' },
+    batch: { type: 'string', default: '200' },
+    batches: { type: 'string', default: '7' },
+    only: { type: 'string' },
+  },
+});
 const RUNS = Number(args.runs);
 const N = Number(args.n);
+const BATCH = Number(args.batch);
+const BATCHES = Number(args.batches);
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.95))];
@@ -117,6 +134,80 @@ async function warm(options, useSQLite, post) {
   }
 }
 
+const DESIGNS = [
+  ['kv-async', 'key-value-backed object, async calls under a lock (shipped there)'],
+  ['sqlite-kv', 'SQLite-backed, storage.kv in transactionSync (shipped there)'],
+  ['sqlite-table', 'SQLite-backed, a storage.sql table in transactionSync'],
+  ['sqlite-async', 'SQLite-backed, async calls under a lock (the code before)'],
+  ['sqlite-whole', 'SQLite-backed, storage.kv whole values written blind (diagnostic)'],
+];
+const VIEWS = ['view a 100-line file', 'view a directory of 50 files'];
+const WRITES = ['create', 'str_replace', 'insert', 'rename', 'delete'];
+
+/** Per-command cost of each store design, from batches run inside one request each. */
+async function batched() {
+  const mf = new Miniflare({
+    modulesRoot: root,
+    modules: modulesFrom(join(root, 'bench/workerd/batch-worker.js')),
+    compatibilityDate: COMPATIBILITY_DATE,
+    durableObjects: { BATCH_SQLITE: { className: 'BatchSqlite', useSQLite: true }, BATCH_KV: { className: 'BatchKv' } },
+  });
+  const url = await mf.ready;
+  try {
+    const call = async (body) => {
+      const t = performance.now();
+      const r = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const text = await r.text();
+      const dt = performance.now() - t;
+      if (r.status !== 200) throw new Error(`${body.design} ${body.op} ${body.kind ?? ''}: ${text}`);
+      return dt;
+    };
+    await call({ design: 'sqlite-table', op: 'contract' });
+    for (const [design] of DESIGNS) await call({ design, op: 'setup' });
+    const per = Object.fromEntries(DESIGNS.map(([d]) => [d, Object.fromEntries([...VIEWS, ...WRITES, 'bare'].map((k) => [k, []]))]));
+    // Round 0 warms every path up (JIT, first SQLite statements) and is not counted.
+    for (let round = 0; round <= BATCHES; round++) {
+      // A different design first each round, so no design always follows the same one.
+      const order = DESIGNS.map(([d]) => d);
+      for (let r = 0; r < round % order.length; r++) order.push(order.shift());
+      for (const design of order) {
+        const empties = [];
+        for (let i = 0; i < 5; i++) empties.push(await call({ design, op: 'noop' }));
+        const empty = median(empties);
+        const start = round * BATCH;
+        const take = (kind, t) => round > 0 && per[design][kind].push((t - empty) / BATCH);
+        for (const kind of [...VIEWS, ...WRITES]) take(kind, await call({ design, op: 'run', kind, start, n: BATCH }));
+        take('bare', await call({ design, op: 'bare', n: BATCH }));
+      }
+    }
+    const us = (x) => `${(x * 1000).toFixed(0).padStart(5)} µs`;
+    console.log(`\nbatched inside one request (${BATCH} per batch, median of ${BATCHES} batches, an empty request subtracted), per command:`);
+    const kinds = [...VIEWS, ...WRITES, 'bare'];
+    console.log(`  ${'design'.padEnd(14)}${kinds.map((k) => (k === 'bare' ? 'bare write' : k.replace('view a ', 'view ').replace(' of 50 files', '')).slice(0, 11).padStart(12)).join('')}   views  writes`);
+    const summary = {};
+    for (const [design] of DESIGNS) {
+      const m = Object.fromEntries(kinds.map((k) => [k, median(per[design][k])]));
+      const views = VIEWS.reduce((n, k) => n + m[k], 0) / VIEWS.length;
+      const writes = WRITES.reduce((n, k) => n + m[k], 0) / WRITES.length;
+      summary[design] = { views, writes, bare: m.bare };
+      console.log(`  ${design.padEnd(14)}${kinds.map((k) => us(m[k]).padStart(12)).join('')} ${us(views)} ${us(writes)}`);
+    }
+    for (const [design, what] of DESIGNS) console.log(`  ${design.padEnd(14)}${what}`);
+    const base = summary['sqlite-kv'];
+    for (const design of ['sqlite-table', 'sqlite-async', 'sqlite-whole']) {
+      const pct = (a, b) => `${(((a - b) / b) * 100).toFixed(1)}%`;
+      console.log(`  ${design} against sqlite-kv: views ${pct(summary[design].views, base.views)}, writes ${pct(summary[design].writes, base.writes)} (negative: faster)`);
+    }
+  } finally {
+    await mf.dispose();
+  }
+}
+
+if (args.only === 'batch') {
+  await batched();
+  process.exit(0);
+}
+
 const out = mkdtempSync(join(tmpdir(), 'memdir-bench-'));
 try {
   const { files } = bundleExample(out);
@@ -157,6 +248,7 @@ try {
     console.log(`\n${backend} Durable Objects:`);
     await warm(options, useSQLite, post);
   }
+  await batched();
 } finally {
   rmSync(out, { recursive: true, force: true });
 }

@@ -44,7 +44,7 @@
 // manifest; chunks are bytes that add up to it); errors name no storage key and carry
 // no backend text.
 
-import { equalBytes, exclusive } from './shared.js';
+import { equalBytes, exclusive, MAX_VALUE_BYTES } from './shared.js';
 
 /** Durable Object storage caps a key at 2 KiB on both kinds of object. */
 const MAX_KEY_BYTES = 2048;
@@ -98,7 +98,8 @@ function guarded(store) {
   return out;
 }
 
-function isManifest(v) {
+/** Whether `v` has a manifest's shape (its size may still be beyond any memdir writes). */
+function manifestShaped(v) {
   return (
     v !== null &&
     typeof v === 'object' &&
@@ -107,6 +108,23 @@ function isManifest(v) {
     v.memdirChunks > 0 &&
     v.memdirChunks <= v.bytes
   );
+}
+
+/**
+ * Whether `v` is a manifest this store could have written: at most MAX_VALUE_BYTES
+ * bytes, in no more chunks than the smallest chunk size (CHUNK_KV, which every
+ * release used on key-value-backed objects and earlier ones on SQLite-backed
+ * objects too) takes for them. So no loop over a manifest's chunks runs more than
+ * a few hundred times, whatever a tampered record claims. Reads refuse any other
+ * (notARecord); a write or delete over one counts it as owning no chunks.
+ */
+function isManifest(v) {
+  return manifestShaped(v) && v.bytes <= MAX_VALUE_BYTES && v.memdirChunks <= Math.ceil(v.bytes / CHUNK_KV);
+}
+
+/** A stored record that is neither bytes nor a manifest this store could have written. */
+function notARecord(v) {
+  return manifestShaped(v) ? damaged('a stored record claims a size beyond any value memdir writes') : damaged('a stored record is not bytes');
 }
 
 /** A stored chunk or unchunked record as bytes, or undefined when it is neither. */
@@ -228,7 +246,7 @@ function sqliteStore(storage, { rec, chunk, plan, page }) {
     if (stored === undefined) return undefined;
     const bytes = asBytes(stored);
     if (bytes !== undefined) return bytes;
-    if (!isManifest(stored)) throw damaged('a stored record is not bytes');
+    if (!isManifest(stored)) throw notARecord(stored);
     return assemble(stored, (i) => kv.get(chunk(key, i)));
   }
 
@@ -296,7 +314,7 @@ function keyValueStore(storage, { rec, chunk, chunkKeys, plan, page }) {
     if (stored === undefined) return undefined;
     const bytes = asBytes(stored);
     if (bytes !== undefined) return bytes;
-    if (!isManifest(stored)) throw damaged('a stored record is not bytes');
+    if (!isManifest(stored)) throw notARecord(stored);
     const keys = chunkKeys(key, stored);
     const maps = await Promise.all(chunks(keys, BATCH).map((batch) => storage.get(batch)));
     const got = new Map(maps.flatMap((m) => [...m]));

@@ -11,6 +11,7 @@ import { DurableObject } from 'cloudflare:workers';
 import service, { MemoryObject, MemoryStoreObject } from '../../examples/worker/src/index.js';
 import { checkStoreContract, durableObjectStore, kvStore, openMemory } from 'memdir';
 import { observe } from '../conformance/hostile-stores.mjs';
+import { MAX_VALUE_BYTES } from '../../js/stores/shared.js';
 
 // Everything the example's main module exports is exported here too, so workerd
 // checks it as it would in a deployment (a main module may export only handlers
@@ -200,6 +201,45 @@ export class StoreTestObject extends DurableObject {
   }
 
   /**
+   * Records tampered into manifests beyond what this store writes (a huge chunk
+   * count, a length over the engine's largest value, more chunks than the length
+   * needs), each read through get, a swap and a commit: what each call threw.
+   * Then a set and a delete over one, which must go through.
+   */
+  async hugeManifests() {
+    const storage = this.ctx.storage;
+    await storage.deleteAll();
+    const store = durableObjectStore(storage, { prefix: 'huge/' });
+    const claims = {
+      count: { memdirChunks: 2 ** 40, bytes: 2 ** 40 },
+      length: { memdirChunks: 1, bytes: MAX_VALUE_BYTES + 1 },
+      chunks: { memdirChunks: 600, bytes: 600 * 1024 },
+    };
+    const said = async (call) => {
+      try {
+        await call();
+        return 'no error';
+      } catch (e) {
+        return `${e.name}: ${e.message}`;
+      }
+    };
+    const report = {};
+    for (const [name, manifest] of Object.entries(claims)) {
+      await storage.put(`huge/r:${name}`, manifest);
+      report[name] = {
+        get: await said(() => store.get(name)),
+        swap: await said(() => store.compareAndSwap(name, bytes(1), bytes(2))),
+        commit: await said(() => store.commit([['other', bytes(1)]], name, bytes(1), bytes(2))),
+      };
+    }
+    await store.set('count', bytes(3, 1));
+    report.afterSet = Array.from(await store.get('count'));
+    await store.delete('length');
+    report.raw = [...(await storage.list({ prefix: 'huge/' })).keys()];
+    return report;
+  }
+
+  /**
    * `n` callers each increment one counter by compare-and-swap, all at once in this
    * object. A plain get-compare-put (the control) loses updates here, which shows the
    * calls really interleave; the store's swap must not.
@@ -285,6 +325,8 @@ export default {
         return answer(await stores().hostile(args.case, args.probes));
       case '/__test/store-scan':
         return answer(await env.MEMORY_STORE.get(env.MEMORY_STORE.idFromName(args.id)).scan(args.text));
+      case '/__test/huge-manifests':
+        return answer(await stores().hugeManifests());
       case '/__test/race':
         return answer(await stores().race(args.n));
       default:

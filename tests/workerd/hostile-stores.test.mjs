@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { expected } from '../conformance/hostile-stores.mjs';
 import { client } from './client.js';
 import { start } from './mf.js';
+import { MAX_VALUE_BYTES } from '../../js/stores/shared.js';
 
 const { probes, cases } = JSON.parse(readFileSync(new URL('../conformance/hostile-stores.json', import.meta.url), 'utf8'));
 
@@ -30,6 +31,29 @@ for (const storage of ['sqlite-backed', 'kv-backed']) {
     });
   }
 }
+
+// A record tampered into a manifest beyond any value memdir writes is refused by
+// every read before a chunk key is built or read (the old code built 2^40 keys).
+const beyond = 'Error: durableObjectStore: a stored record claims a size beyond any value memdir writes';
+const refused = { get: beyond, swap: beyond, commit: beyond };
+for (const storage of ['sqlite-backed', 'kv-backed']) {
+  test(`a manifest beyond the largest value is refused (${storage} object)`, async () => {
+    const seen = await c.test('huge-manifests', { storage, name: `huge-${storage}` });
+    assert.deepEqual(seen, {
+      count: refused,
+      length: refused,
+      chunks: refused,
+      afterSet: [1, 1, 1],
+      raw: ['huge/r:chunks', 'huge/r:count'],
+    });
+  });
+}
+
+test('the store bound is the engine limit', () => {
+  const rust = readFileSync(new URL('../../src/store.rs', import.meta.url), 'utf8');
+  const [, a, b] = rust.match(/pub const MAX_VALUE_BYTES: usize = (\d+) << (\d+);/);
+  assert.equal(MAX_VALUE_BYTES, Number(a) * 2 ** Number(b));
+});
 
 test('the data holds cases', () => {
   assert.ok(cases.length > 0 && probes.length > 0);
