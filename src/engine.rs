@@ -218,7 +218,8 @@ impl<S: Store> Engine<S> {
             match child.kind {
                 Kind::File => rows.push((child.size, String::from(shown.as_str()))),
                 Kind::Dir => {
-                    rows.push((child.size, format!("{shown}/")));
+                    // Concatenated, not format!ed: a listing has a row per entry.
+                    rows.push((child.size, [shown.as_str(), "/"].concat()));
                     let sub = self.dir(&none, self.subdir(&none, child).await?).await?;
                     for (name, grandchild) in render::visible(&sub) {
                         let slash = if grandchild.kind == Kind::Dir {
@@ -226,7 +227,8 @@ impl<S: Store> Engine<S> {
                         } else {
                             ""
                         };
-                        rows.push((grandchild.size, format!("{shown}/{name}{slash}")));
+                        let row = [shown.as_str(), "/", name.as_str(), slash].concat();
+                        rows.push((grandchild.size, row));
                     }
                 }
             }
