@@ -8,9 +8,9 @@
 // loaded here as a second instance.
 //
 // Same conditions for every side: one untimed warm-up of the same commands on
-// throwaway instances of every side, then the timed run, command by command, the
-// sides taking turns in a fresh shuffled order each command (so none always runs
-// right after a disk-bound one), each timed from a settled event loop.
+// throwaway instances of every side, then the timed run, the sides taking turns in
+// blocks of 20 commands in a fresh shuffled order each block, each block started
+// from a collected heap and a settled event loop (see interleaved()).
 //
 // Correct before fast: every answer of each memdir store is compared with the SDK's
 // for the same input (equal, or a deliberate difference of tests/sdk-differences.mjs,
@@ -26,6 +26,8 @@
 //   npm run bench [-- --commands N] [--files N] [--seed N]
 import { existsSync, mkdtempSync, rmSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import v8 from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { join } from 'node:path';
 import { betaMemoryTool as sdkBetaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
 import { BetaLocalFilesystemMemoryTool } from '@anthropic-ai/sdk/tools/memory/node';
@@ -126,24 +128,37 @@ function shuffler(seed) {
   };
 }
 
+/** Commands a side runs in a row before the next side takes its turn. */
+const BLOCK = 20;
+
+// A full collection between turns (untimed), so no side's timing pays for the
+// garbage of the side before it: interleaved command by command, the SDK tool's
+// garbage doubled every other side's figures, the floor's included.
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = runInNewContext('gc');
+
 /**
- * Runs `commands` through every system, command by command, the systems in a fresh
- * shuffled order each command (a fixed rotation would always run the same side
- * right after the disk-bound ones, leaving it their garbage and callbacks), each
- * timed from a settled event loop; returns each system's [{kind, ms, answer}].
+ * Runs `commands` through every system in blocks of BLOCK commands, the systems in
+ * a fresh shuffled order each block (so none always runs right after another), each
+ * block started from a collected heap and a settled event loop; each system runs
+ * every command, in order. Returns each system's [{kind, ms, answer}].
  */
 async function interleaved(systems, commands) {
   const names = Object.keys(systems);
   const out = Object.fromEntries(names.map((n) => [n, []]));
   const shuffle = shuffler(SEED);
-  for (const [i, [kind, input]] of commands.entries()) {
+  for (let from = 0; from < commands.length; from += BLOCK) {
     for (const name of shuffle(names)) {
       const system = systems[name];
-      system.prepare?.(i);
+      collectGarbage();
       await new Promise(setImmediate);
-      const t0 = performance.now();
-      const answer = await answerOf(() => system.run(input));
-      out[name].push({ kind, ms: performance.now() - t0, answer });
+      for (let i = from; i < Math.min(from + BLOCK, commands.length); i++) {
+        const [kind, input] = commands[i];
+        system.prepare?.(i);
+        const t0 = performance.now();
+        const answer = await answerOf(() => system.run(input));
+        out[name].push({ kind, ms: performance.now() - t0, answer });
+      }
     }
   }
   return out;
@@ -289,7 +304,7 @@ function report(commands, runs) {
   const head = ['command', 'n', 'sdk-fs µs', 'memdir-mem µs', 'memdir-dir µs', 'floor µs', 'floor+hash µs', 'sdk/mem', 'sdk/dir', 'mem/its floor'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const fmt = (r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
-  console.log('\nper-command medians (the tool runner entry point, betaMemoryTool(...).run; all sides interleaved, order shuffled;');
+  console.log('\nper-command medians (the tool runner entry point, betaMemoryTool(...).run; sides in turns of 20 commands, order shuffled;');
   console.log("its floor: the crossing for a view, the crossing + hashing the bytes it leaves once for a write):");
   console.log(fmt(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));
