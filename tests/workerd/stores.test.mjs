@@ -36,13 +36,16 @@ const chunkKeys = (n) => [...Array.from({ length: n }, (_, i) => `chunks/c:tree/
 const backends = [
   {
     storage: 'sqlite-backed',
-    // One row takes up to 2 MB: a value over the key-value API's old 120 KiB chunk
-    // is stored whole, and only one over the row limit is split.
+    table: true,
+    // Rows of durableObjectStore's table, one per key. A row takes up to 2 MB: a
+    // value over the key-value API's 120 KiB chunk is stored whole, and only one
+    // over the row limit is split.
     whole: { size: 300 * KIB, rawKeys: ['chunks/r:tree/big'], largest: 300 * KIB },
     split: { size: 4_500_000, rawKeys: chunkKeys(3), largest: 2_000_000 - 64 * KIB },
   },
   {
     storage: 'kv-backed',
+    table: false,
     whole: { size: 100 * KIB, rawKeys: ['chunks/r:tree/big'], largest: 100 * KIB },
     split: { size: 300 * KIB, rawKeys: chunkKeys(3), largest: 120 * KIB },
   },
@@ -60,6 +63,7 @@ for (const b of backends) {
       const r = await c.test('chunks', { ...args('chunks'), size: want.size });
       assert.equal(r.roundTrip, true);
       assert.deepEqual(r.rawKeys, want.rawKeys);
+      assert.equal(r.inKeyValueApi, b.table ? 0 : want.rawKeys.length, 'where the keys are stored');
       assert.equal(r.largestRaw, want.largest);
       assert.deepEqual(r.listed, ['tree/big'], 'a listing shows chunks');
       assert.equal(r.staleSwap, false);
