@@ -286,6 +286,100 @@ export class StoreTestObject extends DurableObject {
   }
 
   /**
+   * SQLite-backed objects only. Memories an earlier release wrote through the
+   * key-value API (`storage.kv`, the layout it used: records `r:<key>`, a large
+   * value as a manifest and 120 KiB chunks `c:<key>/<i>`), opened with the store,
+   * which moves them into its table on first use; then a key-value record written
+   * after that, which a second open must not move (the table already holds the
+   * store); then another prefix's records, moved on that store's own first use.
+   */
+  async migrate() {
+    const storage = this.ctx.storage;
+    await storage.deleteAll();
+    const kv = storage.kv;
+    const kvKeys = () => [...kv.list()].map(([k]) => k);
+    const big = Uint8Array.from({ length: 300 * 1024 }, (_, i) => (i * 7) % 251);
+    kv.put('outside', 'beside the store');
+    kv.put('old/r:small', bytes(3, 5));
+    kv.put('old/r:tree/big', { memdirChunks: 3, bytes: big.length });
+    for (let i = 0; i < 3; i++) kv.put(`old/c:tree/big/${i}`, big.slice(i * 120 * 1024, (i + 1) * 120 * 1024));
+    kv.put('old/r:broken', 'not bytes');
+    kv.put('other/r:x', bytes(2, 8));
+    const report = { before: kvKeys() };
+    const store = durableObjectStore(storage, { prefix: 'old/' });
+    report.small = Array.from(await store.get('small'));
+    report.big = same(await store.get('tree/big'), big);
+    report.broken = await store.get('broken').then(
+      () => 'no error',
+      (e) => `${e.name}: ${e.message}`,
+    );
+    report.listed = (await store.list('')).keys;
+    report.kvAfter = kvKeys();
+    report.table = [...(await this.raw('old/')).keys()];
+    // Written and read on through the table.
+    await store.set('tree/big', bytes(4, 4));
+    report.rewritten = Array.from(await store.get('tree/big'));
+
+    kv.put('old/r:late', bytes(1, 1));
+    const again = durableObjectStore(storage, { prefix: 'old/' });
+    report.late = (await again.get('late')) ?? null;
+    report.againListed = (await again.list('')).keys;
+
+    const other = durableObjectStore(storage, { prefix: 'other/' });
+    report.other = Array.from(await other.get('x'));
+    report.kvEnd = kvKeys();
+    return report;
+  }
+
+  /**
+   * SQLite-backed objects only: rows of the store's table damaged in ways the
+   * store never writes, each read through get and a swap (what each threw); a key
+   * full of SQL's own characters written and read back; and a store that outlives
+   * a deleteAll (which drops its table) writing on.
+   */
+  async tableDamage() {
+    const storage = this.ctx.storage;
+    await storage.deleteAll();
+    const store = durableObjectStore(storage, { prefix: 'bad/' });
+    await store.list('');
+    const rows = {
+      text: ['text', null, null],
+      null: [null, null, null],
+      integer: [7, null, null],
+      real: [1.5, null, null],
+      bothValueAndManifest: [new Uint8Array([1]), 1, 1],
+      manifestChunksText: [null, 'one', 1],
+      manifestOnlyChunks: [null, 1, null],
+    };
+    for (const [name, [value, chunks, n]] of Object.entries(rows)) {
+      storage.sql.exec('INSERT INTO memdir_store (key, value, chunks, bytes) VALUES (?, ?, ?, ?)', `bad/r:${name}`, value, chunks, n);
+    }
+    // A well-formed manifest whose chunk is TEXT, and one whose chunk row is missing.
+    storage.sql.exec("INSERT INTO memdir_store (key, value, chunks, bytes) VALUES ('bad/r:chunkText', NULL, 1, 4)");
+    storage.sql.exec("INSERT INTO memdir_store (key, value, chunks, bytes) VALUES ('bad/c:chunkText/0', 'abcd', NULL, NULL)");
+    storage.sql.exec("INSERT INTO memdir_store (key, value, chunks, bytes) VALUES ('bad/r:chunkMissing', NULL, 1, 4)");
+    const said = async (call) => {
+      try {
+        await call();
+        return 'no error';
+      } catch (e) {
+        return `${e.name}: ${e.message}`;
+      }
+    };
+    const report = {};
+    for (const name of [...Object.keys(rows), 'chunkText', 'chunkMissing']) {
+      report[name] = { get: await said(() => store.get(name)), swap: await said(() => store.compareAndSwap(name, bytes(1), bytes(2))) };
+    }
+    const hostileKey = `it's "quoted"; DROP TABLE memdir_store; -- %_\\`;
+    await store.set(hostileKey, bytes(2, 6));
+    report.hostileKey = { read: Array.from(await store.get(hostileKey)), listed: (await store.list("it's")).keys };
+    await storage.deleteAll();
+    await store.set('after', bytes(1, 3));
+    report.afterDeleteAll = Array.from(await store.get('after'));
+    return report;
+  }
+
+  /**
    * `n` callers each increment one counter by compare-and-swap, all at once in this
    * object. A plain get-compare-put (the control) loses updates here, which shows the
    * calls really interleave; the store's swap must not.
@@ -373,6 +467,10 @@ export default {
         return answer(await env.MEMORY_STORE.get(env.MEMORY_STORE.idFromName(args.id)).scan(args.text));
       case '/__test/huge-manifests':
         return answer(await stores().hugeManifests());
+      case '/__test/migrate':
+        return answer(await stores().migrate());
+      case '/__test/table-damage':
+        return answer(await stores().tableDamage());
       case '/__test/race':
         return answer(await stores().race(args.n));
       default:

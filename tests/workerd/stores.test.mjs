@@ -92,3 +92,43 @@ for (const b of backends) {
     assert.equal(r.store, 50);
   });
 }
+
+// SQLite-backed objects only: the table, and the move into it.
+
+test('durableObjectStore moves what earlier releases wrote through storage.kv into its table on first use, once', async () => {
+  const r = await c.test('migrate', { storage: 'sqlite-backed', name: 'migrate' });
+  const chunks = ['old/c:tree/big/0', 'old/c:tree/big/1', 'old/c:tree/big/2'];
+  assert.deepEqual(r.before, [...chunks, 'old/r:broken', 'old/r:small', 'old/r:tree/big', 'other/r:x', 'outside']);
+  assert.deepEqual(r.small, [5, 5, 5]);
+  assert.equal(r.big, true, 'the chunked value reads back whole');
+  // Damage moves as damage: refused as before, not dropped.
+  assert.equal(r.broken, 'Error: durableObjectStore: a stored record is not bytes');
+  assert.deepEqual(r.listed, ['broken', 'small', 'tree/big']);
+  assert.deepEqual(r.kvAfter, ['other/r:x', 'outside'], 'the moved keys are gone from storage.kv, the rest stays');
+  assert.deepEqual(r.table, [...chunks, 'old/r:broken', 'old/r:small', 'old/r:tree/big']);
+  assert.deepEqual(r.rewritten, [4, 4, 4, 4]);
+  // A second open finds the table holding the store: a key-value record is not moved again.
+  assert.equal(r.late, null);
+  assert.deepEqual(r.againListed, ['broken', 'small', 'tree/big']);
+  assert.deepEqual(r.other, [8, 8]);
+  assert.deepEqual(r.kvEnd, ['old/r:late', 'outside']);
+});
+
+test('durableObjectStore refuses table rows it never writes with its clear error, binds every key, and outlives deleteAll', async () => {
+  const notBytes = 'Error: durableObjectStore: a stored record is not bytes';
+  const chunk = 'Error: durableObjectStore: a chunk of a stored record is missing or damaged';
+  const refused = (e) => ({ get: e, swap: e });
+  assert.deepEqual(await c.test('table-damage', { storage: 'sqlite-backed', name: 'table-damage' }), {
+    text: refused(notBytes),
+    null: refused(notBytes),
+    integer: refused(notBytes),
+    real: refused(notBytes),
+    bothValueAndManifest: refused(notBytes),
+    manifestChunksText: refused(notBytes),
+    manifestOnlyChunks: refused(notBytes),
+    chunkText: refused(chunk),
+    chunkMissing: refused(chunk),
+    hostileKey: { read: [6, 6], listed: [`it's "quoted"; DROP TABLE memdir_store; -- %_\\`] },
+    afterDeleteAll: [3],
+  });
+});
