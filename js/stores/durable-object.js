@@ -16,9 +16,11 @@
 // transaction rolls all of it back. Values go up to CHUNK_SQLITE in one row.
 // Why the table and not the synchronous key-value API `storage.kv` (which the
 // previous release used here): measured batched inside one request
-// (`node bench/workerd/bench.mjs --only batch`, 200 commands per request), the
-// table wrote about 45% faster, consistently over 6 runs (writes a median of
-// 646 µs a command against 1244 µs; views 47 against 55 µs). Likely part of it: a
+// (`node bench/workerd/bench.mjs --only batch`, 200 commands per request), write
+// commands took 35-48% less time on the table, consistently: a bench-only
+// prototype of it over 6 runs, a median of 646 µs a command against 1244 µs; this
+// store over 2 runs, 911 against 1411 µs and 1052 against 1668 µs (views within
+// noise of each other, 82-90 µs). Likely part of it: a
 // row's value column is read only where the value is wanted (a write looks at the
 // old row's manifest columns alone, where `kv.get` deserialised the whole old
 // value), and a BLOB needs no structured-clone serialisation. Objects the
