@@ -7,16 +7,16 @@
 //
 // Store designs, each in an object of its own (named after the design):
 //   kv-async      key-value-backed object, durableObjectStore (async calls, lock)
-//   sqlite-kv     SQLite-backed object, durableObjectStore (storage.kv in transactionSync)
-//   sqlite-table  SQLite-backed object, a table of its own through storage.sql
+//   sqlite-table  SQLite-backed object, durableObjectStore (its storage.sql table in
+//                 transactionSync)
+//   sqlite-kv     SQLite-backed object, storage.kv in transactionSync: the design
+//                 durableObjectStore used there before the table (bench-only store)
 //   sqlite-async  SQLite-backed object, durableObjectStore handed only the async API,
-//                 so it takes the key-value-backed path (the code before the kv switch)
-//   sqlite-whole  SQLite-backed object, storage.kv with whole values written blind (a
-//                 diagnostic: the kv API without durableObjectStore's old-record reads)
+//                 so it takes the key-value-backed path (the code before either)
 
 import { DurableObject } from 'cloudflare:workers';
 import { checkStoreContract, durableObjectStore, openMemory } from 'memdir';
-import { kvWholeStore, sqlTableStore } from './sql-table-store.js';
+import { kvSyncStore } from './kv-sync-store.js';
 
 /** `ctx.storage` with only the asynchronous key-value API: no kv, sql or transactionSync. */
 function asyncOnly(storage) {
@@ -30,10 +30,9 @@ function asyncOnly(storage) {
 
 const STORES = {
   'kv-async': (storage) => durableObjectStore(storage),
-  'sqlite-kv': (storage) => durableObjectStore(storage),
-  'sqlite-table': (storage) => sqlTableStore(storage),
+  'sqlite-table': (storage) => durableObjectStore(storage),
+  'sqlite-kv': (storage) => kvSyncStore(storage),
   'sqlite-async': (storage) => durableObjectStore(asyncOnly(storage)),
-  'sqlite-whole': (storage) => kvWholeStore(storage),
 };
 
 const BARE_VALUE = new Uint8Array(32);
@@ -43,7 +42,6 @@ const BARE = {
   'kv-async': (storage, i) => storage.put('bare', BARE_VALUE.fill(i & 255)),
   'sqlite-async': (storage, i) => storage.put('bare', BARE_VALUE.fill(i & 255)),
   'sqlite-kv': (storage, i) => storage.transactionSync(() => storage.kv.put('bare', BARE_VALUE.fill(i & 255))),
-  'sqlite-whole': (storage, i) => storage.transactionSync(() => storage.kv.put('bare', BARE_VALUE.fill(i & 255))),
   'sqlite-table': (storage, i) =>
     storage.transactionSync(() =>
       storage.sql.exec('INSERT INTO bare (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value', 'bare', BARE_VALUE.fill(i & 255)),
@@ -105,10 +103,9 @@ class BatchObject extends DurableObject {
     return 0;
   }
 
-  /** The engine's store-contract suite on the bench-only designs, so what is timed is a real store. */
+  /** The engine's store-contract suite on the bench-only design, so what is timed is a real store. */
   async contract() {
-    await checkStoreContract(sqlTableStore(this.ctx.storage, 'contract'));
-    await checkStoreContract(kvWholeStore(this.ctx.storage, 'contract:'));
+    await checkStoreContract(kvSyncStore(this.ctx.storage, 'contract/'));
     return 'ok';
   }
 }

@@ -104,22 +104,65 @@ export class TestMemoryStoreObject extends MemoryStoreObject {
       valueBytes += value.length;
       if (contains(encode(k), needle) || contains(value, needle)) hits.push(k);
     }
-    // The key-value API lives in workerd's own tables; any other table would be ours.
+    // The key-value API lives in workerd's own tables; any other table is ours
+    // (durableObjectStore's), and its rows count as keys.
     const tables = [...this.ctx.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'")].map((r) => r.name);
+    let rows = 0;
     for (const table of tables.filter((t) => !t.startsWith('_cf_'))) {
       for (const row of this.ctx.storage.sql.exec(`SELECT * FROM "${table.replaceAll('"', '""')}"`)) {
+        rows += 1;
+        valueBytes += Object.values(row).reduce((n, v) => n + (v instanceof ArrayBuffer ? v.byteLength : 0), 0);
         if (Object.values(row).some((v) => contains(asBytes(v), needle))) hits.push(`sql:${table}`);
       }
     }
-    return { keys: all.size, valueBytes, tables, hits };
+    return { keys: all.size + rows, valueBytes, tables, hits };
   }
 }
 
 const bytes = (n, fill = 0) => new Uint8Array(n).fill(fill);
 const same = (a, b) => a instanceof Uint8Array && a.length === b.length && a.every((x, i) => x === b[i]);
 
+/** A row of durableObjectStore's table as the store reads it: bytes, a manifest, or the raw value. */
+function fromRow(row) {
+  if (row.chunks !== null || row.bytes !== null) return { memdirChunks: row.chunks, bytes: row.bytes };
+  return row.value instanceof ArrayBuffer ? new Uint8Array(row.value) : row.value;
+}
+
 /** The stores themselves, run inside a Durable Object of their own. */
 export class StoreTestObject extends DurableObject {
+  /** Whether this object is SQLite-backed (durableObjectStore keeps a table there). */
+  get sqlite() {
+    return !(this instanceof StoreTestObjectKv);
+  }
+
+  /**
+   * Everything stored under `prefix`, sorted by key: the key-value API's keys and,
+   * on a SQLite-backed object, the rows of durableObjectStore's table (so a key left
+   * in either place shows).
+   */
+  async raw(prefix) {
+    const out = [...(await this.ctx.storage.list({ prefix })).entries()];
+    if (this.sqlite && this.ctx.storage.sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'memdir_store'").toArray().length > 0) {
+      for (const row of this.ctx.storage.sql.exec('SELECT * FROM memdir_store')) if (row.key.startsWith(prefix)) out.push([row.key, fromRow(row)]);
+    }
+    return new Map(out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
+  /**
+   * Stores `value` at raw key `key` where durableObjectStore reads it (its table must
+   * exist: use the store once first): a manifest object as its columns, else as is.
+   */
+  async rawPut(key, value) {
+    if (!this.sqlite) return this.ctx.storage.put(key, value);
+    const manifest = value !== null && typeof value === 'object' && 'memdirChunks' in value;
+    this.ctx.storage.sql.exec(
+      'INSERT OR REPLACE INTO memdir_store (key, value, chunks, bytes) VALUES (?, ?, ?, ?)',
+      key,
+      manifest ? null : value,
+      manifest ? value.memdirChunks : null,
+      manifest ? value.bytes : null,
+    );
+  }
 
   async contract(backend) {
     const store = backend === 'kv' ? kvStore(this.env.KV, { prefix: `contract-${crypto.randomUUID()}/` }) : durableObjectStore(this.ctx.storage, { prefix: 'contract/' });
@@ -142,18 +185,20 @@ export class StoreTestObject extends DurableObject {
     const report = {};
     await store.set('tree/big', big);
     report.roundTrip = same(await store.get('tree/big'), big);
-    const raw = await this.ctx.storage.list({ prefix: 'chunks/' });
+    const raw = await this.raw('chunks/');
     report.rawKeys = [...raw.keys()];
+    // Where they are: on a SQLite-backed object in the table, none in the key-value API.
+    report.inKeyValueApi = (await this.ctx.storage.list({ prefix: 'chunks/' })).size;
     report.largestRaw = Math.max(...[...raw.values()].map((v) => (v instanceof Uint8Array ? v.length : 0)));
     report.listed = (await store.list('tree/')).keys;
     // A swap compares the whole value, chunks included.
     report.staleSwap = await store.compareAndSwap('tree/big', bytes(size), bytes(1));
     report.swap = await store.compareAndSwap('tree/big', big, bytes(10, 9));
     report.afterSwap = Array.from(await store.get('tree/big'));
-    report.rawAfterSwap = [...(await this.ctx.storage.list({ prefix: 'chunks/' })).keys()];
+    report.rawAfterSwap = [...(await this.raw('chunks/')).keys()];
     await store.commit([['blob/x', big]], 'head', undefined, bytes(3, 1));
     await store.delete('blob/x');
-    report.rawAfterDelete = [...(await this.ctx.storage.list({ prefix: 'chunks/' })).keys()];
+    report.rawAfterDelete = [...(await this.raw('chunks/')).keys()];
     try {
       await store.get('k'.repeat(2100));
       report.longKey = 'accepted';
@@ -182,7 +227,7 @@ export class StoreTestObject extends DurableObject {
     } catch (e) {
       error = `${e.name}: ${e.message}`;
     }
-    const raw = [...(await storage.list({ prefix: 'aon/' })).keys()];
+    const raw = [...(await this.raw('aon/')).keys()];
     return { error, raw, head: Array.from(await store.get('head')), a: (await store.get('blob/a')) ?? null };
   }
 
@@ -196,7 +241,7 @@ export class StoreTestObject extends DurableObject {
     await storage.put('outside', 'beside the store');
     const store = durableObjectStore(storage, { prefix: 'memory/' });
     const seen = await observe(store, () => openMemory({ store }), probes, c);
-    const outside = [...(await storage.list()).entries()].filter(([k]) => !k.startsWith('memory/'));
+    const outside = [...(await this.raw('')).entries()].filter(([k]) => !k.startsWith('memory/'));
     return { ...seen, outside };
   }
 
@@ -224,8 +269,9 @@ export class StoreTestObject extends DurableObject {
       }
     };
     const report = {};
+    await store.list('');
     for (const [name, manifest] of Object.entries(claims)) {
-      await storage.put(`huge/r:${name}`, manifest);
+      await this.rawPut(`huge/r:${name}`, manifest);
       report[name] = {
         get: await said(() => store.get(name)),
         swap: await said(() => store.compareAndSwap(name, bytes(1), bytes(2))),
@@ -235,7 +281,101 @@ export class StoreTestObject extends DurableObject {
     await store.set('count', bytes(3, 1));
     report.afterSet = Array.from(await store.get('count'));
     await store.delete('length');
-    report.raw = [...(await storage.list({ prefix: 'huge/' })).keys()];
+    report.raw = [...(await this.raw('huge/')).keys()];
+    return report;
+  }
+
+  /**
+   * SQLite-backed objects only. Memories an earlier release wrote through the
+   * key-value API (`storage.kv`, the layout it used: records `r:<key>`, a large
+   * value as a manifest and 120 KiB chunks `c:<key>/<i>`), opened with the store,
+   * which moves them into its table on first use; then a key-value record written
+   * after that, which a second open must not move (the table already holds the
+   * store); then another prefix's records, moved on that store's own first use.
+   */
+  async migrate() {
+    const storage = this.ctx.storage;
+    await storage.deleteAll();
+    const kv = storage.kv;
+    const kvKeys = () => [...kv.list()].map(([k]) => k);
+    const big = Uint8Array.from({ length: 300 * 1024 }, (_, i) => (i * 7) % 251);
+    kv.put('outside', 'beside the store');
+    kv.put('old/r:small', bytes(3, 5));
+    kv.put('old/r:tree/big', { memdirChunks: 3, bytes: big.length });
+    for (let i = 0; i < 3; i++) kv.put(`old/c:tree/big/${i}`, big.slice(i * 120 * 1024, (i + 1) * 120 * 1024));
+    kv.put('old/r:broken', 'not bytes');
+    kv.put('other/r:x', bytes(2, 8));
+    const report = { before: kvKeys() };
+    const store = durableObjectStore(storage, { prefix: 'old/' });
+    report.small = Array.from(await store.get('small'));
+    report.big = same(await store.get('tree/big'), big);
+    report.broken = await store.get('broken').then(
+      () => 'no error',
+      (e) => `${e.name}: ${e.message}`,
+    );
+    report.listed = (await store.list('')).keys;
+    report.kvAfter = kvKeys();
+    report.table = [...(await this.raw('old/')).keys()];
+    // Written and read on through the table.
+    await store.set('tree/big', bytes(4, 4));
+    report.rewritten = Array.from(await store.get('tree/big'));
+
+    kv.put('old/r:late', bytes(1, 1));
+    const again = durableObjectStore(storage, { prefix: 'old/' });
+    report.late = (await again.get('late')) ?? null;
+    report.againListed = (await again.list('')).keys;
+
+    const other = durableObjectStore(storage, { prefix: 'other/' });
+    report.other = Array.from(await other.get('x'));
+    report.kvEnd = kvKeys();
+    return report;
+  }
+
+  /**
+   * SQLite-backed objects only: rows of the store's table damaged in ways the
+   * store never writes, each read through get and a swap (what each threw); a key
+   * full of SQL's own characters written and read back; and a store that outlives
+   * a deleteAll (which drops its table) writing on.
+   */
+  async tableDamage() {
+    const storage = this.ctx.storage;
+    await storage.deleteAll();
+    const store = durableObjectStore(storage, { prefix: 'bad/' });
+    await store.list('');
+    const rows = {
+      text: ['text', null, null],
+      null: [null, null, null],
+      integer: [7, null, null],
+      real: [1.5, null, null],
+      bothValueAndManifest: [new Uint8Array([1]), 1, 1],
+      manifestChunksText: [null, 'one', 1],
+      manifestOnlyChunks: [null, 1, null],
+    };
+    for (const [name, [value, chunks, n]] of Object.entries(rows)) {
+      storage.sql.exec('INSERT INTO memdir_store (key, value, chunks, bytes) VALUES (?, ?, ?, ?)', `bad/r:${name}`, value, chunks, n);
+    }
+    // A well-formed manifest whose chunk is TEXT, and one whose chunk row is missing.
+    storage.sql.exec("INSERT INTO memdir_store (key, value, chunks, bytes) VALUES ('bad/r:chunkText', NULL, 1, 4)");
+    storage.sql.exec("INSERT INTO memdir_store (key, value, chunks, bytes) VALUES ('bad/c:chunkText/0', 'abcd', NULL, NULL)");
+    storage.sql.exec("INSERT INTO memdir_store (key, value, chunks, bytes) VALUES ('bad/r:chunkMissing', NULL, 1, 4)");
+    const said = async (call) => {
+      try {
+        await call();
+        return 'no error';
+      } catch (e) {
+        return `${e.name}: ${e.message}`;
+      }
+    };
+    const report = {};
+    for (const name of [...Object.keys(rows), 'chunkText', 'chunkMissing']) {
+      report[name] = { get: await said(() => store.get(name)), swap: await said(() => store.compareAndSwap(name, bytes(1), bytes(2))) };
+    }
+    const hostileKey = `it's "quoted"; DROP TABLE memdir_store; -- %_\\`;
+    await store.set(hostileKey, bytes(2, 6));
+    report.hostileKey = { read: Array.from(await store.get(hostileKey)), listed: (await store.list("it's")).keys };
+    await storage.deleteAll();
+    await store.set('after', bytes(1, 3));
+    report.afterDeleteAll = Array.from(await store.get('after'));
     return report;
   }
 
@@ -327,6 +467,10 @@ export default {
         return answer(await env.MEMORY_STORE.get(env.MEMORY_STORE.idFromName(args.id)).scan(args.text));
       case '/__test/huge-manifests':
         return answer(await stores().hugeManifests());
+      case '/__test/migrate':
+        return answer(await stores().migrate());
+      case '/__test/table-damage':
+        return answer(await stores().tableDamage());
       case '/__test/race':
         return answer(await stores().race(args.n));
       default:

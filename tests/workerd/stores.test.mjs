@@ -36,13 +36,16 @@ const chunkKeys = (n) => [...Array.from({ length: n }, (_, i) => `chunks/c:tree/
 const backends = [
   {
     storage: 'sqlite-backed',
-    // One row takes up to 2 MB: a value over the key-value API's old 120 KiB chunk
-    // is stored whole, and only one over the row limit is split.
+    table: true,
+    // Rows of durableObjectStore's table, one per key. A row takes up to 2 MB: a
+    // value over the key-value API's 120 KiB chunk is stored whole, and only one
+    // over the row limit is split.
     whole: { size: 300 * KIB, rawKeys: ['chunks/r:tree/big'], largest: 300 * KIB },
     split: { size: 4_500_000, rawKeys: chunkKeys(3), largest: 2_000_000 - 64 * KIB },
   },
   {
     storage: 'kv-backed',
+    table: false,
     whole: { size: 100 * KIB, rawKeys: ['chunks/r:tree/big'], largest: 100 * KIB },
     split: { size: 300 * KIB, rawKeys: chunkKeys(3), largest: 120 * KIB },
   },
@@ -60,6 +63,7 @@ for (const b of backends) {
       const r = await c.test('chunks', { ...args('chunks'), size: want.size });
       assert.equal(r.roundTrip, true);
       assert.deepEqual(r.rawKeys, want.rawKeys);
+      assert.equal(r.inKeyValueApi, b.table ? 0 : want.rawKeys.length, 'where the keys are stored');
       assert.equal(r.largestRaw, want.largest);
       assert.deepEqual(r.listed, ['tree/big'], 'a listing shows chunks');
       assert.equal(r.staleSwap, false);
@@ -88,3 +92,43 @@ for (const b of backends) {
     assert.equal(r.store, 50);
   });
 }
+
+// SQLite-backed objects only: the table, and the move into it.
+
+test('durableObjectStore moves what earlier releases wrote through storage.kv into its table on first use, once', async () => {
+  const r = await c.test('migrate', { storage: 'sqlite-backed', name: 'migrate' });
+  const chunks = ['old/c:tree/big/0', 'old/c:tree/big/1', 'old/c:tree/big/2'];
+  assert.deepEqual(r.before, [...chunks, 'old/r:broken', 'old/r:small', 'old/r:tree/big', 'other/r:x', 'outside']);
+  assert.deepEqual(r.small, [5, 5, 5]);
+  assert.equal(r.big, true, 'the chunked value reads back whole');
+  // Damage moves as damage: refused as before, not dropped.
+  assert.equal(r.broken, 'Error: durableObjectStore: a stored record is not bytes');
+  assert.deepEqual(r.listed, ['broken', 'small', 'tree/big']);
+  assert.deepEqual(r.kvAfter, ['other/r:x', 'outside'], 'the moved keys are gone from storage.kv, the rest stays');
+  assert.deepEqual(r.table, [...chunks, 'old/r:broken', 'old/r:small', 'old/r:tree/big']);
+  assert.deepEqual(r.rewritten, [4, 4, 4, 4]);
+  // A second open finds the table holding the store: a key-value record is not moved again.
+  assert.equal(r.late, null);
+  assert.deepEqual(r.againListed, ['broken', 'small', 'tree/big']);
+  assert.deepEqual(r.other, [8, 8]);
+  assert.deepEqual(r.kvEnd, ['old/r:late', 'outside']);
+});
+
+test('durableObjectStore refuses table rows it never writes with its clear error, binds every key, and outlives deleteAll', async () => {
+  const notBytes = 'Error: durableObjectStore: a stored record is not bytes';
+  const chunk = 'Error: durableObjectStore: a chunk of a stored record is missing or damaged';
+  const refused = (e) => ({ get: e, swap: e });
+  assert.deepEqual(await c.test('table-damage', { storage: 'sqlite-backed', name: 'table-damage' }), {
+    text: refused(notBytes),
+    null: refused(notBytes),
+    integer: refused(notBytes),
+    real: refused(notBytes),
+    bothValueAndManifest: refused(notBytes),
+    manifestChunksText: refused(notBytes),
+    manifestOnlyChunks: refused(notBytes),
+    chunkText: refused(chunk),
+    chunkMissing: refused(chunk),
+    hostileKey: { read: [6, 6], listed: [`it's "quoted"; DROP TABLE memdir_store; -- %_\\`] },
+    afterDeleteAll: [3],
+  });
+});
