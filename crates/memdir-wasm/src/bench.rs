@@ -43,5 +43,5 @@ pub fn round_trip(input: String) -> Promise {
         content,
         is_error: input.is_empty(),
     };
-    wasm_bindgen_futures::future_to_promise(async move { Ok(memory::result_to_js(&result)) })
+    crate::promise(async move { Ok(memory::result_to_js(&result)) })
 }

@@ -19,7 +19,10 @@ mod js_store;
 mod memory;
 mod store_dir;
 
+use alloc::boxed::Box;
 use alloc::string::String;
+use core::future::Future;
+use core::pin::Pin;
 
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
@@ -76,10 +79,22 @@ pub fn js_store(obj: JsValue) -> Result<StoreHandle, JsValue> {
 #[wasm_bindgen(js_name = checkStoreContract)]
 pub fn check_store_contract(handle: &StoreHandle) -> Promise {
     let store = handle.store.clone();
-    wasm_bindgen_futures::future_to_promise(async move {
+    promise(async move {
         memdir::contract::check(&store)
             .await
             .map(|()| JsValue::UNDEFINED)
             .map_err(|m| js_sys::Error::new(&m).into())
     })
+}
+
+/// The promise of an exported async method. Every method goes through this one
+/// boxed future type, so `future_to_promise` and its task are compiled once instead
+/// of once per method, each copy with that method's whole body inlined into it.
+pub(crate) fn promise(body: impl Future<Output = Result<JsValue, JsValue>> + 'static) -> Promise {
+    one_promise(Box::pin(body))
+}
+
+#[inline(never)]
+fn one_promise(body: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>) -> Promise {
+    wasm_bindgen_futures::future_to_promise(body)
 }

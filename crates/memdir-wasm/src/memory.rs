@@ -16,9 +16,8 @@ use memdir::{
     ToolResult,
 };
 use wasm_bindgen::prelude::*;
-use wasm_bindgen_futures::future_to_promise;
 
-use crate::StoreHandle;
+use crate::{StoreHandle, promise};
 use crate::any_store::AnyStore;
 
 #[wasm_bindgen]
@@ -143,7 +142,7 @@ impl Memory {
     #[wasm_bindgen(js_name = executeJson)]
     pub fn execute_json(&self, input: String) -> Promise {
         let mounted = Rc::clone(&self.mounted);
-        future_to_promise(async move {
+        promise(async move {
             let outcome = run_json(&mounted, &input).await;
             let js = result_to_js(&ToolResult::of(&outcome));
             if let Err(e) = &outcome {
@@ -159,7 +158,7 @@ impl Memory {
     #[wasm_bindgen(js_name = handleJson)]
     pub fn handle_json(&self, input: String) -> Promise {
         let mounted = Rc::clone(&self.mounted);
-        future_to_promise(async move {
+        promise(async move {
             let outcome = run_json(&mounted, &input).await;
             outcome
                 .map(|text| JsValue::from_str(&text))
@@ -170,7 +169,7 @@ impl Memory {
     /// Every directory and file, sorted: `[{path, content?}]` (no `content`: a directory).
     pub fn entries(&self) -> Promise {
         let mounted = Rc::clone(&self.mounted);
-        future_to_promise(async move {
+        promise(async move {
             let mut all = Vec::new();
             for (mount, engine) in mounted.engines() {
                 if !mount.name.is_empty() {
@@ -190,7 +189,7 @@ impl Memory {
     #[wasm_bindgen(js_name = import)]
     pub fn import_entries(&self, entries_json: String) -> Promise {
         let mounted = Rc::clone(&self.mounted);
-        future_to_promise(async move {
+        promise(async move {
             let entries: Vec<Entry> = serde_json::from_str(&entries_json)
                 .map_err(|_| error(&ToolError::Input(InputError::NotEntries)))?;
             let engine = mounted.engine("").ok_or_else(|| {
@@ -208,7 +207,7 @@ impl Memory {
     /// Read-only stores are left alone.
     pub fn expire(&self, older_than_ms: f64) -> Promise {
         let mounted = Rc::clone(&self.mounted);
-        future_to_promise(async move {
+        promise(async move {
             let mut total = memdir::ExpireReport::default();
             for (mount, engine) in mounted.engines() {
                 if mount.access == Access::ReadOnly {
@@ -231,7 +230,7 @@ impl Memory {
     /// `mount`: which store (`""`: the one at `/memories`).
     pub fn api(&self, mount: String, request: String) -> Promise {
         let mounted = Rc::clone(&self.mounted);
-        future_to_promise(async move {
+        promise(async move {
             let answer = match mounted.engine(&mount) {
                 Some(engine) => engine.api_json(&request).await,
                 None => memdir::api::Response::no_mount(&mount).to_json(),
@@ -246,7 +245,7 @@ impl Memory {
     /// text and whose `kind` names the failure (`input`, `not_found`, …).
     pub fn toolset(&self, name: String, input: String) -> Promise {
         let mounted = Rc::clone(&self.mounted);
-        future_to_promise(async move {
+        promise(async move {
             let answer = mounted.toolset_json(&name, &input).await;
             answer.map(|text| JsValue::from_str(&text)).map_err(|e| {
                 let err = js_sys::Error::new(&alloc::format!("{e}"));
@@ -260,7 +259,7 @@ impl Memory {
     /// resolves `{reachable, deleted, pending}`.
     pub fn gc(&self, keep_commits: u32) -> Promise {
         let mounted = Rc::clone(&self.mounted);
-        future_to_promise(async move {
+        promise(async move {
             let mut total = memdir::GcReport::default();
             for (_, engine) in mounted.engines() {
                 let report = engine.gc(keep_commits).await.map_err(|e| error(&e))?;
