@@ -165,7 +165,7 @@ pub fn parse_text(text: &str) -> Result<Command, InputError> {
             limit: MAX_INPUT_BYTES,
         });
     }
-    let value: Value = serde_json::from_str(text).map_err(|_| InputError::NotJson)?;
+    let value: Value = crate::json::from_text(text).map_err(|_| InputError::NotJson)?;
     Command::from_value(&value)
 }
 

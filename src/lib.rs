@@ -30,6 +30,7 @@ mod engine;
 pub mod error;
 mod history;
 pub mod input;
+pub mod json;
 mod lines;
 mod maintain;
 pub mod mounts;

@@ -84,7 +84,7 @@ pub fn parse(body: Option<&str>) -> Result<Value, ApiError> {
     match body {
         None => Ok(Value::Null),
         Some(t) if t.trim().is_empty() => Ok(Value::Null),
-        Some(t) => serde_json::from_str(t)
+        Some(t) => crate::json::from_text(t)
             .map_err(|_| ApiError::Invalid("the body is not valid JSON".into())),
     }
 }

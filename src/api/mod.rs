@@ -152,7 +152,7 @@ impl<S: Store> Engine<S> {
 
     /// The API face for JSON text; answers the JSON text of `{status, body}`.
     pub async fn api_json(&self, request: &str) -> String {
-        let response = match serde_json::from_str::<Value>(request) {
+        let response = match crate::json::from_text::<Value>(request) {
             Ok(v) => self.api(&v).await,
             Err(_) => Response::of(Err(ApiError::Invalid(
                 "the request is not valid JSON".into(),

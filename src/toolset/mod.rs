@@ -78,7 +78,7 @@ fn text<'a>(input: &'a Value, name: &str) -> Option<&'a str> {
 /// A tool input in JSON text, or the refusal of text that is not JSON, worded for
 /// the tool it was for.
 pub fn parse_input(name: &str, input: &str) -> Result<Value, ToolsetError> {
-    serde_json::from_str::<Value>(input).map_err(|_| match tools::tool(name) {
+    crate::json::from_text::<Value>(input).map_err(|_| match tools::tool(name) {
         None => ToolsetError::UnknownTool(name.into()),
         Some(t) => ToolsetError::Input {
             tool: t.name,

@@ -99,7 +99,7 @@ pub fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
     };
     // The schemas are constants, parsed by the tests; a failure here is memdir's.
     let schema: Schema =
-        serde_json::from_str(tool.input_schema).map_err(|_| ToolsetError::Internal)?;
+        crate::json::from_text(tool.input_schema).map_err(|_| ToolsetError::Internal)?;
     let Value::Object(fields) = input else {
         return Err(bad(
             "",

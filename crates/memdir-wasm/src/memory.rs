@@ -17,8 +17,8 @@ use memdir::{
 };
 use wasm_bindgen::prelude::*;
 
-use crate::{StoreHandle, promise};
 use crate::any_store::AnyStore;
+use crate::{StoreHandle, promise};
 
 #[wasm_bindgen]
 pub struct Memory {
@@ -190,7 +190,7 @@ impl Memory {
     pub fn import_entries(&self, entries_json: String) -> Promise {
         let mounted = Rc::clone(&self.mounted);
         promise(async move {
-            let entries: Vec<Entry> = serde_json::from_str(&entries_json)
+            let entries: Vec<Entry> = memdir::json::from_text(&entries_json)
                 .map_err(|_| error(&ToolError::Input(InputError::NotEntries)))?;
             let engine = mounted.engine("").ok_or_else(|| {
                 JsValue::from(js_sys::Error::new(
@@ -287,7 +287,7 @@ struct Options {
 
 fn parse_config(text: &str) -> Result<Config, &'static str> {
     let o: Options =
-        serde_json::from_str(text).map_err(|_| "openMemory: the options are out of range")?;
+        memdir::json::from_text(text).map_err(|_| "openMemory: the options are out of range")?;
     if o.max_retries > memdir::config::MAX_RETRIES_CAP {
         return Err("openMemory: maxRetries is over its cap");
     }
