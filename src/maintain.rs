@@ -27,6 +27,15 @@ pub struct Entry {
     pub content: Option<String>,
 }
 
+impl Entry {
+    /// Sorts a listing by path, the order `entries` answers in. One function for
+    /// every caller (the wasm glue merges several stores' listings), so the sort is
+    /// compiled once.
+    pub fn sort_by_path(entries: &mut [Entry]) {
+        entries.sort_by(|a, b| a.path.cmp(&b.path));
+    }
+}
+
 /// What an expiry sweep removed: entries (a directory counts once, with everything
 /// beneath it) and the bytes of file content they held.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
@@ -81,7 +90,7 @@ impl<S: Store> Engine<S> {
                 }
             }
         }
-        out.sort_by(|a, b| a.path.cmp(&b.path));
+        Entry::sort_by_path(&mut out);
         Ok(out)
     }
 
@@ -101,11 +110,12 @@ impl<S: Store> Engine<S> {
         self.transact(false, async |head| {
             // A path that stays keeps its memory's id; one that goes is deleted.
             let none = Overlay::default();
-            let old: BTreeMap<String, Child> = self
-                .all_files(&none, head.root)
-                .await?
-                .into_iter()
-                .collect();
+            // Inserted one by one: `collect` into a map sorts first, a sort compiled
+            // for this pair type alone.
+            let mut old: BTreeMap<String, Child> = BTreeMap::new();
+            for (p, c) in self.all_files(&none, head.root).await? {
+                old.insert(p, c);
+            }
             let mut overlay = Overlay::on(head, (self.clock)());
             let mut seen = BTreeSet::new();
             let root = tree.seal(&mut overlay, "", &old, &mut seen).hash;
@@ -267,7 +277,9 @@ impl<S: Store> Engine<S> {
             self.store.delete(key).await?;
             deleted += 1;
         }
-        let pending: BTreeSet<&String> = unreferenced.difference(&earlier).collect();
+        // Ascending and without repeats already (a set's difference): a Vec writes the
+        // same JSON as a set without compiling a sorting `collect` for it.
+        let pending: Vec<&String> = unreferenced.difference(&earlier).collect();
         let bytes = serde_json::to_vec(&pending).unwrap_or_default();
         self.store.set(GC_PENDING, &bytes).await?;
         Ok(GcReport {

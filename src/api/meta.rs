@@ -158,11 +158,12 @@ impl StoreMeta {
     }
 
     pub fn to_json(&self) -> Value {
-        let metadata: Map<String, Value> = self
-            .metadata
-            .iter()
-            .map(|(k, v)| (k.clone(), Value::from(v.as_str())))
-            .collect();
+        // Inserted one by one: `collect` into a map sorts first, a sort compiled
+        // for this pair type alone.
+        let mut metadata: Map<String, Value> = Map::new();
+        for (k, v) in &self.metadata {
+            metadata.insert(k.clone(), Value::from(v.as_str()));
+        }
         json!({
             "type": "memory_store",
             "id": self.id,

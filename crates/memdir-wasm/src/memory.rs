@@ -180,7 +180,7 @@ impl Memory {
                 }
                 all.extend(engine.entries().await.map_err(|e| error(&e))?);
             }
-            all.sort_by(|a, b| a.path.cmp(&b.path));
+            Entry::sort_by_path(&mut all);
             to_js(&all)
         })
     }
