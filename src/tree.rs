@@ -199,11 +199,49 @@ struct BranchWire<'a> {
 
 /// A leaf's entry as stored: name, kind, hash, size, written, and for a file with
 /// a memory id, mem and created.
-#[derive(Deserialize)]
-#[serde(untagged)]
 enum LeafEntry {
     Plain(String, String, String, u64, u64),
     Memory(String, String, String, u64, u64, u64, u64),
+}
+
+/// An array of exactly 5 or 7 elements of those types: what `#[serde(untagged)]`
+/// over the two tuples accepted, read in one pass. Untagged buffered every entry of
+/// every leaf read into serde's `Content` and tried each shape in turn, and linked
+/// that machinery into every build.
+impl<'de> Deserialize<'de> for LeafEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<LeafEntry, D::Error> {
+        struct Entry;
+        impl<'de> serde::de::Visitor<'de> for Entry {
+            type Value = LeafEntry;
+
+            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("a leaf entry of 5 or 7 elements")
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut s: A,
+            ) -> Result<LeafEntry, A::Error> {
+                let short = || serde::de::Error::invalid_length(5, &self);
+                let name = s.next_element()?.ok_or_else(short)?;
+                let kind = s.next_element()?.ok_or_else(short)?;
+                let hash = s.next_element()?.ok_or_else(short)?;
+                let size = s.next_element()?.ok_or_else(short)?;
+                let written = s.next_element()?.ok_or_else(short)?;
+                let Some(mem) = s.next_element()? else {
+                    return Ok(LeafEntry::Plain(name, kind, hash, size, written));
+                };
+                let created = s.next_element()?.ok_or_else(short)?;
+                if s.next_element::<u64>()?.is_some() {
+                    return Err(short());
+                }
+                Ok(LeafEntry::Memory(
+                    name, kind, hash, size, written, mem, created,
+                ))
+            }
+        }
+        d.deserialize_seq(Entry)
+    }
 }
 /// A branch's slot as stored: nibble, hash, size, written, count.
 type BranchSlot = (u8, String, u64, u64, u64);
