@@ -50,28 +50,42 @@ pub(crate) struct Published {
     pub store: Option<Rc<StoreMeta>>,
 }
 
+/// One cached object. Each kind keeps its own map and budget, but every map has
+/// this one value type, so the map's code (insert, lookup, removal, drop) is
+/// compiled once rather than once per kind.
+#[derive(Clone)]
+enum Cached {
+    Node(Rc<Stored>),
+    Blob(Rc<str>),
+    Commit(Rc<Published>),
+    Log(Rc<LogNode>),
+    Record(Rc<Record>),
+}
+
+type Objects = RefCell<BTreeMap<Hash, Cached>>;
+
 #[derive(Default)]
 pub(crate) struct Cache {
     pub head: RefCell<Option<Head>>,
-    nodes: RefCell<BTreeMap<Hash, Rc<Stored>>>,
+    nodes: Objects,
     node_bytes: Cell<usize>,
-    blobs: RefCell<BTreeMap<Hash, Rc<str>>>,
+    blobs: Objects,
     blob_bytes: Cell<usize>,
-    commits: RefCell<BTreeMap<Hash, Rc<Published>>>,
-    logs: RefCell<BTreeMap<Hash, Rc<LogNode>>>,
+    commits: Objects,
+    logs: Objects,
     log_bytes: Cell<usize>,
-    records: RefCell<BTreeMap<Hash, Rc<Record>>>,
+    records: Objects,
     record_bytes: Cell<usize>,
 }
 
 /// Keeps `value` under `hash` in a cache of at most `max` stored bytes; a cache
 /// over budget starts again empty.
-fn remember<V>(
-    cache: &RefCell<BTreeMap<Hash, V>>,
+fn remember(
+    cache: &Objects,
     used: &Cell<usize>,
     max: usize,
     hash: Hash,
-    value: V,
+    value: Cached,
     bytes: usize,
 ) {
     let mut cache = cache.borrow_mut();
@@ -87,26 +101,26 @@ fn remember<V>(
 impl Cache {
     /// `bytes`: the size of the node's stored form, what the budget counts.
     pub fn remember_node(&self, hash: Hash, node: Rc<Stored>, bytes: usize) {
-        let mut cache = self.nodes.borrow_mut();
-        if self.node_bytes.get() + bytes > NODE_CACHE_MAX_BYTES {
-            cache.clear();
-            self.node_bytes.set(0);
-        }
-        if cache.insert(hash, node).is_none() {
-            self.node_bytes.set(self.node_bytes.get() + bytes);
-        }
+        remember(
+            &self.nodes,
+            &self.node_bytes,
+            NODE_CACHE_MAX_BYTES,
+            hash,
+            Cached::Node(node),
+            bytes,
+        );
     }
 
     pub fn remember_blob(&self, hash: Hash, text: Rc<str>) {
-        let mut cache = self.blobs.borrow_mut();
-        if self.blob_bytes.get() + text.len() > BLOB_CACHE_MAX_BYTES {
-            cache.clear();
-            self.blob_bytes.set(0);
-        }
         let len = text.len();
-        if cache.insert(hash, text).is_none() {
-            self.blob_bytes.set(self.blob_bytes.get() + len);
-        }
+        remember(
+            &self.blobs,
+            &self.blob_bytes,
+            BLOB_CACHE_MAX_BYTES,
+            hash,
+            Cached::Blob(text),
+            len,
+        );
     }
 
     pub fn remember_commit(&self, commit: Hash, published: Rc<Published>) {
@@ -114,7 +128,7 @@ impl Cache {
         if cache.len() >= COMMIT_CACHE_MAX {
             cache.clear();
         }
-        cache.insert(commit, published);
+        cache.insert(commit, Cached::Commit(published));
     }
 
     pub fn remember_log(&self, hash: Hash, node: Rc<LogNode>, bytes: usize) {
@@ -123,7 +137,7 @@ impl Cache {
             &self.log_bytes,
             LOG_CACHE_MAX_BYTES,
             hash,
-            node,
+            Cached::Log(node),
             bytes,
         );
     }
@@ -134,9 +148,44 @@ impl Cache {
             &self.record_bytes,
             RECORD_CACHE_MAX_BYTES,
             hash,
-            record,
+            Cached::Record(record),
             bytes,
         );
+    }
+
+    fn node(&self, hash: &Hash) -> Option<Rc<Stored>> {
+        match self.nodes.borrow().get(hash) {
+            Some(Cached::Node(n)) => Some(n.clone()),
+            _ => None,
+        }
+    }
+
+    fn blob(&self, hash: &Hash) -> Option<Rc<str>> {
+        match self.blobs.borrow().get(hash) {
+            Some(Cached::Blob(b)) => Some(b.clone()),
+            _ => None,
+        }
+    }
+
+    fn commit(&self, hash: &Hash) -> Option<Rc<Published>> {
+        match self.commits.borrow().get(hash) {
+            Some(Cached::Commit(p)) => Some(p.clone()),
+            _ => None,
+        }
+    }
+
+    fn log(&self, hash: &Hash) -> Option<Rc<LogNode>> {
+        match self.logs.borrow().get(hash) {
+            Some(Cached::Log(n)) => Some(n.clone()),
+            _ => None,
+        }
+    }
+
+    fn record(&self, hash: &Hash) -> Option<Rc<Record>> {
+        match self.records.borrow().get(hash) {
+            Some(Cached::Record(r)) => Some(r.clone()),
+            _ => None,
+        }
     }
 
     /// Forgets a record (redaction replaced it; its key is about to be deleted).
@@ -193,8 +242,8 @@ impl<S: Store> Engine<S> {
     }
 
     async fn published(&self, commit: Hash) -> Result<Rc<Published>, ToolError> {
-        if let Some(p) = self.cache.commits.borrow().get(&commit) {
-            return Ok(p.clone());
+        if let Some(p) = self.cache.commit(&commit) {
+            return Ok(p);
         }
         let bytes = self.store.get(&commit.key(COMMIT)).await?;
         let parsed = bytes
@@ -231,8 +280,8 @@ impl<S: Store> Engine<S> {
         if let Some((n, _)) = overlay.log.nodes.get(&hash) {
             return Ok(n.clone());
         }
-        if let Some(n) = self.cache.logs.borrow().get(&hash) {
-            return Ok(n.clone());
+        if let Some(n) = self.cache.log(&hash) {
+            return Ok(n);
         }
         let (node, bytes) = self.fetch(LOG, hash, LogNode::decode).await?;
         let node = Rc::new(node);
@@ -250,8 +299,8 @@ impl<S: Store> Engine<S> {
         if let Some((r, _)) = overlay.log.records.get(&hash) {
             return Ok(r.clone());
         }
-        if let Some(r) = self.cache.records.borrow().get(&hash) {
-            return Ok(r.clone());
+        if let Some(r) = self.cache.record(&hash) {
+            return Ok(r);
         }
         let (record, bytes) = self.fetch(RECORD, hash, |b| Record::decode(b, seq)).await?;
         let record = Rc::new(record);
@@ -299,8 +348,8 @@ impl<S: Store> Engine<S> {
         if hash == self.empty_root {
             return Ok(Rc::new(Stored::Leaf(Rc::new(Node::default()))));
         }
-        if let Some(n) = self.cache.nodes.borrow().get(&hash) {
-            return Ok(n.clone());
+        if let Some(n) = self.cache.node(&hash) {
+            return Ok(n);
         }
         let (node, bytes) = self.fetch(TREE, hash, Stored::decode).await?;
         let node = Rc::new(node);
@@ -312,8 +361,8 @@ impl<S: Store> Engine<S> {
     /// size its directory records.
     pub(crate) async fn blob(&self, child: &Child) -> Result<Rc<str>, ToolError> {
         let hash = child.hash;
-        if let Some(b) = self.cache.blobs.borrow().get(&hash) {
-            return Ok(b.clone());
+        if let Some(b) = self.cache.blob(&hash) {
+            return Ok(b);
         }
         let bytes = self
             .store
