@@ -220,6 +220,11 @@ impl Memory {
                 total.removed += report.removed;
                 total.bytes += report.bytes;
             }
+            // A JS number is exact to 2^53 - 1 only; a sum past it (several stores
+            // together) is refused, as serde-wasm-bindgen refused it.
+            if total.bytes > (1 << 53) - 1 {
+                return Err(cannot_convert());
+            }
             to_js(&total)
         })
     }
@@ -352,11 +357,19 @@ pub fn error(e: &ToolError) -> JsValue {
     err.into()
 }
 
-/// A plain object from a report or a list; serde-wasm-bindgen fails only on values
-/// these types cannot hold (a map with non-string keys), so a failure is internal.
-fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    serde_wasm_bindgen::to_value(value)
-        .map_err(|_| JsValue::from(js_sys::Error::new("memdir could not convert its answer")))
+/// A plain object from a report or a list, through JSON text and `JSON.parse`: the
+/// same plain objects, arrays, strings and numbers serde-wasm-bindgen built a
+/// field at a time, without linking a second serializer (serde_json is already
+/// in). These types always serialize, so a failure is internal.
+pub fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
+    serde_json::to_string(value)
+        .ok()
+        .and_then(|t| js_sys::JSON::parse(&t).ok())
+        .ok_or_else(cannot_convert)
+}
+
+fn cannot_convert() -> JsValue {
+    js_sys::Error::new("memdir could not convert its answer").into()
 }
 
 /// `{content, is_error}` as a plain object, built directly: it cannot fail.
