@@ -12,10 +12,12 @@ import { gzipSync } from 'node:zlib';
 
 const KIB = 1024;
 const BUILDS = [
-  // Measured 2026-11-22 at the split: 885.2 KiB raw, 343.1 KiB gzipped.
-  { name: 'browser', dir: '../../dist/', ceilingKib: 350, targetKib: 150, indexedDb: true },
-  // Measured 2026-11-22 at the split: 856.5 KiB raw, 331.3 KiB gzipped.
-  { name: 'Node/workerd/default', dir: '../../dist/node/', ceilingKib: 340, targetKib: 130, indexedDb: false },
+  // Measured 2026-11-22 at the split: 885.2 KiB raw, 343.1 KiB gzipped; after the
+  // size pass (branch h-size): 770.6 KiB raw, 325.3 KiB gzipped.
+  { name: 'browser', dir: '../../dist/', ceilingKib: 330, targetKib: 150, indexedDb: true },
+  // Measured 2026-11-22 at the split: 856.5 KiB raw, 331.3 KiB gzipped; after the
+  // size pass (branch h-size): 741.9 KiB raw, 313.0 KiB gzipped.
+  { name: 'Node/workerd/default', dir: '../../dist/node/', ceilingKib: 320, targetKib: 130, indexedDb: false },
 ];
 
 /** The build's wasm, gzipped as build.mjs reports it (level 9). */
