@@ -42,6 +42,16 @@ function counted(store, counter, yielding) {
   return out;
 }
 
+/** What a call said: `no error`, or the error's name and message (what the tests assert). */
+async function said(call) {
+  try {
+    await call();
+    return 'no error';
+  } catch (e) {
+    return `${e.name}: ${e.message}`;
+  }
+}
+
 export class TestMemoryObject extends MemoryObject {
   open(options) {
     this.counter ??= { ops: 0, lost: 0 };
@@ -260,14 +270,6 @@ export class StoreTestObject extends DurableObject {
       length: { memdirChunks: 1, bytes: MAX_VALUE_BYTES + 1 },
       chunks: { memdirChunks: 600, bytes: 600 * 1024 },
     };
-    const said = async (call) => {
-      try {
-        await call();
-        return 'no error';
-      } catch (e) {
-        return `${e.name}: ${e.message}`;
-      }
-    };
     const report = {};
     await store.list('');
     for (const [name, manifest] of Object.entries(claims)) {
@@ -358,14 +360,6 @@ export class StoreTestObject extends DurableObject {
     storage.sql.exec("INSERT INTO memdir_store (key, value, chunks, bytes) VALUES ('bad/r:chunkText', NULL, 1, 4)");
     storage.sql.exec("INSERT INTO memdir_store (key, value, chunks, bytes) VALUES ('bad/c:chunkText/0', 'abcd', NULL, NULL)");
     storage.sql.exec("INSERT INTO memdir_store (key, value, chunks, bytes) VALUES ('bad/r:chunkMissing', NULL, 1, 4)");
-    const said = async (call) => {
-      try {
-        await call();
-        return 'no error';
-      } catch (e) {
-        return `${e.name}: ${e.message}`;
-      }
-    };
     const report = {};
     for (const name of [...Object.keys(rows), 'chunkText', 'chunkMissing']) {
       report[name] = { get: await said(() => store.get(name)), swap: await said(() => store.compareAndSwap(name, bytes(1), bytes(2))) };
