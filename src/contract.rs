@@ -216,29 +216,7 @@ async fn batched_commit<S: Store>(s: &S) -> Result<(), String> {
         s.get("bc/head").await.map_err(c)?.as_deref() == Some(&b"h1"[..]),
         "a refused commit moved the head"
     );
-    // The engine's own call: the same, with the objects handed over.
-    let owned = alloc::vec![("bc/obj/3".to_string(), b"three".to_vec())];
-    ensure!(
-        s.commit_owned(owned.clone(), "bc/head", Some(b"h1"), b"h3")
-            .await
-            .map_err(c)?,
-        "commit_owned on the current head did not swap"
-    );
-    ensure!(
-        s.get("bc/obj/3").await.map_err(c)?.as_deref() == Some(&b"three"[..]),
-        "commit_owned did not write its objects"
-    );
-    ensure!(
-        !s.commit_owned(owned, "bc/head", Some(b"h1"), b"h4")
-            .await
-            .map_err(c)?,
-        "commit_owned swapped a stale head"
-    );
-    ensure!(
-        s.get("bc/head").await.map_err(c)?.as_deref() == Some(&b"h3"[..]),
-        "a refused commit_owned moved the head"
-    );
-    for k in ["bc/obj/1", "bc/obj/2", "bc/obj/3", "bc/head"] {
+    for k in ["bc/obj/1", "bc/obj/2", "bc/head"] {
         s.delete(k).await.map_err(c)?;
     }
     Ok(())

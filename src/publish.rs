@@ -107,7 +107,7 @@ impl<S: Store> Engine<S> {
         let new_head = commit_hash.hex();
         let swapped = self
             .store
-            .commit_owned(writes, HEAD, head.raw.as_deref(), new_head.as_bytes())
+            .commit(&writes, HEAD, head.raw.as_deref(), new_head.as_bytes())
             .await?;
         if swapped {
             for (hash, node, bytes) in overlay.stored_objects() {

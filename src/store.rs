@@ -87,20 +87,6 @@ pub trait Store {
         }
         self.compare_and_swap(key, expected, new).await
     }
-
-    /// [`Store::commit`] with the objects handed over, which the engine calls: a
-    /// store that keeps values as given (the in-memory one) takes them without a
-    /// copy, where copying every object of a write was a tenth of its time. Any
-    /// other store needs nothing more than `commit`.
-    async fn commit_owned(
-        &self,
-        objects: Vec<(String, Vec<u8>)>,
-        key: &str,
-        expected: Option<&[u8]>,
-        new: &[u8],
-    ) -> Result<bool, StoreError> {
-        self.commit(&objects, key, expected, new).await
-    }
 }
 
 /// Largest value a store may hand back. memdir writes far smaller ones (a blob is
@@ -170,15 +156,6 @@ macro_rules! forward_store {
                 new: &[u8],
             ) -> Result<bool, StoreError> {
                 (**self).commit(objects, key, expected, new).await
-            }
-            async fn commit_owned(
-                &self,
-                objects: Vec<(String, Vec<u8>)>,
-                key: &str,
-                expected: Option<&[u8]>,
-                new: &[u8],
-            ) -> Result<bool, StoreError> {
-                (**self).commit_owned(objects, key, expected, new).await
             }
         }
     )*};
@@ -266,17 +243,5 @@ impl Store for MemoryStore {
         }
         map.insert(key.into(), new.to_vec());
         Ok(true)
-    }
-
-    async fn commit_owned(
-        &self,
-        objects: Vec<(String, Vec<u8>)>,
-        key: &str,
-        expected: Option<&[u8]>,
-        new: &[u8],
-    ) -> Result<bool, StoreError> {
-        // Unpublished objects are invisible until the swap, as in the default.
-        self.map.borrow_mut().extend(objects);
-        self.compare_and_swap(key, expected, new).await
     }
 }

@@ -103,19 +103,4 @@ impl Store for AnyStore {
             AnyStore::Idb(s) => s.commit(objects, key, expected, new).await,
         }
     }
-
-    async fn commit_owned(
-        &self,
-        objects: Vec<(String, Vec<u8>)>,
-        key: &str,
-        expected: Option<&[u8]>,
-        new: &[u8],
-    ) -> Result<bool, StoreError> {
-        match self {
-            AnyStore::Memory(s) => s.commit_owned(objects, key, expected, new).await,
-            AnyStore::Js(s) => s.commit(&objects, key, expected, new).await,
-            #[cfg(feature = "indexeddb")]
-            AnyStore::Idb(s) => s.commit(&objects, key, expected, new).await,
-        }
-    }
 }
