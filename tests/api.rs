@@ -12,7 +12,7 @@
 mod common;
 
 use common::STORE_ID;
-use memdir::{Config, Engine, Limits, MemoryStore, block_on};
+use memdir::{Config, Engine, Limits, MemoryStore, Store, block_on};
 use serde_json::{Value, json};
 
 const OTHER_STORE_ID: &str = "memstore_zzzzzzzzzzzz0123456789ab";
@@ -661,4 +661,92 @@ fn import_keeps_ids_by_path_and_records_what_it_changes() {
         ops[..3],
         ["deleted /gone.md", "created /new.md", "modified /edit.md"]
     );
+}
+
+/// Rewrites every log node the way memdir's first version of the log stored them
+/// (JSON, hex hashes: `{"l":[[record, blob or "", head, updated], ...]}` and
+/// `{"n":[child, ...]}`), rehashing up to a new commit and head.
+fn store_log_as_json(store: &MemoryStore) {
+    use sha2::{Digest, Sha256};
+    let sha = |b: &[u8]| {
+        Sha256::digest(b)
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<String>()
+    };
+    fn convert(store: &MemoryStore, node: &str, sha: &dyn Fn(&[u8]) -> String) -> String {
+        let bytes = block_on(store.get(&format!("log/{node}")))
+            .unwrap()
+            .unwrap();
+        let json = match memdir::versions::LogNode::decode(&bytes).unwrap() {
+            memdir::versions::LogNode::Leaf(slots) => json!({"l": slots.iter().map(|s| json!([
+                s.record.hex(),
+                s.blob.map(|b| b.hex()).unwrap_or_default(),
+                s.head,
+                s.updated,
+            ])).collect::<Vec<_>>()}),
+            memdir::versions::LogNode::Inner(kids) => json!({"n": kids.iter()
+                .map(|k| convert(store, &k.hex(), sha))
+                .collect::<Vec<_>>()}),
+        };
+        let bytes = serde_json::to_vec(&json).unwrap();
+        let hash = sha(&bytes);
+        block_on(store.set(&format!("log/{hash}"), &bytes)).unwrap();
+        hash
+    }
+    let head = String::from_utf8(block_on(store.get("head")).unwrap().unwrap()).unwrap();
+    let commit_key = format!("commit/{head}");
+    let mut commit: Value =
+        serde_json::from_slice(&block_on(store.get(&commit_key)).unwrap().unwrap()).unwrap();
+    commit["log"] = json!(convert(store, commit["log"].as_str().unwrap(), &sha));
+    let bytes = serde_json::to_vec(&commit).unwrap();
+    let hash = sha(&bytes);
+    block_on(store.set(&format!("commit/{hash}"), &bytes)).unwrap();
+    block_on(store.set("head", hash.as_bytes())).unwrap();
+}
+
+/// The log's top node as stored, through the head and its commit.
+fn log_top(store: &MemoryStore) -> Vec<u8> {
+    let head = String::from_utf8(block_on(store.get("head")).unwrap().unwrap()).unwrap();
+    let commit: Value = serde_json::from_slice(
+        &block_on(store.get(&format!("commit/{head}")))
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
+    block_on(store.get(&format!("log/{}", commit["log"].as_str().unwrap())))
+        .unwrap()
+        .unwrap()
+}
+
+#[test]
+fn a_log_the_first_version_wrote_as_json_reads_on_and_takes_new_versions() {
+    let a = api();
+    let id = a.create("/notes/a.md", "one")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    a.tool(json!({"command": "str_replace", "path": "/memories/notes/a.md", "old_str": "one", "new_str": "two"}));
+    a.create("/notes/b.md", "x");
+    let before = a.versions(&id);
+    assert_eq!(log_top(&a.store)[..2], *b"L1");
+
+    store_log_as_json(&a.store);
+    assert_eq!(log_top(&a.store)[0], b'{');
+    let later = Api {
+        engine: Engine::new(a.store.clone(), Config::default()),
+        store: a.store.clone(),
+    };
+    assert_eq!(later.versions(&id), before);
+
+    later.tool(json!({"command": "str_replace", "path": "/memories/notes/a.md", "old_str": "two", "new_str": "three"}));
+    assert_eq!(
+        later.versions(&id),
+        [
+            ("modified".to_string(), "/notes/a.md".to_string()),
+            ("modified".to_string(), "/notes/a.md".to_string()),
+            ("created".to_string(), "/notes/a.md".to_string()),
+        ]
+    );
+    assert_eq!(log_top(&later.store)[..2], *b"L1");
 }
