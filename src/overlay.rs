@@ -15,7 +15,7 @@ use crate::tree::{
     BLOB, Branch, Child, FANOUT, Hash, Kind, LEAF_MAX, MAX_BRANCH_DEPTH, Node, Slot, Stored, TREE,
     nibble,
 };
-use crate::versions::{LOG, LogHead, LogNode, LogObjects, Op, Pending, RECORD};
+use crate::versions::{LOG, LogHead, LogObjects, Op, Pending, RECORD};
 
 /// Cloned only when a whole-tree import must retry after a lost race.
 #[derive(Clone, Default)]
@@ -173,18 +173,14 @@ impl Overlay {
                 continue;
             }
             out.push((h.key(LOG), bytes.clone()));
-            // Matched here rather than through `refs()`, which allocates a list of
-            // every hash a 64-slot leaf names on each write.
-            match &**node {
-                LogNode::Inner(kids) => todo.extend_from_slice(kids),
-                LogNode::Leaf(slots) => {
-                    for s in slots {
-                        if let Some((_, bytes)) = self.log.records.get(&s.record)
-                            && seen.insert(s.record)
-                        {
-                            out.push((s.record.key(RECORD), bytes.clone()));
-                        }
-                    }
+            for (hash, prefix) in node.refs() {
+                if prefix == LOG {
+                    todo.push(hash);
+                } else if prefix == RECORD
+                    && let Some((_, bytes)) = self.log.records.get(&hash)
+                    && seen.insert(hash)
+                {
+                    out.push((hash.key(RECORD), bytes.clone()));
                 }
             }
         }
