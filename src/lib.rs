@@ -68,6 +68,7 @@ pub use mounts::{Access, Mount, MountError, MountTarget, Mounted};
 pub use secrets::SecretPolicy;
 pub use store::{MemoryStore, Page, Store, StoreError};
 pub use toolset::ToolsetError;
+pub use tree::MAX_STORED_SIZE;
 
 /// The engine's content hash (SHA-256), exactly as every write computes it: the
 /// benchmarks time it to give a write's floor (crossing + hashing its bytes once).

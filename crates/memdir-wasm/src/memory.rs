@@ -220,9 +220,10 @@ impl Memory {
                 total.removed += report.removed;
                 total.bytes += report.bytes;
             }
-            // A JS number is exact to 2^53 - 1 only; a sum past it (several stores
-            // together) is refused, as serde-wasm-bindgen refused it.
-            if total.bytes > (1 << 53) - 1 {
+            // A JS number is exact to the engine's largest stored size only; a sum
+            // past it (several stores together) is refused, as serde-wasm-bindgen
+            // refused it.
+            if total.bytes > memdir::MAX_STORED_SIZE {
                 return Err(cannot_convert());
             }
             to_js(&total)
