@@ -2,8 +2,9 @@
 // bench/browser in a page): one generator and seed, so each runtime runs the same
 // commands over the same 200 files.
 
-// A small deterministic PRNG (mulberry32), so every run is the same workload.
-function rng(seed) {
+// A small deterministic PRNG (mulberry32), so every run is the same workload (and
+// bench/node takes its turns in the same order).
+export function rng(seed) {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

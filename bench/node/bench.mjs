@@ -33,7 +33,7 @@ import { betaMemoryTool as sdkBetaMemoryTool } from '@anthropic-ai/sdk/helpers/b
 import { BetaLocalFilesystemMemoryTool } from '@anthropic-ai/sdk/tools/memory/node';
 import * as memdir from 'memdir';
 import { answerOf, compare, sdkEntries } from '../../tests/sdk-differences.mjs';
-import { workload } from '../workload.mjs';
+import { rng, workload } from '../workload.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -96,28 +96,23 @@ function floorSystem(staged) {
  * view, a rename or a delete, which write no content).
  */
 function floorHashSystem(staged, commands) {
+  const floor = floorSystem(staged);
   return {
     prepare: (i) => {
-      floorGlue.roundTripPrepare(staged[i].content);
+      floor.prepare(i);
       floorGlue.hashPrepare(commands[i][2] ?? '');
     },
     run: async (input) => {
-      const answer = await floorGlue.roundTrip(JSON.stringify(input));
+      const answer = await floor.run(input);
       floorGlue.hashStaged();
-      return answer.content;
+      return answer;
     },
   };
 }
 
 /** A repeatable shuffle (mulberry32-driven Fisher-Yates), for the order of the sides. */
 function shuffler(seed) {
-  let a = seed >>> 0;
-  const rand = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const rand = rng(seed);
   return (xs) => {
     const out = [...xs];
     for (let i = out.length - 1; i > 0; i--) {
