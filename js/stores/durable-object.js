@@ -19,8 +19,9 @@
 // (`node bench/workerd/bench.mjs --only batch`, 200 commands per request), write
 // commands took 35-48% less time on the table, consistently: a bench-only
 // prototype of it over 6 runs, a median of 646 µs a command against 1244 µs; this
-// store over 2 runs, 911 against 1411 µs and 1052 against 1668 µs (views within
-// noise of each other, 82-90 µs). Likely part of it: a
+// store over 2 runs, 911 against 1411 µs and 1052 against 1668 µs. Views cost a
+// little more on the table (54-90 against 47-52 µs in later runs), far less than
+// writes gain. Likely part of it: a
 // row's value column is read only where the value is wanted (a write looks at the
 // old row's manifest columns alone, where `kv.get` deserialised the whole old
 // value), and a BLOB needs no structured-clone serialisation. Objects the
