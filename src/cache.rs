@@ -76,6 +76,10 @@ pub(crate) struct Cache {
     log_bytes: Cell<usize>,
     records: Objects,
     record_bytes: Cell<usize>,
+    /// Set while a view is rendered from the cache alone (`Engine::from_cache`): a
+    /// read that would go to the store is refused instead, and `missed` says so.
+    cache_only: Cell<bool>,
+    missed: Cell<bool>,
 }
 
 /// Keeps `value` under `hash` in a cache of at most `max` stored bytes; a cache
@@ -201,6 +205,19 @@ impl Cache {
     pub fn forget_head(&self) {
         self.head.replace(None);
     }
+
+    /// Enters (`true`) or leaves cache-only reading; entering clears `missed`.
+    pub fn set_cache_only(&self, on: bool) {
+        self.cache_only.set(on);
+        if on {
+            self.missed.set(false);
+        }
+    }
+
+    /// Whether a read was refused since cache-only reading began.
+    pub fn missed(&self) -> bool {
+        self.missed.get()
+    }
 }
 
 impl<S: Store> Engine<S> {
@@ -245,9 +262,8 @@ impl<S: Store> Engine<S> {
         if let Some(p) = self.cache.commit(&commit) {
             return Ok(p);
         }
-        let bytes = self.store.get(&commit.key(COMMIT)).await?;
-        let parsed = bytes
-            .as_deref()
+        let bytes = self.object_bytes(&commit.key(COMMIT)).await?;
+        let parsed = Some(bytes.as_slice())
             .filter(|b| Hash::of(b) == commit)
             .and_then(Commit::decode)
             .ok_or(ToolError::Damaged)?;
@@ -314,6 +330,16 @@ impl<S: Store> Engine<S> {
             .await
     }
 
+    /// The stored bytes of the object at `key` (missing: damage). The one place an
+    /// object read reaches the store, so rendering from the cache alone can refuse it.
+    async fn object_bytes(&self, key: &str) -> Result<alloc::vec::Vec<u8>, ToolError> {
+        if self.cache.cache_only.get() {
+            self.cache.missed.set(true);
+            return Err(ToolError::Damaged);
+        }
+        self.store.get(key).await?.ok_or(ToolError::Damaged)
+    }
+
     /// The stored object `hash` under `prefix`, checked against its hash, then
     /// decoded; answers it with its stored size (what the caches' budgets count).
     /// Missing, altered or undecodable: damage.
@@ -323,11 +349,7 @@ impl<S: Store> Engine<S> {
         hash: Hash,
         decode: impl FnOnce(&[u8]) -> Option<T>,
     ) -> Result<(T, usize), ToolError> {
-        let bytes = self
-            .store
-            .get(&hash.key(prefix))
-            .await?
-            .ok_or(ToolError::Damaged)?;
+        let bytes = self.object_bytes(&hash.key(prefix)).await?;
         if Hash::of(&bytes) != hash {
             return Err(ToolError::Damaged);
         }
@@ -364,11 +386,7 @@ impl<S: Store> Engine<S> {
         if let Some(b) = self.cache.blob(&hash) {
             return Ok(b);
         }
-        let bytes = self
-            .store
-            .get(&hash.key(BLOB))
-            .await?
-            .ok_or(ToolError::Damaged)?;
+        let bytes = self.object_bytes(&hash.key(BLOB)).await?;
         if bytes.len() as u64 != child.size || Hash::of(&bytes) != hash {
             return Err(ToolError::Damaged);
         }

@@ -7,12 +7,13 @@ use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
-use core::future::Future;
-use core::pin::Pin;
+use core::future::{Future, poll_fn};
+use core::pin::{Pin, pin};
+use core::task::{Context, Poll, Waker};
 
 use serde_json::Value;
 
-use crate::cache::Cache;
+use crate::cache::{Cache, Head};
 use crate::config::Config;
 use crate::error::{Refusal, ToolError};
 use crate::input::{self, Checked, Command};
@@ -195,9 +196,55 @@ impl<S: Store> Engine<S> {
         Ok((node.size(), entries))
     }
 
+    /// A view always re-reads the head: it must show what other writers committed.
+    /// While the store answers that read, the view is rendered from the head this
+    /// engine saw last, from the cache alone; the head read then decides whether
+    /// that answer stands. So the rendering overlaps the store's round trip (an
+    /// IndexedDB transaction, a file read) instead of following it. A store that
+    /// answers at once (in memory) is simply read first.
     async fn view(&self, path: &ValidPath, range: Option<(i64, i64)>) -> Result<String, ToolError> {
-        // Always re-read the head: a view must show what other writers committed.
-        let head = self.read_head().await?;
+        let mut read = pin!(self.read_head());
+        // Polled once here, so the store has the request before the rendering starts.
+        let head = match poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx))).await {
+            Poll::Ready(head) => head?,
+            Poll::Pending => {
+                let seen = self.cache.head.borrow().clone();
+                let guess = seen.and_then(|seen| {
+                    let answer = self.cache_alone(self.view_at(&seen, path, range))?;
+                    Some((seen.raw, answer))
+                });
+                let head = read.await?;
+                if let Some((raw, answer)) = guess
+                    && raw == head.raw
+                {
+                    return answer;
+                }
+                head
+            }
+        };
+        self.view_at(&head, path, range).await
+    }
+
+    /// `work` run from the cache alone, in one poll: its output, or `None` if it
+    /// needed an object from the store (or would have waited on anything else).
+    fn cache_alone<T>(&self, work: impl Future<Output = T>) -> Option<T> {
+        let mut work = pin!(work);
+        self.cache.set_cache_only(true);
+        let polled = work.as_mut().poll(&mut Context::from_waker(Waker::noop()));
+        self.cache.set_cache_only(false);
+        match polled {
+            Poll::Ready(out) if !self.cache.missed() => Some(out),
+            _ => None,
+        }
+    }
+
+    /// The view of `path` in the tree `head` names.
+    async fn view_at(
+        &self,
+        head: &Head,
+        path: &ValidPath,
+        range: Option<(i64, i64)>,
+    ) -> Result<String, ToolError> {
         let none = Overlay::default();
         let limit = self.config.limits.read_limit_chars;
         let dir = match self.lookup(&none, head.root, path).await? {
