@@ -119,17 +119,18 @@ try {
         `${(m / f).toFixed(2)}x`,
         mean(rs.map((r) => r.readonly)).toFixed(2),
         mean(rs.map((r) => r.readwrite)).toFixed(2),
+        mean(rs.map((r) => r.gets)).toFixed(1),
         mean(rs.map((r) => r.records)).toFixed(1),
         (mean(rs.map((r) => r.bytes)) / 1024).toFixed(1),
       ]);
     }
-    const head = ['command', 'n', 'memdir ms', 'same-bytes ms', 'ratio', 'file-floor ms', 'ratio', 'ro tx', 'rw tx', 'records', 'KiB'];
+    const head = ['command', 'n', 'memdir ms', 'same-bytes ms', 'ratio', 'file-floor ms', 'ratio', 'ro tx', 'rw tx', 'gets', 'records', 'KiB'];
     const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
     const fmt = (r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
     console.log('\nper-command medians; memdir: Memory.execute over indexedDbStore');
     console.log('  same-bytes: one raw transaction replaying the requests memdir made (same keys, same bytes)');
     console.log('  file-floor: one raw transaction of a file-per-record store (read the file / put its new content)');
-    console.log('  ro tx, rw tx: transactions memdir opened per command; records, KiB: what it put per command');
+    console.log('  ro tx, rw tx: transactions memdir opened per command; gets: what it read; records, KiB: what it put');
     console.log(fmt(head));
     console.log(widths.map((w) => '-'.repeat(w)).join('  '));
     for (const r of rows) console.log(fmt(r));

@@ -204,6 +204,7 @@ async function pass(commands, initial, tag) {
       floor: t5 - t4,
       readonly: count(db, 'readonly') - ro,
       readwrite: count(db, 'readwrite') - rw,
+      gets: ops.filter((o) => o.op === 'get').length,
       records: ops.filter((o) => o.op === 'put').length,
       bytes: bytesOf(ops),
       // The answer itself, for bench.mjs to check against the SDK's.
