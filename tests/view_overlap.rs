@@ -21,24 +21,25 @@ fn view(engine: &Engine<&Harness<MemoryStore>>) -> memdir::ToolResult {
     block_on(engine.execute(&json!({"command": "view", "path": FILE})))
 }
 
-/// A store whose every operation waits one poll (so a head read is in flight while
-/// the engine renders), with `notes.md` in it, and a warm engine over it.
-fn setup(backing: &MemoryStore) -> Harness<MemoryStore> {
+/// A store with `notes.md` in it, and a view of it whose every operation waits one
+/// poll (so a head read is in flight while the engine renders).
+fn setup() -> (MemoryStore, Harness<MemoryStore>) {
+    let backing = MemoryStore::new();
     let writer = Engine::new(backing.clone(), Config::default());
     let made = block_on(
         writer.execute(&json!({"command": "create", "path": FILE, "file_text": "first\nsecond"})),
     );
     assert!(!made.is_error, "{}", made.content);
-    Harness {
+    let view = Harness {
         yielding: true,
         ..Harness::new(backing.clone())
-    }
+    };
+    (backing, view)
 }
 
 #[test]
 fn a_guess_from_a_head_another_writer_moved_is_thrown_away() {
-    let backing = MemoryStore::new();
-    let store = setup(&backing);
+    let (backing, store) = setup();
     let reader = Engine::new(&store, Config::default());
     assert_eq!(
         view(&reader).content,
@@ -59,8 +60,7 @@ fn a_guess_from_a_head_another_writer_moved_is_thrown_away() {
 
 #[test]
 fn a_failed_head_read_fails_the_view_whatever_the_cache_holds() {
-    let backing = MemoryStore::new();
-    let store = setup(&backing);
+    let (_, store) = setup();
     let reader = Engine::new(&store, Config::default());
     assert!(!view(&reader).is_error);
     store.shared.reset();
@@ -75,8 +75,7 @@ fn a_failed_head_read_fails_the_view_whatever_the_cache_holds() {
 
 #[test]
 fn a_warm_view_reads_only_the_head() {
-    let backing = MemoryStore::new();
-    let store = setup(&backing);
+    let (_, store) = setup();
     let reader = Engine::new(&store, Config::default());
     view(&reader);
     store.shared.reset();
