@@ -14,68 +14,42 @@ use crate::path::{self, ValidPath};
 use crate::render::Thousands;
 
 /// One of the six commands of the memory tool, with its fields: the typed face of
-/// the engine ([`crate::Engine::run`]). Paths are raw, as the model sent them; they
-/// are checked when the command runs, before any storage access.
+/// the engine ([`crate::Engine::run`]). Paths are raw, as the model sent them
+/// (`P = String`); they are checked when the command runs, before any storage
+/// access, into the same command over checked paths ([`Checked`]).
 #[derive(Clone, Debug, PartialEq)]
-pub enum Command {
+pub enum Command<P = String> {
     View {
-        path: String,
+        path: P,
         view_range: Option<(i64, i64)>,
     },
     Create {
-        path: String,
+        path: P,
         file_text: String,
     },
     StrReplace {
-        path: String,
+        path: P,
         old_str: String,
         new_str: String,
     },
     /// `insert_line` stays a JSON number: a float or a negative value is answered by
     /// the insert rule, which names the file's valid range.
     Insert {
-        path: String,
+        path: P,
         insert_line: Number,
         insert_text: String,
     },
     Delete {
-        path: String,
+        path: P,
     },
     Rename {
-        old_path: String,
-        new_path: String,
+        old_path: P,
+        new_path: P,
     },
 }
 
 /// A command whose paths passed [`path::validate`].
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Checked {
-    View {
-        path: ValidPath,
-        view_range: Option<(i64, i64)>,
-    },
-    Create {
-        path: ValidPath,
-        file_text: String,
-    },
-    StrReplace {
-        path: ValidPath,
-        old_str: String,
-        new_str: String,
-    },
-    Insert {
-        path: ValidPath,
-        insert_line: Number,
-        insert_text: String,
-    },
-    Delete {
-        path: ValidPath,
-    },
-    Rename {
-        old_path: ValidPath,
-        new_path: ValidPath,
-    },
-}
+pub(crate) type Checked = Command<ValidPath>;
 
 pub const COMMANDS: &str = "view, create, str_replace, insert, delete, rename";
 
@@ -335,55 +309,72 @@ impl Command {
         Value::Object(map)
     }
 
-    /// Checks every path, in the order the fields are listed.
+    /// Checks every path, in the order the fields are listed; then that a
+    /// `str_replace` has something to replace.
     pub(crate) fn validate_paths(self) -> Result<Checked, ToolError> {
-        let check = |p: &str| path::validate(p).map_err(ToolError::Path);
+        let checked = self.try_map_paths(|p| path::validate(&p).map_err(ToolError::Path))?;
+        if let Command::StrReplace { old_str, .. } = &checked
+            && old_str.is_empty()
+        {
+            return Err(InputError::EmptyOldStr.into());
+        }
+        Ok(checked)
+    }
+}
+
+impl<P> Command<P> {
+    /// The command with each path rewritten by `f`, in the order the fields are
+    /// listed; the first error stops it. The one place that knows which fields of a
+    /// command are paths.
+    pub(crate) fn try_map_paths<Q, E>(
+        self,
+        mut f: impl FnMut(P) -> Result<Q, E>,
+    ) -> Result<Command<Q>, E> {
         Ok(match self {
-            Command::View { path, view_range } => Checked::View {
-                path: check(&path)?,
+            Command::View { path, view_range } => Command::View {
+                path: f(path)?,
                 view_range,
             },
-            Command::Create { path, file_text } => Checked::Create {
-                path: check(&path)?,
+            Command::Create { path, file_text } => Command::Create {
+                path: f(path)?,
                 file_text,
             },
             Command::StrReplace {
                 path,
                 old_str,
                 new_str,
-            } => {
-                let path = check(&path)?;
-                if old_str.is_empty() {
-                    return Err(InputError::EmptyOldStr.into());
-                }
-                Checked::StrReplace {
-                    path,
-                    old_str,
-                    new_str,
-                }
-            }
+            } => Command::StrReplace {
+                path: f(path)?,
+                old_str,
+                new_str,
+            },
             Command::Insert {
                 path,
                 insert_line,
                 insert_text,
-            } => Checked::Insert {
-                path: check(&path)?,
+            } => Command::Insert {
+                path: f(path)?,
                 insert_line,
                 insert_text,
             },
-            Command::Delete { path } => Checked::Delete {
-                path: check(&path)?,
-            },
-            Command::Rename { old_path, new_path } => Checked::Rename {
-                old_path: check(&old_path)?,
-                new_path: check(&new_path)?,
+            Command::Delete { path } => Command::Delete { path: f(path)? },
+            Command::Rename { old_path, new_path } => Command::Rename {
+                old_path: f(old_path)?,
+                new_path: f(new_path)?,
             },
         })
+    }
+
+    /// The command with each path rewritten by `f`.
+    pub(crate) fn map_paths<Q>(self, mut f: impl FnMut(P) -> Q) -> Command<Q> {
+        match self.try_map_paths(|p| Ok::<Q, core::convert::Infallible>(f(p))) {
+            Ok(cmd) => cmd,
+            Err(never) => match never {},
+        }
     }
 }
 
 impl Checked {
-    /// A one-line summary for the commit log (no file content).
     /// The command's name, as the model sends it.
     pub fn name(&self) -> &'static str {
         match self {
@@ -411,79 +402,10 @@ impl Checked {
     /// The command again, its paths as checked (a trailing slash dropped), for a
     /// store that checks them itself: checking them again gives this command back.
     pub fn into_command(self) -> Command {
-        let raw = |p: ValidPath| String::from(p.as_str());
-        match self {
-            Checked::View { path, view_range } => Command::View {
-                path: raw(path),
-                view_range,
-            },
-            Checked::Create { path, file_text } => Command::Create {
-                path: raw(path),
-                file_text,
-            },
-            Checked::StrReplace {
-                path,
-                old_str,
-                new_str,
-            } => Command::StrReplace {
-                path: raw(path),
-                old_str,
-                new_str,
-            },
-            Checked::Insert {
-                path,
-                insert_line,
-                insert_text,
-            } => Command::Insert {
-                path: raw(path),
-                insert_line,
-                insert_text,
-            },
-            Checked::Delete { path } => Command::Delete { path: raw(path) },
-            Checked::Rename { old_path, new_path } => Command::Rename {
-                old_path: raw(old_path),
-                new_path: raw(new_path),
-            },
-        }
+        self.map_paths(|p| String::from(p.as_str()))
     }
 
-    /// The command with each path rewritten by `f`.
-    pub fn map_paths(self, f: impl Fn(ValidPath) -> ValidPath) -> Checked {
-        match self {
-            Checked::View { path, view_range } => Checked::View {
-                path: f(path),
-                view_range,
-            },
-            Checked::Create { path, file_text } => Checked::Create {
-                path: f(path),
-                file_text,
-            },
-            Checked::StrReplace {
-                path,
-                old_str,
-                new_str,
-            } => Checked::StrReplace {
-                path: f(path),
-                old_str,
-                new_str,
-            },
-            Checked::Insert {
-                path,
-                insert_line,
-                insert_text,
-            } => Checked::Insert {
-                path: f(path),
-                insert_line,
-                insert_text,
-            },
-            Checked::Delete { path } => Checked::Delete { path: f(path) },
-            Checked::Rename { old_path, new_path } => Checked::Rename {
-                old_path: f(old_path),
-                new_path: f(new_path),
-            },
-        }
-    }
-
+    /// A one-line summary for the commit log (no file content).
     pub fn summary(&self) -> String {
         match self {
             Checked::View { path, .. } => format!("view {path}"),
