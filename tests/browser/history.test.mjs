@@ -6,14 +6,10 @@
 // redacted text is gone from storage while the other versions still read back.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { launch, server, watchErrors } from './chromium.mjs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { OUT, useBrowser, watchErrors } from './chromium.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const OUT = join(root, 'target', 'browser-test');
 const SCREENSHOT = join(OUT, 'explorer-history.png');
 
 const PATH = '/memories/notes/plan.md';
@@ -22,19 +18,7 @@ const FIRST = 'alpha-3f9c: the plan as first written';
 const MIDDLE = 'bravo-81d2: a draft holding a secret to redact';
 const LAST = 'charlie-c47e: the plan as it stands';
 
-let browser;
-let srv;
-
-before(async () => {
-  mkdirSync(OUT, { recursive: true });
-  srv = await server();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
+const env = useBrowser();
 
 const sha256 = (text) => createHash('sha256').update(text).digest('hex');
 const row = (page, path) => page.locator(`.tree .row[title="${path}"]`);
@@ -44,7 +28,7 @@ async function open(context, memory) {
   const page = await context.newPage();
   await page.setViewportSize({ width: 1440, height: 860 });
   const errors = watchErrors(page);
-  await page.goto(`${srv.url}/www/?memory=${encodeURIComponent(memory)}`);
+  await page.goto(`${env.url}/www/?memory=${encodeURIComponent(memory)}`);
   await page.waitForSelector('body[data-ready="true"]');
   return { page, errors };
 }
@@ -111,7 +95,7 @@ function readAllIndexedDb(page) {
 }
 
 test('history: versions of a file, its content, restore and redact through the page; the redacted text is gone from IndexedDB', async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const { page, errors } = await open(context, 'history');
 
   // Created through the page's dialog, then edited twice with Edit/Save.

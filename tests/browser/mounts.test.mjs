@@ -4,21 +4,10 @@
 // (every object store, key and value), is the same after as before; after a
 // reload the `me` store still has what was written to it.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { launch, server, watchErrors } from './chromium.mjs';
+import { test } from 'node:test';
+import { useBrowser, watchErrors } from './chromium.mjs';
 
-let browser;
-let srv;
-
-before(async () => {
-  srv = await server();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
+const env = useBrowser();
 
 const TEAM = 'mounts-team';
 const ME = 'mounts-me';
@@ -98,10 +87,10 @@ function readDatabase(page, name) {
 }
 
 test('two IndexedDB stores in one memory: exact answers, the read-only database unchanged, the writable one kept across a reload', async (t) => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const page = await context.newPage();
   const errors = watchErrors(page);
-  await page.goto(`${srv.url}/www/serve.mjs`); // any same-origin document will do
+  await page.goto(`${env.url}/www/serve.mjs`); // any same-origin document will do
 
   // The team's store, filled by opening it alone.
   const filled = await page.evaluate(async (team) => {
