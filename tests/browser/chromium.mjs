@@ -58,3 +58,51 @@ export function watchErrors(page, errors = []) {
   page.on('pageerror', (e) => errors.push(e.message));
   return errors;
 }
+
+/**
+ * Runs in the page (pass it to page.evaluate, which sends its source): the origin's
+ * IndexedDB read raw through the IndexedDB API, every database (or only the one
+ * named), object store, key and value, in cursor order. One
+ * `{ name, version, stores: { [store]: [[key, value], ...] } }` a database, in
+ * `indexedDB.databases()` order. Bytes become `{ bytes: hex }` and dates
+ * `{ date: iso }`; objects keep their fields, so any change to any record shows.
+ */
+export async function readIndexedDb(only) {
+  const request = (r) =>
+    new Promise((ok, fail) => {
+      r.onsuccess = () => ok(r.result);
+      r.onerror = () => fail(r.error);
+    });
+  const hex = (u8) => Array.from(u8, (b) => b.toString(16).padStart(2, '0')).join('');
+  const plain = (x) => {
+    if (x instanceof ArrayBuffer) return { bytes: hex(new Uint8Array(x)) };
+    if (ArrayBuffer.isView(x)) return { bytes: hex(new Uint8Array(x.buffer, x.byteOffset, x.byteLength)) };
+    if (Array.isArray(x)) return x.map(plain);
+    if (x instanceof Date) return { date: x.toISOString() };
+    if (x !== null && typeof x === 'object') return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, plain(v)]));
+    return x;
+  };
+  const out = [];
+  for (const { name } of await indexedDB.databases()) {
+    if (only !== undefined && name !== only) continue;
+    const db = await request(indexedDB.open(name));
+    const stores = {};
+    for (const store of db.objectStoreNames) {
+      const records = [];
+      const cursor = db.transaction(store, 'readonly').objectStore(store).openCursor();
+      await new Promise((ok, fail) => {
+        cursor.onerror = () => fail(cursor.error);
+        cursor.onsuccess = () => {
+          const c = cursor.result;
+          if (!c) return ok();
+          records.push([plain(c.key), plain(c.value)]);
+          c.continue();
+        };
+      });
+      stores[store] = records;
+    }
+    db.close();
+    out.push({ name, version: db.version, stores });
+  }
+  return out;
+}

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { OUT, useBrowser, watchErrors } from './chromium.mjs';
+import { OUT, readIndexedDb, useBrowser, watchErrors } from './chromium.mjs';
 
 const SCREENSHOT = join(OUT, 'explorer-history.png');
 
@@ -55,43 +55,26 @@ async function edit(page, text) {
   await page.waitForFunction((t) => [...document.querySelectorAll('.code .lt')].some((l) => l.textContent === t), text);
 }
 
-/** Every database of the origin, every object store, every key and value, read raw. */
-function readAllIndexedDb(page) {
-  return page.evaluate(async () => {
-    const request = (r) =>
-      new Promise((ok, fail) => {
-        r.onsuccess = () => ok(r.result);
-        r.onerror = () => fail(r.error);
-      });
-    // Values are bytes, strings or structured objects: text of all of it, decoded
-    // as UTF-8 (bytes that are not UTF-8 turn into U+FFFD and cannot match).
-    const text = (x) => {
-      if (typeof x === 'string') return x;
-      if (x instanceof ArrayBuffer) return new TextDecoder().decode(x);
-      if (ArrayBuffer.isView(x)) return new TextDecoder().decode(new Uint8Array(x.buffer, x.byteOffset, x.byteLength));
-      if (Array.isArray(x)) return x.map(text).join('\n');
-      if (x !== null && typeof x === 'object') return Object.entries(x).map(([k, v]) => `${k}\n${text(v)}`).join('\n');
-      return String(x);
-    };
-    const out = [];
-    for (const { name } of await indexedDB.databases()) {
-      const db = await request(indexedDB.open(name));
-      for (const store of db.objectStoreNames) {
-        const cursor = db.transaction(store, 'readonly').objectStore(store).openCursor();
-        await new Promise((ok, fail) => {
-          cursor.onerror = () => fail(cursor.error);
-          cursor.onsuccess = () => {
-            const c = cursor.result;
-            if (!c) return ok();
-            out.push({ db: name, store, key: text(c.key), value: text(c.value) });
-            c.continue();
-          };
-        });
-      }
-      db.close();
-    }
-    return out;
-  });
+/**
+ * A raw record as text to search: strings as they are, bytes decoded as UTF-8
+ * (bytes that are not UTF-8 turn into U+FFFD and cannot match), objects as their
+ * fields and values.
+ */
+function text(x) {
+  if (typeof x === 'string') return x;
+  if (Array.isArray(x)) return x.map(text).join('\n');
+  const keys = x !== null && typeof x === 'object' ? Object.keys(x) : [];
+  if (keys.length === 1 && keys[0] === 'bytes' && /^(?:[0-9a-f]{2})*$/.test(x.bytes)) return Buffer.from(x.bytes, 'hex').toString('utf8');
+  if (keys.length) return Object.entries(x).map(([k, v]) => `${k}\n${text(v)}`).join('\n');
+  return String(x);
+}
+
+/** Every database of the origin, every object store, every key and value, read raw, as text. */
+async function readAllIndexedDb(page) {
+  const databases = await page.evaluate(readIndexedDb);
+  return databases.flatMap(({ name, stores }) =>
+    Object.entries(stores).flatMap(([store, records]) => records.map(([key, value]) => ({ db: name, store, key: text(key), value: text(value) }))),
+  );
 }
 
 test('history: versions of a file, its content, restore and redact through the page; the redacted text is gone from IndexedDB', async () => {
