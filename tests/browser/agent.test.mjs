@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { MEMORY_SYSTEM_PROMPT } from '../../js/node.js';
 import { modelReply } from '../fake-model.mjs';
-import { OUT, useBrowser, watchErrors } from './chromium.mjs';
+import { OUT, useBrowser } from './chromium.mjs';
 
 // A loaded 2-core machine: every wait is on a condition, with room to spare.
 const WAIT = 90_000;
@@ -109,15 +109,7 @@ after(async () => {
   await new Promise((r) => api?.server.close(r));
 });
 
-async function open(context, query) {
-  const page = await context.newPage();
-  page.setDefaultTimeout(WAIT);
-  await page.setViewportSize({ width: 1440, height: 860 });
-  const errors = watchErrors(page);
-  await page.goto(`${env.url}/www/?${query}`);
-  await page.waitForSelector('body[data-ready="true"]');
-  return { page, errors };
-}
+const open = (context, query) => env.openExplorer(context, `?${query}`, (page) => page.setDefaultTimeout(WAIT));
 
 const row = (page, path) => page.locator(`.tree .row[title="${path}"]`);
 const treePaths = (page) => page.locator('.tree .row').evaluateAll((rs) => rs.map((r) => r.title));

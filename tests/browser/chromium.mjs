@@ -34,11 +34,29 @@ export async function server() {
 
 /**
  * For a node:test suite: the server and Chromium started before its tests and
- * closed after them. Returns `{ browser, url }`, filled in when the hook has run,
- * so read them inside a test, not at the module's top level.
+ * closed after them. Returns `{ browser, url, openExplorer }`, `browser` and `url`
+ * filled in when the hook has run, so read them inside a test, not at the
+ * module's top level.
  */
 export function useBrowser() {
-  const env = { browser: undefined, url: undefined };
+  const env = {
+    browser: undefined,
+    url: undefined,
+    /**
+     * A new page of `context` on the explorer (www/) at `search` (`?memory=…#tab`),
+     * once it says it is ready; `setUp(page)` runs before it loads. Returns
+     * `{ page, errors }`, `errors` its uncaught errors.
+     */
+    async openExplorer(context, search, setUp) {
+      const page = await context.newPage();
+      await page.setViewportSize({ width: 1440, height: 860 });
+      await setUp?.(page);
+      const errors = watchErrors(page);
+      await page.goto(`${env.url}/www/${search}`);
+      await page.waitForSelector('body[data-ready="true"]');
+      return { page, errors };
+    },
+  };
   let srv;
   before(async () => {
     mkdirSync(OUT, { recursive: true });

@@ -5,26 +5,21 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { OUT, useBrowser, watchErrors } from './chromium.mjs';
+import { OUT, useBrowser } from './chromium.mjs';
 
 const SNIPPET_HEAD = 'The memory file has been edited. Here is the snippet showing the change (with line numbers):';
 
 const env = useBrowser();
 
-async function open(context, memory, { quota } = {}) {
-  const page = await context.newPage();
-  await page.setViewportSize({ width: 1440, height: 860 });
-  if (quota) {
-    // A real quota: Chromium's own, shrunk for this origin through the DevTools
-    // protocol before the page first touches storage.
+function open(context, memory, { quota } = {}) {
+  // A real quota: Chromium's own, shrunk for this origin through the DevTools
+  // protocol before the page first touches storage.
+  const setUp = async (page) => {
     const cdp = await context.newCDPSession(page);
     await cdp.send('Storage.overrideQuotaForOrigin', { origin: env.url, quotaSize: quota });
-  }
-  const errors = watchErrors(page);
+  };
   // The explorer's console is the page's second tab; #console opens it.
-  await page.goto(`${env.url}/www/?memory=${encodeURIComponent(memory)}#console`);
-  await page.waitForSelector('body[data-ready="true"]');
-  return { page, errors };
+  return env.openExplorer(context, `?memory=${encodeURIComponent(memory)}#console`, quota ? setUp : undefined);
 }
 
 const row = (page, path) => page.locator(`.tree .row[title="${path}"]`);

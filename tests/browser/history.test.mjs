@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { OUT, readIndexedDb, useBrowser, watchErrors } from './chromium.mjs';
+import { OUT, readIndexedDb, useBrowser } from './chromium.mjs';
 
 const SCREENSHOT = join(OUT, 'explorer-history.png');
 
@@ -24,14 +24,7 @@ const sha256 = (text) => createHash('sha256').update(text).digest('hex');
 const row = (page, path) => page.locator(`.tree .row[title="${path}"]`);
 const version = (page, id) => page.locator(`#history-panel tr.version[data-id="${id}"]`);
 
-async function open(context, memory) {
-  const page = await context.newPage();
-  await page.setViewportSize({ width: 1440, height: 860 });
-  const errors = watchErrors(page);
-  await page.goto(`${env.url}/www/?memory=${encodeURIComponent(memory)}`);
-  await page.waitForSelector('body[data-ready="true"]');
-  return { page, errors };
-}
+const open = (context, memory) => env.openExplorer(context, `?memory=${encodeURIComponent(memory)}`);
 
 /** The history table as shown: one `[id, operation, time, actor, size]` per row. */
 function shownRows(page) {
