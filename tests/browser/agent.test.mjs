@@ -5,17 +5,13 @@
 // blocks the API received, the key staying in the tab (and going only to the API),
 // persistence across a reload, and the page without a key are checked.
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { MEMORY_SYSTEM_PROMPT } from '../../js/node.js';
 import { modelReply } from '../fake-model.mjs';
-import { launch, server, watchErrors } from './chromium.mjs';
+import { OUT, useBrowser } from './chromium.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const OUT = join(root, 'target', 'browser-test');
 // A loaded 2-core machine: every wait is on a condition, with room to spare.
 const WAIT = 90_000;
 
@@ -99,35 +95,21 @@ function fakeApi() {
   return { server, requests, preflights };
 }
 
-let browser;
-let srv;
+const env = useBrowser();
 let api;
 let apiUrl;
 
 before(async () => {
-  mkdirSync(OUT, { recursive: true });
-  srv = await server();
   api = fakeApi();
   await new Promise((r) => api.server.listen(0, '127.0.0.1', r));
   apiUrl = `http://127.0.0.1:${api.server.address().port}`;
-  browser = await launch();
 });
 
 after(async () => {
-  await browser?.close();
-  await srv?.close();
   await new Promise((r) => api?.server.close(r));
 });
 
-async function open(context, query) {
-  const page = await context.newPage();
-  page.setDefaultTimeout(WAIT);
-  await page.setViewportSize({ width: 1440, height: 860 });
-  const errors = watchErrors(page);
-  await page.goto(`${srv.url}/www/?${query}`);
-  await page.waitForSelector('body[data-ready="true"]');
-  return { page, errors };
-}
+const open = (context, query) => env.openExplorer(context, `?${query}`, (page) => page.setDefaultTimeout(WAIT));
 
 const row = (page, path) => page.locator(`.tree .row[title="${path}"]`);
 const treePaths = (page) => page.locator('.tree .row').evaluateAll((rs) => rs.map((r) => r.title));
@@ -158,7 +140,7 @@ function watchKey(page) {
 }
 
 test('the page without a key says what it needs and still offers the explorer', async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const { page, errors } = await open(context, 'memory=agent-nokey');
   assert.equal(await page.locator('#chat').getAttribute('data-state'), 'setup');
   assert.equal(
@@ -214,7 +196,7 @@ test('the page without a key says what it needs and still offers the explorer', 
 test('Claude (a loopback fake API) writes memory through the SDK in the page; the tree follows; reload keeps files and key', async () => {
   api.requests.length = 0;
   api.preflights.length = 0;
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const { page, errors } = await open(context, `memory=agent-e2e&api=${encodeURIComponent(apiUrl)}`);
   const keyOrigins = watchKey(page);
   assert.equal(await page.inputValue('#agent-api'), apiUrl);
@@ -327,7 +309,7 @@ test('Claude (a loopback fake API) writes memory through the SDK in the page; th
 });
 
 test('an API error is shown in the chat, the memory untouched, and the chat ready again', async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const { page, errors } = await open(context, 'memory=agent-error&api=http%3A%2F%2F127.0.0.1%3A9');
   await page.fill('#agent-key', KEY);
   await page.click('#agent-save');

@@ -2,44 +2,24 @@
 // input, the tree, persistence across a reload, page actions going through the
 // engine's commands, export/import, and the messages for unavailable or full storage.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { launch, server, watchErrors } from './chromium.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { OUT, useBrowser } from './chromium.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const OUT = join(root, 'target', 'browser-test');
 const SNIPPET_HEAD = 'The memory file has been edited. Here is the snippet showing the change (with line numbers):';
 
-let browser;
-let srv;
+const env = useBrowser();
 
-before(async () => {
-  mkdirSync(OUT, { recursive: true });
-  srv = await server();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
-
-async function open(context, memory, { quota } = {}) {
-  const page = await context.newPage();
-  await page.setViewportSize({ width: 1440, height: 860 });
-  if (quota) {
-    // A real quota: Chromium's own, shrunk for this origin through the DevTools
-    // protocol before the page first touches storage.
+function open(context, memory, { quota } = {}) {
+  // A real quota: Chromium's own, shrunk for this origin through the DevTools
+  // protocol before the page first touches storage.
+  const setUp = async (page) => {
     const cdp = await context.newCDPSession(page);
-    await cdp.send('Storage.overrideQuotaForOrigin', { origin: srv.url, quotaSize: quota });
-  }
-  const errors = watchErrors(page);
+    await cdp.send('Storage.overrideQuotaForOrigin', { origin: env.url, quotaSize: quota });
+  };
   // The explorer's console is the page's second tab; #console opens it.
-  await page.goto(`${srv.url}/www/?memory=${encodeURIComponent(memory)}#console`);
-  await page.waitForSelector('body[data-ready="true"]');
-  return { page, errors };
+  return env.openExplorer(context, `?memory=${encodeURIComponent(memory)}#console`, quota ? setUp : undefined);
 }
 
 const row = (page, path) => page.locator(`.tree .row[title="${path}"]`);
@@ -52,7 +32,7 @@ async function runForm(page, command, fields) {
 }
 
 test('create through the form, see it in the tree, reload, str_replace from the console', async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const { page, errors } = await open(context, 'e2e');
   const text = '# Todo\n- buy milk\n- write the e2e test\n- ship it';
 
@@ -125,7 +105,7 @@ test('create through the form, see it in the tree, reload, str_replace from the 
 });
 
 test('page actions go through the engine commands and are logged', async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const { page, errors } = await open(context, 'actions');
 
   // New file (dialog) -> create.
@@ -177,7 +157,7 @@ test('page actions go through the engine commands and are logged', async () => {
 });
 
 test('export the whole memory as JSON and import it back', async () => {
-  const context = await browser.newContext({ acceptDownloads: true });
+  const context = await env.browser.newContext({ acceptDownloads: true });
   const { page, errors } = await open(context, 'export');
   await page.evaluate(async () => {
     const m = window.memdirExplorer.memory;
@@ -212,7 +192,7 @@ test('export the whole memory as JSON and import it back', async () => {
 });
 
 test('a clear message when IndexedDB is unavailable (private mode)', async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   // What private modes and storage-blocking settings do: refuse to open a database.
   await context.addInitScript(() => {
     IDBFactory.prototype.open = function () {
@@ -231,7 +211,7 @@ test('a clear message when IndexedDB is unavailable (private mode)', async () =>
 });
 
 test('a clear message when storage is full, and nothing half-written', async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const { page, errors } = await open(context, 'full', { quota: 512 * 1024 });
   await runForm(page, 'create', { path: '/memories/small.txt', file_text: 'fits' });
   await row(page, '/memories/small.txt').waitFor();

@@ -6,14 +6,10 @@
 // redacted text is gone from storage while the other versions still read back.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { after, before, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { launch, server, watchErrors } from './chromium.mjs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { OUT, readIndexedDb, useBrowser } from './chromium.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const OUT = join(root, 'target', 'browser-test');
 const SCREENSHOT = join(OUT, 'explorer-history.png');
 
 const PATH = '/memories/notes/plan.md';
@@ -22,32 +18,13 @@ const FIRST = 'alpha-3f9c: the plan as first written';
 const MIDDLE = 'bravo-81d2: a draft holding a secret to redact';
 const LAST = 'charlie-c47e: the plan as it stands';
 
-let browser;
-let srv;
-
-before(async () => {
-  mkdirSync(OUT, { recursive: true });
-  srv = await server();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
+const env = useBrowser();
 
 const sha256 = (text) => createHash('sha256').update(text).digest('hex');
 const row = (page, path) => page.locator(`.tree .row[title="${path}"]`);
 const version = (page, id) => page.locator(`#history-panel tr.version[data-id="${id}"]`);
 
-async function open(context, memory) {
-  const page = await context.newPage();
-  await page.setViewportSize({ width: 1440, height: 860 });
-  const errors = watchErrors(page);
-  await page.goto(`${srv.url}/www/?memory=${encodeURIComponent(memory)}`);
-  await page.waitForSelector('body[data-ready="true"]');
-  return { page, errors };
-}
+const open = (context, memory) => env.openExplorer(context, `?memory=${encodeURIComponent(memory)}`);
 
 /** The history table as shown: one `[id, operation, time, actor, size]` per row. */
 function shownRows(page) {
@@ -71,47 +48,30 @@ async function edit(page, text) {
   await page.waitForFunction((t) => [...document.querySelectorAll('.code .lt')].some((l) => l.textContent === t), text);
 }
 
-/** Every database of the origin, every object store, every key and value, read raw. */
-function readAllIndexedDb(page) {
-  return page.evaluate(async () => {
-    const request = (r) =>
-      new Promise((ok, fail) => {
-        r.onsuccess = () => ok(r.result);
-        r.onerror = () => fail(r.error);
-      });
-    // Values are bytes, strings or structured objects: text of all of it, decoded
-    // as UTF-8 (bytes that are not UTF-8 turn into U+FFFD and cannot match).
-    const text = (x) => {
-      if (typeof x === 'string') return x;
-      if (x instanceof ArrayBuffer) return new TextDecoder().decode(x);
-      if (ArrayBuffer.isView(x)) return new TextDecoder().decode(new Uint8Array(x.buffer, x.byteOffset, x.byteLength));
-      if (Array.isArray(x)) return x.map(text).join('\n');
-      if (x !== null && typeof x === 'object') return Object.entries(x).map(([k, v]) => `${k}\n${text(v)}`).join('\n');
-      return String(x);
-    };
-    const out = [];
-    for (const { name } of await indexedDB.databases()) {
-      const db = await request(indexedDB.open(name));
-      for (const store of db.objectStoreNames) {
-        const cursor = db.transaction(store, 'readonly').objectStore(store).openCursor();
-        await new Promise((ok, fail) => {
-          cursor.onerror = () => fail(cursor.error);
-          cursor.onsuccess = () => {
-            const c = cursor.result;
-            if (!c) return ok();
-            out.push({ db: name, store, key: text(c.key), value: text(c.value) });
-            c.continue();
-          };
-        });
-      }
-      db.close();
-    }
-    return out;
-  });
+/**
+ * A raw record as text to search: strings as they are, bytes decoded as UTF-8
+ * (bytes that are not UTF-8 turn into U+FFFD and cannot match), objects as their
+ * fields and values.
+ */
+function text(x) {
+  if (typeof x === 'string') return x;
+  if (Array.isArray(x)) return x.map(text).join('\n');
+  const keys = x !== null && typeof x === 'object' ? Object.keys(x) : [];
+  if (keys.length === 1 && keys[0] === 'bytes' && /^(?:[0-9a-f]{2})*$/.test(x.bytes)) return Buffer.from(x.bytes, 'hex').toString('utf8');
+  if (keys.length) return Object.entries(x).map(([k, v]) => `${k}\n${text(v)}`).join('\n');
+  return String(x);
+}
+
+/** Every database of the origin, every object store, every key and value, read raw, as text. */
+async function readAllIndexedDb(page) {
+  const databases = await page.evaluate(readIndexedDb);
+  return databases.flatMap(({ name, stores }) =>
+    Object.entries(stores).flatMap(([store, records]) => records.map(([key, value]) => ({ db: name, store, key: text(key), value: text(value) }))),
+  );
 }
 
 test('history: versions of a file, its content, restore and redact through the page; the redacted text is gone from IndexedDB', async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const { page, errors } = await open(context, 'history');
 
   // Created through the page's dialog, then edited twice with Edit/Save.

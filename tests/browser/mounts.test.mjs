@@ -4,21 +4,10 @@
 // (every object store, key and value), is the same after as before; after a
 // reload the `me` store still has what was written to it.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { launch, server, watchErrors } from './chromium.mjs';
+import { test } from 'node:test';
+import { readIndexedDb, useBrowser, watchErrors } from './chromium.mjs';
 
-let browser;
-let srv;
-
-before(async () => {
-  srv = await server();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
+const env = useBrowser();
 
 const TEAM = 'mounts-team';
 const ME = 'mounts-me';
@@ -54,54 +43,17 @@ function run(page, inputs) {
   }, inputs);
 }
 
-/**
- * One database read raw: every object store, every key and value, in cursor
- * order. Bytes become hex and objects keep their fields, so any change to any
- * record shows as a difference.
- */
-function readDatabase(page, name) {
-  return page.evaluate(async (name) => {
-    const request = (r) =>
-      new Promise((ok, fail) => {
-        r.onsuccess = () => ok(r.result);
-        r.onerror = () => fail(r.error);
-      });
-    const hex = (u8) => Array.from(u8, (b) => b.toString(16).padStart(2, '0')).join('');
-    const plain = (x) => {
-      if (x instanceof ArrayBuffer) return { bytes: hex(new Uint8Array(x)) };
-      if (ArrayBuffer.isView(x)) return { bytes: hex(new Uint8Array(x.buffer, x.byteOffset, x.byteLength)) };
-      if (Array.isArray(x)) return x.map(plain);
-      if (x instanceof Date) return { date: x.toISOString() };
-      if (x !== null && typeof x === 'object') return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, plain(v)]));
-      return x;
-    };
-    if (!(await indexedDB.databases()).some((d) => d.name === name)) return null;
-    const db = await request(indexedDB.open(name));
-    const out = { version: db.version, stores: {} };
-    for (const store of db.objectStoreNames) {
-      const records = [];
-      const cursor = db.transaction(store, 'readonly').objectStore(store).openCursor();
-      await new Promise((ok, fail) => {
-        cursor.onerror = () => fail(cursor.error);
-        cursor.onsuccess = () => {
-          const c = cursor.result;
-          if (!c) return ok();
-          records.push([plain(c.key), plain(c.value)]);
-          c.continue();
-        };
-      });
-      out.stores[store] = records;
-    }
-    db.close();
-    return out;
-  }, name);
+/** The database `name` read raw (see readIndexedDb), or null if the origin has none of that name. */
+async function readDatabase(page, name) {
+  const [database] = await page.evaluate(readIndexedDb, name);
+  return database ?? null;
 }
 
 test('two IndexedDB stores in one memory: exact answers, the read-only database unchanged, the writable one kept across a reload', async (t) => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const page = await context.newPage();
   const errors = watchErrors(page);
-  await page.goto(`${srv.url}/www/serve.mjs`); // any same-origin document will do
+  await page.goto(`${env.url}/www/serve.mjs`); // any same-origin document will do
 
   // The team's store, filled by opening it alone.
   const filled = await page.evaluate(async (team) => {

@@ -1,21 +1,10 @@
 // Two tabs, one memory: two pages of one origin edit the same memory file at the
 // same time through indexedDbStore; every edit that reported success must be there.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { launch, server, watchErrors } from './chromium.mjs';
+import { test } from 'node:test';
+import { useBrowser, watchErrors } from './chromium.mjs';
 
-let browser;
-let srv;
-
-before(async () => {
-  srv = await server();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
+const env = useBrowser();
 
 const EDITS = 300;
 
@@ -23,7 +12,7 @@ const EDITS = 300;
 async function tab(context, name) {
   const page = await context.newPage();
   const errors = watchErrors(page);
-  await page.goto(`${srv.url}/www/serve.mjs`); // any same-origin document will do
+  await page.goto(`${env.url}/www/serve.mjs`); // any same-origin document will do
   await page.evaluate(async (n) => {
     const m = await import('/js/browser.js');
     window.mem = await m.openMemory({ store: m.indexedDbStore(n), actor: n });
@@ -50,7 +39,7 @@ function inserts(page, who, count) {
 }
 
 test('two tabs inserting hundreds of lines into one file lose none of them', async (t) => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const a = await tab(context, 'two-tabs');
   const b = await tab(context, 'two-tabs');
   const created = await a.page.evaluate(() =>
@@ -98,7 +87,7 @@ function instrument() {
 }
 
 test('a reload in the middle of a rename leaves it done or not done, never half', async (t) => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const { page } = await tab(context, 'reload');
   const files = 400;
   await page.evaluate(async (n) => {
