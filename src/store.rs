@@ -47,6 +47,21 @@ pub struct Page {
     pub cursor: Option<String>,
 }
 
+impl Page {
+    /// The page of at most `size` keys made from `keys`, ascending and fetched one
+    /// over `size`: the extra key, when it came, says there is a next page, whose
+    /// cursor is the last key kept.
+    pub fn of(mut keys: Vec<String>, size: usize) -> Page {
+        let cursor = if keys.len() > size {
+            keys.truncate(size);
+            keys.last().cloned()
+        } else {
+            None
+        };
+        Page { keys, cursor }
+    }
+}
+
 /// The key-value contract every backend implements.
 ///
 /// Keys are short ASCII strings chosen by the engine (`head`, `blob/<sha256>`, …).
@@ -215,20 +230,14 @@ impl Store for MemoryStore {
             Some(c) => Bound::Excluded(c),
             None => Bound::Included(prefix),
         };
-        let mut keys: Vec<String> = map
+        let keys: Vec<String> = map
             .range::<str, _>((start, Bound::Unbounded))
             .map(|(k, _)| k)
             .take_while(|k| k.starts_with(prefix))
             .take(MEMORY_PAGE + 1)
             .cloned()
             .collect();
-        let cursor = if keys.len() > MEMORY_PAGE {
-            keys.truncate(MEMORY_PAGE);
-            keys.last().cloned()
-        } else {
-            None
-        };
-        Ok(Page { keys, cursor })
+        Ok(Page::of(keys, MEMORY_PAGE))
     }
 
     async fn compare_and_swap(

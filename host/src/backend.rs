@@ -68,14 +68,7 @@ pub fn page(
     prefix: &str,
     cursor: Option<&str>,
 ) -> Result<Page, StoreError> {
-    let mut keys = b.list(prefix, cursor, PAGE + 1)?;
-    let cursor = if keys.len() > PAGE {
-        keys.truncate(PAGE);
-        keys.last().cloned()
-    } else {
-        None
-    };
-    Ok(Page { keys, cursor })
+    Ok(Page::of(b.list(prefix, cursor, PAGE + 1)?, PAGE))
 }
 
 /// `memdir::Store` for a backend: the same operations as ready futures.

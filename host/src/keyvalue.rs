@@ -8,7 +8,7 @@
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use memdir::StoreError;
+use memdir::{Page, StoreError};
 use wasmtime::component::{Resource, ResourceTable};
 
 use crate::backend::{Backend, PAGE};
@@ -119,17 +119,14 @@ impl store::HostBucket for State {
         cursor: Option<String>,
     ) -> Answer<KeyResponse> {
         self.table.get(&b)?;
-        let mut keys = match self.backend.list("", cursor.as_deref(), PAGE + 1) {
-            Ok(k) => k,
+        let page = match self.backend.list("", cursor.as_deref(), PAGE + 1) {
+            Ok(keys) => Page::of(keys, PAGE),
             Err(e) => return Ok(Err(err(e))),
         };
-        let cursor = if keys.len() > PAGE {
-            keys.truncate(PAGE);
-            keys.last().cloned()
-        } else {
-            None
-        };
-        Ok(Ok(KeyResponse { keys, cursor }))
+        Ok(Ok(KeyResponse {
+            keys: page.keys,
+            cursor: page.cursor,
+        }))
     }
 
     fn drop(&mut self, b: Resource<BucketHandle>) -> wasmtime::Result<()> {

@@ -361,13 +361,7 @@ impl Store for IdbStore {
                 None => return Err(StoreError::Failed),
             }
         }
-        let cursor = if keys.len() > PAGE as usize {
-            keys.truncate(PAGE as usize);
-            keys.last().cloned()
-        } else {
-            None
-        };
-        Ok(Page { keys, cursor })
+        Ok(Page::of(keys, PAGE as usize))
     }
 
     async fn compare_and_swap(
