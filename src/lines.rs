@@ -6,7 +6,21 @@ use alloc::vec::Vec;
 
 /// Line count under the split model (never zero).
 pub fn count(content: &str) -> usize {
-    content.bytes().filter(|&b| b == b'\n').count() + 1
+    memchr::memchr_iter(b'\n', content.as_bytes()).count() + 1
+}
+
+/// The lines under the split model: `content.split('\n')`, with the line ends
+/// found by memchr (a view splits a whole file).
+pub fn split(content: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    let mut ends = memchr::memchr_iter(b'\n', content.as_bytes()).chain([content.len()]);
+    core::iter::from_fn(move || {
+        let end = ends.next()?;
+        // `\n` is ASCII, so both ends are character boundaries.
+        let line = content.get(start..end).unwrap_or_default();
+        start = end + 1;
+        Some(line)
+    })
 }
 
 /// Where `needle` occurs, as byte offsets of non-overlapping matches.
@@ -50,4 +64,29 @@ pub fn insert(content: &str, after: usize, text: &str) -> String {
     out.push_str(text);
     out.push_str(tail);
     out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn split_and_count_follow_str_split() {
+        for text in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "\na",
+            "a\n\nb",
+            "é\n漢字\n\n",
+            "\r\n\n x \n",
+        ] {
+            let ours: Vec<&str> = split(text).collect();
+            let std: Vec<&str> = text.split('\n').collect();
+            assert_eq!(ours, std, "{text:?}");
+            assert_eq!(count(text), std.len(), "{text:?}");
+        }
+    }
 }

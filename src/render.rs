@@ -67,13 +67,19 @@ pub fn human_size(bytes: u64) -> String {
 }
 
 /// One numbered line: the number right-aligned in 6 columns, a TAB, the text
-/// (`format!("{n:>6}\t{line}")`, written by hand: views number thousands of lines
-/// and the formatting machinery dominated their cost).
-pub fn numbered(out: &mut String, n: usize, line: &str) {
-    let mut digits = [b' '; 20];
-    let mut start = digits.len();
+/// (`format!("{n:>6}\t{line}")`), after a newline unless it is the `first` line.
+/// Written by hand, the prefix in one piece: views number thousands of lines, and
+/// the formatting machinery, then pushing a character at a time, dominated them.
+pub fn numbered(out: &mut String, first: bool, n: usize, line: &str) {
+    // A newline, up to 20 digits (u64::MAX), a TAB.
+    let mut prefix = [b' '; 22];
+    let tab = prefix.len() - 1;
+    if let Some(t) = prefix.get_mut(tab) {
+        *t = b'\t';
+    }
+    let mut start = tab;
     let mut rest = n;
-    for slot in digits.iter_mut().rev() {
+    while let Some(slot) = start.checked_sub(1).and_then(|i| prefix.get_mut(i)) {
         *slot = b'0' + (rest % 10) as u8;
         start -= 1;
         rest /= 10;
@@ -81,9 +87,14 @@ pub fn numbered(out: &mut String, n: usize, line: &str) {
             break;
         }
     }
-    let start = start.min(digits.len() - 6);
-    out.push_str(core::str::from_utf8(digits.get(start..).unwrap_or_default()).unwrap_or_default());
-    out.push('\t');
+    let mut start = start.min(tab - 6);
+    if !first {
+        start -= 1;
+        if let Some(nl) = prefix.get_mut(start) {
+            *nl = b'\n';
+        }
+    }
+    out.push_str(core::str::from_utf8(prefix.get(start..).unwrap_or_default()).unwrap_or_default());
     out.push_str(line);
 }
 
@@ -145,16 +156,12 @@ pub(crate) fn snippet(content: &str, first: usize, extra_lines: usize) -> String
     let start = first.saturating_sub(2).max(1);
     let end = (first + extra_lines + 2).min(total);
     let mut out = String::from(SNIPPET_HEADER);
-    for (i, line) in content
-        .split('\n')
+    for (i, line) in lines::split(content)
         .enumerate()
         .skip(start - 1)
         .take(end + 1 - start)
     {
-        if i + 1 > start {
-            out.push('\n');
-        }
-        numbered(&mut out, i + 1, line);
+        numbered(&mut out, i + 1 == start, i + 1, line);
     }
     out
 }
@@ -181,7 +188,11 @@ pub(crate) fn view_file(
         limit
     });
     let mut used = out.chars().count();
-    for (i, line) in content.split('\n').enumerate().skip(start - 1).take(shown) {
+    for (i, line) in lines::split(content)
+        .enumerate()
+        .skip(start - 1)
+        .take(shown)
+    {
         let number = i + 1;
         let first = number == start;
         if !fits {
@@ -193,10 +204,7 @@ pub(crate) fn view_file(
             }
             used += cost;
         }
-        if !first {
-            out.push('\n');
-        }
-        numbered(&mut out, number, line);
+        numbered(&mut out, first, number, line);
     }
     Ok(out)
 }
@@ -332,8 +340,10 @@ mod tests {
             usize::MAX,
         ] {
             let mut out = String::new();
-            numbered(&mut out, n, "text");
+            numbered(&mut out, true, n, "text");
             assert_eq!(out, format!("{n:>6}\ttext"));
+            numbered(&mut out, false, n, "more");
+            assert_eq!(out, format!("{n:>6}\ttext\n{n:>6}\tmore"));
         }
     }
 

@@ -344,10 +344,10 @@ impl<S: Store> Engine<S> {
                 .map(Vec::as_slice)
                 .unwrap_or_default()
             {
-                out.push('\n');
                 let n = at(line, "line_number").as_u64().unwrap_or_default();
                 numbered(
                     &mut out,
+                    false,
                     usize::try_from(n).unwrap_or_default(),
                     at(line, "text").as_str().unwrap_or_default(),
                 );
