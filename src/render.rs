@@ -29,25 +29,30 @@ impl fmt::Display for Thousands {
 
 /// `{n}B` under 1 KiB; else K, M, G with one decimal below 10 and whole numbers
 /// above, rounding halves up; a rounding that reaches 10 or 1024 takes the larger form.
+/// The longest [`human_size`] (`u64::MAX` is "17179869184G").
+const HUMAN_SIZE_MAX: usize = 12;
+
 pub fn human_size(bytes: u64) -> String {
     // Written with itoa, not format!: a listing sizes every row, and the formatting
     // machinery was most of a directory view's cost.
     let mut out = String::with_capacity(8);
-    let num = |out: &mut String, n: u128| out.push_str(itoa::Buffer::new().format(n));
+    let num = |out: &mut String, n: u64| out.push_str(itoa::Buffer::new().format(n));
     if bytes < 1024 {
-        num(&mut out, u128::from(bytes));
+        num(&mut out, bytes);
         out.push('B');
         return out;
     }
     const UNITS: [char; 3] = ['K', 'M', 'G'];
     let mut unit = 0;
-    let mut div: u128 = 1024;
-    while unit + 1 < UNITS.len() && u128::from(bytes) / div >= 1024 {
+    let mut div: u64 = 1024;
+    while unit + 1 < UNITS.len() && bytes / div >= 1024 {
         unit += 1;
         div *= 1024;
     }
-    let b = u128::from(bytes);
-    let round = |scale: u128| (b * scale * 2 + div) / (2 * div);
+    // bytes * scale / div rounded half up, from quotient and remainder so that no
+    // u64 overflows (u128 arithmetic is a software division in wasm).
+    let (q, r) = (bytes / div, bytes % div);
+    let round = |scale: u64| q * scale + (r * scale * 2 + div) / (2 * div);
     let tenths = round(10);
     let name = |u: usize| UNITS.get(u).copied().unwrap_or('G');
     let whole = round(1);
@@ -272,21 +277,28 @@ pub(crate) fn view_dir(
     let (start, end) = lines_in_range(range, n, Lines::OfListing)?;
     let mut out = dir_header(path);
     let mut used = out.chars().count();
-    for (i, (size, shown)) in rows
-        .iter()
-        .enumerate()
-        .skip(start - 1)
-        .take(end + 1 - start)
-    {
-        let number = i + 1;
-        let first = number == start;
+    let shown_rows = rows.get(start - 1..end).unwrap_or_default();
+    // A row adds at most its path, a size, a TAB and a newline, and a character is
+    // at least a byte, so most listings need no character counting at all.
+    let fits = out.len()
+        + shown_rows
+            .iter()
+            .map(|(_, s)| s.len() + HUMAN_SIZE_MAX + 2)
+            .sum::<usize>()
+        <= limit;
+    for (i, (size, shown)) in shown_rows.iter().enumerate() {
+        let number = start + i;
+        let first = i == 0;
         let size = human_size(*size);
-        // The size is ASCII: its length is its characters.
-        let cost = size.len() + 1 + shown.chars().count() + usize::from(!first);
-        if !first && used + cost > limit {
-            out.push('\n');
-            out.push_str(&cut_hint(limit, number - 1, n, end));
-            return Ok(out);
+        if !fits {
+            // The size is ASCII: its length is its characters.
+            let cost = size.len() + 1 + shown.chars().count() + usize::from(!first);
+            if !first && used + cost > limit {
+                out.push('\n');
+                out.push_str(&cut_hint(limit, number - 1, n, end));
+                return Ok(out);
+            }
+            used += cost;
         }
         if !first {
             out.push('\n');
@@ -294,7 +306,6 @@ pub(crate) fn view_dir(
         out.push_str(&size);
         out.push('\t');
         out.push_str(shown);
-        used += cost;
     }
     Ok(out)
 }
@@ -320,10 +331,13 @@ mod tests {
             (10_380_902, "9.9M"),
             (1_073_741_824, "1.0G"),
             (2_000_000_000_000, "1863G"),
+            ((1 << 53) - 1, "8388608G"),
+            (u64::MAX, "17179869184G"),
         ];
         for (b, want) in cases {
             assert_eq!(human_size(b), want, "{b}");
         }
+        assert_eq!(human_size(u64::MAX).len(), HUMAN_SIZE_MAX);
     }
 
     #[test]
