@@ -7,6 +7,7 @@ use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
+use alloc::vec::Vec;
 use core::future::{Future, poll_fn};
 use core::pin::{Pin, pin};
 use core::task::{Context, Poll, Waker};
@@ -21,7 +22,7 @@ use crate::overlay::Overlay;
 use crate::path::ValidPath;
 use crate::plan::{Found, refuse_without_storage, screen_secrets};
 use crate::publish::Attempt;
-use crate::render;
+use crate::render::{self, Row};
 use crate::store::Store;
 use crate::tree::{Hash, Kind, Node};
 
@@ -259,25 +260,30 @@ impl<S: Store> Engine<S> {
             }
         };
         let node = self.dir(&none, dir).await?;
-        let mut rows = vec![(node.size(), String::from(path.as_str()))];
+        // Each subdirectory read first, so that the rows can borrow every name.
+        let mut subs = Vec::new();
+        for (_, child) in render::visible(&node) {
+            if child.kind == Kind::Dir {
+                subs.push(self.dir(&none, self.subdir(&none, child).await?).await?);
+            }
+        }
+        let mut subs = subs.iter();
+        let at = path.as_str();
+        let mut rows: Vec<Row> = vec![(node.size(), [at, "", "", "", "", ""])];
         for (name, child) in render::visible(&node) {
-            let shown = path.join(name);
-            match child.kind {
-                Kind::File => rows.push((child.size, String::from(shown.as_str()))),
-                Kind::Dir => {
-                    // Concatenated, not format!ed: a listing has a row per entry.
-                    rows.push((child.size, [shown.as_str(), "/"].concat()));
-                    let sub = self.dir(&none, self.subdir(&none, child).await?).await?;
-                    for (name, grandchild) in render::visible(&sub) {
-                        let slash = if grandchild.kind == Kind::Dir {
-                            "/"
-                        } else {
-                            ""
-                        };
-                        let row = [shown.as_str(), "/", name.as_str(), slash].concat();
-                        rows.push((grandchild.size, row));
-                    }
-                }
+            if child.kind == Kind::File {
+                rows.push((child.size, [at, "/", name, "", "", ""]));
+                continue;
+            }
+            rows.push((child.size, [at, "/", name, "/", "", ""]));
+            for (grand, c) in subs
+                .next()
+                .map(|s| render::visible(s))
+                .into_iter()
+                .flatten()
+            {
+                let slash = if c.kind == Kind::Dir { "/" } else { "" };
+                rows.push((c.size, [at, "/", name, "/", grand, slash]));
             }
         }
         render::view_dir(path, &rows, range, limit)

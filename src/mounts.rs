@@ -18,7 +18,7 @@ use crate::error::{Refusal, ToolError};
 use crate::input::{Checked, Command};
 use crate::path::{self, ValidPath};
 use crate::plan::refuse_without_storage;
-use crate::render;
+use crate::render::{self, Row};
 use crate::store::Store;
 use crate::toolset::{self, ToolsetError};
 use serde_json::Value;
@@ -360,22 +360,22 @@ impl<T: MountTarget> Mounted<T> {
     ) -> Result<String, T::Error> {
         let mut sorted: Vec<&(Mount, T)> = self.mounts.iter().collect();
         sorted.sort_by(|a, b| a.0.name.cmp(&b.0.name));
-        let mut rows = Vec::new();
+        let mut tops = Vec::new();
         let mut total = 0u64;
         for (m, target) in sorted {
             let top = target.top_entries().await?;
             total = total.saturating_add(top.size);
-            if !render::is_visible(&m.name) {
-                continue;
-            }
-            let at = format!("{}/{}", path::ROOT, m.name);
-            rows.push((top.size, format!("{at}/")));
-            for e in top.entries {
+            tops.push((m, top));
+        }
+        let mut rows: Vec<Row> = alloc::vec![(total, [path.as_str(), "", "", "", "", ""])];
+        for (m, top) in tops.iter().filter(|(m, _)| render::is_visible(&m.name)) {
+            let name = m.name.as_str();
+            rows.push((top.size, [path::ROOT, "/", name, "/", "", ""]));
+            for e in &top.entries {
                 let slash = if e.is_dir { "/" } else { "" };
-                rows.push((e.size, format!("{at}/{}{slash}", e.name)));
+                rows.push((e.size, [path::ROOT, "/", name, "/", &e.name, slash]));
             }
         }
-        rows.insert(0, (total, String::from(path.as_str())));
         let limit = self
             .mounts
             .first()

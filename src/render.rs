@@ -267,9 +267,13 @@ fn lines_in_range(
 /// A directory's listing: line 1 is the directory itself, then its entries. Like a
 /// file, it is cut at the read limit with a hint naming the `view_range` of the
 /// rest, so every entry of a directory of any size can be reached.
+/// One row of a directory listing: a size and a path in pieces, written out as
+/// they are (a listing has a row per entry; none of them is made into a string).
+pub(crate) type Row<'a> = (u64, [&'a str; 6]);
+
 pub(crate) fn view_dir(
     path: &ValidPath,
-    rows: &[(u64, String)],
+    rows: &[Row],
     range: Option<(i64, i64)>,
     limit: usize,
 ) -> Result<String, ToolError> {
@@ -283,7 +287,7 @@ pub(crate) fn view_dir(
     let fits = out.len()
         + shown_rows
             .iter()
-            .map(|(_, s)| s.len() + HUMAN_SIZE_MAX + 2)
+            .map(|(_, s)| s.iter().map(|p| p.len()).sum::<usize>() + HUMAN_SIZE_MAX + 2)
             .sum::<usize>()
         <= limit;
     for (i, (size, shown)) in shown_rows.iter().enumerate() {
@@ -292,7 +296,8 @@ pub(crate) fn view_dir(
         let size = human_size(*size);
         if !fits {
             // The size is ASCII: its length is its characters.
-            let cost = size.len() + 1 + shown.chars().count() + usize::from(!first);
+            let chars: usize = shown.iter().map(|p| p.chars().count()).sum();
+            let cost = size.len() + 1 + chars + usize::from(!first);
             if !first && used + cost > limit {
                 out.push('\n');
                 out.push_str(&cut_hint(limit, number - 1, n, end));
@@ -305,7 +310,9 @@ pub(crate) fn view_dir(
         }
         out.push_str(&size);
         out.push('\t');
-        out.push_str(shown);
+        for part in shown {
+            out.push_str(part);
+        }
     }
     Ok(out)
 }
