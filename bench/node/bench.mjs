@@ -34,6 +34,7 @@ import { BetaLocalFilesystemMemoryTool } from '@anthropic-ai/sdk/tools/memory/no
 import * as memdir from 'memdir';
 import { answerOf, compare, sdkEntries } from '../../tests/sdk-differences.mjs';
 import { rng, workload } from '../workload.mjs';
+import { buildIfNeeded } from '../../www/serve.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -43,6 +44,9 @@ const N_COMMANDS = arg('commands', 1000);
 const N_FILES = arg('files', 200);
 const SEED = arg('seed', 42);
 
+// memdir is timed as dist/ holds it: a build older than the sources would time old
+// code without a word (npm run bench builds first; run alone, this does).
+buildIfNeeded();
 const benchWasm = new URL('../dist/memdir_wasm_bg.wasm', import.meta.url);
 if (!existsSync(benchWasm)) {
   console.error('bench/dist/ is missing: run `node scripts/build.mjs --bench` (npm run bench does)');
