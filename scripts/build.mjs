@@ -14,7 +14,7 @@
 // `--empty` builds the cold-start bench's peer (bench/cold/empty, a module with one
 // function and nothing else, its own workspace) the same way into bench/cold/dist/.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
@@ -84,6 +84,9 @@ function buildVariant({ profile, features, out, peer }) {
   const wasm = join(out, `${name}_bg.wasm`);
   if (!args.has('--force') && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(wasm)) {
     console.error(`${relative(root, out)}/ is up to date`);
+    // Newer than the sources again, for the mtime check of www/serve.mjs's needsBuild().
+    const now = new Date();
+    utimesSync(wasm, now, now);
     return;
   }
   // Only this build's own files: dist/ also holds dist/node/.
