@@ -76,7 +76,7 @@ pub(crate) struct Cache {
     log_bytes: Cell<usize>,
     records: Objects,
     record_bytes: Cell<usize>,
-    /// Set while a view is rendered from the cache alone (`Engine::from_cache`): a
+    /// Set while a view is rendered from the cache alone (`Engine::cache_alone`): a
     /// read that would go to the store is refused instead, and `missed` says so.
     cache_only: Cell<bool>,
     missed: Cell<bool>,

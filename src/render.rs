@@ -27,11 +27,11 @@ impl fmt::Display for Thousands {
     }
 }
 
-/// `{n}B` under 1 KiB; else K, M, G with one decimal below 10 and whole numbers
-/// above, rounding halves up; a rounding that reaches 10 or 1024 takes the larger form.
 /// The longest [`human_size`] (`u64::MAX` is "17179869184G").
 const HUMAN_SIZE_MAX: usize = 12;
 
+/// `{n}B` under 1 KiB; else K, M, G with one decimal below 10 and whole numbers
+/// above, rounding halves up; a rounding that reaches 10 or 1024 takes the larger form.
 pub fn human_size(bytes: u64) -> String {
     // Written with itoa, not format!: a listing sizes every row, and the formatting
     // machinery was most of a directory view's cost.
