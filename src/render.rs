@@ -33,14 +33,20 @@ const HUMAN_SIZE_MAX: usize = 12;
 /// `{n}B` under 1 KiB; else K, M, G with one decimal below 10 and whole numbers
 /// above, rounding halves up; a rounding that reaches 10 or 1024 takes the larger form.
 pub fn human_size(bytes: u64) -> String {
-    // Written with itoa, not format!: a listing sizes every row, and the formatting
-    // machinery was most of a directory view's cost.
-    let mut out = String::with_capacity(8);
+    let mut out = String::with_capacity(HUMAN_SIZE_MAX);
+    push_human_size(&mut out, bytes);
+    out
+}
+
+/// [`human_size`] written onto the end of `out`. With itoa, not format!, and into
+/// the answer itself: a listing sizes every row, and the formatting machinery, then
+/// a string per row, were most of a directory view's cost.
+fn push_human_size(out: &mut String, bytes: u64) {
     let num = |out: &mut String, n: u64| out.push_str(itoa::Buffer::new().format(n));
     if bytes < 1024 {
-        num(&mut out, bytes);
+        num(out, bytes);
         out.push('B');
-        return out;
+        return;
     }
     const UNITS: [char; 3] = ['K', 'M', 'G'];
     let mut unit = 0;
@@ -57,18 +63,17 @@ pub fn human_size(bytes: u64) -> String {
     let name = |u: usize| UNITS.get(u).copied().unwrap_or('G');
     let whole = round(1);
     if tenths < 100 {
-        num(&mut out, tenths / 10);
+        num(out, tenths / 10);
         out.push('.');
-        num(&mut out, tenths % 10);
+        num(out, tenths % 10);
         out.push(name(unit));
     } else if whole >= 1024 && unit + 1 < UNITS.len() {
         out.push_str("1.0");
         out.push(name(unit + 1));
     } else {
-        num(&mut out, whole);
+        num(out, whole);
         out.push(name(unit));
     }
-    out
 }
 
 /// One numbered line: the number right-aligned in 6 columns, a TAB, the text
@@ -293,11 +298,10 @@ pub(crate) fn view_dir(
     for (i, (size, shown)) in shown_rows.iter().enumerate() {
         let number = start + i;
         let first = i == 0;
-        let size = human_size(*size);
         if !fits {
             // The size is ASCII: its length is its characters.
             let chars: usize = shown.iter().map(|p| p.chars().count()).sum();
-            let cost = size.len() + 1 + chars + usize::from(!first);
+            let cost = human_size(*size).len() + 1 + chars + usize::from(!first);
             if !first && used + cost > limit {
                 out.push('\n');
                 out.push_str(&cut_hint(limit, number - 1, n, end));
@@ -308,7 +312,7 @@ pub(crate) fn view_dir(
         if !first {
             out.push('\n');
         }
-        out.push_str(&size);
+        push_human_size(&mut out, *size);
         out.push('\t');
         for part in shown {
             out.push_str(part);
