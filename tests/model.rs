@@ -318,10 +318,34 @@ impl Model {
                 ))
             }
             _ => {
-                let ls: Vec<String> = starts.iter().map(|&i| line_of(i).to_string()).collect();
+                // memdir's rule: list the lines that keep the whole message within the
+                // read limit, reckoning with the longest " and N more" there could be,
+                // and always the first two.
+                let fixed = format!(
+                    "No replacement was performed. Multiple occurrences of old_str `{old}` in lines: . Please ensure it is unique and 9,999,999,999 more"
+                )
+                .chars()
+                .count();
+                let mut listed = String::new();
+                let mut shown = 0;
+                for (k, &i) in starts.iter().enumerate() {
+                    let item = if k == 0 {
+                        line_of(i).to_string()
+                    } else {
+                        format!(", {}", line_of(i))
+                    };
+                    if k >= 2 && fixed + listed.len() + item.len() > READ_LIMIT {
+                        break;
+                    }
+                    listed.push_str(&item);
+                    shown += 1;
+                }
+                let more = match starts.len() - shown {
+                    0 => String::new(),
+                    n => format!(" and {} more", commas(n as u64)),
+                };
                 Err(format!(
-                    "No replacement was performed. Multiple occurrences of old_str `{old}` in lines: {}. Please ensure it is unique",
-                    ls.join(", ")
+                    "No replacement was performed. Multiple occurrences of old_str `{old}` in lines: {listed}{more}. Please ensure it is unique"
                 ))
             }
         }
@@ -719,4 +743,29 @@ fn human_sizes_of_the_model_match_the_spec_examples() {
     }
     assert_eq!(commas(102_400), "102,400");
     assert_eq!(commas(400), "400");
+}
+
+/// A sequence the random runs once found: `old_str` on 22 lines, more than a
+/// read limit of 200 characters can list. Engine and model must cut the list alike.
+#[test]
+fn a_long_list_of_matching_lines_is_cut_alike() {
+    let engine = engine();
+    let mut model = Model::default();
+    let mut last = String::new();
+    for input in [
+        json!({"command": "create", "path": "/memories/b/c.txt", "file_text": "l\n".repeat(22)}),
+        json!({"command": "str_replace", "path": "/memories/b/c.txt", "old_str": "\n"}),
+    ] {
+        let want = match model.run(&input) {
+            Ok(s) => (s, false),
+            Err(m) => (format!("Error: {m}"), true),
+        };
+        let got = block_on(engine.execute(&input));
+        assert_eq!((&got.content, got.is_error), (&want.0, want.1), "{input}");
+        last = got.content;
+    }
+    assert_eq!(
+        last,
+        "Error: No replacement was performed. Multiple occurrences of old_str `\n` in lines: 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21 and 1 more. Please ensure it is unique"
+    );
 }
