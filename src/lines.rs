@@ -9,18 +9,52 @@ pub fn count(content: &str) -> usize {
     memchr::memchr_iter(b'\n', content.as_bytes()).count() + 1
 }
 
-/// The lines under the split model: `content.split('\n')`, with the line ends
-/// found by memchr (a view splits a whole file).
-pub fn split(content: &str) -> impl Iterator<Item = &str> {
-    let mut start = 0;
-    let mut ends = memchr::memchr_iter(b'\n', content.as_bytes()).chain([content.len()]);
-    core::iter::from_fn(move || {
-        let end = ends.next()?;
-        // `\n` is ASCII, so both ends are character boundaries.
-        let line = content.get(start..end).unwrap_or_default();
-        start = end + 1;
-        Some(line)
-    })
+/// Where every line of a text ends, found in one scan: its line count, and any run
+/// of its lines without scanning again (a view counts the lines, then numbers some).
+pub struct Index<'a> {
+    content: &'a str,
+    /// Byte offsets of the `\n`s.
+    ends: Vec<usize>,
+}
+
+impl<'a> Index<'a> {
+    /// The index of `content`, or `None` if it has more than `max_lines` lines
+    /// (found without indexing the rest: the index is at most `max_lines` long).
+    pub fn new(content: &'a str, max_lines: usize) -> Option<Index<'a>> {
+        let ends: Vec<usize> = memchr::memchr_iter(b'\n', content.as_bytes())
+            .take(max_lines)
+            .collect();
+        (ends.len() < max_lines).then_some(Index { content, ends })
+    }
+
+    /// The line count (never zero).
+    pub fn count(&self) -> usize {
+        self.ends.len() + 1
+    }
+
+    /// Lines `first..` (numbered from 1).
+    pub fn lines_from(&self, first: usize) -> impl Iterator<Item = &'a str> + '_ {
+        let from = first.saturating_sub(1);
+        let mut start = match from {
+            0 => 0,
+            n => self
+                .ends
+                .get(n - 1)
+                .map_or(self.content.len() + 1, |e| e + 1),
+        };
+        let content = self.content;
+        self.ends
+            .iter()
+            .skip(from)
+            .copied()
+            .chain((start <= content.len()).then_some(content.len()))
+            .map(move |end| {
+                // `\n` is ASCII, so both ends are character boundaries.
+                let line = content.get(start..end).unwrap_or_default();
+                start = end + 1;
+                line
+            })
+    }
 }
 
 /// Where `needle` occurs, as byte offsets of non-overlapping matches.
@@ -67,12 +101,12 @@ pub fn insert(content: &str, after: usize, text: &str) -> String {
 }
 
 #[cfg(test)]
-#[allow(clippy::unwrap_used)]
+#[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
 
     #[test]
-    fn split_and_count_follow_str_split() {
+    fn the_index_follows_str_split() {
         for text in [
             "",
             "\n",
@@ -83,10 +117,21 @@ mod tests {
             "é\n漢字\n\n",
             "\r\n\n x \n",
         ] {
-            let ours: Vec<&str> = split(text).collect();
             let std: Vec<&str> = text.split('\n').collect();
-            assert_eq!(ours, std, "{text:?}");
+            let index = Index::new(text, usize::MAX).unwrap();
+            assert_eq!(index.count(), std.len(), "{text:?}");
             assert_eq!(count(text), std.len(), "{text:?}");
+            for first in 1..=std.len() + 1 {
+                let ours: Vec<&str> = index.lines_from(first).collect();
+                assert_eq!(ours, std[first - 1..], "{text:?} from line {first}");
+            }
         }
+    }
+
+    #[test]
+    fn the_index_refuses_past_its_line_cap() {
+        assert_eq!(Index::new("a\nb\nc", 3).map(|i| i.count()), Some(3));
+        assert!(Index::new("a\nb\nc\n", 3).is_none());
+        assert!(Index::new("\n\n\n\n\n", 3).is_none());
     }
 }

@@ -162,19 +162,20 @@ pub(crate) fn is_visible(name: &str) -> bool {
 /// Numbered lines from two before the first changed line to two after the last
 /// line of the inserted text, clipped to the file.
 pub(crate) fn snippet(content: &str, first: usize, extra_lines: usize) -> String {
-    let total = lines::count(content);
-    let start = first.saturating_sub(2).max(1);
-    let end = (first + extra_lines + 2).min(total);
     let mut out = String::from(SNIPPET_HEADER);
-    for (i, line) in lines::split(content)
-        .enumerate()
-        .skip(start - 1)
-        .take(end + 1 - start)
-    {
-        numbered(&mut out, i + 1 == start, i + 1, line);
+    let Some(index) = lines::Index::new(content, usize::MAX) else {
+        return out;
+    };
+    let start = first.saturating_sub(2).max(1);
+    let end = (first + extra_lines + 2).min(index.count());
+    for (i, line) in index.lines_from(start).take(end + 1 - start).enumerate() {
+        numbered(&mut out, i == 0, start + i, line);
     }
     out
 }
+
+/// The most lines a file view shows (the vendor's limit, named in its refusal).
+const MAX_VIEW_LINES: usize = 999_999;
 
 pub(crate) fn view_file(
     path: &ValidPath,
@@ -182,10 +183,10 @@ pub(crate) fn view_file(
     range: Option<(i64, i64)>,
     limit: usize,
 ) -> Result<String, ToolError> {
-    let n = lines::count(content);
-    if n > 999_999 {
+    let Some(index) = lines::Index::new(content, MAX_VIEW_LINES) else {
         return Err(Refusal::TooManyLines(path.clone()).into());
-    }
+    };
+    let n = index.count();
     let (start, end) = lines_in_range(range, n, Lines::OfFile)?;
     let mut out = file_header(path);
     let shown = end + 1 - start;
@@ -198,13 +199,9 @@ pub(crate) fn view_file(
         limit
     });
     let mut used = out.chars().count();
-    for (i, line) in lines::split(content)
-        .enumerate()
-        .skip(start - 1)
-        .take(shown)
-    {
-        let number = i + 1;
-        let first = number == start;
+    for (i, line) in index.lines_from(start).take(shown).enumerate() {
+        let number = start + i;
+        let first = i == 0;
         if !fits {
             let cost = 7.max(1 + digits(number)) + line.chars().count() + usize::from(!first);
             if !first && used + cost > limit {
