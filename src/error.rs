@@ -13,7 +13,7 @@ use serde_json::Number;
 
 use crate::input::InputError;
 use crate::path::{PathError, ValidPath};
-use crate::render::Thousands;
+use crate::render::{Thousands, digits};
 use crate::store::StoreError;
 
 /// Why a command or a maintenance call failed.
@@ -276,16 +276,6 @@ impl Refusal {
             more: lines.len() - shown,
         }
     }
-}
-
-/// Decimal digits of `n`.
-fn digits(mut n: usize) -> usize {
-    let mut d = 1;
-    while n >= 10 {
-        n /= 10;
-        d += 1;
-    }
-    d
 }
 
 impl fmt::Display for Refusal {

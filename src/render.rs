@@ -217,7 +217,7 @@ pub(crate) fn view_file(
 }
 
 /// Decimal digits of `n`.
-fn digits(mut n: usize) -> usize {
+pub(crate) fn digits(mut n: usize) -> usize {
     let mut d = 1;
     while n >= 10 {
         n /= 10;
