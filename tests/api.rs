@@ -215,10 +215,16 @@ fn creating_on_a_taken_path_is_a_conflict_naming_what_blocks() {
         json!({"op": "memory.create", "body": r#"{"path":"/notes/todo.md/deeper","content":"y"}"#}),
     );
     assert_eq!(r["body"]["error"]["conflicting_path"], "/notes/todo.md");
+    // A directory holding a memory: the conflict names that memory, never "".
     let r = a.call(json!({"op": "memory.create", "body": r#"{"path":"/notes","content":"y"}"#}));
     assert_eq!(
-        r["body"]["error"]["conflicting_memory_id"], "",
-        "a directory is no memory"
+        r["body"],
+        json!({"type": "error", "error": {
+            "type": "memory_path_conflict_error",
+            "message": "The path /notes conflicts with memory mem_abcdefghjkmn_1 at /notes/todo.md.",
+            "conflicting_path": "/notes/todo.md",
+            "conflicting_memory_id": "mem_abcdefghjkmn_1"
+        }})
     );
     let r = a.call(json!({"op": "memory.create", "body": r#"{"path":"/notes/todo.md","content":"y","precondition":{"type":"not_exists"}}"#}));
     assert_eq!(
@@ -229,6 +235,100 @@ fn creating_on_a_taken_path_is_a_conflict_naming_what_blocks() {
             "The precondition not_exists failed: something is already at /notes/todo.md.".into()
         )
     );
+}
+
+#[test]
+fn directories_without_memories_give_way_to_creates_and_renames() {
+    let a = api();
+    let gone = a.create("/notes/a.md", "a");
+    let id = gone["id"].as_str().unwrap();
+    a.ok(json!({"op": "memory.delete", "id": id}));
+    // /notes is left, empty: the memory tool still shows it.
+    assert_eq!(
+        a.tool(json!({"command": "view", "path": "/memories/notes"})),
+        "Here're the files and directories up to 2 levels deep in /memories/notes, excluding hidden items and node_modules:\n0B\t/memories/notes"
+    );
+    // Paths conflict only with memories: the empty directory is replaced.
+    let made = a.ok(
+        json!({"op": "memory.create", "body": r#"{"path":"/notes","content":"now a memory"}"#}),
+    );
+    assert_eq!(made["path"], "/notes");
+    assert_eq!(
+        a.tool(json!({"command": "view", "path": "/memories/notes"})),
+        "Here's the content of /memories/notes with line numbers:\n     1\tnow a memory"
+    );
+    // Likewise for not_exists, and for a rename onto directories that hold only
+    // empty directories.
+    a.create("/old/deep/x.md", "x");
+    let x = a.ok(json!({"op": "version.list"}))["data"][0]["memory_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    a.ok(json!({"op": "memory.delete", "id": x}));
+    let m = a.create("/m.md", "m");
+    let moved = a.ok(json!({"op": "memory.update", "id": m["id"], "body": r#"{"path":"/old","precondition":{"type":"not_exists"}}"#}));
+    assert_eq!(moved["path"], "/old");
+    let again = a.ok(json!({"op": "memory.create", "body": r#"{"path":"/y.md","content":"y","precondition":{"type":"not_exists"}}"#}));
+    assert_eq!(again["path"], "/y.md");
+    assert_eq!(
+        a.tool(json!({"command": "view", "path": "/memories"})),
+        "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n14B\t/memories\n12B\t/memories/notes\n1B\t/memories/old\n1B\t/memories/y.md"
+    );
+}
+
+/// A directory of `depth` levels whose every level names the level below twice:
+/// 2^depth paths over `depth` + 1 stored nodes, none holding a file.
+fn doubling_empty_dirs(store: &MemoryStore, depth: usize) -> String {
+    let mut node = br#"{"e":[]}"#.to_vec();
+    let mut hash = hex_sha(&node);
+    block_on(store.set(&format!("tree/{hash}"), &node)).unwrap();
+    for _ in 0..depth {
+        node = format!(r#"{{"e":[["a","d","{hash}",0,0],["b","d","{hash}",0,0]]}}"#).into_bytes();
+        hash = hex_sha(&node);
+        block_on(store.set(&format!("tree/{hash}"), &node)).unwrap();
+    }
+    hash
+}
+
+fn hex_sha(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+#[test]
+fn a_directory_repeating_one_empty_directory_is_read_once_per_node() {
+    let a = api();
+    // The tool makes /d (empty once its file is deleted); its entry is then
+    // pointed at 2^64 paths of empty directories, rehashed up to a new head.
+    a.tool(json!({"command": "create", "path": "/memories/d/f.md", "file_text": "f"}));
+    a.tool(json!({"command": "delete", "path": "/memories/d/f.md"}));
+    let hostile = doubling_empty_dirs(&a.store, 64);
+    let head = String::from_utf8(block_on(a.store.get("head")).unwrap().unwrap()).unwrap();
+    let commit_key = format!("commit/{head}");
+    let mut commit: Value =
+        serde_json::from_slice(&block_on(a.store.get(&commit_key)).unwrap().unwrap()).unwrap();
+    let root_key = format!("tree/{}", commit["root"].as_str().unwrap());
+    let root = String::from_utf8(block_on(a.store.get(&root_key)).unwrap().unwrap()).unwrap();
+    let mut root: Value = serde_json::from_str(&root).unwrap();
+    for e in root["e"].as_array_mut().unwrap() {
+        if e[0] == "d" {
+            e[2] = json!(hostile);
+        }
+    }
+    let root = serde_json::to_vec(&root).unwrap();
+    let root_hash = hex_sha(&root);
+    block_on(a.store.set(&format!("tree/{root_hash}"), &root)).unwrap();
+    commit["root"] = json!(root_hash);
+    let commit = serde_json::to_vec(&commit).unwrap();
+    let commit_hash = hex_sha(&commit);
+    block_on(a.store.set(&format!("commit/{commit_hash}"), &commit)).unwrap();
+    block_on(a.store.set("head", commit_hash.as_bytes())).unwrap();
+    // No memory beneath /d: it gives way, after reading each of its 65 nodes once.
+    let made = a.ok(json!({"op": "memory.create", "body": r#"{"path":"/d","content":"d"}"#}));
+    assert_eq!(made["path"], "/d");
 }
 
 #[test]

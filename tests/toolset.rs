@@ -468,7 +468,7 @@ fn missing_documents_directories_and_conflicts() {
             json!({"path": "/notes", "content": "x"})
         ),
         (
-            "Cannot write /notes: it is a directory; nothing was written.".into(),
+            "Cannot write /notes: it is a directory holding the document /notes/a.md; nothing was written.".into(),
             "conflict"
         )
     );
@@ -489,6 +489,19 @@ fn missing_documents_directories_and_conflicts() {
             "/notes/a.md already exists and create_only is set; nothing was written.".into(),
             "precondition"
         )
+    );
+    // Once its document is deleted, /notes is an empty directory: no document
+    // blocks it, so a write (create_only too) replaces it.
+    t.ok("memory_delete", json!({"path": "/notes/a.md"}));
+    assert_eq!(
+        t.ok(
+            "memory_write",
+            json!({"path": "/notes", "content": "x", "create_only": true})
+        )
+        .lines()
+        .next()
+        .unwrap(),
+        "Created /notes (1 byte, content_sha256 2d711642b726b04401627ca9fbac32f5c8530fb1903cc4db02258717921a4881)."
     );
 }
 

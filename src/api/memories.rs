@@ -3,8 +3,10 @@
 //! and published with its versions in one commit.
 
 use alloc::boxed::Box;
+use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::string::String;
+use alloc::vec;
 use alloc::vec::Vec;
 use core::cmp::Ordering;
 
@@ -143,6 +145,15 @@ impl<S: Store> Engine<S> {
                 "/",
                 &Child::plain(Kind::Dir, root, 0, 0),
             ))),
+            // Paths conflict only with memories: a directory with no file beneath
+            // it gives way (the new memory replaces it); one holding files names
+            // the first of them, so a client is told which memory blocks.
+            Found::Entry(c) if c.kind == Kind::Dir => {
+                match self.first_file_beneath(overlay, sp, &c).await? {
+                    None => Ok(None),
+                    Some((at, file)) => Ok(Some(conflict(ids, sp, &at, &file))),
+                }
+            }
             Found::Entry(c) => Ok(Some(conflict(ids, sp, sp, &c))),
             Found::UnderFile(depth) => {
                 let above = path.ancestor(depth);
@@ -152,6 +163,38 @@ impl<S: Store> Engine<S> {
                 }
             }
         }
+    }
+
+    /// The first file at or beneath the directory `dir` (at store path `path`), in
+    /// tree order. Each directory node is read once however often a tree names it,
+    /// so a stored tree that repeats one empty directory costs one read, not one per
+    /// place it is named.
+    async fn first_file_beneath(
+        &self,
+        overlay: &Overlay,
+        path: &str,
+        dir: &Child,
+    ) -> Result<Option<(String, Child)>, ToolError> {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![(String::from(path), *dir, 0usize)];
+        while let Some((p, c, depth)) = todo.pop() {
+            if depth > MAX_NESTING {
+                return Err(ToolError::Damaged);
+            }
+            if c.kind == Kind::File {
+                return Ok(Some((p, c)));
+            }
+            let hash = self.subdir(overlay, &c).await?;
+            if !seen.insert(hash) {
+                continue;
+            }
+            let node = self.dir(overlay, hash).await?;
+            // Reversed onto a stack, so they come off in order.
+            for (name, grand) in node.children.iter().rev() {
+                todo.push((format!("{p}/{name}"), *grand, depth + 1));
+            }
+        }
+        Ok(None)
     }
 
     /// The quota of the whole store, as the memory tool has it.

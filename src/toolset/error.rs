@@ -48,6 +48,13 @@ pub enum ToolsetError {
         blocker: String,
         what: &'static str,
     },
+    /// The path is a directory holding a document (or a file, `what`), so no
+    /// document can be written there.
+    Holds {
+        path: String,
+        inside: String,
+        what: &'static str,
+    },
     /// The store is archived: it can be read and its documents deleted.
     Archived,
     /// A rule of the store refused the write (a size, the quota, the count of
@@ -78,7 +85,7 @@ impl ToolsetError {
             ToolsetError::NoMatch(_) => "no_match",
             ToolsetError::ManyMatches { .. } => "many_matches",
             ToolsetError::Changed { .. } | ToolsetError::Exists(_) => "precondition",
-            ToolsetError::Conflict { .. } => "conflict",
+            ToolsetError::Conflict { .. } | ToolsetError::Holds { .. } => "conflict",
             ToolsetError::Archived => "archived",
             ToolsetError::Refused(_) => "refused",
             ToolsetError::Failed(ApiError::Busy) => "busy",
@@ -161,6 +168,10 @@ impl fmt::Display for ToolsetError {
             } => write!(
                 f,
                 "Cannot write {path}: {blocker} is {what}, so nothing can be beneath it; nothing was written."
+            ),
+            ToolsetError::Holds { path, inside, what } => write!(
+                f,
+                "Cannot write {path}: it is a directory holding {what} {inside}; nothing was written."
             ),
             ToolsetError::Archived => f.write_str(
                 "This memory store is archived: its documents can be listed, searched, read and deleted, not written or edited.",

@@ -155,6 +155,20 @@ fn write_error(m: &Mount<'_>, shown: &str, e: ApiError) -> ToolsetError {
             path, memory_id, ..
         } => {
             let blocker = m.show(&path);
+            if blocker
+                .strip_prefix(shown)
+                .is_some_and(|rest| rest.starts_with('/'))
+            {
+                return ToolsetError::Holds {
+                    path: shown.into(),
+                    inside: blocker,
+                    what: if memory_id.is_empty() {
+                        "the file"
+                    } else {
+                        "the document"
+                    },
+                };
+            }
             let what = if !memory_id.is_empty() {
                 "a document"
             } else if blocker == shown {

@@ -261,10 +261,19 @@ describe('memdir serve', () => {
     const dup = await apiErrorOf(memories().create(id, { path: '/top.md', content: 'again' }));
     assert.equal(dup.type, 'memory_path_conflict_error');
     assert.equal(dup.error.conflicting_memory_id, c.id);
+    // A directory holding memories: the conflict names the first of them.
     const onDir = await apiErrorOf(memories().create(id, { path: '/notes', content: 'a directory' }));
     assert.equal(onDir.status, 409);
     assert.equal(onDir.type, 'memory_path_conflict_error');
-    assert.equal(onDir.error.conflicting_memory_id, '');
+    assert.equal(onDir.error.conflicting_path, '/notes/deep/b.md');
+    assert.equal(onDir.error.message, `The path /notes conflicts with memory ${b.id} at /notes/deep/b.md.`);
+    assert.equal(onDir.error.conflicting_memory_id, b.id);
+    // Paths conflict only with memories: a directory its deletes emptied gives way.
+    const gone = await memories().create(id, { path: '/emptied/a.md', content: 'soon gone' });
+    await memories().delete(gone.id, { memory_store_id: id });
+    const there = await memories().create(id, { path: '/emptied', content: 'a memory now' });
+    assert.equal(there.path, '/emptied');
+    await memories().delete(there.id, { memory_store_id: id });
 
     const paths = (items) => items.map((m) => `${m.type}:${m.path}`).sort();
     assert.deepEqual(paths(await all(memories().list(id))), ['memory:/notes/deep/b.md', 'memory:/notes/renamed.md', 'memory:/top.md']);

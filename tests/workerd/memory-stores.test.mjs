@@ -264,11 +264,11 @@ describe('memories', () => {
         `The path /conflict/taken.md/under.md conflicts with memory ${taken.id} at /conflict/taken.md.`,
       ],
       [
-        'a directory',
+        'a directory holding memories',
         () => memories().create(store, { path: '/conflict', content: 'x' }),
-        '/conflict',
-        '',
-        'The path /conflict conflicts with a directory at /conflict.',
+        '/conflict/moving.md',
+        moving.id,
+        `The path /conflict conflicts with memory ${moving.id} at /conflict/moving.md.`,
       ],
       [
         'a rename onto a memory',
