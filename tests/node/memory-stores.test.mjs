@@ -269,11 +269,11 @@ describe('memdir serve', () => {
     assert.equal(onDir.error.message, `The path /notes conflicts with memory ${b.id} at /notes/deep/b.md.`);
     assert.equal(onDir.error.conflicting_memory_id, b.id);
     // Paths conflict only with memories: a directory its deletes emptied gives way.
-    const gone = await memories().create(id, { path: '/emptied/a.md', content: 'soon gone' });
-    await memories().delete(gone.id, { memory_store_id: id });
-    const there = await memories().create(id, { path: '/emptied', content: 'a memory now' });
+    const other = (await stores().create({ name: 'Emptied' })).id;
+    const gone = await memories().create(other, { path: '/emptied/a.md', content: 'soon gone' });
+    await memories().delete(gone.id, { memory_store_id: other });
+    const there = await memories().create(other, { path: '/emptied', content: 'a memory now' });
     assert.equal(there.path, '/emptied');
-    await memories().delete(there.id, { memory_store_id: id });
 
     const paths = (items) => items.map((m) => `${m.type}:${m.path}`).sort();
     assert.deepEqual(paths(await all(memories().list(id))), ['memory:/notes/deep/b.md', 'memory:/notes/renamed.md', 'memory:/top.md']);
