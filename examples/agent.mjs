@@ -4,7 +4,7 @@
 //
 //   ANTHROPIC_API_KEY=... node examples/agent.mjs "Plan a 3-day trip to Lisbon; keep notes."
 //
-// Optional: MEMDIR_MODEL (default claude-sonnet-4-5), MEMDIR_STORE, ANTHROPIC_BASE_URL.
+// Optional: MEMDIR_MODEL (default claude-sonnet-5-5), MEMDIR_STORE, ANTHROPIC_BASE_URL.
 import Anthropic from '@anthropic-ai/sdk';
 import { MEMORY_SYSTEM_PROMPT, betaMemoryTool, directoryStore, openMemory } from 'memdir';
 
@@ -12,7 +12,7 @@ if (!process.env.ANTHROPIC_API_KEY) {
   process.stderr.write(`examples/agent.mjs runs a real agent with memdir as its memory tool, and needs:
   ANTHROPIC_API_KEY   an Anthropic API key (https://console.anthropic.com/)
 Optional:
-  MEMDIR_MODEL        the model (default claude-sonnet-4-5)
+  MEMDIR_MODEL        the model (default claude-sonnet-5-5)
   MEMDIR_STORE        the memory directory (default ./memory)
 Then: ANTHROPIC_API_KEY=sk-ant-... node examples/agent.mjs "your task"
 Without a key, try the memory itself: npx memdir --help
@@ -31,7 +31,7 @@ const client = new Anthropic();
 const memory = await openMemory({ store: directoryStore(storePath) });
 
 const runner = client.beta.messages.toolRunner({
-  model: process.env.MEMDIR_MODEL || 'claude-sonnet-4-5',
+  model: process.env.MEMDIR_MODEL || 'claude-sonnet-5-5',
   max_tokens: 2048,
   system: MEMORY_SYSTEM_PROMPT,
   messages: [{ role: 'user', content: task }],

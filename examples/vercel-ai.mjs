@@ -6,7 +6,7 @@
 //
 //   ANTHROPIC_API_KEY=... node examples/vercel-ai.mjs "Plan a 3-day trip to Lisbon; keep notes."
 //
-// Optional: MEMDIR_MODEL (default claude-sonnet-4-5), MEMDIR_STORE, and the AI SDK's
+// Optional: MEMDIR_MODEL (default claude-sonnet-5-5), MEMDIR_STORE, and the AI SDK's
 // own ANTHROPIC_BASE_URL (with the /v1: http://host/v1).
 import { anthropic } from '@ai-sdk/anthropic';
 import { generateText, stepCountIs } from 'ai';
@@ -17,7 +17,7 @@ if (!process.env.ANTHROPIC_API_KEY) {
 behind anthropic.tools.memory_20250818, and needs:
   ANTHROPIC_API_KEY   an Anthropic API key (https://console.anthropic.com/)
 Optional:
-  MEMDIR_MODEL        the model (default claude-sonnet-4-5)
+  MEMDIR_MODEL        the model (default claude-sonnet-5-5)
   MEMDIR_STORE        the memory directory (default ./memory)
 Then: ANTHROPIC_API_KEY=sk-ant-... node examples/vercel-ai.mjs "your task"
 Without a key, try the memory itself: npx memdir --help
@@ -42,7 +42,7 @@ const memoryTool = anthropic.tools.memory_20250818({
 });
 
 const result = await generateText({
-  model: anthropic(process.env.MEMDIR_MODEL || 'claude-sonnet-4-5'),
+  model: anthropic(process.env.MEMDIR_MODEL || 'claude-sonnet-5-5'),
   system: MEMORY_SYSTEM_PROMPT,
   prompt: task,
   tools: { memory: memoryTool },

@@ -7,7 +7,7 @@
 
 export const OFFICIAL_API = 'https://api.anthropic.com';
 const LOOPBACK_HOSTS = ['127.0.0.1', 'localhost'];
-const DEFAULT_MODEL = 'claude-sonnet-4-5';
+const DEFAULT_MODEL = 'claude-sonnet-5-5';
 const MAX_TOKENS = 4096;
 // sessionStorage: this tab only, gone when it closes. Never localStorage.
 const SAVED = { key: 'memdir-agent:api-key', api: 'memdir-agent:api', model: 'memdir-agent:model' };

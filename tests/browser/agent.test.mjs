@@ -204,7 +204,7 @@ test('Claude (a loopback fake API) writes memory through the SDK in the page; th
   await page.fill('#agent-key', KEY);
   await page.click('#agent-save');
   await page.waitForSelector('#chat[data-state="chat"]');
-  assert.equal(await page.locator('#agent-summary').textContent(), `claude-sonnet-4-5 · ${apiUrl} · key …${KEY.slice(-4)}`);
+  assert.equal(await page.locator('#agent-summary').textContent(), `claude-sonnet-5-5 · ${apiUrl} · key …${KEY.slice(-4)}`);
   await page.fill('#chat-input', 'Remember my profile and where the memdir project stands.');
   await page.press('#chat-input', 'Enter');
   await page.waitForSelector('#chat[data-turns="1"]');
@@ -228,7 +228,7 @@ test('Claude (a loopback fake API) writes memory through the SDK in the page; th
     assert.equal(r.headers.authorization, `Bearer ${KEY}`);
     assert.equal(r.headers['anthropic-dangerous-direct-browser-access'], 'true');
     assert.ok(r.headers['anthropic-beta'].split(',').includes('context-management-2025-06-27'), r.headers['anthropic-beta']);
-    assert.equal(r.params.model, 'claude-sonnet-4-5');
+    assert.equal(r.params.model, 'claude-sonnet-5-5');
   }
   // The runner opens a message thread with the tools and system prompt, then sends only what is new.
   const first = api.requests[0].params;
@@ -289,7 +289,7 @@ test('Claude (a loopback fake API) writes memory through the SDK in the page; th
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]');
   assert.equal(await page.locator('#chat').getAttribute('data-state'), 'chat');
-  assert.equal(await page.locator('#agent-summary').textContent(), `claude-sonnet-4-5 · ${apiUrl} · key …${KEY.slice(-4)}`);
+  assert.equal(await page.locator('#agent-summary').textContent(), `claude-sonnet-5-5 · ${apiUrl} · key …${KEY.slice(-4)}`);
   assert.deepEqual(await treePaths(page), ['/memories', PROFILE, '/memories/projects', PROJECT]);
   assert.deepEqual(await page.evaluate(() => window.memdirExplorer.memory.entries()), FILES);
 

@@ -80,7 +80,7 @@ describe('mounts through the SDK tool runner', () => {
       actor: 'sesn_mounts',
     });
     const final = await client.beta.messages.toolRunner({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-5-5',
       max_tokens: 1024,
       system: memory.instructions(),
       messages: [{ role: 'user', content: 'Plan the release.' }],

@@ -115,7 +115,7 @@ after(() => api.server.close());
 async function runAgent(tool) {
   api.requests.length = 0;
   const final = await client.beta.messages.toolRunner({
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-5-5',
     max_tokens: 1024,
     messages: [{ role: 'user', content: 'Remember things.' }],
     tools: [tool],
@@ -168,7 +168,7 @@ describe('the SDK tool runner with memdir', () => {
     assert.equal(ours.parse('x'), theirs.parse('x'));
     api.requests.length = 0;
     await client.beta.messages.toolRunner({
-      model: 'claude-sonnet-4-5',
+      model: 'claude-sonnet-5-5',
       max_tokens: 16,
       messages: [{ role: 'user', content: 'hi' }],
       tools: [ours],

@@ -25,7 +25,7 @@ export async function example(client: Anthropic): Promise<void> {
   const ours = betaMemoryTool(memory, { cache_control: { type: 'ephemeral' } });
   const theirs = sdkBetaMemoryTool(memory);
   await client.beta.messages.toolRunner({
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-5-5',
     max_tokens: 1024,
     messages: [{ role: 'user', content: 'hi' }],
     tools: [ours, theirs],
@@ -39,7 +39,7 @@ export async function example(client: Anthropic): Promise<void> {
   void fromText;
   // The memory-store toolset: runnable tools the SDK's runner takes as they are.
   await client.beta.messages.toolRunner({
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-5-5',
     max_tokens: 1024,
     messages: [{ role: 'user', content: 'hi' }],
     tools: [...memoryStoreTools(memory), ours],

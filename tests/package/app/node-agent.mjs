@@ -41,7 +41,7 @@ try {
   const client = new Anthropic({ apiKey: 'test-key', baseURL: `http://127.0.0.1:${server.address().port}`, maxRetries: 0 });
   const memory = await memdir.openMemory({ store: memdir.directoryStore('./memory') });
   const final = await client.beta.messages.toolRunner({
-    model: 'claude-sonnet-4-5',
+    model: 'claude-sonnet-5-5',
     max_tokens: 1024,
     messages: [{ role: 'user', content: 'Remember things.' }],
     tools: [betaMemoryTool(memory)],
