@@ -13,6 +13,8 @@
 // bench/dist/, which `npm run bench` loads beside the package; it never goes in dist/.
 // `--empty` builds the cold-start bench's peer (bench/cold/empty, a module with one
 // function and nothing else, its own workspace) the same way into bench/cold/dist/.
+// `--if-stale` (the package's `prepack`) builds nothing when dist/ is newer than its
+// sources, so a checkout with a current dist/ packs without a Rust toolchain.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -20,12 +22,17 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
+import { distIsFresh } from './fresh.mjs';
 
 const WASM_BINDGEN_VERSION = '0.2.130';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
 const bench = args.has('--bench');
 const empty = args.has('--empty');
+if (args.has('--if-stale') && !bench && !empty && distIsFresh(root)) {
+  console.error('dist/ is newer than its sources: nothing to build');
+  process.exit(0);
+}
 
 function run(cmd, argv, opts = {}) {
   console.error(`$ ${[cmd, ...argv].join(' ')}`);

@@ -5,11 +5,12 @@
 // on 127.0.0.1. Also a module: tests and the bench start it on a free port with
 // `serve({ port: 0 })`.
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, statSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { dirname, extname, join, normalize, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleSdkIfNeeded } from '../scripts/bundle-sdk.mjs';
+import { distIsFresh } from '../scripts/fresh.mjs';
 
 export { bundleSdkIfNeeded };
 
@@ -45,27 +46,9 @@ const CSP = [
   "form-action 'none'",
 ].join('; ');
 
-function newest(dir, seen = 0) {
-  if (!existsSync(dir)) return seen;
-  for (const e of readdirSync(dir, { withFileTypes: true })) {
-    const p = join(dir, e.name);
-    if (e.isDirectory()) seen = newest(p, seen);
-    else if (/\.(rs|toml)$/.test(e.name)) seen = Math.max(seen, statSync(p).mtimeMs);
-  }
-  return seen;
-}
-
 /** Whether dist/ is missing or older than the Rust it is built from. */
 export function needsBuild() {
-  const wasm = join(root, 'dist', 'memdir_wasm_bg.wasm');
-  if (!existsSync(wasm)) return true;
-  const sources = Math.max(
-    newest(join(root, 'src')),
-    newest(join(root, 'crates', 'memdir-wasm')),
-    newest(join(root, 'crates', 'memdir-idb', 'src')),
-    statSync(join(root, 'Cargo.toml')).mtimeMs,
-  );
-  return sources > statSync(wasm).mtimeMs;
+  return !distIsFresh(root);
 }
 
 export function buildIfNeeded() {

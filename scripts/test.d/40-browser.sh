@@ -24,4 +24,4 @@ cargo test -p memdir-idb --target wasm32-unknown-unknown
 # The Playwright tests load the npm package's browser entry and the page's SDK
 # bundle: make them if stale.
 node --input-type=module -e "const m = await import('./www/serve.mjs'); m.buildIfNeeded(); await m.bundleSdkIfNeeded();"
-node --test --test-concurrency=1 tests/browser/
+node --test --test-concurrency=1 tests/browser/*.test.mjs

@@ -11,4 +11,4 @@ export PATH="$HOME/.cargo/bin:$PATH"
 # wrangler must not try to reach its telemetry service.
 export WRANGLER_SEND_METRICS=false
 node scripts/build.mjs
-node --test tests/package/
+node --test tests/package/*.test.mjs
