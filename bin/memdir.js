@@ -8,7 +8,7 @@ import { readSdkLayout, writeSdkLayout } from './sdk-layout.js';
 const HELP = `Usage: memdir [--store DIR] COMMAND [ARGS]
 
 Runs the Claude memory tool (memory_20250818) on a memory directory kept on disk
-in DIR (default: $MEMDIR_STORE or ./memory), a store directory in the format
+in DIR (default: $MEMDIR_STORE or ./.memdir), a store directory in the format
 memdir-store that memdir-host --store shares. Several processes may share DIR.
 
 Tool inputs:
@@ -50,8 +50,9 @@ Options:
   -h, --help               this text
   --version                the version
 
-Exit status: 0 success, 1 the tool answered with an error, 2 usage or I/O error,
-or a store directory that cannot be opened.
+Exit status: 0 success, 1 the tool answered with an error (exec on stdin: any
+line did, after running every line), 2 usage or I/O error, or a store directory
+that cannot be opened.
 `;
 
 class UsageError extends Error {}
@@ -134,15 +135,18 @@ async function execOne(memory, text) {
 
 async function execStream(memory) {
   // A line over the engine's input cap is dropped as it arrives, never held whole,
-  // and answered with the engine's own refusal; the next line runs as usual.
+  // and answered with the engine's own refusal; the next line runs as usual. Every
+  // line runs; the exit status is 1 when any answer was an error, as for one input.
+  let status = 0;
   for await (const line of lines(process.stdin, defaults().maxInputBytes)) {
     if (line !== null && line.trim() === '') continue;
     const r = line === null ? oversizedInputResult() : await memory.executeJson(line);
+    if (r.is_error) status = 1;
     if (!process.stdout.write(`${JSON.stringify(r)}\n`)) {
       await new Promise((res) => process.stdout.once('drain', res));
     }
   }
-  return 0;
+  return status;
 }
 
 async function importDir(memory, dir, force) {
@@ -214,7 +218,8 @@ async function main(argv) {
     arity(rest, 0, 0, 'serve [--store DIR] [--host H] [--port N] [--keys FILE | --no-auth]');
     return serveCommand(opts);
   }
-  opts.store ??= process.env.MEMDIR_STORE || './memory';
+  // Not ./memory: that is the SDK's own folder, which import-dir reads from.
+  opts.store ??= process.env.MEMDIR_STORE || './.memdir';
   if (rest[0] === 'mcp') {
     arity(rest, 0, 0, 'mcp [--store DIR]');
     // Loaded only here: the other commands do not pay for the MCP SDK.

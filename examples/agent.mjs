@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // A real agent loop: the Anthropic SDK's tool runner with memdir as the memory tool,
-// kept on disk in ./memory (or $MEMDIR_STORE), so a second run remembers the first.
+// kept on disk in ./.memdir (or $MEMDIR_STORE), so a second run remembers the first.
 //
 //   ANTHROPIC_API_KEY=... node examples/agent.mjs "Plan a 3-day trip to Lisbon; keep notes."
 //
@@ -13,7 +13,7 @@ if (!process.env.ANTHROPIC_API_KEY) {
   ANTHROPIC_API_KEY   an Anthropic API key (https://console.anthropic.com/)
 Optional:
   MEMDIR_MODEL        the model (default claude-sonnet-5-5)
-  MEMDIR_STORE        the memory directory (default ./memory)
+  MEMDIR_STORE        the memory directory (default ./.memdir)
 Then: ANTHROPIC_API_KEY=sk-ant-... node examples/agent.mjs "your task"
 Without a key, try the memory itself: npx memdir --help
 `);
@@ -23,7 +23,7 @@ Without a key, try the memory itself: npx memdir --help
 const task =
   process.argv.slice(2).join(' ') ||
   'I am learning Portuguese. Check your memory for my progress, teach me five new words I have not seen yet, and record them.';
-const storePath = process.env.MEMDIR_STORE || './memory';
+const storePath = process.env.MEMDIR_STORE || './.memdir';
 
 const client = new Anthropic();
 // The one line that differs from the SDK's own example, which opens

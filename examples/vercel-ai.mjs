@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The Vercel AI SDK with memdir as the backend of Anthropic's memory tool:
 // `anthropic.tools.memory_20250818({ execute })` leaves the storage to the
-// application, and memdir's execute is that storage, kept on disk in ./memory (or
+// application, and memdir's execute is that storage, kept on disk in ./.memdir (or
 // $MEMDIR_STORE), so a second run remembers the first.
 //
 //   ANTHROPIC_API_KEY=... node examples/vercel-ai.mjs "Plan a 3-day trip to Lisbon; keep notes."
@@ -18,7 +18,7 @@ behind anthropic.tools.memory_20250818, and needs:
   ANTHROPIC_API_KEY   an Anthropic API key (https://console.anthropic.com/)
 Optional:
   MEMDIR_MODEL        the model (default claude-sonnet-5-5)
-  MEMDIR_STORE        the memory directory (default ./memory)
+  MEMDIR_STORE        the memory directory (default ./.memdir)
 Then: ANTHROPIC_API_KEY=sk-ant-... node examples/vercel-ai.mjs "your task"
 Without a key, try the memory itself: npx memdir --help
 `);
@@ -28,7 +28,7 @@ Without a key, try the memory itself: npx memdir --help
 const task =
   process.argv.slice(2).join(' ') ||
   'I am learning Portuguese. Check your memory for my progress, teach me five new words I have not seen yet, and record them.';
-const storePath = process.env.MEMDIR_STORE || './memory';
+const storePath = process.env.MEMDIR_STORE || './.memdir';
 const memory = await openMemory({ store: directoryStore(storePath) });
 
 // The AI SDK checks the model's input against the tool's schema, then calls

@@ -7,6 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { lstat, mkdir, open, readFile, readdir, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { realpathSync } from 'node:fs';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { fileURLToPath } from 'node:url';
@@ -66,13 +67,13 @@ describe('the memdir CLI', () => {
     assert.deepEqual([bad.code, bad.stderr], [2, 'memdir: unknown command "frobnicate"; memdir --help lists them\n']);
   });
 
-  test('exec, NDJSON on stdin and the shorthands against ./memory by default', async () => {
+  test('exec, NDJSON on stdin and the shorthands against ./.memdir by default', async () => {
     const cwd = tempDir('memdir-cwd-');
     const created = await cli(['exec', '{"command":"create","path":"/memories/notes.md","file_text":"hello\\nworld"}'], { cwd });
     assert.deepEqual(created, { code: 0, stdout: '{"content":"File created successfully at: /memories/notes.md","is_error":false}\n', stderr: '' });
-    // The default store is ./memory, made 0700 with 0600 files.
-    assert.equal((await stat(join(cwd, 'memory'))).mode & 0o777, 0o700);
-    for (const f of await readdir(join(cwd, 'memory'))) assert.equal((await stat(join(cwd, 'memory', f))).mode & 0o777, 0o600, f);
+    // The default store is ./.memdir, made 0700 with 0600 files.
+    assert.equal((await stat(join(cwd, '.memdir'))).mode & 0o777, 0o700);
+    for (const f of await readdir(join(cwd, '.memdir'))) assert.equal((await stat(join(cwd, '.memdir', f))).mode & 0o777, 0o600, f);
 
     const again = await cli(['exec', '{"command":"create","path":"/memories/notes.md","file_text":"x"}'], { cwd });
     assert.deepEqual(again, { code: 1, stdout: '{"content":"Error: File /memories/notes.md already exists","is_error":true}\n', stderr: '' });
@@ -85,7 +86,8 @@ describe('the memdir CLI', () => {
       '{"command":"delete","path":"/memories/nope"}',
     ].join('\n');
     const stream = await cli(['exec'], { cwd, input: `${ndjson}\n` });
-    assert.equal(stream.code, 0);
+    // Every line ran; two answered with errors, so the status is 1.
+    assert.equal(stream.code, 1);
     assert.deepEqual(stream.stdout.trimEnd().split('\n').map((l) => JSON.parse(l)), [
       {
         content: 'The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\thello\n     2\tthere',
@@ -96,7 +98,7 @@ describe('the memdir CLI', () => {
       { content: 'Error: The path /memories/nope does not exist', is_error: true },
     ]);
 
-    const store = ['--store', join(cwd, 'memory')];
+    const store = ['--store', join(cwd, '.memdir')];
     assert.deepEqual(await cli(['view', ...store]), { code: 0, stdout: `${LISTING}\n11B\t/memories\n11B\t/memories/notes.md\n`, stderr: '' });
     assert.deepEqual(await cli(['insert', 'notes.md', '1', 'middle', ...store]), { code: 0, stdout: 'The file /memories/notes.md has been edited.\n', stderr: '' });
     assert.deepEqual(await cli(['view', '/memories/notes.md', '2', '-1', ...store]), {
@@ -197,6 +199,16 @@ describe('the memdir CLI', () => {
     assert.deepEqual((await readdir(dir)).filter((f) => f.startsWith('.')), []);
   });
 
+  test("import-dir ./memory moves the SDK tool's folder into the default store, as the README says", async () => {
+    const cwd = tempDir('memdir-readme-');
+    const sdk = await BetaLocalFilesystemMemoryTool.init(join(cwd, 'memory'));
+    await sdk.create({ command: 'create', path: '/memories/notes.md', file_text: 'from the SDK\n' });
+    const imported = await cli(['import-dir', './memory'], { cwd });
+    assert.deepEqual(imported, { code: 0, stdout: `Imported 1 files and 0 directories from ${join(realpathSync(cwd), 'memory', 'memories')}\n`, stderr: '' });
+    const view = await cli(['view', 'notes.md'], { cwd });
+    assert.deepEqual(view, { code: 0, stdout: "Here's the content of /memories/notes.md with line numbers:\n     1\tfrom the SDK\n     2\t\n", stderr: '' });
+  });
+
   test("import-dir and export-dir round-trip the SDK's layout byte for byte", async () => {
     const sdkBase = tempDir('memdir-sdkdir-');
     const sdk = await BetaLocalFilesystemMemoryTool.init(sdkBase);
@@ -283,7 +295,7 @@ describe('the memdir CLI', () => {
       yield '"}\n{"command":"view","path":"/memories/a.md"}\n';
     }
     const run = await cli(['exec', '--store', store], { input: input(), measure: true });
-    assert.equal(run.code, 0, run.stderr);
+    assert.equal(run.code, 1, run.stderr);
     assert.equal(run.stderr, '');
     assert.equal(
       run.stdout,
@@ -314,7 +326,7 @@ describe('the memdir CLI', () => {
         Buffer.from('{"command":"view","path":"/memories/a.md"}'),
       ],
     });
-    assert.equal(edge.code, 0, edge.stderr);
+    assert.equal(edge.code, 1, edge.stderr);
     assert.deepEqual(edge.stdout.trimEnd().split('\n'), [
       '{"content":"Here\'s the content of /memories/a.md with line numbers:\\n     1\\tx","is_error":false}',
       '{"content":"Error: Invalid tool input: the input is over the limit of 16,777,216 bytes","is_error":true}',
