@@ -34,7 +34,8 @@ usage:
       With an input: runs it and prints the result as one JSON line
       {{\"content\": ..., \"is_error\": ...}}; exits 1 if is_error, else 0.
       Without: reads tool inputs from stdin, one JSON value per line, and prints
-      one result line for each (blank lines are skipped); exits 0.
+      one result line for each (blank lines are skipped); after every line, exits
+      1 if any result is_error, else 0.
   memdir-host api (--store DIR | --in-memory) [options] '<request json>'
       Runs one Memory Stores API request {{\"op\", \"id\", \"query\", \"body\",
       \"actor\"}} (see docs/memory-stores.md) and prints the answer as one JSON line
@@ -466,14 +467,18 @@ fn exec(mut o: Options) -> Result<ExitCode, Failure> {
             ExitCode::SUCCESS
         });
     }
-    serve(
+    let any_error = serve(
         &mut host,
         &mut io::stdin().lock(),
         &mut stdout.lock(),
         o.limits.max_input_bytes,
     )
     .map_err(|_| "cannot read standard input or write standard output".to_string())?;
-    Ok(ExitCode::SUCCESS)
+    Ok(if any_error {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// One API request from the command line: its answer on stdout.
@@ -524,7 +529,8 @@ fn serve(
     input: &mut impl BufRead,
     out: &mut impl Write,
     max: usize,
-) -> io::Result<()> {
+) -> io::Result<bool> {
+    let mut any_error = false;
     while let Some(line) = read_line(input, max)? {
         let r = match line {
             Line::TooLong => memdir::ToolResult {
@@ -534,10 +540,11 @@ fn serve(
             Line::Text(t) if t.iter().all(u8::is_ascii_whitespace) => continue,
             Line::Text(t) => host.execute_bytes(&t),
         };
+        any_error |= r.is_error;
         writeln!(out, "{}", result_line(&r))?;
         out.flush()?;
     }
-    Ok(())
+    Ok(any_error)
 }
 
 fn main() -> ExitCode {

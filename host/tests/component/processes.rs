@@ -129,7 +129,8 @@ fn json_lines_on_stdin_get_one_result_line_each_even_a_100_mib_line() {
         .read_to_string(&mut out)
         .expect("reading memdir-host");
     writer.join().expect("writer");
-    assert!(child.wait().expect("memdir-host exits").success());
+    // Every line ran; some answered with errors, so the status is 1.
+    assert_eq!(child.wait().expect("memdir-host exits").code(), Some(1));
     let got: Vec<(String, bool)> = out.lines().map(result).collect();
     assert_eq!(
         got,
