@@ -22,6 +22,20 @@ export const NEEDS_KEY =
   'Without one, the rest of the page still works: the tree, the file view, and the Console & history tab.';
 
 /**
+ * A failed API call in the chat's words: the status and the API's own message
+ * (the SDK's `e.message` is the status and the raw JSON body), or the SDK's text
+ * when nothing answered.
+ */
+function failureText(e) {
+  const detail = e?.error?.error;
+  if (typeof e?.status === 'number' && typeof detail?.message === 'string') {
+    const what = e.status === 401 ? 'The API key was refused' : 'The API answered';
+    return `${what} (${e.status} ${detail.type}): ${detail.message}`;
+  }
+  return `The API call failed: ${e?.message ?? e}`;
+}
+
+/**
  * The API origin to use for `text`, or why not: `{ api }` or `{ error }`. Only
  * Anthropic's API (https) or a loopback origin, given as an origin alone.
  */
@@ -252,7 +266,7 @@ export async function startAgent(root, { memdir, memoryName, onToolCall, reveal,
     } catch (e) {
       // The turn is dropped from the conversation (its history may end mid-call).
       conversation = before;
-      const why = running.signal.aborted ? 'Stopped.' : `The API call failed: ${e?.message ?? e}`;
+      const why = running.signal.aborted ? 'Stopped.' : failureText(e);
       say('error', why);
     } finally {
       pending.remove();

@@ -308,6 +308,38 @@ test('Claude (a loopback fake API) writes memory through the SDK in the page; th
   await context.close();
 });
 
+test("a refused key is shown as the API's message, not its raw body", async () => {
+  // A loopback API that refuses every key, as the real one does, with CORS for the page.
+  const refusing = createServer((req, res) => {
+    const cors = { 'access-control-allow-origin': req.headers.origin ?? '*', 'access-control-allow-headers': '*', 'access-control-allow-methods': 'POST, OPTIONS' };
+    if (req.method === 'OPTIONS') return void res.writeHead(204, cors).end();
+    req.resume();
+    req.on('end', () => {
+      res.writeHead(401, { ...cors, 'content-type': 'application/json', 'x-should-retry': 'false' });
+      res.end(JSON.stringify({ type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } }));
+    });
+  });
+  await new Promise((r) => refusing.listen(0, '127.0.0.1', r));
+  const context = await env.browser.newContext();
+  try {
+    const url = `http://127.0.0.1:${refusing.address().port}`;
+    const { page, errors } = await open(context, `memory=agent-401&api=${encodeURIComponent(url)}`);
+    await page.fill('#agent-key', KEY);
+    await page.click('#agent-save');
+    await page.fill('#chat-input', 'hello');
+    await page.click('#chat-send');
+    await page.waitForSelector('#chat[data-turns="1"]');
+    assert.equal(
+      await page.locator('#chat-log .msg.error').textContent(),
+      'The API key was refused (401 authentication_error): invalid x-api-key',
+    );
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    await new Promise((r) => refusing.close(r));
+  }
+});
+
 test('an API error is shown in the chat, the memory untouched, and the chat ready again', async () => {
   const context = await env.browser.newContext();
   const { page, errors } = await open(context, 'memory=agent-error&api=http%3A%2F%2F127.0.0.1%3A9');
