@@ -242,3 +242,22 @@ test('a clear message when storage is full, and nothing half-written', async () 
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('on a phone (390 px) nothing is wider than the screen and the file view takes its width', async () => {
+  const context = await env.browser.newContext();
+  const phone = (page) => page.setViewportSize({ width: 390, height: 844 });
+  const { page, errors } = await env.openExplorer(context, '?memory=phone#console', phone);
+  await runForm(page, 'create', { path: '/memories/phone.md', file_text: 'a line\n' });
+  await row(page, '/memories/phone.md').click();
+  await page.waitForSelector('.code .line');
+  const widths = await page.evaluate(() => ({
+    page: document.documentElement.scrollWidth,
+    bar: document.querySelector('.bar').scrollWidth,
+    view: Math.round(document.querySelector('.view-panel').getBoundingClientRect().width),
+  }));
+  await page.screenshot({ path: join(OUT, 'explorer-390px.png'), fullPage: true });
+  // 390 less the layout's 8 px padding each side.
+  assert.deepEqual(widths, { page: 390, bar: 390, view: 374 });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
