@@ -199,8 +199,27 @@ async function serveCommand(opts) {
   return 0;
 }
 
+async function packageJson() {
+  return JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+}
+
 async function packageVersion() {
-  return JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')).version;
+  return (await packageJson()).version;
+}
+
+/**
+ * bin/mcp.js, on the MCP SDK: an optional peer dependency, so that the package adds
+ * it (and its web frameworks) only to the projects that run `memdir mcp`.
+ */
+async function loadMcp() {
+  try {
+    return await import('./mcp.js');
+  } catch (e) {
+    const sdk = '@modelcontextprotocol/sdk';
+    if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !String(e.message).includes(sdk)) throw e;
+    const version = (await packageJson()).peerDependencies[sdk];
+    throw new UsageError(`mcp needs the MCP SDK, which memdir does not install by itself: npm install ${sdk}@${version}`);
+  }
 }
 
 async function main(argv) {
@@ -223,7 +242,7 @@ async function main(argv) {
   if (rest[0] === 'mcp') {
     arity(rest, 0, 0, 'mcp [--store DIR]');
     // Loaded only here: the other commands do not pay for the MCP SDK.
-    const [{ serveStdio }, version] = await Promise.all([import('./mcp.js'), packageVersion()]);
+    const [{ serveStdio }, version] = await Promise.all([loadMcp(), packageVersion()]);
     await serveStdio(await openMemory({ store: directoryStore(opts.store), actor: 'memdir-mcp' }), { version });
     return 0;
   }

@@ -4,7 +4,7 @@
 // versions of this repository's package-lock), and there, from tests/package/app/:
 //  (a) Node: the SDK's own betaMemoryTool and tool runner against a loopback fake
 //      Messages API, over a directory store; then the package's bin reads it back,
-//      as a command and as an MCP server (`memdir mcp`, on its MCP SDK dependency);
+//      as a command and as an MCP server (`memdir mcp`, on the MCP SDK installed beside it);
 //  (b) Vite bundles a page (browser condition) that runs in headless Chromium over
 //      IndexedDB, and a second load finds what the first wrote;
 //  (c) wrangler bundles a Worker (workerd condition) with a Durable Object on
@@ -12,7 +12,7 @@
 // Prints the tarball's size and each step's time.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -20,7 +20,9 @@ import { test } from 'node:test';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const APP = fileURLToPath(new URL('./app/', import.meta.url));
-const TOOLS = ['@anthropic-ai/sdk', 'vite', 'wrangler', 'miniflare', 'playwright-core'];
+const TOOLS = ['@anthropic-ai/sdk', '@modelcontextprotocol/sdk', 'vite', 'wrangler', 'miniflare', 'playwright-core'];
+// What installing the tarball alone may add to a project (memdir itself included).
+const MAX_ADDED_PACKAGES = 5;
 
 /** Runs a command; on failure the error carries its output, not just its status. */
 function run(cmd, args, options = {}) {
@@ -96,6 +98,23 @@ test('npm pack, install the tarball into a scratch project, run it on Node, in C
     for (const f of REQUIRED) assert.ok(paths.includes(f), `${f} is in the tarball`);
     assert.deepEqual(paths.filter((p) => !SHIPPED.some((re) => re.test(p))), [], 'nothing else is in the tarball');
 
+    // Alone, in an empty project: the tarball adds almost nothing (the MCP SDK is an
+    // optional peer), and `memdir mcp` then says what to install.
+    const alone = join(scratch, 'alone');
+    mkdirSync(alone);
+    writeFileSync(join(alone, 'package.json'), '{"name":"alone","private":true}');
+    await step('npm install (alone)', () => npm(['install', '--prefer-offline', join(scratch, packed.filename)], alone));
+    const added = run('npm', ['ls', '--all', '--parseable'], { cwd: alone }).trim().split('\n').slice(1).map((p) => p.slice(p.lastIndexOf('node_modules') + 13));
+    t.diagnostic(`the tarball alone adds ${added.length} package(s)`);
+    assert.ok(added.length <= MAX_ADDED_PACKAGES, `the tarball alone added ${added.length} packages: ${added.join(', ')}`);
+    let noMcp;
+    try {
+      run(join(alone, 'node_modules', '.bin', 'memdir'), ['mcp'], { cwd: alone, input: '' });
+    } catch (e) {
+      noMcp = e.message;
+    }
+    assert.match(noMcp ?? '', /failed \(2\):\n\nmemdir: mcp needs the MCP SDK, which memdir does not install by itself: npm install @modelcontextprotocol\/sdk@1\.32\.2\n$/);
+
     const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
     const tools = TOOLS.map((name) => `${name}@${lock.packages[`node_modules/${name}`].version}`);
     cpSync(APP, scratch, { recursive: true });
@@ -123,7 +142,7 @@ test('npm pack, install the tarball into a scratch project, run it on Node, in C
         await step('bin', () => run(bin, ['--store', 'memory', 'view', '/memories/archive/notes.md'], { cwd: scratch })),
         "Here's the content of /memories/archive/notes.md with line numbers:\n     1\tLine 1\n     2\tLine two\n     3\t\n",
       );
-      // `memdir mcp` from the tarball: the MCP SDK is a dependency the install brought.
+      // `memdir mcp` from the tarball, with the MCP SDK the project installed beside it.
       const rpc = [
         { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'install-test', version: '1' } } },
         { jsonrpc: '2.0', method: 'notifications/initialized' },
