@@ -8,7 +8,7 @@ import * as fss from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as memdir from '../node.js';
 
-/** The most memory stores one catalog holds (README, "Memory stores API"). */
+/** The most memory stores one catalog holds (docs/serve.md). */
 export const MAX_STORES = 1000;
 const DIR_MODE = 0o700;
 // A subdirectory name the catalog may open: what it makes (the engine's store ids

@@ -1,7 +1,7 @@
 // One long-lived process (the shape of a server) stays within a stated memory
 // bound: 20,000 writes into a directory of 10,000 files, then 100,000 mixed
 // commands over a store of 10,000 files, with a gc pass every 2,000 writes as a
-// server would run. The bound is README's ("Memory"); the child reports its own
+// server would run. The bound is docs/bounds.md's ("memory of a long-lived process"); the child reports its own
 // peak RSS. Before directories were split and caches bounded by bytes, 2,000
 // creates into a directory of 9,000 files took 2.9 GB and then aborted the wasm.
 import { test } from 'node:test';
@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-// README, "Memory": peak RSS of this workload stays under 256 MiB (measured: 151 MiB).
+// docs/bounds.md: peak RSS of this workload stays under 256 MiB (measured: 151 MiB).
 const BOUND_MIB = 256;
 
 const CHILD = `

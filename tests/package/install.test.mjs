@@ -11,15 +11,18 @@
 //      durableObjectStore, served by workerd through miniflare, asked over HTTP.
 // Prints the tarball's size and each step's time.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { createServer } from 'node:http';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { test } from 'node:test';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const APP = fileURLToPath(new URL('./app/', import.meta.url));
+const execFileAsync = promisify(execFile);
 const TOOLS = ['@anthropic-ai/sdk', '@modelcontextprotocol/sdk', 'vite', 'wrangler', 'miniflare', 'playwright-core'];
 // What installing the tarball alone may add to a project (memdir itself included).
 const MAX_ADDED_PACKAGES = 5;
@@ -46,7 +49,7 @@ function filesIn(dir) {
 
 // What the package may hold: anything else in the tarball got there by accident. Two
 // wasm builds: dist/ (the browser's, with IndexedDB) and dist/node/ (every other runtime's).
-const SHIPPED = [/^js\/.+\.(js|d\.ts)$/, /^bin\/[a-z-]+\.js$/, /^dist\/(node\/)?memdir_wasm(\.js|\.d\.ts|_bg\.wasm|_bg\.wasm\.d\.ts)$/, /^docs\/(spec|memory-stores)\.md$/, /^(README\.md|LICENSE|package\.json)$/];
+const SHIPPED = [/^js\/.+\.(js|d\.ts)$/, /^bin\/[a-z-]+\.js$/, /^dist\/(node\/)?memdir_wasm(\.js|\.d\.ts|_bg\.wasm|_bg\.wasm\.d\.ts)$/, /^docs\/[a-z-]+\.md$/, /^(README\.md|LICENSE|package\.json)$/];
 const REQUIRED = ['package.json', 'README.md', 'docs/spec.md', 'docs/memory-stores.md', 'bin/memdir.js', 'bin/serve.js', 'js/api/http.js', 'js/api/catalog-dir.js', 'bin/mcp.js', 'bin/ndjson.js', 'bin/sdk-layout.js', 'dist/memdir_wasm.js', 'dist/memdir_wasm_bg.wasm', 'dist/node/memdir_wasm.js', 'dist/node/memdir_wasm_bg.wasm', 'js/index.d.ts', 'js/core.js', 'js/glue.js', 'js/node.js', 'js/browser.js', 'js/workerd.js', 'js/default.js'];
 
 // The Node entry's public surface, pinned: a name added or dropped is a decision.
@@ -199,8 +202,105 @@ test('npm pack, install the tarball into a scratch project, run it on Node, in C
         { status: 200, body: { content: `${DIR_HEAD}\n17B\t/memories\n17B\t/memories/edge.md` } },
       ]);
     });
+
+    await t.test("(d) README.md's checked blocks, run as a user runs them", async () => {
+      const blocks = readmeBlocks();
+      assert.deepEqual(Object.keys(blocks), ['install', 'quick-start', 'cli']);
+
+      // Install: setup.sh is what CI ran before this suite; `npm pack` made the
+      // tarball the README names; the two installs run as written, in a project of
+      // their own, the global one under a private prefix.
+      const install = commands(blocks.install);
+      assert.equal(install[0], 'bash scripts/setup.sh');
+      assert.match(readFileSync(join(ROOT, '.ci', 'run'), 'utf8'), /^bash scripts\/setup\.sh$/m);
+      assert.equal(install[1], 'npm pack');
+      const project = join(scratch, 'readme');
+      mkdirSync(project);
+      writeFileSync(join(project, 'package.json'), '{"name":"readme","private":true,"type":"module"}');
+      cpSync(join(scratch, packed.filename), join(project, packed.filename));
+      const prefix = join(scratch, 'global');
+      const env = { ...process.env, npm_config_prefix: prefix, PATH: `${join(prefix, 'bin')}${delimiter}${process.env.PATH}` };
+      assert.deepEqual(install.slice(2), [`npm install ./${packed.filename}`, `npm install -g ./${packed.filename}`]);
+      for (const line of install.slice(2)) await step(line, () => run('sh', ['-c', `${line} --no-audit --no-fund --loglevel=error --prefer-offline`], { cwd: project, env }));
+
+      // The quick start, with the SDK a user brings, against a loopback fake API.
+      const sdk = `@anthropic-ai/sdk@${JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')).packages['node_modules/@anthropic-ai/sdk'].version}`;
+      await step('npm install sdk', () => npm(['install', '--prefer-offline', sdk], project));
+      writeFileSync(join(project, 'quick-start.mjs'), blocks['quick-start']);
+      const api = await fakeMessagesApi([[{ command: 'create', path: '/memories/preferences.md', file_text: 'Tabs over spaces.\n' }]]);
+      try {
+        // Not execFileSync: the fake API answers from this process's event loop.
+        const { stdout } = await step('quick start', () =>
+          execFileAsync(process.execPath, ['quick-start.mjs'], { cwd: project, timeout: 60_000, env: { ...env, ANTHROPIC_API_KEY: 'test-key', ANTHROPIC_BASE_URL: api.url } }),
+        );
+        assert.equal(stdout, "[ { type: 'text', text: 'Done.' } ]\n");
+        assert.deepEqual(api.results(), [[{ type: 'tool_result', tool_use_id: 'toolu_0_0', content: 'File created successfully at: /memories/preferences.md' }]]);
+      } finally {
+        api.close();
+      }
+
+      // The CLI lines, in a folder holding the SDK tool's own ./memory, with the
+      // globally installed `memdir` on the PATH: each exits 0, the last two show the result.
+      const folder = join(scratch, 'cli');
+      mkdirSync(join(folder, 'memory', 'memories'), { recursive: true });
+      writeFileSync(join(folder, 'memory', 'memories', 'from-the-sdk.md'), 'kept\n');
+      const outputs = [];
+      for (const line of commands(blocks.cli)) outputs.push(await step(line.split(' ').slice(0, 2).join(' '), () => run('sh', ['-c', line], { cwd: folder, env })));
+      assert.deepEqual(outputs.slice(-2), [
+        `${DIR_HEAD}\n16B\t/memories\n5B\t/memories/from-the-sdk.md\n11B\t/memories/notes.md\n`,
+        "Here's the content of /memories/notes.md with line numbers:\n     1\thello again\n",
+      ]);
+    });
   } finally {
     t.diagnostic(`steps: ${times.join(', ')}`);
     rmSync(scratch, { recursive: true, force: true });
   }
 });
+
+/** README.md's blocks marked `<!-- checked: NAME -->`, by name. */
+function readmeBlocks() {
+  const text = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const blocks = {};
+  for (const m of text.matchAll(/<!-- checked: ([a-z-]+) -->\n```[a-z]+\n([\s\S]*?)\n```/g)) blocks[m[1]] = `${m[2]}\n`;
+  return blocks;
+}
+
+/** The commands of a shell block: each line without its trailing comment. */
+function commands(block) {
+  return block.split('\n').map((l) => l.replace(/\s+#.*$/, '').trim()).filter(Boolean);
+}
+
+/**
+ * A loopback fake Messages API: turn i asks for the memory tool inputs `turns[i]`,
+ * then a final "Done.". `results()` gives the tool_result blocks the runner sent.
+ */
+async function fakeMessagesApi(turns) {
+  const requests = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      const params = JSON.parse(body);
+      const i = requests.push(params) - 1;
+      const turn = turns[i];
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({
+        id: `msg_${i}`,
+        type: 'message',
+        role: 'assistant',
+        model: params.model,
+        content: turn ? turn.map((input, j) => ({ type: 'tool_use', id: `toolu_${i}_${j}`, name: 'memory', input })) : [{ type: 'text', text: 'Done.' }],
+        stop_reason: turn ? 'tool_use' : 'end_turn',
+        stop_sequence: null,
+        usage: { input_tokens: 1, output_tokens: 1 },
+      }));
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    results: () => requests.slice(1).map((r) => r.messages.at(-1).content),
+    close: () => server.close(),
+  };
+}
