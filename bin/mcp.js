@@ -4,7 +4,7 @@
 //
 // The `memory` tool takes the memory tool's own input and answers the engine's
 // text byte for byte; the directory listing is a resource. Beside it, the
-// memory-store toolset of issue 12 (memory_list, memory_search, memory_read,
+// memory-store toolset (memory_list, memory_search, memory_read,
 // memory_write, memory_edit, memory_delete) over the same store, its definitions
 // and every answer the engine's (`memdir::toolset`), failures as `Error: <text>`
 // with isError, as the SDK's tool runner gives them.

@@ -134,7 +134,7 @@ try {
     console.log(fmt(head));
     console.log(widths.map((w) => '-'.repeat(w)).join('  '));
     for (const r of rows) console.log(fmt(r));
-    // Targets (issue 13): every kind within 1.25x of the same-bytes floor; every
+    // Targets: every kind within 1.25x of the same-bytes floor; every
     // write within 1.6x of the file-per-record floor.
     const ratio = (r, i) => Number(r[i].slice(0, -1));
     const worstOf = (rs, i) => rs.reduce((a, r) => (ratio(r, i) > ratio(a, i) ? r : a));
