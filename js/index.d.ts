@@ -1,5 +1,7 @@
-// Types of the memdir package, the same for every runtime entry point. Store
-// factories that exist only in some runtimes say so.
+// Types of the memdir package shared by every runtime entry point; this file is
+// also the `default` entry's. What only some runtimes have is declared beside
+// their entries (node.d.ts, browser.d.ts, workerd.d.ts), so a name a runtime lacks
+// does not type-check there.
 
 /** A tool input the model sends for `memory_20250818` (the SDK's command types). */
 export type MemoryCommand =
@@ -277,70 +279,3 @@ export declare const COMMANDS: readonly ['view', 'create', 'str_replace', 'inser
 
 /** The vendor's system-prompt text for the memory tool. */
 export declare const MEMORY_SYSTEM_PROMPT: string;
-
-/** Options of a directory store. */
-export interface DirectoryStoreOptions {
-  /** Also fsync the directory after each write (durable at once, slower). */
-  syncDirectory?: boolean;
-  /** How long a write waits for a key's lock before failing (default 10 000 ms). */
-  lockWaitMs?: number;
-}
-
-/**
- * Node only: a store directory on disk (format `memdir-store`, shared with
- * memdir-host), shared safely by several processes.
- */
-export declare class DirectoryStore implements JsStore {
-  constructor(path: string, options?: DirectoryStoreOptions);
-  readonly path: string;
-  /**
-   * Opens the directory now (openMemory does this): creates a new store when it is
-   * missing or empty; rejects with a `StoreDirectoryError` naming the directory's
-   * problem (a file, a symlink, unreadable, not a memdir store, a damaged marker,
-   * a newer or unknown format, the old memdir-host layout), writing nothing.
-   */
-  open(): Promise<void>;
-  get(key: string): Promise<Uint8Array | undefined>;
-  set(key: string, value: Uint8Array): Promise<void>;
-  delete(key: string): Promise<void>;
-  list(prefix: string, cursor?: string): Promise<{ keys: string[]; cursor?: string }>;
-  compareAndSwap(key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
-  commit(objects: Array<[string, Uint8Array]>, key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
-}
-
-/**
- * Node only: a store in the directory `path` (made 0700; files 0600).
- * `syncDirectory: true` also fsyncs the directory after each write.
- */
-export declare function directoryStore(path: string, options?: DirectoryStoreOptions): DirectoryStore;
-
-/** Browser only: a memory in the IndexedDB database `memdir:{name}` of this origin. */
-export declare function indexedDbStore(name?: string): StoreHandle;
-
-// workerd only: a Durable Object's `ctx.storage` as a store (strongly consistent),
-// and a Workers KV namespace as a store (eventually consistent: single writer only).
-export { durableObjectStore } from './stores/durable-object.js';
-export type { DurableObjectStore, DurableObjectStorageLike, DurableObjectStoreOptions } from './stores/durable-object.js';
-export { kvStore } from './stores/kv.js';
-export type { EventuallyConsistentStore, KvNamespaceLike, KvStoreOptions } from './stores/kv.js';
-
-/** A catalog of memory stores for `apiHandler`: create, open, list and drop stores. */
-export interface StoreCatalog {
-  create(): Promise<{ id: string; store: { api(request: ApiRequest): Promise<ApiResponse> } } | { refused: string }>;
-  open(id: string): Promise<{ api(request: ApiRequest): Promise<ApiResponse> } | null>;
-  ids(): Promise<string[]>;
-  drop(id: string): Promise<void>;
-}
-
-/**
- * A fetch handler (`Request` in, `Response` out) serving the Memory Stores API over
- * `catalog`, checking `x-api-key` or `Authorization: Bearer` against `keys` (Node
- * and workerd entries).
- */
-export declare function apiHandler(options: { catalog: StoreCatalog; keys?: string[]; noAuth?: boolean }): (request: Request) => Promise<Response>;
-/** The API keys in a comma-separated list (MEMDIR_API_KEYS). */
-export declare function keysFrom(list: string | undefined): string[];
-/** A fresh `request-id` value. */
-export declare function requestId(): string;
-/** The Node catalog: one store directory per memory store under `dir` (Node entry). */
-export declare function directoryCatalog(dir: string): StoreCatalog;

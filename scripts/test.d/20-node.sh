@@ -7,7 +7,8 @@
 # runner against a loopback fake API, the side-by-side with the SDK's filesystem
 # tool, malformed inputs and misbehaving stores, the CLI end to end, each wasm
 # build's gzipped size against its ceiling; and the .d.ts checked with tsc against
-# the SDK's own types (the memory object must fit the SDK's betaMemoryTool).
+# the SDK's own types (the memory object must fit the SDK's betaMemoryTool), and each
+# runtime's types holding only what its entry exports (Node's and a bundler's browser resolution).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"
@@ -17,4 +18,5 @@ cargo clippy -p memdir-wasm --target wasm32-unknown-unknown --all-targets --feat
 node scripts/build.mjs
 node node_modules/typescript/bin/tsc -p tests/node/types/tsconfig.dts.json
 node node_modules/typescript/bin/tsc -p tests/node/types
+node node_modules/typescript/bin/tsc -p tests/node/types/tsconfig.browser.json
 node --test --test-concurrency=2 tests/node/*.test.mjs

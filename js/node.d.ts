@@ -1,0 +1,47 @@
+// The `node` entry's types: everything shared (index.d.ts), the directory store and
+// catalog, and the Memory Stores API's fetch handler.
+import type { JsStore } from './index.js';
+import type { StoreCatalog } from './api/http.js';
+
+export * from './index.js';
+export { apiHandler, keysFrom, requestId } from './api/http.js';
+export type { StoreCatalog } from './api/http.js';
+
+/** Options of a directory store. */
+export interface DirectoryStoreOptions {
+  /** Also fsync the directory after each write (durable at once, slower). */
+  syncDirectory?: boolean;
+  /** How long a write waits for a key's lock before failing (default 10 000 ms). */
+  lockWaitMs?: number;
+}
+
+/**
+ * A store directory on disk (format `memdir-store`, shared with
+ * memdir-host), shared safely by several processes.
+ */
+export declare class DirectoryStore implements JsStore {
+  constructor(path: string, options?: DirectoryStoreOptions);
+  readonly path: string;
+  /**
+   * Opens the directory now (openMemory does this): creates a new store when it is
+   * missing or empty; rejects with a `StoreDirectoryError` naming the directory's
+   * problem (a file, a symlink, unreadable, not a memdir store, a damaged marker,
+   * a newer or unknown format, the old memdir-host layout), writing nothing.
+   */
+  open(): Promise<void>;
+  get(key: string): Promise<Uint8Array | undefined>;
+  set(key: string, value: Uint8Array): Promise<void>;
+  delete(key: string): Promise<void>;
+  list(prefix: string, cursor?: string): Promise<{ keys: string[]; cursor?: string }>;
+  compareAndSwap(key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
+  commit(objects: Array<[string, Uint8Array]>, key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
+}
+
+/**
+ * A store in the directory `path` (made 0700; files 0600).
+ * `syncDirectory: true` also fsyncs the directory after each write.
+ */
+export declare function directoryStore(path: string, options?: DirectoryStoreOptions): DirectoryStore;
+
+/** The catalog `memdir serve` keeps: one store directory per memory store under `dir`. */
+export declare function directoryCatalog(dir: string): StoreCatalog;

@@ -1,0 +1,8 @@
+// Compile-time check (tsc --noEmit, a bundler's resolution with the `browser`
+// condition, as Vite resolves it): the browser entry's types.
+import { indexedDbStore, memoryStore, openMemory } from 'memdir';
+// @ts-expect-error directoryStore is the Node entry's: in a page it does not exist.
+import { directoryStore } from 'memdir';
+
+export const memory = openMemory({ store: indexedDbStore('agent') });
+export const stores = [memoryStore(), directoryStore];

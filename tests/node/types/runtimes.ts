@@ -1,0 +1,10 @@
+// Compile-time check (tsc --noEmit, Node's resolution): the `node` entry's types
+// have what js/node.js exports and nothing another runtime's entry alone has.
+import { directoryCatalog, directoryStore, memoryStore } from 'memdir';
+// @ts-expect-error indexedDbStore is the browser entry's: under Node it does not exist.
+import { indexedDbStore } from 'memdir';
+// @ts-expect-error durableObjectStore is the workerd entry's.
+import { durableObjectStore } from 'memdir';
+
+export const node = [directoryStore('./.memdir'), memoryStore(), directoryCatalog('./stores')];
+export const others = [indexedDbStore, durableObjectStore];
