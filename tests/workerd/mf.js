@@ -22,7 +22,9 @@ export const COMPATIBILITY_DATE = '2026-04-20';
 
 function workerdEntry() {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
-  const entry = pkg.exports?.['.']?.workerd;
+  // A condition names its file directly or through {types, default}.
+  const condition = pkg.exports?.['.']?.workerd;
+  const entry = typeof condition === 'string' ? condition : condition?.default;
   if (typeof entry !== 'string') throw new Error('package.json has no exports["."].workerd');
   return join(root, entry);
 }
