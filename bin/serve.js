@@ -3,7 +3,7 @@
 import { createServer } from 'node:http';
 import { isIP } from 'node:net';
 import { readFile } from 'node:fs/promises';
-import { apiHandler, keysFrom } from '../js/api/http.js';
+import { apiHandler, keysFrom, unservable } from '../js/api/http.js';
 import { directoryCatalog } from '../js/api/catalog-dir.js';
 
 const CLOSE_GRACE_MS = 10_000;
@@ -134,9 +134,15 @@ export async function serve({ store, host, port, keys, noAuth }) {
   const handle = apiHandler({ catalog, keys, noAuth });
   const origin = `http://${host.includes(':') ? `[${host}]` : host}`;
   const server = createServer((req, res) => {
-    handle(toRequest(req, origin))
-      .then((response) => send(res, req, response))
-      .catch(() => res.destroy());
+    // Nothing a client sends may end the process: a request fetch cannot carry
+    // (TRACE makes `new Request` throw) is answered here, in the API's words.
+    let answer;
+    try {
+      answer = handle(toRequest(req, origin));
+    } catch {
+      answer = Promise.resolve(unservable(req.method));
+    }
+    answer.then((response) => send(res, req, response)).catch(() => res.destroy());
   });
   await new Promise((resolveListen, reject) => {
     server.once('error', reject);

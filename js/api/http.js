@@ -26,6 +26,7 @@ const DUPLICATE_QUERY = (name) => errorBody('invalid_request_error', `The query 
 const BAD_QUERY = errorBody('invalid_request_error', 'The query string is not valid percent-encoded UTF-8.');
 const TOO_LARGE = (max) => errorBody('request_too_large', `The request body is larger than ${max} bytes.`);
 const BAD_BODY = errorBody('invalid_request_error', 'The request body is not valid UTF-8.');
+const BAD_TARGET = errorBody('invalid_request_error', 'The request target is not a path this API can read.');
 
 /**
  * The routes of docs/memory-stores.md: each path shape with, per method, the
@@ -251,7 +252,6 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
   }
 
   return async function handle(request) {
-    const id = requestId();
     let answer;
     try {
       answer = await dispatch(request);
@@ -259,13 +259,31 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
     } catch {
       answer = { status: 500, body: errorBody('api_error', INTERNAL) };
     }
-    const headers = new Headers(answer.headers);
-    headers.set('content-type', JSON_TYPE);
-    headers.set('request-id', id);
-    // No 4xx answers differently when sent again (a 409 is a precondition or a
-    // path, not a lock), so the SDK's retry of 409s is switched off.
-    if (answer.status >= 400 && answer.status < 500) headers.set('x-should-retry', 'false');
-    const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-    return new Response(text, { status: answer.status, headers });
+    return toResponse(answer);
   };
+}
+
+/** An answer `{status, headers?, body}` as the HTTP response every route gives. */
+function toResponse(answer) {
+  const headers = new Headers(answer.headers);
+  headers.set('content-type', JSON_TYPE);
+  headers.set('request-id', requestId());
+  // No 4xx answers differently when sent again (a 409 is a precondition or a
+  // path, not a lock), so the SDK's retry of 409s is switched off.
+  if (answer.status >= 400 && answer.status < 500) headers.set('x-should-retry', 'false');
+  const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
+  return new Response(text, { status: answer.status, headers });
+}
+
+/**
+ * The answer to a request a server could not hand to the fetch handler at all (a
+ * method fetch cannot carry, such as TRACE or CONNECT, or a target that is no URL):
+ * `method` is the request's own; a 405 or 400 in the API's error object.
+ */
+export function unservable(method) {
+  if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,32}$/.test(method ?? '') || ['TRACE', 'CONNECT', 'TRACK'].includes(method.toUpperCase())) {
+    const known = /^[A-Za-z]{1,32}$/.test(method ?? '') ? method : 'This method';
+    return toResponse({ status: 405, headers: { allow: 'GET, POST, PATCH, DELETE' }, body: errorBody('invalid_request_error', `${known} is not a method this API serves.`) });
+  }
+  return toResponse({ status: 400, body: BAD_TARGET });
 }

@@ -5,7 +5,6 @@
 // redaction, bad input answered with the API error object and changing nothing,
 // and the SDK's own SessionMemoryStores syncing a local folder both ways.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { SessionMemoryStores } from '@anthropic-ai/sdk/tools/agent-toolset/node';
-import { loadJson, memdir, runNode, tempDir } from './helpers.mjs';
+import { loadJson, memdir, runNode, startServe, tempDir } from './helpers.mjs';
 
 const BIN = fileURLToPath(new URL('../../bin/memdir.js', import.meta.url));
 const KEY = 'sk-memdir-test-0123456789';
@@ -21,37 +20,6 @@ const KEY_ID = `apikey_${createHash('sha256').update(KEY).digest('hex').slice(0,
 const ACTOR = { type: 'api_actor', api_key_id: KEY_ID };
 const MAX_BODY = memdir.defaults().maxApiBodyBytes;
 const sha = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
-
-/** Starts `memdir serve` on a free port; resolves {url, child, stderr(), stop()}. */
-function startServe(args, env = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], {
-      env: { ...process.env, MEMDIR_API_KEYS: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      stdout += d;
-      const nl = stdout.indexOf('\n');
-      if (nl >= 0) {
-        const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
-        resolve({
-          url: stdout.slice(0, nl),
-          child,
-          stderr: () => stderr,
-          stop: () => {
-            child.kill('SIGTERM');
-            return exited;
-          },
-        });
-      }
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`memdir serve exited ${code} before listening: ${stderr}`)));
-  });
-}
 
 /** Runs `memdir serve` expecting it to refuse to start: resolves {code, stdout, stderr}. */
 function serveRefused(args, env = {}) {
