@@ -45,3 +45,26 @@ export declare function directoryStore(path: string, options?: DirectoryStoreOpt
 
 /** The catalog `memdir serve` keeps: one store directory per memory store under `dir`. */
 export declare function directoryCatalog(dir: string): StoreCatalog;
+
+/** A store in a PostgreSQL database (one namespace of the shared `memdir_kv` table). */
+export interface PostgresStore extends JsStore {
+  get(key: string): Promise<Uint8Array | undefined>;
+  set(key: string, value: Uint8Array): Promise<void>;
+  delete(key: string): Promise<void>;
+  list(prefix: string, cursor?: string): Promise<{ keys: string[]; cursor?: string }>;
+  compareAndSwap(key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
+  commit(objects: Array<[string, Uint8Array]>, key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
+  /** Ends the connection pool the store opened from a URL (a pool passed in stays open). */
+  close(): Promise<void>;
+}
+
+/**
+ * A store held in PostgreSQL through node-postgres (`npm install pg`, an optional
+ * peer dependency). `connection`: a `postgres://` URL (the store opens a pool of at
+ * most 10 connections) or a `pg.Pool` the application owns. Several stores share
+ * one database by `namespace` (default "default"). Each commit is one transaction.
+ */
+export declare function postgresStore(connection: string | { connect(): Promise<unknown> }, options?: { namespace?: string }): PostgresStore;
+
+/** The error a PostgreSQL store fails with: which operation failed, never the server's text. */
+export declare class PostgresStoreError extends Error {}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything memdir's builds and tests need on a fresh Debian machine with
 # rustup, Node 20 and npm: the wasm targets, the wasm-bindgen CLI pinned to the
-# version in Cargo.lock, Chromium + ChromeDriver, and the npm packages. Safe to re-run:
+# version in Cargo.lock, Chromium + ChromeDriver, PostgreSQL, and the npm packages. Safe to re-run:
 # each step is skipped when its tool is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,6 +22,14 @@ if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; the
   echo "setup: chromium and chromium-driver (Debian)"
   as_root apt-get update -qq
   DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  # The PostgreSQL store's tests start a private cluster of their own (initdb in a
+  # temporary directory); nothing here runs a server.
+  echo "setup: postgresql (Debian)"
+  as_root apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -qq postgresql >/dev/null
 fi
 
 echo "setup: npm packages"

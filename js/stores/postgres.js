@@ -1,0 +1,240 @@
+// postgresStore(connection, { namespace }): the store protocol on PostgreSQL, through
+// node-postgres (`pg`: the plain, long-kept client every Node PostgreSQL stack builds
+// on; pure JS, so nothing to compile). `pg` is an optional peer dependency: only a
+// user of this store installs it.
+//
+// One table holds every namespace's keys. Keys and namespaces sort in the "C"
+// collation, byte order, the order the engine's list promises whatever the
+// database's locale. A commit is one transaction: the head moves by a conditional
+// UPDATE (or an INSERT that does nothing if another writer got there first) and the
+// objects go in with it, so several processes on one database lose nothing, and a
+// refused commit writes nothing.
+
+import { MAX_VALUE_BYTES } from './shared.js';
+
+/** Rows a list page returns; the contract allows any page size. */
+const PAGE = 1000;
+/** Connections one store's pool opens at most (each `memdir serve` holds one pool). */
+export const POOL_MAX = 10;
+/** How long a query may wait for a connection, and run, before it fails. */
+export const CONNECT_TIMEOUT_MS = 10_000;
+export const STATEMENT_TIMEOUT_MS = 30_000;
+/** The table every namespace shares. */
+const TABLE = 'memdir_kv';
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS ${TABLE} (
+  namespace text COLLATE "C" NOT NULL,
+  key text COLLATE "C" NOT NULL,
+  value bytea NOT NULL,
+  PRIMARY KEY (namespace, key)
+)`;
+
+/** The one error text a failing database gives the engine: never the driver's own. */
+export class PostgresStoreError extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'PostgresStoreError';
+  }
+}
+
+async function loadPg() {
+  try {
+    return (await import('pg')).default;
+  } catch {
+    throw new PostgresStoreError('postgresStore needs node-postgres, which memdir does not install by itself: npm install pg@8');
+  }
+}
+
+// What a caller (and, through the engine, a client) may see of a failure: which
+// operation failed, never the server's text, which can hold table and host names.
+function failed(op) {
+  return (e) => {
+    if (e instanceof PostgresStoreError) throw e;
+    throw new PostgresStoreError(`the PostgreSQL store could not ${op}`);
+  };
+}
+
+/**
+ * @param {string | import('pg').Pool} connection a `postgres://` URL, or a pool the
+ *   application owns (then `close()` leaves it open)
+ * @param {{ namespace?: string }} [options] which store inside the database
+ *   (default "default"); many stores share one table, one namespace each
+ */
+export function postgresStore(connection, options = {}) {
+  const namespace = options.namespace ?? 'default';
+  if (typeof namespace !== 'string' || namespace.length === 0 || namespace.length > 200) {
+    throw new TypeError('postgresStore: options.namespace must be a string of 1 to 200 characters');
+  }
+  const owned = typeof connection === 'string';
+  if (!owned && (connection === null || typeof connection !== 'object' || typeof connection.connect !== 'function')) {
+    throw new TypeError('postgresStore(connection) needs a postgres:// URL or a pg Pool');
+  }
+  let ready;
+  // The pool and table, made on first use so that opening a store does no I/O.
+  function pool() {
+    ready ??= (async () => {
+      const p = owned
+        ? new (await loadPg()).Pool({
+            connectionString: connection,
+            max: POOL_MAX,
+            connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+            statement_timeout: STATEMENT_TIMEOUT_MS,
+            query_timeout: STATEMENT_TIMEOUT_MS + 1000,
+          })
+        : connection;
+      // An idle client's error (the server restarted) must not end the process;
+      // the next query gets a fresh connection.
+      if (owned) p.on('error', () => {});
+      await ensureTable(p);
+      return p;
+    })().catch((e) => {
+      ready = undefined;
+      return failed('connect to its database')(e);
+    });
+    return ready;
+  }
+
+  async function query(op, text, values) {
+    const p = await pool();
+    return p.query(text, values).catch(failed(op));
+  }
+
+  const checkKey = (key) => {
+    if (typeof key !== 'string') throw new TypeError('a key must be a string');
+    // PostgreSQL text cannot hold NUL; the engine's keys never do.
+    if (key.includes('\0')) throw new RangeError('a key holds a NUL character');
+    return key;
+  };
+  const checkValue = (value) => {
+    if (!(value instanceof Uint8Array)) throw new TypeError('a value must be a Uint8Array');
+    return value;
+  };
+
+  // The database is input like any store: a value over the engine's limit is
+  // refused by the server before it is sent, and a row of another shape is damage.
+  async function get(key) {
+    const { rows } = await query(
+      'read',
+      `SELECT octet_length(value) AS n, CASE WHEN octet_length(value) <= $3 THEN value END AS value
+         FROM ${TABLE} WHERE namespace = $1 AND key = $2`,
+      [namespace, checkKey(key), MAX_VALUE_BYTES],
+    );
+    if (rows.length === 0) return undefined;
+    const value = rows[0]?.value;
+    if (!(value instanceof Uint8Array)) throw new PostgresStoreError('the PostgreSQL store holds a value over the size limit');
+    return value;
+  }
+
+  async function set(key, value) {
+    await query(
+      'write',
+      `INSERT INTO ${TABLE} (namespace, key, value) VALUES ($1, $2, $3)
+         ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value`,
+      [namespace, checkKey(key), checkValue(value)],
+    );
+  }
+
+  // The swap alone, on `client` (a pool or a transaction's connection).
+  async function swap(client, key, expected, value) {
+    const r =
+      expected === undefined
+        ? await client.query(
+            `INSERT INTO ${TABLE} (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO NOTHING`,
+            [namespace, key, value],
+          )
+        : await client.query(`UPDATE ${TABLE} SET value = $4 WHERE namespace = $1 AND key = $2 AND value = $3`, [
+            namespace,
+            key,
+            checkValue(expected),
+            value,
+          ]);
+    return r.rowCount === 1;
+  }
+
+  return {
+    get,
+    set,
+
+    async delete(key) {
+      await query('delete', `DELETE FROM ${TABLE} WHERE namespace = $1 AND key = $2`, [namespace, checkKey(key)]);
+    },
+
+    // Keyset paging: the cursor is the page's last key, so a page costs one index
+    // range scan however deep the listing is.
+    async list(prefix, cursor) {
+      checkKey(prefix);
+      if (cursor !== undefined && cursor !== null) checkKey(cursor);
+      const { rows } = await query(
+        'list',
+        `SELECT key FROM ${TABLE}
+          WHERE namespace = $1 AND key >= $2 AND starts_with(key, $2) AND ($3::text IS NULL OR key > $3)
+          ORDER BY key LIMIT ${PAGE}`,
+        [namespace, prefix, cursor ?? null],
+      );
+      const keys = rows.map((r) => r.key);
+      if (!keys.every((k) => typeof k === 'string')) throw new PostgresStoreError('the PostgreSQL store listed a key that is not text');
+      return keys.length === PAGE ? { keys, cursor: keys[keys.length - 1] } : { keys };
+    },
+
+    async compareAndSwap(key, expected, value) {
+      const p = await pool();
+      return swap(p, checkKey(key), expected, checkValue(value)).catch(failed('swap a key'));
+    },
+
+    // The head first, in the transaction: if it moved, nothing is written. The
+    // objects follow; no one sees either until COMMIT.
+    async commit(objects, key, expected, value) {
+      checkKey(key);
+      checkValue(value);
+      for (const [k, v] of objects) {
+        checkKey(k);
+        checkValue(v);
+      }
+      const p = await pool();
+      const client = await p.connect().catch(failed('connect to its database'));
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        if (!(await swap(client, key, expected, value))) {
+          await client.query('ROLLBACK');
+          return false;
+        }
+        if (objects.length > 0) {
+          await client.query(
+            `INSERT INTO ${TABLE} (namespace, key, value)
+               SELECT $1, k, v FROM unnest($2::text[], $3::bytea[]) AS o(k, v)
+               ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value`,
+            [namespace, objects.map(([k]) => k), objects.map(([, v]) => v)],
+          );
+        }
+        await client.query('COMMIT');
+        return true;
+      } catch (e) {
+        broken = true;
+        await client.query('ROLLBACK').catch(() => {});
+        return failed('commit')(e);
+      } finally {
+        // A connection that failed mid-transaction is dropped, not reused.
+        client.release(broken);
+      }
+    },
+
+    /** Ends the pool this store opened (a pool passed in stays the caller's). */
+    async close() {
+      if (!owned || ready === undefined) return;
+      const p = await ready.catch(() => undefined);
+      ready = undefined;
+      await p?.end();
+    },
+  };
+}
+
+// Two processes creating the table at once can collide in the catalog even with IF
+// NOT EXISTS (a unique violation on pg_type); the loser's table exists by then.
+async function ensureTable(p) {
+  try {
+    await p.query(SCHEMA);
+  } catch (e) {
+    if (e?.code !== '23505' && e?.code !== '42P07') throw e;
+  }
+}

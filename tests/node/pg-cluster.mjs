@@ -1,0 +1,66 @@
+// A private PostgreSQL cluster for the tests: initdb in a temporary directory, the
+// server on 127.0.0.1 at a free port with its socket in that directory, trust
+// authentication (nothing else can reach it), stopped and removed at the end.
+// Run as the `postgres` user when the tests run as root (initdb refuses root).
+import { execFileSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+// Debian puts each major version's programs in /usr/lib/postgresql/<major>/bin;
+// the newest installed is used (scripts/setup.sh installs Debian's postgresql).
+const BIN =
+  process.env.MEMDIR_PG_BIN ??
+  (existsSync('/usr/lib/postgresql')
+    ? readdirSync('/usr/lib/postgresql')
+        .filter((v) => /^\d+$/.test(v) && existsSync(`/usr/lib/postgresql/${v}/bin/initdb`))
+        .sort((a, b) => b - a)
+        .map((v) => `/usr/lib/postgresql/${v}/bin`)[0]
+    : undefined);
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function asOwner(cmd, args) {
+  const root = process.getuid?.() === 0;
+  const [file, argv] = root ? ['runuser', ['-u', 'postgres', '--', join(BIN, cmd), ...args]] : [join(BIN, cmd), args];
+  return execFileSync(file, argv, { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+}
+
+/** Starts a cluster; `url(db)` names a database in it, `stop()` ends and removes it. */
+export async function startPostgres() {
+  if (BIN === undefined) throw new Error('PostgreSQL is not installed (bash scripts/setup.sh installs it)');
+  const dir = mkdtempSync(join(tmpdir(), 'memdir-pg-'));
+  if (process.getuid?.() === 0) {
+    const ids = execFileSync('id', ['-u', 'postgres']).toString().trim();
+    const gid = execFileSync('id', ['-g', 'postgres']).toString().trim();
+    chownSync(dir, Number(ids), Number(gid));
+  }
+  const data = join(dir, 'data');
+  const port = await freePort();
+  asOwner('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
+  const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off -c max_connections=100`;
+  asOwner('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', '-t', '30', 'start']);
+  const stop = () => {
+    try {
+      asOwner('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  return {
+    port,
+    url: (db = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${db}`,
+    psql: (sql, db = 'postgres') => asOwner('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', db, '-Atqc', sql]),
+    stop,
+  };
+}

@@ -1,0 +1,111 @@
+// postgresStore on a private PostgreSQL cluster (tests/node/pg-cluster.mjs): the
+// store-contract suite, every tampered store of the hostile-store data, writers in
+// several pools racing on one store with nothing lost, a refused commit that writes
+// nothing, namespaces kept apart, a value over the limit refused by the server, and
+// errors that never carry the server's text or address.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
+import { expected, observe } from '../conformance/hostile-stores.mjs';
+import { startPostgres } from './pg-cluster.mjs';
+import { loadJson, memdir } from './helpers.mjs';
+
+const bytes = (s) => new TextEncoder().encode(s);
+const text = (b) => (b === undefined ? undefined : new TextDecoder().decode(b));
+
+let cluster;
+const opened = [];
+// Each test's stores, closed at the end so no pool outlives the test file.
+const store = (namespace) => {
+  const s = memdir.postgresStore(cluster.url(), { namespace });
+  opened.push(s);
+  return s;
+};
+
+before(async () => {
+  cluster = await startPostgres();
+});
+after(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+  cluster?.stop();
+});
+
+describe('postgresStore', () => {
+  test('passes the store-contract suite', async () => {
+    await memdir.checkStoreContract(store('contract'));
+  });
+
+  test('a memory over it, read back through another pool', async () => {
+    const memory = await memdir.openMemory({ store: store('memory') });
+    const made = await memory.execute({ command: 'create', path: '/memories/notes.md', file_text: 'Ada likes tea.' });
+    assert.deepEqual(made, { content: 'File created successfully at: /memories/notes.md', is_error: false });
+    const again = await memdir.openMemory({ store: store('memory') });
+    const seen = await again.execute({ command: 'view', path: '/memories/notes.md' });
+    assert.deepEqual(seen, { content: "Here's the content of /memories/notes.md with line numbers:\n     1\tAda likes tea.", is_error: false });
+  });
+
+  test('8 writers in two pools: every acknowledged write is there, once', async () => {
+    const memories = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => memdir.openMemory({ store: store('race'), maxRetries: 200 }).then((m) => [i, m])),
+    );
+    const acked = [];
+    await Promise.all(
+      memories.map(async ([i, m]) => {
+        for (let n = 0; n < 10; n++) {
+          const r = await m.execute({ command: 'create', path: `/memories/w${i}/f${n}.md`, file_text: `${i}:${n}` });
+          if (!r.is_error) acked.push(`${i}:${n}`);
+        }
+      }),
+    );
+    assert.equal(acked.length, 80);
+    const entries = await memories[0][1].entries();
+    const files = entries.filter((e) => e.content !== undefined && e.content !== null).map((e) => e.content).sort();
+    assert.deepEqual(files, acked.sort());
+  });
+
+  test('a commit whose head moved writes nothing', async () => {
+    const s = store('refused');
+    assert.equal(await s.compareAndSwap('head', undefined, bytes('h1')), true);
+    assert.equal(await s.commit([['blob/x', bytes('object')]], 'head', bytes('h0'), bytes('h2')), false);
+    assert.equal(await s.commit([['blob/y', bytes('object')]], 'head', undefined, bytes('h2')), false);
+    assert.deepEqual(await s.list(''), { keys: ['head'] });
+    assert.equal(text(await s.get('head')), 'h1');
+    assert.equal(await s.commit([['blob/z', bytes('object')]], 'head', bytes('h1'), bytes('h2')), true);
+    assert.deepEqual(await s.list(''), { keys: ['blob/z', 'head'] });
+  });
+
+  test('namespaces are apart', async () => {
+    const a = store('ns-a');
+    const b = store('ns-b');
+    await a.set('k', bytes('a'));
+    assert.equal(await b.get('k'), undefined);
+    assert.deepEqual(await b.list(''), { keys: [] });
+  });
+
+  test('a stored value over the limit is refused before it is sent', async () => {
+    const s = store('huge');
+    await s.set('blob/big', bytes('small'));
+    cluster.psql("UPDATE memdir_kv SET value = convert_to(repeat('a', 64 * 1024 * 1024 + 1), 'UTF8') WHERE namespace = 'huge'");
+    await assert.rejects(s.get('blob/big'), { name: 'PostgresStoreError', message: 'the PostgreSQL store holds a value over the size limit' });
+  });
+
+  test("a database it cannot reach fails in the engine's words, naming no host", async () => {
+    const pool = new pg.Pool({ connectionString: cluster.url('no_such_database'), connectionTimeoutMillis: 2000 });
+    const gone = memdir.postgresStore(pool, { namespace: 'x' });
+    await assert.rejects(gone.get('head'), { name: 'PostgresStoreError', message: 'the PostgreSQL store could not connect to its database' });
+    const memory = await memdir.openMemory({ store: gone });
+    const r = await memory.execute({ command: 'view', path: '/memories' });
+    assert.deepEqual(r, { content: "Error: The memory directory's storage failed; nothing was changed.", is_error: true });
+    await pool.end();
+  });
+});
+
+describe('tampered stores on postgresStore', () => {
+  const { probes, cases } = loadJson('hostile-stores.json');
+  for (const [i, c] of cases.entries()) {
+    test(c.name, async () => {
+      const s = store(`hostile-${i}`);
+      assert.deepEqual(await observe(s, () => memdir.openMemory({ store: s }), probes, c), expected(c));
+    });
+  }
+});
