@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // memdir: the Claude memory tool on a directory store, from the command line.
 import { readFile } from 'node:fs/promises';
-import { defaults, directoryStore, openMemory, oversizedInputResult } from '../js/node.js';
+import { defaults, directoryStore, openMemory, oversizedInputResult, postgresStore } from '../js/node.js';
 import { lines } from './ndjson.js';
 import { readSdkLayout, writeSdkLayout } from './sdk-layout.js';
 
@@ -46,7 +46,8 @@ Upkeep:
 
 Options:
   --store DIR              the store directory (created if missing or empty; one that
-                           is not a memdir store is refused, nothing written)
+                           is not a memdir store is refused, nothing written), or a
+                           postgres://USER@HOST:PORT/DB URL (needs npm install pg)
   -h, --help               this text
   --version                the version
 
@@ -243,10 +244,30 @@ async function main(argv) {
     arity(rest, 0, 0, 'mcp [--store DIR]');
     // Loaded only here: the other commands do not pay for the MCP SDK.
     const [{ serveStdio }, version] = await Promise.all([loadMcp(), packageVersion()]);
-    await serveStdio(await openMemory({ store: directoryStore(opts.store), actor: 'memdir-mcp' }), { version });
+    const store = storeAt(opts.store);
+    try {
+      await serveStdio(await openMemory({ store, actor: 'memdir-mcp' }), { version });
+    } finally {
+      await store.close?.();
+    }
     return 0;
   }
-  const memory = await openMemory({ store: directoryStore(opts.store), actor: 'memdir-cli' });
+  const store = storeAt(opts.store);
+  try {
+    return await onStore(store, opts, rest);
+  } finally {
+    // A PostgreSQL store's pool would keep the process alive until it idles out.
+    await store.close?.();
+  }
+}
+
+/** `--store`: a postgres:// URL names a PostgreSQL store (its "default" namespace), anything else a directory. */
+function storeAt(spec) {
+  return /^postgres(ql)?:\/\//.test(spec) ? postgresStore(spec) : directoryStore(spec);
+}
+
+async function onStore(store, opts, rest) {
+  const memory = await openMemory({ store, actor: 'memdir-cli' });
   const [cmd] = rest;
   if (cmd === 'exec') {
     if (rest.length > 2) throw new UsageError("usage: memdir exec ['JSON']");

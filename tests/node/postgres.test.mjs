@@ -5,10 +5,12 @@
 // errors that never carry the server's text or address.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import pg from 'pg';
 import { expected, observe } from '../conformance/hostile-stores.mjs';
 import { startPostgres } from './pg-cluster.mjs';
-import { loadJson, memdir } from './helpers.mjs';
+import { MEMDIR_BIN, loadJson, memdir, runNode } from './helpers.mjs';
 
 const bytes = (s) => new TextEncoder().encode(s);
 const text = (b) => (b === undefined ? undefined : new TextDecoder().decode(b));
@@ -97,6 +99,31 @@ describe('postgresStore', () => {
     const r = await memory.execute({ command: 'view', path: '/memories' });
     assert.deepEqual(r, { content: "Error: The memory directory's storage failed; nothing was changed.", is_error: true });
     await pool.end();
+  });
+});
+
+describe('the CLI and the MCP server on a PostgreSQL store', () => {
+  test('memdir --store postgres://… writes, another process reads, and each exits at once', async () => {
+    const env = { PATH: process.env.PATH };
+    const made = await runNode([MEMDIR_BIN, '--store', cluster.url(), 'create', '/memories/cli.md', 'from the CLI'], env, 20_000);
+    assert.deepEqual(made, { code: 0, stdout: 'File created successfully at: /memories/cli.md\n', stderr: '' });
+    const started = Date.now();
+    const seen = await runNode([MEMDIR_BIN, '--store', cluster.url(), 'view', '/memories/cli.md'], env, 20_000);
+    assert.deepEqual(seen, { code: 0, stdout: "Here's the content of /memories/cli.md with line numbers:\n     1\tfrom the CLI\n", stderr: '' });
+    // The pool is closed when the command ends, not left to idle out.
+    assert.ok(Date.now() - started < 8_000, `took ${Date.now() - started} ms`);
+  });
+
+  test('memdir mcp --store postgres://… answers an MCP client from the same store', async () => {
+    const transport = new StdioClientTransport({ command: process.execPath, args: [MEMDIR_BIN, 'mcp', '--store', cluster.url()], stderr: 'pipe' });
+    const client = new Client({ name: 'pg-test', version: '1.0.0' });
+    await client.connect(transport);
+    try {
+      const r = await client.callTool({ name: 'memory', arguments: { command: 'view', path: '/memories/cli.md' } });
+      assert.deepEqual(r, { content: [{ type: 'text', text: "Here's the content of /memories/cli.md with line numbers:\n     1\tfrom the CLI" }], isError: false });
+    } finally {
+      await client.close();
+    }
   });
 });
 
