@@ -5,6 +5,7 @@ import { isIP } from 'node:net';
 import { readFile } from 'node:fs/promises';
 import { apiHandler, keysFrom, unservable } from '../js/api/http.js';
 import { directoryCatalog } from '../js/api/catalog-dir.js';
+import { postgresCatalog } from '../js/api/catalog-pg.js';
 
 const CLOSE_GRACE_MS = 10_000;
 // A body the handler refused part-way is read on and thrown away, so the client
@@ -130,7 +131,9 @@ export async function serve({ store, host, port, keys, noAuth }) {
   if (!noAuth && keys.length === 0) {
     throw new ServeUsageError('no API key: set MEMDIR_API_KEYS (comma separated) or pass --keys FILE (one key a line); --no-auth serves loopback without keys');
   }
-  const catalog = directoryCatalog(store);
+  // A postgres:// URL: the catalog and every store in that database, shared by any
+  // number of instances; anything else: a directory of store directories.
+  const catalog = /^postgres(ql)?:\/\//.test(store) ? postgresCatalog(store) : directoryCatalog(store);
   const handle = apiHandler({ catalog, keys, noAuth });
   const origin = `http://${host.includes(':') ? `[${host}]` : host}`;
   const server = createServer((req, res) => {

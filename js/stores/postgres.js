@@ -231,9 +231,9 @@ export function postgresStore(connection, options = {}) {
 
 // Two processes creating the table at once can collide in the catalog even with IF
 // NOT EXISTS (a unique violation on pg_type); the loser's table exists by then.
-async function ensureTable(p) {
+export async function ensureTable(p, schema = SCHEMA) {
   try {
-    await p.query(SCHEMA);
+    await p.query(schema);
   } catch (e) {
     if (e?.code !== '23505' && e?.code !== '42P07') throw e;
   }

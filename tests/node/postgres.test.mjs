@@ -7,10 +7,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { createHash } from 'node:crypto';
+import Anthropic from '@anthropic-ai/sdk';
 import pg from 'pg';
 import { expected, observe } from '../conformance/hostile-stores.mjs';
 import { startPostgres } from './pg-cluster.mjs';
-import { MEMDIR_BIN, loadJson, memdir, runNode } from './helpers.mjs';
+import { MEMDIR_BIN, loadJson, memdir, runNode, startServe } from './helpers.mjs';
 
 const bytes = (s) => new TextEncoder().encode(s);
 const text = (b) => (b === undefined ? undefined : new TextDecoder().decode(b));
@@ -123,6 +125,81 @@ describe('the CLI and the MCP server on a PostgreSQL store', () => {
       assert.deepEqual(r, { content: [{ type: 'text', text: "Here's the content of /memories/cli.md with line numbers:\n     1\tfrom the CLI" }], isError: false });
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('two memdir serve instances on one database', () => {
+  const KEY = 'pg-key';
+  const sha = (t) => createHash('sha256').update(t).digest('hex');
+  const client = (s) => new Anthropic({ apiKey: KEY, baseURL: s.url, logLevel: 'off', maxRetries: 0 });
+
+  test('answer as one service: writes, races, deletes, and a SIGKILL mid-write', async () => {
+    const db = 'serve';
+    cluster.psql(`CREATE DATABASE ${db}`);
+    const args = ['--store', cluster.url(db)];
+    const env = { MEMDIR_API_KEYS: KEY };
+    let [a, b] = await Promise.all([startServe(args, env), startServe(args, env)]);
+    try {
+      const [A, B] = [client(a), client(b)];
+      const store = await A.beta.memoryStores.create({ name: 'Shared' });
+      assert.equal((await B.beta.memoryStores.retrieve(store.id)).name, 'Shared');
+
+      // 8 clients, 4 on each instance, 10 writes each: all acknowledged, all read back.
+      const acked = [];
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, i) => {
+          const c = i % 2 ? A : B;
+          for (let n = 0; n < 10; n++) {
+            await c.beta.memoryStores.memories.create(store.id, { path: `/c${i}/m${n}.md`, content: `${i}:${n}` });
+            acked.push(`/c${i}/m${n}.md`);
+          }
+        }),
+      );
+      const listed = [];
+      for await (const m of B.beta.memoryStores.memories.list(store.id, { limit: 100 })) listed.push(m.path);
+      assert.deepEqual(listed.sort(), acked.sort());
+
+      // One memory, one precondition, an update through each instance: one winner.
+      const m = await A.beta.memoryStores.memories.create(store.id, { path: '/race.md', content: 'v0' });
+      const update = (c, content) =>
+        c.beta.memoryStores.memories
+          .update(m.id, { memory_store_id: store.id, content, precondition: { type: 'content_sha256', content_sha256: sha('v0') } })
+          .then(
+            () => 'won',
+            (e) => e.status,
+          );
+      const outcomes = await Promise.all([update(A, 'from a'), update(B, 'from b')]);
+      assert.deepEqual([...outcomes].sort(), [409, 'won']);
+      const winner = outcomes[0] === 'won' ? 'from a' : 'from b';
+      assert.equal((await B.beta.memoryStores.memories.retrieve(m.id, { memory_store_id: store.id })).content, winner);
+
+      // SIGKILL one instance while it writes: what it acknowledged is there.
+      const before = [];
+      const writing = (async () => {
+        for (let n = 0; ; n++) {
+          await A.beta.memoryStores.memories.create(store.id, { path: `/killed/k${n}.md`, content: `${n}` });
+          before.push(`/killed/k${n}.md`);
+        }
+      })().catch(() => {});
+      while (before.length < 5) await new Promise((r) => setTimeout(r, 20));
+      a.child.kill('SIGKILL');
+      await writing;
+      a = await startServe(args, env);
+      const after = [];
+      for await (const x of client(a).beta.memoryStores.memories.list(store.id, { path_prefix: '/killed/', limit: 100 })) after.push(x.path);
+      for (const p of before) assert.ok(after.includes(p), `${p} was acknowledged and lost`);
+
+      // Deleted through one instance: gone at once on the other, which had it open.
+      await client(a).beta.memoryStores.delete(store.id);
+      const gone = await B.beta.memoryStores.retrieve(store.id).then(
+        () => 200,
+        (e) => e.status,
+      );
+      assert.equal(gone, 404);
+      assert.deepEqual((await B.beta.memoryStores.list()).data, []);
+    } finally {
+      for (const s of [a, b]) if (s.child.exitCode === null && s.child.signalCode === null) await s.stop();
     }
   });
 });

@@ -1,0 +1,160 @@
+// The catalog of memory stores that `memdir serve --store postgres://…` keeps in
+// PostgreSQL: a `memdir_stores` table names the stores that exist, and each store's
+// keys are its namespace of `memdir_kv` (js/stores/postgres.js). Every instance on
+// one database reads the table per request, so all of them agree on what exists: a
+// store created or deleted through one is there, or gone, on every other at once.
+import * as memdir from '../node.js';
+import { CONNECT_TIMEOUT_MS, POOL_MAX, PostgresStoreError, STATEMENT_TIMEOUT_MS, ensureTable } from '../stores/postgres.js';
+import { MAX_STORES } from './catalog-dir.js';
+
+// An id the catalog may look up: what the engine makes (letters, digits, "_").
+const PLAIN_NAME = /^[A-Za-z0-9_]{1,128}$/;
+const ACTOR = 'memdir-serve';
+// Creates take this transaction-scoped advisory lock, so the cap holds across
+// instances (any fixed number unlikely to collide with an application's own).
+const CREATE_LOCK = 0x6d656d64; // "memd"
+
+const SCHEMA = `CREATE TABLE IF NOT EXISTS memdir_stores (
+  id text COLLATE "C" PRIMARY KEY,
+  created_at timestamptz NOT NULL DEFAULT now()
+)`;
+
+function failed(op) {
+  return (e) => {
+    if (e instanceof PostgresStoreError) throw e;
+    throw new PostgresStoreError(`the PostgreSQL catalog could not ${op}`);
+  };
+}
+
+/**
+ * The catalog in the database at `url`, with at most `maxStores` stores; one pool
+ * (at most 10 connections) serves the catalog and every store.
+ */
+export function postgresCatalog(url, { maxStores = MAX_STORES } = {}) {
+  if (typeof url !== 'string' || !/^postgres(ql)?:\/\//.test(url)) throw new TypeError('postgresCatalog expects a postgres:// URL');
+  if (!Number.isSafeInteger(maxStores) || maxStores < 1) throw new RangeError('postgresCatalog: maxStores must be a positive integer');
+  const open = new Map(); // id -> Promise<Memory>
+  let ready;
+
+  function pool() {
+    ready ??= (async () => {
+      let pg;
+      try {
+        pg = (await import('pg')).default;
+      } catch {
+        throw new PostgresStoreError('a postgres:// store needs node-postgres, which memdir does not install by itself: npm install pg@8');
+      }
+      const p = new pg.Pool({
+        connectionString: url,
+        max: POOL_MAX,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        statement_timeout: STATEMENT_TIMEOUT_MS,
+        query_timeout: STATEMENT_TIMEOUT_MS + 1000,
+      });
+      p.on('error', () => {});
+      await ensureTable(p);
+      await ensureTable(p, SCHEMA);
+      return p;
+    })().catch((e) => {
+      ready = undefined;
+      return failed('connect to its database')(e);
+    });
+    return ready;
+  }
+
+  async function query(op, text, values) {
+    return (await pool()).query(text, values).catch(failed(op));
+  }
+
+  async function openStore(id) {
+    let m = open.get(id);
+    if (!m) {
+      const store = memdir.postgresStore(await pool(), { namespace: id });
+      m = memdir.openMemory({ store, actor: ACTOR });
+      open.set(id, m);
+      m.catch(() => open.delete(id));
+    }
+    return m;
+  }
+
+  return {
+    async create() {
+      const p = await pool();
+      const client = await p.connect().catch(failed('connect to its database'));
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock($1)', [CREATE_LOCK]);
+        const { rows } = await client.query('SELECT count(*)::int AS n FROM memdir_stores');
+        if (!(rows[0]?.n < maxStores)) {
+          await client.query('ROLLBACK');
+          return { refused: `This server holds at most ${maxStores} memory stores; delete one to create another.` };
+        }
+        let id;
+        for (;;) {
+          id = memdir.newStoreId();
+          if (!PLAIN_NAME.test(id)) throw new Error('the engine made a store id that is not a plain name');
+          const r = await client.query('INSERT INTO memdir_stores (id) VALUES ($1) ON CONFLICT DO NOTHING', [id]);
+          if (r.rowCount === 1) break;
+        }
+        await client.query('COMMIT');
+        return { id, store: await openStore(id) };
+      } catch (e) {
+        broken = true;
+        await client.query('ROLLBACK').catch(() => {});
+        return failed('create a store')(e);
+      } finally {
+        client.release(broken);
+      }
+    },
+
+    // Asked of the table every time: another instance may have deleted the store.
+    async open(id) {
+      if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return null;
+      const { rowCount } = await query('look up a store', 'SELECT 1 FROM memdir_stores WHERE id = $1', [id]);
+      if (rowCount !== 1) {
+        open.delete(id);
+        return null;
+      }
+      return openStore(id);
+    },
+
+    async ids() {
+      const { rows } = await query('list its stores', `SELECT id FROM memdir_stores ORDER BY id LIMIT ${maxStores}`);
+      return rows.map((r) => r.id).filter((id) => typeof id === 'string' && PLAIN_NAME.test(id));
+    },
+
+    // The row and the keys go in one transaction: a store is never half deleted.
+    async drop(id) {
+      if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return;
+      const m = open.get(id);
+      open.delete(id);
+      const p = await pool();
+      const client = await p.connect().catch(failed('connect to its database'));
+      let broken = false;
+      try {
+        await client.query('BEGIN');
+        await client.query('DELETE FROM memdir_stores WHERE id = $1', [id]);
+        await client.query('DELETE FROM memdir_kv WHERE namespace = $1', [id]);
+        await client.query('COMMIT');
+      } catch (e) {
+        broken = true;
+        await client.query('ROLLBACK').catch(() => {});
+        failed('delete a store')(e);
+      } finally {
+        client.release(broken);
+      }
+      if (m) (await m.catch(() => undefined))?.close();
+    },
+
+    /** Closes every open store and the pool. */
+    async close() {
+      const all = [...open.values()];
+      open.clear();
+      for (const m of all) (await m.catch(() => undefined))?.close();
+      const p = await ready?.catch(() => undefined);
+      ready = undefined;
+      await p?.end();
+    },
+  };
+}
