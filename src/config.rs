@@ -65,6 +65,10 @@ pub struct Config {
     /// Where the store is mounted: `""` at `/memories` itself, else the name of
     /// its directory there (`team`: `/memories/team`), beside other stores.
     pub mount: String,
+    /// The store is mounted read-only: the engine refuses every write to it (a
+    /// commit, a redaction, the API's writes) and gc and expire leave it alone,
+    /// whichever face asked. Set from the mount's access by each runtime.
+    pub read_only: bool,
 }
 
 impl Default for Config {
@@ -75,6 +79,7 @@ impl Default for Config {
             max_retries: DEFAULT_MAX_RETRIES,
             secrets: SecretPolicy::Allow,
             mount: String::new(),
+            read_only: false,
         }
     }
 }

@@ -228,6 +228,9 @@ pub enum Refusal {
         to: ValidPath,
         file: ValidPath,
     },
+    /// A write that reached a store mounted read-only (the engine's own backstop;
+    /// a memory of several stores refuses with [`Refusal::ReadOnly`] first).
+    StoreReadOnly,
     /// A write into a store mounted read-only.
     ReadOnly {
         command: &'static str,
@@ -357,6 +360,9 @@ impl fmt::Display for Refusal {
                 write!(f, "Cannot rename {from} to {to}: {to} is inside {from}")
             }
             Refusal::DestinationExists(to) => write!(f, "The destination {to} already exists"),
+            Refusal::StoreReadOnly => {
+                f.write_str("This memory store is mounted read-only; nothing was changed")
+            }
             Refusal::ReadOnly {
                 command,
                 path,

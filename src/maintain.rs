@@ -160,6 +160,9 @@ impl<S: Store> Engine<S> {
     /// recent beneath them are read. Times are write times: a view does not count,
     /// since recording reads would make every view a write.
     pub async fn expire(&self, older_than_ms: u64) -> Result<ExpireReport, ToolError> {
+        if self.config.read_only {
+            return Ok(ExpireReport::default());
+        }
         self.transact(false, async |head| {
             let cutoff = (self.clock)().saturating_sub(older_than_ms);
             let none = Overlay::default();
@@ -217,6 +220,9 @@ impl<S: Store> Engine<S> {
     /// object another writer has written but not yet published survives as long as
     /// passes are further apart than the longest command.
     pub async fn gc(&self, keep_commits: u32) -> Result<GcReport, ToolError> {
+        if self.config.read_only {
+            return Ok(GcReport::default());
+        }
         let head = self.read_head().await?;
         let none = Overlay::default();
         let mut marked: BTreeSet<String> = BTreeSet::new();

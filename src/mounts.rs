@@ -442,7 +442,20 @@ impl<S: Store> Mounted<Engine<S>> {
             v
         };
         let Some(given) = given else {
-            // The whole memory: each store's answer, under its own name.
+            // The whole memory: access is checked before anything is routed, so a
+            // write naming "/" never reaches a read-only store.
+            if let Some((m, _)) = self
+                .mounts
+                .iter()
+                .find(|(m, _)| !tool.read_only && m.access == Access::ReadOnly)
+            {
+                return Err(ToolsetError::ReadOnly {
+                    tool: tool.name,
+                    path: "/".into(),
+                    mount: format!("/{}", m.name),
+                });
+            }
+            // Each store's answer, under its own name.
             let mut parts = Vec::new();
             for (m, engine) in &self.mounts {
                 let prefix = format!("/{}", m.name);

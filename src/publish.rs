@@ -8,7 +8,7 @@ use alloc::string::String;
 
 use crate::cache::{Head, Published};
 use crate::engine::Engine;
-use crate::error::ToolError;
+use crate::error::{Refusal, ToolError};
 use crate::overlay::Overlay;
 use crate::store::Store;
 use crate::tree::{COMMIT, Commit, HEAD, Hash};
@@ -87,6 +87,11 @@ impl<S: Store> Engine<S> {
         root: Hash,
         summary: String,
     ) -> Result<bool, ToolError> {
+        // Every commit passes here: a read-only store is never written, whichever
+        // face's check was missed.
+        if self.config.read_only {
+            return Err(ToolError::Refused(Refusal::StoreReadOnly));
+        }
         let (log, store) = (overlay.log_head, overlay.store.clone());
         let commit = Commit {
             root: root.hex(),

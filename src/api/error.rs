@@ -7,7 +7,7 @@ use core::fmt;
 
 use serde_json::{Value, json};
 
-use crate::error::ToolError;
+use crate::error::{Refusal, ToolError};
 use crate::store::StoreError;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -33,6 +33,8 @@ pub enum ApiError {
     Damaged,
     /// Other writers kept winning the race.
     Busy,
+    /// A write to a store mounted read-only.
+    ReadOnly,
 }
 
 impl ApiError {
@@ -45,6 +47,7 @@ impl ApiError {
             ApiError::TooLarge(_) => "request_too_large",
             ApiError::Storage | ApiError::Damaged => "api_error",
             ApiError::Busy => "overloaded_error",
+            ApiError::ReadOnly => "permission_error",
         }
     }
 
@@ -56,6 +59,7 @@ impl ApiError {
             ApiError::TooLarge(_) => 413,
             ApiError::Storage | ApiError::Damaged => 500,
             ApiError::Busy => 529,
+            ApiError::ReadOnly => 403,
         }
     }
 
@@ -94,6 +98,9 @@ impl fmt::Display for ApiError {
             ApiError::Busy => f.write_str(
                 "Too many concurrent writers to this store; nothing was changed. Retry.",
             ),
+            ApiError::ReadOnly => {
+                f.write_str("This memory store is mounted read-only; nothing was changed.")
+            }
         }
     }
 }
@@ -104,6 +111,7 @@ impl From<ToolError> for ApiError {
             ToolError::Storage(_) => ApiError::Storage,
             ToolError::Damaged => ApiError::Damaged,
             ToolError::Busy => ApiError::Busy,
+            ToolError::Refused(Refusal::StoreReadOnly) => ApiError::ReadOnly,
             other => ApiError::Invalid(alloc::format!("{other}")),
         }
     }

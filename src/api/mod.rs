@@ -140,6 +140,18 @@ impl Response {
     }
 }
 
+/// The operations that change a store: refused at once on a read-only one.
+const WRITES: [&str; 8] = [
+    "store.create",
+    "store.update",
+    "store.archive",
+    "store.delete",
+    "memory.create",
+    "memory.update",
+    "memory.delete",
+    "version.redact",
+];
+
 impl<S: Store> Engine<S> {
     /// The API face: one request (see docs/memory-stores.md) in, its answer out.
     pub async fn api(&self, request: &Value) -> Response {
@@ -175,6 +187,9 @@ impl<S: Store> Engine<S> {
             return Err(ApiError::Invalid(
                 "actor: its id must be 1 to 256 characters without control characters".into(),
             ));
+        }
+        if self.config.read_only && WRITES.contains(&r.op.as_str()) {
+            return Err(ApiError::ReadOnly);
         }
         let body = body::parse(r.body.as_deref())?;
         let q = Query(&r.query);

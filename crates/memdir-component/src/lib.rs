@@ -202,6 +202,9 @@ impl tool::Guest for Component {
             max_retries: config.max_retries.min(MAX_RETRIES_CAP),
             secrets,
             mount: config.mount,
+            // The host mounts stores only for tool commands, and its own Mounted
+            // refuses writes into a read-only one before calling this instance.
+            read_only: false,
         };
         if !engine_config.mount.is_empty() {
             // The same check a set of mounts gets; access and texts are the host's.

@@ -74,6 +74,7 @@ impl MountSet {
         })?;
         let config = Config {
             mount: name.clone(),
+            read_only: access == Access::ReadOnly,
             ..self.config.clone()
         };
         let engine = engine_for(store.store().clone(), config, self.clock.clone());
@@ -209,10 +210,7 @@ impl Memory {
         let mounted = Rc::clone(&self.mounted);
         promise(async move {
             let mut total = memdir::ExpireReport::default();
-            for (mount, engine) in mounted.engines() {
-                if mount.access == Access::ReadOnly {
-                    continue;
-                }
+            for (_, engine) in mounted.engines() {
                 let report = engine
                     .expire(older_than_ms as u64)
                     .await
@@ -311,6 +309,7 @@ fn parse_config(text: &str) -> Result<Config, &'static str> {
         max_retries: o.max_retries,
         secrets,
         mount: String::new(),
+        read_only: false,
     })
 }
 
