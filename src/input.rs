@@ -2,7 +2,6 @@
 //! [`InputError`] naming the command and the field that is wrong. Nothing here
 //! touches storage; path rules run right after, in `Command::validate_paths`.
 
-use alloc::format;
 use alloc::string::String;
 use core::fmt;
 
@@ -405,15 +404,9 @@ impl Checked {
         self.map_paths(|p| String::from(p.as_str()))
     }
 
-    /// A one-line summary for the commit log (no file content).
+    /// The commit's summary: the command's name alone. Never a path or content: a
+    /// redaction must be able to forget both, and commits are never rewritten.
     pub fn summary(&self) -> String {
-        match self {
-            Checked::View { path, .. } => format!("view {path}"),
-            Checked::Create { path, .. } => format!("create {path}"),
-            Checked::StrReplace { path, .. } => format!("str_replace {path}"),
-            Checked::Insert { path, .. } => format!("insert {path}"),
-            Checked::Delete { path } => format!("delete {path}"),
-            Checked::Rename { old_path, new_path } => format!("rename {old_path} {new_path}"),
-        }
+        String::from(self.name())
     }
 }

@@ -35,6 +35,8 @@ pub enum ApiError {
     Busy,
     /// A write to a store mounted read-only.
     ReadOnly,
+    /// A redaction was published, but erasing the old content then failed.
+    Unerased,
 }
 
 impl ApiError {
@@ -45,7 +47,7 @@ impl ApiError {
             ApiError::Precondition(_) => "memory_precondition_failed_error",
             ApiError::PathConflict { .. } => "memory_path_conflict_error",
             ApiError::TooLarge(_) => "request_too_large",
-            ApiError::Storage | ApiError::Damaged => "api_error",
+            ApiError::Storage | ApiError::Damaged | ApiError::Unerased => "api_error",
             ApiError::Busy => "overloaded_error",
             ApiError::ReadOnly => "permission_error",
         }
@@ -57,7 +59,7 @@ impl ApiError {
             ApiError::NotFound(_) => 404,
             ApiError::Precondition(_) | ApiError::PathConflict { .. } => 409,
             ApiError::TooLarge(_) => 413,
-            ApiError::Storage | ApiError::Damaged => 500,
+            ApiError::Storage | ApiError::Damaged | ApiError::Unerased => 500,
             ApiError::Busy => 529,
             ApiError::ReadOnly => 403,
         }
@@ -101,6 +103,9 @@ impl fmt::Display for ApiError {
             ApiError::ReadOnly => {
                 f.write_str("This memory store is mounted read-only; nothing was changed.")
             }
+            ApiError::Unerased => f.write_str(
+                "The version is redacted, but the store failed while erasing its old content; gc erases what remains.",
+            ),
         }
     }
 }

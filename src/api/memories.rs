@@ -335,7 +335,7 @@ impl<S: Store> Engine<S> {
                 Ok(Attempt::Publish {
                     overlay,
                     root,
-                    summary: format!("api create {}", store_path(&vp)),
+                    summary: "api create".into(),
                     value: Ok(file.mem),
                 })
             })
@@ -427,7 +427,7 @@ impl<S: Store> Engine<S> {
                 Ok(Attempt::Publish {
                     overlay,
                     root,
-                    summary: format!("api update {}", store_path(target)),
+                    summary: "api update".into(),
                     value: Ok(()),
                 })
             })
@@ -467,7 +467,7 @@ impl<S: Store> Engine<S> {
                 Ok(Attempt::Publish {
                     overlay,
                     root,
-                    summary: format!("api delete {}", store_path(&path)),
+                    summary: "api delete".into(),
                     value: Ok(()),
                 })
             })

@@ -1,6 +1,7 @@
 //! A store's versions through the API: list (newest first, or one memory's chain),
 //! retrieve, and redact.
 
+use alloc::collections::BTreeSet;
 use alloc::format;
 use alloc::vec::Vec;
 
@@ -17,8 +18,8 @@ use crate::error::ToolError;
 use crate::overlay::Overlay;
 use crate::publish::Attempt;
 use crate::store::Store;
-use crate::tree::{BLOB, Hash};
-use crate::versions::{Actor, Op, RECORD, Record, Slot};
+use crate::tree::{BLOB, Child, Hash, Kind, MAX_NESTING};
+use crate::versions::{Actor, LogNode, Op, RECORD, Record, Slot, height};
 
 /// Most records one page of an unfiltered-by-memory version list reads: filters
 /// that skip many make a short page with a `next_page`, never an unbounded scan.
@@ -182,7 +183,8 @@ impl<S: Store> Engine<S> {
 
     /// Redacts a version: its record is written anew without content, hash, size
     /// and path, then the old record and (unless still held elsewhere) the blob are
-    /// deleted from the store.
+    /// deleted from the store. Whether the blob is held elsewhere is decided before
+    /// anything is published, so damage found on the way refuses the redaction whole.
     pub(crate) async fn version_redact(
         &self,
         ctx: &Ctx,
@@ -208,6 +210,15 @@ impl<S: Store> Engine<S> {
                         fresh.ids.memory_id(record.mem)
                     )))));
                 }
+                // The content to erase, and its text (to put back should another
+                // writer store the same text while it is erased): none if another
+                // version or a file holds it.
+                let erase = match slot.blob.zip(record.size) {
+                    Some((blob, size)) if !self.holds_blob(head, blob, slot.record).await? => {
+                        Some((blob, self.blob_of(blob, size).await?))
+                    }
+                    _ => None,
+                };
                 let redacted = Record {
                     path: None,
                     sha: None,
@@ -230,12 +241,15 @@ impl<S: Store> Engine<S> {
                     overlay,
                     root,
                     summary: format!("api redact {}", fresh.ids.version_id(seq)),
-                    value: Ok(Some((slot.record, slot.blob.zip(record.size)))),
+                    value: Ok(Some((slot.record, erase))),
                 })
             })
             .await??;
-        if let Some((old_record, blob)) = outcome {
-            self.forget_redacted(old_record, blob).await?;
+        if let Some((old_record, erase)) = outcome {
+            // Published: a failure now must not say that nothing was changed.
+            self.erase_redacted(old_record, erase)
+                .await
+                .map_err(|_| ApiError::Unerased)?;
         }
         let (head, _) = self.cached_head().await?;
         let ctx = super::Ctx::of(&head, None);
@@ -244,46 +258,75 @@ impl<S: Store> Engine<S> {
             .await
     }
 
-    /// Deletes a redacted version's old record, and its blob unless a slot of the
-    /// log or a file of the tree (as published now) still holds that content.
-    /// Costs a read of every log leaf and tree node: redaction is rare, and a
-    /// blob has no reference count.
-    async fn forget_redacted(
+    /// Deletes a redacted version's old record and, when `erase` names it, its blob.
+    async fn erase_redacted(
         &self,
         record: Hash,
-        blob: Option<(Hash, u64)>,
+        erase: Option<(Hash, alloc::rc::Rc<str>)>,
     ) -> Result<(), ToolError> {
         self.store.delete(&record.key(RECORD)).await?;
         self.cache.forget_record(&record);
-        let Some((blob, size)) = blob else {
+        let Some((blob, text)) = erase else {
             return Ok(());
         };
-        let head = self.read_head().await?;
-        if self.holds_blob(&head, 1, blob).await? {
-            return Ok(());
-        }
-        let text = self.blob_of(blob, size).await?;
+        let (before, _) = self.cached_head().await?;
         self.store.delete(&blob.key(BLOB)).await?;
         self.cache.forget_blob(&blob);
         // A writer that stored the same text again (a restore in another tab) and
-        // published after the check above needs it back: its blob key is ours.
+        // published meanwhile needs it back: its blob key is ours.
         let now = self.read_head().await?;
-        if now.commit != head.commit && self.holds_blob(&now, head.log.versions + 1, blob).await? {
+        if now.commit != before.commit && self.holds_blob(&now, blob, record).await? {
             self.store.set(&blob.key(BLOB), text.as_bytes()).await?;
         }
         Ok(())
     }
 
-    /// True if the tree of `head`, or a version of its log from `from` on, holds
-    /// the content `blob`.
-    async fn holds_blob(&self, head: &Head, from: u64, blob: Hash) -> Result<bool, ToolError> {
+    /// True if a file of `head`'s tree, or a version of its log other than the one
+    /// whose record is `except`, holds the content `blob`. Each distinct stored node
+    /// is read once, so the cost is bounded by the bytes the store holds, never by a
+    /// count it claims: a hostile log whose inner nodes all name one child costs a
+    /// node per level, not a read per claimed version.
+    async fn holds_blob(&self, head: &Head, blob: Hash, except: Hash) -> Result<bool, ToolError> {
         let none = Overlay::default();
-        for seq in from..=head.log.versions {
-            if self.slot(&none, &head.log, seq).await?.blob == Some(blob) {
-                return Ok(true);
+        let mut seen: BTreeSet<Hash> = BTreeSet::new();
+        if let Some(root) = head.log.root {
+            let mut todo = alloc::vec![(root, height(head.log.versions))];
+            while let Some((hash, h)) = todo.pop() {
+                if !seen.insert(hash) {
+                    continue;
+                }
+                match &*self.log_node(&none, hash).await? {
+                    LogNode::Inner(kids) if h > 0 => todo.extend(kids.iter().map(|k| (*k, h - 1))),
+                    LogNode::Leaf(slots) if h == 0 => {
+                        if slots
+                            .iter()
+                            .any(|s| s.blob == Some(blob) && s.record != except)
+                        {
+                            return Ok(true);
+                        }
+                    }
+                    _ => return Err(ToolError::Damaged),
+                }
             }
         }
-        let files = self.all_files(&none, head.root).await?;
-        Ok(files.iter().any(|(_, c)| c.hash == blob))
+        let size = self.stored(&none, head.root).await?.size();
+        let mut todo = alloc::vec![(Child::plain(Kind::Dir, head.root, size, 0), 0usize)];
+        while let Some((c, depth)) = todo.pop() {
+            if depth > MAX_NESTING {
+                return Err(ToolError::Damaged);
+            }
+            match c.kind {
+                Kind::File if c.hash == blob => return Ok(true),
+                Kind::File => {}
+                Kind::Dir => {
+                    if !seen.insert(c.hash) {
+                        continue;
+                    }
+                    let node = self.dir(&none, self.subdir(&none, &c).await?).await?;
+                    todo.extend(node.children.values().map(|grand| (*grand, depth + 1)));
+                }
+            }
+        }
+        Ok(false)
     }
 }
