@@ -21,7 +21,7 @@ use crate::error::ToolError;
 use crate::overlay::Overlay;
 use crate::store::Store;
 use crate::tree::{BLOB, COMMIT, Child, Commit, HEAD, Hash, Node, Stored, TREE};
-use crate::versions::{LOG, LogHead, LogNode, RECORD, Record};
+use crate::versions::{LOG, LogHead, LogNode, MAX_VERSIONS, RECORD, Record};
 
 /// Budgets, in bytes of the stored form (a decoded node takes a few times its
 /// encoding; a commit entry is two hashes). A cache over budget starts again empty.
@@ -273,8 +273,12 @@ impl<S: Store> Engine<S> {
             versions: parsed.versions,
             memories: parsed.memories,
         };
-        // A log without versions, or versions without a log, is damage.
-        if log.root.is_some() != (log.versions > 0) {
+        // A log without versions, or versions without a log, is damage; so are
+        // counts no store could reach, which later arithmetic would wrap.
+        if log.root.is_some() != (log.versions > 0)
+            || log.versions > MAX_VERSIONS
+            || log.memories > log.versions
+        {
             return Err(ToolError::Damaged);
         }
         let published = Rc::new(Published {

@@ -18,7 +18,9 @@ use crate::error::ToolError;
 use crate::overlay::Overlay;
 use crate::store::Store;
 use crate::tree::{Child, Hash, Kind, MAX_NESTING};
-use crate::versions::{Actor, LogHead, LogNode, Op, Record, Slot, child_span, height};
+use crate::versions::{
+    Actor, LogHead, LogNode, MAX_VERSIONS, Op, Record, Slot, child_span, height,
+};
 
 type Boxed<'a, T> = Pin<Box<dyn Future<Output = Result<T, ToolError>> + 'a>>;
 
@@ -191,7 +193,11 @@ impl<S: Store> Engine<S> {
                 Op::Modified => {}
             }
         }
-        let versions = head.log.versions + pending.len() as u64;
+        let versions = u64::try_from(pending.len())
+            .ok()
+            .and_then(|n| head.log.versions.checked_add(n))
+            .filter(|v| *v <= MAX_VERSIONS)
+            .ok_or(ToolError::Damaged)?;
         let root = self.rebuild_log(overlay, &head.log, versions, edit).await?;
         overlay.pending = pending;
         overlay.log_head = LogHead {

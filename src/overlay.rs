@@ -45,7 +45,7 @@ impl Overlay {
     pub fn on(head: &Head, now: u64) -> Overlay {
         Overlay {
             now,
-            first_version: head.log.versions + 1,
+            first_version: head.log.versions.saturating_add(1),
             ..Overlay::default()
         }
     }

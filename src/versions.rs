@@ -31,6 +31,9 @@ pub const LOG: &str = "log/";
 pub const RECORD: &str = "rec/";
 /// Slots of a leaf, children of an inner node.
 pub const LOG_FANOUT: u64 = 64;
+/// Most versions one log may count (2^53 − 1: exact as a JS number too). A commit
+/// claiming more is damaged, so numbering the next version can never wrap.
+pub const MAX_VERSIONS: u64 = (1 << 53) - 1;
 /// Longest actor id memdir records.
 pub const MAX_ACTOR_ID_CHARS: usize = 256;
 

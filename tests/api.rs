@@ -850,3 +850,95 @@ fn a_log_the_first_version_wrote_as_json_reads_on_and_takes_new_versions() {
     );
     assert_eq!(log_top(&later.store)[..2], *b"L1");
 }
+
+#[test]
+fn a_page_token_moved_into_another_memorys_chain_is_a_bad_token() {
+    let a = api();
+    let m = a.create("/a.md", "one");
+    let id = m["id"].as_str().unwrap().to_string();
+    a.create("/b.md", "other memory");
+    a.ok(json!({"op": "memory.update", "id": id, "body": r#"{"content":"two"}"#}));
+    let page = a.ok(json!({"op": "version.list", "query": {"memory_id": id, "limit": "1"}}));
+    let token = page["next_page"].as_str().unwrap();
+    // The token's position (after its last '.') is hex; version 2 is memory b's.
+    let (fp, _) = token.rsplit_once('.').unwrap();
+    let forged = format!(
+        "{fp}.{}",
+        "2".bytes().map(|b| format!("{b:02x}")).collect::<String>()
+    );
+    let before = a.dump();
+    let r = a.call(
+        json!({"op": "version.list", "query": {"memory_id": id, "limit": "1", "page": forged}}),
+    );
+    assert_eq!(
+        error(&r),
+        (
+            400,
+            "invalid_request_error".into(),
+            "page is not a page token of this list and query".into()
+        )
+    );
+    assert_eq!(a.dump(), before);
+}
+
+#[test]
+fn a_commit_claiming_more_versions_than_any_store_holds_is_damage_not_a_wrap() {
+    use sha2::Digest;
+    let a = api();
+    a.create("/a.md", "one");
+    let head = String::from_utf8(block_on(a.store.get("head")).unwrap().unwrap()).unwrap();
+    let mut commit: Value = serde_json::from_slice(
+        &block_on(a.store.get(&format!("commit/{head}")))
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
+    // A log as tall as u64::MAX versions needs (10 levels of inner nodes over the
+    // one real leaf), so that every slot it is asked for is found and only the
+    // count is wrong.
+    let mut node = commit["log"].as_str().unwrap().to_string();
+    for _ in 0..10 {
+        let mut inner = b"N1\x01".to_vec();
+        inner.extend((0..32).map(|i| u8::from_str_radix(&node[2 * i..2 * i + 2], 16).unwrap()));
+        node = sha2::Sha256::digest(&inner)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        block_on(a.store.set(&format!("log/{node}"), &inner)).unwrap();
+    }
+    commit["log"] = json!(node);
+    commit["versions"] = json!(u64::MAX);
+    let bytes = commit.to_string();
+    let hash: String = sha2::Sha256::digest(bytes.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    block_on(a.store.set(&format!("commit/{hash}"), bytes.as_bytes())).unwrap();
+    block_on(a.store.set("head", hash.as_bytes())).unwrap();
+    let before = a.dump();
+    let r = a.call(json!({"op": "memory.create", "body": r#"{"path":"/b.md","content":"x"}"#}));
+    assert_eq!(
+        error(&r),
+        (
+            500,
+            "api_error".into(),
+            "The store holds a damaged record; nothing was changed.".into()
+        )
+    );
+    let t = block_on(
+        a.engine
+            .execute(&json!({"command": "create", "path": "/memories/c.md", "file_text": "x"})),
+    );
+    assert_eq!(
+        (t.content.as_str(), t.is_error),
+        (
+            "Error: The memory directory's storage is damaged: a stored record is missing or unreadable.",
+            true
+        )
+    );
+    assert_eq!(
+        a.dump(),
+        before,
+        "nothing was written over the damaged head"
+    );
+}

@@ -147,14 +147,21 @@ impl<S: Store> Engine<S> {
         };
         let mut data = Vec::new();
         let mut read = 0;
+        // A token names where to resume, and a client can change it: a position in
+        // another memory's chain is a bad token, not damage.
+        let mut from_token = resume.is_some();
         while next > 0 && data.len() < limit && read < MAX_VERSION_SCAN {
             let (slot, record) = self.version_at(&none, log, next).await?;
             read += 1;
             if let Some(id) = memory
                 && ctx.ids.memory_id(record.mem) != id
             {
+                if from_token {
+                    return invalid!("page is not a page token of this list and query");
+                }
                 return Err(ApiError::Damaged);
             }
+            from_token = false;
             if filter.admits(&record) {
                 data.push(self.version_json(ctx, next, &slot, &record, view).await?);
             }
