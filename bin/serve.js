@@ -6,6 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { apiHandler, keysFrom, unservable } from '../js/api/http.js';
 import { directoryCatalog } from '../js/api/catalog-dir.js';
 
+// On SIGTERM, requests under way get this long to finish (a write its answer);
+// then their connections are cut, and the stores are closed once their handlers end.
 const CLOSE_GRACE_MS = 10_000;
 // A body the handler refused part-way is read on and thrown away, so the client
 // gets its 413 rather than a broken pipe; past this many bytes the connection is cut.
@@ -110,10 +112,12 @@ function toRequest(req, origin) {
   });
 }
 
-async function send(res, req, response) {
+async function send(res, req, response, closing) {
   const body = Buffer.from(await response.arrayBuffer());
   const headers = Object.fromEntries(response.headers);
   headers['content-length'] = String(body.byteLength);
+  // Stopping: this connection takes no further request.
+  if (closing()) headers.connection = 'close';
   res.writeHead(response.status, headers);
   res.end(body);
   // A body the handler never read (refused by its declared length) is drained too.
@@ -131,8 +135,11 @@ export async function serve({ store, host, port, keys, noAuth }) {
     throw new ServeUsageError('no API key: set MEMDIR_API_KEYS (comma separated) or pass --keys FILE (one key a line); --no-auth serves loopback without keys');
   }
   const catalog = directoryCatalog(store);
-  const handle = apiHandler({ catalog, keys, noAuth });
+  const log = (line) => process.stderr.write(`memdir serve: ${line.replace(/[\r\n]+/g, ' ')}\n`);
+  let handle; // made once the port is known: without keys, the Host names it
   const origin = `http://${host.includes(':') ? `[${host}]` : host}`;
+  const inFlight = new Set();
+  let closing;
   const server = createServer((req, res) => {
     // Nothing a client sends may end the process: a request fetch cannot carry
     // (TRACE makes `new Request` throw) is answered here, in the API's words.
@@ -142,7 +149,9 @@ export async function serve({ store, host, port, keys, noAuth }) {
     } catch {
       answer = Promise.resolve(unservable(req.method));
     }
-    answer.then((response) => send(res, req, response)).catch(() => res.destroy());
+    const done = answer.then((response) => send(res, req, response, () => closing !== undefined)).catch(() => res.destroy());
+    inFlight.add(done);
+    done.finally(() => inFlight.delete(done));
   });
   await new Promise((resolveListen, reject) => {
     server.once('error', reject);
@@ -152,16 +161,23 @@ export async function serve({ store, host, port, keys, noAuth }) {
     });
   });
   const addr = server.address();
-  const url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
-  let closing;
+  const bracket = (h) => (h.includes(':') ? `[${h}]` : h);
+  const url = `http://${bracket(addr.address)}:${addr.port}`;
+  // The names this server is reached by: as given, as bound, and localhost.
+  const hosts = [...new Set([host, addr.address, 'localhost'])].flatMap((h) =>
+    addr.port === 80 ? [`${bracket(h)}:80`, bracket(h)] : [`${bracket(h)}:${addr.port}`],
+  );
+  handle = apiHandler({ catalog, keys, noAuth, hosts: noAuth ? hosts : undefined, log });
   const close = () => {
     closing ??= (async () => {
-      await new Promise((r) => {
-        server.close(() => r());
-        server.closeIdleConnections();
-        // Requests under way get a while to finish; then their connections go too.
-        setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
-      });
+      const grace = () => new Promise((r) => setTimeout(r, CLOSE_GRACE_MS).unref());
+      // No new connection; idle ones go now, busy ones once their answer is sent.
+      const closed = new Promise((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      await Promise.race([closed, grace()]);
+      server.closeAllConnections();
+      // A handler may still be writing when its connection went: it ends first.
+      await Promise.race([Promise.allSettled([...inFlight]), grace()]);
       await catalog.close();
     })();
     return closing;

@@ -13,6 +13,18 @@ const JSON_TYPE = 'application/json';
 const INTERNAL = 'Internal server error.';
 const utf8 = new TextEncoder();
 
+/**
+ * What a catalog's `open(id)` throws for a store whose own data it cannot serve
+ * (damaged, or another store's copy): a list leaves it out, a request for it alone
+ * is a 500, and the message goes to the operator's log, never to a client.
+ */
+export class UnusableStore extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'UnusableStore';
+  }
+}
+
 /** The API's error object. */
 function errorBody(type, message) {
   return { type: 'error', error: { type, message } };
@@ -27,6 +39,9 @@ const BAD_QUERY = errorBody('invalid_request_error', 'The query string is not va
 const TOO_LARGE = (max) => errorBody('request_too_large', `The request body is larger than ${max} bytes.`);
 const BAD_BODY = errorBody('invalid_request_error', 'The request body is not valid UTF-8.');
 const BAD_TARGET = errorBody('invalid_request_error', 'The request target is not a path this API can read.');
+const WRONG_HOST = errorBody('permission_error', 'Without API keys this server answers only requests addressed to its own loopback address and port (the Host header).');
+const CROSS_ORIGIN = errorBody('permission_error', 'Without API keys this server answers no request that a web page of another origin sent (its Origin or Sec-Fetch-Site header).');
+const NOT_JSON = errorBody('invalid_request_error', 'A request body must be JSON, sent with Content-Type: application/json.');
 
 /**
  * The routes of docs/memory-stores.md: each path shape with, per method, the
@@ -143,6 +158,31 @@ function sameDigest(a, b) {
   return diff === 0;
 }
 
+/** `application/json`, with no charset or a UTF-8 one. */
+function isJson(contentType) {
+  const [type, ...params] = contentType.split(';').map((s) => s.trim().toLowerCase());
+  if (type !== JSON_TYPE) return false;
+  return params.every((p) => !p.startsWith('charset=') || /^charset="?utf-8"?$/.test(p));
+}
+
+/**
+ * Without keys, what keeps a served loopback port from the web pages of this
+ * machine's browser: a page of another site that has its own name resolve to
+ * 127.0.0.1 (DNS rebinding) still sends its own name as Host, and a page of any
+ * other origin sends its Origin (every cross-origin POST, PATCH and DELETE does) or
+ * Sec-Fetch-Site. `hosts` are the Host values this server is reached by.
+ */
+function loopbackRefusal(request, hosts) {
+  const host = (request.headers.get('host') ?? '').toLowerCase();
+  if (!hosts.has(host)) return WRONG_HOST;
+  const origin = request.headers.get('origin');
+  // "null" (a file: page, a sandboxed frame) is an origin too, and not this one.
+  if (origin !== null && origin.toLowerCase() !== `http://${host}`) return CROSS_ORIGIN;
+  const site = request.headers.get('sec-fetch-site');
+  if (site !== null && site !== 'same-origin' && site !== 'none') return CROSS_ORIGIN;
+  return undefined;
+}
+
 /** The token of an "Authorization: Bearer TOKEN" header, or undefined. */
 function bearer(header) {
   const m = /^Bearer +(\S+)$/i.exec(header ?? '');
@@ -169,11 +209,28 @@ export function keysFrom(list) {
  *   holds all the stores it may), `open(id)` -> store | null,
  *   `ids()` -> string[], `drop(id)`; a store has `api(request)` -> {status, body}.
  * - keys: the API keys a request may send (`x-api-key`, or `Authorization: Bearer`).
- * - noAuth: serve without keys (the caller keeps it to loopback).
+ * - noAuth: serve without keys (the caller keeps it to loopback); then `hosts`, the
+ *   Host header values (`name:port`) the server is reached by, is required, and
+ *   requests for another host, from another origin, or with a body that is not
+ *   JSON are refused (a browser sends JSON cross-origin only after a preflight,
+ *   which no route answers).
+ * - log: called with a line for the operator (a store skipped, a 500's cause);
+ *   nothing it is given reaches a client.
  */
-export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
+export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: logger } = {}) {
   if (!catalog || typeof catalog.open !== 'function') throw new TypeError('apiHandler needs a catalog');
   if (!noAuth && (!Array.isArray(keys) || keys.length === 0)) throw new TypeError('apiHandler needs at least one API key, or noAuth');
+  if (noAuth && (!Array.isArray(hosts) || hosts.length === 0 || hosts.some((h) => typeof h !== 'string' || h === ''))) {
+    throw new TypeError('apiHandler: noAuth needs the hosts the server is reached by');
+  }
+  const loopbackHosts = new Set((hosts ?? []).map((h) => h.toLowerCase()));
+  const log = (line) => {
+    try {
+      logger?.(line);
+    } catch {
+      // a log that fails changes no answer
+    }
+  };
   if (keys.some((k) => typeof k !== 'string' || k === '')) throw new TypeError('apiHandler: every API key must be a non-empty string');
   const digests = Promise.all(keys.map(sha256));
   // The engine's cap on a request body (`MAX_API_BODY_BYTES`), refused here before it is read whole.
@@ -182,7 +239,10 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
 
   /** The actor a request acts as, or an error answer. */
   async function authenticate(request) {
-    if (noAuth) return { actor: undefined };
+    if (noAuth) {
+      const refusal = loopbackRefusal(request, loopbackHosts);
+      return refusal ? { fail: refusal, status: 403 } : { actor: undefined };
+    }
     // The SDK (1.12) sends its apiKey as "Authorization: Bearer"; curl users send x-api-key.
     const key = request.headers.get('x-api-key') || bearer(request.headers.get('authorization'));
     if (!key) return { fail: NO_KEY };
@@ -198,7 +258,15 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
   async function listAll(query) {
     const records = [];
     for (const id of await catalog.ids()) {
-      const store = await catalog.open(id);
+      let store;
+      try {
+        store = await catalog.open(id);
+      } catch (e) {
+        // One damaged or foreign store is left out of the list, not a 500 for all.
+        if (!(e instanceof UnusableStore)) throw e;
+        log(`memory store ${id} left out: ${e.message}`);
+        continue;
+      }
       if (!store) continue; // dropped since it was listed
       const r = await store.api({ op: 'store.retrieve', query: {}, body: null });
       if (r.status === 200) records.push(r.body);
@@ -208,7 +276,7 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
 
   async function dispatch(request) {
     const auth = await authenticate(request);
-    if (auth.fail) return { status: 401, body: auth.fail };
+    if (auth.fail) return { status: auth.status ?? 401, body: auth.fail };
     const url = new URL(request.url);
     const match = matchRoute(url.pathname);
     if (!match) return { status: 404, body: NOT_FOUND_ROUTE };
@@ -223,8 +291,14 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
     }
     const q = queryOf(url);
     if (q.error) return { status: 400, body: q.error };
+    // Keyed, a page cannot send the key without a preflight, and a body that is not
+    // JSON meets the engine's own parse error; without keys, it is refused unread.
+    const bodied = request.method !== 'GET' && request.method !== 'HEAD';
+    const type = bodied ? request.headers.get('content-type') : null;
+    if (noAuth && type !== null && !isJson(type)) return { status: 415, body: NOT_JSON };
     const read = await readBody(request, maxBody);
     if (read.tooLarge) return { status: 413, body: TOO_LARGE(maxBody) };
+    if (noAuth && type === null && read.text !== null) return { status: 415, body: NOT_JSON };
     if (read.bad) return { status: 400, body: BAD_BODY };
     const engineRequest = { op, query: q.query, body: read.text };
     if (auth.actor) engineRequest.actor = auth.actor;
@@ -256,7 +330,8 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
     try {
       answer = await dispatch(request);
       if (!answer || !Number.isInteger(answer.status)) throw new Error('no answer');
-    } catch {
+    } catch (e) {
+      log(`${request.method} ${new URL(request.url).pathname} failed: ${e instanceof Error ? e.message : String(e)}`);
       answer = { status: 500, body: errorBody('api_error', INTERNAL) };
     }
     return toResponse(answer);
