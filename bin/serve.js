@@ -139,8 +139,16 @@ export async function serve({ store, host, port, keys, noAuth }) {
   let handle; // made once the port is known: without keys, the Host names it
   const origin = `http://${host.includes(':') ? `[${host}]` : host}`;
   const inFlight = new Set();
+  // Each connection with the number of its requests under way: stopping, those
+  // with none are closed at once (one that never sent a request included).
+  const sockets = new Map();
   let closing;
   const server = createServer((req, res) => {
+    const socket = req.socket;
+    sockets.set(socket, (sockets.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      if (sockets.has(socket)) sockets.set(socket, sockets.get(socket) - 1);
+    });
     // Nothing a client sends may end the process: a request fetch cannot carry
     // (TRACE makes `new Request` throw) is answered here, in the API's words.
     let answer;
@@ -152,6 +160,10 @@ export async function serve({ store, host, port, keys, noAuth }) {
     const done = answer.then((response) => send(res, req, response, () => closing !== undefined)).catch(() => res.destroy());
     inFlight.add(done);
     done.finally(() => inFlight.delete(done));
+  });
+  server.on('connection', (socket) => {
+    sockets.set(socket, 0);
+    socket.once('close', () => sockets.delete(socket));
   });
   await new Promise((resolveListen, reject) => {
     server.once('error', reject);
@@ -173,7 +185,7 @@ export async function serve({ store, host, port, keys, noAuth }) {
       const grace = () => new Promise((r) => setTimeout(r, CLOSE_GRACE_MS).unref());
       // No new connection; idle ones go now, busy ones once their answer is sent.
       const closed = new Promise((r) => server.close(() => r()));
-      server.closeIdleConnections();
+      for (const [socket, requests] of sockets) if (requests === 0) socket.destroy();
       await Promise.race([closed, grace()]);
       server.closeAllConnections();
       // A handler may still be writing when its connection went: it ends first.

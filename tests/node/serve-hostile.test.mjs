@@ -231,3 +231,53 @@ describe('the store catalog of memdir serve, damaged and shared', () => {
     assert.deepEqual((await ids(a)).sort(), [one.id, two.id].sort());
   });
 });
+
+describe('memdir serve on SIGTERM', () => {
+  test('a write under way is finished and answered, no new connection is taken, and the process exits 0', async () => {
+    const root = join(tempDir('memdir-sigterm-'), 'stores');
+    const server = await startServe(['--store', root, '--no-auth']);
+    const host = new URL(server.url).host;
+    const port = Number(new URL(server.url).port);
+    const made = JSON.parse((await raw(server.url, http11('POST', '/v1/memory_stores', { host, 'content-type': 'application/json' }, '{"name":"s"}'))).body);
+    // An idle keep-alive connection, and a write whose body is half sent.
+    const idle = connect(port, '127.0.0.1');
+    const idleClosed = new Promise((r) => idle.once('close', r));
+    idle.on('error', () => {});
+    const body = JSON.stringify({ path: '/last.md', content: 'written while stopping' });
+    const half = Math.floor(body.length / 2);
+    const writer = connect(port, '127.0.0.1');
+    let got = '';
+    writer.setEncoding('utf8').on('data', (d) => (got += d));
+    const writerClosed = new Promise((r) => writer.once('close', r));
+    await new Promise((r) => writer.once('connect', r));
+    writer.write(http11('POST', `/v1/memory_stores/${made.id}/memories`, { host, 'content-type': 'application/json' }, body).slice(0, -(body.length - half)));
+    await new Promise((r) => setTimeout(r, 300));
+    const exited = server.stop();
+    await idleClosed;
+    const refused = await new Promise((resolve) => {
+      const s = connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve('connected');
+      });
+      s.once('error', (e) => resolve(e.code));
+    });
+    assert.equal(refused, 'ECONNREFUSED');
+    assert.equal(got, '', 'no answer before the body is whole');
+    writer.write(body.slice(half));
+    await writerClosed;
+    const [head, answer] = got.split('\r\n\r\n');
+    assert.match(head, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.match(head, /\r\nconnection: close\r\n/i);
+    assert.equal(JSON.parse(answer).path, '/last.md');
+    assert.deepEqual(await exited, { code: 0, signal: null }, server.stderr());
+    // It is in the store: another server reads it back.
+    const again = await startServe(['--store', root, '--no-auth']);
+    try {
+      const r = await raw(again.url, http11('GET', `/v1/memory_stores/${made.id}/memories/${JSON.parse(answer).id}?view=full`, { host: new URL(again.url).host }));
+      assert.equal(JSON.parse(r.body).content, 'written while stopping');
+    } finally {
+      assert.deepEqual(await again.stop(), { code: 0, signal: null });
+    }
+  });
+});
