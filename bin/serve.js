@@ -1,9 +1,9 @@
 // memdir serve: the Memory Stores API (js/api/http.js, the fetch handler the edge
 // worker serves too) on Node's http server, over a catalog of directory stores.
-import { createServer } from 'node:http';
+import { createServer, STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
 import { readFile } from 'node:fs/promises';
-import { apiHandler, keysFrom, unservable } from '../js/api/http.js';
+import { apiHandler, keysFrom, unparsable, unservable } from '../js/api/http.js';
 import { directoryCatalog } from '../js/api/catalog-dir.js';
 
 // On SIGTERM, requests under way get this long to finish (a write its answer);
@@ -160,6 +160,23 @@ export async function serve({ store, host, port, keys, noAuth }) {
     const done = answer.then((response) => send(res, req, response, () => closing !== undefined)).catch(() => res.destroy());
     inFlight.add(done);
     done.finally(() => inFlight.delete(done));
+  });
+  // Bytes Node cannot parse as a request (a bad header, a body with no length on a
+  // kept-alive connection) get the API's error object too, and the connection ends.
+  server.on('clientError', (err, socket) => {
+    if (err?.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const response = unparsable(err?.code === 'HPE_HEADER_OVERFLOW');
+    response.text().then(
+      (text) => {
+        const head = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status]}`, ...[...response.headers].map(([k, v]) => `${k}: ${v}`)];
+        head.push(`content-length: ${Buffer.byteLength(text)}`, 'connection: close');
+        socket.end(`${head.join('\r\n')}\r\n\r\n${text}`);
+      },
+      () => socket.destroy(),
+    );
   });
   server.on('connection', (socket) => {
     sockets.set(socket, 0);

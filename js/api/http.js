@@ -350,6 +350,17 @@ function toResponse(answer) {
   return new Response(text, { status: answer.status, headers });
 }
 
+const NOT_HTTP = errorBody('invalid_request_error', 'The request is not valid HTTP/1.1.');
+const HEADERS_TOO_LARGE = errorBody('request_too_large', 'The request headers are too large.');
+
+/**
+ * The answer to bytes a server could not parse as a request at all (`headersTooLarge`:
+ * its header section is over the server's limit): a 431 or 400 in the API's error object.
+ */
+export function unparsable(headersTooLarge) {
+  return headersTooLarge ? toResponse({ status: 431, body: HEADERS_TOO_LARGE }) : toResponse({ status: 400, body: NOT_HTTP });
+}
+
 /**
  * The answer to a request a server could not hand to the fetch handler at all (a
  * method fetch cannot carry, such as TRACE or CONNECT, or a target that is no URL):
