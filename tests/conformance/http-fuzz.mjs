@@ -22,7 +22,7 @@ export function prng(seed) {
   return { next, int, pick, chance };
 }
 
-const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS', 'PROPFIND', 'X-Odd'];
+export const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'HEAD', 'OPTIONS', 'PROPFIND', 'X-Odd'];
 // Each route with the methods it serves (js/api/http.js), weighted toward work.
 const STORE_FIELDS = ['name', 'description', 'metadata'];
 const MEMORY_FIELDS = ['path', 'content', 'precondition'];
@@ -157,14 +157,15 @@ function query(r, world) {
  * The next request: `{method, path, headers, body}` (body a string, bytes or
  * undefined). `world` holds what the server handed out ({stores, memories,
  * versions, pages, paths, hashes}); `auth` the headers of a good request
- * ({'x-api-key'} or {host}) and `spoil` a list of header sets that break it.
+ * ({'x-api-key'} or {host}) and `spoil` a list of header sets that break it;
+ * `methods` the methods a request may have off its route (all of METHODS).
  */
-export function nextRequest(r, world, { auth, spoil, maxBody }) {
-  let method = r.pick(METHODS);
+export function nextRequest(r, world, { auth, spoil, maxBody, methods = METHODS }) {
+  let method = r.pick(methods);
   let path;
   let fields = FIELDS;
   if (r.chance(0.06)) {
-    path = r.pick(['/', '/v1', '/v1/memory_stores/', '/v1//memory_stores', '/v1/messages', '/v1/memory_stores/../memory_stores', '//v1/memory_stores', '/v1/memory_stores/a/b/c/d/e']);
+    path = r.pick(['/v1', '/v1/memory_stores/', '/v1//memory_stores', '/v1/messages', '/v1/memory_stores/../memory_stores', '/v1/memory_stores/a/b/c/d/e', '/v1/memory_stores/%2e%2e/x']);
   } else {
     // Mostly routes of a store that exists, with the ids of things it holds.
     // Until a store exists, mostly attempts to make one.
@@ -268,13 +269,13 @@ export function describeRequest(request) {
  * text}, learning from each answer; resolves {problems, statuses}: each problem
  * names the seed, the request's number and the request, so it can be replayed.
  */
-export async function fuzz({ seed, count, send, auth, spoil, maxBody, secret }) {
+export async function fuzz({ seed, count, send, auth, spoil, maxBody, secret, methods }) {
   const r = prng(seed);
   const world = emptyWorld();
   const problems = [];
   const statuses = {};
   for (let i = 0; i < count; i++) {
-    const request = nextRequest(r, world, { auth, spoil, maxBody });
+    const request = nextRequest(r, world, { auth, spoil, maxBody, methods });
     let answer;
     try {
       answer = await send(request);
