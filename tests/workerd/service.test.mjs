@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { mintToken } from '../../examples/worker/src/auth.js';
 import { client, entriesOf, plain } from './client.js';
-import { AUTH_SECRET, start } from './mf.js';
+import { API_KEYS, AUTH_SECRET, start } from './mf.js';
 
 let mf;
 let c;
