@@ -284,3 +284,13 @@ describe('memdir serve on SIGTERM', () => {
     }
   });
 });
+
+test('SIGTERM the moment the URL is printed stops memdir serve cleanly, not by the default action', async () => {
+  const root = tempDir('memdir-sigterm-early-');
+  const exits = [];
+  for (let i = 0; i < 12; i++) {
+    const s = await startServe(['--store', join(root, String(i)), '--no-auth']);
+    exits.push(await s.stop());
+  }
+  assert.deepEqual(exits, Array(12).fill({ code: 0, signal: null }));
+});
