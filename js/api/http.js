@@ -3,8 +3,9 @@
 // It only maps an HTTP request to the engine's one call, `store.api(request)`,
 // and the engine's answer back to HTTP; every check on a body, query or id, every
 // default, page and error text of the API is the engine's. What is decided here is
-// the server's own: the routes, the API key, the body-size gate before the body is
-// read, the request id, and that nothing thrown below reaches a client as text.
+// the server's own: the routes, the API key (or, without keys, that the request
+// comes from this machine and not from a web page), the body-size gate before the
+// body is read, the request id, and that nothing thrown below reaches a client as text.
 import * as core from '../core.js';
 
 const JSON_TYPE = 'application/json';
@@ -223,6 +224,7 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
   if (noAuth && (!Array.isArray(hosts) || hosts.length === 0 || hosts.some((h) => typeof h !== 'string' || h === ''))) {
     throw new TypeError('apiHandler: noAuth needs the hosts the server is reached by');
   }
+  if (keys.some((k) => typeof k !== 'string' || k === '')) throw new TypeError('apiHandler: every API key must be a non-empty string');
   const loopbackHosts = new Set((hosts ?? []).map((h) => h.toLowerCase()));
   const log = (line) => {
     try {
@@ -231,7 +233,6 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
       // a log that fails changes no answer
     }
   };
-  if (keys.some((k) => typeof k !== 'string' || k === '')) throw new TypeError('apiHandler: every API key must be a non-empty string');
   const digests = Promise.all(keys.map(sha256));
   // The engine's cap on a request body (`MAX_API_BODY_BYTES`), refused here before it is read whole.
   const maxBody = core.defaults().maxApiBodyBytes;
