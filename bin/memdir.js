@@ -179,6 +179,12 @@ async function serveCommand(opts) {
   if (!(port >= 0 && port <= 65535)) throw new UsageError('--port needs a port number from 0 to 65535');
   // Loaded only here: the other commands do not pay for the HTTP server.
   const { serve, readKeys, ServeUsageError } = await import('./serve.js');
+  // Listened for before the URL is printed: a client that reads it and at once
+  // sends SIGTERM must find the handler there, not the default that kills.
+  const stopped = new Promise((resolveStop) => {
+    process.once('SIGTERM', resolveStop);
+    process.once('SIGINT', resolveStop);
+  });
   let server;
   try {
     const keys = opts.noAuth ? [] : await readKeys(process.env, opts.keys);
@@ -191,11 +197,7 @@ async function serveCommand(opts) {
     throw e;
   }
   process.stdout.write(`${server.url}\n`);
-  await new Promise((resolveStop) => {
-    const stop = () => resolveStop();
-    process.once('SIGTERM', stop);
-    process.once('SIGINT', stop);
-  });
+  await stopped;
   await server.close();
   return 0;
 }

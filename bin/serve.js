@@ -1,12 +1,14 @@
 // memdir serve: the Memory Stores API (js/api/http.js, the fetch handler the edge
 // worker serves too) on Node's http server, over a catalog of directory stores.
-import { createServer } from 'node:http';
+import { createServer, STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
 import { readFile } from 'node:fs/promises';
-import { apiHandler, keysFrom, unservable } from '../js/api/http.js';
+import { apiHandler, keysFrom, unparsable, unservable } from '../js/api/http.js';
 import { directoryCatalog } from '../js/api/catalog-dir.js';
 import { postgresCatalog } from '../js/api/catalog-pg.js';
 
+// On SIGTERM, requests under way get this long to finish (a write its answer);
+// then their connections are cut, and the stores are closed once their handlers end.
 const CLOSE_GRACE_MS = 10_000;
 // A body the handler refused part-way is read on and thrown away, so the client
 // gets its 413 rather than a broken pipe; past this many bytes the connection is cut.
@@ -111,10 +113,12 @@ function toRequest(req, origin) {
   });
 }
 
-async function send(res, req, response) {
+async function send(res, req, response, closing) {
   const body = Buffer.from(await response.arrayBuffer());
   const headers = Object.fromEntries(response.headers);
   headers['content-length'] = String(body.byteLength);
+  // Stopping: this connection takes no further request.
+  if (closing()) headers.connection = 'close';
   res.writeHead(response.status, headers);
   res.end(body);
   // A body the handler never read (refused by its declared length) is drained too.
@@ -134,9 +138,20 @@ export async function serve({ store, host, port, keys, noAuth }) {
   // A postgres:// URL: the catalog and every store in that database, shared by any
   // number of instances; anything else: a directory of store directories.
   const catalog = /^postgres(ql)?:\/\//.test(store) ? postgresCatalog(store) : directoryCatalog(store);
-  const handle = apiHandler({ catalog, keys, noAuth });
+  const log = (line) => process.stderr.write(`memdir serve: ${line.replace(/[\r\n]+/g, ' ')}\n`);
+  let handle; // made once the port is known: without keys, the Host names it
   const origin = `http://${host.includes(':') ? `[${host}]` : host}`;
+  const inFlight = new Set();
+  // Each connection with the number of its requests under way: stopping, those
+  // with none are closed at once (one that never sent a request included).
+  const sockets = new Map();
+  let closing;
   const server = createServer((req, res) => {
+    const socket = req.socket;
+    sockets.set(socket, (sockets.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      if (sockets.has(socket)) sockets.set(socket, sockets.get(socket) - 1);
+    });
     // Nothing a client sends may end the process: a request fetch cannot carry
     // (TRACE makes `new Request` throw) is answered here, in the API's words.
     let answer;
@@ -145,7 +160,30 @@ export async function serve({ store, host, port, keys, noAuth }) {
     } catch {
       answer = Promise.resolve(unservable(req.method));
     }
-    answer.then((response) => send(res, req, response)).catch(() => res.destroy());
+    const done = answer.then((response) => send(res, req, response, () => closing !== undefined)).catch(() => res.destroy());
+    inFlight.add(done);
+    done.finally(() => inFlight.delete(done));
+  });
+  // Bytes Node cannot parse as a request (a bad header, a body with no length on a
+  // kept-alive connection) get the API's error object too, and the connection ends.
+  server.on('clientError', (err, socket) => {
+    if (err?.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const response = unparsable(err?.code === 'HPE_HEADER_OVERFLOW');
+    response.text().then(
+      (text) => {
+        const head = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status]}`, ...[...response.headers].map(([k, v]) => `${k}: ${v}`)];
+        head.push(`content-length: ${Buffer.byteLength(text)}`, 'connection: close');
+        socket.end(`${head.join('\r\n')}\r\n\r\n${text}`);
+      },
+      () => socket.destroy(),
+    );
+  });
+  server.on('connection', (socket) => {
+    sockets.set(socket, 0);
+    socket.once('close', () => sockets.delete(socket));
   });
   await new Promise((resolveListen, reject) => {
     server.once('error', reject);
@@ -155,16 +193,23 @@ export async function serve({ store, host, port, keys, noAuth }) {
     });
   });
   const addr = server.address();
-  const url = `http://${addr.family === 'IPv6' ? `[${addr.address}]` : addr.address}:${addr.port}`;
-  let closing;
+  const bracket = (h) => (h.includes(':') ? `[${h}]` : h);
+  const url = `http://${bracket(addr.address)}:${addr.port}`;
+  // The names this server is reached by: as given, as bound, and localhost.
+  const hosts = [...new Set([host, addr.address, 'localhost'])].flatMap((h) =>
+    addr.port === 80 ? [`${bracket(h)}:80`, bracket(h)] : [`${bracket(h)}:${addr.port}`],
+  );
+  handle = apiHandler({ catalog, keys, noAuth, hosts: noAuth ? hosts : undefined, log });
   const close = () => {
     closing ??= (async () => {
-      await new Promise((r) => {
-        server.close(() => r());
-        server.closeIdleConnections();
-        // Requests under way get a while to finish; then their connections go too.
-        setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
-      });
+      const grace = () => new Promise((r) => setTimeout(r, CLOSE_GRACE_MS).unref());
+      // No new connection; idle ones go now, busy ones once their answer is sent.
+      const closed = new Promise((r) => server.close(() => r()));
+      for (const [socket, requests] of sockets) if (requests === 0) socket.destroy();
+      await Promise.race([closed, grace()]);
+      server.closeAllConnections();
+      // A handler may still be writing when its connection went: it ends first.
+      await Promise.race([Promise.allSettled([...inFlight]), grace()]);
       await catalog.close();
     })();
     return closing;

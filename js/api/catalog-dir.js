@@ -4,9 +4,15 @@
 // keeps everything inside a store; this file only finds, makes and removes the
 // subdirectories, and refuses any id that is not a plain name before it can reach
 // a path.
+//
+// Several servers may share one root, and anyone may copy, damage or plant a
+// directory there: so a store is opened only when its directory is there at that
+// moment (another server may have deleted it), and kept only once its record names
+// the id its directory is named by (a copy under another name is someone else's).
 import * as fss from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as memdir from '../node.js';
+import { UnusableStore } from './http.js';
 
 /** The most memory stores one catalog holds (docs/serve.md). */
 export const MAX_STORES = 1000;
@@ -24,7 +30,7 @@ export function directoryCatalog(root, { maxStores = MAX_STORES } = {}) {
   if (typeof root !== 'string' || root === '') throw new TypeError('directoryCatalog expects a directory path');
   if (!Number.isSafeInteger(maxStores) || maxStores < 1) throw new RangeError('directoryCatalog: maxStores must be a positive integer');
   const base = resolve(root);
-  const open = new Map(); // id -> Promise<Memory>
+  const open = new Map(); // id -> Promise<Memory>, the store's record checked
   let turn = Promise.resolve(); // creates, one at a time, so the cap holds
 
   function ensureRoot() {
@@ -57,13 +63,39 @@ export function directoryCatalog(root, { maxStores = MAX_STORES } = {}) {
   }
 
   function openStore(id) {
-    let p = open.get(id);
-    if (!p) {
-      p = memdir.openMemory({ store: memdir.directoryStore(join(base, id)), actor: ACTOR });
-      open.set(id, p);
-      p.catch(() => open.delete(id));
+    return memdir.openMemory({ store: memdir.directoryStore(join(base, id)), actor: ACTOR });
+  }
+
+  /** The store in directory `id`, once its record says it is store `id`; else UnusableStore. */
+  async function openChecked(id) {
+    let memory;
+    try {
+      memory = await openStore(id);
+    } catch (e) {
+      throw new UnusableStore(`its directory is not a store directory memdir can open (${e?.message ?? e})`);
     }
-    return p;
+    let record;
+    try {
+      record = await memory.api({ op: 'store.retrieve', query: {}, body: null });
+    } catch (e) {
+      record = { status: 500, body: String(e?.message ?? e) };
+    }
+    if (record?.status === 200 && record.body?.id === id) return memory;
+    memory.close();
+    if (record?.status === 200) throw new UnusableStore(`its directory holds the record of another store, ${JSON.stringify(String(record.body?.id))} (a copy?)`);
+    throw new UnusableStore(`its directory holds no store record (${record?.status} ${JSON.stringify(record?.body)})`);
+  }
+
+  /** Closes and forgets the open store `id`, if it is open. */
+  async function forget(id) {
+    const p = open.get(id);
+    open.delete(id);
+    if (!p) return;
+    try {
+      (await p).close();
+    } catch {
+      // never opened: nothing to close
+    }
   }
 
   return {
@@ -85,7 +117,11 @@ export function directoryCatalog(root, { maxStores = MAX_STORES } = {}) {
             if (e.code === 'EEXIST') continue; // taken: another id
             throw e;
           }
-          return { id, store: await openStore(id) };
+          // Its record is made by the engine right after; no check to wait for.
+          const p = openStore(id);
+          open.set(id, p);
+          p.catch(() => open.delete(id));
+          return { id, store: await p };
         }
       });
       turn = made.catch(() => {});
@@ -94,8 +130,21 @@ export function directoryCatalog(root, { maxStores = MAX_STORES } = {}) {
 
     async open(id) {
       if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return null;
-      if (!open.has(id) && !exists(id)) return null;
-      return openStore(id);
+      // Asked every time: another server on this root may have deleted it.
+      if (!exists(id)) {
+        await forget(id);
+        return null;
+      }
+      let p = open.get(id);
+      if (!p) {
+        p = openChecked(id);
+        open.set(id, p);
+        // Not kept when refused: the next request looks again, and reports again.
+        p.catch(() => {
+          if (open.get(id) === p) open.delete(id);
+        });
+      }
+      return p;
     },
 
     async ids() {
@@ -104,15 +153,7 @@ export function directoryCatalog(root, { maxStores = MAX_STORES } = {}) {
 
     async drop(id) {
       if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return;
-      const p = open.get(id);
-      open.delete(id);
-      if (p) {
-        try {
-          (await p).close();
-        } catch {
-          // never opened: nothing to close
-        }
-      }
+      await forget(id);
       fss.rmSync(join(base, id), { recursive: true, force: true });
     },
 

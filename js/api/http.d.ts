@@ -4,16 +4,26 @@ import type { ApiRequest, ApiResponse } from '../index.js';
 /** A catalog of memory stores for `apiHandler`: create, open, list and drop stores. */
 export interface StoreCatalog {
   create(): Promise<{ id: string; store: { api(request: ApiRequest): Promise<ApiResponse> } } | { refused: string }>;
+  /** null for no such store; rejects with `UnusableStore` for one whose own data cannot be served. */
   open(id: string): Promise<{ api(request: ApiRequest): Promise<ApiResponse> } | null>;
   ids(): Promise<string[]>;
   drop(id: string): Promise<void>;
 }
 
+/** What a catalog's `open` rejects with for a damaged or foreign store: lists leave it out. */
+export declare class UnusableStore extends Error {
+  constructor(message: string);
+}
+
 /**
  * A fetch handler (`Request` in, `Response` out) serving the Memory Stores API over
- * `catalog`, checking `x-api-key` or `Authorization: Bearer` against `keys`.
+ * `catalog`, checking `x-api-key` or `Authorization: Bearer` against `keys`; or,
+ * with `noAuth`, only requests whose Host is one of `hosts` (`name:port`), from no
+ * other origin, with JSON bodies. `log` is given a line for the operator.
  */
-export declare function apiHandler(options: { catalog: StoreCatalog; keys?: string[]; noAuth?: boolean }): (request: Request) => Promise<Response>;
+export declare function apiHandler(
+  options: { catalog: StoreCatalog; log?: (line: string) => void } & ({ keys: string[]; noAuth?: false } | { noAuth: true; hosts: string[] }),
+): (request: Request) => Promise<Response>;
 /** The API keys in a comma-separated list (MEMDIR_API_KEYS). */
 export declare function keysFrom(list: string | undefined): string[];
 /** A fresh `request-id` value. */

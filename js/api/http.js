@@ -3,8 +3,9 @@
 // It only maps an HTTP request to the engine's one call, `store.api(request)`,
 // and the engine's answer back to HTTP; every check on a body, query or id, every
 // default, page and error text of the API is the engine's. What is decided here is
-// the server's own: the routes, the API key, the body-size gate before the body is
-// read, the request id, and that nothing thrown below reaches a client as text.
+// the server's own: the routes, the API key (or, without keys, that the request
+// comes from this machine and not from a web page), the body-size gate before the
+// body is read, the request id, and that nothing thrown below reaches a client as text.
 import * as core from '../core.js';
 
 const JSON_TYPE = 'application/json';
@@ -12,6 +13,18 @@ const JSON_TYPE = 'application/json';
 // never the error's own text, which may name a host path or a storage key.
 const INTERNAL = 'Internal server error.';
 const utf8 = new TextEncoder();
+
+/**
+ * What a catalog's `open(id)` throws for a store whose own data it cannot serve
+ * (damaged, or another store's copy): a list leaves it out, a request for it alone
+ * is a 500, and the message goes to the operator's log, never to a client.
+ */
+export class UnusableStore extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'UnusableStore';
+  }
+}
 
 /** The API's error object. */
 function errorBody(type, message) {
@@ -27,6 +40,9 @@ const BAD_QUERY = errorBody('invalid_request_error', 'The query string is not va
 const TOO_LARGE = (max) => errorBody('request_too_large', `The request body is larger than ${max} bytes.`);
 const BAD_BODY = errorBody('invalid_request_error', 'The request body is not valid UTF-8.');
 const BAD_TARGET = errorBody('invalid_request_error', 'The request target is not a path this API can read.');
+const WRONG_HOST = errorBody('permission_error', 'Without API keys this server answers only requests addressed to its own loopback address and port (the Host header).');
+const CROSS_ORIGIN = errorBody('permission_error', 'Without API keys this server answers no request that a web page of another origin sent (its Origin or Sec-Fetch-Site header).');
+const NOT_JSON = errorBody('invalid_request_error', 'A request body must be JSON, sent with Content-Type: application/json.');
 
 /**
  * The routes of docs/memory-stores.md: each path shape with, per method, the
@@ -143,6 +159,31 @@ function sameDigest(a, b) {
   return diff === 0;
 }
 
+/** `application/json`, with no charset or a UTF-8 one. */
+function isJson(contentType) {
+  const [type, ...params] = contentType.split(';').map((s) => s.trim().toLowerCase());
+  if (type !== JSON_TYPE) return false;
+  return params.every((p) => !p.startsWith('charset=') || /^charset="?utf-8"?$/.test(p));
+}
+
+/**
+ * Without keys, what keeps a served loopback port from the web pages of this
+ * machine's browser: a page of another site that has its own name resolve to
+ * 127.0.0.1 (DNS rebinding) still sends its own name as Host, and a page of any
+ * other origin sends its Origin (every cross-origin POST, PATCH and DELETE does) or
+ * Sec-Fetch-Site. `hosts` are the Host values this server is reached by.
+ */
+function loopbackRefusal(request, hosts) {
+  const host = (request.headers.get('host') ?? '').toLowerCase();
+  if (!hosts.has(host)) return WRONG_HOST;
+  const origin = request.headers.get('origin');
+  // "null" (a file: page, a sandboxed frame) is an origin too, and not this one.
+  if (origin !== null && origin.toLowerCase() !== `http://${host}`) return CROSS_ORIGIN;
+  const site = request.headers.get('sec-fetch-site');
+  if (site !== null && site !== 'same-origin' && site !== 'none') return CROSS_ORIGIN;
+  return undefined;
+}
+
 /** The token of an "Authorization: Bearer TOKEN" header, or undefined. */
 function bearer(header) {
   const m = /^Bearer +(\S+)$/i.exec(header ?? '');
@@ -169,12 +210,29 @@ export function keysFrom(list) {
  *   holds all the stores it may), `open(id)` -> store | null,
  *   `ids()` -> string[], `drop(id)`; a store has `api(request)` -> {status, body}.
  * - keys: the API keys a request may send (`x-api-key`, or `Authorization: Bearer`).
- * - noAuth: serve without keys (the caller keeps it to loopback).
+ * - noAuth: serve without keys (the caller keeps it to loopback); then `hosts`, the
+ *   Host header values (`name:port`) the server is reached by, is required, and
+ *   requests for another host, from another origin, or with a body that is not
+ *   JSON are refused (a browser sends JSON cross-origin only after a preflight,
+ *   which no route answers).
+ * - log: called with a line for the operator (a store skipped, a 500's cause);
+ *   nothing it is given reaches a client.
  */
-export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
+export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: logger } = {}) {
   if (!catalog || typeof catalog.open !== 'function') throw new TypeError('apiHandler needs a catalog');
   if (!noAuth && (!Array.isArray(keys) || keys.length === 0)) throw new TypeError('apiHandler needs at least one API key, or noAuth');
+  if (noAuth && (!Array.isArray(hosts) || hosts.length === 0 || hosts.some((h) => typeof h !== 'string' || h === ''))) {
+    throw new TypeError('apiHandler: noAuth needs the hosts the server is reached by');
+  }
   if (keys.some((k) => typeof k !== 'string' || k === '')) throw new TypeError('apiHandler: every API key must be a non-empty string');
+  const loopbackHosts = new Set((hosts ?? []).map((h) => h.toLowerCase()));
+  const log = (line) => {
+    try {
+      logger?.(line);
+    } catch {
+      // a log that fails changes no answer
+    }
+  };
   const digests = Promise.all(keys.map(sha256));
   // The engine's cap on a request body (`MAX_API_BODY_BYTES`), refused here before it is read whole.
   const maxBody = core.defaults().maxApiBodyBytes;
@@ -182,7 +240,10 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
 
   /** The actor a request acts as, or an error answer. */
   async function authenticate(request) {
-    if (noAuth) return { actor: undefined };
+    if (noAuth) {
+      const refusal = loopbackRefusal(request, loopbackHosts);
+      return refusal ? { fail: refusal, status: 403 } : { actor: undefined };
+    }
     // The SDK (1.12) sends its apiKey as "Authorization: Bearer"; curl users send x-api-key.
     const key = request.headers.get('x-api-key') || bearer(request.headers.get('authorization'));
     if (!key) return { fail: NO_KEY };
@@ -198,7 +259,15 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
   async function listAll(query) {
     const records = [];
     for (const id of await catalog.ids()) {
-      const store = await catalog.open(id);
+      let store;
+      try {
+        store = await catalog.open(id);
+      } catch (e) {
+        // One damaged or foreign store is left out of the list, not a 500 for all.
+        if (!(e instanceof UnusableStore)) throw e;
+        log(`memory store ${id} left out: ${e.message}`);
+        continue;
+      }
       if (!store) continue; // dropped since it was listed
       const r = await store.api({ op: 'store.retrieve', query: {}, body: null });
       if (r.status === 200) records.push(r.body);
@@ -208,7 +277,7 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
 
   async function dispatch(request) {
     const auth = await authenticate(request);
-    if (auth.fail) return { status: 401, body: auth.fail };
+    if (auth.fail) return { status: auth.status ?? 401, body: auth.fail };
     const url = new URL(request.url);
     const match = matchRoute(url.pathname);
     if (!match) return { status: 404, body: NOT_FOUND_ROUTE };
@@ -223,8 +292,14 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
     }
     const q = queryOf(url);
     if (q.error) return { status: 400, body: q.error };
+    // Keyed, a page cannot send the key without a preflight, and a body that is not
+    // JSON meets the engine's own parse error; without keys, it is refused unread.
+    const bodied = request.method !== 'GET' && request.method !== 'HEAD';
+    const type = bodied ? request.headers.get('content-type') : null;
+    if (noAuth && type !== null && !isJson(type)) return { status: 415, body: NOT_JSON };
     const read = await readBody(request, maxBody);
     if (read.tooLarge) return { status: 413, body: TOO_LARGE(maxBody) };
+    if (noAuth && type === null && read.text !== null) return { status: 415, body: NOT_JSON };
     if (read.bad) return { status: 400, body: BAD_BODY };
     const engineRequest = { op, query: q.query, body: read.text };
     if (auth.actor) engineRequest.actor = auth.actor;
@@ -256,7 +331,8 @@ export function apiHandler({ catalog, keys = [], noAuth = false } = {}) {
     try {
       answer = await dispatch(request);
       if (!answer || !Number.isInteger(answer.status)) throw new Error('no answer');
-    } catch {
+    } catch (e) {
+      log(`${request.method} ${new URL(request.url).pathname} failed: ${e instanceof Error ? e.message : String(e)}`);
       answer = { status: 500, body: errorBody('api_error', INTERNAL) };
     }
     return toResponse(answer);
@@ -273,6 +349,17 @@ function toResponse(answer) {
   if (answer.status >= 400 && answer.status < 500) headers.set('x-should-retry', 'false');
   const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
   return new Response(text, { status: answer.status, headers });
+}
+
+const NOT_HTTP = errorBody('invalid_request_error', 'The request is not valid HTTP/1.1.');
+const HEADERS_TOO_LARGE = errorBody('request_too_large', 'The request headers are too large.');
+
+/**
+ * The answer to bytes a server could not parse as a request at all (`headersTooLarge`:
+ * its header section is over the server's limit): a 431 or 400 in the API's error object.
+ */
+export function unparsable(headersTooLarge) {
+  return headersTooLarge ? toResponse({ status: 431, body: HEADERS_TOO_LARGE }) : toResponse({ status: 400, body: NOT_HTTP });
 }
 
 /**

@@ -13,6 +13,7 @@ const OTHER_KEY = 'sk-test-key-2';
 const ACTOR = { type: 'api_actor', api_key_id: `apikey_${createHash('sha256').update(KEY).digest('hex').slice(0, 24)}` };
 const MAX = memdir.defaults().maxApiBodyBytes;
 const BASE = 'http://memdir.test';
+const utf8 = (text) => new TextEncoder().encode(text);
 
 /** A catalog whose stores record each engine request and answer `reply(request)`. */
 function recordingCatalog(reply = () => ({ status: 200, body: { ok: true } })) {
@@ -151,10 +152,63 @@ describe('the Memory Stores API fetch handler', () => {
 
   test('noAuth serves without a key and gives the engine no actor', async () => {
     const catalog = recordingCatalog();
-    const handle = apiHandler({ catalog, noAuth: true });
-    const r = await call(handle, 'GET', '/v1/memory_stores/memstore_a', { key: null });
+    const handle = apiHandler({ catalog, noAuth: true, hosts: ['memdir.test'] });
+    const r = await call(handle, 'GET', '/v1/memory_stores/memstore_a', { key: null, headers: { host: 'memdir.test' } });
     assert.equal(r.status, 200);
     assert.deepEqual(catalog.calls[0].request, { op: 'store.retrieve', query: {}, body: null });
+    assert.throws(() => apiHandler({ catalog, noAuth: true }), /noAuth needs the hosts the server is reached by/);
+  });
+
+  test('noAuth answers only its own Host, no other origin, and JSON bodies', async () => {
+    const catalog = recordingCatalog();
+    const handle = apiHandler({ catalog, noAuth: true, hosts: ['127.0.0.1:8787', 'localhost:8787'] });
+    const own = { host: '127.0.0.1:8787' };
+    const wrongHost = apiError('permission_error', 'Without API keys this server answers only requests addressed to its own loopback address and port (the Host header).');
+    const crossOrigin = apiError('permission_error', 'Without API keys this server answers no request that a web page of another origin sent (its Origin or Sec-Fetch-Site header).');
+    const notJson = apiError('invalid_request_error', 'A request body must be JSON, sent with Content-Type: application/json.');
+    const cases = [
+      // DNS rebinding: the page's own name, on this port
+      ['POST', '/v1/memory_stores', { host: 'evil.example:8787', 'content-type': 'application/json' }, '{"name":"x"}', 403, wrongHost],
+      ['GET', '/v1/memory_stores', { host: '127.0.0.1:9999' }, undefined, 403, wrongHost],
+      ['GET', '/v1/memory_stores', { host: '127.0.0.1' }, undefined, 403, wrongHost],
+      ['GET', '/v1/memory_stores', {}, undefined, 403, wrongHost],
+      ['GET', '/v1/nothing', { host: 'evil.example' }, undefined, 403, wrongHost],
+      // another origin, or a page that hides its own
+      ['POST', '/v1/memory_stores', { ...own, origin: 'http://evil.example', 'content-type': 'application/json' }, '{"name":"x"}', 403, crossOrigin],
+      ['POST', '/v1/memory_stores', { ...own, origin: 'http://127.0.0.1:3000', 'content-type': 'application/json' }, '{"name":"x"}', 403, crossOrigin],
+      ['POST', '/v1/memory_stores', { ...own, origin: 'http://localhost:8787', 'content-type': 'application/json' }, '{"name":"x"}', 403, crossOrigin],
+      ['DELETE', '/v1/memory_stores/memstore_a', { ...own, origin: 'null' }, undefined, 403, crossOrigin],
+      ['GET', '/v1/memory_stores', { ...own, 'sec-fetch-site': 'cross-site' }, undefined, 403, crossOrigin],
+      ['GET', '/v1/memory_stores', { ...own, 'sec-fetch-site': 'same-site' }, undefined, 403, crossOrigin],
+      // what a form or a simple fetch can send
+      ['POST', '/v1/memory_stores', { ...own, 'content-type': 'text/plain' }, '{"name":"x"}', 415, notJson],
+      ['POST', '/v1/memory_stores/memstore_a/archive', { ...own, 'content-type': 'application/x-www-form-urlencoded' }, undefined, 415, notJson],
+      ['PATCH', '/v1/memory_stores/memstore_a', { ...own, 'content-type': 'application/json; charset=latin1' }, '{}', 415, notJson],
+      ['POST', '/v1/memory_stores/memstore_a/memories', own, new Uint8Array(utf8('{"path":"/a.md","content":"a"}')), 415, notJson],
+    ];
+    for (const [method, path, headers, body, status, error] of cases) {
+      const r = await call(handle, method, path, { key: null, headers, body });
+      assert.deepEqual([r.status, r.json], [status, error], `${method} ${path} ${JSON.stringify(headers)}`);
+    }
+    assert.deepEqual(catalog.calls, [], 'no refused request reached a store');
+    // Its own host, origin and JSON (or no body at all) are served.
+    const served = [
+      ['GET', '/v1/memory_stores/memstore_a', { host: 'LOCALHOST:8787' }, undefined],
+      ['GET', '/v1/memory_stores/memstore_a', { ...own, origin: 'http://127.0.0.1:8787', 'sec-fetch-site': 'same-origin' }, undefined],
+      ['GET', '/v1/memory_stores/memstore_a', { ...own, 'sec-fetch-site': 'none', 'content-type': 'text/plain' }, undefined],
+      ['POST', '/v1/memory_stores/memstore_a/memories', { ...own, 'content-type': 'application/json; charset=utf-8' }, '{"path":"/a.md","content":"a"}'],
+      ['DELETE', '/v1/memory_stores/memstore_a/memories/mem_1', own, undefined],
+    ];
+    for (const [method, path, headers, body] of served) {
+      const r = await call(handle, method, path, { key: null, headers, body });
+      assert.equal(r.status, 200, `${method} ${path} ${JSON.stringify(headers)}`);
+    }
+    assert.equal(catalog.calls.length, served.length);
+    // With keys, a body's type is the engine's business: the SDK always sends JSON,
+    // and a page cannot send the key.
+    const keyed = apiHandler({ catalog, keys: [KEY] });
+    const plain = await call(keyed, 'POST', '/v1/memory_stores/memstore_a/memories', { headers: { host: 'evil.example', 'content-type': 'text/plain' }, body: '{}' });
+    assert.equal(plain.status, 200);
   });
 
   test('unknown routes, wrong methods, unknown stores and repeated query names answer the API error object', async () => {

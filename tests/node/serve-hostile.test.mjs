@@ -3,9 +3,11 @@
 // process goes on serving; with --no-auth, requests that a web page could have made
 // (another Host, another Origin, a body that is not JSON) are refused.
 import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { join } from 'node:path';
+import Anthropic from '@anthropic-ai/sdk';
 import { startServe, tempDir } from './helpers.mjs';
 
 const KEY = 'sk-hostile-test-key';
@@ -44,6 +46,18 @@ function raw(url, text) {
 }
 
 const envelope = (type, message) => JSON.stringify({ type: 'error', error: { type, message } });
+const WRONG_HOST = envelope('permission_error', 'Without API keys this server answers only requests addressed to its own loopback address and port (the Host header).');
+const CROSS_ORIGIN = envelope('permission_error', 'Without API keys this server answers no request that a web page of another origin sent (its Origin or Sec-Fetch-Site header).');
+const NOT_JSON = envelope('invalid_request_error', 'A request body must be JSON, sent with Content-Type: application/json.');
+const NO_STORE = envelope('not_found_error', 'No memory store with this id.');
+const INTERNAL = envelope('api_error', 'Internal server error.');
+
+/** An HTTP/1.1 request as text: `headers` an object, `body` a string (its length declared). */
+function http11(method, target, headers, body) {
+  const lines = [`${method} ${target} HTTP/1.1`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  if (body !== undefined) lines.push(`content-length: ${Buffer.byteLength(body)}`);
+  return `${lines.join('\r\n')}\r\n\r\n${body ?? ''}`;
+}
 
 describe('memdir serve against hostile clients', () => {
   let keyed;
@@ -86,7 +100,10 @@ describe('memdir serve against hostile clients', () => {
       [`PROPFIND /v1/memory_stores HTTP/1.1\r\n${host}\r\nx-api-key: ${KEY}\r\n\r\n`, 405, envelope('invalid_request_error', 'PROPFIND is not allowed here; this route takes GET, POST.')],
       [`GET * HTTP/1.1\r\n${host}\r\nx-api-key: ${KEY}\r\n\r\n`, 404, envelope('not_found_error', 'No such route: the Memory Stores API serves /v1/memory_stores and the routes beneath it.')],
       [`GET http://elsewhere.example/v1/memory_stores/%FF HTTP/1.1\r\n${host}\r\nx-api-key: ${KEY}\r\n\r\n`, 404, envelope('not_found_error', 'No such route: the Memory Stores API serves /v1/memory_stores and the routes beneath it.')],
-      [`GET /v1/memory_stores HTTP/1.1\r\n${host}\r\nx-api-key: ${KEY}\r\nx-odd: \x01\r\n\r\n`, 400, ''],
+      // Not HTTP at all, as Node's parser sees it: the API's 400 and 431 all the same.
+      [`GET /v1/memory_stores HTTP/1.1\r\n${host}\r\nx-api-key: ${KEY}\r\nx-odd: \x01\r\n\r\n`, 400, envelope('invalid_request_error', 'The request is not valid HTTP/1.1.')],
+      [`GET /v1/memory_stores HTTP/1.1\r\n${host}\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, envelope('request_too_large', 'The request headers are too large.')],
+      [`NOT HTTP\r\n\r\n`, 400, envelope('invalid_request_error', 'The request is not valid HTTP/1.1.')],
     ];
     for (const [request, status, body] of cases) {
       const r = await raw(keyed.url, request);
@@ -94,4 +111,186 @@ describe('memdir serve against hostile clients', () => {
       if (body) assert.equal(r.body, body, request);
     }
   });
+});
+
+describe('memdir serve --no-auth is for this machine, not its web pages', () => {
+  let server;
+  let host;
+  before(async () => {
+    server = await startServe(['--store', join(tempDir('memdir-loopback-'), 'stores'), '--no-auth']);
+    host = new URL(server.url).host;
+  });
+  after(async () => {
+    if (server) assert.deepEqual(await server.stop(), { code: 0, signal: null }, server.stderr());
+  });
+
+  const list = async () => (await raw(server.url, http11('GET', '/v1/memory_stores', { host }))).body;
+
+  test('another Host (DNS rebinding), another Origin or a body that is not JSON is refused and changes nothing', async () => {
+    const port = new URL(server.url).port;
+    const create = '{"name":"x"}';
+    const cases = [
+      // curl -H 'Host: evil.example:PORT' -H 'Content-Type: text/plain' -d '{"name":"x"}'
+      [{ host: `evil.example:${port}`, 'content-type': 'text/plain' }, 403, WRONG_HOST],
+      [{ host: `evil.example:${port}`, 'content-type': 'application/json' }, 403, WRONG_HOST],
+      [{ host: `127.0.0.1:${Number(port) + 1}`, 'content-type': 'application/json' }, 403, WRONG_HOST],
+      [{ host, origin: 'http://evil.example', 'content-type': 'application/json' }, 403, CROSS_ORIGIN],
+      [{ host, origin: 'null', 'content-type': 'application/json' }, 403, CROSS_ORIGIN],
+      [{ host, 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' }, 403, CROSS_ORIGIN],
+      [{ host, 'content-type': 'text/plain' }, 415, NOT_JSON],
+      [{ host, 'content-type': 'application/x-www-form-urlencoded' }, 415, NOT_JSON],
+      [{ host }, 415, NOT_JSON],
+    ];
+    for (const [headers, status, body] of cases) {
+      const r = await raw(server.url, http11('POST', '/v1/memory_stores', headers, create));
+      assert.deepEqual([r.status, r.body], [status, body], JSON.stringify(headers));
+    }
+    // HTTP/1.0 sends no Host at all.
+    const bare = await raw(server.url, 'GET /v1/memory_stores HTTP/1.0\r\n\r\n');
+    assert.deepEqual([bare.status, bare.body], [403, WRONG_HOST]);
+    assert.equal(await list(), JSON.stringify({ data: [], next_page: null }));
+    const own = await raw(server.url, http11('POST', '/v1/memory_stores', { host, origin: server.url, 'content-type': 'application/json' }, create));
+    assert.equal(own.status, 200);
+    const byName = await raw(server.url, http11('GET', '/v1/memory_stores', { host: `localhost:${port}` }));
+    assert.equal(JSON.parse(byName.body).data.length, 1);
+  });
+
+  test('the SDK, which sends JSON and no Origin, is served', async () => {
+    const client = new Anthropic({ apiKey: 'unused', baseURL: server.url, maxRetries: 0, logLevel: 'off' });
+    const made = await client.beta.memoryStores.create({ name: 'sdk' });
+    await client.beta.memoryStores.memories.create(made.id, { path: '/a.md', content: 'a' });
+    await client.beta.memoryStores.archive(made.id);
+    const deleted = await client.beta.memoryStores.delete(made.id);
+    assert.equal(deleted.id, made.id);
+  });
+});
+
+describe('the store catalog of memdir serve, damaged and shared', () => {
+  let root;
+  let a;
+  let b;
+  before(async () => {
+    root = join(tempDir('memdir-catalog-'), 'stores');
+    a = await startServe(['--store', root, '--no-auth']);
+    b = await startServe(['--store', root, '--no-auth']);
+  });
+  after(async () => {
+    for (const s of [a, b]) if (s) assert.deepEqual(await s.stop(), { code: 0, signal: null }, s.stderr());
+  });
+
+  const at = (server) => {
+    const host = new URL(server.url).host;
+    return async (method, path, body) => {
+      const r = await raw(server.url, http11(method, `/v1/memory_stores${path}`, body === undefined ? { host } : { host, 'content-type': 'application/json' }, body));
+      return { status: r.status, body: r.body, json: () => JSON.parse(r.body) };
+    };
+  };
+  const ids = async (server) => (await at(server)('GET', '')).json().data.map((s) => s.id);
+
+  test('a store deleted through one server is gone on the other', async () => {
+    const made = (await at(a)('POST', '', '{"name":"shared"}')).json();
+    assert.equal((await at(a)('POST', `/${made.id}/memories`, '{"path":"/m.md","content":"m"}')).status, 200);
+    // b opens it (and keeps it open) before a deletes it.
+    assert.equal(JSON.parse((await at(b)('GET', `/${made.id}/memories`)).body).data.length, 1);
+    assert.equal((await at(a)('DELETE', `/${made.id}`)).status, 200);
+    for (const path of [`/${made.id}`, `/${made.id}/memories`, `/${made.id}/memory_versions`]) {
+      const r = await at(b)('GET', path);
+      assert.deepEqual([r.status, r.body], [404, NO_STORE], path);
+    }
+    const write = await at(b)('POST', `/${made.id}/memories`, '{"path":"/n.md","content":"n"}');
+    assert.deepEqual([write.status, write.body], [404, NO_STORE]);
+    assert.deepEqual(await ids(b), []);
+    assert.deepEqual(readdirSync(root), [], 'nothing of the store is left behind');
+  });
+
+  test('a damaged or copied store directory is left out of the list, reported, and never a 500 for the rest', async () => {
+    const one = (await at(a)('POST', '', '{"name":"one"}')).json();
+    const two = (await at(a)('POST', '', '{"name":"two"}')).json();
+    const copy = `${two.id.slice(0, -1)}x`;
+    cpSync(join(root, two.id), join(root, copy), { recursive: true });
+    writeFileSync(join(root, one.id, 'stray.txt'), 'not memdir');
+    mkdirSync(join(root, 'foreign'));
+    writeFileSync(join(root, 'foreign', 'notes.txt'), 'not memdir');
+    mkdirSync(join(root, 'emptydir'));
+    // b has opened none of them: it sees them as they are on disk now.
+    const listed = await at(b)('GET', '');
+    assert.equal(listed.status, 200);
+    assert.deepEqual(listed.json().data.map((s) => s.id), [two.id]);
+    for (const id of [one.id, copy, 'foreign', 'emptydir']) {
+      const r = await at(b)('GET', `/${id}`);
+      assert.deepEqual([r.status, r.body], [500, INTERNAL], id);
+    }
+    const log = b.stderr();
+    for (const [id, why] of [
+      [one.id, 'its directory is not a store directory memdir can open'],
+      [copy, `its directory holds the record of another store, "${two.id}" (a copy?)`],
+      ['foreign', 'its directory is not a store directory memdir can open'],
+      ['emptydir', 'its directory holds no store record'],
+    ]) {
+      assert.ok(log.includes(`memdir serve: memory store ${id} left out: ${why}`), `${id} reported:\n${log}`);
+    }
+    assert.ok(!listed.body.includes(root));
+    // a, which made `one`, still serves it from the store it holds open.
+    assert.deepEqual((await ids(a)).sort(), [one.id, two.id].sort());
+  });
+});
+
+describe('memdir serve on SIGTERM', () => {
+  test('a write under way is finished and answered, no new connection is taken, and the process exits 0', async () => {
+    const root = join(tempDir('memdir-sigterm-'), 'stores');
+    const server = await startServe(['--store', root, '--no-auth']);
+    const host = new URL(server.url).host;
+    const port = Number(new URL(server.url).port);
+    const made = JSON.parse((await raw(server.url, http11('POST', '/v1/memory_stores', { host, 'content-type': 'application/json' }, '{"name":"s"}'))).body);
+    // An idle keep-alive connection, and a write whose body is half sent.
+    const idle = connect(port, '127.0.0.1');
+    const idleClosed = new Promise((r) => idle.once('close', r));
+    idle.on('error', () => {});
+    const body = JSON.stringify({ path: '/last.md', content: 'written while stopping' });
+    const half = Math.floor(body.length / 2);
+    const writer = connect(port, '127.0.0.1');
+    let got = '';
+    writer.setEncoding('utf8').on('data', (d) => (got += d));
+    const writerClosed = new Promise((r) => writer.once('close', r));
+    await new Promise((r) => writer.once('connect', r));
+    writer.write(http11('POST', `/v1/memory_stores/${made.id}/memories`, { host, 'content-type': 'application/json' }, body).slice(0, -(body.length - half)));
+    await new Promise((r) => setTimeout(r, 300));
+    const exited = server.stop();
+    await idleClosed;
+    const refused = await new Promise((resolve) => {
+      const s = connect(port, '127.0.0.1');
+      s.once('connect', () => {
+        s.destroy();
+        resolve('connected');
+      });
+      s.once('error', (e) => resolve(e.code));
+    });
+    assert.equal(refused, 'ECONNREFUSED');
+    assert.equal(got, '', 'no answer before the body is whole');
+    writer.write(body.slice(half));
+    await writerClosed;
+    const [head, answer] = got.split('\r\n\r\n');
+    assert.match(head, /^HTTP\/1\.1 200 OK\r\n/);
+    assert.match(head, /\r\nconnection: close\r\n/i);
+    assert.equal(JSON.parse(answer).path, '/last.md');
+    assert.deepEqual(await exited, { code: 0, signal: null }, server.stderr());
+    // It is in the store: another server reads it back.
+    const again = await startServe(['--store', root, '--no-auth']);
+    try {
+      const r = await raw(again.url, http11('GET', `/v1/memory_stores/${made.id}/memories/${JSON.parse(answer).id}?view=full`, { host: new URL(again.url).host }));
+      assert.equal(JSON.parse(r.body).content, 'written while stopping');
+    } finally {
+      assert.deepEqual(await again.stop(), { code: 0, signal: null });
+    }
+  });
+});
+
+test('SIGTERM the moment the URL is printed stops memdir serve cleanly, not by the default action', async () => {
+  const root = tempDir('memdir-sigterm-early-');
+  const exits = [];
+  for (let i = 0; i < 12; i++) {
+    const s = await startServe(['--store', join(root, String(i)), '--no-auth']);
+    exits.push(await s.stop());
+  }
+  assert.deepEqual(exits, Array(12).fill({ code: 0, signal: null }));
 });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { mintToken } from '../../examples/worker/src/auth.js';
 import { client, entriesOf, plain } from './client.js';
-import { AUTH_SECRET, start } from './mf.js';
+import { API_KEYS, AUTH_SECRET, start } from './mf.js';
 
 let mf;
 let c;
@@ -164,6 +164,10 @@ describe('bad requests', () => {
     const other = await c.raw('/memories', { method: 'POST', headers: await auth('x') });
     assert.equal(other.status, 404);
     assert.deepEqual(await other.json(), { error: 'not_found', message: 'Not found: this service answers POST /memory.' });
+    // Under /v1 every path is the Memory Stores API's, and so is its 404.
+    const api = await c.raw('/v1/messages', { method: 'POST', headers: { 'x-api-key': API_KEYS[0] } });
+    assert.equal(api.status, 404);
+    assert.deepEqual(await api.json(), { type: 'error', error: { type: 'not_found_error', message: 'No such route: the Memory Stores API serves /v1/memory_stores and the routes beneath it.' } });
   });
 });
 

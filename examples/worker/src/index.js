@@ -80,7 +80,8 @@ async function readBody(request) {
 export default {
   async fetch(request, env) {
     const url = new URL(request.url);
-    if (url.pathname === '/v1/memory_stores' || url.pathname.startsWith('/v1/memory_stores/')) {
+    // All of /v1 is the API's: a path it does not serve gets its 404, in its words.
+    if (url.pathname === '/v1' || url.pathname.startsWith('/v1/')) {
       return memoryStores(request, env);
     }
     if (url.pathname !== '/memory') return refuse(404, 'not_found', 'Not found: this service answers POST /memory.');

@@ -135,5 +135,5 @@ export function memoryStores(request, env) {
       { status: 500, headers: { 'request-id': requestId() } },
     );
   }
-  return apiHandler({ catalog: storeCatalog(env), keys })(request);
+  return apiHandler({ catalog: storeCatalog(env), keys, log: (line) => console.error(line) })(request);
 }

@@ -76,3 +76,12 @@ export async function example(client: Anthropic): Promise<void> {
   void page;
   void id;
 }
+
+// The Memory Stores API handler: keys, or noAuth with the hosts it is reached by.
+import { apiHandler, directoryCatalog as storeCatalogOnDisk, UnusableStore } from 'memdir';
+const onDisk = storeCatalogOnDisk('./stores');
+export const keyed = apiHandler({ catalog: onDisk, keys: ['sk-1'], log: (line: string) => void line });
+export const loopback = apiHandler({ catalog: onDisk, noAuth: true, hosts: ['127.0.0.1:8787'] });
+// @ts-expect-error noAuth needs the hosts
+export const hostless = apiHandler({ catalog: onDisk, noAuth: true });
+export const unusable: Error = new UnusableStore('damaged');
