@@ -48,12 +48,6 @@ export declare function directoryCatalog(dir: string): StoreCatalog;
 
 /** A store in a PostgreSQL database (one namespace of the shared `memdir_kv` table). */
 export interface PostgresStore extends JsStore {
-  get(key: string): Promise<Uint8Array | undefined>;
-  set(key: string, value: Uint8Array): Promise<void>;
-  delete(key: string): Promise<void>;
-  list(prefix: string, cursor?: string): Promise<{ keys: string[]; cursor?: string }>;
-  compareAndSwap(key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
-  commit(objects: Array<[string, Uint8Array]>, key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
   /** Ends the connection pool the store opened from a URL (a pool passed in stays open). */
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@
 // one database reads the table per request, so all of them agree on what exists: a
 // store created or deleted through one is there, or gone, on every other at once.
 import * as memdir from '../node.js';
-import { CONNECT_TIMEOUT_MS, POOL_MAX, PostgresStoreError, STATEMENT_TIMEOUT_MS, ensureTable } from '../stores/postgres.js';
+import { ensureTable, failed as failedAs, openPool, transaction } from '../stores/postgres.js';
 import { MAX_STORES } from './catalog-dir.js';
 
 // An id the catalog may look up: what the engine makes (letters, digits, "_").
@@ -19,12 +19,7 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS memdir_stores (
   created_at timestamptz NOT NULL DEFAULT now()
 )`;
 
-function failed(op) {
-  return (e) => {
-    if (e instanceof PostgresStoreError) throw e;
-    throw new PostgresStoreError(`the PostgreSQL catalog could not ${op}`);
-  };
-}
+const failed = (op) => failedAs(op, 'catalog');
 
 /**
  * The catalog in the database at `url`, with at most `maxStores` stores; one pool
@@ -38,20 +33,7 @@ export function postgresCatalog(url, { maxStores = MAX_STORES } = {}) {
 
   function pool() {
     ready ??= (async () => {
-      let pg;
-      try {
-        pg = (await import('pg')).default;
-      } catch {
-        throw new PostgresStoreError('a postgres:// store needs node-postgres, which memdir does not install by itself: npm install pg@8');
-      }
-      const p = new pg.Pool({
-        connectionString: url,
-        max: POOL_MAX,
-        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-        statement_timeout: STATEMENT_TIMEOUT_MS,
-        query_timeout: STATEMENT_TIMEOUT_MS + 1000,
-      });
-      p.on('error', () => {});
+      const p = await openPool(url);
       await ensureTable(p);
       await ensureTable(p, SCHEMA);
       return p;
@@ -79,33 +61,20 @@ export function postgresCatalog(url, { maxStores = MAX_STORES } = {}) {
 
   return {
     async create() {
-      const p = await pool();
-      const client = await p.connect().catch(failed('connect to its database'));
-      let broken = false;
-      try {
-        await client.query('BEGIN');
+      const made = await transaction(await pool(), failed('create a store'), async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [CREATE_LOCK]);
         const { rows } = await client.query('SELECT count(*)::int AS n FROM memdir_stores');
         if (!(rows[0]?.n < maxStores)) {
-          await client.query('ROLLBACK');
-          return { refused: `This server holds at most ${maxStores} memory stores; delete one to create another.` };
+          return { commit: false, value: { refused: `This server holds at most ${maxStores} memory stores; delete one to create another.` } };
         }
-        let id;
         for (;;) {
-          id = memdir.newStoreId();
+          const id = memdir.newStoreId();
           if (!PLAIN_NAME.test(id)) throw new Error('the engine made a store id that is not a plain name');
           const r = await client.query('INSERT INTO memdir_stores (id) VALUES ($1) ON CONFLICT DO NOTHING', [id]);
-          if (r.rowCount === 1) break;
+          if (r.rowCount === 1) return { commit: true, value: { id } };
         }
-        await client.query('COMMIT');
-        return { id, store: await openStore(id) };
-      } catch (e) {
-        broken = true;
-        await client.query('ROLLBACK').catch(() => {});
-        return failed('create a store')(e);
-      } finally {
-        client.release(broken);
-      }
+      });
+      return made.refused ? made : { id: made.id, store: await openStore(made.id) };
     },
 
     // Asked of the table every time: another instance may have deleted the store.
@@ -129,21 +98,11 @@ export function postgresCatalog(url, { maxStores = MAX_STORES } = {}) {
       if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return;
       const m = open.get(id);
       open.delete(id);
-      const p = await pool();
-      const client = await p.connect().catch(failed('connect to its database'));
-      let broken = false;
-      try {
-        await client.query('BEGIN');
+      await transaction(await pool(), failed('delete a store'), async (client) => {
         await client.query('DELETE FROM memdir_stores WHERE id = $1', [id]);
         await client.query('DELETE FROM memdir_kv WHERE namespace = $1', [id]);
-        await client.query('COMMIT');
-      } catch (e) {
-        broken = true;
-        await client.query('ROLLBACK').catch(() => {});
-        failed('delete a store')(e);
-      } finally {
-        client.release(broken);
-      }
+        return { commit: true };
+      });
       if (m) (await m.catch(() => undefined))?.close();
     },
 

@@ -37,21 +37,60 @@ export class PostgresStoreError extends Error {
   }
 }
 
-async function loadPg() {
+/**
+ * A pool on `url` with memdir's bounds (connections, waits, statement time), for a
+ * store or the catalog that shares one among its stores. node-postgres is loaded
+ * here, on first use, so an application that never opens one needs no `pg`.
+ */
+export async function openPool(url) {
+  let pg;
   try {
-    return (await import('pg')).default;
+    pg = (await import('pg')).default;
   } catch {
-    throw new PostgresStoreError('postgresStore needs node-postgres, which memdir does not install by itself: npm install pg@8');
+    throw new PostgresStoreError('a PostgreSQL store needs node-postgres, which memdir does not install by itself: npm install pg@8');
   }
+  const p = new pg.Pool({
+    connectionString: url,
+    max: POOL_MAX,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+    query_timeout: STATEMENT_TIMEOUT_MS + 1000,
+  });
+  // An idle client's error (the server restarted) must not end the process; the
+  // next query gets a fresh connection.
+  p.on('error', () => {});
+  return p;
 }
 
 // What a caller (and, through the engine, a client) may see of a failure: which
 // operation failed, never the server's text, which can hold table and host names.
-function failed(op) {
+export function failed(op, what = 'store') {
   return (e) => {
     if (e instanceof PostgresStoreError) throw e;
-    throw new PostgresStoreError(`the PostgreSQL store could not ${op}`);
+    throw new PostgresStoreError(`the PostgreSQL ${what} could not ${op}`);
   };
+}
+
+/**
+ * Runs `fn(client)` in one transaction on a connection of `pool`: committed when
+ * it resolves `{ commit: true, value }`, rolled back when `{ commit: false, value }`
+ * or when it throws (then the connection is dropped, not reused).
+ */
+export async function transaction(pool, fail, fn) {
+  const client = await pool.connect().catch(fail);
+  let broken = false;
+  try {
+    await client.query('BEGIN');
+    const { commit, value } = await fn(client);
+    await client.query(commit ? 'COMMIT' : 'ROLLBACK');
+    return value;
+  } catch (e) {
+    broken = true;
+    await client.query('ROLLBACK').catch(() => {});
+    return fail(e);
+  } finally {
+    client.release(broken);
+  }
 }
 
 /**
@@ -73,18 +112,7 @@ export function postgresStore(connection, options = {}) {
   // The pool and table, made on first use so that opening a store does no I/O.
   function pool() {
     ready ??= (async () => {
-      const p = owned
-        ? new (await loadPg()).Pool({
-            connectionString: connection,
-            max: POOL_MAX,
-            connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-            statement_timeout: STATEMENT_TIMEOUT_MS,
-            query_timeout: STATEMENT_TIMEOUT_MS + 1000,
-          })
-        : connection;
-      // An idle client's error (the server restarted) must not end the process;
-      // the next query gets a fresh connection.
-      if (owned) p.on('error', () => {});
+      const p = owned ? await openPool(connection) : connection;
       await ensureTable(p);
       return p;
     })().catch((e) => {
@@ -190,15 +218,8 @@ export function postgresStore(connection, options = {}) {
         checkKey(k);
         checkValue(v);
       }
-      const p = await pool();
-      const client = await p.connect().catch(failed('connect to its database'));
-      let broken = false;
-      try {
-        await client.query('BEGIN');
-        if (!(await swap(client, key, expected, value))) {
-          await client.query('ROLLBACK');
-          return false;
-        }
+      return transaction(await pool(), failed('commit'), async (client) => {
+        if (!(await swap(client, key, expected, value))) return { commit: false, value: false };
         if (objects.length > 0) {
           await client.query(
             `INSERT INTO ${TABLE} (namespace, key, value)
@@ -207,16 +228,8 @@ export function postgresStore(connection, options = {}) {
             [namespace, objects.map(([k]) => k), objects.map(([, v]) => v)],
           );
         }
-        await client.query('COMMIT');
-        return true;
-      } catch (e) {
-        broken = true;
-        await client.query('ROLLBACK').catch(() => {});
-        return failed('commit')(e);
-      } finally {
-        // A connection that failed mid-transaction is dropped, not reused.
-        client.release(broken);
-      }
+        return { commit: true, value: true };
+      });
     },
 
     /** Ends the pool this store opened (a pool passed in stays the caller's). */
