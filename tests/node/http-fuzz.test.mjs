@@ -5,40 +5,17 @@
 // API's, or one naming the store directory; and it still serves afterwards.
 // MEMDIR_FUZZ_SEED=N replays one seed.
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { apiHandler } from '../../js/api/http.js';
 import { directoryCatalog } from '../../js/api/catalog-dir.js';
 import { fuzz } from '../conformance/http-fuzz.mjs';
+import { over } from '../conformance/http-over.mjs';
 import { memdir, startServe, tempDir } from './helpers.mjs';
 
 const KEY = 'sk-fuzz-key';
 const MAX = memdir.defaults().maxApiBodyBytes;
 const SEEDS = process.env.MEMDIR_FUZZ_SEED ? [Number(process.env.MEMDIR_FUZZ_SEED)] : [1, 2];
-
-/** A request over HTTP on a fresh connection: {status, headers, text}. */
-function over(url, { method, path, headers, body }) {
-  // A body's length is declared: Node's client sends none for DELETE or OPTIONS, and
-  // the body would be read as the next request (serve-hostile.test.mjs has that case).
-  const framed = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
-  return new Promise((resolve, reject) => {
-    const { hostname, port } = new URL(url);
-    const req = http.request({ hostname, port, path, method, headers: framed, agent: false, timeout: 10_000 }, (res) => {
-      const parts = [];
-      res.on('data', (d) => parts.push(d));
-      res.on('error', reject);
-      res.on('end', () => {
-        const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) h.set(k, Array.isArray(v) ? v.join(', ') : v);
-        resolve({ status: res.statusCode, headers: h, text: Buffer.concat(parts).toString('utf8') });
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error('no answer in 10 s')));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
 
 describe('the HTTP handler under random requests', () => {
   test('in process, over a directory catalog, with keys', async () => {

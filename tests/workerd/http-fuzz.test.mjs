@@ -5,9 +5,9 @@
 // still answers afterwards. MEMDIR_FUZZ_SEED=N replays one seed.
 
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { after, before, test } from 'node:test';
 import { fuzz, METHODS } from '../conformance/http-fuzz.mjs';
+import { over as overAt } from '../conformance/http-over.mjs';
 import { defaults } from 'memdir';
 import { API_KEYS, start } from './mf.js';
 
@@ -25,25 +25,7 @@ before(async () => {
 });
 after(() => mf?.dispose());
 
-/** A request on a fresh loopback connection, its body's length declared. */
-function over({ method, path, headers, body }) {
-  const framed = body === undefined ? headers : { ...headers, 'content-length': String(Buffer.byteLength(body)) };
-  return new Promise((resolve, reject) => {
-    const req = http.request({ hostname: url.hostname, port: url.port, path, method, headers: framed, agent: false, timeout: 20_000 }, (res) => {
-      const parts = [];
-      res.on('data', (d) => parts.push(d));
-      res.on('error', reject);
-      res.on('end', () => {
-        const h = new Headers();
-        for (const [k, v] of Object.entries(res.headers)) h.set(k, Array.isArray(v) ? v.join(', ') : v);
-        resolve({ status: res.statusCode, headers: h, text: Buffer.concat(parts).toString('utf8') });
-      });
-    });
-    req.on('timeout', () => req.destroy(new Error('no answer in 20 s')));
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+const over = (request) => overAt(url, request);
 
 test('random requests to the Memory Stores API in workerd: every answer the API\'s, none a 5xx', async () => {
   const spoil = [{ 'x-api-key': 'sk-wrong' }, { 'x-api-key': '' }, { 'x-api-key': '', authorization: `Bearer ${API_KEYS[1]}x` }];
