@@ -65,6 +65,8 @@ export interface Defaults {
   maxMemories: number;
   /** Largest API request body in bytes. */
   maxApiBodyBytes: number;
+  /** How long a server lets one API request run before it answers 504. */
+  apiDeadlineMs: number;
 }
 
 /** Every default and limit of the engine (where openMemory's defaults come from). */

@@ -100,6 +100,7 @@ pub struct Defaults {
     pub secret_policies: [&'static str; 3],
     pub max_memories: u64,
     pub max_api_body_bytes: usize,
+    pub api_deadline_ms: u64,
 }
 
 impl Defaults {
@@ -117,6 +118,7 @@ impl Defaults {
             secret_policies: SecretPolicy::ALL.map(SecretPolicy::name),
             max_memories: config.limits.max_memories,
             max_api_body_bytes: crate::api::MAX_API_BODY_BYTES,
+            api_deadline_ms: crate::api::API_DEADLINE_MS,
         }
     }
 }

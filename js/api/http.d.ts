@@ -22,7 +22,7 @@ export declare class UnusableStore extends Error {
  * other origin, with JSON bodies. `log` is given a line for the operator.
  */
 export declare function apiHandler(
-  options: { catalog: StoreCatalog; log?: (line: string) => void } & ({ keys: string[]; noAuth?: false } | { noAuth: true; hosts: string[] }),
+  options: { catalog: StoreCatalog; log?: (line: string) => void; /** ms before a request is answered 504 (default: defaults().apiDeadlineMs) */ deadlineMs?: number } & ({ keys: string[]; noAuth?: false } | { noAuth: true; hosts: string[] }),
 ): (request: Request) => Promise<Response>;
 /** The API keys in a comma-separated list (MEMDIR_API_KEYS). */
 export declare function keysFrom(list: string | undefined): string[];

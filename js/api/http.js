@@ -12,6 +12,8 @@ const JSON_TYPE = 'application/json';
 // Every failure of the server itself (a throw, a backend gone wrong) answers this,
 // never the error's own text, which may name a host path or a storage key.
 const INTERNAL = 'Internal server error.';
+const PAST_DEADLINE = (ms) =>
+  `The request did not finish within ${ms / 1000} seconds. A write still under way commits whole or not at all: read before you retry it.`;
 const utf8 = new TextEncoder();
 
 /**
@@ -218,7 +220,7 @@ export function keysFrom(list) {
  * - log: called with a line for the operator (a store skipped, a 500's cause);
  *   nothing it is given reaches a client.
  */
-export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: logger } = {}) {
+export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: logger, deadlineMs = core.defaults().apiDeadlineMs } = {}) {
   if (!catalog || typeof catalog.open !== 'function') throw new TypeError('apiHandler needs a catalog');
   if (!noAuth && (!Array.isArray(keys) || keys.length === 0)) throw new TypeError('apiHandler needs at least one API key, or noAuth');
   if (noAuth && (!Array.isArray(hosts) || hosts.length === 0 || hosts.some((h) => typeof h !== 'string' || h === ''))) {
@@ -233,6 +235,7 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
       // a log that fails changes no answer
     }
   };
+  if (!Number.isSafeInteger(deadlineMs) || deadlineMs <= 0) throw new TypeError('apiHandler: deadlineMs must be a positive integer');
   const digests = Promise.all(keys.map(sha256));
   // The engine's cap on a request body (`MAX_API_BODY_BYTES`), refused here before it is read whole.
   const maxBody = core.defaults().maxApiBodyBytes;
@@ -328,12 +331,20 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
 
   return async function handle(request) {
     let answer;
+    let timer;
+    // A request still running at the deadline is answered 504; its work may still
+    // finish (a write commits whole or not at all), and the others go on meanwhile.
+    const late = new Promise((resolve) => {
+      timer = setTimeout(() => resolve({ status: 504, body: errorBody('api_error', PAST_DEADLINE(deadlineMs)) }), deadlineMs);
+    });
     try {
-      answer = await dispatch(request);
+      answer = await Promise.race([dispatch(request), late]);
       if (!answer || !Number.isInteger(answer.status)) throw new Error('no answer');
     } catch (e) {
       log(`${request.method} ${new URL(request.url).pathname} failed: ${e instanceof Error ? e.message : String(e)}`);
       answer = { status: 500, body: errorBody('api_error', INTERNAL) };
+    } finally {
+      clearTimeout(timer);
     }
     return toResponse(answer);
   };

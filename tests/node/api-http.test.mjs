@@ -297,4 +297,22 @@ describe('the Memory Stores API fetch handler', () => {
     const r = await call(apiHandler({ catalog: throwingCatalog, keys: [KEY] }), 'GET', '/v1/memory_stores/memstore_a');
     assert.deepEqual(r.json, apiError('api_error', 'Internal server error.'));
   });
+
+  test('a request past the deadline is a 504 while the others are answered', { timeout: 20_000 }, async () => {
+    // The first request's store never answers (a stalled backend); the second's does.
+    let calls = 0;
+    const stalling = () => (++calls === 1 ? new Promise(() => {}) : { status: 200, body: { ok: true } });
+    const handle = apiHandler({ catalog: recordingCatalog(stalling), keys: [KEY], deadlineMs: 200 });
+    const stuck = call(handle, 'GET', '/v1/memory_stores/memstore_a');
+    const other = await call(handle, 'GET', '/v1/memory_stores/memstore_a');
+    assert.deepEqual([other.status, other.json], [200, { ok: true }]);
+    const r = await stuck;
+    assert.equal(r.status, 504);
+    assert.deepEqual(
+      r.json,
+      apiError('api_error', 'The request did not finish within 0.2 seconds. A write still under way commits whole or not at all: read before you retry it.'),
+    );
+    assert.match(r.headers.get('request-id'), /^req_[0-9a-f]{24}$/);
+    assert.throws(() => apiHandler({ catalog: recordingCatalog(), keys: [KEY], deadlineMs: 0 }), { message: 'apiHandler: deadlineMs must be a positive integer' });
+  });
 });

@@ -129,6 +129,7 @@ describe('malformed inputs from JavaScript', () => {
       secretPolicies: ['allow', 'refuse', 'redact'],
       maxMemories: 2000,
       maxApiBodyBytes: 1048576,
+      apiDeadlineMs: 30000,
     });
   });
 
