@@ -300,6 +300,20 @@ describe('memdir serve', () => {
     await versions().redact(older.id, { memory_store_id: id });
     assert.deepEqual(holding(), [], 'no file holds the redacted text');
     assert.equal((await versions().retrieve(newer.id, { memory_store_id: id })).content, 'nothing here');
+
+    // And the path: moved away, then its version redacted, it is in no commit message,
+    // and once gc has passed the commits whose trees named it, in no file at all.
+    const renamed = await memories().create(id, { path: '/ssn-QUINCE-123.md', content: 'first' });
+    await memories().update(renamed.id, { memory_store_id: id, path: '/public.md', content: 'second' });
+    const [, named] = await all(versions().list(id, { memory_id: renamed.id }));
+    await versions().redact(named.id, { memory_store_id: id });
+    const naming = () => readdirSync(storeDir).filter((f) => readFileSync(join(storeDir, f)).includes('ssn-QUINCE-123'));
+    assert.ok(naming().length > 0, 'old trees still name it before gc');
+    const maintenance = await memdir.openMemory({ store: memdir.directoryStore(storeDir) });
+    for (let i = 0; i < 2; i++) await maintenance.gc({ keepCommits: 0 });
+    maintenance.close();
+    assert.deepEqual(naming(), [], 'no file holds the redacted path');
+    assert.equal((await memories().retrieve(renamed.id, { memory_store_id: id })).content, 'second');
   });
 
   test('more than 250 memories and versions, followed page by page with for await', async () => {
