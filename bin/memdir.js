@@ -33,10 +33,11 @@ Serving:
   serve [--host H] [--port N] [--keys FILE | --no-auth]
                            the Memory Stores API (docs/memory-stores.md) over HTTP,
                            each store a directory store under DIR (default here:
-                           ./memory-stores), on 127.0.0.1:8787 by default; keys
-                           from MEMDIR_API_KEYS (comma separated) or FILE (one a
-                           line); --no-auth only on a loopback host. Prints its URL
-                           first.
+                           ./memory-stores) or in a postgres:// database, on
+                           127.0.0.1:8787 by default; keys from MEMDIR_API_KEYS
+                           (KEY or KEY=WORKSPACE, comma separated) or FILE (a key a
+                           line, then optionally its workspace); --no-auth only on
+                           a loopback host. Prints its URL first.
 Upkeep:
   gc [--keep N]            delete stored objects unreachable from the last N
                            commits (default ${defaults().keepCommits})

@@ -3,7 +3,7 @@
 import { createServer, STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
 import { readFile } from 'node:fs/promises';
-import { apiHandler, keysFrom, unparsable, unservable } from '../js/api/http.js';
+import { DEFAULT_WORKSPACE, WORKSPACE_NAME, apiHandler, keyEntry, keysFrom, unparsable, unservable } from '../js/api/http.js';
 import { directoryCatalog } from '../js/api/catalog-dir.js';
 import { postgresCatalog } from '../js/api/catalog-pg.js';
 
@@ -23,11 +23,13 @@ export function isLoopback(host) {
 }
 
 /**
- * The API keys: MEMDIR_API_KEYS (comma separated) and the lines of `keysFile`.
- * Blank entries are skipped; surrounding spaces are not part of a key.
+ * The API keys as {key, workspace}: MEMDIR_API_KEYS (comma separated, `KEY` or
+ * `KEY=WORKSPACE`) and the lines of `keysFile` (`KEY`, or `KEY WORKSPACE`). Blank
+ * entries are skipped; surrounding spaces are not part of a key. A key listed twice
+ * with two workspaces is refused: which one it acts in would be a guess.
  */
 export async function readKeys(env, keysFile) {
-  const keys = keysFrom(env.MEMDIR_API_KEYS);
+  const keys = keysFrom(env.MEMDIR_API_KEYS).map(keyEntry);
   if (keysFile !== undefined) {
     let text;
     try {
@@ -35,9 +37,23 @@ export async function readKeys(env, keysFile) {
     } catch (e) {
       throw new ServeUsageError(`--keys ${keysFile}: cannot read it (${e.code ?? 'error'})`);
     }
-    keys.push(...text.split(/\r?\n/).map((k) => k.trim()).filter(Boolean));
+    for (const line of text.split(/\r?\n/)) {
+      const [key, workspace = DEFAULT_WORKSPACE, extra] = line.trim().split(/\s+/);
+      if (!key) continue;
+      if (extra !== undefined || !WORKSPACE_NAME.test(workspace)) {
+        throw new ServeUsageError(`--keys ${keysFile}: a line is a key, then optionally a workspace name (letters, digits, "_", "-")`);
+      }
+      keys.push({ key, workspace });
+    }
   }
-  return [...new Set(keys)];
+  const byKey = new Map();
+  for (const k of keys) {
+    if (byKey.has(k.key) && byKey.get(k.key).workspace !== k.workspace) {
+      throw new ServeUsageError('an API key is given twice, with two workspaces');
+    }
+    byKey.set(k.key, k);
+  }
+  return [...byKey.values()];
 }
 
 /**

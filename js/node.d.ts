@@ -4,7 +4,7 @@ import type { JsStore } from './index.js';
 import type { StoreCatalog } from './api/http.js';
 
 export * from './index.js';
-export { apiHandler, keysFrom, requestId, UnusableStore } from './api/http.js';
+export { apiHandler, keyEntry, keysFrom, requestId, UnusableStore } from './api/http.js';
 export type { StoreCatalog } from './api/http.js';
 
 /** Options of a directory store. */

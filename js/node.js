@@ -13,7 +13,7 @@ useGlue(nodeBuild);
 export * from './core.js';
 export { directoryStore, DirectoryStore } from './stores/directory.js';
 export { postgresStore, PostgresStoreError } from './stores/postgres.js';
-export { apiHandler, keysFrom, requestId, UnusableStore } from './api/http.js';
+export { apiHandler, keyEntry, keysFrom, requestId, UnusableStore } from './api/http.js';
 export { directoryCatalog } from './api/catalog-dir.js';
 
 /**

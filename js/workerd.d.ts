@@ -5,5 +5,5 @@ export { durableObjectStore } from './stores/durable-object.js';
 export type { DurableObjectStore, DurableObjectStorageLike, DurableObjectStoreOptions } from './stores/durable-object.js';
 export { kvStore } from './stores/kv.js';
 export type { EventuallyConsistentStore, KvNamespaceLike, KvStoreOptions } from './stores/kv.js';
-export { apiHandler, keysFrom, requestId, UnusableStore } from './api/http.js';
+export { apiHandler, keyEntry, keysFrom, requestId, UnusableStore } from './api/http.js';
 export type { StoreCatalog } from './api/http.js';

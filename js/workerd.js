@@ -12,4 +12,4 @@ export * from './core.js';
 export { durableObjectStore } from './stores/durable-object.js';
 export { kvStore } from './stores/kv.js';
 // The Memory Stores API router, for a Worker that serves memory stores (examples/worker).
-export { apiHandler, keysFrom, requestId, UnusableStore } from './api/http.js';
+export { apiHandler, keyEntry, keysFrom, requestId, UnusableStore } from './api/http.js';

@@ -12,7 +12,7 @@
 import * as fss from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as memdir from '../node.js';
-import { UnusableStore } from './http.js';
+import { UnusableStore, WORKSPACE_NAME } from './http.js';
 
 /** The most memory stores one catalog holds (docs/serve.md). */
 export const MAX_STORES = 1000;
@@ -32,6 +32,7 @@ export function directoryCatalog(root, { maxStores = MAX_STORES } = {}) {
   const base = resolve(root);
   const open = new Map(); // id -> Promise<Memory>, the store's record checked
   let turn = Promise.resolve(); // creates, one at a time, so the cap holds
+  const workspaces = new Map(); // name -> its catalog
 
   function ensureRoot() {
     fss.mkdirSync(base, { recursive: true, mode: DIR_MODE });
@@ -158,7 +159,20 @@ export function directoryCatalog(root, { maxStores = MAX_STORES } = {}) {
     },
 
     /** Closes every open store. */
+    /**
+     * The catalog of workspace `name`: its own directory `ws-<name>` under the root
+     * (a name no store id takes, so the root's own list never shows it), with its
+     * own cap. The default workspace's stores stay at the root itself.
+     */
+    inWorkspace(name) {
+      if (typeof name !== 'string' || !WORKSPACE_NAME.test(name)) throw new TypeError('directoryCatalog: not a workspace name');
+      if (!workspaces.has(name)) workspaces.set(name, directoryCatalog(join(base, `ws-${name}`), { maxStores }));
+      return workspaces.get(name);
+    },
+
     async close() {
+      for (const w of workspaces.values()) await w.close();
+      workspaces.clear();
       const all = [...open.values()];
       open.clear();
       for (const p of all) {

@@ -6,6 +6,7 @@
 import * as memdir from '../node.js';
 import { ensureTable, failed as failedAs, openPool, transaction } from '../stores/postgres.js';
 import { MAX_STORES } from './catalog-dir.js';
+import { DEFAULT_WORKSPACE, WORKSPACE_NAME } from './http.js';
 
 // An id the catalog may look up: what the engine makes (letters, digits, "_").
 const PLAIN_NAME = /^[A-Za-z0-9_]{1,128}$/;
@@ -16,14 +17,16 @@ const CREATE_LOCK = 0x6d656d64; // "memd"
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS memdir_stores (
   id text COLLATE "C" PRIMARY KEY,
+  workspace text COLLATE "C" NOT NULL DEFAULT 'default',
   created_at timestamptz NOT NULL DEFAULT now()
 )`;
 
 const failed = (op) => failedAs(op, 'catalog');
 
 /**
- * The catalog in the database at `url`, with at most `maxStores` stores; one pool
- * (at most 10 connections) serves the catalog and every store.
+ * The catalog in the database at `url`, with at most `maxStores` stores in each
+ * workspace; one pool (at most 10 connections) serves the catalog and every store.
+ * A store belongs to the workspace that created it, and every lookup names it.
  */
 export function postgresCatalog(url, { maxStores = MAX_STORES } = {}) {
   if (typeof url !== 'string' || !/^postgres(ql)?:\/\//.test(url)) throw new TypeError('postgresCatalog expects a postgres:// URL');
@@ -59,18 +62,19 @@ export function postgresCatalog(url, { maxStores = MAX_STORES } = {}) {
     return m;
   }
 
-  return {
+  // The catalog of one workspace: the rows of memdir_stores that name it.
+  const view = (workspace) => ({
     async create() {
       const made = await transaction(await pool(), failed('create a store'), async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [CREATE_LOCK]);
-        const { rows } = await client.query('SELECT count(*)::int AS n FROM memdir_stores');
+        const { rows } = await client.query('SELECT count(*)::int AS n FROM memdir_stores WHERE workspace = $1', [workspace]);
         if (!(rows[0]?.n < maxStores)) {
           return { commit: false, value: { refused: `This server holds at most ${maxStores} memory stores; delete one to create another.` } };
         }
         for (;;) {
           const id = memdir.newStoreId();
           if (!PLAIN_NAME.test(id)) throw new Error('the engine made a store id that is not a plain name');
-          const r = await client.query('INSERT INTO memdir_stores (id) VALUES ($1) ON CONFLICT DO NOTHING', [id]);
+          const r = await client.query('INSERT INTO memdir_stores (id, workspace) VALUES ($1, $2) ON CONFLICT DO NOTHING', [id, workspace]);
           if (r.rowCount === 1) return { commit: true, value: { id } };
         }
       });
@@ -80,7 +84,7 @@ export function postgresCatalog(url, { maxStores = MAX_STORES } = {}) {
     // Asked of the table every time: another instance may have deleted the store.
     async open(id) {
       if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return null;
-      const { rowCount } = await query('look up a store', 'SELECT 1 FROM memdir_stores WHERE id = $1', [id]);
+      const { rowCount } = await query('look up a store', 'SELECT 1 FROM memdir_stores WHERE id = $1 AND workspace = $2', [id, workspace]);
       if (rowCount !== 1) {
         open.delete(id);
         return null;
@@ -89,21 +93,36 @@ export function postgresCatalog(url, { maxStores = MAX_STORES } = {}) {
     },
 
     async ids() {
-      const { rows } = await query('list its stores', `SELECT id FROM memdir_stores ORDER BY id LIMIT ${maxStores}`);
+      const { rows } = await query('list its stores', `SELECT id FROM memdir_stores WHERE workspace = $1 ORDER BY id LIMIT ${maxStores}`, [workspace]);
       return rows.map((r) => r.id).filter((id) => typeof id === 'string' && PLAIN_NAME.test(id));
     },
 
     // The row and the keys go in one transaction: a store is never half deleted.
     async drop(id) {
       if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return;
+      const gone = await transaction(await pool(), failed('delete a store'), async (client) => {
+        const r = await client.query('DELETE FROM memdir_stores WHERE id = $1 AND workspace = $2', [id, workspace]);
+        // Another workspace's store of that id is not this one's to delete.
+        if (r.rowCount !== 1) return { commit: false, value: false };
+        await client.query('DELETE FROM memdir_kv WHERE namespace = $1', [id]);
+        return { commit: true, value: true };
+      });
+      if (!gone) return;
       const m = open.get(id);
       open.delete(id);
-      await transaction(await pool(), failed('delete a store'), async (client) => {
-        await client.query('DELETE FROM memdir_stores WHERE id = $1', [id]);
-        await client.query('DELETE FROM memdir_kv WHERE namespace = $1', [id]);
-        return { commit: true };
-      });
       if (m) (await m.catch(() => undefined))?.close();
+    },
+  });
+
+  const workspaces = new Map([[DEFAULT_WORKSPACE, view(DEFAULT_WORKSPACE)]]);
+  return {
+    ...workspaces.get(DEFAULT_WORKSPACE),
+
+    /** The catalog of workspace `name` in the same database. */
+    inWorkspace(name) {
+      if (typeof name !== 'string' || !WORKSPACE_NAME.test(name)) throw new TypeError('postgresCatalog: not a workspace name');
+      if (!workspaces.has(name)) workspaces.set(name, view(name));
+      return workspaces.get(name);
     },
 
     /** Closes every open store and the pool. */

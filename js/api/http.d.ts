@@ -8,6 +8,14 @@ export interface StoreCatalog {
   open(id: string): Promise<{ api(request: ApiRequest): Promise<ApiResponse> } | null>;
   ids(): Promise<string[]>;
   drop(id: string): Promise<void>;
+  /** The catalog of another workspace (needed when keys name workspaces). */
+  inWorkspace?(name: string): StoreCatalog;
+}
+
+/** An API key and the workspace its requests act in. */
+export interface ApiKey {
+  key: string;
+  workspace: string;
 }
 
 /** What a catalog's `open` rejects with for a damaged or foreign store: lists leave it out. */
@@ -22,8 +30,10 @@ export declare class UnusableStore extends Error {
  * other origin, with JSON bodies. `log` is given a line for the operator.
  */
 export declare function apiHandler(
-  options: { catalog: StoreCatalog; log?: (line: string) => void; /** ms before a request is answered 504 (default: defaults().apiDeadlineMs) */ deadlineMs?: number } & ({ keys: string[]; noAuth?: false } | { noAuth: true; hosts: string[] }),
+  options: { catalog: StoreCatalog; log?: (line: string) => void; /** ms before a request is answered 504 (default: defaults().apiDeadlineMs) */ deadlineMs?: number } & ({ keys: Array<string | ApiKey>; noAuth?: false } | { noAuth: true; hosts: string[] }),
 ): (request: Request) => Promise<Response>;
+/** `KEY` or `KEY=WORKSPACE` as {key, workspace} (workspace "default" when none). */
+export declare function keyEntry(text: string): ApiKey;
 /** The API keys in a comma-separated list (MEMDIR_API_KEYS). */
 export declare function keysFrom(list: string | undefined): string[];
 /** A fresh `request-id` value. */

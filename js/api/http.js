@@ -37,6 +37,23 @@ const NOT_FOUND_ROUTE = errorBody('not_found_error', 'No such route: the Memory 
 const NO_STORE = errorBody('not_found_error', 'No memory store with this id.');
 const NO_KEY = errorBody('authentication_error', 'An API key is required: send it as x-api-key or Authorization: Bearer.');
 const BAD_KEY = errorBody('authentication_error', 'Invalid API key.');
+const OTHER_WORKSPACE = errorBody('permission_error', 'This API key belongs to another workspace than anthropic-workspace-id names.');
+
+/** The workspace of a key given without one, and of every store when keys name none. */
+export const DEFAULT_WORKSPACE = 'default';
+/** What a workspace may be called: also a directory name, so no dot and no separator. */
+export const WORKSPACE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * One API key entry, `KEY` or `KEY=WORKSPACE`, as `{key, workspace}`. The split is
+ * at the last "=", and only when what follows is a workspace name, so a key that
+ * ends in base64 padding stays whole.
+ */
+export function keyEntry(text) {
+  const at = text.lastIndexOf('=');
+  const workspace = at > 0 ? text.slice(at + 1) : '';
+  return WORKSPACE_NAME.test(workspace) ? { key: text.slice(0, at), workspace } : { key: text, workspace: DEFAULT_WORKSPACE };
+}
 const DUPLICATE_QUERY = (name) => errorBody('invalid_request_error', `The query parameter ${JSON.stringify(name)} is given more than once.`);
 const BAD_QUERY = errorBody('invalid_request_error', 'The query string is not valid percent-encoded UTF-8.');
 const TOO_LARGE = (max) => errorBody('request_too_large', `The request body is larger than ${max} bytes.`);
@@ -226,7 +243,20 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
   if (noAuth && (!Array.isArray(hosts) || hosts.length === 0 || hosts.some((h) => typeof h !== 'string' || h === ''))) {
     throw new TypeError('apiHandler: noAuth needs the hosts the server is reached by');
   }
-  if (keys.some((k) => typeof k !== 'string' || k === '')) throw new TypeError('apiHandler: every API key must be a non-empty string');
+  // A key is `KEY`, `KEY=WORKSPACE`, or {key, workspace}.
+  const entries = keys.map((k) => (typeof k === 'string' ? keyEntry(k) : k));
+  if (entries.some((e) => typeof e?.key !== 'string' || e.key === '' || typeof e.workspace !== 'string' || !WORKSPACE_NAME.test(e.workspace))) {
+    throw new TypeError('apiHandler: every API key must be a non-empty string, with a workspace of 1 to 64 letters, digits, "_" or "-"');
+  }
+  if (entries.some((e) => e.workspace !== DEFAULT_WORKSPACE) && typeof catalog.inWorkspace !== 'function') {
+    throw new TypeError('apiHandler: keys name workspaces, but the catalog has no inWorkspace(name)');
+  }
+  // Each workspace sees its own catalog; the default one is the catalog itself.
+  const catalogs = new Map([[DEFAULT_WORKSPACE, catalog]]);
+  const catalogOf = (workspace) => {
+    if (!catalogs.has(workspace)) catalogs.set(workspace, catalog.inWorkspace(workspace));
+    return catalogs.get(workspace);
+  };
   const loopbackHosts = new Set((hosts ?? []).map((h) => h.toLowerCase()));
   const log = (line) => {
     try {
@@ -236,7 +266,7 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
     }
   };
   if (!Number.isSafeInteger(deadlineMs) || deadlineMs <= 0) throw new TypeError('apiHandler: deadlineMs must be a positive integer');
-  const digests = Promise.all(keys.map(sha256));
+  const digests = Promise.all(entries.map(async (e) => ({ digest: await sha256(e.key), workspace: e.workspace })));
   // The engine's cap on a request body (`MAX_API_BODY_BYTES`), refused here before it is read whole.
   const maxBody = core.defaults().maxApiBodyBytes;
   if (!Number.isSafeInteger(maxBody) || maxBody <= 0) throw new TypeError('apiHandler: the engine gave no maximum body size');
@@ -245,21 +275,24 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
   async function authenticate(request) {
     if (noAuth) {
       const refusal = loopbackRefusal(request, loopbackHosts);
-      return refusal ? { fail: refusal, status: 403 } : { actor: undefined };
+      return refusal ? { fail: refusal, status: 403 } : { actor: undefined, workspace: DEFAULT_WORKSPACE };
     }
     // The SDK (1.12) sends its apiKey as "Authorization: Bearer"; curl users send x-api-key.
     const key = request.headers.get('x-api-key') || bearer(request.headers.get('authorization'));
     if (!key) return { fail: NO_KEY };
     const digest = await sha256(key);
-    let found = false;
+    let workspace;
     // Every key is compared, so the time taken does not tell which one matched.
-    for (const d of await digests) found = sameDigest(d, digest) || found;
-    if (!found) return { fail: BAD_KEY };
+    for (const d of await digests) if (sameDigest(d.digest, digest)) workspace ??= d.workspace;
+    if (workspace === undefined) return { fail: BAD_KEY };
+    // As the SDK documents: a key of one workspace may omit the header; if sent, it must match.
+    const named = request.headers.get('anthropic-workspace-id');
+    if (named !== null && named !== workspace) return { fail: OTHER_WORKSPACE, status: 403 };
     // The key itself is never recorded: a digest names it in versions.
-    return { actor: { type: 'api_actor', api_key_id: `apikey_${hex(digest).slice(0, 24)}` } };
+    return { actor: { type: 'api_actor', api_key_id: `apikey_${hex(digest).slice(0, 24)}` }, workspace };
   }
 
-  async function listAll(query) {
+  async function listAll(catalog, query) {
     const records = [];
     for (const id of await catalog.ids()) {
       let store;
@@ -281,6 +314,8 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
   async function dispatch(request) {
     const auth = await authenticate(request);
     if (auth.fail) return { status: auth.status ?? 401, body: auth.fail };
+    // A key never sees, lists or changes another workspace's stores: they are not in its catalog.
+    const catalog = catalogOf(auth.workspace);
     const url = new URL(request.url);
     const match = matchRoute(url.pathname);
     if (!match) return { status: 404, body: NOT_FOUND_ROUTE };
@@ -307,7 +342,7 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
     const engineRequest = { op, query: q.query, body: read.text };
     if (auth.actor) engineRequest.actor = auth.actor;
 
-    if (op === 'store.list') return listAll(q.query);
+    if (op === 'store.list') return listAll(catalog, q.query);
     if (op === 'store.create') {
       const made = await catalog.create();
       if (made.refused) return { status: 400, body: errorBody('invalid_request_error', made.refused) };

@@ -123,6 +123,39 @@ describe('memdir serve', () => {
     }
   });
 
+  test('workspaces: a key sees, lists and changes only its own workspace\'s stores', async () => {
+    const keys = join(dir, 'workspace-keys.txt');
+    writeFileSync(keys, 'key-team-a team-a\nkey-plain\n');
+    const s = await startServe(['--store', join(dir, 'by-workspace'), '--keys', keys], { MEMDIR_API_KEYS: 'key-team-b=team-b' });
+    try {
+      const as = (apiKey) => new Anthropic({ apiKey, baseURL: s.url, logLevel: 'off', maxRetries: 0 });
+      const [a, b, plain] = [as('key-team-a'), as('key-team-b'), as('key-plain')];
+      const mine = await a.beta.memoryStores.create({ name: 'A only' });
+      await a.beta.memoryStores.memories.create(mine.id, { path: '/a.md', content: 'for team a' });
+      for (const other of [b, plain]) {
+        assert.deepEqual((await other.beta.memoryStores.list()).data, []);
+        for (const attempt of [
+          () => other.beta.memoryStores.retrieve(mine.id),
+          () => other.beta.memoryStores.memories.create(mine.id, { path: '/b.md', content: 'x' }),
+          () => other.beta.memoryStores.delete(mine.id),
+        ]) {
+          const r = await apiErrorOf(attempt());
+          assert.deepEqual([r.status, r.type, r.error.message], [404, 'not_found_error', 'No memory store with this id.']);
+        }
+      }
+      assert.deepEqual((await a.beta.memoryStores.list()).data.map((x) => x.id), [mine.id]);
+      // The SDK's workspace_id must match the key's workspace.
+      assert.equal((await a.beta.memoryStores.retrieve(mine.id, { workspace_id: 'team-a' })).id, mine.id);
+      const wrong = await apiErrorOf(a.beta.memoryStores.retrieve(mine.id, { workspace_id: 'team-b' }));
+      assert.deepEqual([wrong.status, wrong.type, wrong.error.message], [403, 'permission_error', 'This API key belongs to another workspace than anthropic-workspace-id names.']);
+      // Versions still record which key acted.
+      const [v] = (await a.beta.memoryStores.memoryVersions.list(mine.id)).data;
+      assert.match(v.created_by.api_key_id, /^apikey_[0-9a-f]{24}$/);
+    } finally {
+      assert.deepEqual(await s.stop(), { code: 0, signal: null });
+    }
+  });
+
   test('memory stores: create, retrieve, update (POST and PATCH), list with include_archived, archive, delete', async () => {
     const a = await stores().create({ name: 'Project notes', description: 'what we learned', metadata: { owner: 'ada', team: 'x' } });
     assert.match(a.id, /^memstore_/);

@@ -138,7 +138,8 @@ describe('two memdir serve instances on one database', () => {
     const db = 'serve';
     cluster.psql(`CREATE DATABASE ${db}`);
     const args = ['--store', cluster.url(db)];
-    const env = { MEMDIR_API_KEYS: KEY };
+    // Two workspaces: KEY's (the default) and team-b's.
+    const env = { MEMDIR_API_KEYS: `${KEY},key-b=team-b` };
     let [a, b] = await Promise.all([startServe(args, env), startServe(args, env)]);
     try {
       const [A, B] = [client(a), client(b)];
@@ -189,6 +190,17 @@ describe('two memdir serve instances on one database', () => {
       const after = [];
       for await (const x of client(a).beta.memoryStores.memories.list(store.id, { path_prefix: '/killed/', limit: 100 })) after.push(x.path);
       for (const p of before) assert.ok(after.includes(p), `${p} was acknowledged and lost`);
+
+      // The other workspace's key, on either instance, sees none of it.
+      for (const s of [a, b]) {
+        const other = new Anthropic({ apiKey: 'key-b', baseURL: s.url, logLevel: 'off', maxRetries: 0 });
+        assert.deepEqual((await other.beta.memoryStores.list()).data, []);
+        const status = await other.beta.memoryStores.retrieve(store.id).then(() => 200, (e) => e.status);
+        assert.equal(status, 404);
+        const own = await other.beta.memoryStores.create({ name: 'B' });
+        assert.deepEqual((await B.beta.memoryStores.list()).data.map((x) => x.id), [store.id]);
+        await other.beta.memoryStores.delete(own.id);
+      }
 
       // Deleted through one instance: gone at once on the other, which had it open.
       await client(a).beta.memoryStores.delete(store.id);
