@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { request } from './client.js';
-import { API_KEYS, root, start } from './mf.js';
+import { API_KEYS, TEAM_KEY, root, start } from './mf.js';
 
 const sha256 = (text) => createHash('sha256').update(text, 'utf8').digest('hex');
 /** How versions name the caller: the router's digest of its key, never the key. */
@@ -153,6 +153,21 @@ describe('stores', () => {
     assert.ok(!(await all(stores().list({ include_archived: true }))).some((s) => s.id === second.id));
     // Its object's storage is empty: nothing of the store outlives it.
     assert.equal((await scan(second.id, 'Second')).keys, 0);
+  });
+
+  test('a key of another workspace sees, lists and changes none of these stores', async () => {
+    const team = new Anthropic({ apiKey: TEAM_KEY, baseURL: client.baseURL, maxRetries: 0 });
+    const mine = await client.beta.memoryStores.create({ name: 'default workspace' });
+    assert.ok(!(await team.beta.memoryStores.list()).data.some((s) => s.id === mine.id));
+    for (const attempt of [() => team.beta.memoryStores.retrieve(mine.id), () => team.beta.memoryStores.delete(mine.id)]) {
+      const status = await attempt().then(() => 200, (e) => [e.status, e.error?.error?.message]);
+      assert.deepEqual(status, [404, 'No memory store with this id.']);
+    }
+    const theirs = await team.beta.memoryStores.create({ name: 'team b' });
+    assert.ok(!(await client.beta.memoryStores.list()).data.some((s) => s.id === theirs.id));
+    assert.equal((await team.beta.memoryStores.retrieve(theirs.id)).name, 'team b');
+    await team.beta.memoryStores.delete(theirs.id);
+    await client.beta.memoryStores.delete(mine.id);
   });
 
   test('an unknown store id is a 404', async () => {

@@ -18,6 +18,9 @@ export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const AUTH_SECRET = 'test-secret-for-memdir-workerd-suite-0123456789';
 /** API keys for the memory-store routes, tests only. */
 export const API_KEYS = ['test-key-memdir-one', 'test-key-memdir-two'];
+/** A key of another workspace, configured as KEY=WORKSPACE. */
+export const TEAM_KEY = 'test-key-memdir-team';
+const KEYS_SECRET = [...API_KEYS, `${TEAM_KEY}=team-b`].join(',');
 export const COMPATIBILITY_DATE = '2026-04-20';
 
 function workerdEntry() {
@@ -73,7 +76,7 @@ export function start({ entry = join(root, 'tests/workerd/harness.js'), persist,
     modulesRoot: root,
     modules: modulesFrom(entry),
     compatibilityDate: COMPATIBILITY_DATE,
-    bindings: { AUTH_SECRET: secret, MEMDIR_API_KEYS: API_KEYS.join(',') },
+    bindings: { AUTH_SECRET: secret, MEMDIR_API_KEYS: KEYS_SECRET },
     durableObjects: {
       MEMORY: { className: 'TestMemoryObject', useSQLite: true },
       STORES: { className: 'StoreTestObject', useSQLite: true },
@@ -111,7 +114,7 @@ export function bundleOptions(out) {
       { type: 'CompiledWasm', include: ['**/*.wasm'] },
     ],
     compatibilityDate: COMPATIBILITY_DATE,
-    bindings: { AUTH_SECRET, MEMDIR_API_KEYS: API_KEYS.join(',') },
+    bindings: { AUTH_SECRET, MEMDIR_API_KEYS: KEYS_SECRET },
     durableObjects: {
       MEMORY: { className: 'MemoryObject', useSQLite: true },
       MEMORY_STORE: { className: 'MemoryStoreObject', useSQLite: true },

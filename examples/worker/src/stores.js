@@ -88,10 +88,13 @@ export class MemoryStoreObject extends DurableObject {
 
 /**
  * The catalog interface the memory-store router (apiHandler) takes, over the two
- * Durable Object namespaces: `create()`, `open(id)`, `ids()`, `drop(id)`.
+ * Durable Object namespaces: `create()`, `open(id)`, `ids()`, `drop(id)`, and
+ * `inWorkspace(name)`: each workspace has its own catalog object, so a key of one
+ * never finds another's stores.
  */
-export function storeCatalog(env) {
-  const catalog = env.MEMORY_CATALOG.get(env.MEMORY_CATALOG.idFromName('catalog'));
+export function storeCatalog(env, workspace = 'default') {
+  const name = workspace === 'default' ? 'catalog' : `catalog:${workspace}`;
+  const catalog = env.MEMORY_CATALOG.get(env.MEMORY_CATALOG.idFromName(name));
   const handle = (id) => {
     const object = env.MEMORY_STORE.get(env.MEMORY_STORE.idFromName(id));
     return { api: (request) => object.api(request) };
@@ -117,10 +120,11 @@ export function storeCatalog(env) {
       listed.delete(id);
       await catalog.drop(id);
     },
+    inWorkspace: (other) => storeCatalog(env, other),
   };
 }
 
-/** The API keys a deployment accepts: the secret MEMDIR_API_KEYS, comma-separated. */
+/** The API keys a deployment accepts: the secret MEMDIR_API_KEYS, comma-separated `KEY` or `KEY=WORKSPACE`. */
 export function apiKeys(env) {
   return keysFrom(env.MEMDIR_API_KEYS);
 }
