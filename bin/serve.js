@@ -142,6 +142,37 @@ async function send(res, req, response, closing) {
 }
 
 /**
+ * What answers `/mcp`: a stateless MCP server (the one `memdir mcp` runs) over the
+ * chosen store, on the MCP SDK's web-standard Streamable HTTP transport, JSON
+ * answers, one server per request. Without the SDK (an optional peer dependency)
+ * there is no /mcp route, said once on stderr.
+ */
+async function mcpAnswerer(log) {
+  let mcp;
+  let Transport;
+  try {
+    [mcp, { WebStandardStreamableHTTPServerTransport: Transport }] = await Promise.all([
+      import('./mcp.js'),
+      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+    ]);
+  } catch {
+    log('no /mcp route: the MCP SDK is not installed (npm install @modelcontextprotocol/sdk)');
+    return undefined;
+  }
+  const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
+  return async (memory, request) => {
+    const server = mcp.createMcpServer(memory, { version });
+    const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    await server.connect(transport);
+    try {
+      return await transport.handleRequest(request);
+    } finally {
+      await server.close();
+    }
+  };
+}
+
+/**
  * Starts the server; resolves {url, close}. opts: {store, host, port, keys, noAuth}.
  */
 export async function serve({ store, host, port, keys, noAuth }) {
@@ -215,7 +246,7 @@ export async function serve({ store, host, port, keys, noAuth }) {
   const hosts = [...new Set([host, addr.address, 'localhost'])].flatMap((h) =>
     addr.port === 80 ? [`${bracket(h)}:80`, bracket(h)] : [`${bracket(h)}:${addr.port}`],
   );
-  handle = apiHandler({ catalog, keys, noAuth, hosts: noAuth ? hosts : undefined, log });
+  handle = apiHandler({ catalog, keys, noAuth, hosts: noAuth ? hosts : undefined, log, mcp: await mcpAnswerer(log) });
   const close = () => {
     closing ??= (async () => {
       const grace = () => new Promise((r) => setTimeout(r, CLOSE_GRACE_MS).unref());

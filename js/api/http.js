@@ -37,6 +37,7 @@ const NOT_FOUND_ROUTE = errorBody('not_found_error', 'No such route: the Memory 
 const NO_STORE = errorBody('not_found_error', 'No memory store with this id.');
 const NO_KEY = errorBody('authentication_error', 'An API key is required: send it as x-api-key or Authorization: Bearer.');
 const BAD_KEY = errorBody('authentication_error', 'Invalid API key.');
+const MCP_NEEDS_STORE = errorBody('invalid_request_error', 'Name the memory store this MCP session uses: /mcp?store=memstore_….');
 const OTHER_WORKSPACE = errorBody('permission_error', 'This API key belongs to another workspace than anthropic-workspace-id names.');
 
 /** The workspace of a key given without one, and of every store when keys name none. */
@@ -237,7 +238,7 @@ export function keysFrom(list) {
  * - log: called with a line for the operator (a store skipped, a 500's cause);
  *   nothing it is given reaches a client.
  */
-export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: logger, deadlineMs = core.defaults().apiDeadlineMs } = {}) {
+export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: logger, deadlineMs = core.defaults().apiDeadlineMs, mcp } = {}) {
   if (!catalog || typeof catalog.open !== 'function') throw new TypeError('apiHandler needs a catalog');
   if (!noAuth && (!Array.isArray(keys) || keys.length === 0)) throw new TypeError('apiHandler needs at least one API key, or noAuth');
   if (noAuth && (!Array.isArray(hosts) || hosts.length === 0 || hosts.some((h) => typeof h !== 'string' || h === ''))) {
@@ -364,7 +365,36 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
     return answer;
   }
 
+  // `/mcp?store=ID`: the MCP server over one store of the key's workspace, behind
+  // the same keys and loopback checks; `mcp(memory, request)` answers it.
+  const MCP_BODY = core.defaults().maxInputBytes + 64 * 1024;
+  async function mcpRoute(request) {
+    const auth = await authenticate(request);
+    if (auth.fail) return { status: auth.status ?? 401, body: auth.fail };
+    const id = new URL(request.url).searchParams.get('store');
+    if (!id) return { status: 400, body: MCP_NEEDS_STORE };
+    const read = await readBody(request, MCP_BODY);
+    if (read.tooLarge) return { status: 413, body: TOO_LARGE(MCP_BODY) };
+    if (read.bad) return { status: 400, body: BAD_BODY };
+    const store = await catalogOf(auth.workspace).open(id);
+    if (!store) return { status: 404, body: NO_STORE };
+    const headers = new Headers(request.headers);
+    headers.delete('content-length');
+    const again = new Request(request.url, { method: request.method, headers, body: read.text ?? undefined });
+    return { response: await mcp(store, again) };
+  }
+
   return async function handle(request) {
+    if (mcp && new URL(request.url).pathname === '/mcp') {
+      let answer;
+      try {
+        answer = await mcpRoute(request);
+      } catch (e) {
+        log(`${request.method} /mcp failed: ${e instanceof Error ? e.message : String(e)}`);
+        answer = { status: 500, body: errorBody('api_error', INTERNAL) };
+      }
+      return answer.response ?? toResponse(answer);
+    }
     let answer;
     let timer;
     // A request still running at the deadline is answered 504; its work may still

@@ -1,0 +1,66 @@
+// Remote MCP: `memdir serve` answers the MCP server at /mcp?store=ID over the MCP
+// SDK's Streamable HTTP transport, behind the same keys, scoped to the key's
+// workspace. Driven by the SDK's own HTTP client.
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { startServe, tempDir } from './helpers.mjs';
+
+const KEY = 'sk-mcp-default';
+const TEAM_KEY = 'sk-mcp-team';
+let server;
+let storeId;
+
+before(async () => {
+  server = await startServe(['--store', join(tempDir('memdir-mcp-http-'), 'stores')], { MEMDIR_API_KEYS: `${KEY},${TEAM_KEY}=team-b` });
+  const api = new Anthropic({ apiKey: KEY, baseURL: server.url, logLevel: 'off', maxRetries: 0 });
+  storeId = (await api.beta.memoryStores.create({ name: 'Remote' })).id;
+});
+after(async () => {
+  if (server) assert.deepEqual(await server.stop(), { code: 0, signal: null });
+});
+
+const connect = async (key, store = storeId) => {
+  const headers = key === undefined ? {} : { 'x-api-key': key };
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp?store=${store}`), { requestInit: { headers } });
+  const client = new Client({ name: 'remote-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+};
+const text = (t, isError = false) => ({ content: [{ type: 'text', text: t }], isError });
+
+test('the memory tool and the toolset over HTTP, on the store the URL names', async () => {
+  const client = await connect(KEY);
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ['memory', 'memory_list', 'memory_search', 'memory_read', 'memory_write', 'memory_edit', 'memory_delete']);
+    const made = await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/remote.md', file_text: 'over http' } });
+    assert.deepEqual(made, text('File created successfully at: /memories/remote.md'));
+    const read = await client.callTool({ name: 'memory_read', arguments: { path: '/remote.md' } });
+    assert.match(read.content[0].text, /over http/);
+  } finally {
+    await client.close();
+  }
+  // The API reads what the MCP session wrote: one store.
+  const api = new Anthropic({ apiKey: KEY, baseURL: server.url, logLevel: 'off', maxRetries: 0 });
+  const paths = (await api.beta.memoryStores.memories.list(storeId)).data.map((m) => m.path);
+  assert.deepEqual(paths, ['/remote.md']);
+});
+
+test('no key is refused, another workspace finds no such store, and the store must be named', async () => {
+  const status = async (key, store) => {
+    const r = await fetch(`${server.url}/mcp${store === undefined ? '' : `?store=${store}`}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(key ? { 'x-api-key': key } : {}) },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    return [r.status, (await r.json()).error?.message];
+  };
+  assert.deepEqual(await status(undefined, storeId), [401, 'An API key is required: send it as x-api-key or Authorization: Bearer.']);
+  assert.deepEqual(await status(TEAM_KEY, storeId), [404, 'No memory store with this id.']);
+  assert.deepEqual(await status(KEY, undefined), [400, 'Name the memory store this MCP session uses: /mcp?store=memstore_….']);
+  await assert.rejects(connect(TEAM_KEY));
+});
