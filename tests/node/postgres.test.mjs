@@ -104,6 +104,59 @@ describe('postgresStore', () => {
   });
 });
 
+describe('all or nothing when the database fails mid-command', () => {
+  // A pool whose k-th query (on any connection, inside a transaction or not) fails,
+  // as a dropped connection would.
+  function faulty(pool, failAt) {
+    let n = 0;
+    const maybe = (run) => (n++ === failAt ? Promise.reject(new Error('injected failure')) : run());
+    return {
+      query: (...args) => maybe(() => pool.query(...args)),
+      async connect() {
+        const client = await pool.connect();
+        return { query: (...args) => maybe(() => client.query(...args)), release: (broken) => client.release(broken) };
+      },
+      on() {},
+      get failed() {
+        return n > failAt;
+      },
+    };
+  }
+  const keysAndValues = async (namespace) =>
+    cluster.psql(`SELECT key || '=' || md5(value) FROM memdir_kv WHERE namespace = '${namespace}' ORDER BY key`);
+
+  test('every failure point of a write leaves the store as before or as after, key for key', async () => {
+    const pool = new pg.Pool({ connectionString: cluster.url() });
+    try {
+      let outcomes = new Set();
+      for (let k = 0; ; k++) {
+        const ns = `fault-${k}`;
+        const clean = await memdir.openMemory({ store: memdir.postgresStore(pool, { namespace: ns }) });
+        await clean.execute({ command: 'create', path: '/memories/a.md', file_text: 'alpha\n' });
+        const before = await keysAndValues(ns);
+        const fault = faulty(pool, k);
+        const memory = await memdir.openMemory({ store: memdir.postgresStore(fault, { namespace: ns }), maxRetries: 0 });
+        const r = await memory.execute({ command: 'str_replace', path: '/memories/a.md', old_str: 'alpha', new_str: 'beta' });
+        const after = await keysAndValues(ns);
+        const seen = await clean.execute({ command: 'view', path: '/memories/a.md' });
+        if (r.is_error) {
+          assert.equal(r.content, "Error: The memory directory's storage failed; nothing was changed.", `failure at query ${k}`);
+          assert.equal(after, before, `failure at query ${k} left a trace`);
+          assert.match(seen.content, /alpha/);
+          outcomes.add('refused');
+        } else {
+          assert.match(seen.content, /beta/, `query ${k}`);
+          outcomes.add('done');
+        }
+        if (!fault.failed) break; // the command ran out of queries before the failure point
+      }
+      assert.deepEqual([...outcomes].sort(), ['done', 'refused']);
+    } finally {
+      await pool.end();
+    }
+  });
+});
+
 describe('the CLI and the MCP server on a PostgreSQL store', () => {
   test('memdir --store postgres://… writes, another process reads, and each exits at once', async () => {
     const env = { PATH: process.env.PATH };
