@@ -1,4 +1,4 @@
-//! The memory-store toolset (seed 004, "記憶工具"): `memory_list`, `memory_search`,
+//! The memory-store toolset: `memory_list`, `memory_search`,
 //! `memory_read`, `memory_write`, `memory_edit` and `memory_delete`, as the model
 //! calls them, over the Memory Stores API's own operations (`src/api/memories.rs`,
 //! `search.rs`), so a toolset write records the same versions an API write does.
