@@ -636,6 +636,9 @@ impl Host {
                 tool::SecretPolicy::Redact => memdir::SecretPolicy::Redact,
             },
             mount: c.mount,
+            // A component engine never refuses writes itself: a host's read-only
+            // mounts are refused by `Mounted`, before any command reaches it.
+            read_only: false,
         };
         Ok(ComponentDefaults {
             config: ToolConfig {
