@@ -15,6 +15,23 @@ pub const MAX_INPUT_BYTES: usize = 16 * 1024 * 1024;
 /// How many past commits `gc` keeps reachable unless told otherwise.
 pub const DEFAULT_KEEP_COMMITS: u32 = 100;
 
+/// How long versions are kept by default (`retain`, `memdir serve --retention`):
+/// 30 days, a month of an agent's changes to audit, compare and roll back, while a
+/// store's history stays a small multiple of its live content. The hosted API keeps
+/// versions "for at least the retention period"; so does memdir.
+pub const DEFAULT_RETENTION_MS: u64 = 30 * 24 * 60 * 60 * 1000;
+
+/// How often `memdir serve` gives each store its upkeep (a retention pass, then
+/// gc): hourly, so what retention drops is gone within hours, not days. gc deletes
+/// only what was already unreachable a whole interval before (`gc_after`), so
+/// instances sharing a store, each on its own timer, never delete a write in flight.
+pub const UPKEEP_INTERVAL_MS: u64 = 60 * 60 * 1000;
+
+/// The commits a server's upkeep keeps besides the head: none. A server's history
+/// is its versions, which retention keeps; an older commit's tree would only keep
+/// alive bytes (a deleted memory's path and content) that the versions let go.
+pub const UPKEEP_KEEP_COMMITS: u32 = 0;
+
 /// Times a command re-plans after losing a compare-and-swap race, by default.
 pub const DEFAULT_MAX_RETRIES: u32 = 32;
 
@@ -101,6 +118,9 @@ pub struct Defaults {
     pub max_memories: u64,
     pub max_api_body_bytes: usize,
     pub api_deadline_ms: u64,
+    pub retention_ms: u64,
+    pub upkeep_interval_ms: u64,
+    pub upkeep_keep_commits: u32,
 }
 
 impl Defaults {
@@ -119,6 +139,9 @@ impl Defaults {
             max_memories: config.limits.max_memories,
             max_api_body_bytes: crate::api::MAX_API_BODY_BYTES,
             api_deadline_ms: crate::api::API_DEADLINE_MS,
+            retention_ms: DEFAULT_RETENTION_MS,
+            upkeep_interval_ms: UPKEEP_INTERVAL_MS,
+            upkeep_keep_commits: UPKEEP_KEEP_COMMITS,
         }
     }
 }

@@ -60,6 +60,9 @@ pub struct Engine<S> {
     pub(crate) backoff: Option<Backoff>,
     pub(crate) empty_root: Hash,
     pub(crate) cache: Cache,
+    /// Where the next retention pass starts (`retain`): past the slots a pass cut
+    /// short has read, so passes over a long log make progress.
+    pub(crate) retain_from: core::cell::Cell<u64>,
 }
 
 impl<S: Store> Engine<S> {
@@ -71,6 +74,7 @@ impl<S: Store> Engine<S> {
             backoff: None,
             empty_root: Hash::of(&Node::default().encode()),
             cache: Cache::default(),
+            retain_from: core::cell::Cell::new(1),
         }
     }
 

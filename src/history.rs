@@ -19,20 +19,43 @@ use crate::overlay::Overlay;
 use crate::store::Store;
 use crate::tree::{Child, Hash, Kind, MAX_NESTING};
 use crate::versions::{
-    Actor, LogHead, LogNode, MAX_VERSIONS, Op, Record, Slot, child_span, height,
+    Actor, DROPPED, LogHead, LogNode, MAX_VERSIONS, Op, Record, Slot, child_span, height,
 };
+
+/// Where a version is in the log: a slot, or a pruned run of versions
+/// `first..=last`, all dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Place {
+    Slot(Slot),
+    Pruned { first: u64, last: u64 },
+}
 
 type Boxed<'a, T> = Pin<Box<dyn Future<Output = Result<T, ToolError>> + 'a>>;
 
 impl<S: Store> Engine<S> {
     /// Slot `seq` of `log` (1-based); a number past the log is damage, so callers
-    /// check numbers that come from a request first.
+    /// check numbers that come from a request first. A slot in a pruned part of the
+    /// log is [`Slot::EMPTY`].
     pub(crate) async fn slot(
         &self,
         overlay: &Overlay,
         log: &LogHead,
         seq: u64,
     ) -> Result<Slot, ToolError> {
+        Ok(match self.place(overlay, log, seq).await? {
+            Place::Slot(slot) => slot,
+            Place::Pruned { .. } => Slot::EMPTY,
+        })
+    }
+
+    /// Where version `seq` is in `log`: its slot, or the pruned run that holds it
+    /// (so walks skip a dropped part whole instead of slot by slot).
+    pub(crate) async fn place(
+        &self,
+        overlay: &Overlay,
+        log: &LogHead,
+        seq: u64,
+    ) -> Result<Place, ToolError> {
         if seq == 0 || seq > log.versions {
             return Err(ToolError::Damaged);
         }
@@ -40,6 +63,15 @@ impl<S: Store> Engine<S> {
         let mut h = height(log.versions);
         let mut node = log.root.ok_or(ToolError::Damaged)?;
         loop {
+            if node == DROPPED {
+                // `node` covers `child_span(h + 1)` slots, `index` being one of them.
+                let span = child_span(h + 1);
+                let first = seq - index % span;
+                return Ok(Place::Pruned {
+                    first,
+                    last: first.saturating_add(span - 1).min(log.versions),
+                });
+            }
             match &*self.log_node(overlay, node).await? {
                 LogNode::Inner(kids) if h > 0 => {
                     let span = child_span(h);
@@ -53,6 +85,7 @@ impl<S: Store> Engine<S> {
                     return slots
                         .get(usize::try_from(index).map_err(|_| ToolError::Damaged)?)
                         .copied()
+                        .map(Place::Slot)
                         .ok_or(ToolError::Damaged);
                 }
                 _ => return Err(ToolError::Damaged),
@@ -60,7 +93,8 @@ impl<S: Store> Engine<S> {
         }
     }
 
-    /// Version `seq`'s slot and record.
+    /// Version `seq`'s slot and record; a dropped version is damage here, so
+    /// callers that may meet one check the slot first.
     pub(crate) async fn version_at(
         &self,
         overlay: &Overlay,
@@ -68,6 +102,9 @@ impl<S: Store> Engine<S> {
         seq: u64,
     ) -> Result<(Slot, alloc::rc::Rc<Record>), ToolError> {
         let slot = self.slot(overlay, log, seq).await?;
+        if slot.is_dropped() {
+            return Err(ToolError::Damaged);
+        }
         let record = self.record(overlay, slot.record, seq).await?;
         Ok((slot, record))
     }
@@ -232,9 +269,10 @@ impl<S: Store> Engine<S> {
         let mut root = old.root;
         let new_height = height(versions);
         let mut h = height(old.versions);
-        // A log that outgrew its top gets a new one above it, the old top its first child.
+        // A log that outgrew its top gets a new one above it, the old top its first
+        // child (a pruned top stays pruned: the new top reads it as one).
         while h < new_height {
-            if let Some(r) = root {
+            if let Some(r) = root.filter(|r| *r != DROPPED) {
                 root = Some(overlay.log.add_node(LogNode::Inner(vec![r])));
             }
             h += 1;
@@ -243,28 +281,34 @@ impl<S: Store> Engine<S> {
             .into_iter()
             .map(|(seq, s)| (seq.saturating_sub(1), s))
             .collect();
-        self.rewrite_log(overlay, root, new_height, 0, &changes)
+        let old_len = old.versions;
+        self.rewrite_log(overlay, root, new_height, 0, old_len, &changes)
             .await
     }
 
-    /// The node `node` at `h` (covering slots from `base`) with `changes` applied.
+    /// The node `node` at `h` (covering slots from `base` of a log that held
+    /// `old_len`) with `changes` applied; a node left with nothing is [`DROPPED`].
     fn rewrite_log<'a>(
         &'a self,
         overlay: &'a mut Overlay,
         node: Option<Hash>,
         h: u32,
         base: u64,
+        old_len: u64,
         changes: &'a [(u64, Slot)],
     ) -> Boxed<'a, Hash> {
         Box::pin(async move {
             let loaded = match node {
-                Some(n) => Some(self.log_node(overlay, n).await?),
-                None => None,
+                Some(n) if n != DROPPED => Some(self.log_node(overlay, n).await?),
+                _ => None,
             };
+            // A pruned node held as many empty slots (or pruned children) as the
+            // old log had beneath it; a node past the old log held none.
+            let below = old_len.saturating_sub(base).min(child_span(h + 1));
             if h == 0 {
                 let mut slots = match loaded.as_deref() {
                     Some(LogNode::Leaf(s)) => s.clone(),
-                    None => Vec::new(),
+                    None => vec![Slot::EMPTY; usize::try_from(below).unwrap_or(0)],
                     Some(_) => return Err(ToolError::Damaged),
                 };
                 for (index, slot) in changes {
@@ -279,11 +323,14 @@ impl<S: Store> Engine<S> {
                         core::cmp::Ordering::Greater => return Err(ToolError::Damaged),
                     }
                 }
+                if slots.iter().all(|s| *s == Slot::EMPTY) {
+                    return Ok(DROPPED);
+                }
                 return Ok(overlay.log.add_node(LogNode::Leaf(slots)));
             }
             let mut kids = match loaded.as_deref() {
                 Some(LogNode::Inner(k)) => k.clone(),
-                None => Vec::new(),
+                None => vec![DROPPED; usize::try_from(below.div_ceil(child_span(h))).unwrap_or(0)],
                 Some(_) => return Err(ToolError::Damaged),
             };
             let span = child_span(h);
@@ -299,7 +346,7 @@ impl<S: Store> Engine<S> {
                 let child = kids.get(at).copied();
                 let part = changes.get(start..end).unwrap_or_default();
                 let rebuilt = self
-                    .rewrite_log(overlay, child, h - 1, base + k * span, part)
+                    .rewrite_log(overlay, child, h - 1, base + k * span, old_len, part)
                     .await?;
                 match at.cmp(&kids.len()) {
                     core::cmp::Ordering::Less => {
@@ -311,6 +358,9 @@ impl<S: Store> Engine<S> {
                     core::cmp::Ordering::Greater => return Err(ToolError::Damaged),
                 }
                 start = end;
+            }
+            if kids.iter().all(|k| *k == DROPPED) {
+                return Ok(DROPPED);
             }
             Ok(overlay.log.add_node(LogNode::Inner(kids)))
         })

@@ -12,7 +12,7 @@
 //! `engine` (running a command), `cache` (the object cache), `plan` (what a change
 //! does to the tree), `overlay` (a change's new objects), `publish` (the one
 //! compare-and-swap, and the retry loop around it), `maintain` (entries, import,
-//! expire, gc).
+//! expire, gc), `retain` (which versions a retention period keeps).
 //!
 //! The typed entry point is [`Engine::run`]; [`Engine::execute`] and
 //! [`Engine::execute_json`] are thin adapters for JSON inputs.
@@ -39,6 +39,7 @@ pub mod path;
 mod plan;
 mod publish;
 mod render;
+mod retain;
 pub mod secrets;
 mod shard;
 pub mod store;
@@ -65,6 +66,7 @@ pub use error::{ErrorKind, LimitError, Refusal, ToolError};
 pub use input::{Command, InputError};
 pub use maintain::{Entry, ExpireReport, GcReport};
 pub use mounts::{Access, Mount, MountError, MountTarget, Mounted};
+pub use retain::{MAX_RETAIN_SCAN, RetainReport};
 pub use secrets::SecretPolicy;
 pub use store::{MemoryStore, Page, Store, StoreError};
 pub use toolset::ToolsetError;

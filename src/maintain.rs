@@ -17,7 +17,7 @@ use crate::plan::fits;
 use crate::publish::Attempt;
 use crate::store::{Store, list_all};
 use crate::tree::{BLOB, COMMIT, Child, Commit, Hash, Kind, MAX_NESTING, Node, TREE};
-use crate::versions::{LOG, Op, RECORD};
+use crate::versions::{DROPPED, LOG, Op, RECORD};
 
 /// One file (with its content) or directory (`content: None`) of the tree, by path.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -55,6 +55,11 @@ pub struct GcReport {
 
 /// Where the store's key that remembers the previous collection's candidates lives.
 const GC_PENDING: &str = "gc/pending";
+
+/// When the previous collection ran (ms, as decimal text), written before its
+/// candidates: a pass cut between the two leaves a time newer than the candidates,
+/// which only delays their deletion. A store without it ran at time 0.
+const GC_PENDING_AT: &str = "gc/pending-at";
 
 impl<S: Store> Engine<S> {
     /// Every directory and file under `/memories` (the root itself excluded), sorted
@@ -220,6 +225,19 @@ impl<S: Store> Engine<S> {
     /// object another writer has written but not yet published survives as long as
     /// passes are further apart than the longest command.
     pub async fn gc(&self, keep_commits: u32) -> Result<GcReport, ToolError> {
+        self.gc_after(keep_commits, 0).await
+    }
+
+    /// [`Engine::gc`], deleting only what was unreferenced at a pass at least
+    /// `min_age_ms` ago (by the runtime's clock): a pass sooner than that after the
+    /// previous one deletes nothing and leaves its record. Servers that share a
+    /// store (several instances, each collecting on its own timer) pass the longest
+    /// a command may run, so no pass deletes what another's writer has yet to publish.
+    pub async fn gc_after(
+        &self,
+        keep_commits: u32,
+        min_age_ms: u64,
+    ) -> Result<GcReport, ToolError> {
         if self.config.read_only {
             return Ok(GcReport::default());
         }
@@ -239,7 +257,7 @@ impl<S: Store> Engine<S> {
             };
             marked.insert(c.key(COMMIT));
             roots.extend(parsed.root_hash());
-            logs.extend(parsed.log_hash());
+            logs.extend(parsed.log_hash().filter(|h| *h != DROPPED));
             commit = parsed.parent_hash();
         }
         // The version logs: their nodes, records, and the blobs versions hold.
@@ -278,6 +296,28 @@ impl<S: Store> Engine<S> {
             Some(bytes) => serde_json::from_slice(&bytes).unwrap_or_default(),
             None => BTreeSet::new(),
         };
+        let at = match self.store.get(GC_PENDING_AT).await? {
+            Some(bytes) => core::str::from_utf8(&bytes)
+                .ok()
+                .and_then(|t| t.parse::<u64>().ok())
+                .unwrap_or(0),
+            None => 0,
+        };
+        let now = (self.clock)();
+        if now < at.saturating_add(min_age_ms) {
+            if at > now {
+                // Written by a clock ahead of ours (or forged): restart the wait from
+                // now, so a time far ahead cannot stop collection for good.
+                self.store
+                    .set(GC_PENDING_AT, format!("{now}").as_bytes())
+                    .await?;
+            }
+            return Ok(GcReport {
+                reachable: marked.len(),
+                deleted: 0,
+                pending: earlier.len(),
+            });
+        }
         let mut deleted = 0;
         for key in unreferenced.intersection(&earlier) {
             self.store.delete(key).await?;
@@ -287,11 +327,15 @@ impl<S: Store> Engine<S> {
         // same JSON as a set without compiling a sorting `collect` for it.
         let pending: Vec<&String> = unreferenced.difference(&earlier).collect();
         let bytes = serde_json::to_vec(&pending).unwrap_or_default();
+        self.store
+            .set(GC_PENDING_AT, format!("{now}").as_bytes())
+            .await?;
         self.store.set(GC_PENDING, &bytes).await?;
+        let pending = pending.len();
         Ok(GcReport {
             reachable: marked.len(),
             deleted,
-            pending: pending.len(),
+            pending,
         })
     }
 }

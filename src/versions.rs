@@ -17,6 +17,12 @@
 //!
 //! The commit names the log's top node and how many versions it holds; a change and
 //! its versions are one commit, one compare-and-swap.
+//!
+//! Retention (`retain`) drops versions: a dropped version's slot names [`DROPPED`]
+//! as its record and no blob (a memory's first slot keeps its head and time when its
+//! first version goes), and a node whose slots are all empty is [`DROPPED`] in its
+//! parent, stored nowhere, so what the log stores is bounded by the versions kept
+//! and the memories alive, not by every version ever made.
 
 use alloc::collections::BTreeMap;
 use alloc::rc::Rc;
@@ -34,6 +40,9 @@ pub const LOG_FANOUT: u64 = 64;
 /// Most versions one log may count (2^53 − 1: exact as a JS number too). A commit
 /// claiming more is damaged, so numbering the next version can never wrap.
 pub const MAX_VERSIONS: u64 = (1 << 53) - 1;
+/// What a dropped version's slot names as its record, and a pruned part of the log
+/// is in its parent: no object hashes to all zeros, so it names none.
+pub const DROPPED: Hash = Hash([0; 32]);
 /// Longest actor id memdir records.
 pub const MAX_ACTOR_ID_CHARS: usize = 256;
 
@@ -173,6 +182,21 @@ pub struct Slot {
     pub updated: u64,
 }
 
+impl Slot {
+    /// A slot with nothing left: its version dropped, and no memory indexed there.
+    pub const EMPTY: Slot = Slot {
+        record: DROPPED,
+        blob: None,
+        head: 0,
+        updated: 0,
+    };
+
+    /// True once retention dropped this slot's version (its index, if any, stays).
+    pub fn is_dropped(&self) -> bool {
+        self.record == DROPPED
+    }
+}
+
 /// One stored node of the log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LogNode {
@@ -277,6 +301,9 @@ impl LogNode {
                         _ => return None,
                     };
                     let (head, updated) = (r.number()?, r.number()?);
+                    if record == DROPPED && blob.is_some() {
+                        return None;
+                    }
                     slots.push(Slot {
                         record,
                         blob,
@@ -302,8 +329,12 @@ impl LogNode {
                         "" => None,
                         hex => Some(Hash::from_hex(hex)?),
                     };
+                    let record = Hash::from_hex(&record)?;
+                    if record == DROPPED && blob.is_some() {
+                        return None;
+                    }
                     slots.push(Slot {
-                        record: Hash::from_hex(&record)?,
+                        record,
                         blob,
                         head,
                         updated,
@@ -319,12 +350,18 @@ impl LogNode {
         }
     }
 
-    /// The objects this node names, as `(hash, prefix)`: what gc marks.
+    /// The objects this node names, as `(hash, prefix)`: what gc marks (a dropped
+    /// part names none).
     pub fn refs(&self) -> Vec<(Hash, &'static str)> {
         match self {
-            LogNode::Inner(kids) => kids.iter().map(|h| (*h, LOG)).collect(),
+            LogNode::Inner(kids) => kids
+                .iter()
+                .filter(|h| **h != DROPPED)
+                .map(|h| (*h, LOG))
+                .collect(),
             LogNode::Leaf(slots) => slots
                 .iter()
+                .filter(|s| !s.is_dropped())
                 .flat_map(|s| {
                     core::iter::once((s.record, RECORD))
                         .chain(s.blob.map(|b| (b, crate::tree::BLOB)))

@@ -44,10 +44,10 @@ fn collects_history_but_keeps_the_tree() {
             pending: 0
         }
     );
-    // head + gc/pending + commit + root + 20 blobs, and the history above
+    // head + gc/pending + gc/pending-at + commit + root + 20 blobs, and the history above
     assert_eq!(
         store.len(),
-        2 + 1 + 1 + 20 + 40 + 1 + 20,
+        3 + 1 + 1 + 20 + 40 + 1 + 20,
         "{keys_before} keys before"
     );
     let history = block_on(engine.api(&serde_json::json!({"op": "version.list"})));

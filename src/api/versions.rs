@@ -15,11 +15,12 @@ use super::{Ctx, Outcome, View};
 use crate::cache::Head;
 use crate::engine::Engine;
 use crate::error::ToolError;
+use crate::history::Place;
 use crate::overlay::Overlay;
 use crate::publish::Attempt;
 use crate::store::Store;
 use crate::tree::{BLOB, Child, Hash, Kind, MAX_NESTING};
-use crate::versions::{Actor, LogNode, Op, RECORD, Record, Slot, height};
+use crate::versions::{Actor, DROPPED, LogNode, Op, RECORD, Record, Slot, height};
 
 /// Most records one page of an unfiltered-by-memory version list reads: filters
 /// that skip many make a short page with a `next_page`, never an unbounded scan.
@@ -46,6 +47,12 @@ impl Filter<'_> {
     }
 }
 
+/// The answer for a version id this store does not hold (never made, of another
+/// store, or dropped by retention).
+fn unknown_version(id: &str) -> ApiError {
+    ApiError::NotFound(format!("No memory version {id:?} in this store."))
+}
+
 fn actor_kind(a: &Actor) -> &'static str {
     match a {
         Actor::Session { .. } => "session_id",
@@ -56,11 +63,18 @@ fn actor_kind(a: &Actor) -> &'static str {
 }
 
 impl<S: Store> Engine<S> {
-    fn version_arg(&self, ctx: &Ctx, id: Option<&str>) -> Result<u64, ApiError> {
+    /// The version an id names, if the log holds it (retention may have dropped it).
+    async fn version_arg(&self, ctx: &Ctx, id: Option<&str>) -> Result<u64, ApiError> {
         let id = id.unwrap_or_default();
-        rules::parse_id("memver", &ctx.ids.tag, id)
+        let unknown = || unknown_version(id);
+        let seq = rules::parse_id("memver", &ctx.ids.tag, id)
             .filter(|n| *n <= ctx.head.log.versions)
-            .ok_or_else(|| ApiError::NotFound(format!("No memory version {id:?} in this store.")))
+            .ok_or_else(unknown)?;
+        let slot = self.slot(&Overlay::default(), &ctx.head.log, seq).await?;
+        if slot.is_dropped() {
+            return Err(unknown());
+        }
+        Ok(seq)
     }
 
     async fn version_json(
@@ -151,8 +165,22 @@ impl<S: Store> Engine<S> {
         // another memory's chain is a bad token, not damage.
         let mut from_token = resume.is_some();
         while next > 0 && data.len() < limit && read < MAX_VERSION_SCAN {
-            let (slot, record) = self.version_at(&none, log, next).await?;
             read += 1;
+            let slot = match self.place(&none, log, next).await? {
+                Place::Slot(slot) if !slot.is_dropped() => slot,
+                // Dropped by retention: a memory's older versions are older still,
+                // so its chain ends here; the whole log goes on below the run.
+                place => {
+                    next = match (memory, place) {
+                        (Some(_), _) => 0,
+                        (None, Place::Pruned { first, .. }) => first - 1,
+                        (None, Place::Slot(_)) => next - 1,
+                    };
+                    from_token = false;
+                    continue;
+                }
+            };
+            let record = self.record(&none, slot.record, next).await?;
             if let Some(id) = memory
                 && ctx.ids.memory_id(record.mem) != id
             {
@@ -181,7 +209,7 @@ impl<S: Store> Engine<S> {
         q: &Query<'_>,
     ) -> Outcome {
         let view = View::of(q, View::Full)?;
-        let seq = self.version_arg(ctx, id)?;
+        let seq = self.version_arg(ctx, id).await?;
         let (slot, record) = self
             .version_at(&Overlay::default(), &ctx.head.log, seq)
             .await?;
@@ -199,12 +227,18 @@ impl<S: Store> Engine<S> {
         body: &Value,
     ) -> Outcome {
         Fields::of(body, &[])?;
-        let seq = self.version_arg(ctx, id)?;
+        let seq = self.version_arg(ctx, id).await?;
         let by = ctx.actor.clone().or_else(|| self.tool_actor());
         let outcome = self
             .transact(true, async |head| {
                 let fresh = super::Ctx::of(head, None);
                 let mut overlay = Overlay::on(head, (self.clock)());
+                if self.slot(&overlay, &head.log, seq).await?.is_dropped() {
+                    // Dropped by retention since the request read the head.
+                    return Ok(Attempt::Unchanged(Err(unknown_version(
+                        id.unwrap_or_default(),
+                    ))));
+                }
                 let (slot, record) = self.version_at(&overlay, &head.log, seq).await?;
                 if record.redacted_at.is_some() {
                     return Ok(Attempt::Unchanged(Ok(None)));
@@ -299,7 +333,7 @@ impl<S: Store> Engine<S> {
         if let Some(root) = head.log.root {
             let mut todo = alloc::vec![(root, height(head.log.versions))];
             while let Some((hash, h)) = todo.pop() {
-                if !seen.insert(hash) {
+                if hash == DROPPED || !seen.insert(hash) {
                     continue;
                 }
                 match &*self.log_node(&none, hash).await? {

@@ -1,0 +1,128 @@
+//! Version retention: which versions a retention period keeps, and dropping the
+//! others from the log in one commit.
+//!
+//! A version is kept while it is younger than the period, and for as long as it
+//! holds a live memory's current content; any other version is dropped (its slot
+//! names no record and no blob; a memory's first slot keeps the memory's index
+//! until the memory is deleted and its last version goes too). Slots left with
+//! nothing are pruned from the log whole, and gc then deletes the records and blobs
+//! no kept commit reaches, so a store's size follows what is live plus what the
+//! period keeps, not every version ever made.
+//!
+//! A pass reads at most [`MAX_RETAIN_SCAN`] slots and stops at the first version
+//! younger than the period (versions are numbered in time order); the engine
+//! remembers where a cut-short pass stopped, so the next one goes on from there.
+
+use alloc::collections::BTreeMap;
+
+use crate::engine::Engine;
+use crate::error::ToolError;
+use crate::history::Place;
+use crate::overlay::Overlay;
+use crate::publish::Attempt;
+use crate::store::Store;
+use crate::versions::{DROPPED, Op, Slot};
+
+/// Most slots one retention pass reads: a pass is bounded by this, never by a
+/// count the store claims.
+pub const MAX_RETAIN_SCAN: u64 = 10_000;
+
+/// What a retention pass did.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct RetainReport {
+    /// Versions dropped.
+    pub dropped: u64,
+    /// The pass stopped at [`MAX_RETAIN_SCAN`]: another pass goes on.
+    pub more: bool,
+}
+
+impl<S: Store> Engine<S> {
+    /// Drops, in one commit, the versions older than `older_than_ms` (by the
+    /// runtime's clock) that hold no live memory's current content. Read-only
+    /// stores are left alone.
+    pub async fn retain(&self, older_than_ms: u64) -> Result<RetainReport, ToolError> {
+        if self.config.read_only {
+            return Ok(RetainReport::default());
+        }
+        let start = self.retain_from.get().max(1);
+        let (report, stopped) = self
+            .transact(false, async |head| {
+                let now = (self.clock)();
+                let cutoff = now.saturating_sub(older_than_ms);
+                let log = &head.log;
+                let mut overlay = Overlay::on(head, now);
+                let mut edit: BTreeMap<u64, Slot> = BTreeMap::new();
+                let mut report = RetainReport::default();
+                let mut seq = start;
+                let mut read = 0;
+                // Where the next pass starts: here again if this one was cut short.
+                let mut stopped = 1;
+                while seq <= log.versions {
+                    if read == MAX_RETAIN_SCAN {
+                        report.more = true;
+                        stopped = seq;
+                        break;
+                    }
+                    read += 1;
+                    let slot = match self.place(&overlay, log, seq).await? {
+                        Place::Pruned { last, .. } => {
+                            seq = last + 1;
+                            continue;
+                        }
+                        Place::Slot(s) => edit.get(&seq).copied().unwrap_or(s),
+                    };
+                    // Dropped already; or a memory's only version, current while
+                    // the memory lives (a deleted one's first slot has moved on).
+                    if slot.is_dropped() || slot.head == seq {
+                        seq += 1;
+                        continue;
+                    }
+                    let record = self.record(&overlay, slot.record, seq).await?;
+                    if record.at >= cutoff {
+                        break;
+                    }
+                    let mut first = match edit.get(&record.mem) {
+                        Some(s) => *s,
+                        None => self.slot(&overlay, log, record.mem).await?,
+                    };
+                    let current = first.head == seq;
+                    if current && record.op != Op::Deleted {
+                        seq += 1;
+                        continue;
+                    }
+                    let mut dropped = Slot {
+                        record: DROPPED,
+                        blob: None,
+                        ..slot
+                    };
+                    if current {
+                        // A deleted memory's last version: its index goes too.
+                        if record.mem == seq {
+                            dropped.head = 0;
+                            dropped.updated = 0;
+                        } else {
+                            first.head = 0;
+                            first.updated = 0;
+                            edit.insert(record.mem, first);
+                        }
+                    }
+                    edit.insert(seq, dropped);
+                    report.dropped += 1;
+                    seq += 1;
+                }
+                if edit.is_empty() {
+                    return Ok(Attempt::Unchanged((report, stopped)));
+                }
+                overlay.log_edit = edit;
+                Ok(Attempt::Publish {
+                    overlay,
+                    root: head.root,
+                    summary: alloc::string::String::from("retain"),
+                    value: (report, stopped),
+                })
+            })
+            .await?;
+        self.retain_from.set(stopped);
+        Ok(report)
+    }
+}
