@@ -206,7 +206,8 @@ describe('the store catalog of memdir serve, damaged and shared', () => {
   test('a damaged or copied store directory is left out of the list, reported, and never a 500 for the rest', async () => {
     const one = (await at(a)('POST', '', '{"name":"one"}')).json();
     const two = (await at(a)('POST', '', '{"name":"two"}')).json();
-    const copy = `${two.id.slice(0, -1)}x`;
+    // Another name of the same shape (its last character changed, never to itself).
+    const copy = `${two.id.slice(0, -1)}${two.id.endsWith('x') ? 'y' : 'x'}`;
     cpSync(join(root, two.id), join(root, copy), { recursive: true });
     writeFileSync(join(root, one.id, 'stray.txt'), 'not memdir');
     mkdirSync(join(root, 'foreign'));
