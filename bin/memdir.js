@@ -5,6 +5,28 @@ import { defaults, directoryStore, openMemory, oversizedInputResult, postgresSto
 import { lines } from './ndjson.js';
 import { readSdkLayout, writeSdkLayout } from './sdk-layout.js';
 
+// The most retention passes one `memdir retain` runs (10,000,000 slots read).
+const RETAIN_PASSES = 1000;
+
+const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** A duration as the help text writes it, in its largest whole unit. */
+function ms(n) {
+  const [unit, size] = Object.entries(UNIT_MS).reverse().find(([, size]) => n % size === 0);
+  return `${n / size}${unit}`;
+}
+
+/** `30d`, `12h`, `500ms` as milliseconds; `off` (when allowed) as null. */
+function duration(flag, text, { off = false } = {}) {
+  if (off && text === 'off') return null;
+  const m = /^(\d{1,15})(ms|s|m|h|d)$/.exec(text ?? '');
+  const n = m ? Number(m[1]) * UNIT_MS[m[2]] : NaN;
+  if (!Number.isSafeInteger(n) || n <= 0) {
+    throw new UsageError(`${flag} needs a duration: a positive whole number and a unit, ms, s, m, h or d (30d)${off ? ', or off' : ''}`);
+  }
+  return n;
+}
+
 const HELP = `Usage: memdir [--store DIR] COMMAND [ARGS]
 
 Runs the Claude memory tool (memory_20250818) on a memory directory kept on disk
@@ -30,20 +52,30 @@ Moving in and out (the SDK's BetaLocalFilesystemMemoryTool layout, DIR/memories/
 Serving:
   mcp                      an MCP server on stdin and stdout (the memory tool as
                            the tool "memory", the listing as memdir://memories)
-  serve [--host H] [--port N] [--keys FILE | --no-auth]
+  serve [--host H] [--port N] [--keys FILE | --no-auth] [--retention D]
+        [--upkeep-every D]
                            the Memory Stores API (docs/memory-stores.md) over HTTP,
                            each store a directory store under DIR (default here:
                            ./memory-stores) or in a postgres:// database, on
                            127.0.0.1:8787 by default; keys from MEMDIR_API_KEYS
                            (KEY or KEY=WORKSPACE, comma separated) or FILE (a key a
                            line, then optionally its workspace); --no-auth only on
-                           a loopback host. Prints its URL first.
+                           a loopback host. Prints its URL first. Every
+                           --upkeep-every D (default ${ms(defaults().upkeepIntervalMs)}) each store drops
+                           versions older than --retention D (default
+                           $MEMDIR_RETENTION or ${ms(defaults().retentionMs)}; "off" keeps all) unless
+                           current, then deletes what is unreachable.
 Upkeep:
   gc [--keep N]            delete stored objects unreachable from the last N
                            commits (default ${defaults().keepCommits})
   expire --older-than-ms N remove, in one commit, every file not written in the
                            last N milliseconds and every directory with nothing
                            recent beneath it
+  retain [--retention D]   drop the versions older than D (default ${ms(defaults().retentionMs)}) that
+                           hold no live memory's current content; gc then
+                           deletes their bytes
+
+A duration D is a whole number and a unit: ms, s, m, h or d (30d, 12h, 500ms).
 
 Options:
   --store DIR              the store directory (created if missing or empty; one that
@@ -59,6 +91,7 @@ that cannot be opened.
 
 class UsageError extends Error {}
 
+
 function parseArgs(argv) {
   const opts = { store: undefined, force: false, keep: defaults().keepCommits, host: '127.0.0.1', port: 8787, noAuth: false };
   const rest = [];
@@ -68,7 +101,7 @@ function parseArgs(argv) {
       if (i + 1 >= argv.length) throw new UsageError('--store needs a directory');
       opts.store = argv[++i];
     } else if (a.startsWith('--store=')) opts.store = a.slice(8);
-    else if (a === '--host' || a === '--port' || a === '--keys') {
+    else if (a === '--host' || a === '--port' || a === '--keys' || a === '--retention' || a === '--upkeep-every') {
       if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
       opts[a.slice(2)] = argv[++i];
     } else if (a === '--no-auth') opts.noAuth = true;
@@ -189,7 +222,9 @@ async function serveCommand(opts) {
   let server;
   try {
     const keys = opts.noAuth ? [] : await readKeys(process.env, opts.keys);
-    server = await serve({ store: opts.store ?? './memory-stores', host: opts.host, port, keys, noAuth: opts.noAuth });
+    const retentionMs = duration('--retention', opts.retention ?? process.env.MEMDIR_RETENTION ?? ms(defaults().retentionMs), { off: true });
+    const upkeepMs = duration('--upkeep-every', opts['upkeep-every'] ?? ms(defaults().upkeepIntervalMs));
+    server = await serve({ store: opts.store ?? './memory-stores', host: opts.host, port, keys, noAuth: opts.noAuth, retentionMs, upkeepMs });
   } catch (e) {
     if (e instanceof ServeUsageError) throw new UsageError(`serve: ${e.message}`);
     if (e?.code === 'EADDRINUSE' || e?.code === 'EACCES' || e?.code === 'EADDRNOTAVAIL') {
@@ -238,7 +273,7 @@ async function main(argv) {
   }
   if (rest.length === 0) throw new UsageError('no command given; memdir --help lists them');
   if (rest[0] === 'serve') {
-    arity(rest, 0, 0, 'serve [--store DIR] [--host H] [--port N] [--keys FILE | --no-auth]');
+    arity(rest, 0, 0, 'serve [--store DIR] [--host H] [--port N] [--keys FILE | --no-auth] [--retention D] [--upkeep-every D]');
     return serveCommand(opts);
   }
   // Not ./memory: that is the SDK's own folder, which import-dir reads from.
@@ -297,6 +332,20 @@ async function onStore(store, opts, rest) {
     const report = await memory.expire({ olderThanMs: opts.olderThanMs });
     process.stdout.write(`${JSON.stringify(report)}
 `);
+    return 0;
+  }
+  if (cmd === 'retain') {
+    arity(rest, 0, 0, 'retain [--retention D]');
+    const olderThanMs = duration('--retention', opts.retention ?? process.env.MEMDIR_RETENTION ?? ms(defaults().retentionMs));
+    const report = { dropped: 0, more: true };
+    // Pass after pass (each reads a bounded number of slots) until none is left to
+    // drop, or RETAIN_PASSES passes: then `more` says to run it again.
+    for (let pass = 0; report.more && pass < RETAIN_PASSES; pass++) {
+      const r = await memory.retain({ olderThanMs });
+      report.dropped += r.dropped;
+      report.more = r.more;
+    }
+    process.stdout.write(`${JSON.stringify(report)}\n`);
     return 0;
   }
   const input = await shorthand(rest);

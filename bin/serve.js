@@ -6,6 +6,8 @@ import { readFile } from 'node:fs/promises';
 import { DEFAULT_WORKSPACE, WORKSPACE_NAME, apiHandler, keyEntry, keysFrom, unparsable, unservable } from '../js/api/http.js';
 import { directoryCatalog } from '../js/api/catalog-dir.js';
 import { postgresCatalog } from '../js/api/catalog-pg.js';
+import { everyInterval, upkeepRound } from '../js/api/upkeep.js';
+import { defaults } from '../js/node.js';
 
 // On SIGTERM, requests under way get this long to finish (a write its answer);
 // then their connections are cut, and the stores are closed once their handlers end.
@@ -173,9 +175,12 @@ async function mcpAnswerer(log) {
 }
 
 /**
- * Starts the server; resolves {url, close}. opts: {store, host, port, keys, noAuth}.
+ * Starts the server; resolves {url, close}. opts: {store, host, port, keys, noAuth,
+ * retentionMs (null: keep every version; default defaults().retentionMs), upkeepMs
+ * (how often every store gets its retention pass and gc; default
+ * defaults().upkeepIntervalMs)}.
  */
-export async function serve({ store, host, port, keys, noAuth }) {
+export async function serve({ store, host, port, keys, noAuth, retentionMs = defaults().retentionMs, upkeepMs = defaults().upkeepIntervalMs }) {
   if (noAuth && !isLoopback(host)) {
     throw new ServeUsageError(`--no-auth serves without keys, so only on loopback; ${host} is not (use 127.0.0.1 or ::1)`);
   }
@@ -247,8 +252,17 @@ export async function serve({ store, host, port, keys, noAuth }) {
     addr.port === 80 ? [`${bracket(h)}:80`, bracket(h)] : [`${bracket(h)}:${addr.port}`],
   );
   handle = apiHandler({ catalog, keys, noAuth, hosts: noAuth ? hosts : undefined, log, mcp: await mcpAnswerer(log) });
+  // Every workspace a key can reach has its stores kept up; gc waits a whole
+  // interval before deleting, so instances on one database never race a write.
+  const workspaces = [...new Set(keys.map((k) => k.workspace ?? DEFAULT_WORKSPACE))].filter((w) => w !== DEFAULT_WORKSPACE);
+  const catalogs = [catalog, ...workspaces.map((w) => catalog.inWorkspace(w))];
+  const upkeep = everyInterval(async (stopped) => {
+    const r = await upkeepRound(catalogs, { retentionMs, minAgeMs: upkeepMs, keepCommits: defaults().upkeepKeepCommits, log, stopped });
+    if (r.dropped + r.deleted > 0) log(`upkeep: ${r.stores} stores, ${r.dropped} versions dropped, ${r.deleted} objects deleted`);
+  }, upkeepMs);
   const close = () => {
     closing ??= (async () => {
+      const upkeepStopped = upkeep.stop();
       const grace = () => new Promise((r) => setTimeout(r, CLOSE_GRACE_MS).unref());
       // No new connection; idle ones go now, busy ones once their answer is sent.
       const closed = new Promise((r) => server.close(() => r()));
@@ -257,6 +271,7 @@ export async function serve({ store, host, port, keys, noAuth }) {
       server.closeAllConnections();
       // A handler may still be writing when its connection went: it ends first.
       await Promise.race([Promise.allSettled([...inFlight]), grace()]);
+      await Promise.race([upkeepStopped, grace()]);
       await catalog.close();
     })();
     return closing;

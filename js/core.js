@@ -366,15 +366,39 @@ export class Memory {
     return this.#core.toolset(name, text);
   }
 
-  /** Deletes stored objects no longer reachable from the last `keepCommits` commits. */
+  /**
+   * Deletes stored objects no longer reachable from the last `keepCommits` commits.
+   * An object goes at the pass after the one that found it unreachable, and only
+   * if that pass is at least `minAgeMs` old (default 0; servers sharing a store
+   * pass their upkeep interval). Resolves `{reachable, deleted, pending}`.
+   */
   gc(options = {}) {
     if (modelCalled(options, 'gc')) return this.#handle(options, false);
-    const { keepCommits = defaults().keepCommits } = options ?? {};
+    const { keepCommits = defaults().keepCommits, minAgeMs = 0 } = options ?? {};
     if (!Number.isInteger(keepCommits) || keepCommits < 0 || keepCommits > 0xffffffff) {
       return Promise.reject(new RangeError('gc: keepCommits must be a non-negative integer'));
     }
+    if (!Number.isSafeInteger(minAgeMs) || minAgeMs < 0) {
+      return Promise.reject(new RangeError('gc: minAgeMs must be a non-negative integer'));
+    }
     if (this.#closed) return Promise.reject(withKind(new Error(CLOSED), 'closed'));
-    return this.#core.gc(keepCommits);
+    return this.#core.gc(keepCommits, minAgeMs);
+  }
+
+  /**
+   * Version retention: drops, in one commit per store, the versions older than
+   * `olderThanMs` (default `defaults().retentionMs`, 30 days) that hold no live
+   * memory's current content; `gc` then deletes their records and blobs. Resolves
+   * `{dropped, more}`; `more`: a pass read its bound of slots, run another.
+   */
+  retain(options = {}) {
+    if (modelCalled(options, 'retain')) return this.#handle(options, false);
+    const { olderThanMs = defaults().retentionMs } = options ?? {};
+    if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) {
+      return Promise.reject(new RangeError('retain: olderThanMs must be a non-negative integer'));
+    }
+    if (this.#closed) return Promise.reject(withKind(new Error(CLOSED), 'closed'));
+    return this.#core.retain(olderThanMs);
   }
 
   /**

@@ -67,6 +67,12 @@ export interface Defaults {
   maxApiBodyBytes: number;
   /** How long a server lets one API request run before it answers 504. */
   apiDeadlineMs: number;
+  /** How long versions are kept (`retain`, `memdir serve --retention`): 30 days. */
+  retentionMs: number;
+  /** How often `memdir serve` gives each store its retention pass and gc: hourly. */
+  upkeepIntervalMs: number;
+  /** The commits a server's gc keeps besides the head (its history is its versions). */
+  upkeepKeepCommits: number;
 }
 
 /** Every default and limit of the engine (where openMemory's defaults come from). */
@@ -86,6 +92,13 @@ export interface GcReport {
   deleted: number;
   /** Unreferenced now but not yet at the previous pass: deleted by the next one. */
   pending: number;
+}
+
+export interface RetainReport {
+  /** Versions dropped by this pass. */
+  dropped: number;
+  /** A store's pass read its bound of slots: another pass goes on. */
+  more: boolean;
 }
 
 /**
@@ -205,8 +218,16 @@ export declare class Memory {
   entries(): Promise<Entry[]>;
   /** Replaces the whole tree with `entries`, all or nothing. */
   import(entries: Entry[]): Promise<void>;
-  /** Deletes stored objects unreachable from the last `keepCommits` commits (default: `defaults().keepCommits`). */
-  gc(options?: { keepCommits?: number }): Promise<GcReport>;
+  /**
+   * Deletes stored objects unreachable from the last `keepCommits` commits (default:
+   * `defaults().keepCommits`) since a pass at least `minAgeMs` ago (default 0).
+   */
+  gc(options?: { keepCommits?: number; minAgeMs?: number }): Promise<GcReport>;
+  /**
+   * Drops the versions older than `olderThanMs` (default: `defaults().retentionMs`)
+   * that hold no live memory's current content; `gc` then deletes their bytes.
+   */
+  retain(options?: { olderThanMs?: number }): Promise<RetainReport>;
   /**
    * Removes, in one commit, every file not written in the last `olderThanMs`
    * milliseconds and every directory with nothing written beneath it for as long.

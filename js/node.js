@@ -44,4 +44,4 @@ export async function openMemory(options = {}) {
   return memory;
 }
 
-const TURN_METHODS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire', 'api', 'toolset'];
+const TURN_METHODS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire', 'retain', 'api', 'toolset'];

@@ -151,6 +151,33 @@ describe('the memdir CLI', () => {
     assert.equal((await run('gc', '--keep', 'x')).code, 2);
   });
 
+  test('retain drops versions past the period but current ones, and gc then deletes their text', async () => {
+    const store = join(tempDir('memdir-retain-'), 'store');
+    const run = (...args) => cli([...args, '--store', store]);
+    await run('create', 'a.md', 'first PLUM text');
+    await run('str_replace', 'a.md', 'first PLUM', 'second');
+    await run('create', 'gone.md', 'x');
+    await run('delete', 'gone.md');
+    const holding = async () => {
+      const found = [];
+      for (const f of await readdir(store)) if ((await readFile(join(store, f))).includes('PLUM')) found.push(f);
+      return found;
+    };
+    assert.ok((await holding()).length > 0);
+    assert.deepEqual(await run('retain'), { code: 0, stdout: '{"dropped":0,"more":false}\n', stderr: '' });
+    await new Promise((r) => setTimeout(r, 20));
+    // a.md's first version, and both of gone.md's: a.md's current one stays.
+    assert.deepEqual(await run('retain', '--retention', '10ms'), { code: 0, stdout: '{"dropped":3,"more":false}\n', stderr: '' });
+    for (let i = 0; i < 2; i++) assert.equal((await run('gc', '--keep', '0')).code, 0);
+    assert.deepEqual(await holding(), []);
+    assert.equal((await run('view', 'a.md')).stdout, "Here's the content of /memories/a.md with line numbers:\n     1\tsecond text\n");
+    assert.deepEqual(await run('retain', '--retention', 'off'), {
+      code: 2,
+      stdout: '',
+      stderr: 'memdir: --retention needs a duration: a positive whole number and a unit, ms, s, m, h or d (30d)\n',
+    });
+  });
+
   test('expire removes what was not written lately, and says what it removed', async () => {
     const store = join(tempDir('memdir-expire-'), 'store');
     const run = (...args) => cli([...args, '--store', store]);

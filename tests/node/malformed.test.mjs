@@ -130,6 +130,9 @@ describe('malformed inputs from JavaScript', () => {
       maxMemories: 2000,
       maxApiBodyBytes: 1048576,
       apiDeadlineMs: 30000,
+      retentionMs: 2592000000,
+      upkeepIntervalMs: 3600000,
+      upkeepKeepCommits: 0,
     });
   });
 

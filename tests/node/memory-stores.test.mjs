@@ -349,6 +349,51 @@ describe('memdir serve', () => {
     assert.equal((await memories().retrieve(renamed.id, { memory_store_id: id })).content, 'second');
   });
 
+  test('upkeep: versions past --retention go with their bytes, a live memory\'s current one stays', async () => {
+    const root = join(dir, 'upkeep');
+    const s = await startServe(['--store', root, '--retention', '3s', '--upkeep-every', '1s'], { MEMDIR_API_KEYS: KEY });
+    try {
+      const c = new Anthropic({ apiKey: KEY, baseURL: s.url, logLevel: 'off' });
+      const { id } = await c.beta.memoryStores.create({ name: 'Churn' });
+      const m = await c.beta.memoryStores.memories.create(id, { path: '/churn.md', content: 'churn text 0' });
+      for (let i = 1; i <= 20; i++) await c.beta.memoryStores.memories.update(m.id, { memory_store_id: id, content: `churn text ${i}` });
+      const gone = await c.beta.memoryStores.memories.create(id, { path: '/gone-ZEBRA.md', content: 'deleted ZEBRA text' });
+      await c.beta.memoryStores.memories.delete(gone.id, { memory_store_id: id });
+      const history = async () => (await all(c.beta.memoryStores.memoryVersions.list(id))).map((v) => v.id);
+      const before = await history();
+      assert.equal(before.length, 23);
+      const storeDir = join(root, id);
+      const holding = (text) => readdirSync(storeDir).filter((f) => readFileSync(join(storeDir, f)).includes(text));
+      assert.ok(holding('churn text 7').length > 0 && holding('ZEBRA').length > 0, 'on disk before');
+      // Past the period, a round drops every version but the memory's current one;
+      // the round after deletes what they held, the deleted memory's path included.
+      const deadline = Date.now() + 20_000;
+      while ((holding('churn text 7').length > 0 || holding('ZEBRA').length > 0) && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      assert.deepEqual(await history(), [before[2]]);
+      assert.deepEqual(holding('churn text 7'), [], 'no file holds a dropped version\'s text');
+      assert.deepEqual(holding('ZEBRA'), [], 'no file holds the deleted memory\'s path or text');
+      const kept = await c.beta.memoryStores.memories.retrieve(m.id, { memory_store_id: id });
+      assert.equal(kept.content, 'churn text 20');
+      assert.equal(kept.memory_version_id, before[2]);
+      const dropped = await apiErrorOf(c.beta.memoryStores.memoryVersions.retrieve(before[3], { memory_store_id: id }));
+      assert.equal(dropped.status, 404);
+      assert.equal(dropped.error.message, `No memory version ${JSON.stringify(before[3])} in this store.`);
+      // The store keeps a few files, not one per version made.
+      assert.ok(readdirSync(storeDir).length < 12, readdirSync(storeDir).join(' '));
+      // The operator's log: a line for each round that changed something.
+      const rounds = s.stderr().trimEnd().split('\n').map((line) => /^memdir serve: upkeep: 1 stores, (\d+) versions dropped, (\d+) objects deleted$/.exec(line));
+      assert.ok(rounds.every(Boolean), s.stderr());
+      assert.equal(rounds.reduce((n, r) => n + Number(r[1]), 0), 22);
+    } finally {
+      assert.deepEqual(await s.stop(), { code: 0, signal: null });
+    }
+    const refused = await serveRefused(['--store', root, '--retention', '30 days'], { MEMDIR_API_KEYS: KEY });
+    assert.equal(refused.code, 2);
+    assert.equal(refused.stderr, 'memdir: --retention needs a duration: a positive whole number and a unit, ms, s, m, h or d (30d), or off\n');
+  });
+
   test('more than 250 memories and versions, followed page by page with for await', async () => {
     const { id } = await stores().create({ name: 'many' });
     const made = [];

@@ -14,10 +14,14 @@ const KIB = 1024;
 const BUILDS = [
   // Measured 2026-11-22 at the split: 885.2 KiB raw, 343.1 KiB gzipped; after the
   // size pass (branch h-size, with main at d267002): 773.3 KiB raw, 326.5 KiB gzipped.
-  { name: 'browser', dir: '../../dist/', ceilingKib: 330, targetKib: 150, indexedDb: true },
+  // Version retention (issue 21, 2026-11-25) took it to 788.0 KiB raw, 332.8 KiB
+  // gzipped: a browser's store keeps versions too, so it carries `retain`; the
+  // server-only routes it carries are issue 23's to split out.
+  { name: 'browser', dir: '../../dist/', ceilingKib: 340, targetKib: 150, indexedDb: true },
   // Measured 2026-11-22 at the split: 856.5 KiB raw, 331.3 KiB gzipped; after the
   // size pass (branch h-size, with main at d267002): 744.4 KiB raw, 314.1 KiB gzipped.
-  { name: 'Node/workerd/default', dir: '../../dist/node/', ceilingKib: 320, targetKib: 130, indexedDb: false },
+  // Version retention: 759.3 KiB raw, 319.9 KiB gzipped.
+  { name: 'Node/workerd/default', dir: '../../dist/node/', ceilingKib: 330, targetKib: 130, indexedDb: false },
 ];
 
 /** The build's wasm, gzipped as build.mjs reports it (level 9). */

@@ -228,6 +228,25 @@ impl Memory {
         })
     }
 
+    /// Drops the versions older than `older_than_ms` that hold no live memory's
+    /// current content, in every store (read-only ones are left alone); resolves
+    /// `{dropped, more}` (`more`: a store's pass was cut short, run another).
+    pub fn retain(&self, older_than_ms: f64) -> Promise {
+        let mounted = Rc::clone(&self.mounted);
+        promise(async move {
+            let mut total = memdir::RetainReport::default();
+            for (_, engine) in mounted.engines() {
+                let report = engine
+                    .retain(older_than_ms as u64)
+                    .await
+                    .map_err(|e| error(&e))?;
+                total.dropped += report.dropped;
+                total.more |= report.more;
+            }
+            to_js(&total)
+        })
+    }
+
     /// The Memory Stores API (docs/memory-stores.md): one request as JSON text in,
     /// the JSON text of `{status, body}` out. Never rejects: every failure is an
     /// answer with an error status and the API's error object.
@@ -259,14 +278,18 @@ impl Memory {
         })
     }
 
-    /// Garbage-collects objects unreachable from the last `keep_commits` commits;
-    /// resolves `{reachable, deleted, pending}`.
-    pub fn gc(&self, keep_commits: u32) -> Promise {
+    /// Garbage-collects objects unreachable from the last `keep_commits` commits
+    /// that were so at a pass at least `min_age_ms` ago; resolves `{reachable,
+    /// deleted, pending}`.
+    pub fn gc(&self, keep_commits: u32, min_age_ms: f64) -> Promise {
         let mounted = Rc::clone(&self.mounted);
         promise(async move {
             let mut total = memdir::GcReport::default();
             for (_, engine) in mounted.engines() {
-                let report = engine.gc(keep_commits).await.map_err(|e| error(&e))?;
+                let report = engine
+                    .gc_after(keep_commits, min_age_ms as u64)
+                    .await
+                    .map_err(|e| error(&e))?;
                 total.reachable += report.reachable;
                 total.deleted += report.deleted;
                 total.pending += report.pending;
