@@ -269,6 +269,37 @@ describe('two memdir serve instances on one database', () => {
   });
 });
 
+describe('upkeep on PostgreSQL', () => {
+  test('two instances, each on its own timer: versions past the period go, rows follow what is kept', async () => {
+    const db = 'upkeep';
+    cluster.psql(`CREATE DATABASE ${db}`);
+    const args = ['--store', cluster.url(db), '--retention', '2s', '--upkeep-every', '1s'];
+    const env = { MEMDIR_API_KEYS: 'pg-upkeep-key' };
+    const [a, b] = await Promise.all([startServe(args, env), startServe(args, env)]);
+    try {
+      const [A, B] = [a, b].map((s) => new Anthropic({ apiKey: 'pg-upkeep-key', baseURL: s.url, logLevel: 'off', maxRetries: 0 }));
+      const { id } = await A.beta.memoryStores.create({ name: 'Churn' });
+      const m = await A.beta.memoryStores.memories.create(id, { path: '/churn.md', content: 'churn 0' });
+      // 40 updates, alternating instances, while both run their rounds.
+      for (let i = 1; i <= 40; i++) await (i % 2 ? A : B).beta.memoryStores.memories.update(m.id, { memory_store_id: id, content: `churn ${i}` });
+      const rows = () => Number(cluster.psql(`SELECT count(*) FROM memdir_kv WHERE namespace = '${id}'`, db).trim());
+      const holding = () => Number(cluster.psql(`SELECT count(*) FROM memdir_kv WHERE namespace = '${id}' AND position('churn 1'::bytea in value) > 0`, db).trim());
+      const peak = rows();
+      assert.ok(peak > 80, `${peak} rows`);
+      const deadline = Date.now() + 30_000;
+      while (holding() > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+      assert.equal(holding(), 0, 'no row holds a dropped version\'s text');
+      assert.ok(rows() < 12, `${rows()} rows left of ${peak}`);
+      const versions = [];
+      for await (const v of B.beta.memoryStores.memoryVersions.list(id)) versions.push(v.id);
+      assert.equal(versions.length, 1);
+      assert.equal((await A.beta.memoryStores.memories.retrieve(m.id, { memory_store_id: id })).content, 'churn 40');
+    } finally {
+      for (const s of [a, b]) await s.stop();
+    }
+  });
+});
+
 describe('tampered stores on postgresStore', () => {
   const { probes, cases } = loadJson('hostile-stores.json');
   for (const [i, c] of cases.entries()) {
