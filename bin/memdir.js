@@ -2,30 +2,12 @@
 // memdir: the Claude memory tool on a directory store, from the command line.
 import { readFile } from 'node:fs/promises';
 import { defaults, directoryStore, openMemory, oversizedInputResult, postgresStore } from '../js/node.js';
+import { formatDuration as ms, parseDuration } from '../js/api/upkeep.js';
 import { lines } from './ndjson.js';
 import { readSdkLayout, writeSdkLayout } from './sdk-layout.js';
 
 // The most retention passes one `memdir retain` runs (10,000,000 slots read).
 const RETAIN_PASSES = 1000;
-
-const UNIT_MS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** A duration as the help text writes it, in its largest whole unit. */
-function ms(n) {
-  const [unit, size] = Object.entries(UNIT_MS).reverse().find(([, size]) => n % size === 0);
-  return `${n / size}${unit}`;
-}
-
-/** `30d`, `12h`, `500ms` as milliseconds; `off` (when allowed) as null. */
-function duration(flag, text, { off = false } = {}) {
-  if (off && text === 'off') return null;
-  const m = /^(\d{1,15})(ms|s|m|h|d)$/.exec(text ?? '');
-  const n = m ? Number(m[1]) * UNIT_MS[m[2]] : NaN;
-  if (!Number.isSafeInteger(n) || n <= 0) {
-    throw new UsageError(`${flag} needs a duration: a positive whole number and a unit, ms, s, m, h or d (30d)${off ? ', or off' : ''}`);
-  }
-  return n;
-}
 
 const HELP = `Usage: memdir [--store DIR] COMMAND [ARGS]
 
@@ -90,6 +72,15 @@ that cannot be opened.
 `;
 
 class UsageError extends Error {}
+
+/** parseDuration, a bad value being a usage error. */
+function duration(flag, text, options) {
+  try {
+    return parseDuration(flag, text, options);
+  } catch (e) {
+    throw new UsageError(e.message);
+  }
+}
 
 
 function parseArgs(argv) {

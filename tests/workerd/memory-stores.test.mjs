@@ -609,3 +609,32 @@ describe('the same answers as memdir serve', () => {
     }
   });
 });
+
+describe('upkeep in each store object\'s alarm', () => {
+  test('versions past MEMDIR_RETENTION go, and their text is nowhere in the object', async () => {
+    const upkept = start({ bindings: { MEMDIR_RETENTION: '2s', MEMDIR_UPKEEP_EVERY: '1s' } });
+    try {
+      const base = await upkept.ready;
+      const c = new Anthropic({ apiKey: API_KEYS[0], baseURL: base.origin, maxRetries: 0 });
+      const { id } = await c.beta.memoryStores.create({ name: 'Churn' });
+      const m = await c.beta.memoryStores.memories.create(id, { path: '/churn.md', content: 'churn KIWI 0' });
+      for (let i = 1; i <= 10; i++) await c.beta.memoryStores.memories.update(m.id, { memory_store_id: id, content: `churn KIWI ${i}` });
+      const scanned = async (text) => {
+        const r = await request(new URL('/__test/store-scan', base), {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ id, text }),
+        });
+        return r.json();
+      };
+      assert.ok((await scanned('churn KIWI 3')).hits.length > 0, 'the text is there before');
+      const deadline = Date.now() + 30_000;
+      while ((await scanned('churn KIWI 3')).hits.length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual((await scanned('churn KIWI 3')).hits, []);
+      assert.deepEqual((await all(c.beta.memoryStores.memoryVersions.list(id))).length, 1);
+      assert.equal((await c.beta.memoryStores.memories.retrieve(m.id, { memory_store_id: id })).content, 'churn KIWI 10');
+    } finally {
+      await upkept.dispose();
+    }
+  });
+});

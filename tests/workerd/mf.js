@@ -70,13 +70,14 @@ export function modulesFrom(entry) {
 /**
  * Miniflare running `entry` (default: the test harness around the example service).
  * `persist`: a directory for Durable Object storage, so a second instance sees the data.
+ * `bindings`: more environment for the Worker (upkeep settings, say).
  */
-export function start({ entry = join(root, 'tests/workerd/harness.js'), persist, secret = AUTH_SECRET } = {}) {
+export function start({ entry = join(root, 'tests/workerd/harness.js'), persist, secret = AUTH_SECRET, bindings = {} } = {}) {
   return new Miniflare({
     modulesRoot: root,
     modules: modulesFrom(entry),
     compatibilityDate: COMPATIBILITY_DATE,
-    bindings: { AUTH_SECRET: secret, MEMDIR_API_KEYS: KEYS_SECRET },
+    bindings: { AUTH_SECRET: secret, MEMDIR_API_KEYS: KEYS_SECRET, ...bindings },
     durableObjects: {
       MEMORY: { className: 'TestMemoryObject', useSQLite: true },
       STORES: { className: 'StoreTestObject', useSQLite: true },

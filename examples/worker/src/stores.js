@@ -12,7 +12,7 @@
 // object (opening a memory on an empty object would write its first commit).
 
 import { DurableObject } from 'cloudflare:workers';
-import { apiHandler, durableObjectStore, keysFrom, newStoreId, openMemory, requestId } from 'memdir';
+import { apiHandler, defaults, durableObjectStore, keysFrom, newStoreId, openMemory, parseDuration, requestId, upkeepStore } from 'memdir';
 
 /**
  * The most stores one deployment holds. Listing stores asks every store's object
@@ -76,14 +76,44 @@ export class MemoryStoreObject extends DurableObject {
 
   /** One engine request `{op, id?, query, body, actor?}` -> `{status, body}`. */
   async api(request) {
-    return (await this.memory()).api(request);
+    const answer = await (await this.memory()).api(request);
+    // A store that exists gets its upkeep: the alarm, once set, sets itself again.
+    if (answer.status === 200 && (await this.ctx.storage.getAlarm()) === null) {
+      await this.ctx.storage.setAlarm(Date.now() + upkeepSettings(this.env).intervalMs);
+    }
+    return answer;
   }
 
-  /** Empties this object's storage: the store is gone. */
+  /**
+   * Upkeep (docs/serve.md): versions past the retention period are dropped, then gc
+   * deletes what no longer reaches, keeping nothing unreachable for less than an
+   * interval. Runs again an interval later, until `drop` removes the alarm.
+   */
+  async alarm() {
+    const { intervalMs, retentionMs } = upkeepSettings(this.env);
+    await this.ctx.storage.setAlarm(Date.now() + intervalMs);
+    await upkeepStore(await this.memory(), { retentionMs, minAgeMs: intervalMs, keepCommits: defaults().upkeepKeepCommits });
+  }
+
+  /** Empties this object's storage: the store is gone, and so is its alarm. */
   async drop() {
     this.opened = undefined;
+    await this.ctx.storage.deleteAlarm();
     await this.ctx.storage.deleteAll();
   }
+}
+
+/**
+ * The upkeep's settings: MEMDIR_RETENTION (a duration such as 30d, or off) and
+ * MEMDIR_UPKEEP_EVERY (such as 1h), else the engine's defaults. A bad value is
+ * refused at the alarm, which the platform retries, and logged.
+ */
+function upkeepSettings(env) {
+  const d = defaults();
+  return {
+    retentionMs: env.MEMDIR_RETENTION === undefined ? d.retentionMs : parseDuration('MEMDIR_RETENTION', env.MEMDIR_RETENTION, { off: true }),
+    intervalMs: env.MEMDIR_UPKEEP_EVERY === undefined ? d.upkeepIntervalMs : parseDuration('MEMDIR_UPKEEP_EVERY', env.MEMDIR_UPKEEP_EVERY),
+  };
 }
 
 /**
