@@ -11,20 +11,8 @@
 mod common;
 
 use common::Harness;
-use memdir::versions::{LogNode, Slot};
-use memdir::{Config, Engine, MemoryStore, Store, block_on};
+use memdir::{Config, Engine, Store, block_on};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn put(store: &MemoryStore, prefix: &str, bytes: &[u8]) -> String {
-    let h = hex(&Sha256::digest(bytes));
-    block_on(store.set(&format!("{prefix}{h}"), bytes)).unwrap();
-    h
-}
 
 fn ok(engine: &Engine<impl Store>, request: Value) -> Value {
     let r = block_on(engine.api(&request));
@@ -36,14 +24,11 @@ fn ok(engine: &Engine<impl Store>, request: Value) -> Value {
 fn a_log_claiming_64_to_the_6th_versions_over_one_filler_node_is_read_once_per_node() {
     // Run aside so that a walk over the claimed versions (hours) fails the test
     // instead of hanging it; the engine's Rc types stay on that thread.
-    let (done, finished) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        redact_in_hostile_log();
-        done.send(()).unwrap();
-    });
-    finished
-        .recv_timeout(std::time::Duration::from_secs(120))
-        .expect("the redaction finished (a walk over every claimed version never does)");
+    common::finishes_within(
+        120,
+        "the redaction finished (a walk over every claimed version never does)",
+        redact_in_hostile_log,
+    );
 }
 
 fn redact_in_hostile_log() {
@@ -57,43 +42,7 @@ fn redact_in_hostile_log() {
         &engine,
         json!({"op": "memory.update", "id": id, "body": r#"{"content":"two"}"#}),
     );
-    // The real log is one leaf of two slots; the hostile one fills a leaf with copies
-    // of the second and stacks inner nodes that all name one child, under a commit
-    // claiming 64^6 versions: 6 small nodes.
-    let head = String::from_utf8(block_on(store.get("head")).unwrap().unwrap()).unwrap();
-    let mut commit: Value = serde_json::from_slice(
-        &block_on(store.get(&format!("commit/{head}")))
-            .unwrap()
-            .unwrap(),
-    )
-    .unwrap();
-    let leaf_key = format!("log/{}", commit["log"].as_str().unwrap());
-    let LogNode::Leaf(slots) =
-        LogNode::decode(&block_on(store.get(&leaf_key)).unwrap().unwrap()).unwrap()
-    else {
-        panic!("a log of two versions is one leaf")
-    };
-    let mut filled: Vec<Slot> = slots.clone();
-    filled.resize(64, slots[1]);
-    let mut node = put(&store, "log/", &LogNode::Leaf(filled).encode());
-    for _ in 0..5 {
-        // An inner node's binary form: its tag, its count, each child's hash.
-        let mut inner = b"N1\x40".to_vec();
-        for _ in 0..64 {
-            inner.extend_from_slice(&Sha256::digest(
-                block_on(store.get(&format!("log/{node}")))
-                    .unwrap()
-                    .unwrap(),
-            ));
-        }
-        assert!(matches!(LogNode::decode(&inner), Some(LogNode::Inner(_))));
-        node = put(&store, "log/", &inner);
-    }
-    commit["log"] = json!(node);
-    commit["versions"] = json!(64u64.pow(6));
-    commit["parent"] = json!(head);
-    let c = put(&store, "commit/", commit.to_string().as_bytes());
-    block_on(store.set("head", c.as_bytes())).unwrap();
+    common::claim_64_to_the_6th_versions(&store);
 
     // A counting store that fails its 2,000th operation: a redaction that walked the
     // claimed versions would fail there (the old one took 10.6 s for 64^4).

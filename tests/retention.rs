@@ -13,10 +13,8 @@ mod common;
 use std::cell::Cell;
 use std::rc::Rc;
 
-use memdir::versions::{LogNode, Slot};
 use memdir::{Config, Engine, MAX_RETAIN_SCAN, MemoryStore, RetainReport, Store, block_on};
 use serde_json::{Value, json};
-use sha2::{Digest, Sha256};
 
 const DAY: u64 = 24 * 60 * 60 * 1000;
 const PERIOD: u64 = 30 * DAY;
@@ -274,68 +272,23 @@ fn young_versions_stay_and_a_read_only_store_is_left_alone() {
 
 #[test]
 fn a_pass_over_a_log_claiming_64_to_the_6th_versions_reads_a_bounded_number() {
-    let (done, finished) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        retain_in_hostile_log();
-        done.send(()).unwrap();
-    });
-    finished
-        .recv_timeout(std::time::Duration::from_secs(120))
-        .expect("the pass finished (a walk over every claimed version never does)");
+    common::finishes_within(
+        120,
+        "the pass finished (a walk over every claimed version never does)",
+        retain_in_hostile_log,
+    );
 }
 
 fn retain_in_hostile_log() {
     let (e, store, now) = engine(Config::default());
     let a = create(&e, "/a.md", "one");
     update(&e, &a, "two");
-    // One leaf filled with copies of the second slot, under inner nodes that all
-    // name one child, and a commit claiming 64^6 versions.
-    let mut commit = the_head_commit(&store);
-    let leaf_key = format!("log/{}", commit["log"].as_str().unwrap());
-    let LogNode::Leaf(slots) =
-        LogNode::decode(&block_on(store.get(&leaf_key)).unwrap().unwrap()).unwrap()
-    else {
-        panic!("a log of two versions is one leaf")
-    };
-    let mut filled: Vec<Slot> = slots.clone();
-    filled.resize(64, slots[1]);
-    let put = |bytes: &[u8]| {
-        let h: String = Sha256::digest(bytes)
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        block_on(store.set(&format!("log/{h}"), bytes)).unwrap();
-        h
-    };
-    let mut node = put(&LogNode::Leaf(filled).encode());
-    for _ in 0..5 {
-        let mut inner = b"N1\x40".to_vec();
-        for _ in 0..64 {
-            inner.extend(hex_bytes(&node));
-        }
-        node = put(&inner);
-    }
-    commit["log"] = json!(node);
-    commit["versions"] = json!(64u64.pow(6));
-    let bytes = serde_json::to_vec(&commit).unwrap();
-    let h: String = Sha256::digest(&bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    block_on(store.set(&format!("commit/{h}"), &bytes)).unwrap();
-    block_on(store.set("head", h.as_bytes())).unwrap();
+    common::claim_64_to_the_6th_versions(&store);
 
     now.set(now.get() + PERIOD + 1);
     let report = block_on(e.retain(0)).unwrap();
     assert!(report.more, "{report:?}");
     assert!(report.dropped <= MAX_RETAIN_SCAN, "{report:?}");
-}
-
-fn hex_bytes(hex: &str) -> Vec<u8> {
-    (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
-        .collect()
 }
 
 #[test]

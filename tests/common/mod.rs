@@ -196,3 +196,66 @@ pub fn dump(store: &memdir::MemoryStore) -> Vec<(String, Vec<u8>)> {
         })
         .collect()
 }
+
+/// Runs `f` on a thread of its own and fails unless it finishes within `secs`: a
+/// walk over a count a hostile store claims (hours) then fails the test instead of
+/// hanging it. The engine's `Rc` types stay on that thread.
+pub fn finishes_within(secs: u64, what: &str, f: impl FnOnce() + Send + 'static) {
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        f();
+        done.send(()).unwrap();
+    });
+    finished
+        .recv_timeout(std::time::Duration::from_secs(secs))
+        .expect(what);
+}
+
+/// Makes a store of exactly two versions (one log leaf) claim 64^6: its second slot
+/// copied across a leaf, under five inner nodes that each name one child 64 times,
+/// and a new head commit (the old one its parent) saying 64^6 versions. 6 small nodes.
+pub fn claim_64_to_the_6th_versions(store: &memdir::MemoryStore) {
+    use memdir::block_on;
+    use memdir::versions::{LogNode, Slot};
+    use sha2::{Digest, Sha256};
+    let hex = |bytes: &[u8]| -> String { bytes.iter().map(|b| format!("{b:02x}")).collect() };
+    let put = |prefix: &str, bytes: &[u8]| {
+        let h = hex(&Sha256::digest(bytes));
+        block_on(store.set(&format!("{prefix}{h}"), bytes)).unwrap();
+        h
+    };
+    let head = String::from_utf8(block_on(store.get("head")).unwrap().unwrap()).unwrap();
+    let mut commit: serde_json::Value = serde_json::from_slice(
+        &block_on(store.get(&format!("commit/{head}")))
+            .unwrap()
+            .unwrap(),
+    )
+    .unwrap();
+    let leaf_key = format!("log/{}", commit["log"].as_str().unwrap());
+    let Some(LogNode::Leaf(slots)) =
+        LogNode::decode(&block_on(store.get(&leaf_key)).unwrap().unwrap())
+    else {
+        panic!("a log of two versions is one leaf")
+    };
+    assert_eq!(slots.len(), 2, "a store of exactly two versions");
+    let mut filled: Vec<Slot> = slots.clone();
+    filled.resize(64, slots[1]);
+    let mut node = put("log/", &LogNode::Leaf(filled).encode());
+    for _ in 0..5 {
+        // An inner node's binary form: its tag, its count, each child's hash.
+        let mut inner = b"N1\x40".to_vec();
+        let child = block_on(store.get(&format!("log/{node}")))
+            .unwrap()
+            .unwrap();
+        for _ in 0..64 {
+            inner.extend_from_slice(&Sha256::digest(&child));
+        }
+        assert!(matches!(LogNode::decode(&inner), Some(LogNode::Inner(_))));
+        node = put("log/", &inner);
+    }
+    commit["log"] = serde_json::json!(node);
+    commit["versions"] = serde_json::json!(64u64.pow(6));
+    commit["parent"] = serde_json::json!(head);
+    let c = put("commit/", commit.to_string().as_bytes());
+    block_on(store.set("head", c.as_bytes())).unwrap();
+}
