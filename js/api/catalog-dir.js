@@ -13,6 +13,7 @@ import * as fss from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as memdir from '../node.js';
 import { UnusableStore, WORKSPACE_NAME } from './http.js';
+import { openStores } from './open-stores.js';
 
 /** The most memory stores one catalog holds (docs/serve.md). */
 export const MAX_STORES = 1000;
@@ -24,13 +25,14 @@ const ACTOR = 'memdir-serve';
 
 /**
  * The catalog over the directory `root` (made, mode 0700, when missing), with at
- * most `maxStores` stores. Each store is opened once and kept open.
+ * most `maxStores` stores. A store is opened once and kept open among the most
+ * recently used (`openStores`: `maxOpen`, `closeDelayMs`).
  */
-export function directoryCatalog(root, { maxStores = MAX_STORES } = {}) {
+export function directoryCatalog(root, { maxStores = MAX_STORES, ...openLimits } = {}) {
   if (typeof root !== 'string' || root === '') throw new TypeError('directoryCatalog expects a directory path');
   if (!Number.isSafeInteger(maxStores) || maxStores < 1) throw new RangeError('directoryCatalog: maxStores must be a positive integer');
   const base = resolve(root);
-  const open = new Map(); // id -> Promise<Memory>, the store's record checked
+  const open = openStores({ max: openLimits.maxOpen, closeDelayMs: openLimits.closeDelayMs }); // id -> Promise<Memory>, the store's record checked
   let turn = Promise.resolve(); // creates, one at a time, so the cap holds
   const workspaces = new Map(); // name -> its catalog
 
@@ -89,8 +91,7 @@ export function directoryCatalog(root, { maxStores = MAX_STORES } = {}) {
 
   /** Closes and forgets the open store `id`, if it is open. */
   async function forget(id) {
-    const p = open.get(id);
-    open.delete(id);
+    const p = open.delete(id);
     if (!p) return;
     try {
       (await p).close();
@@ -121,7 +122,7 @@ export function directoryCatalog(root, { maxStores = MAX_STORES } = {}) {
           // Its record is made by the engine right after; no check to wait for.
           const p = openStore(id);
           open.set(id, p);
-          p.catch(() => open.delete(id));
+          p.catch(() => open.forget(id, p));
           return { id, store: await p };
         }
       });
@@ -142,7 +143,7 @@ export function directoryCatalog(root, { maxStores = MAX_STORES } = {}) {
         open.set(id, p);
         // Not kept when refused: the next request looks again, and reports again.
         p.catch(() => {
-          if (open.get(id) === p) open.delete(id);
+          open.forget(id, p);
         });
       }
       return p;
@@ -166,22 +167,14 @@ export function directoryCatalog(root, { maxStores = MAX_STORES } = {}) {
      */
     inWorkspace(name) {
       if (typeof name !== 'string' || !WORKSPACE_NAME.test(name)) throw new TypeError('directoryCatalog: not a workspace name');
-      if (!workspaces.has(name)) workspaces.set(name, directoryCatalog(join(base, `ws-${name}`), { maxStores }));
+      if (!workspaces.has(name)) workspaces.set(name, directoryCatalog(join(base, `ws-${name}`), { maxStores, ...openLimits }));
       return workspaces.get(name);
     },
 
     async close() {
       for (const w of workspaces.values()) await w.close();
       workspaces.clear();
-      const all = [...open.values()];
-      open.clear();
-      for (const p of all) {
-        try {
-          (await p).close();
-        } catch {
-          // never opened
-        }
-      }
+      await open.closeAll();
     },
   };
 }

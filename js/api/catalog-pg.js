@@ -6,6 +6,7 @@
 import * as memdir from '../node.js';
 import { ensureTable, failed as failedAs, openPool, transaction } from '../stores/postgres.js';
 import { MAX_STORES } from './catalog-dir.js';
+import { openStores } from './open-stores.js';
 import { DEFAULT_WORKSPACE, WORKSPACE_NAME } from './http.js';
 
 // An id the catalog may look up: what the engine makes (letters, digits, "_").
@@ -28,10 +29,10 @@ const failed = (op) => failedAs(op, 'catalog');
  * workspace; one pool (at most 10 connections) serves the catalog and every store.
  * A store belongs to the workspace that created it, and every lookup names it.
  */
-export function postgresCatalog(url, { maxStores = MAX_STORES } = {}) {
+export function postgresCatalog(url, { maxStores = MAX_STORES, maxOpen, closeDelayMs } = {}) {
   if (typeof url !== 'string' || !/^postgres(ql)?:\/\//.test(url)) throw new TypeError('postgresCatalog expects a postgres:// URL');
   if (!Number.isSafeInteger(maxStores) || maxStores < 1) throw new RangeError('postgresCatalog: maxStores must be a positive integer');
-  const open = new Map(); // id -> Promise<Memory>
+  const open = openStores({ max: maxOpen, closeDelayMs }); // id -> Promise<Memory>, the most recently used
   let ready;
 
   function pool() {
@@ -57,7 +58,8 @@ export function postgresCatalog(url, { maxStores = MAX_STORES } = {}) {
       const store = memdir.postgresStore(await pool(), { namespace: id });
       m = memdir.openMemory({ store, actor: ACTOR });
       open.set(id, m);
-      m.catch(() => open.delete(id));
+      const opening = m;
+      m.catch(() => open.forget(id, opening));
     }
     return m;
   }
@@ -108,8 +110,7 @@ export function postgresCatalog(url, { maxStores = MAX_STORES } = {}) {
         return { commit: true, value: true };
       });
       if (!gone) return;
-      const m = open.get(id);
-      open.delete(id);
+      const m = open.delete(id);
       if (m) (await m.catch(() => undefined))?.close();
     },
   });
@@ -127,9 +128,7 @@ export function postgresCatalog(url, { maxStores = MAX_STORES } = {}) {
 
     /** Closes every open store and the pool. */
     async close() {
-      const all = [...open.values()];
-      open.clear();
-      for (const m of all) (await m.catch(() => undefined))?.close();
+      await open.closeAll();
       const p = await ready?.catch(() => undefined);
       ready = undefined;
       await p?.end();
