@@ -230,3 +230,37 @@ test('history: versions of a file, its content, restore and redact through the p
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a redacted path, and versions past retention, leave no byte in IndexedDB once gc has passed', async () => {
+  const context = await env.browser.newContext();
+  const { page, errors } = await open(context, 'forget');
+  const SECRET_PATH = 'ssn-OKAPI-5512';
+  const before = await page.evaluate(async (name) => {
+    const m = window.memdirExplorer.memory;
+    const made = (await m.api({ op: 'memory.create', body: JSON.stringify({ path: `/${name}.md`, content: 'okapi one' }) })).body;
+    await m.api({ op: 'memory.update', id: made.id, body: JSON.stringify({ path: '/public.md', content: 'okapi two' }) });
+    const [, older] = (await m.api({ op: 'version.list', query: { memory_id: made.id } })).body.data;
+    const redacted = (await m.api({ op: 'version.redact', id: older.id, body: '{}' })).body;
+    return { id: made.id, redactedPath: redacted.path };
+  }, SECRET_PATH);
+  assert.equal(before.redactedPath, null);
+  const naming = async () => (await readAllIndexedDb(page)).filter((e) => e.key.includes(SECRET_PATH) || e.value.includes(SECRET_PATH)).map((e) => e.key);
+  // Older trees still name it until gc passes the commits that hold them.
+  assert.ok((await naming()).length > 0, 'the path is in an older tree before gc');
+  const after = await page.evaluate(async (id) => {
+    const m = window.memdirExplorer.memory;
+    for (let i = 0; i < 2; i++) await m.gc({ keepCommits: 0 });
+    // Retention, in the page too: every version but the current one is older than 0 ms.
+    await new Promise((r) => setTimeout(r, 5));
+    const dropped = await m.retain({ olderThanMs: 1 });
+    for (let i = 0; i < 2; i++) await m.gc({ keepCommits: 0 });
+    const versions = (await m.api({ op: 'version.list', query: { memory_id: id } })).body.data.map((v) => [v.operation, v.path]);
+    return { dropped, versions };
+  }, before.id);
+  assert.deepEqual(await naming(), []);
+  assert.deepEqual(after, { dropped: { dropped: 1, more: false }, versions: [['modified', '/public.md']] });
+  const holdingOne = (await readAllIndexedDb(page)).filter((e) => e.value.includes('okapi one'));
+  assert.deepEqual(holdingOne, []);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

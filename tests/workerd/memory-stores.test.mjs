@@ -637,4 +637,34 @@ describe('upkeep in each store object\'s alarm', () => {
       await upkept.dispose();
     }
   });
+
+  test('with retention off, a redacted path leaves the object once the alarm\'s gc has passed', async () => {
+    const upkept = start({ bindings: { MEMDIR_RETENTION: 'off', MEMDIR_UPKEEP_EVERY: '1s' } });
+    try {
+      const base = await upkept.ready;
+      const c = new Anthropic({ apiKey: API_KEYS[0], baseURL: base.origin, maxRetries: 0 });
+      const { id } = await c.beta.memoryStores.create({ name: 'Paths' });
+      const m = await c.beta.memoryStores.memories.create(id, { path: '/ssn-LYNX-4471.md', content: 'lynx one' });
+      await c.beta.memoryStores.memories.update(m.id, { memory_store_id: id, path: '/public.md', content: 'lynx two' });
+      const [, older] = await all(c.beta.memoryStores.memoryVersions.list(id, { memory_id: m.id }));
+      assert.equal((await c.beta.memoryStores.memoryVersions.redact(older.id, { memory_store_id: id })).path ?? null, null);
+      const scanned = async (text) =>
+        (
+          await request(new URL('/__test/store-scan', base), {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ id, text }),
+          })
+        ).json();
+      assert.ok((await scanned('ssn-LYNX-4471')).hits.length > 0, 'an older tree names it before gc');
+      const deadline = Date.now() + 30_000;
+      while ((await scanned('ssn-LYNX-4471')).hits.length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual((await scanned('ssn-LYNX-4471')).hits, []);
+      assert.deepEqual((await scanned('lynx one')).hits, []);
+      // Retention off: both versions are still listed.
+      assert.equal((await all(c.beta.memoryStores.memoryVersions.list(id, { memory_id: m.id }))).length, 2);
+    } finally {
+      await upkept.dispose();
+    }
+  });
 });

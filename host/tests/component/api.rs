@@ -154,6 +154,58 @@ fn a_redacted_text_is_gone_from_every_file_of_a_directory_store() {
     );
 }
 
+/// A redacted path through the component: an older tree still names it, and once
+/// gc has passed the commits holding that tree (twice, keeping none), no file of
+/// the directory store holds a byte of it; the memory reads on.
+#[test]
+fn a_redacted_path_is_gone_from_every_file_once_gc_has_passed() {
+    const NAME: &str = "ssn-IBEX-3071";
+    let dir = TempDir::new("api-redact-path");
+    let backend: Arc<dyn Backend> = Arc::new(DirBackend::open(&dir.0).expect("open"));
+    let mut h = host(backend);
+    let naming = |dir: &std::path::Path| -> usize {
+        std::fs::read_dir(dir)
+            .expect("read")
+            .filter_map(|e| std::fs::read(e.ok()?.path()).ok())
+            .filter(|bytes| bytes.windows(NAME.len()).any(|w| w == NAME.as_bytes()))
+            .count()
+    };
+    let create = json!({"path": format!("/{NAME}.md"), "content": "ibex one"}).to_string();
+    let (status, created) = call(&mut h, &json!({"op": "memory.create", "body": create}));
+    assert_eq!(status, 200, "{created}");
+    let id = created["id"].as_str().expect("an id").to_string();
+    let first = created["memory_version_id"]
+        .as_str()
+        .expect("a version")
+        .to_string();
+    let moved = json!({"path": "/public.md", "content": "ibex two"}).to_string();
+    let (status, _) = call(
+        &mut h,
+        &json!({"op": "memory.update", "id": id, "body": moved}),
+    );
+    assert_eq!(status, 200);
+    let (status, redacted) = call(
+        &mut h,
+        &json!({"op": "version.redact", "id": first, "body": "{}"}),
+    );
+    assert_eq!(
+        (status, &redacted["path"]),
+        (200, &Value::Null),
+        "{redacted}"
+    );
+    assert!(naming(&dir.0) > 0, "an older tree names the path before gc");
+    for _ in 0..2 {
+        h.gc(0).expect("gc");
+    }
+    assert_eq!(naming(&dir.0), 0);
+    let (status, got) = call(&mut h, &json!({"op": "memory.retrieve", "id": id}));
+    assert_eq!(
+        (status, got["path"].as_str()),
+        (200, Some("/public.md")),
+        "{got}"
+    );
+}
+
 #[test]
 fn the_cli_prints_the_answer_and_exits_by_its_status() {
     let dir = TempDir::new("api-cli");
