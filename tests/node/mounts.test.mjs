@@ -214,10 +214,13 @@ describe('every write path × access, through the package', () => {
     'memory.delete': [(m, at, ids) => api(m, { mount: at, op: 'memory.delete', id: ids.mem }), RO_API, 'ok'],
     'version.redact': [(m, at, ids) => api(m, { mount: at, op: 'version.redact', id: ids.ver, body: '{}' }), RO_API, 'ok'],
     'store.update': [(m, at) => api(m, { mount: at, op: 'store.update', body: '{"name":"x"}' }), RO_API, 'ok'],
-    // gc and expire run over every store of the memory: what they report is the
-    // writable store's work alone (its one document expired, its old objects swept).
+    // gc, expire and retain run over every store of the memory: what they report is
+    // the writable store's work alone (its one document expired, its old objects
+    // swept, its old version dropped).
     gc: [(m) => m.gc({ keepCommits: 0 }).then(() => m.gc({ keepCommits: 0 })).then((r) => (r.deleted > 0 ? 'swept' : 'none')), 'swept', null],
     expire: [(m) => m.expire({ olderThanMs: 0 }).then((r) => `removed ${r.removed}`), 'removed 1', null],
+    // Retention too: the writable store's old version goes, the read-only one's stays.
+    retain: [(m) => m.retain({ olderThanMs: 0 }).then((r) => `dropped ${r.dropped}`), 'dropped 1', null],
   };
 
   for (const [face, [run, onReadOnly, onReadWrite]] of Object.entries(FACES)) {
