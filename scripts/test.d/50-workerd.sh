@@ -3,7 +3,8 @@
 # every conformance case and hostile path over HTTP through the example memory
 # service (examples/worker), its credentials and bad-request answers, 50 concurrent
 # edits, a restart with persistence, the store contract on durableObjectStore and
-# kvStore, every tampered store on durableObjectStore, and the example bundled by
+# kvStore, every tampered store on durableObjectStore, every write path × access over
+# two durableObjectStores mounted in one memory, and the example bundled by
 # wrangler (deploy --dry-run) and served; and the Memory Stores API of the example
 # (one Durable Object per store) driven by the official SDK client.
 set -euo pipefail

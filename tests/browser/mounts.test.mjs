@@ -2,10 +2,17 @@
 // (filled beforehand by opening it alone) and `me` read-write. The exact tool
 // answers are asserted; the `team` database, read raw through the IndexedDB API
 // (every object store, key and value), is the same after as before; after a
-// reload the `me` store still has what was written to it.
+// reload the `me` store still has what was written to it. Then every write path
+// of tests/conformance/write-paths.mjs, each over two fresh databases.
 import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { readIndexedDb, useBrowser, watchErrors } from './chromium.mjs';
+import { FACES } from '../conformance/write-paths.mjs';
+
+// The write-path table, handed to the page under a path the explorer's server
+// does not serve (it serves only what the package and the page need).
+const WRITE_PATHS = fileURLToPath(new URL('../conformance/write-paths.mjs', import.meta.url));
 
 const env = useBrowser();
 
@@ -149,6 +156,63 @@ test('two IndexedDB stores in one memory: exact answers, the read-only database 
   assert.deepEqual(alone, [{ path: '/memories/plan.md', content: 'Ship it.' }]);
   assert.deepEqual(await readDatabase(page, `memdir:${TEAM}`), teamBefore, 'the read-only database changed across the reload');
 
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('every write path × access over IndexedDB: the answers of write-paths.mjs, the read-only database unchanged', async () => {
+  const context = await env.browser.newContext();
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  await page.route(`${env.url}/__tests/write-paths.mjs`, (route) => route.fulfill({ path: WRITE_PATHS, contentType: 'text/javascript' }));
+  await page.goto(`${env.url}/www/serve.mjs`); // any same-origin document will do
+
+  let n = 0;
+  for (const [face, { readOnly, readWrite }] of Object.entries(FACES)) {
+    const [team, me] = [`wp-${n}-team`, `wp-${n}-me`];
+    n += 1;
+    // In the page: each store seeded alone; the ids of both.
+    const ids = await page.evaluate(
+      async ({ team, me }) => {
+        const m = await import('/js/browser.js');
+        const wp = await import('/__tests/write-paths.mjs');
+        const seeded = async (name) => {
+          const alone = await m.openMemory({ store: m.indexedDbStore(name), clock: () => wp.SEED_CLOCK });
+          const ids = await wp.seed(alone);
+          alone.close();
+          return ids;
+        };
+        return { team: await seeded(team), me: await seeded(me) };
+      },
+      { team, me },
+    );
+    const before = await readDatabase(page, `memdir:${team}`);
+    assert.ok(before && Object.values(before.stores).flat().length > 0, `${face}: the seeded database is empty`);
+    // In the page: the face over `team` mounted with `access` (and `me` read-write), at `at`.
+    const runFace = (access, at) =>
+      page.evaluate(
+        async ({ face, team, me, access, at, ids }) => {
+          const m = await import('/js/browser.js');
+          const wp = await import('/__tests/write-paths.mjs');
+          const memory = await m.openMemory({
+            mounts: [
+              { name: 'team', store: m.indexedDbStore(team), access },
+              { name: 'me', store: m.indexedDbStore(me) },
+            ],
+            clock: () => wp.OPEN_CLOCK,
+          });
+          try {
+            return await wp.FACES[face].run(memory, at, ids);
+          } finally {
+            memory.close();
+          }
+        },
+        { face, team, me, access, at, ids: at === 'team' ? ids.team : ids.me },
+      );
+    assert.deepEqual(await runFace('read_only', 'team'), readOnly, face);
+    assert.deepEqual(await readDatabase(page, `memdir:${team}`), before, `${face} changed the read-only database`);
+    if (readWrite !== null) assert.deepEqual(await runFace('read_write', 'me'), readWrite, `${face} on the writable store`);
+  }
   assert.deepEqual(errors, []);
   await context.close();
 });

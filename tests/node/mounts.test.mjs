@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { loadJson, memdir, tempDir } from './helpers.mjs';
 import { scriptedApi } from '../fake-model.mjs';
+import { FACES, OPEN_CLOCK, SEED_CLOCK, seed } from '../conformance/write-paths.mjs';
 
 const TURNS = [
   [
@@ -179,51 +180,16 @@ describe('mount sets the rules refuse', () => {
 });
 
 describe('every write path × access, through the package', () => {
-  // A store with one memory, created then updated through the API (so it has an
-  // old version to redact), in a directory; mounted read-only beside a writable twin.
+  // The table lives in tests/conformance/write-paths.mjs; here its stores are
+  // directories, and the read-only one's files are compared byte for byte.
   async function seeded(dir) {
-    const alone = await memdir.openMemory({ store: memdir.directoryStore(dir), clock: () => 1_795_000_000_000 });
-    const made = await alone.api({ op: 'store.create', id: 'memstore_abcdefghjkmn0123456789ab', body: JSON.stringify({ name: 'Team' }) });
-    assert.equal(made.status, 200, JSON.stringify(made.body));
-    const mem = await alone.api({ op: 'memory.create', body: JSON.stringify({ path: '/doc.md', content: 'old' }) });
-    await alone.api({ op: 'memory.update', id: mem.body.id, body: JSON.stringify({ content: 'kept' }) });
-    const versions = await alone.api({ op: 'version.list', query: { memory_id: mem.body.id } });
+    const alone = await memdir.openMemory({ store: memdir.directoryStore(dir), clock: () => SEED_CLOCK });
+    const ids = await seed(alone);
     alone.close();
-    return { mem: mem.body.id, ver: versions.body.data[1].id };
+    return ids;
   }
 
-  const RO_API = { status: 403, type: 'permission_error', message: 'This memory store is mounted read-only; nothing was changed.' };
-  const api = async (memory, request) => {
-    const r = await memory.api(request);
-    return r.status === 200 ? 'ok' : { status: r.status, type: r.body.error.type, message: r.body.error.message };
-  };
-  const toolset = (memory, name, input) => memory.toolset(name, input).then(() => 'ok', (e) => `${e.kind}: ${e.message}`);
-  const tool = async (memory, input) => {
-    const r = await memory.execute(input);
-    return r.is_error ? r.content : 'ok';
-  };
-  // face -> [how to run it on the store at `at`, its answer there when `team` is
-  // read-only, its answer on the read-write `me` (null: not a per-store write)]
-  const FACES = {
-    create: [(m, at) => tool(m, { command: 'create', path: `/memories/${at}/new.md`, file_text: 'x' }), 'Error: Cannot create /memories/team/new.md: the memory store mounted at /memories/team is read-only', 'ok'],
-    rename: [(m, at) => tool(m, { command: 'rename', old_path: `/memories/${at}/doc.md`, new_path: `/memories/${at}/moved.md` }), 'Error: Cannot rename /memories/team/doc.md: the memory store mounted at /memories/team is read-only', 'ok'],
-    memory_write: [(m, at) => toolset(m, 'memory_write', { path: `/${at}/w.md`, content: 'x' }), 'read_only: Cannot write /team/w.md: the memory store at /team is read-only; nothing was written.', 'ok'],
-    'memory_write /': [(m) => toolset(m, 'memory_write', { path: '/', content: 'x' }), 'read_only: Cannot write /: the memory store at /team is read-only; nothing was written.', null],
-    'memory.create': [(m, at) => api(m, { mount: at, op: 'memory.create', body: '{"path":"/api.md","content":"x"}' }), RO_API, 'ok'],
-    'memory.update': [(m, at, ids) => api(m, { mount: at, op: 'memory.update', id: ids.mem, body: '{"content":"changed"}' }), RO_API, 'ok'],
-    'memory.delete': [(m, at, ids) => api(m, { mount: at, op: 'memory.delete', id: ids.mem }), RO_API, 'ok'],
-    'version.redact': [(m, at, ids) => api(m, { mount: at, op: 'version.redact', id: ids.ver, body: '{}' }), RO_API, 'ok'],
-    'store.update': [(m, at) => api(m, { mount: at, op: 'store.update', body: '{"name":"x"}' }), RO_API, 'ok'],
-    // gc, expire and retain run over every store of the memory: what they report is
-    // the writable store's work alone (its one document expired, its old objects
-    // swept, its old version dropped).
-    gc: [(m) => m.gc({ keepCommits: 0 }).then(() => m.gc({ keepCommits: 0 })).then((r) => (r.deleted > 0 ? 'swept' : 'none')), 'swept', null],
-    expire: [(m) => m.expire({ olderThanMs: 0 }).then((r) => `removed ${r.removed}`), 'removed 1', null],
-    // Retention too: the writable store's old version goes, the read-only one's stays.
-    retain: [(m) => m.retain({ olderThanMs: 0 }).then((r) => `dropped ${r.dropped}`), 'dropped 1', null],
-  };
-
-  for (const [face, [run, onReadOnly, onReadWrite]] of Object.entries(FACES)) {
+  for (const [face, { run, readOnly, readWrite }] of Object.entries(FACES)) {
     test(face, async () => {
       const [teamDir, meDir] = [tempDir('memdir-team-'), tempDir('memdir-me-')];
       const ids = await seeded(teamDir);
@@ -235,15 +201,15 @@ describe('every write path × access, through the package', () => {
             { name: 'team', store: memdir.directoryStore(teamDir), access },
             { name: 'me', store: memdir.directoryStore(meDir) },
           ],
-          clock: () => 1_900_000_000_000,
+          clock: () => OPEN_CLOCK,
         });
       const memory = await open('read_only');
-      assert.deepEqual(await run(memory, 'team', ids), onReadOnly);
+      assert.deepEqual(await run(memory, 'team', ids), readOnly);
       assert.deepEqual(snapshot(teamDir), before, `${face} changed the read-only store`);
       memory.close();
-      if (onReadWrite !== null) {
+      if (readWrite !== null) {
         const both = await open('read_write');
-        assert.deepEqual(await run(both, 'me', meIds), onReadWrite);
+        assert.deepEqual(await run(both, 'me', meIds), readWrite);
         both.close();
       }
     });

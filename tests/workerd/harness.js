@@ -11,6 +11,7 @@ import { DurableObject } from 'cloudflare:workers';
 import service, { MemoryObject, MemoryStoreObject } from '../../examples/worker/src/index.js';
 import { checkStoreContract, durableObjectStore, kvStore, openMemory } from 'memdir';
 import { observe } from '../conformance/hostile-stores.mjs';
+import { FACES, OPEN_CLOCK, SEED_CLOCK, seed } from '../conformance/write-paths.mjs';
 import { MAX_VALUE_BYTES } from '../../js/stores/shared.js';
 
 // Everything the example's main module exports is exported here too, so workerd
@@ -133,6 +134,12 @@ const bytes = (n, fill = 0) => new Uint8Array(n).fill(fill);
 const same = (a, b) => a instanceof Uint8Array && a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** A row of durableObjectStore's table as the store reads it: bytes, a manifest, or the raw value. */
+/** A raw() map as one string: keys and values, bytes in hex, so any change shows. */
+function dump(map) {
+  const plain = (v) => (v instanceof Uint8Array ? Array.from(v, (b) => b.toString(16).padStart(2, '0')).join('') : v);
+  return JSON.stringify([...map].map(([k, v]) => [k, plain(v)]));
+}
+
 function fromRow(row) {
   if (row.chunks !== null || row.bytes !== null) return { memdirChunks: row.chunks, bytes: row.bytes };
   return row.value instanceof ArrayBuffer ? new Uint8Array(row.value) : row.value;
@@ -253,6 +260,44 @@ export class StoreTestObject extends DurableObject {
     const seen = await observe(store, () => openMemory({ store }), probes, c);
     const outside = [...(await this.raw('')).entries()].filter(([k]) => !k.startsWith('memory/'));
     return { ...seen, outside };
+  }
+
+  /**
+   * One face of tests/conformance/write-paths.mjs over two durableObjectStores of
+   * this object (prefixes team/ and me/), each seeded alone: its answer with team
+   * mounted read-only, whether team's raw records are unchanged after it, and its
+   * answer with both read-write on me (null where the table has none).
+   */
+  async writePaths(face) {
+    const storage = this.ctx.storage;
+    await storage.deleteAll();
+    const store = (prefix) => durableObjectStore(storage, { prefix });
+    const seeded = async (prefix) => {
+      const alone = await openMemory({ store: store(prefix), clock: () => SEED_CLOCK });
+      const ids = await seed(alone);
+      alone.close();
+      return ids;
+    };
+    const ids = { team: await seeded('team/'), me: await seeded('me/') };
+    const run = async (access, at) => {
+      const memory = await openMemory({
+        mounts: [
+          { name: 'team', store: store('team/'), access },
+          { name: 'me', store: store('me/') },
+        ],
+        clock: () => OPEN_CLOCK,
+      });
+      try {
+        return await FACES[face].run(memory, at, ids[at]);
+      } finally {
+        memory.close();
+      }
+    };
+    const before = dump(await this.raw('team/'));
+    const readOnly = await run('read_only', 'team');
+    const after = dump(await this.raw('team/'));
+    const readWrite = FACES[face].readWrite === null ? null : await run('read_write', 'me');
+    return { readOnly, unchanged: after === before, records: (await this.raw('team/')).size, readWrite };
   }
 
   /**
@@ -465,6 +510,8 @@ export default {
         return answer(await stores().migrate());
       case '/__test/table-damage':
         return answer(await stores().tableDamage());
+      case '/__test/write-paths':
+        return answer(await stores().writePaths(args.face));
       case '/__test/race':
         return answer(await stores().race(args.n));
       default:

@@ -1,0 +1,113 @@
+// Every write path × access: the one table each runtime with mounts runs over its
+// own stores (Node: directories; Chromium: IndexedDB; workerd: a Durable Object's
+// storage). Plain JS with no imports, so a page and a Worker can load it as they
+// are; each runner supplies the stores and checks that the read-only store's raw
+// bytes are what they were.
+//
+// A runner, for each face:
+//   1. opens each of two fresh stores alone at SEED_CLOCK and calls seed(memory);
+//   2. mounts them, `team` with the access under test and `me` read-write, at
+//      OPEN_CLOCK, and runs face.run(memory, 'team', ids) with team read-only: the
+//      answer is face.readOnly and team's stored bytes are unchanged;
+//   3. when face.readWrite is not null, mounts both read-write and runs
+//      face.run(memory, 'me', meIds): the answer is face.readWrite.
+
+export const SEED_CLOCK = 1_795_000_000_000;
+export const OPEN_CLOCK = 1_900_000_000_000;
+export const STORE_ID = 'memstore_abcdefghjkmn0123456789ab';
+
+/**
+ * One memory, created then updated through the API (so it has an old version to
+ * redact), in a store named Team. Returns the ids the faces act on.
+ */
+export async function seed(memory) {
+  const made = await memory.api({ op: 'store.create', id: STORE_ID, body: JSON.stringify({ name: 'Team' }) });
+  if (made.status !== 200) throw new Error(`store.create answered ${made.status}: ${JSON.stringify(made.body)}`);
+  const mem = await memory.api({ op: 'memory.create', body: JSON.stringify({ path: '/doc.md', content: 'old' }) });
+  if (mem.status !== 200) throw new Error(`memory.create answered ${mem.status}: ${JSON.stringify(mem.body)}`);
+  await memory.api({ op: 'memory.update', id: mem.body.id, body: JSON.stringify({ content: 'kept' }) });
+  const versions = await memory.api({ op: 'version.list', query: { memory_id: mem.body.id } });
+  return { mem: mem.body.id, ver: versions.body.data[1].id };
+}
+
+const RO_API = { status: 403, type: 'permission_error', message: 'This memory store is mounted read-only; nothing was changed.' };
+
+async function api(memory, request) {
+  const r = await memory.api(request);
+  return r.status === 200 ? 'ok' : { status: r.status, type: r.body.error.type, message: r.body.error.message };
+}
+const toolset = (memory, name, input) => memory.toolset(name, input).then(
+  () => 'ok',
+  (e) => `${e.kind}: ${e.message}`,
+);
+async function tool(memory, input) {
+  const r = await memory.execute(input);
+  return r.is_error ? r.content : 'ok';
+}
+
+/** face -> { run(memory, at, ids), readOnly: its answer on read-only `team`, readWrite: on `me` (null: not a per-store write) }. */
+export const FACES = {
+  create: {
+    run: (m, at) => tool(m, { command: 'create', path: `/memories/${at}/new.md`, file_text: 'x' }),
+    readOnly: 'Error: Cannot create /memories/team/new.md: the memory store mounted at /memories/team is read-only',
+    readWrite: 'ok',
+  },
+  rename: {
+    run: (m, at) => tool(m, { command: 'rename', old_path: `/memories/${at}/doc.md`, new_path: `/memories/${at}/moved.md` }),
+    readOnly: 'Error: Cannot rename /memories/team/doc.md: the memory store mounted at /memories/team is read-only',
+    readWrite: 'ok',
+  },
+  memory_write: {
+    run: (m, at) => toolset(m, 'memory_write', { path: `/${at}/w.md`, content: 'x' }),
+    readOnly: 'read_only: Cannot write /team/w.md: the memory store at /team is read-only; nothing was written.',
+    readWrite: 'ok',
+  },
+  'memory_write /': {
+    run: (m) => toolset(m, 'memory_write', { path: '/', content: 'x' }),
+    readOnly: 'read_only: Cannot write /: the memory store at /team is read-only; nothing was written.',
+    readWrite: null,
+  },
+  'memory.create': {
+    run: (m, at) => api(m, { mount: at, op: 'memory.create', body: '{"path":"/api.md","content":"x"}' }),
+    readOnly: RO_API,
+    readWrite: 'ok',
+  },
+  'memory.update': {
+    run: (m, at, ids) => api(m, { mount: at, op: 'memory.update', id: ids.mem, body: '{"content":"changed"}' }),
+    readOnly: RO_API,
+    readWrite: 'ok',
+  },
+  'memory.delete': {
+    run: (m, at, ids) => api(m, { mount: at, op: 'memory.delete', id: ids.mem }),
+    readOnly: RO_API,
+    readWrite: 'ok',
+  },
+  'version.redact': {
+    run: (m, at, ids) => api(m, { mount: at, op: 'version.redact', id: ids.ver, body: '{}' }),
+    readOnly: RO_API,
+    readWrite: 'ok',
+  },
+  'store.update': {
+    run: (m, at) => api(m, { mount: at, op: 'store.update', body: '{"name":"x"}' }),
+    readOnly: RO_API,
+    readWrite: 'ok',
+  },
+  // gc, expire and retain run over every store of the memory: what they report is
+  // the writable store's work alone (its one document expired, its old objects
+  // swept, its old version dropped).
+  gc: {
+    run: (m) => m.gc({ keepCommits: 0 }).then(() => m.gc({ keepCommits: 0 })).then((r) => (r.deleted > 0 ? 'swept' : 'none')),
+    readOnly: 'swept',
+    readWrite: null,
+  },
+  expire: {
+    run: (m) => m.expire({ olderThanMs: 0 }).then((r) => `removed ${r.removed}`),
+    readOnly: 'removed 1',
+    readWrite: null,
+  },
+  retain: {
+    run: (m) => m.retain({ olderThanMs: 0 }).then((r) => `dropped ${r.dropped}`),
+    readOnly: 'dropped 1',
+    readWrite: null,
+  },
+};

@@ -1,0 +1,26 @@
+// Every write path × access of tests/conformance/write-paths.mjs inside workerd:
+// two durableObjectStores of one SQLite-backed Durable Object mounted in one
+// memory, `team` read-only. The exact answers, and team's raw rows unchanged.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { FACES } from '../conformance/write-paths.mjs';
+import { client } from './client.js';
+import { start } from './mf.js';
+
+let mf;
+let c;
+before(async () => {
+  mf = start();
+  c = client(mf);
+  await mf.ready;
+});
+after(() => mf?.dispose());
+
+for (const [face, { readOnly, readWrite }] of Object.entries(FACES)) {
+  test(face, async () => {
+    const seen = await c.test('write-paths', { name: `write-paths-${face}`, face });
+    assert.ok(seen.records > 0, `${face}: the seeded store holds no records`);
+    assert.deepEqual(seen, { readOnly, unchanged: true, records: seen.records, readWrite });
+  });
+}
