@@ -187,7 +187,7 @@ describe('two memdir serve instances on one database', () => {
   const sha = (t) => createHash('sha256').update(t).digest('hex');
   const client = (s) => new Anthropic({ apiKey: KEY, baseURL: s.url, logLevel: 'off', maxRetries: 0 });
 
-  test('answer as one service: writes, races, deletes, and a SIGKILL mid-write', async () => {
+  test('answer as one service: writes, races, deletes, and a SIGKILL mid-write', async (t) => {
     const db = 'serve';
     cluster.psql(`CREATE DATABASE ${db}`);
     const args = ['--store', cluster.url(db)];
@@ -243,6 +243,10 @@ describe('two memdir serve instances on one database', () => {
       const after = [];
       for await (const x of client(a).beta.memoryStores.memories.list(store.id, { path_prefix: '/killed/', limit: 100 })) after.push(x.path);
       for (const p of before) assert.ok(after.includes(p), `${p} was acknowledged and lost`);
+      t.diagnostic(
+        `8 clients on 2 instances: ${acked.length} writes acknowledged, ${listed.length} listed; race: ${outcomes.join(' / ')}; ` +
+          `SIGKILL after ${before.length} acknowledged writes: ${after.length} present after the restart`,
+      );
 
       // The other workspace's key, on either instance, sees none of it.
       for (const s of [a, b]) {
