@@ -319,6 +319,42 @@ fn the_engine_refuses_a_write_to_a_read_only_store_whatever_face_missed_it() {
 }
 
 #[test]
+fn the_api_refuses_every_write_to_a_read_only_store_before_reading_it() {
+    // The 403 comes before any store operation: a write to a read-only store costs
+    // nothing and cannot reach the publish backstop, which would answer the same.
+    let (store, _, mem, ver) = seeded("", Access::ReadOnly);
+    let counted = common::Harness::new(store);
+    let shared = counted.shared.clone();
+    let team = Engine::new(
+        counted,
+        Config {
+            read_only: true,
+            ..Config::default()
+        },
+    );
+    let writes = [
+        json!({"op": "store.create", "body": r#"{"name":"x"}"#}),
+        json!({"op": "store.update", "body": r#"{"name":"x"}"#}),
+        json!({"op": "store.archive"}),
+        json!({"op": "store.delete"}),
+        json!({"op": "memory.create", "body": r#"{"path":"/n.md","content":"x"}"#}),
+        json!({"op": "memory.update", "id": mem, "body": r#"{"content":"x"}"#}),
+        json!({"op": "memory.delete", "id": mem}),
+        json!({"op": "version.redact", "id": ver}),
+    ];
+    for request in writes {
+        shared.reset();
+        let r = block_on(team.api(&request));
+        assert_eq!(
+            (r.status, r.body["error"]["type"].as_str()),
+            (403, Some("permission_error")),
+            "{request}"
+        );
+        assert_eq!(shared.ops.get(), 0, "{request} touched the store");
+    }
+}
+
+#[test]
 fn an_archived_store_refuses_creates_and_updates_and_allows_deletes() {
     let (engine, store) = common::api_engine(Config::default());
     let api = |request: Value| {

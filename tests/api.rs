@@ -881,11 +881,11 @@ fn a_page_token_moved_into_another_memorys_chain_is_a_bad_token() {
     assert_eq!(a.dump(), before);
 }
 
-#[test]
-fn a_commit_claiming_more_versions_than_any_store_holds_is_damage_not_a_wrap() {
+/// Puts a new head whose commit claims `versions` versions over a log of `levels`
+/// inner nodes above its one real leaf (as tall as that count needs, so every slot
+/// asked for is found and only the count is wrong).
+fn claim_versions(a: &Api, versions: u64, levels: usize) {
     use sha2::Digest;
-    let a = api();
-    a.create("/a.md", "one");
     let head = String::from_utf8(block_on(a.store.get("head")).unwrap().unwrap()).unwrap();
     let mut commit: Value = serde_json::from_slice(
         &block_on(a.store.get(&format!("commit/{head}")))
@@ -893,11 +893,8 @@ fn a_commit_claiming_more_versions_than_any_store_holds_is_damage_not_a_wrap() {
             .unwrap(),
     )
     .unwrap();
-    // A log as tall as u64::MAX versions needs (10 levels of inner nodes over the
-    // one real leaf), so that every slot it is asked for is found and only the
-    // count is wrong.
     let mut node = commit["log"].as_str().unwrap().to_string();
-    for _ in 0..10 {
+    for _ in 0..levels {
         let mut inner = b"N1\x01".to_vec();
         inner.extend((0..32).map(|i| u8::from_str_radix(&node[2 * i..2 * i + 2], 16).unwrap()));
         node = sha2::Sha256::digest(&inner)
@@ -907,7 +904,7 @@ fn a_commit_claiming_more_versions_than_any_store_holds_is_damage_not_a_wrap() {
         block_on(a.store.set(&format!("log/{node}"), &inner)).unwrap();
     }
     commit["log"] = json!(node);
-    commit["versions"] = json!(u64::MAX);
+    commit["versions"] = json!(versions);
     let bytes = commit.to_string();
     let hash: String = sha2::Sha256::digest(bytes.as_bytes())
         .iter()
@@ -915,6 +912,10 @@ fn a_commit_claiming_more_versions_than_any_store_holds_is_damage_not_a_wrap() {
         .collect();
     block_on(a.store.set(&format!("commit/{hash}"), bytes.as_bytes())).unwrap();
     block_on(a.store.set("head", hash.as_bytes())).unwrap();
+}
+
+/// A create and a tool create over the head: both refused as damage, nothing written.
+fn writes_are_refused_as_damage(a: &Api) {
     let before = a.dump();
     let r = a.call(json!({"op": "memory.create", "body": r#"{"path":"/b.md","content":"x"}"#}));
     assert_eq!(
@@ -941,4 +942,24 @@ fn a_commit_claiming_more_versions_than_any_store_holds_is_damage_not_a_wrap() {
         before,
         "nothing was written over the damaged head"
     );
+}
+
+#[test]
+fn a_commit_claiming_more_versions_than_any_store_holds_is_damage_not_a_wrap() {
+    let a = api();
+    a.create("/a.md", "one");
+    // u64::MAX versions need 10 levels of inner nodes.
+    claim_versions(&a, u64::MAX, 10);
+    writes_are_refused_as_damage(&a);
+}
+
+#[test]
+fn a_store_at_the_largest_version_count_numbers_no_further() {
+    let a = api();
+    let m = a.create("/a.md", "one");
+    a.call(json!({"op": "memory.update", "id": m["id"], "body": r#"{"content":"two"}"#}));
+    // 2^53 - 1 versions (the most a JS number holds exactly) over a log that holds
+    // every slot up to 64^9: the head reads, and the next number would be past it.
+    common::claim_versions(&a.store, 8, (1 << 53) - 1);
+    writes_are_refused_as_damage(&a);
 }

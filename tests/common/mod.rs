@@ -215,6 +215,12 @@ pub fn finishes_within(secs: u64, what: &str, f: impl FnOnce() + Send + 'static)
 /// copied across a leaf, under five inner nodes that each name one child 64 times,
 /// and a new head commit (the old one its parent) saying 64^6 versions. 6 small nodes.
 pub fn claim_64_to_the_6th_versions(store: &memdir::MemoryStore) {
+    claim_versions(store, 5, 64u64.pow(6));
+}
+
+/// As [`claim_64_to_the_6th_versions`], with `levels` inner nodes over the filled
+/// leaf and a head saying `versions` (at most 64^(levels + 1)).
+pub fn claim_versions(store: &memdir::MemoryStore, levels: usize, versions: u64) {
     use memdir::block_on;
     use memdir::versions::{LogNode, Slot};
     use sha2::{Digest, Sha256};
@@ -241,7 +247,7 @@ pub fn claim_64_to_the_6th_versions(store: &memdir::MemoryStore) {
     let mut filled: Vec<Slot> = slots.clone();
     filled.resize(64, slots[1]);
     let mut node = put("log/", &LogNode::Leaf(filled).encode());
-    for _ in 0..5 {
+    for _ in 0..levels {
         // An inner node's binary form: its tag, its count, each child's hash.
         let mut inner = b"N1\x40".to_vec();
         let child = block_on(store.get(&format!("log/{node}")))
@@ -254,7 +260,7 @@ pub fn claim_64_to_the_6th_versions(store: &memdir::MemoryStore) {
         node = put("log/", &inner);
     }
     commit["log"] = serde_json::json!(node);
-    commit["versions"] = serde_json::json!(64u64.pow(6));
+    commit["versions"] = serde_json::json!(versions);
     commit["parent"] = serde_json::json!(head);
     let c = put("commit/", commit.to_string().as_bytes());
     block_on(store.set("head", c.as_bytes())).unwrap();
