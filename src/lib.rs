@@ -44,6 +44,7 @@ pub mod secrets;
 mod shard;
 pub mod store;
 pub mod store_dir;
+pub mod sync;
 mod time;
 pub mod toolset;
 mod tree;
