@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // memdir: the Claude memory tool on a directory store, from the command line.
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { defaults, directoryStore, openMemory, oversizedInputResult, postgresStore } from '../js/node.js';
 import { formatDuration as ms, parseDuration } from '../js/api/upkeep.js';
@@ -47,6 +48,14 @@ Serving:
                            versions older than --retention D (default
                            $MEMDIR_RETENTION or ${ms(defaults().retentionMs)}; "off" keeps all) unless
                            current, then deletes what is unreachable.
+Sync (docs/sync.md):
+  sync --remote-store ID [--remote URL] [--key-file FILE]
+                           make this store and the Memory Stores API store ID at
+                           URL (default Anthropic's API) hold the same memories:
+                           edits on either side copied, edits on both merged,
+                           overlapping ones kept both between conflict markers;
+                           the key from FILE or $ANTHROPIC_API_KEY. Prints one
+                           line: pulled, pushed, merged, conflicts, unchanged
 Upkeep:
   gc [--keep N]            delete stored objects unreachable from the last N
                            commits (default ${defaults().keepCommits})
@@ -92,7 +101,7 @@ function parseArgs(argv) {
       if (i + 1 >= argv.length) throw new UsageError('--store needs a directory');
       opts.store = argv[++i];
     } else if (a.startsWith('--store=')) opts.store = a.slice(8);
-    else if (a === '--host' || a === '--port' || a === '--keys' || a === '--retention' || a === '--upkeep-every') {
+    else if (['--host', '--port', '--keys', '--retention', '--upkeep-every', '--remote', '--remote-store', '--key-file'].includes(a)) {
       if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
       opts[a.slice(2)] = argv[++i];
     } else if (a === '--no-auth') opts.noAuth = true;
@@ -339,6 +348,10 @@ async function onStore(store, opts, rest) {
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return 0;
   }
+  if (cmd === 'sync') {
+    arity(rest, 0, 0, 'sync --remote-store ID [--remote URL] [--key-file FILE]');
+    return syncCommand(memory, opts);
+  }
   const input = await shorthand(rest);
   if (!input) throw new UsageError(`unknown command "${cmd}"; memdir --help lists them`);
   const r = await memory.execute(input);
@@ -347,6 +360,33 @@ async function onStore(store, opts, rest) {
     return 1;
   }
   process.stdout.write(`${r.content}\n`);
+  return 0;
+}
+
+/** `memdir sync`: one summary line, or the sync's error (exit 1). */
+async function syncCommand(memory, opts) {
+  if (!opts['remote-store']) throw new UsageError('sync needs --remote-store ID (the remote memory store, memstore_…)');
+  let apiKey = process.env.ANTHROPIC_API_KEY;
+  if (opts['key-file']) {
+    try {
+      apiKey = readFileSync(opts['key-file'], 'utf8').trim();
+    } catch {
+      throw new UsageError('--key-file: the file cannot be read');
+    }
+  }
+  if (!apiKey) throw new UsageError('sync needs the remote\'s key: --key-file FILE or $ANTHROPIC_API_KEY');
+  const options = { apiKey, storeId: opts['remote-store'] };
+  if (opts.remote) options.baseURL = opts.remote;
+  let s;
+  try {
+    s = await memory.sync(options);
+  } catch (e) {
+    if (e instanceof TypeError) throw new UsageError(e.message);
+    if (e?.name !== 'SyncError') throw e;
+    process.stderr.write(`memdir: ${e.message}\n`);
+    return 1;
+  }
+  process.stdout.write(`${s.text}\n`);
   return 0;
 }
 

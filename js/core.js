@@ -4,6 +4,7 @@
 // this module plus its own stores; nothing here touches the wasm until it is called
 // (the entry hands its build's glue to glue.js first).
 import { glue } from './glue.js';
+import { remoteCaller, syncOptions } from './sync.js';
 
 export const COMMANDS = Object.freeze(['view', 'create', 'str_replace', 'insert', 'delete', 'rename']);
 
@@ -416,6 +417,24 @@ export class Memory {
     return this.#core.expire(olderThanMs);
   }
 
+  /**
+   * Syncs this memory's store with a store of a Memory Stores API (memdir serve,
+   * the edge example, Anthropic's API): `{baseURL, apiKey, storeId, fetch}`.
+   * Resolves `{pulled, pushed, merged, conflicts, unchanged}`; rejects with an
+   * Error named SyncError saying why it stopped (what it synced stays synced).
+   * See docs/sync.md.
+   */
+  sync(options) {
+    let checked;
+    try {
+      checked = syncOptions(options);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    if (this.#closed) return Promise.reject(withKind(new Error(CLOSED), 'closed'));
+    return this.#core.sync(remoteCaller(checked), checked.name);
+  }
+
   /** Releases the engine; pending commands finish first. */
   close(...args) {
     if (modelCalled(args[0], 'close')) return this.#handle(args[0], false);
@@ -502,3 +521,9 @@ MEMORY PROTOCOL:
 2. ... (work on the task) ...
      - As you make progress, record status / progress / thoughts etc in your memory.
 ASSUME INTERRUPTION: Your context window might be reset at any moment, so you risk losing any progress that is not recorded in your memory directory.`;
+
+/** `memory.sync(options)`: syncs `memory`'s store with a Memory Stores API store. */
+export function syncMemory(memory, options) {
+  if (!(memory instanceof Memory)) return Promise.reject(new TypeError('syncMemory expects a memory from openMemory()'));
+  return memory.sync(options);
+}

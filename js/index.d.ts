@@ -228,6 +228,8 @@ export declare class Memory {
    * that hold no live memory's current content; `gc` then deletes their bytes.
    */
   retain(options?: { olderThanMs?: number }): Promise<RetainReport>;
+  /** Syncs this memory's store (opened alone) with a Memory Stores API store (docs/sync.md). */
+  sync(options: SyncOptions): Promise<SyncSummary>;
   /**
    * Removes, in one commit, every file not written in the last `olderThanMs`
    * milliseconds and every directory with nothing written beneath it for as long.
@@ -302,3 +304,29 @@ export declare const COMMANDS: readonly ['view', 'create', 'str_replace', 'inser
 
 /** The vendor's system-prompt text for the memory tool. */
 export declare const MEMORY_SYSTEM_PROMPT: string;
+
+/** Where the remote store is: a Memory Stores API (memdir serve, the edge example, Anthropic's API). */
+export interface SyncOptions {
+  /** The API's base URL (default: Anthropic's API). */
+  baseURL?: string;
+  /** The remote's API key. */
+  apiKey: string;
+  /** The remote memory store's id (`memstore_…`). */
+  storeId: string;
+  /** The fetch to send requests with (default: globalThis.fetch). */
+  fetch?: typeof globalThis.fetch;
+}
+
+/** What a sync did, memory by memory. */
+export interface SyncSummary {
+  readonly pulled: number;
+  readonly pushed: number;
+  readonly merged: number;
+  readonly conflicts: number;
+  readonly unchanged: number;
+  /** The summary as one line (not enumerable). */
+  readonly text: string;
+}
+
+/** `memory.sync(options)`. */
+export declare function syncMemory(memory: Memory, options: SyncOptions): Promise<SyncSummary>;

@@ -89,8 +89,8 @@ pub enum Side {
 impl fmt::Display for Side {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Side::Local => "this memory store",
-            Side::Remote => "the remote memory store",
+            Side::Local => "This memory store",
+            Side::Remote => "The remote memory store",
         })
     }
 }
@@ -101,7 +101,8 @@ impl fmt::Display for Side {
 #[non_exhaustive]
 pub enum SyncError {
     Unreachable,
-    /// A write was refused (`status`, the API's error `type`).
+    /// A request was refused (`status`, the API's error `type`); `path` is the
+    /// memory written or read, empty for the list.
     Refused {
         side: Side,
         path: String,
@@ -131,9 +132,13 @@ impl fmt::Display for SyncError {
             SyncError::Unreachable => f.write_str(
                 "The remote memory store could not be reached; what was synced so far stays, run the sync again to go on.",
             ),
+            SyncError::Refused { side, path, status, kind } if path.is_empty() => write!(
+                f,
+                "{side} refused to list its memories ({status} {kind}); nothing more was synced."
+            ),
             SyncError::Refused { side, path, status, kind } => write!(
                 f,
-                "{side} refused to write {path} ({status} {kind}); the other memories were synced as far as they got."
+                "{side} refused a change to {path} ({status} {kind}); the other memories were synced as far as they got."
             ),
             SyncError::BadAnswer { side } => write!(
                 f,
@@ -260,7 +265,7 @@ impl<S: Store, R: Remote> Run<'_, S, R> {
         loop {
             let r = self.call(side, &wire::list(page.as_deref())).await?;
             if r.status != 200 {
-                return Err(self.refused(side, "/", &r));
+                return Err(self.refused(side, "", &r));
             }
             let (items, next) = wire::page(&r.body).ok_or(SyncError::BadAnswer { side })?;
             for m in items {

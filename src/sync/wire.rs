@@ -25,6 +25,13 @@ const MAX_TOKEN_BYTES: usize = 1_024;
 pub const BETA: &str = "agent-memory-2026-07-22";
 /// The API version every request names.
 pub const API_VERSION: &str = "2023-06-01";
+/// Where the remote is when a host names none: Anthropic's API.
+pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
+/// How long a host waits for one answer before it counts as none.
+pub const REQUEST_TIMEOUT_MS: u64 = 30_000;
+/// The largest answer a host reads: a page of memories or one memory of the
+/// API's largest size, escaped, with room to spare.
+pub const MAX_ANSWER_BYTES: usize = 2 * 1024 * 1024;
 
 /// A memory as a list or a write answers it.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -16,12 +16,15 @@ const BUILDS = [
   // size pass (branch h-size, with main at d267002): 773.3 KiB raw, 326.5 KiB gzipped.
   // Version retention (issue 21, 2026-11-25) took it to 788.0 KiB raw, 332.8 KiB
   // gzipped: a browser's store keeps versions too, so it carries `retain`; the
-  // server-only routes it carries are issue 23's to split out.
-  { name: 'browser', dir: '../../dist/', ceilingKib: 340, targetKib: 150, indexedDb: true },
+  // server-only routes it carries are issue 23's to split out. Sync (2026-11-25):
+  // 905.1 KiB raw, 376.7 KiB gzipped (diffy's merge about 9 KiB of that): a page
+  // syncs its memory, so the browser build carries it.
+  { name: 'browser', dir: '../../dist/', ceilingKib: 385, targetKib: 150, indexedDb: true },
   // Measured 2026-11-22 at the split: 856.5 KiB raw, 331.3 KiB gzipped; after the
   // size pass (branch h-size, with main at d267002): 744.4 KiB raw, 314.1 KiB gzipped.
-  // Version retention: 759.3 KiB raw, 319.9 KiB gzipped.
-  { name: 'Node/workerd/default', dir: '../../dist/node/', ceilingKib: 330, targetKib: 130, indexedDb: false },
+  // Version retention: 759.3 KiB raw, 319.9 KiB gzipped. Sync: 876.5 KiB raw,
+  // 364.5 KiB gzipped.
+  { name: 'Node/workerd/default', dir: '../../dist/node/', ceilingKib: 375, targetKib: 130, indexedDb: false },
 ];
 
 /** The build's wasm, gzipped as build.mjs reports it (level 9). */

@@ -18,6 +18,7 @@ mod idb;
 mod js_store;
 mod memory;
 mod store_dir;
+mod sync;
 
 use alloc::boxed::Box;
 use alloc::string::String;

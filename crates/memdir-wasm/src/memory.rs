@@ -262,6 +262,50 @@ impl Memory {
         })
     }
 
+    /// Syncs this memory's store with a Memory Stores API store named `name` (see
+    /// `memdir::sync`): `call` takes one request as JSON text and resolves the JSON
+    /// text of `{status, body}`. Resolves `{pulled, pushed, merged, conflicts,
+    /// unchanged}` (and `text`, not enumerable: the summary line), or rejects with an `Error` named `SyncError` saying why it
+    /// stopped (what was synced so far stays).
+    pub fn sync(&self, call: Function, name: String) -> Promise {
+        let mounted = Rc::clone(&self.mounted);
+        promise(async move {
+            let engine = mounted.engine("").ok_or_else(|| {
+                JsValue::from(js_sys::Error::new(
+                    "sync works on one store: open that store alone (without mounts) to sync it",
+                ))
+            })?;
+            let s = engine
+                .sync(&crate::sync::JsRemote(call), &name)
+                .await
+                .map_err(|e| {
+                    let err = js_sys::Error::new(&alloc::string::ToString::to_string(&e));
+                    err.set_name("SyncError");
+                    JsValue::from(err)
+                })?;
+            let out = Object::new();
+            for (k, v) in [
+                ("pulled", s.pulled),
+                ("pushed", s.pushed),
+                ("merged", s.merged),
+                ("conflicts", s.conflicts),
+                ("unchanged", s.unchanged),
+            ] {
+                Reflect::set(&out, &JsValue::from_str(k), &JsValue::from_f64(v as f64))?;
+            }
+            // The one-line summary the CLI prints, as the engine words it; not
+            // enumerable, so the object compares as its five counts.
+            let text = Object::new();
+            Reflect::set(
+                &text,
+                &JsValue::from_str("value"),
+                &JsValue::from_str(&alloc::string::ToString::to_string(&s)),
+            )?;
+            Object::define_property(&out, &JsValue::from_str("text"), &text);
+            Ok(out.into())
+        })
+    }
+
     /// The memory-store toolset (`memdir::toolset`): tool `name` on `input` (JSON
     /// text), over every store of this memory (`/<mount>/…` paths when several are
     /// mounted). Resolves the text, or rejects with an `Error` whose message is the

@@ -17,6 +17,7 @@ import {
   memoryStoreTools,
   newStoreId,
   openMemory,
+  syncMemory,
 } from 'memdir';
 
 export async function example(client: Anthropic): Promise<void> {
@@ -85,3 +86,13 @@ export const loopback = apiHandler({ catalog: onDisk, noAuth: true, hosts: ['127
 // @ts-expect-error noAuth needs the hosts
 export const hostless = apiHandler({ catalog: onDisk, noAuth: true });
 export const unusable: Error = new UnusableStore('damaged');
+
+// Sync with a Memory Stores API store.
+async function syncTypes(memory: Memory) {
+  const s = await syncMemory(memory, { baseURL: 'http://127.0.0.1:8787', apiKey: 'k', storeId: 'memstore_x' });
+  const n: number = s.pulled + s.pushed + s.merged + s.conflicts + s.unchanged;
+  const line: string = (await memory.sync({ apiKey: 'k', storeId: 'memstore_x' })).text;
+  void n;
+  void line;
+}
+void syncTypes;

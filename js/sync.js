@@ -1,0 +1,86 @@
+// Sync's carrier: each request the engine makes (memdir::sync) goes out as one
+// HTTP request of the Memory Stores API, spelled by the engine (glue.syncHttp),
+// and its answer comes back as {status, body}. The engine decides everything
+// else; here are only fetch, the key, a timeout and a size bound on answers.
+import { glue } from './glue.js';
+
+let defaultsCache;
+/** `{baseUrl, timeoutMs, maxAnswerBytes}`, from the engine. */
+export function syncDefaults() {
+  defaultsCache ??= Object.freeze(JSON.parse(glue.syncDefaults()));
+  return defaultsCache;
+}
+
+const STORE_ID = /^memstore_[A-Za-z0-9_]{1,120}$/;
+
+/**
+ * The checked options of a sync and the name its record is kept under:
+ * `{baseURL, apiKey, storeId, fetch}`.
+ */
+export function syncOptions(options) {
+  const { baseURL = syncDefaults().baseUrl, apiKey, storeId, fetch: fetchFn = globalThis.fetch } = options ?? {};
+  let base;
+  try {
+    base = new URL(baseURL);
+  } catch {
+    throw new TypeError('sync: baseURL must be an http or https URL');
+  }
+  if (base.protocol !== 'http:' && base.protocol !== 'https:') throw new TypeError('sync: baseURL must be an http or https URL');
+  if (typeof apiKey !== 'string' || apiKey.length === 0 || apiKey.length > 1024 || /[\r\n]/.test(apiKey)) {
+    throw new TypeError('sync: apiKey must be the remote\'s API key (a non-empty string)');
+  }
+  if (typeof storeId !== 'string' || !STORE_ID.test(storeId)) throw new TypeError('sync: storeId must be a memory store id (memstore_…)');
+  if (typeof fetchFn !== 'function') throw new TypeError('sync: fetch must be a function (globalThis.fetch is missing)');
+  const root = base.href.replace(/\/+$/, '');
+  return { root, apiKey, storeId, fetch: fetchFn, name: `${root} ${storeId}` };
+}
+
+/**
+ * The engine's remote: one request (JSON text) to the JSON text of {status, body};
+ * rejects when no answer came (network failure, timeout, an answer over the bound
+ * or not JSON), which stops the sync with what it had done kept.
+ */
+export function remoteCaller({ root, apiKey, storeId, fetch: fetchFn }) {
+  const { timeoutMs, maxAnswerBytes } = syncDefaults();
+  return async (requestText) => {
+    const http = JSON.parse(glue.syncHttp(requestText, storeId));
+    const headers = { ...http.headers, 'x-api-key': apiKey };
+    if (http.body !== null) headers['content-type'] = 'application/json';
+    const response = await fetchFn(`${root}${http.target}`, {
+      method: http.method,
+      headers,
+      body: http.body ?? undefined,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await readBounded(response, maxAnswerBytes);
+    const body = text.length === 0 ? null : JSON.parse(text);
+    return JSON.stringify({ status: response.status, body });
+  };
+}
+
+/** The answer's text, refusing one past `max` bytes without reading it all. */
+async function readBounded(response, max) {
+  const declared = Number(response.headers.get('content-length'));
+  if (Number.isFinite(declared) && declared > max) throw new Error('answer too large');
+  if (!response.body) return '';
+  const reader = response.body.getReader();
+  const parts = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > max) {
+      await reader.cancel();
+      throw new Error('answer too large');
+    }
+    parts.push(value);
+  }
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.byteLength;
+  }
+  return new TextDecoder('utf-8', { fatal: true }).decode(all);
+}
