@@ -6,7 +6,8 @@
 # kvStore, every tampered store on durableObjectStore, every write path × access over
 # two durableObjectStores mounted in one memory, and the example bundled by
 # wrangler (deploy --dry-run) and served; and the Memory Stores API of the example
-# (one Durable Object per store) driven by the official SDK client.
+# (one Durable Object per store) driven by the official SDK client, and two Node
+# devices syncing through it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"

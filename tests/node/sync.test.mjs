@@ -138,3 +138,31 @@ test('the CLI syncs a store directory: one line, the key from a file or the envi
     stderr: 'memdir: The remote memory store refused to list its memories (401 authentication_error); nothing more was synced.\n',
   });
 });
+
+test('a sync of 2,000 memories with nothing changed reads one list and writes nothing', async (t) => {
+  const store = await client.beta.memoryStores.create({ name: 'Large' });
+  const options = { baseURL: server.url, apiKey: KEY, storeId: store.id };
+  const m = await device();
+  await m.import(Array.from({ length: 2000 }, (_, i) => ({ path: `/memories/n/${i}.md`, content: `note ${i}\n` })));
+  const first = await m.sync(options);
+  assert.deepEqual(first, { pulled: 0, pushed: 2000, merged: 0, conflicts: 0, unchanged: 0 });
+  let requests = 0;
+  let bytes = 0;
+  const methods = new Set();
+  const counting = async (url, init) => {
+    requests += 1;
+    methods.add(init.method);
+    bytes += String(url).length + (init.body?.length ?? 0);
+    const r = await fetch(url, init);
+    const body = await r.arrayBuffer();
+    bytes += body.byteLength;
+    return new Response(body, { status: r.status, headers: r.headers });
+  };
+  const before = (await client.beta.memoryStores.memoryVersions.list(store.id, { limit: 1 })).data[0].id;
+  assert.deepEqual(await m.sync({ ...options, fetch: counting }), { pulled: 0, pushed: 0, merged: 0, conflicts: 0, unchanged: 2000 });
+  assert.equal(requests, 20);
+  assert.deepEqual([...methods], ['GET']);
+  assert.equal((await client.beta.memoryStores.memoryVersions.list(store.id, { limit: 1 })).data[0].id, before);
+  t.diagnostic(`no-change sync of 2,000 memories: ${requests} requests, all GET, ${(bytes / 1024).toFixed(1)} KiB moved`);
+  m.close();
+});

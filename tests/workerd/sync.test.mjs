@@ -1,0 +1,45 @@
+// Sync against the edge example's Memory Stores API in workerd: two Node devices
+// (directory stores) keep one memory through it. The same calls as against memdir
+// serve, so the remote may be any implementation of the documented API.
+import assert from 'node:assert/strict';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import Anthropic from '@anthropic-ai/sdk';
+import { directoryStore, openMemory, syncMemory } from '../../js/node.js';
+import { API_KEYS, start } from './mf.js';
+
+let mf;
+let baseURL;
+before(async () => {
+  mf = start();
+  baseURL = (await mf.ready).origin;
+});
+after(() => mf?.dispose());
+
+const device = () => openMemory({ store: directoryStore(mkdtempSync(join(tmpdir(), 'memdir-sync-edge-'))) });
+const read = async (memory) => {
+  const r = await memory.api({ op: 'memory.list', query: { view: 'full', limit: '20' } });
+  return Object.fromEntries(r.body.data.map((m) => [m.path, m.content]));
+};
+
+test('two devices sync through the edge service: copy, merge, then nothing to do', async () => {
+  const client = new Anthropic({ apiKey: API_KEYS[0], baseURL, maxRetries: 0 });
+  const store = await client.beta.memoryStores.create({ name: 'Edge sync' });
+  const options = { baseURL, apiKey: API_KEYS[0], storeId: store.id };
+  const [a, b] = [await device(), await device()];
+  await a.execute({ command: 'create', path: '/memories/todo.md', file_text: 'buy\ncook\neat\n' });
+  assert.deepEqual(await syncMemory(a, options), { pulled: 0, pushed: 1, merged: 0, conflicts: 0, unchanged: 0 });
+  assert.deepEqual(await syncMemory(b, options), { pulled: 1, pushed: 0, merged: 0, conflicts: 0, unchanged: 0 });
+  await a.execute({ command: 'str_replace', path: '/memories/todo.md', old_str: 'buy', new_str: 'buy bread' });
+  await b.execute({ command: 'str_replace', path: '/memories/todo.md', old_str: 'eat', new_str: 'eat early' });
+  await syncMemory(a, options);
+  assert.deepEqual(await syncMemory(b, options), { pulled: 0, pushed: 0, merged: 1, conflicts: 0, unchanged: 0 });
+  assert.deepEqual(await syncMemory(a, options), { pulled: 1, pushed: 0, merged: 0, conflicts: 0, unchanged: 0 });
+  assert.deepEqual(await read(a), { '/todo.md': 'buy bread\ncook\neat early\n' });
+  assert.deepEqual(await read(b), await read(a));
+  assert.deepEqual(await syncMemory(b, options), { pulled: 0, pushed: 0, merged: 0, conflicts: 0, unchanged: 1 });
+  a.close();
+  b.close();
+});
