@@ -36,7 +36,7 @@ Serving:
   mcp                      an MCP server on stdin and stdout (the memory tool as
                            the tool "memory", the listing as memdir://memories)
   serve [--host H] [--port N] [--keys FILE | --no-auth] [--retention D]
-        [--upkeep-every D]
+        [--upkeep-every D] [--allow-origin ORIGIN]...
                            the Memory Stores API (docs/memory-stores.md) over HTTP,
                            each store a directory store under DIR (default here:
                            ./memory-stores) or in a postgres:// database, on
@@ -47,7 +47,9 @@ Serving:
                            --upkeep-every D (default ${ms(defaults().upkeepIntervalMs)}) each store drops
                            versions older than --retention D (default
                            $MEMDIR_RETENTION or ${ms(defaults().retentionMs)}; "off" keeps all) unless
-                           current, then deletes what is unreachable.
+                           current, then deletes what is unreachable. Pages of an
+                           --allow-origin (or $MEMDIR_ALLOW_ORIGINS, comma
+                           separated; "*" for any) may call it with a key.
 Sync (docs/sync.md):
   sync --remote-store ID [--remote URL] [--key-file FILE]
                            make this store and the Memory Stores API store ID at
@@ -104,6 +106,9 @@ function parseArgs(argv) {
     else if (['--host', '--port', '--keys', '--retention', '--upkeep-every', '--remote', '--remote-store', '--key-file'].includes(a)) {
       if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
       opts[a.slice(2)] = argv[++i];
+    } else if (a === '--allow-origin') {
+      if (i + 1 >= argv.length) throw new UsageError('--allow-origin needs an origin');
+      (opts.allowOrigin ??= []).push(argv[++i]);
     } else if (a === '--no-auth') opts.noAuth = true;
     else if (a === '-h' || a === '--help') opts.help = true;
     else if (a === '--version') opts.version = true;
@@ -224,7 +229,8 @@ async function serveCommand(opts) {
     const keys = opts.noAuth ? [] : await readKeys(process.env, opts.keys);
     const retentionMs = duration('--retention', opts.retention ?? process.env.MEMDIR_RETENTION ?? ms(defaults().retentionMs), { off: true });
     const upkeepMs = duration('--upkeep-every', opts['upkeep-every'] ?? ms(defaults().upkeepIntervalMs));
-    server = await serve({ store: opts.store ?? './memory-stores', host: opts.host, port, keys, noAuth: opts.noAuth, retentionMs, upkeepMs });
+    const allowOrigins = [...(opts.allowOrigin ?? []), ...(process.env.MEMDIR_ALLOW_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean)];
+    server = await serve({ store: opts.store ?? './memory-stores', host: opts.host, port, keys, noAuth: opts.noAuth, allowOrigins, retentionMs, upkeepMs });
   } catch (e) {
     if (e instanceof ServeUsageError) throw new UsageError(`serve: ${e.message}`);
     if (e?.code === 'EADDRINUSE' || e?.code === 'EACCES' || e?.code === 'EADDRNOTAVAIL') {
@@ -273,7 +279,7 @@ async function main(argv) {
   }
   if (rest.length === 0) throw new UsageError('no command given; memdir --help lists them');
   if (rest[0] === 'serve') {
-    arity(rest, 0, 0, 'serve [--store DIR] [--host H] [--port N] [--keys FILE | --no-auth] [--retention D] [--upkeep-every D]');
+    arity(rest, 0, 0, 'serve [--store DIR] [--host H] [--port N] [--keys FILE | --no-auth] [--retention D] [--upkeep-every D] [--allow-origin ORIGIN]');
     return serveCommand(opts);
   }
   // Not ./memory: that is the SDK's own folder, which import-dir reads from.

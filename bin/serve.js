@@ -176,13 +176,16 @@ async function mcpAnswerer(log) {
 
 /**
  * Starts the server; resolves {url, close}. opts: {store, host, port, keys, noAuth,
- * retentionMs (null: keep every version; default defaults().retentionMs), upkeepMs
+ * allowOrigins (pages that may call with a key: CORS), retentionMs (null: keep every version; default defaults().retentionMs), upkeepMs
  * (how often every store gets its retention pass and gc; default
  * defaults().upkeepIntervalMs)}.
  */
-export async function serve({ store, host, port, keys, noAuth, retentionMs = defaults().retentionMs, upkeepMs = defaults().upkeepIntervalMs }) {
+export async function serve({ store, host, port, keys, noAuth, allowOrigins = [], retentionMs = defaults().retentionMs, upkeepMs = defaults().upkeepIntervalMs }) {
   if (noAuth && !isLoopback(host)) {
     throw new ServeUsageError(`--no-auth serves without keys, so only on loopback; ${host} is not (use 127.0.0.1 or ::1)`);
+  }
+  if (noAuth && allowOrigins.length > 0) {
+    throw new ServeUsageError('--allow-origin lets pages call with a key; --no-auth has none, and no page may reach it');
   }
   if (!noAuth && keys.length === 0) {
     throw new ServeUsageError('no API key: set MEMDIR_API_KEYS (comma separated) or pass --keys FILE (one key a line); --no-auth serves loopback without keys');
@@ -251,7 +254,15 @@ export async function serve({ store, host, port, keys, noAuth, retentionMs = def
   const hosts = [...new Set([host, addr.address, 'localhost'])].flatMap((h) =>
     addr.port === 80 ? [`${bracket(h)}:80`, bracket(h)] : [`${bracket(h)}:${addr.port}`],
   );
-  handle = apiHandler({ catalog, keys, noAuth, hosts: noAuth ? hosts : undefined, log, mcp: await mcpAnswerer(log) });
+  try {
+    handle = apiHandler({ catalog, keys, noAuth, hosts: noAuth ? hosts : undefined, allowOrigins, log, mcp: await mcpAnswerer(log) });
+  } catch (e) {
+    server.close();
+    if (e instanceof TypeError && e.message.startsWith('apiHandler: allowOrigins')) {
+      throw new ServeUsageError(e.message.replace('apiHandler: allowOrigins', '--allow-origin'));
+    }
+    throw e;
+  }
   // Every workspace a key can reach has its stores kept up; gc waits a whole
   // interval before deleting, so instances on one database never race a write.
   const workspaces = [...new Set(keys.map((k) => k.workspace ?? DEFAULT_WORKSPACE))].filter((w) => w !== DEFAULT_WORKSPACE);

@@ -30,7 +30,7 @@ export declare class UnusableStore extends Error {
  * other origin, with JSON bodies. `log` is given a line for the operator.
  */
 export declare function apiHandler(
-  options: { catalog: StoreCatalog; log?: (line: string) => void; /** ms before a request is answered 504 (default: defaults().apiDeadlineMs) */ deadlineMs?: number } & ({ keys: Array<string | ApiKey>; noAuth?: false } | { noAuth: true; hosts: string[] }),
+  options: { catalog: StoreCatalog; log?: (line: string) => void; /** ms before a request is answered 504 (default: defaults().apiDeadlineMs) */ deadlineMs?: number } & ({ keys: Array<string | ApiKey>; noAuth?: false; /** origins of pages allowed to call with a key (CORS), or "*" */ allowOrigins?: string[] } | { noAuth: true; hosts: string[] }),
 ): (request: Request) => Promise<Response>;
 /** `KEY` or `KEY=WORKSPACE` as {key, workspace} (workspace "default" when none). */
 export declare function keyEntry(text: string): ApiKey;

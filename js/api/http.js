@@ -238,7 +238,7 @@ export function keysFrom(list) {
  * - log: called with a line for the operator (a store skipped, a 500's cause);
  *   nothing it is given reaches a client.
  */
-export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: logger, deadlineMs = core.defaults().apiDeadlineMs, mcp } = {}) {
+export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: logger, deadlineMs = core.defaults().apiDeadlineMs, mcp, allowOrigins = [] } = {}) {
   if (!catalog || typeof catalog.open !== 'function') throw new TypeError('apiHandler needs a catalog');
   if (!noAuth && (!Array.isArray(keys) || keys.length === 0)) throw new TypeError('apiHandler needs at least one API key, or noAuth');
   if (noAuth && (!Array.isArray(hosts) || hosts.length === 0 || hosts.some((h) => typeof h !== 'string' || h === ''))) {
@@ -259,6 +259,13 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
     return catalogs.get(workspace);
   };
   const loopbackHosts = new Set((hosts ?? []).map((h) => h.toLowerCase()));
+  if (!Array.isArray(allowOrigins) || allowOrigins.some((o) => o !== '*' && !isOrigin(o))) {
+    throw new TypeError('apiHandler: allowOrigins must be origins (scheme://host[:port]) or "*"');
+  }
+  // Keys authenticate a page's requests as they do any other; without keys, a page
+  // must never reach the server (see loopbackRefusal).
+  if (noAuth && allowOrigins.length > 0) throw new TypeError('apiHandler: allowOrigins needs API keys, not noAuth');
+  const origins = new Set(allowOrigins);
   const log = (line) => {
     try {
       logger?.(line);
@@ -384,7 +391,24 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
     return { response: await mcp(store, again) };
   }
 
+  /** The origin of a page allowed to call with a key (CORS), or null. */
+  function allowedOrigin(request) {
+    const origin = request.headers.get('origin');
+    return origin !== null && (origins.has('*') || origins.has(origin)) ? origin : null;
+  }
+
   return async function handle(request) {
+    const origin = allowedOrigin(request);
+    if (origin === null) return respond(request);
+    if (request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) {
+      return new Response(null, { status: 204, headers: { ...corsHeaders(origin), ...PREFLIGHT } });
+    }
+    const response = await respond(request);
+    for (const [k, v] of Object.entries(corsHeaders(origin))) response.headers.set(k, v);
+    return response;
+  };
+
+  async function respond(request) {
     if (mcp && new URL(request.url).pathname === '/mcp') {
       let answer;
       try {
@@ -412,8 +436,27 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
       clearTimeout(timer);
     }
     return toResponse(answer);
-  };
+  }
 }
+
+/** Whether `text` is exactly an origin: `http(s)://host[:port]`, nothing after. */
+function isOrigin(text) {
+  try {
+    const u = new URL(text);
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === text;
+  } catch {
+    return false;
+  }
+}
+
+/** What a browser needs to hand an allowed page the answer. */
+const corsHeaders = (origin) => ({ 'access-control-allow-origin': origin, 'access-control-expose-headers': 'request-id', vary: 'Origin' });
+/** A preflight's answer: the methods and headers the API's clients send. */
+const PREFLIGHT = {
+  'access-control-allow-methods': 'GET, POST, DELETE',
+  'access-control-allow-headers': 'x-api-key, authorization, anthropic-version, anthropic-beta, anthropic-workspace-id, content-type',
+  'access-control-max-age': '600',
+};
 
 /** An answer `{status, headers?, body}` as the HTTP response every route gives. */
 function toResponse(answer) {

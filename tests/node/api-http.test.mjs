@@ -315,4 +315,42 @@ describe('the Memory Stores API fetch handler', () => {
     assert.match(r.headers.get('request-id'), /^req_[0-9a-f]{24}$/);
     assert.throws(() => apiHandler({ catalog: recordingCatalog(), keys: [KEY], deadlineMs: 0 }), { message: 'apiHandler: deadlineMs must be a positive integer' });
   });
+  test('pages of an allowed origin may call with a key (CORS); others get no CORS headers', async () => {
+    const handle = apiHandler({ catalog: recordingCatalog(), keys: [KEY], allowOrigins: ['http://127.0.0.1:8080'] });
+    const page = 'http://127.0.0.1:8080';
+    const preflight = await handle(
+      new Request(`${BASE}/v1/memory_stores/memstore_a/memories`, {
+        method: 'OPTIONS',
+        headers: { origin: page, 'access-control-request-method': 'POST', 'access-control-request-headers': 'x-api-key, content-type' },
+      }),
+    );
+    assert.equal(preflight.status, 204);
+    assert.deepEqual(
+      Object.fromEntries([...preflight.headers].filter(([k]) => k.startsWith('access-control-') || k === 'vary')),
+      {
+        'access-control-allow-headers': 'x-api-key, authorization, anthropic-version, anthropic-beta, anthropic-workspace-id, content-type',
+        'access-control-allow-methods': 'GET, POST, DELETE',
+        'access-control-allow-origin': page,
+        'access-control-expose-headers': 'request-id',
+        'access-control-max-age': '600',
+        vary: 'Origin',
+      },
+    );
+    const allowed = await call(handle, 'GET', '/v1/memory_stores/memstore_a', { headers: { origin: page } });
+    assert.equal(allowed.status, 200);
+    assert.equal(allowed.headers.get('access-control-allow-origin'), page);
+    // The key still decides: a page without one gets the 401, readable by it.
+    const keyless = await call(handle, 'GET', '/v1/memory_stores/memstore_a', { key: null, headers: { origin: page } });
+    assert.deepEqual([keyless.status, keyless.headers.get('access-control-allow-origin')], [401, page]);
+    const other = await call(handle, 'GET', '/v1/memory_stores/memstore_a', { headers: { origin: 'http://evil.example' } });
+    assert.equal(other.headers.get('access-control-allow-origin'), null);
+    const otherPreflight = await handle(new Request(`${BASE}/v1/memory_stores`, { method: 'OPTIONS', headers: { origin: 'http://evil.example', 'access-control-request-method': 'POST' } }));
+    assert.equal(otherPreflight.headers.get('access-control-allow-origin'), null);
+    assert.throws(() => apiHandler({ catalog: recordingCatalog(), keys: [KEY], allowOrigins: ['http://x/path'] }), {
+      message: 'apiHandler: allowOrigins must be origins (scheme://host[:port]) or "*"',
+    });
+    assert.throws(() => apiHandler({ catalog: recordingCatalog(), noAuth: true, hosts: ['127.0.0.1:1'], allowOrigins: ['*'] }), {
+      message: 'apiHandler: allowOrigins needs API keys, not noAuth',
+    });
+  });
 });
