@@ -6,6 +6,7 @@
 import { createConsole } from './console.js';
 import { ask } from './dialogs.js';
 import { createHistory } from './history.js';
+import { createSync } from './sync.js';
 import { renderTree } from './tree.js';
 import {
   basename,
@@ -594,6 +595,16 @@ async function start() {
     selection: () => state.selected,
   });
 
+  createSync({
+    memory,
+    name: memoryName,
+    button: $('sync'),
+    note: (text, isError) => consoleUi.note('sync', text, isError),
+    changed: () => {
+      channel?.postMessage('changed');
+      return refresh();
+    },
+  });
   $('new-file').onclick = () => newFile(ROOT);
   $('refresh').onclick = () => refresh();
   $('export').onclick = exportJson;

@@ -8,7 +8,8 @@
 #     memory explorer (www/) and a file's history in it (restore, redact, then a raw
 #     read of all of IndexedDB), two IndexedDB stores mounted in one memory (one
 #     read-only, its database read raw before and after; then every write path ×
-#     access of tests/conformance/write-paths.mjs), and the browser agent (the
+#     access of tests/conformance/write-paths.mjs), two pages syncing their
+#     memories through memdir serve from the Sync dialog, and the browser agent (the
 #     official SDK in the page against a loopback fake Messages API); screenshots go
 #     to target/browser-test/.
 set -euo pipefail
