@@ -23,13 +23,10 @@ use crate::store::Store;
 use crate::tree::{BLOB, COMMIT, Child, Commit, HEAD, Hash, Node, Stored, TREE};
 use crate::versions::{LOG, LogHead, LogNode, MAX_VERSIONS, RECORD, Record};
 
-/// Budgets, in bytes of the stored form (a decoded node takes a few times its
-/// encoding; a commit entry is two hashes). A cache over budget starts again empty.
-pub const NODE_CACHE_MAX_BYTES: usize = 4 << 20;
-pub const BLOB_CACHE_MAX_BYTES: usize = 16 << 20;
-const COMMIT_CACHE_MAX: usize = 8192;
-pub const LOG_CACHE_MAX_BYTES: usize = 4 << 20;
-pub const RECORD_CACHE_MAX_BYTES: usize = 4 << 20;
+use crate::config::COMMIT_CACHE_MAX;
+pub use crate::config::{
+    BLOB_CACHE_MAX_BYTES, LOG_CACHE_MAX_BYTES, NODE_CACHE_MAX_BYTES, RECORD_CACHE_MAX_BYTES,
+};
 
 /// What the head said when it was read.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -11,8 +11,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 pub const ROOT: &str = "/memories";
-pub const MAX_PATH_BYTES: usize = 1024;
-pub const MAX_NAME_BYTES: usize = 255;
+pub use crate::config::{MAX_NAME_BYTES, MAX_PATH_BYTES};
 
 /// A path that passed every rule: `/memories` or `/memories/<name>(/<name>)*`.
 ///

@@ -174,8 +174,7 @@ pub(crate) fn snippet(content: &str, first: usize, extra_lines: usize) -> String
     out
 }
 
-/// The most lines a file view shows (the vendor's limit, named in its refusal).
-const MAX_VIEW_LINES: usize = 999_999;
+use crate::config::MAX_VIEW_LINES;
 
 pub(crate) fn view_file(
     path: &ValidPath,

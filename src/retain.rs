@@ -23,9 +23,7 @@ use crate::publish::Attempt;
 use crate::store::Store;
 use crate::versions::{DROPPED, Op, Slot};
 
-/// Most slots one retention pass reads: a pass is bounded by this, never by a
-/// count the store claims.
-pub const MAX_RETAIN_SCAN: u64 = 10_000;
+pub use crate::config::MAX_RETAIN_SCAN;
 
 /// What a retention pass did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]

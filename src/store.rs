@@ -104,16 +104,7 @@ pub trait Store {
     }
 }
 
-/// Largest value a store may hand back. memdir writes far smaller ones (a blob is
-/// at most the per-file limit, a node at most 128 entries); an adapter refuses a
-/// larger value as a failure before copying it (into wasm memory, where an
-/// allocation failure would abort the instance).
-pub const MAX_VALUE_BYTES: usize = 64 << 20;
-
-/// Most pages [`list_all`] reads before it calls the listing broken: a store of a
-/// million pages is beyond anything memdir writes, so more means a cursor that never
-/// ends.
-pub const MAX_LIST_PAGES: usize = 1_000_000;
+pub use crate::config::{MAX_LIST_PAGES, MAX_VALUE_BYTES};
 
 /// Every key starting with `prefix`, ascending, through all pages. A page that
 /// does not move the cursor forward, or an empty page with a cursor, is a broken

@@ -42,16 +42,11 @@ impl Hash {
 
     /// The hex on the stack: what encoders write without allocating a string per hash.
     pub fn hex_str(&self) -> Hex {
-        // A table loop, not the hex crate's encoder: every write hex-encodes a few
-        // hundred hashes, and the crate's iterator chain profiled at 5% of a command.
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut buf = [0u8; 64];
-        for (pair, b) in buf.chunks_exact_mut(2).zip(self.0) {
-            if let [hi, lo] = pair {
-                *hi = DIGITS.get(usize::from(b >> 4)).copied().unwrap_or(b'0');
-                *lo = DIGITS.get(usize::from(b & 15)).copied().unwrap_or(b'0');
-            }
-        }
+        // The hex crate's slice encoder (a table loop, no allocation): every write
+        // hex-encodes a few hundred hashes. 32 bytes always fit 64 digits, so it
+        // cannot fail.
+        let mut buf = [b'0'; 64];
+        let _ = hex::encode_to_slice(self.0, &mut buf);
         Hex(buf)
     }
 
@@ -134,12 +129,7 @@ pub const LEAF_MAX: usize = 128;
 pub const FANOUT: u8 = 16;
 /// Deepest branch: SHA-256 has 64 nibbles.
 pub const MAX_BRANCH_DEPTH: u8 = 63;
-/// Deepest nesting of directories a walk follows: a path of at most 1,024 bytes
-/// holds at most 507 names beneath `/memories`, so deeper is damage.
-pub const MAX_NESTING: usize = 512;
-/// Largest size a stored entry may claim: what a JavaScript number holds exactly,
-/// so a tampered size can neither wrap a sum nor lose digits on its way to JS.
-pub const MAX_STORED_SIZE: u64 = (1 << 53) - 1;
+pub use crate::config::{MAX_NESTING, MAX_STORED_SIZE};
 
 /// A directory's entries, however it is stored. Children are kept in byte order of
 /// their names, which is also the order views list them in.

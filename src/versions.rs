@@ -43,8 +43,7 @@ pub const MAX_VERSIONS: u64 = (1 << 53) - 1;
 /// What a dropped version's slot names as its record, and a pruned part of the log
 /// is in its parent: no object hashes to all zeros, so it names none.
 pub const DROPPED: Hash = Hash([0; 32]);
-/// Longest actor id memdir records.
-pub const MAX_ACTOR_ID_CHARS: usize = 256;
+pub use crate::config::MAX_ACTOR_ID_CHARS;
 
 /// What a version records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

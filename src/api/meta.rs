@@ -12,11 +12,10 @@ use super::error::{ApiError, invalid};
 use super::rules;
 use crate::time::format_ms;
 
-pub const MAX_NAME_CHARS: usize = 255;
-pub const MAX_DESCRIPTION_CHARS: usize = 1024;
-pub const MAX_METADATA_PAIRS: usize = 16;
-pub const MAX_METADATA_KEY_CHARS: usize = 64;
-pub const MAX_METADATA_VALUE_CHARS: usize = 512;
+pub use crate::config::{
+    MAX_DESCRIPTION_CHARS, MAX_METADATA_KEY_CHARS, MAX_METADATA_PAIRS, MAX_METADATA_VALUE_CHARS,
+    MAX_NAME_CHARS,
+};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

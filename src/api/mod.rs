@@ -35,13 +35,7 @@ pub use search::{MAX_LINES_PER_MEMORY, MAX_QUERY_CHARS, MAX_SEARCH_BYTES};
 pub use stores::list_stores;
 pub use versions::MAX_VERSION_SCAN;
 
-/// Largest request body, in bytes: content of the per-file limit, JSON-escaped, fits.
-pub const MAX_API_BODY_BYTES: usize = 1 << 20;
-
-/// How long a server lets one API request run before it answers 504 and goes on
-/// with the others (the work is bounded by what a store holds; this bounds a slow
-/// or stalled store).
-pub const API_DEADLINE_MS: u64 = 30_000;
+pub use crate::config::{API_DEADLINE_MS, MAX_API_BODY_BYTES};
 
 pub(crate) type Outcome = Result<Value, ApiError>;
 

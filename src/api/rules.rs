@@ -7,10 +7,7 @@ use alloc::string::String;
 use super::error::{ApiError, invalid};
 use crate::path::{self, ValidPath};
 
-/// Most segments a store path may have (the SDK's rule).
-pub const MAX_SEGMENTS: usize = 20;
-/// Longest store path in UTF-8 bytes.
-pub const MAX_STORE_PATH_BYTES: usize = 1024;
+pub use crate::config::{MAX_SEGMENTS, MAX_STORE_PATH_BYTES};
 /// How store ids begin, and how many random characters follow.
 pub const STORE_PREFIX: &str = "memstore_";
 pub const STORE_ID_CHARS: usize = 24;

@@ -22,9 +22,7 @@ use crate::store::Store;
 use crate::tree::{BLOB, Child, Hash, Kind, MAX_NESTING};
 use crate::versions::{Actor, DROPPED, LogNode, Op, RECORD, Record, Slot, height};
 
-/// Most records one page of an unfiltered-by-memory version list reads: filters
-/// that skip many make a short page with a `next_page`, never an unbounded scan.
-pub const MAX_VERSION_SCAN: usize = 10_000;
+pub use crate::config::MAX_VERSION_SCAN;
 
 /// The filters of a version list.
 struct Filter<'a> {

@@ -9,8 +9,7 @@ use core::fmt;
 use crate::api::error::ApiError;
 use crate::render::Thousands;
 
-/// Most line numbers a "several matches" error lists.
-pub const MAX_LINES_LISTED: usize = 20;
+pub use crate::config::MAX_LINES_LISTED;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ToolsetError {
