@@ -15,9 +15,9 @@ use alloc::rc::Rc;
 use alloc::string::String;
 use core::cell::{Cell, RefCell};
 
-use crate::api::meta::StoreMeta;
 use crate::engine::Engine;
 use crate::error::ToolError;
+use crate::meta::StoreMeta;
 use crate::overlay::Overlay;
 use crate::store::Store;
 use crate::tree::{BLOB, COMMIT, Child, Commit, HEAD, Hash, Node, Stored, TREE};

@@ -9,8 +9,8 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::api::meta::StoreMeta;
 use crate::cache::Head;
+use crate::meta::StoreMeta;
 use crate::tree::{
     BLOB, Branch, Child, FANOUT, Hash, Kind, LEAF_MAX, MAX_BRANCH_DEPTH, Node, Slot, Stored, TREE,
     nibble,

@@ -12,6 +12,7 @@ use core::fmt;
 
 pub const ROOT: &str = "/memories";
 pub use crate::config::{MAX_NAME_BYTES, MAX_PATH_BYTES};
+use crate::config::{MAX_SEGMENTS, MAX_STORE_PATH_BYTES};
 
 /// A path that passed every rule: `/memories` or `/memories/<name>(/<name>)*`.
 ///
@@ -142,7 +143,7 @@ impl PathError {
 
 impl fmt::Display for PathError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use crate::render::Thousands;
+        use crate::number::Thousands;
         match self {
             PathError::TooLong { bytes } => write!(
                 f,
@@ -225,6 +226,53 @@ pub fn is_format(c: char) -> bool {
 
 /// Slash look-alikes that NFKC leaves alone but a reader would take for `/`.
 const SLASH_CONFUSABLES: [char; 3] = ['\u{2215}', '\u{2044}', '\u{29F8}'];
+
+/// Which rule a Memory Stores API path (`/notes/a.md`: a memory's path without
+/// `/memories`) breaks; the API words each one (`api::error`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StorePathFault {
+    /// It does not start with `/`.
+    NoSlash,
+    /// Its length in bytes, over [`MAX_STORE_PATH_BYTES`].
+    TooLong(usize),
+    EmptySegment,
+    /// How many segments it has, over [`MAX_SEGMENTS`].
+    TooManySegments(usize),
+    /// It names `/memories` itself.
+    Directory,
+    /// The memory tool's rules refuse it once under `/memories`.
+    Invalid(PathError),
+}
+
+/// A store path (`/notes/a.md`) as the memory tool's path (`/memories/notes/a.md`),
+/// or the rule it breaks. Rules apply in a fixed order; the first that fails is
+/// reported.
+pub fn store_path(p: &str) -> Result<ValidPath, StorePathFault> {
+    if !p.starts_with('/') {
+        return Err(StorePathFault::NoSlash);
+    }
+    if p.len() > MAX_STORE_PATH_BYTES {
+        return Err(StorePathFault::TooLong(p.len()));
+    }
+    let segments = p.split('/').skip(1).count();
+    if p == "/" || p.ends_with('/') || p.contains("//") {
+        return Err(StorePathFault::EmptySegment);
+    }
+    if segments > MAX_SEGMENTS {
+        return Err(StorePathFault::TooManySegments(segments));
+    }
+    let full = alloc::format!("{ROOT}{p}");
+    match validate(&full) {
+        Ok(v) if v.as_str() == full => Ok(v),
+        Ok(_) => Err(StorePathFault::Directory),
+        Err(e) => Err(StorePathFault::Invalid(e)),
+    }
+}
+
+/// True if `p` is a store path memdir could have written (checked on stored records).
+pub fn is_store_path(p: &str) -> bool {
+    store_path(p).is_ok()
+}
 
 /// Decides whether `raw` names something under `/memories`, and which rule it broke
 /// if not. Rules apply in a fixed order; the first that fails is reported.

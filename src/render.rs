@@ -4,28 +4,12 @@
 
 use alloc::format;
 use alloc::string::String;
-use core::fmt::{self, Write};
 
 use crate::error::{Lines, Refusal, ToolError};
 use crate::lines;
+use crate::number::{Thousands, digits};
 use crate::path::ValidPath;
 use crate::tree::{Child, Node};
-
-/// A count written with thousands separators: `102,400`.
-pub struct Thousands(pub u64);
-
-impl fmt::Display for Thousands {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let digits = format!("{}", self.0);
-        for (i, d) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i) % 3 == 0 {
-                f.write_char(',')?;
-            }
-            f.write_char(d)?;
-        }
-        Ok(())
-    }
-}
 
 /// The longest [`human_size`] (`u64::MAX` is "17179869184G").
 const HUMAN_SIZE_MAX: usize = 12;
@@ -215,16 +199,6 @@ pub(crate) fn view_file(
     Ok(out)
 }
 
-/// Decimal digits of `n`.
-pub(crate) fn digits(mut n: usize) -> usize {
-    let mut d = 1;
-    while n >= 10 {
-        n /= 10;
-        d += 1;
-    }
-    d
-}
-
 /// `view_range` as the lines `start..=end` of `n`, or the refusal naming which
 /// element is wrong.
 fn lines_in_range(
@@ -366,14 +340,5 @@ mod tests {
             numbered(&mut out, false, n, "more");
             assert_eq!(out, format!("{n:>6}\ttext\n{n:>6}\tmore"));
         }
-    }
-
-    #[test]
-    fn thousands() {
-        assert_eq!(format!("{}", Thousands(0)), "0");
-        assert_eq!(format!("{}", Thousands(999)), "999");
-        assert_eq!(format!("{}", Thousands(1024)), "1,024");
-        assert_eq!(format!("{}", Thousands(102_400)), "102,400");
-        assert_eq!(format!("{}", Thousands(104_857_600)), "104,857,600");
     }
 }

@@ -471,7 +471,7 @@ pub struct Commit {
     pub memories: u64,
     /// The store's own record (name, description, …), once it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub store: Option<crate::api::meta::StoreMeta>,
+    pub store: Option<crate::meta::StoreMeta>,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -151,9 +151,7 @@ impl Record {
             && r.prev < seq
             && (r.op == Op::Created) == (r.mem == seq)
             && r.path.is_some() != redacted
-            && r.path
-                .as_deref()
-                .is_none_or(crate::api::rules::is_store_path)
+            && r.path.as_deref().is_none_or(crate::path::is_store_path)
             && r.sha.as_deref().is_none_or(|h| Hash::from_hex(h).is_some())
             && r.size.is_some() == content
             && r.size.is_none_or(|s| s <= crate::tree::MAX_STORED_SIZE)

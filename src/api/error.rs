@@ -8,6 +8,8 @@ use core::fmt;
 use serde_json::{Value, json};
 
 use crate::error::{Refusal, ToolError};
+use crate::meta::MetaFault;
+use crate::path::{PathError, StorePathFault};
 use crate::store::StoreError;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -125,6 +127,72 @@ impl From<ToolError> for ApiError {
 impl From<StoreError> for ApiError {
     fn from(_: StoreError) -> ApiError {
         ApiError::Storage
+    }
+}
+
+/// A store path's broken rule, in the API's words, quoting the path as `shown`.
+pub(crate) fn store_path_refusal(f: &StorePathFault, shown: &str) -> ApiError {
+    use crate::config::{MAX_SEGMENTS, MAX_STORE_PATH_BYTES};
+    ApiError::Invalid(match f {
+        StorePathFault::NoSlash => alloc::format!("path must start with '/', got {shown:?}"),
+        StorePathFault::TooLong(n) => {
+            alloc::format!("path must be at most {MAX_STORE_PATH_BYTES} bytes, got {n}")
+        }
+        StorePathFault::EmptySegment => {
+            alloc::format!("path must not have an empty segment: {shown:?}")
+        }
+        StorePathFault::TooManySegments(n) => {
+            alloc::format!("path must have at most {MAX_SEGMENTS} segments, got {n}")
+        }
+        StorePathFault::Directory => {
+            alloc::format!("path {shown:?} is not valid: it names a directory")
+        }
+        StorePathFault::Invalid(e) => {
+            alloc::format!("path {shown:?} is not valid: {}", path_reason(e))
+        }
+    })
+}
+
+/// Why the memory tool's rules refuse a path, in the API's words.
+fn path_reason(e: &PathError) -> &'static str {
+    match e.rule() {
+        "length" => "it is too long once mounted at /memories (1,024 bytes with that prefix)",
+        "escape" => "a segment is '.' or '..', or holds a separator or a look-alike of one",
+        "empty" => "it has an empty segment",
+        "control" => "it holds a control character",
+        "format" => "it holds a format character (or U+2028, U+2029)",
+        "nfc" => "it is not in Unicode Normalization Form C",
+        "segment" => "a segment is longer than 255 bytes",
+        _ => "it breaks the path rules",
+    }
+}
+
+/// A store record's broken rule, in the API's words.
+impl From<MetaFault> for ApiError {
+    fn from(f: MetaFault) -> ApiError {
+        use crate::config::{
+            MAX_DESCRIPTION_CHARS, MAX_METADATA_KEY_CHARS, MAX_METADATA_PAIRS,
+            MAX_METADATA_VALUE_CHARS, MAX_NAME_CHARS,
+        };
+        ApiError::Invalid(match f {
+            MetaFault::BadId => "bad store id".into(),
+            MetaFault::NameLength(n) => {
+                alloc::format!("name must be 1 to {MAX_NAME_CHARS} characters, got {n}")
+            }
+            MetaFault::NameControl => "name must not contain control characters".into(),
+            MetaFault::DescriptionLength(n) => alloc::format!(
+                "description must be at most {MAX_DESCRIPTION_CHARS} characters, got {n}"
+            ),
+            MetaFault::MetadataPairs(n) => {
+                alloc::format!("metadata must have at most {MAX_METADATA_PAIRS} pairs, got {n}")
+            }
+            MetaFault::MetadataKeyLength(kn) => alloc::format!(
+                "metadata keys must be 1 to {MAX_METADATA_KEY_CHARS} characters, got {kn}"
+            ),
+            MetaFault::MetadataValueLength { chars, key } => alloc::format!(
+                "metadata values must be at most {MAX_METADATA_VALUE_CHARS} characters, got {chars} for key {key:?}"
+            ),
+        })
     }
 }
 

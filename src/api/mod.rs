@@ -98,7 +98,7 @@ impl Ctx {
 fn too_large() -> ApiError {
     ApiError::TooLarge(alloc::format!(
         "The request body is over {} bytes.",
-        crate::render::Thousands(MAX_API_BODY_BYTES as u64)
+        crate::number::Thousands(MAX_API_BODY_BYTES as u64)
     ))
 }
 

@@ -7,7 +7,7 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::api::error::ApiError;
-use crate::render::Thousands;
+use crate::number::Thousands;
 
 pub use crate::config::MAX_LINES_LISTED;
 

@@ -27,10 +27,11 @@ use crate::cache::Head;
 use crate::engine::Engine;
 use crate::error::ToolError;
 use crate::lines;
+use crate::number::Thousands;
 use crate::overlay::Overlay;
 use crate::path::ValidPath;
 use crate::plan::Found;
-use crate::render::{Thousands, numbered};
+use crate::render::numbered;
 use crate::store::Store;
 use crate::tree::{Child, Hash, Kind};
 
