@@ -40,7 +40,7 @@ pub enum InputError {
     NotEntries,
     /// Input bytes that are not UTF-8 (a command line, a line of a stream).
     NotUtf8,
-    /// Over the input cap ([`MAX_INPUT_BYTES`], or a host's lower one): refused
+    /// Over the input cap ([`MAX_INPUT_BYTES`](crate::config::MAX_INPUT_BYTES), or a host's lower one): refused
     /// before parsing (a runtime refuses it before copying it in at all).
     TooLarge {
         limit: usize,
@@ -261,7 +261,7 @@ pub enum Refusal {
         start: i64,
         end: i64,
         lines: usize,
-        of: Lines,
+        of: ViewLines,
     },
     RangeOrder {
         start: i64,
@@ -272,7 +272,7 @@ pub enum Refusal {
         start: i64,
         end: i64,
         lines: usize,
-        of: Lines,
+        of: ViewLines,
     },
     AlreadyExists(ValidPath),
     CreateRoot,
@@ -473,16 +473,16 @@ impl fmt::Display for Refusal {
 
 /// What a `view_range` counts lines of: a file, or a directory's listing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lines {
+pub enum ViewLines {
     OfFile,
     OfListing,
 }
 
-impl fmt::Display for Lines {
+impl fmt::Display for ViewLines {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Lines::OfFile => "file",
-            Lines::OfListing => "listing",
+            ViewLines::OfFile => "file",
+            ViewLines::OfListing => "listing",
         })
     }
 }

@@ -10,15 +10,15 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::command::input::{Checked, Command};
+use crate::command::plan::refuse_without_storage;
+use crate::command::render::{self, Row};
 use crate::config::{
     Limits, MAX_MOUNT_DESCRIPTION_CHARS, MAX_MOUNT_INSTRUCTIONS_CHARS, MAX_MOUNTS,
 };
-use crate::engine::Engine;
 use crate::error::{Refusal, ToolError};
-use crate::input::{Checked, Command};
 use crate::path::{self, ValidPath};
-use crate::plan::refuse_without_storage;
-use crate::render::{self, Row};
+use crate::storage::Engine;
 use crate::store::Store;
 use crate::toolset::{self, ToolsetError};
 use serde_json::Value;

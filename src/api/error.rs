@@ -8,8 +8,8 @@ use core::fmt;
 use serde_json::{Value, json};
 
 use crate::error::{Refusal, ToolError};
-use crate::meta::MetaFault;
 use crate::path::{PathError, StorePathFault};
+use crate::storage::meta::MetaFault;
 use crate::store::StoreError;
 
 #[derive(Clone, Debug, PartialEq, Eq)]

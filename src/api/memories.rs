@@ -18,18 +18,18 @@ use super::objects::StoreIds;
 use super::page::{self, PageRequest};
 use super::rules;
 use super::{Ctx, Outcome, View};
-use crate::cache::Head;
-use crate::engine::Engine;
+use crate::command::plan::{Found, store_path};
 use crate::error::{LimitError, ToolError};
 use crate::number::Thousands;
-use crate::overlay::Overlay;
 use crate::path::ValidPath;
-use crate::plan::{Found, store_path};
-use crate::publish::Attempt;
 use crate::secrets::{self, SecretPolicy};
+use crate::storage::Engine;
+use crate::storage::cache::Head;
+use crate::storage::overlay::Overlay;
+use crate::storage::publish::Attempt;
+use crate::storage::tree::{Child, Hash, Kind, MAX_NESTING};
+use crate::storage::versions::{Op, Slot};
 use crate::store::Store;
-use crate::tree::{Child, Hash, Kind, MAX_NESTING};
-use crate::versions::{Op, Slot};
 
 /// A precondition of a write.
 #[derive(Clone, Debug, PartialEq, Eq)]

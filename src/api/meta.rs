@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 
 use super::body::Fields;
 use super::error::{ApiError, invalid};
-use crate::meta::{check_description, check_metadata, check_name};
+use crate::storage::meta::{check_description, check_metadata, check_name};
 use crate::time::format_ms;
 
 pub use crate::config::{
@@ -16,7 +16,7 @@ pub use crate::config::{
     MAX_NAME_CHARS,
 };
 
-pub use crate::meta::StoreMeta;
+pub use crate::storage::meta::StoreMeta;
 
 /// What the API adds to a store's record: made from a request, and shown.
 impl StoreMeta {

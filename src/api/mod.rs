@@ -23,10 +23,10 @@ use alloc::string::String;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::cache::Head;
-use crate::engine::Engine;
+use crate::storage::Engine;
+use crate::storage::cache::Head;
+use crate::storage::versions::Actor;
 use crate::store::Store;
-use crate::versions::Actor;
 use body::Query;
 use error::ApiError;
 use objects::StoreIds;

@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 
 use super::body::Query;
 use super::error::{ApiError, invalid};
-use crate::tree::Hash;
+use crate::storage::tree::Hash;
 
 pub use crate::config::{DEFAULT_LIMIT, MAX_LIMIT, MAX_LIMIT_FULL};
 

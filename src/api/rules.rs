@@ -8,7 +8,7 @@ use super::error::{ApiError, invalid, store_path_refusal};
 use crate::path::{self, ValidPath};
 
 pub use crate::config::{MAX_SEGMENTS, MAX_STORE_PATH_BYTES};
-pub use crate::meta::{STORE_ID_CHARS, STORE_PREFIX, is_store_id};
+pub use crate::storage::meta::{STORE_ID_CHARS, STORE_PREFIX, is_store_id};
 /// How much of a store id its memory and version ids carry.
 const TAG_CHARS: usize = 12;
 /// The tag of a store that has no record (one opened only for the memory tool).
@@ -88,11 +88,11 @@ pub fn new_store_id(random: &[u8]) -> Option<String> {
 }
 
 /// Lowercase hex SHA-256, as a precondition must give it.
-pub fn sha256_arg(name: &str, v: &str) -> Result<crate::tree::Hash, ApiError> {
+pub fn sha256_arg(name: &str, v: &str) -> Result<crate::storage::tree::Hash, ApiError> {
     let lower_hex = v
         .bytes()
         .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    match crate::tree::Hash::from_hex(v) {
+    match crate::storage::tree::Hash::from_hex(v) {
         Some(h) if lower_hex => return Ok(h),
         _ => {}
     }

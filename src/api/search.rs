@@ -13,11 +13,11 @@ use super::error::invalid;
 use super::page::{self, PageRequest};
 use super::rules;
 use super::{Ctx, Outcome};
-use crate::engine::Engine;
-use crate::overlay::Overlay;
-use crate::plan::{Found, store_path};
+use crate::command::plan::{Found, store_path};
+use crate::storage::Engine;
+use crate::storage::overlay::Overlay;
+use crate::storage::tree::{Child, Kind};
 use crate::store::Store;
-use crate::tree::{Child, Kind};
 
 pub use crate::config::{MAX_LINE_CHARS, MAX_LINES_PER_MEMORY, MAX_QUERY_CHARS, MAX_SEARCH_BYTES};
 

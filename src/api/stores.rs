@@ -12,9 +12,9 @@ use super::error::{ApiError, invalid};
 use super::meta::StoreMeta;
 use super::page::{self, PageRequest};
 use super::{Ctx, Outcome};
-use crate::engine::Engine;
-use crate::overlay::Overlay;
-use crate::publish::Attempt;
+use crate::storage::Engine;
+use crate::storage::overlay::Overlay;
+use crate::storage::publish::Attempt;
 use crate::store::Store;
 
 fn no_store() -> ApiError {

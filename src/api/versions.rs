@@ -12,15 +12,15 @@ use super::error::{ApiError, invalid};
 use super::page::{self, PageRequest};
 use super::rules;
 use super::{Ctx, Outcome, View};
-use crate::cache::Head;
-use crate::engine::Engine;
 use crate::error::ToolError;
-use crate::history::Place;
-use crate::overlay::Overlay;
-use crate::publish::Attempt;
+use crate::history::log::Place;
+use crate::storage::Engine;
+use crate::storage::cache::Head;
+use crate::storage::overlay::Overlay;
+use crate::storage::publish::Attempt;
+use crate::storage::tree::{BLOB, Child, Hash, Kind, MAX_NESTING};
+use crate::storage::versions::{Actor, DROPPED, LogNode, Op, RECORD, Record, Slot, height};
 use crate::store::Store;
-use crate::tree::{BLOB, Child, Hash, Kind, MAX_NESTING};
-use crate::versions::{Actor, DROPPED, LogNode, Op, RECORD, Record, Slot, height};
 
 pub use crate::config::MAX_VERSION_SCAN;
 

@@ -215,8 +215,8 @@ pub fn finishes_within(secs: u64, what: &str, f: impl FnOnce() + Send + 'static)
 /// copied across a leaf, under five inner nodes that each name one child 64 times,
 /// and a new head commit (the old one its parent) saying 64^6 versions. 6 small nodes.
 pub fn claim_64_to_the_6th_versions(store: &memdir::MemoryStore) {
+    use memdir::__hooks::{LogNode, Slot};
     use memdir::block_on;
-    use memdir::versions::{LogNode, Slot};
     use sha2::{Digest, Sha256};
     let hex = |bytes: &[u8]| -> String { bytes.iter().map(|b| format!("{b:02x}")).collect() };
     let put = |prefix: &str, bytes: &[u8]| {

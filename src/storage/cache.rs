@@ -15,13 +15,13 @@ use alloc::rc::Rc;
 use alloc::string::String;
 use core::cell::{Cell, RefCell};
 
-use crate::engine::Engine;
 use crate::error::ToolError;
-use crate::meta::StoreMeta;
-use crate::overlay::Overlay;
+use crate::storage::Engine;
+use crate::storage::meta::StoreMeta;
+use crate::storage::overlay::Overlay;
+use crate::storage::tree::{BLOB, COMMIT, Child, Commit, HEAD, Hash, Node, Stored, TREE};
+use crate::storage::versions::{LOG, LogHead, LogNode, MAX_VERSIONS, RECORD, Record};
 use crate::store::Store;
-use crate::tree::{BLOB, COMMIT, Child, Commit, HEAD, Hash, Node, Stored, TREE};
-use crate::versions::{LOG, LogHead, LogNode, MAX_VERSIONS, RECORD, Record};
 
 use crate::config::COMMIT_CACHE_MAX;
 pub use crate::config::{
@@ -327,8 +327,13 @@ impl<S: Store> Engine<S> {
 
     /// The content `hash` of `size` bytes (a version's blob), checked like a file's.
     pub(crate) async fn blob_of(&self, hash: Hash, size: u64) -> Result<Rc<str>, ToolError> {
-        self.blob(&Child::plain(crate::tree::Kind::File, hash, size, 0))
-            .await
+        self.blob(&Child::plain(
+            crate::storage::tree::Kind::File,
+            hash,
+            size,
+            0,
+        ))
+        .await
     }
 
     /// The stored bytes of the object at `key` (missing: damage). The one place an

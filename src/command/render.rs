@@ -5,11 +5,11 @@
 use alloc::format;
 use alloc::string::String;
 
-use crate::error::{Lines, Refusal, ToolError};
-use crate::lines;
+use crate::command::lines;
+use crate::error::{Refusal, ToolError, ViewLines};
 use crate::number::{Thousands, digits};
 use crate::path::ValidPath;
-use crate::tree::{Child, Node};
+use crate::storage::tree::{Child, Node};
 
 /// The longest [`human_size`] (`u64::MAX` is "17179869184G").
 const HUMAN_SIZE_MAX: usize = 12;
@@ -170,7 +170,7 @@ pub(crate) fn view_file(
         return Err(Refusal::TooManyLines(path.clone()).into());
     };
     let n = index.count();
-    let (start, end) = lines_in_range(range, n, Lines::OfFile)?;
+    let (start, end) = lines_in_range(range, n, ViewLines::OfFile)?;
     let mut out = file_header(path);
     let shown = end + 1 - start;
     // Each line adds at most 8 bytes (6 digits, a TAB, a newline) and a character is
@@ -204,7 +204,7 @@ pub(crate) fn view_file(
 fn lines_in_range(
     range: Option<(i64, i64)>,
     n: usize,
-    of: Lines,
+    of: ViewLines,
 ) -> Result<(usize, usize), ToolError> {
     let Some((s, e)) = range else {
         return Ok((1, n));
@@ -253,7 +253,7 @@ pub(crate) fn view_dir(
     limit: usize,
 ) -> Result<String, ToolError> {
     let n = rows.len();
-    let (start, end) = lines_in_range(range, n, Lines::OfListing)?;
+    let (start, end) = lines_in_range(range, n, ViewLines::OfListing)?;
     let mut out = dir_header(path);
     let mut used = out.chars().count();
     let shown_rows = rows.get(start - 1..end).unwrap_or_default();

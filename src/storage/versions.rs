@@ -31,7 +31,7 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use crate::tree::Hash;
+use crate::storage::tree::Hash;
 
 pub const LOG: &str = "log/";
 pub const RECORD: &str = "rec/";
@@ -154,7 +154,8 @@ impl Record {
             && r.path.as_deref().is_none_or(crate::path::is_store_path)
             && r.sha.as_deref().is_none_or(|h| Hash::from_hex(h).is_some())
             && r.size.is_some() == content
-            && r.size.is_none_or(|s| s <= crate::tree::MAX_STORED_SIZE)
+            && r.size
+                .is_none_or(|s| s <= crate::storage::tree::MAX_STORED_SIZE)
             && (r.op != Op::Deleted || !content)
             && (redacted || r.op == Op::Deleted || content)
             && r.redacted_by.is_some() <= redacted
@@ -361,7 +362,7 @@ impl LogNode {
                 .filter(|s| !s.is_dropped())
                 .flat_map(|s| {
                     core::iter::once((s.record, RECORD))
-                        .chain(s.blob.map(|b| (b, crate::tree::BLOB)))
+                        .chain(s.blob.map(|b| (b, crate::storage::tree::BLOB)))
                 })
                 .collect(),
         }

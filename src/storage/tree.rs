@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::wire;
+use crate::storage::node_json;
 
 pub const HEAD: &str = "head";
 pub const BLOB: &str = "blob/";
@@ -150,12 +150,12 @@ pub enum Stored {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Branch {
     pub depth: u8,
-    pub slots: BTreeMap<u8, Slot>,
+    pub slots: BTreeMap<u8, Part>,
 }
 
 /// The part of a directory under one nibble: a leaf or a deeper branch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Slot {
+pub struct Part {
     pub hash: Hash,
     pub size: u64,
     pub written: u64,
@@ -267,29 +267,29 @@ impl Node {
         self.children.values().map(|c| c.written).max().unwrap_or(0)
     }
 
-    /// The leaf's JSON, written directly ([`crate::wire`] says why); a test holds it
+    /// The leaf's JSON, written directly ([`crate::storage::node_json`] says why); a test holds it
     /// equal to serializing [`LeafWire`].
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(8 + self.children.len() * 128);
         out.extend_from_slice(b"{\"e\":[");
         for (i, (name, c)) in self.children.iter().enumerate() {
-            wire::separate(&mut out, i);
+            node_json::separate(&mut out, i);
             out.push(b'[');
-            wire::string(&mut out, name);
+            node_json::string(&mut out, name);
             out.extend_from_slice(match c.kind {
                 Kind::File => b",\"f\",",
                 Kind::Dir => b",\"d\",",
             });
-            wire::hash(&mut out, &c.hash);
+            node_json::hash(&mut out, &c.hash);
             out.push(b',');
-            wire::number(&mut out, c.size);
+            node_json::number(&mut out, c.size);
             out.push(b',');
-            wire::number(&mut out, c.written);
+            node_json::number(&mut out, c.written);
             if c.kind == Kind::File && c.mem != 0 {
                 out.push(b',');
-                wire::number(&mut out, c.mem);
+                node_json::number(&mut out, c.mem);
                 out.push(b',');
-                wire::number(&mut out, c.created);
+                node_json::number(&mut out, c.created);
             }
             out.push(b']');
         }
@@ -416,7 +416,7 @@ impl Stored {
                         return None;
                     }
                     total = add_size(total, size)?;
-                    let slot = Slot {
+                    let slot = Part {
                         hash: Hash::from_hex(&hash)?,
                         size,
                         written,
@@ -471,7 +471,7 @@ pub struct Commit {
     pub memories: u64,
     /// The store's own record (name, description, …), once it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub store: Option<crate::meta::StoreMeta>,
+    pub store: Option<crate::storage::meta::StoreMeta>,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -15,13 +15,13 @@
 
 use alloc::collections::BTreeMap;
 
-use crate::engine::Engine;
 use crate::error::ToolError;
-use crate::history::Place;
-use crate::overlay::Overlay;
-use crate::publish::Attempt;
+use crate::history::log::Place;
+use crate::storage::Engine;
+use crate::storage::overlay::Overlay;
+use crate::storage::publish::Attempt;
+use crate::storage::versions::{DROPPED, Op, Slot};
 use crate::store::Store;
-use crate::versions::{DROPPED, Op, Slot};
 
 pub use crate::config::MAX_RETAIN_SCAN;
 

@@ -6,7 +6,7 @@
 
 use alloc::vec::Vec;
 
-use crate::tree::Hash;
+use crate::storage::tree::Hash;
 
 /// `"<64 hex digits>"`.
 pub fn hash(out: &mut Vec<u8>, h: &Hash) {

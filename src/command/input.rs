@@ -14,7 +14,7 @@ use crate::path::{self, ValidPath};
 /// One of the six commands of the memory tool, with its fields: the typed face of
 /// the engine ([`crate::Engine::run`]). Paths are raw, as the model sent them
 /// (`P = String`); they are checked when the command runs, before any storage
-/// access, into the same command over checked paths ([`Checked`]).
+/// access, into the same command over checked paths (`Checked`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command<P = String> {
     View {
