@@ -19,6 +19,7 @@ pub const COMMANDS: &str = "view, create, str_replace, insert, delete, rename";
 
 /// A tool input that is not a well-formed command. `Display` is the text.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum InputError {
     NotJson,
     NotObject,
@@ -96,8 +97,11 @@ impl fmt::Display for InputError {
     }
 }
 
+impl core::error::Error for InputError {}
+
 /// Why a command or a maintenance call failed.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum ToolError {
     /// The tool input is not a well-formed command.
     Input(InputError),
@@ -119,6 +123,8 @@ pub enum ToolError {
 
 /// The kind of a [`ToolError`], for faces that branch (the explorer's banners, the
 /// host's exit status, a JS `error.kind`). Spelled by [`ErrorKind::name`].
+/// Deliberately exhaustive (not `#[non_exhaustive]`): every face maps each kind to
+/// its own spelling (WIT, JS, exit codes), and a new kind must fail their build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
     Input,
@@ -217,6 +223,18 @@ impl fmt::Display for ToolError {
     }
 }
 
+impl core::error::Error for ToolError {
+    /// The store's failure, when there is one: its `Display` is not part of this
+    /// error's text. The other variants' text is the inner error's own, so they
+    /// name no source (a report would print it twice).
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            ToolError::Storage(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 impl From<InputError> for ToolError {
     fn from(e: InputError) -> Self {
         ToolError::Input(e)
@@ -250,6 +268,7 @@ impl From<StoreError> for ToolError {
 /// A command that does not apply to the memory as it is. The texts follow the
 /// spec's tables (view/str_replace/insert say "Please provide a valid path").
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Refusal {
     /// view, str_replace, insert: the path names nothing (or a directory where a
     /// file is needed).
@@ -471,8 +490,11 @@ impl fmt::Display for Refusal {
     }
 }
 
+impl core::error::Error for Refusal {}
+
 /// What a `view_range` counts lines of: a file, or a directory's listing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ViewLines {
     OfFile,
     OfListing,
@@ -489,6 +511,7 @@ impl fmt::Display for ViewLines {
 
 /// A write over one of the size limits; nothing was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LimitError {
     FileTooLarge {
         path: ValidPath,
@@ -520,3 +543,5 @@ impl fmt::Display for LimitError {
         }
     }
 }
+
+impl core::error::Error for LimitError {}

@@ -25,6 +25,7 @@ use serde_json::Value;
 
 /// Whether a mounted store may be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Access {
     ReadWrite,
     ReadOnly,
@@ -59,6 +60,7 @@ pub struct Mount {
 
 /// Why a set of mounts cannot be opened. `Display` is the text.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum MountError {
     Count(usize),
     BadName(String),
@@ -89,6 +91,8 @@ impl fmt::Display for MountError {
         }
     }
 }
+
+impl core::error::Error for MountError {}
 
 /// Checks a set of mounts: 1 to [`MAX_MOUNTS`], names valid and distinct, one at
 /// `/memories` only alone, descriptions and instructions within their limits.

@@ -114,6 +114,7 @@ impl fmt::Display for ValidPath {
 
 /// The rule a path broke. `Display` is the exact message the model sees.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PathError {
     TooLong { bytes: usize },
     OutsideRoot { raw: String },
@@ -187,6 +188,8 @@ impl fmt::Display for PathError {
     }
 }
 
+impl core::error::Error for PathError {}
+
 /// A path with its invisible characters made visible as `<U+XXXX>`.
 struct Shown<'a>(&'a str);
 
@@ -230,6 +233,7 @@ const SLASH_CONFUSABLES: [char; 3] = ['\u{2215}', '\u{2044}', '\u{29F8}'];
 /// Which rule a Memory Stores API path (`/notes/a.md`: a memory's path without
 /// `/memories`) breaks; the API words each one (`api::error`).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum StorePathFault {
     /// It does not start with `/`.
     NoSlash,

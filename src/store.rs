@@ -18,6 +18,8 @@ use alloc::collections::BTreeMap;
 /// Why a storage operation failed. Deliberately carries no backend text: whatever a
 /// backend says (paths, keys, driver messages) stays in the adapter, never reaches a
 /// user. The engine turns each kind into one fixed sentence.
+/// Deliberately exhaustive: the contract's three failures are all an adapter can
+/// report, and adapters map each to and from their own errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StoreError {
     /// The backend is out of space (IndexedDB `QuotaExceededError`, a full disk).
@@ -38,6 +40,8 @@ impl fmt::Display for StoreError {
         })
     }
 }
+
+impl core::error::Error for StoreError {}
 
 /// One page of [`Store::list`]: keys in ascending byte order, and the cursor to pass
 /// back for the next page (`None` when this was the last page).

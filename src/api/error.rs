@@ -13,6 +13,7 @@ use crate::storage::meta::MetaFault;
 use crate::store::StoreError;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ApiError {
     /// A malformed request or one a rule refuses.
     Invalid(String),
@@ -111,6 +112,8 @@ impl fmt::Display for ApiError {
         }
     }
 }
+
+impl core::error::Error for ApiError {}
 
 impl From<ToolError> for ApiError {
     fn from(e: ToolError) -> ApiError {

@@ -12,6 +12,7 @@ use crate::number::Thousands;
 pub use crate::config::MAX_LINES_LISTED;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ToolsetError {
     /// No tool of that name.
     UnknownTool(String),
@@ -191,3 +192,5 @@ impl fmt::Display for ToolsetError {
         }
     }
 }
+
+impl core::error::Error for ToolsetError {}
