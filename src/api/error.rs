@@ -2,12 +2,14 @@
 //! the client reads; [`ApiError::type_name`] and [`ApiError::status`] are the
 //! error object's `type` and the HTTP status, decided here for every server.
 
+use alloc::format;
 use alloc::string::String;
 use core::fmt;
 
 use serde_json::{Value, json};
 
 use crate::error::{Refusal, ToolError};
+use crate::number::Thousands;
 use crate::path::{PathError, StorePathFault};
 use crate::storage::meta::MetaFault;
 use crate::store::StoreError;
@@ -130,6 +132,112 @@ impl From<ToolError> for ApiError {
 impl From<StoreError> for ApiError {
     fn from(_: StoreError) -> ApiError {
         ApiError::Storage
+    }
+}
+
+/// The refusals the API words in more than one place, or whose rule lives in
+/// another file: found here by their text.
+impl ApiError {
+    /// A memory id this store does not hold.
+    pub(crate) fn no_memory(id: &str) -> ApiError {
+        ApiError::NotFound(format!("No memory {id:?} in this store."))
+    }
+
+    /// A version id this store does not hold (never made, of another store, or
+    /// dropped by retention).
+    pub(crate) fn no_version(id: &str) -> ApiError {
+        ApiError::NotFound(format!("No memory version {id:?} in this store."))
+    }
+
+    /// A request for a store that has no record.
+    pub(crate) fn no_store() -> ApiError {
+        ApiError::NotFound("No memory store here.".into())
+    }
+
+    /// A `page` token that is not one this list and query gave.
+    pub(crate) fn bad_page_token() -> ApiError {
+        ApiError::Invalid("page is not a page token of this list and query".into())
+    }
+
+    /// A new memory at `path` is blocked by `what` (a memory, a file or a
+    /// directory) at `blocker_path`.
+    pub(crate) fn conflict(
+        path: &str,
+        what: &str,
+        blocker_path: &str,
+        memory_id: String,
+    ) -> ApiError {
+        ApiError::PathConflict {
+            message: format!("The path {path} conflicts with {what} at {blocker_path}."),
+            path: blocker_path.into(),
+            memory_id,
+        }
+    }
+
+    /// `not_exists` on a create whose path is taken.
+    pub(crate) fn taken(store_path: &str) -> ApiError {
+        ApiError::Precondition(format!(
+            "The precondition not_exists failed: something is already at {store_path}."
+        ))
+    }
+
+    /// `not_exists` on an update that renames a memory onto itself.
+    pub(crate) fn exists(memory_id: &str) -> ApiError {
+        ApiError::Precondition(format!(
+            "The precondition not_exists failed: memory {memory_id} exists; not_exists makes a rename a no-op when its new path is taken."
+        ))
+    }
+
+    /// `content_sha256` on an update whose memory has changed.
+    pub(crate) fn changed(memory_id: &str) -> ApiError {
+        ApiError::Precondition(format!(
+            "The precondition content_sha256 failed: memory {memory_id} has changed since that hash was read."
+        ))
+    }
+
+    /// `expected_content_sha256` on a delete whose memory has changed.
+    pub(crate) fn changed_before_delete(memory_id: &str) -> ApiError {
+        ApiError::Precondition(format!(
+            "The precondition expected_content_sha256 failed: memory {memory_id} has changed since that hash was read; nothing was deleted."
+        ))
+    }
+
+    /// A create in a store that holds `cap` memories already.
+    pub(crate) fn store_full(cap: u64) -> ApiError {
+        ApiError::Invalid(format!(
+            "This memory store holds {} memories, the most it may; delete some first.",
+            Thousands(cap)
+        ))
+    }
+
+    /// A create or change in an archived store.
+    pub(crate) fn archived() -> ApiError {
+        ApiError::Invalid(
+            "This memory store is archived: its memories can be read and deleted, not created or changed.".into(),
+        )
+    }
+
+    /// A redaction of the version that holds a memory's current content.
+    pub(crate) fn current_version(version_id: &str, memory_id: &str) -> ApiError {
+        ApiError::Invalid(format!(
+            "Version {version_id} holds the current content of memory {memory_id}; update or delete the memory first, then redact this version."
+        ))
+    }
+
+    /// Content over the store's per-file limit.
+    pub(crate) fn content_too_large(max: usize, got: usize) -> ApiError {
+        ApiError::Invalid(format!(
+            "content must be at most {} bytes, got {}",
+            Thousands(max as u64),
+            Thousands(got as u64)
+        ))
+    }
+
+    /// Content the store's secret policy refuses.
+    pub(crate) fn credential(kind: &str) -> ApiError {
+        ApiError::Invalid(format!(
+            "content looks like it holds a credential ({kind}); this store refuses to keep it"
+        ))
     }
 }
 

@@ -7,7 +7,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::body::Query;
-use super::error::{ApiError, invalid};
+use super::error::ApiError;
 use crate::storage::tree::Hash;
 
 pub use crate::config::{DEFAULT_LIMIT, MAX_LIMIT, MAX_LIMIT_FULL};
@@ -54,7 +54,7 @@ pub fn read(query: &Query<'_>, fingerprint: &str, full: bool) -> Result<PageRequ
                 .and_then(|b| String::from_utf8(b).ok());
             match position {
                 Some(p) => Some(p),
-                None => return invalid!("page is not a page token of this list and query"),
+                None => return Err(ApiError::bad_page_token()),
             }
         }
     };

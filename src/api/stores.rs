@@ -18,7 +18,7 @@ use crate::storage::publish::Attempt;
 use crate::store::Store;
 
 fn no_store() -> ApiError {
-    ApiError::NotFound("No memory store here.".into())
+    ApiError::no_store()
 }
 
 impl<S: Store> Engine<S> {
@@ -166,7 +166,7 @@ pub fn list_stores(records: &[Value], q: &Query<'_>) -> Outcome {
 }
 
 fn bad_page() -> ApiError {
-    ApiError::Invalid("page is not a page token of this list and query".into())
+    ApiError::bad_page_token()
 }
 
 /// A store object as the API shows it, back into the stored record's shape.

@@ -48,7 +48,7 @@ impl Filter<'_> {
 /// The answer for a version id this store does not hold (never made, of another
 /// store, or dropped by retention).
 fn unknown_version(id: &str) -> ApiError {
-    ApiError::NotFound(format!("No memory version {id:?} in this store."))
+    ApiError::no_version(id)
 }
 
 fn actor_kind(a: &Actor) -> &'static str {
@@ -135,7 +135,7 @@ impl<S: Store> Engine<S> {
         let resume = match after.as_deref().map(str::parse::<u64>) {
             None => None,
             Some(Ok(n)) if n >= 1 && n <= ctx.head.log.versions => Some(n),
-            Some(_) => return invalid!("page is not a page token of this list and query"),
+            Some(_) => return Err(ApiError::bad_page_token()),
         };
         let none = Overlay::default();
         let log = &ctx.head.log;
@@ -144,14 +144,10 @@ impl<S: Store> Engine<S> {
             Some(id) => {
                 let mem = rules::parse_id("mem", &ctx.ids.tag, id)
                     .filter(|n| *n <= log.versions)
-                    .ok_or_else(|| {
-                        ApiError::NotFound(format!("No memory {id:?} in this store."))
-                    })?;
+                    .ok_or_else(|| ApiError::no_memory(id))?;
                 let first = self.slot(&none, log, mem).await?;
                 if first.head == 0 {
-                    return Err(ApiError::NotFound(format!(
-                        "No memory {id:?} in this store."
-                    )));
+                    return Err(ApiError::no_memory(id));
                 }
                 resume.unwrap_or(first.head)
             }
@@ -183,7 +179,7 @@ impl<S: Store> Engine<S> {
                 && ctx.ids.memory_id(record.mem) != id
             {
                 if from_token {
-                    return invalid!("page is not a page token of this list and query");
+                    return Err(ApiError::bad_page_token());
                 }
                 return Err(ApiError::Damaged);
             }
@@ -243,11 +239,10 @@ impl<S: Store> Engine<S> {
                 }
                 let first = self.slot(&overlay, &head.log, record.mem).await?;
                 if first.head == seq && record.op != Op::Deleted {
-                    return Ok(Attempt::Unchanged(Err(ApiError::Invalid(format!(
-                        "Version {} holds the current content of memory {}; update or delete the memory first, then redact this version.",
-                        fresh.ids.version_id(seq),
-                        fresh.ids.memory_id(record.mem)
-                    )))));
+                    return Ok(Attempt::Unchanged(Err(ApiError::current_version(
+                        &fresh.ids.version_id(seq),
+                        &fresh.ids.memory_id(record.mem),
+                    ))));
                 }
                 // The content to erase, and its text (to put back should another
                 // writer store the same text while it is erased): none if another
