@@ -11,11 +11,6 @@ use super::error::{ApiError, invalid};
 use crate::storage::meta::{check_description, check_metadata, check_name};
 use crate::time::format_ms;
 
-pub use crate::config::{
-    MAX_DESCRIPTION_CHARS, MAX_METADATA_KEY_CHARS, MAX_METADATA_PAIRS, MAX_METADATA_VALUE_CHARS,
-    MAX_NAME_CHARS,
-};
-
 pub use crate::storage::meta::StoreMeta;
 
 /// What the API adds to a store's record: made from a request, and shown.

@@ -6,12 +6,12 @@
 //! `memories`, `versions`, `search`, `stores` (the operations), `objects` (the
 //! JSON answers), `page` (page tokens), `error` (errors, their types and statuses).
 
-pub mod body;
+pub(crate) mod body;
 pub mod error;
 mod memories;
-pub mod meta;
-pub mod objects;
-pub mod page;
+pub(crate) mod meta;
+pub(crate) mod objects;
+pub(crate) mod page;
 pub mod rules;
 mod search;
 mod stores;
@@ -27,10 +27,10 @@ use crate::storage::Engine;
 use crate::storage::cache::Head;
 use crate::storage::versions::Actor;
 use crate::store::Store;
-use body::Query;
 use error::ApiError;
 use objects::StoreIds;
 
+pub use body::Query;
 pub use search::{MAX_LINES_PER_MEMORY, MAX_QUERY_CHARS, MAX_SEARCH_BYTES};
 pub use stores::list_stores;
 pub use versions::MAX_VERSION_SCAN;

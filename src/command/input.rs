@@ -15,6 +15,10 @@ use crate::path::{self, ValidPath};
 /// the engine ([`crate::Engine::run`]). Paths are raw, as the model sent them
 /// (`P = String`); they are checked when the command runs, before any storage
 /// access, into the same command over checked paths (`Checked`).
+///
+/// Deliberately exhaustive (not `#[non_exhaustive]`): the six commands are the
+/// tool version's (`memory_20250818`), and a reference model that matches each one
+/// (the bench's) must fail to build if another is added.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command<P = String> {
     View {

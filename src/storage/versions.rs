@@ -163,10 +163,6 @@ impl Record {
             && r.redacted_by.as_ref().is_none_or(Actor::is_valid);
         ok.then_some(r)
     }
-
-    pub fn sha_hash(&self) -> Option<Hash> {
-        self.sha.as_deref().and_then(Hash::from_hex)
-    }
 }
 
 /// One version's place in the log.

@@ -32,7 +32,7 @@ pub fn oversized_input() -> JsValue {
 /// Answers the JSON text of `{status, body}`, like `Memory.api`.
 #[wasm_bindgen(js_name = listStores)]
 pub fn list_stores(records: &str, query: &str) -> String {
-    use memdir::api::{Response, body::Query, error::ApiError};
+    use memdir::api::{Query, Response, error::ApiError};
     let parsed = memdir::__hooks::from_text::<alloc::vec::Vec<serde_json::Value>>(records)
         .ok()
         .zip(
