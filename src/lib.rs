@@ -83,11 +83,13 @@ pub use toolset::ToolsetError;
 
 /// Not part of the public API, and may change in any release: hooks this
 /// workspace's own crates and tests use. The version log's stored form (for the
-/// tests that build and measure logs), and the one JSON text reader the wasm crate
-/// shares so serde_json's parser is compiled once.
+/// tests that build and measure logs), the path rules' Unicode tables (for the test
+/// that derives them again from the full tables), and the one JSON text reader the
+/// wasm crate shares so serde_json's parser is compiled once.
 #[doc(hidden)]
 pub mod __hooks {
     pub use crate::json::from_text;
+    pub use crate::path::{FORMAT_RANGES, NFKC_SEPARATORS, is_format, is_nfc, nfkc_escapes};
     pub use crate::storage::versions::{LOG_FANOUT, LogNode, Slot, height};
 }
 

@@ -289,5 +289,8 @@ fn error_types_are_errors_and_a_store_failure_is_the_source() {
         "a storage failure names the store's error as its source"
     );
     let input = memdir::ToolError::Input(memdir::InputError::NotJson);
-    assert!(input.source().is_none(), "its text is the input error's own");
+    assert!(
+        input.source().is_none(),
+        "its text is the input error's own"
+    );
 }
