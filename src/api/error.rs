@@ -210,6 +210,47 @@ impl ApiError {
         ))
     }
 
+    /// A body over [`MAX_API_BODY_BYTES`](crate::config::MAX_API_BODY_BYTES).
+    pub(crate) fn body_too_large() -> ApiError {
+        ApiError::TooLarge(format!(
+            "The request body is over {} bytes.",
+            Thousands(crate::config::MAX_API_BODY_BYTES as u64)
+        ))
+    }
+
+    /// A request for a store no mount names.
+    pub(crate) fn no_mount(name: &str) -> ApiError {
+        ApiError::NotFound(format!("No memory store is mounted at {name:?}."))
+    }
+
+    /// A request whose `op` the API does not have.
+    pub(crate) fn no_operation(op: &str) -> ApiError {
+        ApiError::NotFound(format!("No operation {op:?}."))
+    }
+
+    /// Request text that is not JSON.
+    pub(crate) fn request_not_json() -> ApiError {
+        ApiError::Invalid("the request is not valid JSON".into())
+    }
+
+    /// A request that is not `{op, id?, query?, body?, actor?}`.
+    pub(crate) fn not_a_request() -> ApiError {
+        ApiError::Invalid("not a memdir API request: {op, id?, query?, body?, actor?}".into())
+    }
+
+    /// An actor whose id breaks the actor rule.
+    pub(crate) fn bad_actor() -> ApiError {
+        ApiError::Invalid(format!(
+            "actor: its id must be 1 to {} characters without control characters",
+            crate::config::MAX_ACTOR_ID_CHARS
+        ))
+    }
+
+    /// A `view` that is neither `basic` nor `full`.
+    pub(crate) fn bad_view(v: &str) -> ApiError {
+        ApiError::Invalid(format!("view must be basic or full, got {v:?}"))
+    }
+
     /// A create or change in an archived store.
     pub(crate) fn archived() -> ApiError {
         ApiError::Invalid(
