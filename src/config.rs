@@ -250,3 +250,18 @@ pub const MAX_VERSION_SCAN: usize = 10_000;
 
 /// Most line numbers a "several matches" error lists.
 pub const MAX_LINES_LISTED: usize = 20;
+
+/// Documents per page of `memory_list`, and results per page of `memory_search`
+/// (each result shows up to [`MAX_LINES_PER_MEMORY`] lines): the API's page
+/// limits.
+pub const LIST_PAGE: u64 = MAX_LIMIT;
+pub const SEARCH_PAGE: u64 = DEFAULT_LIMIT;
+/// How often a toolset write starts over when another writer changed the document
+/// between its read and its write (each attempt is itself an atomic API operation).
+pub(crate) const TOOLSET_ATTEMPTS: usize = 4;
+
+// The in-memory store.
+
+/// Keys per page of [`MemoryStore::list`](crate::store::MemoryStore); small enough
+/// that tests exercise paging.
+pub const MEMORY_PAGE: usize = 256;

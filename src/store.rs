@@ -173,8 +173,7 @@ macro_rules! forward_store {
 
 forward_store!(&S, Rc<S>);
 
-/// Keys per page of [`MemoryStore::list`]; small enough that tests exercise paging.
-pub const MEMORY_PAGE: usize = 256;
+pub use crate::config::MEMORY_PAGE;
 
 /// An in-memory store. Cloning shares the same map, so clones model several
 /// clients (tabs, isolates) over one backend.

@@ -23,7 +23,7 @@ use serde_json::{Value, json};
 use crate::api::Ctx;
 use crate::api::body::Query;
 use crate::api::error::ApiError;
-use crate::api::{page, rules};
+use crate::api::rules;
 use crate::command::lines;
 use crate::command::plan::Found;
 use crate::command::render::numbered;
@@ -38,14 +38,8 @@ use crate::store::Store;
 pub use error::ToolsetError;
 pub use tools::{TOOLS, Tool};
 
-/// Documents per page of `memory_list`, and results per page of `memory_search`
-/// (each result shows up to `api::MAX_LINES_PER_MEMORY` lines).
-pub const LIST_PAGE: u64 = page::MAX_LIMIT;
-pub const SEARCH_PAGE: u64 = page::DEFAULT_LIMIT;
-
-/// How often a write starts over when another writer changed the document between
-/// its read and its write (each attempt is itself an atomic API operation).
-const ATTEMPTS: usize = 4;
+use crate::config::TOOLSET_ATTEMPTS as ATTEMPTS;
+pub use crate::config::{LIST_PAGE, SEARCH_PAGE};
 
 type Answer = Result<String, ToolsetError>;
 
