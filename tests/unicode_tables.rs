@@ -1,4 +1,4 @@
-//! `src/unicode.rs` ships two small tables instead of the full Unicode tables of
+//! `src/path.rs` ships two small tables instead of the full Unicode tables of
 //! unicode-normalization (NFKC) and unicode-properties (general category), which
 //! would more than double the wasm. This test derives both tables from those crates
 //! over every code point and fails on any difference, printing the table to paste.

@@ -280,7 +280,7 @@ impl Node {
                 Kind::File => b",\"f\",",
                 Kind::Dir => b",\"d\",",
             });
-            node_json::hash(&mut out, &c.hash);
+            node_json::hash(&mut out, c.hash.hex_str().as_str());
             out.push(b',');
             node_json::number(&mut out, c.size);
             out.push(b',');
