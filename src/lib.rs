@@ -104,6 +104,12 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
 /// For stores that answer synchronously (in memory, on disk, a wasm component's
 /// imports): their futures are ready on first poll. A future that is not ready is
 /// polled again after a yield, so this is never the way to drive a real async store.
+///
+/// Hidden from the documented surface: it busy-polls a future that is not ready
+/// (with a no-op waker nothing can wake it sooner), which is right only for this
+/// workspace's synchronous stores (the component, the host, tests and fuzzing). A
+/// user with an async store drives the engine's futures with their own executor.
+#[doc(hidden)]
 pub fn block_on<F: core::future::Future>(fut: F) -> F::Output {
     use core::task::{Context, Poll, Waker};
     let mut fut = core::pin::pin!(fut);
