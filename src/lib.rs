@@ -48,7 +48,8 @@ pub mod store;
 pub mod store_dir;
 mod time;
 
-// The layers, each naming only those above it in this list (and the foundation).
+// The layers (rustfmt sorts them; bottom to top: storage, history, command).
+// Each names only the layers below it and the foundation.
 mod command;
 mod history;
 mod storage;
