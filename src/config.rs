@@ -137,11 +137,131 @@ impl Defaults {
             secrets: config.secrets.name(),
             secret_policies: SecretPolicy::ALL.map(SecretPolicy::name),
             max_memories: config.limits.max_memories,
-            max_api_body_bytes: crate::api::MAX_API_BODY_BYTES,
-            api_deadline_ms: crate::api::API_DEADLINE_MS,
+            max_api_body_bytes: MAX_API_BODY_BYTES,
+            api_deadline_ms: API_DEADLINE_MS,
             retention_ms: DEFAULT_RETENTION_MS,
             upkeep_interval_ms: UPKEEP_INTERVAL_MS,
             upkeep_keep_commits: UPKEEP_KEEP_COMMITS,
         }
     }
 }
+
+// What a path may be.
+
+pub const MAX_PATH_BYTES: usize = 1024;
+pub const MAX_NAME_BYTES: usize = 255;
+
+// The store contract.
+
+/// Largest value a store may hand back. memdir writes far smaller ones (a blob is
+/// at most the per-file limit, a node at most 128 entries); an adapter refuses a
+/// larger value as a failure before copying it (into wasm memory, where an
+/// allocation failure would abort the instance).
+pub const MAX_VALUE_BYTES: usize = 64 << 20;
+/// Most pages [`list_all`](crate::store::list_all) reads before it calls the listing broken: a store of a
+/// million pages is beyond anything memdir writes, so more means a cursor that never
+/// ends.
+pub const MAX_LIST_PAGES: usize = 1_000_000;
+
+// The stored tree.
+
+/// Deepest nesting of directories a walk follows: a path of at most 1,024 bytes
+/// holds at most 507 names beneath `/memories`, so deeper is damage.
+pub const MAX_NESTING: usize = 512;
+/// Largest size a stored entry may claim: what a JavaScript number holds exactly,
+/// so a tampered size can neither wrap a sum nor lose digits on its way to JS.
+pub const MAX_STORED_SIZE: u64 = (1 << 53) - 1;
+
+// The object cache.
+
+/// Budgets, in bytes of the stored form (a decoded node takes a few times its
+/// encoding; a commit entry is two hashes). A cache over budget starts again empty.
+pub const NODE_CACHE_MAX_BYTES: usize = 4 << 20;
+pub const BLOB_CACHE_MAX_BYTES: usize = 16 << 20;
+pub(crate) const COMMIT_CACHE_MAX: usize = 8192;
+pub const LOG_CACHE_MAX_BYTES: usize = 4 << 20;
+pub const RECORD_CACHE_MAX_BYTES: usize = 4 << 20;
+
+// Versions.
+
+/// Longest actor id memdir records.
+pub const MAX_ACTOR_ID_CHARS: usize = 256;
+
+// Retention.
+
+/// Most slots one retention pass reads: a pass is bounded by this, never by a
+/// count the store claims.
+pub const MAX_RETAIN_SCAN: u64 = 10_000;
+
+// Views.
+
+/// The most lines a file view shows (the vendor's limit, named in its refusal).
+pub(crate) const MAX_VIEW_LINES: usize = 999_999;
+
+// The Memory Stores API: requests.
+
+/// Largest request body, in bytes: content of the per-file limit, JSON-escaped, fits.
+pub const MAX_API_BODY_BYTES: usize = 1 << 20;
+/// How long a server lets one API request run before it answers 504 and goes on
+/// with the others (the work is bounded by what a store holds; this bounds a slow
+/// or stalled store).
+pub const API_DEADLINE_MS: u64 = 30_000;
+
+// The Memory Stores API: pages.
+
+/// Items per page when the request gives no `limit`, and the most it may ask for.
+pub const DEFAULT_LIMIT: u64 = 20;
+pub const MAX_LIMIT: u64 = 100;
+/// The most items per page when each carries its content (`view=full`).
+pub const MAX_LIMIT_FULL: u64 = 20;
+
+// The Memory Stores API: search.
+
+/// Longest query, in characters.
+pub const MAX_QUERY_CHARS: usize = 256;
+/// Most matching lines shown per memory, and the longest line shown (characters).
+pub const MAX_LINES_PER_MEMORY: usize = 10;
+pub const MAX_LINE_CHARS: usize = 300;
+/// Most content bytes one page reads before it ends early with a `next_page`.
+pub const MAX_SEARCH_BYTES: u64 = 16 << 20;
+
+// The Memory Stores API: paths.
+
+/// Most segments a store path may have (the SDK's rule).
+pub const MAX_SEGMENTS: usize = 20;
+/// Longest store path in UTF-8 bytes.
+pub const MAX_STORE_PATH_BYTES: usize = 1024;
+
+// The Memory Stores API: a store's record.
+
+pub const MAX_NAME_CHARS: usize = 255;
+pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+pub const MAX_METADATA_PAIRS: usize = 16;
+pub const MAX_METADATA_KEY_CHARS: usize = 64;
+pub const MAX_METADATA_VALUE_CHARS: usize = 512;
+
+// The Memory Stores API: versions.
+
+/// Most records one page of an unfiltered-by-memory version list reads: filters
+/// that skip many make a short page with a `next_page`, never an unbounded scan.
+pub const MAX_VERSION_SCAN: usize = 10_000;
+
+// The toolset.
+
+/// Most line numbers a "several matches" error lists.
+pub const MAX_LINES_LISTED: usize = 20;
+
+/// Documents per page of `memory_list`, and results per page of `memory_search`
+/// (each result shows up to [`MAX_LINES_PER_MEMORY`] lines): the API's page
+/// limits.
+pub const LIST_PAGE: u64 = MAX_LIMIT;
+pub const SEARCH_PAGE: u64 = DEFAULT_LIMIT;
+/// How often a toolset write starts over when another writer changed the document
+/// between its read and its write (each attempt is itself an atomic API operation).
+pub(crate) const TOOLSET_ATTEMPTS: usize = 4;
+
+// The in-memory store.
+
+/// Keys per page of [`MemoryStore::list`](crate::store::MemoryStore); small enough
+/// that tests exercise paging.
+pub const MEMORY_PAGE: usize = 256;

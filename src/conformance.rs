@@ -369,7 +369,7 @@ fn hostile_store(v: &Value) -> Result<HostileStore, String> {
             _ => value
                 .get("hex")
                 .and_then(Value::as_str)
-                .and_then(unhex)
+                .and_then(|s| hex::decode(s).ok())
                 .ok_or_else(|| bad(&format!("{k}: neither a string nor {{\"hex\": …}}")))?,
         };
         store.insert(k.clone(), bytes);
@@ -403,23 +403,6 @@ fn hostile_store(v: &Value) -> Result<HostileStore, String> {
             .ok_or_else(|| bad("no writes"))?,
         name,
     })
-}
-
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    let digits: Option<Vec<u8>> = s
-        .chars()
-        .map(|c| c.to_digit(16).and_then(|d| u8::try_from(d).ok()))
-        .collect();
-    let digits = digits?;
-    if digits.len() % 2 != 0 {
-        return None;
-    }
-    Some(
-        digits
-            .chunks(2)
-            .map(|p| p.iter().fold(0, |a, d| a * 16 + d))
-            .collect(),
-    )
 }
 
 /// What a hostile-store runner drives: the engine itself, or a face of it (the

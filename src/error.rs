@@ -2,8 +2,8 @@
 //! is the exact text the model (or the caller) sees, without the `Error: ` prefix
 //! of a `tool_result`. Faces branch on [`ToolError::kind`], never on the text.
 //!
-//! Input errors live beside the parser ([`crate::input::InputError`]) and path errors
-//! beside their rules ([`crate::path::PathError`]); this file holds the rest.
+//! Path errors live beside their rules ([`crate::path::PathError`]); this file holds
+//! the rest, the tool input's errors ([`InputError`]) among them.
 
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -11,13 +11,97 @@ use core::fmt;
 
 use serde_json::Number;
 
-use crate::input::InputError;
+use crate::number::{Thousands, digits};
 use crate::path::{PathError, ValidPath};
-use crate::render::{Thousands, digits};
 use crate::store::StoreError;
+
+pub const COMMANDS: &str = "view, create, str_replace, insert, delete, rename";
+
+/// A tool input that is not a well-formed command. `Display` is the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum InputError {
+    NotJson,
+    NotObject,
+    MissingCommand,
+    CommandNotString,
+    UnknownCommand(String),
+    MissingField {
+        command: &'static str,
+        field: &'static str,
+    },
+    WrongType {
+        command: &'static str,
+        field: &'static str,
+        expected: &'static str,
+    },
+    BadViewRange,
+    EmptyOldStr,
+    /// `import` was given something other than a list of `{path, content?}`.
+    NotEntries,
+    /// Input bytes that are not UTF-8 (a command line, a line of a stream).
+    NotUtf8,
+    /// Over the input cap ([`MAX_INPUT_BYTES`](crate::config::MAX_INPUT_BYTES), or a host's lower one): refused
+    /// before parsing (a runtime refuses it before copying it in at all).
+    TooLarge {
+        limit: usize,
+    },
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            InputError::NotJson => f.write_str("Invalid tool input: not valid JSON"),
+            InputError::NotObject => {
+                f.write_str("Invalid tool input: expected a JSON object with a \"command\" field")
+            }
+            InputError::MissingCommand => {
+                f.write_str("Invalid tool input: missing field \"command\"")
+            }
+            InputError::CommandNotString => {
+                f.write_str("Invalid tool input: field \"command\" must be a string")
+            }
+            InputError::UnknownCommand(other) => {
+                write!(
+                    f,
+                    "Unknown command \"{other}\". Expected one of: {COMMANDS}"
+                )
+            }
+            InputError::MissingField { command, field } => {
+                write!(f, "Invalid {command} input: missing field \"{field}\"")
+            }
+            InputError::WrongType {
+                command,
+                field,
+                expected,
+            } => write!(
+                f,
+                "Invalid {command} input: field \"{field}\" must be {expected}"
+            ),
+            InputError::BadViewRange => f.write_str(
+                "Invalid view input: field \"view_range\" must be an array of two integers",
+            ),
+            InputError::EmptyOldStr => {
+                f.write_str("Invalid str_replace input: field \"old_str\" must not be empty")
+            }
+            InputError::NotEntries => f.write_str(
+                "Invalid import: expected an array of {path, content?} objects with string fields",
+            ),
+            InputError::NotUtf8 => f.write_str("Invalid tool input: not valid UTF-8"),
+            InputError::TooLarge { limit } => write!(
+                f,
+                "Invalid tool input: the input is over the limit of {} bytes",
+                Thousands(*limit as u64)
+            ),
+        }
+    }
+}
+
+impl core::error::Error for InputError {}
 
 /// Why a command or a maintenance call failed.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum ToolError {
     /// The tool input is not a well-formed command.
     Input(InputError),
@@ -39,6 +123,8 @@ pub enum ToolError {
 
 /// The kind of a [`ToolError`], for faces that branch (the explorer's banners, the
 /// host's exit status, a JS `error.kind`). Spelled by [`ErrorKind::name`].
+/// Deliberately exhaustive (not `#[non_exhaustive]`): every face maps each kind to
+/// its own spelling (WIT, JS, exit codes), and a new kind must fail their build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
     Input,
@@ -137,6 +223,18 @@ impl fmt::Display for ToolError {
     }
 }
 
+impl core::error::Error for ToolError {
+    /// The store's failure, when there is one: its `Display` is not part of this
+    /// error's text. The other variants' text is the inner error's own, so they
+    /// name no source (a report would print it twice).
+    fn source(&self) -> Option<&(dyn core::error::Error + 'static)> {
+        match self {
+            ToolError::Storage(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
 impl From<InputError> for ToolError {
     fn from(e: InputError) -> Self {
         ToolError::Input(e)
@@ -170,6 +268,7 @@ impl From<StoreError> for ToolError {
 /// A command that does not apply to the memory as it is. The texts follow the
 /// spec's tables (view/str_replace/insert say "Please provide a valid path").
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum Refusal {
     /// view, str_replace, insert: the path names nothing (or a directory where a
     /// file is needed).
@@ -181,7 +280,7 @@ pub enum Refusal {
         start: i64,
         end: i64,
         lines: usize,
-        of: Lines,
+        of: ViewLines,
     },
     RangeOrder {
         start: i64,
@@ -192,7 +291,7 @@ pub enum Refusal {
         start: i64,
         end: i64,
         lines: usize,
-        of: Lines,
+        of: ViewLines,
     },
     AlreadyExists(ValidPath),
     CreateRoot,
@@ -391,24 +490,28 @@ impl fmt::Display for Refusal {
     }
 }
 
+impl core::error::Error for Refusal {}
+
 /// What a `view_range` counts lines of: a file, or a directory's listing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lines {
+#[non_exhaustive]
+pub enum ViewLines {
     OfFile,
     OfListing,
 }
 
-impl fmt::Display for Lines {
+impl fmt::Display for ViewLines {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
-            Lines::OfFile => "file",
-            Lines::OfListing => "listing",
+            ViewLines::OfFile => "file",
+            ViewLines::OfListing => "listing",
         })
     }
 }
 
 /// A write over one of the size limits; nothing was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum LimitError {
     FileTooLarge {
         path: ValidPath,
@@ -440,3 +543,5 @@ impl fmt::Display for LimitError {
         }
     }
 }
+
+impl core::error::Error for LimitError {}

@@ -5,14 +5,28 @@
 //! all-or-nothing update of a content-addressed tree. It does no I/O: storage comes
 //! in through the five-operation [`Store`] contract, time through a clock callback.
 //!
-//! Modules are named for what they decide: [`path`] (what a path may name),
-//! [`input`] (how a tool call parses into a [`Command`]), [`error`] (every failure
-//! and its text), `render` (the text of every successful answer), `lines` (the line
-//! model), `tree` (the stored data model), [`config`] (every default and limit),
-//! `engine` (running a command), `cache` (the object cache), `plan` (what a change
-//! does to the tree), `overlay` (a change's new objects), `publish` (the one
-//! compare-and-swap, and the retry loop around it), `maintain` (entries, import,
-//! expire, gc), `retain` (which versions a retention period keeps).
+//! The source is laid out in layers, bottom to top; a module names only its own
+//! layer and those below it (`tests/layers.rs` fails on an upward `crate::` path):
+//!
+//! - the foundation, flat files: [`config`] (every default and limit), `error`
+//!   (every failure and its text: [`ToolError`], [`InputError`]), [`path`] (what a
+//!   path may name), [`store`] (the five-operation contract and [`MemoryStore`]),
+//!   [`store_dir`] (the directory store's layout), `secrets` (what looks like a
+//!   credential), `number`, `time` and `json` (how numbers, times and JSON text are
+//!   read and written);
+//! - `storage/`: the stored data model (`tree`, its JSON in `node_json`, a store's
+//!   record in `meta`, the version log's stored form in `versions`), the object
+//!   `cache`, a change's new objects (`overlay`), split directories (`shard`) and
+//!   the one compare-and-swap (`publish`); it defines [`Engine`], the state every
+//!   layer adds its methods to;
+//! - `history/`: the version log read and extended (`log`) and pruned (`retain`);
+//! - `command/`: the memory tool's commands: `input` (a tool call into a
+//!   [`Command`]), `plan` (what a change does to the tree), `engine` (running one),
+//!   `render` (the text of every successful answer), `lines` (the line model),
+//!   `maintain` (entries, import, expire, gc);
+//! - the faces: [`api`] (the Memory Stores API), [`toolset`] (its tools for the
+//!   model), [`mounts`] (several stores under one `/memories`) and [`sync`] (this
+//!   store and a Memory Stores API store kept the same).
 //!
 //! The typed entry point is [`Engine::run`]; [`Engine::execute`] and
 //! [`Engine::execute_json`] are thin adapters for JSON inputs.
@@ -23,33 +37,29 @@ extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
-pub mod api;
-mod cache;
+// The foundation: every limit, time and number spelling, the path rules, the
+// store contract and every failure's text. Names nothing above it.
 pub mod config;
-mod engine;
-pub mod error;
-mod history;
-pub mod input;
-pub mod json;
-mod lines;
-mod maintain;
-pub mod mounts;
-mod overlay;
+mod error;
+mod json;
+mod number;
 pub mod path;
-mod plan;
-mod publish;
-mod render;
-mod retain;
-pub mod secrets;
-mod shard;
+mod secrets;
 pub mod store;
 pub mod store_dir;
-pub mod sync;
 mod time;
+
+// The layers (rustfmt sorts them; bottom to top: storage, history, command).
+// Each names only the layers below it and the foundation.
+mod command;
+mod history;
+mod storage;
+
+// The faces: the Memory Stores API, the toolset, mounts, sync.
+pub mod api;
+pub mod mounts;
+pub mod sync;
 pub mod toolset;
-mod tree;
-pub mod versions;
-mod wire;
 
 /// The language-neutral conformance data's reader, for the test runners of every
 /// runtime (feature `conformance`).
@@ -61,22 +71,35 @@ pub mod conformance;
 pub mod contract;
 
 pub use api::Response;
-pub use config::{Config, Defaults, Limits};
-pub use engine::{Backoff, Engine, ToolResult};
-pub use error::{ErrorKind, LimitError, Refusal, ToolError};
-pub use input::{Command, InputError};
-pub use maintain::{Entry, ExpireReport, GcReport};
+pub use command::engine::ToolResult;
+pub use command::input::{Command, parse_text};
+pub use command::maintain::{Entry, ExpireReport, GcReport};
+pub use config::{Config, Defaults, Limits, MAX_STORED_SIZE};
+pub use error::{ErrorKind, InputError, LimitError, Refusal, ToolError, ViewLines};
+pub use history::retain::{MAX_RETAIN_SCAN, RetainReport};
 pub use mounts::{Access, Mount, MountError, MountTarget, Mounted};
-pub use retain::{MAX_RETAIN_SCAN, RetainReport};
+pub use path::{PathError, ValidPath};
 pub use secrets::SecretPolicy;
+pub use storage::{Backoff, Engine};
 pub use store::{MemoryStore, Page, Store, StoreError};
 pub use toolset::ToolsetError;
-pub use tree::MAX_STORED_SIZE;
+
+/// Not part of the public API, and may change in any release: hooks this
+/// workspace's own crates and tests use. The version log's stored form (for the
+/// tests that build and measure logs), the path rules' Unicode tables (for the test
+/// that derives them again from the full tables), and the one JSON text reader the
+/// wasm crate shares so serde_json's parser is compiled once.
+#[doc(hidden)]
+pub mod __hooks {
+    pub use crate::json::from_text;
+    pub use crate::path::{FORMAT_RANGES, NFKC_SEPARATORS, is_format, is_nfc, nfkc_escapes};
+    pub use crate::storage::versions::{LOG_FANOUT, LogNode, Slot, height};
+}
 
 /// The engine's content hash (SHA-256), exactly as every write computes it: the
 /// benchmarks time it to give a write's floor (crossing + hashing its bytes once).
 pub fn sha256(bytes: &[u8]) -> [u8; 32] {
-    tree::Hash::of(bytes).0
+    storage::tree::Hash::of(bytes).0
 }
 
 /// Drives a future to completion without an executor.
@@ -84,6 +107,12 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
 /// For stores that answer synchronously (in memory, on disk, a wasm component's
 /// imports): their futures are ready on first poll. A future that is not ready is
 /// polled again after a yield, so this is never the way to drive a real async store.
+///
+/// Hidden from the documented surface: it busy-polls a future that is not ready
+/// (with a no-op waker nothing can wake it sooner), which is right only for this
+/// workspace's synchronous stores (the component, the host, tests and fuzzing). A
+/// user with an async store drives the engine's futures with their own executor.
+#[doc(hidden)]
 pub fn block_on<F: core::future::Future>(fut: F) -> F::Output {
     use core::task::{Context, Poll, Waker};
     let mut fut = core::pin::pin!(fut);

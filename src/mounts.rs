@@ -10,21 +10,22 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::command::input::{Checked, Command};
+use crate::command::plan::refuse_without_storage;
+use crate::command::render::{self, Row};
 use crate::config::{
     Limits, MAX_MOUNT_DESCRIPTION_CHARS, MAX_MOUNT_INSTRUCTIONS_CHARS, MAX_MOUNTS,
 };
-use crate::engine::Engine;
 use crate::error::{Refusal, ToolError};
-use crate::input::{Checked, Command};
 use crate::path::{self, ValidPath};
-use crate::plan::refuse_without_storage;
-use crate::render::{self, Row};
+use crate::storage::Engine;
 use crate::store::Store;
 use crate::toolset::{self, ToolsetError};
 use serde_json::Value;
 
 /// Whether a mounted store may be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Access {
     ReadWrite,
     ReadOnly,
@@ -59,6 +60,7 @@ pub struct Mount {
 
 /// Why a set of mounts cannot be opened. `Display` is the text.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum MountError {
     Count(usize),
     BadName(String),
@@ -89,6 +91,8 @@ impl fmt::Display for MountError {
         }
     }
 }
+
+impl core::error::Error for MountError {}
 
 /// Checks a set of mounts: 1 to [`MAX_MOUNTS`], names valid and distinct, one at
 /// `/memories` only alone, descriptions and instructions within their limits.

@@ -11,8 +11,8 @@ use alloc::vec::Vec;
 use core::fmt;
 
 pub const ROOT: &str = "/memories";
-pub const MAX_PATH_BYTES: usize = 1024;
-pub const MAX_NAME_BYTES: usize = 255;
+pub use crate::config::{MAX_NAME_BYTES, MAX_PATH_BYTES};
+use crate::config::{MAX_SEGMENTS, MAX_STORE_PATH_BYTES};
 
 /// A path that passed every rule: `/memories` or `/memories/<name>(/<name>)*`.
 ///
@@ -114,6 +114,7 @@ impl fmt::Display for ValidPath {
 
 /// The rule a path broke. `Display` is the exact message the model sees.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PathError {
     TooLong { bytes: usize },
     OutsideRoot { raw: String },
@@ -143,7 +144,7 @@ impl PathError {
 
 impl fmt::Display for PathError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use crate::render::Thousands;
+        use crate::number::Thousands;
         match self {
             PathError::TooLong { bytes } => write!(
                 f,
@@ -187,6 +188,8 @@ impl fmt::Display for PathError {
     }
 }
 
+impl core::error::Error for PathError {}
+
 /// A path with its invisible characters made visible as `<U+XXXX>`.
 struct Shown<'a>(&'a str);
 
@@ -209,6 +212,7 @@ fn is_control(c: char) -> bool {
 }
 
 /// Unicode category Cf (zero-width joiners, bidi overrides, the BOM, …).
+#[doc(hidden)] // public for tests/unicode_tables.rs only (through `__hooks`)
 pub fn is_format(c: char) -> bool {
     let c = u32::from(c);
     FORMAT_RANGES
@@ -226,6 +230,54 @@ pub fn is_format(c: char) -> bool {
 
 /// Slash look-alikes that NFKC leaves alone but a reader would take for `/`.
 const SLASH_CONFUSABLES: [char; 3] = ['\u{2215}', '\u{2044}', '\u{29F8}'];
+
+/// Which rule a Memory Stores API path (`/notes/a.md`: a memory's path without
+/// `/memories`) breaks; the API words each one (`api::error`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StorePathFault {
+    /// It does not start with `/`.
+    NoSlash,
+    /// Its length in bytes, over [`MAX_STORE_PATH_BYTES`].
+    TooLong(usize),
+    EmptySegment,
+    /// How many segments it has, over [`MAX_SEGMENTS`].
+    TooManySegments(usize),
+    /// It names `/memories` itself.
+    Directory,
+    /// The memory tool's rules refuse it once under `/memories`.
+    Invalid(PathError),
+}
+
+/// A store path (`/notes/a.md`) as the memory tool's path (`/memories/notes/a.md`),
+/// or the rule it breaks. Rules apply in a fixed order; the first that fails is
+/// reported.
+pub fn store_path(p: &str) -> Result<ValidPath, StorePathFault> {
+    if !p.starts_with('/') {
+        return Err(StorePathFault::NoSlash);
+    }
+    if p.len() > MAX_STORE_PATH_BYTES {
+        return Err(StorePathFault::TooLong(p.len()));
+    }
+    let segments = p.split('/').skip(1).count();
+    if p == "/" || p.ends_with('/') || p.contains("//") {
+        return Err(StorePathFault::EmptySegment);
+    }
+    if segments > MAX_SEGMENTS {
+        return Err(StorePathFault::TooManySegments(segments));
+    }
+    let full = alloc::format!("{ROOT}{p}");
+    match validate(&full) {
+        Ok(v) if v.as_str() == full => Ok(v),
+        Ok(_) => Err(StorePathFault::Directory),
+        Err(e) => Err(StorePathFault::Invalid(e)),
+    }
+}
+
+/// True if `p` is a store path memdir could have written (checked on stored records).
+pub fn is_store_path(p: &str) -> bool {
+    store_path(p).is_ok()
+}
 
 /// Decides whether `raw` names something under `/memories`, and which rule it broke
 /// if not. Rules apply in a fixed order; the first that fails is reported.
@@ -310,6 +362,7 @@ fn is_dot_name(name: &str) -> bool {
 /// NFKC composes no sequence into or out of `.`, `/` or `\`, so the name's form is
 /// the concatenation of its characters' forms as far as these three are concerned;
 /// only characters in [`NFKC_SEPARATORS`] fold into them.
+#[doc(hidden)] // public for tests/unicode_tables.rs only (through `__hooks`)
 pub fn nfkc_escapes(name: &str) -> bool {
     let mut dots = 0;
     let mut only_dots = true;
@@ -425,6 +478,7 @@ fn hex_at(input: &[u8], start: usize, len: usize) -> Option<u32> {
 /// (tests/unicode_tables.rs compares them), but built on the crate's canonical-only
 /// primitives: its own `is_nfc` runs a normaliser that also links the compatibility
 /// tables, which NFC never uses and which cost a third of the wasm.
+#[doc(hidden)] // public for tests/unicode_tables.rs only (through `__hooks`)
 pub fn is_nfc(s: &str) -> bool {
     use unicode_normalization::IsNormalized;
     match unicode_normalization::is_nfc_quick(s.chars()) {
@@ -482,6 +536,7 @@ fn nfc(s: &str) -> Vec<char> {
 
 /// Code point ranges of Unicode category Cf. Generated from unicode-properties and
 /// checked against it by tests/unicode_tables.rs.
+#[doc(hidden)] // public for tests/unicode_tables.rs only (through `__hooks`)
 pub const FORMAT_RANGES: &[(u32, u32)] = &[
     (0x00AD, 0x00AD),
     (0x0600, 0x0605),
@@ -509,6 +564,7 @@ pub const FORMAT_RANGES: &[(u32, u32)] = &[
 /// Every character whose NFKC form differs from it and holds `.`, `/` or `\`, with
 /// that form, sorted. Generated from unicode-normalization and checked against it by
 /// tests/unicode_tables.rs.
+#[doc(hidden)] // public for tests/unicode_tables.rs only (through `__hooks`)
 pub const NFKC_SEPARATORS: &[(char, &str)] = &[
     ('\u{2024}', "."),
     ('\u{2025}', ".."),

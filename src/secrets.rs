@@ -12,6 +12,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 /// What a store does with text that looks like a credential.
+/// Deliberately exhaustive: faces map each policy to their own (WIT, JS), and a
+/// new one must fail their build.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum SecretPolicy {
     /// Store it as written (the protocol's own behaviour).

@@ -18,6 +18,8 @@ use alloc::collections::BTreeMap;
 /// Why a storage operation failed. Deliberately carries no backend text: whatever a
 /// backend says (paths, keys, driver messages) stays in the adapter, never reaches a
 /// user. The engine turns each kind into one fixed sentence.
+/// Deliberately exhaustive: the contract's three failures are all an adapter can
+/// report, and adapters map each to and from their own errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StoreError {
     /// The backend is out of space (IndexedDB `QuotaExceededError`, a full disk).
@@ -38,6 +40,8 @@ impl fmt::Display for StoreError {
         })
     }
 }
+
+impl core::error::Error for StoreError {}
 
 /// One page of [`Store::list`]: keys in ascending byte order, and the cursor to pass
 /// back for the next page (`None` when this was the last page).
@@ -104,16 +108,7 @@ pub trait Store {
     }
 }
 
-/// Largest value a store may hand back. memdir writes far smaller ones (a blob is
-/// at most the per-file limit, a node at most 128 entries); an adapter refuses a
-/// larger value as a failure before copying it (into wasm memory, where an
-/// allocation failure would abort the instance).
-pub const MAX_VALUE_BYTES: usize = 64 << 20;
-
-/// Most pages [`list_all`] reads before it calls the listing broken: a store of a
-/// million pages is beyond anything memdir writes, so more means a cursor that never
-/// ends.
-pub const MAX_LIST_PAGES: usize = 1_000_000;
+pub use crate::config::{MAX_LIST_PAGES, MAX_VALUE_BYTES};
 
 /// Every key starting with `prefix`, ascending, through all pages. A page that
 /// does not move the cursor forward, or an empty page with a cursor, is a broken
@@ -178,8 +173,7 @@ macro_rules! forward_store {
 
 forward_store!(&S, Rc<S>);
 
-/// Keys per page of [`MemoryStore::list`]; small enough that tests exercise paging.
-pub const MEMORY_PAGE: usize = 256;
+pub use crate::config::MEMORY_PAGE;
 
 /// An in-memory store. Cloning shares the same map, so clones model several
 /// clients (tabs, isolates) over one backend.

@@ -778,14 +778,14 @@ fn store_log_as_json(store: &MemoryStore) {
         let bytes = block_on(store.get(&format!("log/{node}")))
             .unwrap()
             .unwrap();
-        let json = match memdir::versions::LogNode::decode(&bytes).unwrap() {
-            memdir::versions::LogNode::Leaf(slots) => json!({"l": slots.iter().map(|s| json!([
+        let json = match memdir::__hooks::LogNode::decode(&bytes).unwrap() {
+            memdir::__hooks::LogNode::Leaf(slots) => json!({"l": slots.iter().map(|s| json!([
                 s.record.hex(),
                 s.blob.map(|b| b.hex()).unwrap_or_default(),
                 s.head,
                 s.updated,
             ])).collect::<Vec<_>>()}),
-            memdir::versions::LogNode::Inner(kids) => json!({"n": kids.iter()
+            memdir::__hooks::LogNode::Inner(kids) => json!({"n": kids.iter()
                 .map(|k| convert(store, &k.hex(), sha))
                 .collect::<Vec<_>>()}),
         };

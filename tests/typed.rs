@@ -266,3 +266,31 @@ fn fmt_thousands(n: usize) -> String {
     }
     out
 }
+
+#[test]
+fn error_types_are_errors_and_a_store_failure_is_the_source() {
+    fn is_error<E: core::error::Error + 'static>() {}
+    is_error::<memdir::ToolError>();
+    is_error::<memdir::InputError>();
+    is_error::<memdir::PathError>();
+    is_error::<memdir::Refusal>();
+    is_error::<memdir::LimitError>();
+    is_error::<memdir::StoreError>();
+    is_error::<memdir::MountError>();
+    is_error::<memdir::ToolsetError>();
+    is_error::<memdir::api::error::ApiError>();
+
+    use core::error::Error;
+    let failed = memdir::ToolError::Storage(memdir::StoreError::Unavailable);
+    let source = failed.source().map(ToString::to_string);
+    assert_eq!(
+        source,
+        Some(memdir::StoreError::Unavailable.to_string()),
+        "a storage failure names the store's error as its source"
+    );
+    let input = memdir::ToolError::Input(memdir::InputError::NotJson);
+    assert!(
+        input.source().is_none(),
+        "its text is the input error's own"
+    );
+}

@@ -1,4 +1,4 @@
-//! `src/unicode.rs` ships two small tables instead of the full Unicode tables of
+//! `src/path.rs` ships two small tables instead of the full Unicode tables of
 //! unicode-normalization (NFKC) and unicode-properties (general category), which
 //! would more than double the wasm. This test derives both tables from those crates
 //! over every code point and fails on any difference, printing the table to paste.
@@ -31,13 +31,13 @@ fn format_ranges_match_unicode_properties() {
         .map(|(a, b)| format!("    (0x{a:04X}, 0x{b:04X}),\n"))
         .collect();
     assert_eq!(
-        memdir::path::FORMAT_RANGES,
+        memdir::__hooks::FORMAT_RANGES,
         ranges.as_slice(),
         "regenerate FORMAT_RANGES:\n{source}"
     );
     for c in all_chars() {
         assert_eq!(
-            memdir::path::is_format(c),
+            memdir::__hooks::is_format(c),
             c.general_category() == GeneralCategory::Format,
             "{c:?}"
         );
@@ -57,7 +57,7 @@ fn nfkc_separators_match_unicode_normalization() {
         .iter()
         .map(|(c, f)| format!("    ('\\u{{{:04X}}}', {f:?}),\n", *c as u32))
         .collect();
-    let shipped: Vec<(char, String)> = memdir::path::NFKC_SEPARATORS
+    let shipped: Vec<(char, String)> = memdir::__hooks::NFKC_SEPARATORS
         .iter()
         .map(|(c, f)| (*c, f.to_string()))
         .collect();
@@ -68,7 +68,7 @@ fn nfkc_separators_match_unicode_normalization() {
 /// character, dots, combining marks and ordinary letters.
 #[test]
 fn the_nfkc_rule_agrees_with_nfkc() {
-    let mut parts: Vec<String> = memdir::path::NFKC_SEPARATORS
+    let mut parts: Vec<String> = memdir::__hooks::NFKC_SEPARATORS
         .iter()
         .map(|(c, _)| c.to_string())
         .collect();
@@ -85,7 +85,7 @@ fn the_nfkc_rule_agrees_with_nfkc() {
                 let folded: String = name.nfkc().collect();
                 let want = folded == "." || folded == ".." || folded.contains(['/', '\\']);
                 assert_eq!(
-                    memdir::path::nfkc_escapes(&name),
+                    memdir::__hooks::nfkc_escapes(&name),
                     want,
                     "{name:?} folds to {folded:?}"
                 );
@@ -106,7 +106,7 @@ fn the_nfc_check_agrees_with_unicode_normalization() {
     for &c in &all {
         let s = c.to_string();
         assert_eq!(
-            memdir::path::is_nfc(&s),
+            memdir::__hooks::is_nfc(&s),
             unicode_normalization::is_nfc(&s),
             "{:04X}",
             c as u32
@@ -133,7 +133,7 @@ fn the_nfc_check_agrees_with_unicode_normalization() {
         for &m in &maybe {
             let t: String = [s, m].iter().collect();
             assert_eq!(
-                memdir::path::is_nfc(&t),
+                memdir::__hooks::is_nfc(&t),
                 unicode_normalization::is_nfc(&t),
                 "{t:?}"
             );
@@ -159,7 +159,7 @@ fn the_nfc_check_agrees_with_unicode_normalization() {
             .map(|_| pool[(next() % pool.len() as u64) as usize])
             .collect();
         assert_eq!(
-            memdir::path::is_nfc(&t),
+            memdir::__hooks::is_nfc(&t),
             unicode_normalization::is_nfc(&t),
             "{:?}",
             t.chars().map(|c| c as u32).collect::<Vec<_>>()

@@ -20,7 +20,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use common::Harness;
 use history::History;
-use memdir::versions::{LOG_FANOUT, height};
+use memdir::__hooks::{LOG_FANOUT, height};
 use memdir::{Config, Engine, MemoryStore, block_on};
 use serde_json::{Value, json};
 

@@ -957,7 +957,7 @@ fn scale() {
     // The first multiples of 4,096 past the import and past 100,000 (see scale_store).
     const SIZES: [u64; 2] = [12_288, 102_400];
     const RUNS: usize = 5;
-    use memdir::versions::{LOG_FANOUT, height};
+    use memdir::__hooks::{LOG_FANOUT, height};
     assert!(SIZES.iter().all(|n| n % LOG_FANOUT.pow(2) == 0));
     assert_eq!(height(SIZES[0]), height(SIZES[1]));
     let t = Instant::now();

@@ -100,7 +100,7 @@ impl MountedHost {
         if input.len() > self.limits.max_input_bytes {
             return result(Err(self.too_large()));
         }
-        result(match memdir::input::parse_text(input) {
+        result(match memdir::parse_text(input) {
             Ok(cmd) => self.run(cmd),
             Err(e) => Err(memdir::ToolError::from(e).into()),
         })

@@ -2,15 +2,20 @@
 //! the client reads; [`ApiError::type_name`] and [`ApiError::status`] are the
 //! error object's `type` and the HTTP status, decided here for every server.
 
+use alloc::format;
 use alloc::string::String;
 use core::fmt;
 
 use serde_json::{Value, json};
 
 use crate::error::{Refusal, ToolError};
+use crate::number::Thousands;
+use crate::path::{PathError, StorePathFault};
+use crate::storage::meta::MetaFault;
 use crate::store::StoreError;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ApiError {
     /// A malformed request or one a rule refuses.
     Invalid(String),
@@ -110,6 +115,8 @@ impl fmt::Display for ApiError {
     }
 }
 
+impl core::error::Error for ApiError {}
+
 impl From<ToolError> for ApiError {
     fn from(e: ToolError) -> ApiError {
         match e {
@@ -125,6 +132,219 @@ impl From<ToolError> for ApiError {
 impl From<StoreError> for ApiError {
     fn from(_: StoreError) -> ApiError {
         ApiError::Storage
+    }
+}
+
+/// The refusals the API words in more than one place, or whose rule lives in
+/// another file: found here by their text.
+impl ApiError {
+    /// A memory id this store does not hold.
+    pub(crate) fn no_memory(id: &str) -> ApiError {
+        ApiError::NotFound(format!("No memory {id:?} in this store."))
+    }
+
+    /// A version id this store does not hold (never made, of another store, or
+    /// dropped by retention).
+    pub(crate) fn no_version(id: &str) -> ApiError {
+        ApiError::NotFound(format!("No memory version {id:?} in this store."))
+    }
+
+    /// A request for a store that has no record.
+    pub(crate) fn no_store() -> ApiError {
+        ApiError::NotFound("No memory store here.".into())
+    }
+
+    /// A `page` token that is not one this list and query gave.
+    pub(crate) fn bad_page_token() -> ApiError {
+        ApiError::Invalid("page is not a page token of this list and query".into())
+    }
+
+    /// A new memory at `path` is blocked by `what` (a memory, a file or a
+    /// directory) at `blocker_path`.
+    pub(crate) fn conflict(
+        path: &str,
+        what: &str,
+        blocker_path: &str,
+        memory_id: String,
+    ) -> ApiError {
+        ApiError::PathConflict {
+            message: format!("The path {path} conflicts with {what} at {blocker_path}."),
+            path: blocker_path.into(),
+            memory_id,
+        }
+    }
+
+    /// `not_exists` on a create whose path is taken.
+    pub(crate) fn taken(store_path: &str) -> ApiError {
+        ApiError::Precondition(format!(
+            "The precondition not_exists failed: something is already at {store_path}."
+        ))
+    }
+
+    /// `not_exists` on an update that renames a memory onto itself.
+    pub(crate) fn exists(memory_id: &str) -> ApiError {
+        ApiError::Precondition(format!(
+            "The precondition not_exists failed: memory {memory_id} exists; not_exists makes a rename a no-op when its new path is taken."
+        ))
+    }
+
+    /// `content_sha256` on an update whose memory has changed.
+    pub(crate) fn changed(memory_id: &str) -> ApiError {
+        ApiError::Precondition(format!(
+            "The precondition content_sha256 failed: memory {memory_id} has changed since that hash was read."
+        ))
+    }
+
+    /// `expected_content_sha256` on a delete whose memory has changed.
+    pub(crate) fn changed_before_delete(memory_id: &str) -> ApiError {
+        ApiError::Precondition(format!(
+            "The precondition expected_content_sha256 failed: memory {memory_id} has changed since that hash was read; nothing was deleted."
+        ))
+    }
+
+    /// A create in a store that holds `cap` memories already.
+    pub(crate) fn store_full(cap: u64) -> ApiError {
+        ApiError::Invalid(format!(
+            "This memory store holds {} memories, the most it may; delete some first.",
+            Thousands(cap)
+        ))
+    }
+
+    /// A body over [`MAX_API_BODY_BYTES`](crate::config::MAX_API_BODY_BYTES).
+    pub(crate) fn body_too_large() -> ApiError {
+        ApiError::TooLarge(format!(
+            "The request body is over {} bytes.",
+            Thousands(crate::config::MAX_API_BODY_BYTES as u64)
+        ))
+    }
+
+    /// A request for a store no mount names.
+    pub(crate) fn no_mount(name: &str) -> ApiError {
+        ApiError::NotFound(format!("No memory store is mounted at {name:?}."))
+    }
+
+    /// A request whose `op` the API does not have.
+    pub(crate) fn no_operation(op: &str) -> ApiError {
+        ApiError::NotFound(format!("No operation {op:?}."))
+    }
+
+    /// Request text that is not JSON.
+    pub(crate) fn request_not_json() -> ApiError {
+        ApiError::Invalid("the request is not valid JSON".into())
+    }
+
+    /// A request that is not `{op, id?, query?, body?, actor?}`.
+    pub(crate) fn not_a_request() -> ApiError {
+        ApiError::Invalid("not a memdir API request: {op, id?, query?, body?, actor?}".into())
+    }
+
+    /// An actor whose id breaks the actor rule.
+    pub(crate) fn bad_actor() -> ApiError {
+        ApiError::Invalid(format!(
+            "actor: its id must be 1 to {} characters without control characters",
+            crate::config::MAX_ACTOR_ID_CHARS
+        ))
+    }
+
+    /// A `view` that is neither `basic` nor `full`.
+    pub(crate) fn bad_view(v: &str) -> ApiError {
+        ApiError::Invalid(format!("view must be basic or full, got {v:?}"))
+    }
+
+    /// A create or change in an archived store.
+    pub(crate) fn archived() -> ApiError {
+        ApiError::Invalid(
+            "This memory store is archived: its memories can be read and deleted, not created or changed.".into(),
+        )
+    }
+
+    /// A redaction of the version that holds a memory's current content.
+    pub(crate) fn current_version(version_id: &str, memory_id: &str) -> ApiError {
+        ApiError::Invalid(format!(
+            "Version {version_id} holds the current content of memory {memory_id}; update or delete the memory first, then redact this version."
+        ))
+    }
+
+    /// Content over the store's per-file limit.
+    pub(crate) fn content_too_large(max: usize, got: usize) -> ApiError {
+        ApiError::Invalid(format!(
+            "content must be at most {} bytes, got {}",
+            Thousands(max as u64),
+            Thousands(got as u64)
+        ))
+    }
+
+    /// Content the store's secret policy refuses.
+    pub(crate) fn credential(kind: &str) -> ApiError {
+        ApiError::Invalid(format!(
+            "content looks like it holds a credential ({kind}); this store refuses to keep it"
+        ))
+    }
+}
+
+/// A store path's broken rule, in the API's words, quoting the path as `shown`.
+pub(crate) fn store_path_refusal(f: &StorePathFault, shown: &str) -> ApiError {
+    use crate::config::{MAX_SEGMENTS, MAX_STORE_PATH_BYTES};
+    ApiError::Invalid(match f {
+        StorePathFault::NoSlash => alloc::format!("path must start with '/', got {shown:?}"),
+        StorePathFault::TooLong(n) => {
+            alloc::format!("path must be at most {MAX_STORE_PATH_BYTES} bytes, got {n}")
+        }
+        StorePathFault::EmptySegment => {
+            alloc::format!("path must not have an empty segment: {shown:?}")
+        }
+        StorePathFault::TooManySegments(n) => {
+            alloc::format!("path must have at most {MAX_SEGMENTS} segments, got {n}")
+        }
+        StorePathFault::Directory => {
+            alloc::format!("path {shown:?} is not valid: it names a directory")
+        }
+        StorePathFault::Invalid(e) => {
+            alloc::format!("path {shown:?} is not valid: {}", path_reason(e))
+        }
+    })
+}
+
+/// Why the memory tool's rules refuse a path, in the API's words.
+fn path_reason(e: &PathError) -> &'static str {
+    match e.rule() {
+        "length" => "it is too long once mounted at /memories (1,024 bytes with that prefix)",
+        "escape" => "a segment is '.' or '..', or holds a separator or a look-alike of one",
+        "empty" => "it has an empty segment",
+        "control" => "it holds a control character",
+        "format" => "it holds a format character (or U+2028, U+2029)",
+        "nfc" => "it is not in Unicode Normalization Form C",
+        "segment" => "a segment is longer than 255 bytes",
+        _ => "it breaks the path rules",
+    }
+}
+
+/// A store record's broken rule, in the API's words.
+impl From<MetaFault> for ApiError {
+    fn from(f: MetaFault) -> ApiError {
+        use crate::config::{
+            MAX_DESCRIPTION_CHARS, MAX_METADATA_KEY_CHARS, MAX_METADATA_PAIRS,
+            MAX_METADATA_VALUE_CHARS, MAX_NAME_CHARS,
+        };
+        ApiError::Invalid(match f {
+            MetaFault::BadId => "bad store id".into(),
+            MetaFault::NameLength(n) => {
+                alloc::format!("name must be 1 to {MAX_NAME_CHARS} characters, got {n}")
+            }
+            MetaFault::NameControl => "name must not contain control characters".into(),
+            MetaFault::DescriptionLength(n) => alloc::format!(
+                "description must be at most {MAX_DESCRIPTION_CHARS} characters, got {n}"
+            ),
+            MetaFault::MetadataPairs(n) => {
+                alloc::format!("metadata must have at most {MAX_METADATA_PAIRS} pairs, got {n}")
+            }
+            MetaFault::MetadataKeyLength(kn) => alloc::format!(
+                "metadata keys must be 1 to {MAX_METADATA_KEY_CHARS} characters, got {kn}"
+            ),
+            MetaFault::MetadataValueLength { chars, key } => alloc::format!(
+                "metadata values must be at most {MAX_METADATA_VALUE_CHARS} characters, got {chars} for key {key:?}"
+            ),
+        })
     }
 }
 

@@ -18,18 +18,17 @@ use super::objects::StoreIds;
 use super::page::{self, PageRequest};
 use super::rules;
 use super::{Ctx, Outcome, View};
-use crate::cache::Head;
-use crate::engine::Engine;
+use crate::command::plan::{Found, store_path};
 use crate::error::{LimitError, ToolError};
-use crate::overlay::Overlay;
 use crate::path::ValidPath;
-use crate::plan::{Found, store_path};
-use crate::publish::Attempt;
-use crate::render::Thousands;
 use crate::secrets::{self, SecretPolicy};
+use crate::storage::Engine;
+use crate::storage::cache::Head;
+use crate::storage::overlay::Overlay;
+use crate::storage::publish::Attempt;
+use crate::storage::tree::{Child, Hash, Kind, MAX_NESTING};
+use crate::storage::versions::{Op, Slot};
 use crate::store::Store;
-use crate::tree::{Child, Hash, Kind, MAX_NESTING};
-use crate::versions::{Op, Slot};
 
 /// A precondition of a write.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -72,11 +71,7 @@ fn content_arg(
         return Ok(None);
     };
     if text.len() > max {
-        return invalid!(
-            "content must be at most {} bytes, got {}",
-            Thousands(max as u64),
-            Thousands(text.len() as u64)
-        );
+        return Err(ApiError::content_too_large(max, text.len()));
     }
     if policy == SecretPolicy::Allow {
         return Ok(Some(text.into()));
@@ -84,10 +79,7 @@ fn content_arg(
     let found = secrets::find(text);
     match found.first() {
         None => Ok(Some(text.into())),
-        Some(first) if policy == SecretPolicy::Refuse => invalid!(
-            "content looks like it holds a credential ({}); this store refuses to keep it",
-            first.kind
-        ),
+        Some(first) if policy == SecretPolicy::Refuse => Err(ApiError::credential(first.kind)),
         Some(_) => Ok(Some(secrets::redact(text, &found))),
     }
 }
@@ -102,9 +94,7 @@ fn path_arg(f: &Fields<'_>) -> Result<Option<(String, ValidPath)>, ApiError> {
 
 fn archived(ctx: &Ctx) -> Result<(), ApiError> {
     match ctx.head.store.as_ref().and_then(|m| m.archived_at) {
-        Some(_) => invalid!(
-            "This memory store is archived: its memories can be read and deleted, not created or changed."
-        ),
+        Some(_) => Err(ApiError::archived()),
         None => Ok(()),
     }
 }
@@ -120,11 +110,7 @@ fn conflict(ids: &StoreIds, path: &str, blocker_path: &str, blocker: &Child) -> 
     } else {
         (String::new(), String::from("a directory"))
     };
-    ApiError::PathConflict {
-        message: format!("The path {path} conflicts with {what} at {blocker_path}."),
-        path: blocker_path.into(),
-        memory_id,
-    }
+    ApiError::conflict(path, &what, blocker_path, memory_id)
 }
 
 impl<S: Store> Engine<S> {
@@ -256,8 +242,7 @@ impl<S: Store> Engine<S> {
 
     fn memory_arg(&self, ctx: &Ctx, id: Option<&str>) -> Result<u64, ApiError> {
         let id = id.unwrap_or_default();
-        rules::parse_id("mem", &ctx.ids.tag, id)
-            .ok_or_else(|| ApiError::NotFound(format!("No memory {id:?} in this store.")))
+        rules::parse_id("mem", &ctx.ids.tag, id).ok_or_else(|| ApiError::no_memory(id))
     }
 
     /// A memory as the API shows it in the state `head`, or `None` if it is not live.
@@ -310,19 +295,13 @@ impl<S: Store> Engine<S> {
             .transact(true, async |head| {
                 let fresh = Ctx::of(head, None);
                 if head.log.memories >= cap {
-                    return Ok(Attempt::Unchanged(invalid!(
-                        "This memory store holds {} memories, the most it may; delete some first.",
-                        Thousands(cap)
-                    )));
+                    return Ok(Attempt::Unchanged(Err(ApiError::store_full(cap))));
                 }
                 let mut overlay = Overlay::on(head, (self.clock)());
                 overlay.by = by.clone();
                 if let Some(blocked) = self.blocker(&overlay, head.root, &fresh.ids, &vp).await? {
                     let e = match pre {
-                        Some(Precondition::NotExists) => ApiError::Precondition(format!(
-                            "The precondition not_exists failed: something is already at {}.",
-                            store_path(&vp)
-                        )),
+                        Some(Precondition::NotExists) => ApiError::taken(store_path(&vp)),
                         _ => blocked,
                     };
                     return Ok(Attempt::Unchanged(Err(e)));
@@ -379,10 +358,9 @@ impl<S: Store> Engine<S> {
                 };
                 let target = to.as_ref().map_or(&from, |(_, vp)| vp);
                 if pre == Some(Precondition::NotExists) && *target == from {
-                    return Ok(Attempt::Unchanged(Err(ApiError::Precondition(format!(
-                        "The precondition not_exists failed: memory {} exists; not_exists makes a rename a no-op when its new path is taken.",
-                        fresh.ids.memory_id(mem)
-                    )))));
+                    return Ok(Attempt::Unchanged(Err(ApiError::exists(
+                        &fresh.ids.memory_id(mem),
+                    ))));
                 }
                 let new_hash = content.as_deref().map(|c| Hash::of(c.as_bytes()));
                 let same = new_hash.is_none_or(|h| h == file.hash) && *target == from;
@@ -393,15 +371,16 @@ impl<S: Store> Engine<S> {
                 if let Some(Precondition::ContentSha256(want)) = pre
                     && want != file.hash
                 {
-                    return Ok(Attempt::Unchanged(Err(ApiError::Precondition(format!(
-                        "The precondition content_sha256 failed: memory {} has changed since that hash was read.",
-                        fresh.ids.memory_id(mem)
-                    )))));
+                    return Ok(Attempt::Unchanged(Err(ApiError::changed(
+                        &fresh.ids.memory_id(mem),
+                    ))));
                 }
                 let mut overlay = Overlay::on(head, (self.clock)());
                 overlay.by = by.clone();
                 if *target != from
-                    && let Some(blocked) = self.blocker(&overlay, head.root, &fresh.ids, target).await?
+                    && let Some(blocked) = self
+                        .blocker(&overlay, head.root, &fresh.ids, target)
+                        .await?
                 {
                     return Ok(Attempt::Unchanged(match pre {
                         Some(Precondition::NotExists) => Ok(()),
@@ -455,10 +434,9 @@ impl<S: Store> Engine<S> {
                     return Ok(Attempt::Unchanged(Err(not_found(id))));
                 };
                 if expected.is_some_and(|want| want != file.hash) {
-                    return Ok(Attempt::Unchanged(Err(ApiError::Precondition(format!(
-                        "The precondition expected_content_sha256 failed: memory {} has changed since that hash was read; nothing was deleted.",
-                        fresh.ids.memory_id(mem)
-                    )))));
+                    return Ok(Attempt::Unchanged(Err(ApiError::changed_before_delete(
+                        &fresh.ids.memory_id(mem),
+                    ))));
                 }
                 let mut overlay = Overlay::on(head, (self.clock)());
                 overlay.by = by.clone();
@@ -611,10 +589,7 @@ impl<S: Store> Engine<S> {
 }
 
 fn not_found(id: Option<&str>) -> ApiError {
-    ApiError::NotFound(format!(
-        "No memory {:?} in this store.",
-        id.unwrap_or_default()
-    ))
+    ApiError::no_memory(id.unwrap_or_default())
 }
 
 pub(crate) struct Walk {

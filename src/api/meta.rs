@@ -4,93 +4,17 @@
 use alloc::collections::BTreeMap;
 use alloc::string::String;
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::body::Fields;
 use super::error::{ApiError, invalid};
-use super::rules;
+use crate::storage::meta::{check_description, check_metadata, check_name};
 use crate::time::format_ms;
 
-pub const MAX_NAME_CHARS: usize = 255;
-pub const MAX_DESCRIPTION_CHARS: usize = 1024;
-pub const MAX_METADATA_PAIRS: usize = 16;
-pub const MAX_METADATA_KEY_CHARS: usize = 64;
-pub const MAX_METADATA_VALUE_CHARS: usize = 512;
+pub use crate::storage::meta::StoreMeta;
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StoreMeta {
-    pub id: String,
-    pub name: String,
-    #[serde(default)]
-    pub description: String,
-    #[serde(default)]
-    pub metadata: BTreeMap<String, String>,
-    pub created_at: u64,
-    pub updated_at: u64,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub archived_at: Option<u64>,
-}
-
-fn chars(s: &str) -> usize {
-    s.chars().count()
-}
-
-fn check_name(name: &str) -> Result<(), ApiError> {
-    let n = chars(name);
-    if n == 0 || n > MAX_NAME_CHARS {
-        return invalid!("name must be 1 to {MAX_NAME_CHARS} characters, got {n}");
-    }
-    if name.chars().any(char::is_control) {
-        return invalid!("name must not contain control characters");
-    }
-    Ok(())
-}
-
-fn check_description(d: &str) -> Result<(), ApiError> {
-    let n = chars(d);
-    if n > MAX_DESCRIPTION_CHARS {
-        return invalid!("description must be at most {MAX_DESCRIPTION_CHARS} characters, got {n}");
-    }
-    Ok(())
-}
-
-fn check_metadata(m: &BTreeMap<String, String>) -> Result<(), ApiError> {
-    if m.len() > MAX_METADATA_PAIRS {
-        return invalid!(
-            "metadata must have at most {MAX_METADATA_PAIRS} pairs, got {}",
-            m.len()
-        );
-    }
-    for (k, v) in m {
-        let kn = chars(k);
-        if kn == 0 || kn > MAX_METADATA_KEY_CHARS {
-            return invalid!(
-                "metadata keys must be 1 to {MAX_METADATA_KEY_CHARS} characters, got {kn}"
-            );
-        }
-        let vn = chars(v);
-        if vn > MAX_METADATA_VALUE_CHARS {
-            return invalid!(
-                "metadata values must be at most {MAX_METADATA_VALUE_CHARS} characters, got {vn} for key {k:?}"
-            );
-        }
-    }
-    Ok(())
-}
-
+/// What the API adds to a store's record: made from a request, and shown.
 impl StoreMeta {
-    /// Every rule, for a record read back from a store.
-    pub fn check(&self) -> Result<(), ApiError> {
-        if !rules::is_store_id(&self.id) {
-            return invalid!("bad store id");
-        }
-        check_name(&self.name)?;
-        check_description(&self.description)?;
-        check_metadata(&self.metadata)
-    }
-
     /// A new store's record from a create body.
     pub fn create(id: &str, body: &Value, now: u64) -> Result<StoreMeta, ApiError> {
         let f = Fields::of(body, &["name", "description", "metadata"])?;

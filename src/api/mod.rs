@@ -6,12 +6,12 @@
 //! `memories`, `versions`, `search`, `stores` (the operations), `objects` (the
 //! JSON answers), `page` (page tokens), `error` (errors, their types and statuses).
 
-pub mod body;
+pub(crate) mod body;
 pub mod error;
 mod memories;
-pub mod meta;
-pub mod objects;
-pub mod page;
+pub(crate) mod meta;
+pub(crate) mod objects;
+pub(crate) mod page;
 pub mod rules;
 mod search;
 mod stores;
@@ -23,25 +23,19 @@ use alloc::string::String;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::cache::Head;
-use crate::engine::Engine;
+use crate::storage::Engine;
+use crate::storage::cache::Head;
+use crate::storage::versions::Actor;
 use crate::store::Store;
-use crate::versions::Actor;
-use body::Query;
 use error::ApiError;
 use objects::StoreIds;
 
+pub use body::Query;
 pub use search::{MAX_LINES_PER_MEMORY, MAX_QUERY_CHARS, MAX_SEARCH_BYTES};
 pub use stores::list_stores;
 pub use versions::MAX_VERSION_SCAN;
 
-/// Largest request body, in bytes: content of the per-file limit, JSON-escaped, fits.
-pub const MAX_API_BODY_BYTES: usize = 1 << 20;
-
-/// How long a server lets one API request run before it answers 504 and goes on
-/// with the others (the work is bounded by what a store holds; this bounds a slow
-/// or stalled store).
-pub const API_DEADLINE_MS: u64 = 30_000;
+pub use crate::config::{API_DEADLINE_MS, MAX_API_BODY_BYTES};
 
 pub(crate) type Outcome = Result<Value, ApiError>;
 
@@ -73,9 +67,7 @@ impl View {
             None => Ok(default),
             Some("basic") => Ok(View::Basic),
             Some("full") => Ok(View::Full),
-            Some(v) => Err(ApiError::Invalid(alloc::format!(
-                "view must be basic or full, got {v:?}"
-            ))),
+            Some(v) => Err(ApiError::bad_view(v)),
         }
     }
 }
@@ -101,13 +93,6 @@ impl Ctx {
     }
 }
 
-fn too_large() -> ApiError {
-    ApiError::TooLarge(alloc::format!(
-        "The request body is over {} bytes.",
-        crate::render::Thousands(MAX_API_BODY_BYTES as u64)
-    ))
-}
-
 /// An answer: the HTTP status and the JSON body.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response {
@@ -128,15 +113,12 @@ impl Response {
 
     /// The answer to a request for a store no mount names.
     pub fn no_mount(name: &str) -> Response {
-        Response::of(Err(ApiError::NotFound(alloc::format!(
-            "No memory store is mounted at {:?}.",
-            name
-        ))))
+        Response::of(Err(ApiError::no_mount(name)))
     }
 
     /// The answer to a body over [`MAX_API_BODY_BYTES`].
     pub fn too_large() -> Response {
-        Response::of(Err(too_large()))
+        Response::of(Err(ApiError::body_too_large()))
     }
 
     pub fn to_json(&self) -> String {
@@ -171,27 +153,22 @@ impl<S: Store> Engine<S> {
     pub async fn api_json(&self, request: &str) -> String {
         let response = match crate::json::from_text::<Value>(request) {
             Ok(v) => self.api(&v).await,
-            Err(_) => Response::of(Err(ApiError::Invalid(
-                "the request is not valid JSON".into(),
-            ))),
+            Err(_) => Response::of(Err(ApiError::request_not_json())),
         };
         response.to_json()
     }
 
     async fn api_outcome(&self, request: &Value) -> Outcome {
-        let r: Request = serde_json::from_value(request.clone()).map_err(|_| {
-            ApiError::Invalid("not a memdir API request: {op, id?, query?, body?, actor?}".into())
-        })?;
+        let r: Request =
+            serde_json::from_value(request.clone()).map_err(|_| ApiError::not_a_request())?;
         if r.body
             .as_ref()
             .is_some_and(|b| b.len() > MAX_API_BODY_BYTES)
         {
-            return Err(too_large());
+            return Err(ApiError::body_too_large());
         }
         if r.actor.as_ref().is_some_and(|a| !a.is_valid()) {
-            return Err(ApiError::Invalid(
-                "actor: its id must be 1 to 256 characters without control characters".into(),
-            ));
+            return Err(ApiError::bad_actor());
         }
         if self.config.read_only && WRITES.contains(&r.op.as_str()) {
             return Err(ApiError::ReadOnly);
@@ -216,9 +193,7 @@ impl<S: Store> Engine<S> {
             "version.list" => self.version_list(&ctx, &q).await,
             "version.retrieve" => self.version_retrieve(&ctx, id, &q).await,
             "version.redact" => self.version_redact(&ctx, id, &body).await,
-            other => Err(ApiError::NotFound(alloc::format!(
-                "No operation {other:?}."
-            ))),
+            other => Err(ApiError::no_operation(other)),
         }
     }
 }

@@ -6,9 +6,9 @@ use alloc::string::String;
 use serde_json::{Value, json};
 
 use super::rules;
+use crate::storage::tree::Child;
+use crate::storage::versions::{Record, Slot};
 use crate::time::format_ms;
-use crate::tree::Child;
-use crate::versions::{Record, Slot};
 
 /// Which store the objects belong to: its id and the tag its ids carry.
 pub struct StoreIds {

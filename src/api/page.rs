@@ -7,14 +7,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::body::Query;
-use super::error::{ApiError, invalid};
-use crate::tree::Hash;
+use super::error::ApiError;
+use crate::storage::tree::Hash;
 
-/// Items per page when the request gives no `limit`, and the most it may ask for.
-pub const DEFAULT_LIMIT: u64 = 20;
-pub const MAX_LIMIT: u64 = 100;
-/// The most items per page when each carries its content (`view=full`).
-pub const MAX_LIMIT_FULL: u64 = 20;
+pub use crate::config::{DEFAULT_LIMIT, MAX_LIMIT, MAX_LIMIT_FULL};
 
 /// A fingerprint of a query: `parts` hashed, 16 hex characters.
 pub fn fingerprint(parts: &[&str]) -> String {
@@ -27,34 +23,11 @@ pub fn fingerprint(parts: &[&str]) -> String {
     hex.get(..16).unwrap_or_default().into()
 }
 
-fn hex(bytes: &[u8]) -> String {
-    let mut s = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        s.extend(char::from_digit(u32::from(b >> 4), 16));
-        s.extend(char::from_digit(u32::from(b & 15), 16));
-    }
-    s
-}
-
-fn unhex(s: &str) -> Option<Vec<u8>> {
-    if !s.len().is_multiple_of(2) {
-        return None;
-    }
-    s.as_bytes()
-        .chunks_exact(2)
-        .map(|p| {
-            let hi = char::from(*p.first()?).to_digit(16)?;
-            let lo = char::from(*p.get(1)?).to_digit(16)?;
-            Some((hi * 16 + lo) as u8)
-        })
-        .collect()
-}
-
 /// The token for the page that starts after `position`.
 pub fn token(fingerprint: &str, position: &str) -> String {
     let mut t = String::from(fingerprint);
     t.push('.');
-    t.push_str(&hex(position.as_bytes()));
+    t.push_str(&hex::encode(position.as_bytes()));
     t
 }
 
@@ -77,11 +50,11 @@ pub fn read(query: &Query<'_>, fingerprint: &str, full: bool) -> Result<PageRequ
             let position = t
                 .split_once('.')
                 .filter(|(fp, _)| *fp == fingerprint)
-                .and_then(|(_, pos)| unhex(pos))
+                .and_then(|(_, pos)| hex::decode(pos).ok())
                 .and_then(|b| String::from_utf8(b).ok());
             match position {
                 Some(p) => Some(p),
-                None => return invalid!("page is not a page token of this list and query"),
+                None => return Err(ApiError::bad_page_token()),
             }
         }
     };

@@ -4,25 +4,17 @@
 use alloc::format;
 use alloc::string::String;
 
-use super::error::{ApiError, invalid};
+use super::error::{ApiError, invalid, store_path_refusal};
 use crate::path::{self, ValidPath};
 
-/// Most segments a store path may have (the SDK's rule).
-pub const MAX_SEGMENTS: usize = 20;
-/// Longest store path in UTF-8 bytes.
-pub const MAX_STORE_PATH_BYTES: usize = 1024;
-/// How store ids begin, and how many random characters follow.
-pub const STORE_PREFIX: &str = "memstore_";
-pub const STORE_ID_CHARS: usize = 24;
+pub use crate::config::{MAX_SEGMENTS, MAX_STORE_PATH_BYTES};
+pub use crate::storage::meta::{STORE_ID_CHARS, STORE_PREFIX, is_store_id};
 /// How much of a store id its memory and version ids carry.
 const TAG_CHARS: usize = 12;
 /// The tag of a store that has no record (one opened only for the memory tool).
 const LOCAL_TAG: &str = "local";
 
-/// True if `p` is a store path memdir could have written (checked on stored records).
-pub fn is_store_path(p: &str) -> bool {
-    store_path(p).is_ok()
-}
+pub use crate::path::is_store_path;
 
 /// A store path (`/notes/a.md`) as the memory tool's path (`/memories/notes/a.md`),
 /// or why it is refused.
@@ -33,42 +25,7 @@ pub fn store_path(p: &str) -> Result<ValidPath, ApiError> {
 /// [`store_path`], its refusal quoting the path as `shown` (the toolset shows a
 /// store mounted at `/team` as `/team/…`, so its errors name the path the model gave).
 pub(crate) fn store_path_as(p: &str, shown: &str) -> Result<ValidPath, ApiError> {
-    if !p.starts_with('/') {
-        return invalid!("path must start with '/', got {shown:?}");
-    }
-    if p.len() > MAX_STORE_PATH_BYTES {
-        return invalid!(
-            "path must be at most {MAX_STORE_PATH_BYTES} bytes, got {}",
-            p.len()
-        );
-    }
-    let segments = p.split('/').skip(1).count();
-    if p == "/" || p.ends_with('/') || p.contains("//") {
-        return invalid!("path must not have an empty segment: {shown:?}");
-    }
-    if segments > MAX_SEGMENTS {
-        return invalid!("path must have at most {MAX_SEGMENTS} segments, got {segments}");
-    }
-    let full = format!("{}{p}", path::ROOT);
-    match path::validate(&full) {
-        Ok(v) if v.as_str() == full => Ok(v),
-        Ok(_) => invalid!("path {shown:?} is not valid: it names a directory"),
-        Err(e) => invalid!("path {shown:?} is not valid: {}", reason(&e)),
-    }
-}
-
-/// Why the memory tool's rules refuse a path, in the API's words.
-fn reason(e: &path::PathError) -> &'static str {
-    match e.rule() {
-        "length" => "it is too long once mounted at /memories (1,024 bytes with that prefix)",
-        "escape" => "a segment is '.' or '..', or holds a separator or a look-alike of one",
-        "empty" => "it has an empty segment",
-        "control" => "it holds a control character",
-        "format" => "it holds a format character (or U+2028, U+2029)",
-        "nfc" => "it is not in Unicode Normalization Form C",
-        "segment" => "a segment is longer than 255 bytes",
-        _ => "it breaks the path rules",
-    }
+    path::store_path(p).map_err(|f| store_path_refusal(&f, shown))
 }
 
 /// A `path_prefix`: `/` or a store path followed by `/`.
@@ -130,21 +87,12 @@ pub fn new_store_id(random: &[u8]) -> Option<String> {
     Some(out)
 }
 
-/// True if `id` is a store id this build makes.
-pub fn is_store_id(id: &str) -> bool {
-    id.strip_prefix(STORE_PREFIX).is_some_and(|r| {
-        r.len() == STORE_ID_CHARS
-            && r.bytes()
-                .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
-    })
-}
-
 /// Lowercase hex SHA-256, as a precondition must give it.
-pub fn sha256_arg(name: &str, v: &str) -> Result<crate::tree::Hash, ApiError> {
+pub fn sha256_arg(name: &str, v: &str) -> Result<crate::storage::tree::Hash, ApiError> {
     let lower_hex = v
         .bytes()
         .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    match crate::tree::Hash::from_hex(v) {
+    match crate::storage::tree::Hash::from_hex(v) {
         Some(h) if lower_hex => return Ok(h),
         _ => {}
     }

@@ -13,19 +13,13 @@ use super::error::invalid;
 use super::page::{self, PageRequest};
 use super::rules;
 use super::{Ctx, Outcome};
-use crate::engine::Engine;
-use crate::overlay::Overlay;
-use crate::plan::{Found, store_path};
+use crate::command::plan::{Found, store_path};
+use crate::storage::Engine;
+use crate::storage::overlay::Overlay;
+use crate::storage::tree::{Child, Kind};
 use crate::store::Store;
-use crate::tree::{Child, Kind};
 
-/// Longest query, in characters.
-pub const MAX_QUERY_CHARS: usize = 256;
-/// Most matching lines shown per memory, and the longest line shown (characters).
-pub const MAX_LINES_PER_MEMORY: usize = 10;
-pub const MAX_LINE_CHARS: usize = 300;
-/// Most content bytes one page reads before it ends early with a `next_page`.
-pub const MAX_SEARCH_BYTES: u64 = 16 << 20;
+pub use crate::config::{MAX_LINE_CHARS, MAX_LINES_PER_MEMORY, MAX_QUERY_CHARS, MAX_SEARCH_BYTES};
 
 fn lower(s: &str) -> String {
     s.chars().flat_map(char::to_lowercase).collect()

@@ -12,13 +12,13 @@ use super::error::{ApiError, invalid};
 use super::meta::StoreMeta;
 use super::page::{self, PageRequest};
 use super::{Ctx, Outcome};
-use crate::engine::Engine;
-use crate::overlay::Overlay;
-use crate::publish::Attempt;
+use crate::storage::Engine;
+use crate::storage::overlay::Overlay;
+use crate::storage::publish::Attempt;
 use crate::store::Store;
 
 fn no_store() -> ApiError {
-    ApiError::NotFound("No memory store here.".into())
+    ApiError::no_store()
 }
 
 impl<S: Store> Engine<S> {
@@ -166,7 +166,7 @@ pub fn list_stores(records: &[Value], q: &Query<'_>) -> Outcome {
 }
 
 fn bad_page() -> ApiError {
-    ApiError::Invalid("page is not a page token of this list and query".into())
+    ApiError::bad_page_token()
 }
 
 /// A store object as the API shows it, back into the stored record's shape.

@@ -12,19 +12,17 @@ use super::error::{ApiError, invalid};
 use super::page::{self, PageRequest};
 use super::rules;
 use super::{Ctx, Outcome, View};
-use crate::cache::Head;
-use crate::engine::Engine;
 use crate::error::ToolError;
-use crate::history::Place;
-use crate::overlay::Overlay;
-use crate::publish::Attempt;
+use crate::history::log::Place;
+use crate::storage::Engine;
+use crate::storage::cache::Head;
+use crate::storage::overlay::Overlay;
+use crate::storage::publish::Attempt;
+use crate::storage::tree::{BLOB, Child, Hash, Kind, MAX_NESTING};
+use crate::storage::versions::{Actor, DROPPED, LogNode, Op, RECORD, Record, Slot, height};
 use crate::store::Store;
-use crate::tree::{BLOB, Child, Hash, Kind, MAX_NESTING};
-use crate::versions::{Actor, DROPPED, LogNode, Op, RECORD, Record, Slot, height};
 
-/// Most records one page of an unfiltered-by-memory version list reads: filters
-/// that skip many make a short page with a `next_page`, never an unbounded scan.
-pub const MAX_VERSION_SCAN: usize = 10_000;
+pub use crate::config::MAX_VERSION_SCAN;
 
 /// The filters of a version list.
 struct Filter<'a> {
@@ -50,7 +48,7 @@ impl Filter<'_> {
 /// The answer for a version id this store does not hold (never made, of another
 /// store, or dropped by retention).
 fn unknown_version(id: &str) -> ApiError {
-    ApiError::NotFound(format!("No memory version {id:?} in this store."))
+    ApiError::no_version(id)
 }
 
 fn actor_kind(a: &Actor) -> &'static str {
@@ -137,7 +135,7 @@ impl<S: Store> Engine<S> {
         let resume = match after.as_deref().map(str::parse::<u64>) {
             None => None,
             Some(Ok(n)) if n >= 1 && n <= ctx.head.log.versions => Some(n),
-            Some(_) => return invalid!("page is not a page token of this list and query"),
+            Some(_) => return Err(ApiError::bad_page_token()),
         };
         let none = Overlay::default();
         let log = &ctx.head.log;
@@ -146,14 +144,10 @@ impl<S: Store> Engine<S> {
             Some(id) => {
                 let mem = rules::parse_id("mem", &ctx.ids.tag, id)
                     .filter(|n| *n <= log.versions)
-                    .ok_or_else(|| {
-                        ApiError::NotFound(format!("No memory {id:?} in this store."))
-                    })?;
+                    .ok_or_else(|| ApiError::no_memory(id))?;
                 let first = self.slot(&none, log, mem).await?;
                 if first.head == 0 {
-                    return Err(ApiError::NotFound(format!(
-                        "No memory {id:?} in this store."
-                    )));
+                    return Err(ApiError::no_memory(id));
                 }
                 resume.unwrap_or(first.head)
             }
@@ -185,7 +179,7 @@ impl<S: Store> Engine<S> {
                 && ctx.ids.memory_id(record.mem) != id
             {
                 if from_token {
-                    return invalid!("page is not a page token of this list and query");
+                    return Err(ApiError::bad_page_token());
                 }
                 return Err(ApiError::Damaged);
             }
@@ -245,11 +239,10 @@ impl<S: Store> Engine<S> {
                 }
                 let first = self.slot(&overlay, &head.log, record.mem).await?;
                 if first.head == seq && record.op != Op::Deleted {
-                    return Ok(Attempt::Unchanged(Err(ApiError::Invalid(format!(
-                        "Version {} holds the current content of memory {}; update or delete the memory first, then redact this version.",
-                        fresh.ids.version_id(seq),
-                        fresh.ids.memory_id(record.mem)
-                    )))));
+                    return Ok(Attempt::Unchanged(Err(ApiError::current_version(
+                        &fresh.ids.version_id(seq),
+                        &fresh.ids.memory_id(record.mem),
+                    ))));
                 }
                 // The content to erase, and its text (to put back should another
                 // writer store the same text while it is erased): none if another

@@ -32,9 +32,9 @@ use core::fmt;
 
 use serde_json::Value;
 
-use crate::Engine;
-use crate::Response;
-use crate::Store;
+use crate::api::Response;
+use crate::storage::Engine;
+use crate::store::Store;
 use merge::{Merged, merge};
 use state::{Pair, Pending, State};
 use wire::Info;
@@ -164,7 +164,7 @@ impl core::error::Error for SyncError {}
 
 /// The key of the sync record for the remote store named `remote`.
 fn state_key(remote: &str) -> String {
-    format!("sync/{}", wire::hex64(&crate::sha256(remote.as_bytes())))
+    format!("sync/{}", wire::sha256_hex(remote))
 }
 
 impl<S: Store> Engine<S> {

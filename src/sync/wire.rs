@@ -69,15 +69,7 @@ pub fn is_store_path(s: &str) -> bool {
 
 /// The lowercase hex SHA-256 of `text`, as the API gives `content_sha256`.
 pub fn sha256_hex(text: &str) -> String {
-    hex64(&crate::sha256(text.as_bytes()))
-}
-
-/// 32 bytes as 64 lowercase hex digits.
-pub fn hex64(bytes: &[u8; 32]) -> String {
-    let mut out = [0u8; 64];
-    // Both lengths are fixed, so the encoding cannot fail.
-    let _ = hex::encode_to_slice(bytes, &mut out);
-    out.iter().map(|b| char::from(*b)).collect()
+    crate::storage::tree::Hash::of(text.as_bytes()).hex()
 }
 
 pub fn list(page: Option<&str>) -> Value {

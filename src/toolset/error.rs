@@ -7,12 +7,12 @@ use alloc::vec::Vec;
 use core::fmt;
 
 use crate::api::error::ApiError;
-use crate::render::Thousands;
+use crate::number::Thousands;
 
-/// Most line numbers a "several matches" error lists.
-pub const MAX_LINES_LISTED: usize = 20;
+pub use crate::config::MAX_LINES_LISTED;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ToolsetError {
     /// No tool of that name.
     UnknownTool(String),
@@ -192,3 +192,5 @@ impl fmt::Display for ToolsetError {
         }
     }
 }
+
+impl core::error::Error for ToolsetError {}

@@ -9,6 +9,7 @@
 //! state; a paged answer says how to ask for the next page. [`tools::TOOLS`] holds
 //! the names, descriptions and schemas, [`error`] every failure's text.
 
+mod answer;
 pub mod error;
 pub mod tools;
 
@@ -22,44 +23,29 @@ use serde_json::{Value, json};
 use crate::api::Ctx;
 use crate::api::body::Query;
 use crate::api::error::ApiError;
-use crate::api::{page, rules};
-use crate::cache::Head;
-use crate::engine::Engine;
+use crate::api::rules;
+use crate::command::lines;
+use crate::command::plan::Found;
+use crate::command::render::numbered;
 use crate::error::ToolError;
-use crate::lines;
-use crate::overlay::Overlay;
 use crate::path::ValidPath;
-use crate::plan::Found;
-use crate::render::{Thousands, numbered};
+use crate::storage::Engine;
+use crate::storage::cache::Head;
+use crate::storage::overlay::Overlay;
+use crate::storage::tree::{Child, Hash, Kind};
 use crate::store::Store;
-use crate::tree::{Child, Hash, Kind};
 
 pub use error::ToolsetError;
 pub use tools::{TOOLS, Tool};
 
-/// Documents per page of `memory_list`, and results per page of `memory_search`
-/// (each result shows up to `api::MAX_LINES_PER_MEMORY` lines).
-pub const LIST_PAGE: u64 = page::MAX_LIMIT;
-pub const SEARCH_PAGE: u64 = page::DEFAULT_LIMIT;
-
-/// How often a write starts over when another writer changed the document between
-/// its read and its write (each attempt is itself an atomic API operation).
-const ATTEMPTS: usize = 4;
+use crate::config::TOOLSET_ATTEMPTS as ATTEMPTS;
+pub use crate::config::{LIST_PAGE, SEARCH_PAGE};
 
 type Answer = Result<String, ToolsetError>;
 
 impl From<ToolError> for ToolsetError {
     fn from(e: ToolError) -> ToolsetError {
         ToolsetError::Failed(ApiError::from(e))
-    }
-}
-
-/// `1 byte`, `12 bytes`, `1,234 bytes`.
-fn bytes(n: u64) -> String {
-    if n == 1 {
-        String::from("1 byte")
-    } else {
-        format!("{} bytes", Thousands(n))
     }
 }
 
@@ -193,36 +179,6 @@ fn archived(head: &Head) -> Result<(), ToolsetError> {
     }
 }
 
-/// `(12 bytes, content_sha256 …)` of an API memory object.
-fn stamp(memory: &Value) -> String {
-    format!(
-        "({}, content_sha256 {})",
-        bytes(
-            at(memory, "content_size_bytes")
-                .as_u64()
-                .unwrap_or_default()
-        ),
-        at(memory, "content_sha256").as_str().unwrap_or_default()
-    )
-}
-
-/// The answer to a write that stored `memory` (the API's object) for `asked`.
-fn written(verb: &str, shown: &str, asked: &str, before: Option<Hash>, memory: &Value) -> String {
-    let sha = at(memory, "content_sha256").as_str().unwrap_or_default();
-    if before.is_some_and(|h| h.hex() == sha) {
-        return format!(
-            "{shown} already holds this content {}; nothing changed.",
-            stamp(memory)
-        );
-    }
-    let mut out = format!("{verb} {shown} {}.", stamp(memory));
-    if Hash::of(asked.as_bytes()).hex() != sha {
-        // The store's secret policy redacted the content before keeping it.
-        out.push_str(" Text that looked like a credential was redacted before it was stored.");
-    }
-    out
-}
-
 impl<S: Store> Engine<S> {
     /// The toolset face: runs tool `name` on `input` (a JSON value) over this
     /// store mounted at `prefix` (`""` for a single store; no trailing `/`).
@@ -301,22 +257,20 @@ impl<S: Store> Engine<S> {
             .map(Vec::as_slice)
             .unwrap_or_default();
         if items.is_empty() && at(&page, "next_page").is_null() {
-            return Ok(format!("No documents under {shown}."));
+            return Ok(answer::no_documents(&shown));
         }
-        let mut out = format!("Documents under {shown}:");
+        let mut out = answer::documents(&shown);
         for item in items {
             let path = m.show(at(item, "path").as_str().unwrap_or_default());
             if item["type"] == "memory_prefix" {
-                out.push_str(&format!("\n{path} (directory)"));
+                answer::directory_row(&mut out, &path);
             } else {
                 let size = at(item, "content_size_bytes").as_u64().unwrap_or_default();
-                out.push_str(&format!("\n{path} ({})", bytes(size)));
+                answer::document_row(&mut out, &path, size);
             }
         }
         if let Some(next) = at(&page, "next_page").as_str() {
-            out.push_str(&format!(
-                "\nMore: call memory_list again with the same path_prefix and depth and page {next:?}."
-            ));
+            answer::more_documents(&mut out, next);
         }
         Ok(out)
     }
@@ -341,15 +295,7 @@ impl<S: Store> Engine<S> {
             .map(Vec::as_slice)
             .unwrap_or_default();
         let next = at(&page, "next_page").as_str();
-        let mut out = match (hits.len(), next) {
-            (0, None) => return Ok(format!("No document under {shown} contains {query:?}.")),
-            (0, Some(_)) => format!("No document in this part of {shown} contains {query:?}."),
-            (1, _) => format!("1 document under {shown} contains {query:?}:"),
-            (n, _) => format!(
-                "{} documents under {shown} contain {query:?}:",
-                Thousands(n as u64)
-            ),
-        };
+        let mut out = answer::found(hits.len(), next.is_some(), &shown, query);
         for hit in hits {
             out.push('\n');
             out.push_str(&m.show(at(hit, "path").as_str().unwrap_or_default()));
@@ -368,9 +314,7 @@ impl<S: Store> Engine<S> {
             }
         }
         if let Some(next) = next {
-            out.push_str(&format!(
-                "\nMore: call memory_search again with the same query and path_prefix and page {next:?}."
-            ));
+            answer::more_found(&mut out, next);
         }
         Ok(out)
     }
@@ -379,11 +323,7 @@ impl<S: Store> Engine<S> {
         let (path, shown) = m.path(input)?;
         let (_, _, file) = self.document(&path, &shown).await?;
         let content = self.blob(&file).await?;
-        Ok(format!(
-            "{shown} ({}, content_sha256 {}):\n{content}",
-            bytes(file.size),
-            file.hash.hex()
-        ))
+        Ok(answer::document(&shown, file.size, &file.hash, &content))
     }
 
     async fn tool_write(&self, m: &Mount<'_>, input: &Value) -> Answer {
@@ -406,7 +346,13 @@ impl<S: Store> Engine<S> {
                         .await
                     {
                         Ok(v) => {
-                            return Ok(written("Overwrote", &shown, content, Some(file.hash), &v));
+                            return Ok(answer::written(
+                                "Overwrote",
+                                &shown,
+                                content,
+                                Some(file.hash),
+                                &v,
+                            ));
                         }
                         // Deleted since it was looked up: write it anew.
                         Err(ApiError::NotFound(_)) => {}
@@ -417,7 +363,7 @@ impl<S: Store> Engine<S> {
                     let precondition = create_only.then(|| json!({ "type": "not_exists" }));
                     let body = json!({ "path": store_path, "content": content, "precondition": precondition });
                     match self.memory_create(&ctx, &body, &Query(&none)).await {
-                        Ok(v) => return Ok(written("Created", &shown, content, None, &v)),
+                        Ok(v) => return Ok(answer::written("Created", &shown, content, None, &v)),
                         Err(ApiError::Precondition(_)) => return Err(ToolsetError::Exists(shown)),
                         // Made since it was looked up: overwrite it.
                         Err(ApiError::PathConflict {
@@ -478,7 +424,15 @@ impl<S: Store> Engine<S> {
                 .memory_update(&ctx, Some(&id), &body, &Query(&none))
                 .await
             {
-                Ok(v) => return Ok(written("Edited", &shown, &edited, Some(file.hash), &v)),
+                Ok(v) => {
+                    return Ok(answer::written(
+                        "Edited",
+                        &shown,
+                        &edited,
+                        Some(file.hash),
+                        &v,
+                    ));
+                }
                 Err(ApiError::Precondition(_) | ApiError::NotFound(_)) => {}
                 Err(e) => return Err(write_error(m, &shown, e)),
             }
@@ -502,7 +456,7 @@ impl<S: Store> Engine<S> {
             q.insert("expected_content_sha256".into(), file.hash.hex());
             let id = ctx.ids.memory_id(file.mem);
             match self.memory_delete(&ctx, Some(&id), &Query(&q)).await {
-                Ok(_) => return Ok(format!("Deleted {shown}.")),
+                Ok(_) => return Ok(answer::deleted(&shown)),
                 Err(ApiError::Precondition(_) | ApiError::NotFound(_)) => {}
                 Err(e) => return Err(write_error(m, &shown, e)),
             }

@@ -221,8 +221,8 @@ pub fn claim_64_to_the_6th_versions(store: &memdir::MemoryStore) {
 /// As [`claim_64_to_the_6th_versions`], with `levels` inner nodes over the filled
 /// leaf and a head saying `versions` (at most 64^(levels + 1)).
 pub fn claim_versions(store: &memdir::MemoryStore, levels: usize, versions: u64) {
+    use memdir::__hooks::{LogNode, Slot};
     use memdir::block_on;
-    use memdir::versions::{LogNode, Slot};
     use sha2::{Digest, Sha256};
     let hex = |bytes: &[u8]| -> String { bytes.iter().map(|b| format!("{b:02x}")).collect() };
     let put = |prefix: &str, bytes: &[u8]| {

@@ -226,7 +226,7 @@ impl tool::Guest for Component {
     }
 
     fn run(input: String) -> Result<String, tool::ToolError> {
-        match memdir::input::parse_text(&input) {
+        match memdir::parse_text(&input) {
             Ok(cmd) => run(cmd),
             Err(e) => Err(wit_error(&e.into())),
         }

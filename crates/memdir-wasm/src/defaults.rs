@@ -32,10 +32,12 @@ pub fn oversized_input() -> JsValue {
 /// Answers the JSON text of `{status, body}`, like `Memory.api`.
 #[wasm_bindgen(js_name = listStores)]
 pub fn list_stores(records: &str, query: &str) -> String {
-    use memdir::api::{Response, body::Query, error::ApiError};
-    let parsed = memdir::json::from_text::<alloc::vec::Vec<serde_json::Value>>(records)
+    use memdir::api::{Query, Response, error::ApiError};
+    let parsed = memdir::__hooks::from_text::<alloc::vec::Vec<serde_json::Value>>(records)
         .ok()
-        .zip(memdir::json::from_text::<alloc::collections::BTreeMap<String, String>>(query).ok());
+        .zip(
+            memdir::__hooks::from_text::<alloc::collections::BTreeMap<String, String>>(query).ok(),
+        );
     let outcome = match parsed {
         Some((records, query)) => memdir::api::list_stores(&records, &Query(&query)),
         None => Err(ApiError::Invalid("not a list of stores and a query".into())),
@@ -66,7 +68,7 @@ pub fn toolset_tools() -> String {
             serde_json::json!({
                 "name": t.name,
                 "description": t.description,
-                "input_schema": memdir::json::from_text::<serde_json::Value>(t.input_schema)
+                "input_schema": memdir::__hooks::from_text::<serde_json::Value>(t.input_schema)
                     .unwrap_or_default(),
                 "read_only": t.read_only,
             })

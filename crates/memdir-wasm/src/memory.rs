@@ -191,7 +191,7 @@ impl Memory {
     pub fn import_entries(&self, entries_json: String) -> Promise {
         let mounted = Rc::clone(&self.mounted);
         promise(async move {
-            let entries: Vec<Entry> = memdir::json::from_text(&entries_json)
+            let entries: Vec<Entry> = memdir::__hooks::from_text(&entries_json)
                 .map_err(|_| error(&ToolError::Input(InputError::NotEntries)))?;
             let engine = mounted.engine("").ok_or_else(|| {
                 JsValue::from(js_sys::Error::new(
@@ -358,7 +358,7 @@ struct Options {
 
 fn parse_config(text: &str) -> Result<Config, &'static str> {
     let o: Options =
-        memdir::json::from_text(text).map_err(|_| "openMemory: the options are out of range")?;
+        memdir::__hooks::from_text(text).map_err(|_| "openMemory: the options are out of range")?;
     if o.max_retries > memdir::config::MAX_RETRIES_CAP {
         return Err("openMemory: maxRetries is over its cap");
     }
@@ -382,7 +382,7 @@ fn parse_config(text: &str) -> Result<Config, &'static str> {
 
 /// The typed entry point for a tool input in JSON text.
 async fn run_json(mounted: &Mounted<Engine<AnyStore>>, input: &str) -> Result<String, ToolError> {
-    match memdir::input::parse_text(input) {
+    match memdir::parse_text(input) {
         Ok(cmd) => mounted.run(cmd).await,
         Err(e) => Err(e.into()),
     }

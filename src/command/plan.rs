@@ -7,18 +7,18 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
+use crate::command::input::Checked;
+use crate::command::lines;
+use crate::command::render;
 use crate::config::Limits;
-use crate::engine::Engine;
 use crate::error::{LimitError, Refusal, ToolError};
-use crate::input::Checked;
-use crate::lines;
-use crate::overlay::Overlay;
 use crate::path::ValidPath;
-use crate::render;
 use crate::secrets::{self, SecretPolicy};
+use crate::storage::Engine;
+use crate::storage::overlay::Overlay;
+use crate::storage::tree::{Child, Hash, Kind};
+use crate::storage::versions::Op;
 use crate::store::Store;
-use crate::tree::{Child, Hash, Kind};
-use crate::versions::Op;
 
 /// A memory-tool path as the store names it: `/memories/a/b` is `/a/b`.
 pub(crate) fn store_path(path: &ValidPath) -> &str {

@@ -9,15 +9,15 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::engine::Engine;
+use crate::command::plan::fits;
 use crate::error::{LimitError, Refusal, ToolError};
-use crate::overlay::Overlay;
 use crate::path::{self, ValidPath};
-use crate::plan::fits;
-use crate::publish::Attempt;
+use crate::storage::Engine;
+use crate::storage::overlay::Overlay;
+use crate::storage::publish::Attempt;
+use crate::storage::tree::{BLOB, COMMIT, Child, Commit, Hash, Kind, MAX_NESTING, Node, TREE};
+use crate::storage::versions::{DROPPED, LOG, Op, RECORD};
 use crate::store::{Store, list_all};
-use crate::tree::{BLOB, COMMIT, Child, Commit, Hash, Kind, MAX_NESTING, Node, TREE};
-use crate::versions::{DROPPED, LOG, Op, RECORD};
 
 /// One file (with its content) or directory (`content: None`) of the tree, by path.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]

@@ -6,12 +6,11 @@
 
 use alloc::vec::Vec;
 
-use crate::tree::Hash;
-
-/// `"<64 hex digits>"`.
-pub fn hash(out: &mut Vec<u8>, h: &Hash) {
+/// `"<64 hex digits>"`: a hash, given as its hex digits (so this writer needs no
+/// type of `tree`'s, which calls it).
+pub fn hash(out: &mut Vec<u8>, hex: &str) {
     out.push(b'"');
-    out.extend_from_slice(h.hex_str().as_str().as_bytes());
+    out.extend_from_slice(hex.as_bytes());
     out.push(b'"');
 }
 

@@ -12,15 +12,15 @@ use alloc::vec::Vec;
 use core::future::Future;
 use core::pin::Pin;
 
-use crate::cache::Head;
-use crate::engine::Engine;
 use crate::error::ToolError;
-use crate::overlay::Overlay;
-use crate::store::Store;
-use crate::tree::{Child, Hash, Kind, MAX_NESTING};
-use crate::versions::{
+use crate::storage::Engine;
+use crate::storage::cache::Head;
+use crate::storage::overlay::Overlay;
+use crate::storage::tree::{Child, Hash, Kind, MAX_NESTING};
+use crate::storage::versions::{
     Actor, DROPPED, LogHead, LogNode, MAX_VERSIONS, Op, Record, Slot, child_span, height,
 };
+use crate::store::Store;
 
 /// Where a version is in the log: a slot, or a pruned run of versions
 /// `first..=last`, all dropped.

@@ -15,21 +15,18 @@ use alloc::rc::Rc;
 use alloc::string::String;
 use core::cell::{Cell, RefCell};
 
-use crate::api::meta::StoreMeta;
-use crate::engine::Engine;
 use crate::error::ToolError;
-use crate::overlay::Overlay;
+use crate::storage::Engine;
+use crate::storage::meta::StoreMeta;
+use crate::storage::overlay::Overlay;
+use crate::storage::tree::{BLOB, COMMIT, Child, Commit, HEAD, Hash, Node, Stored, TREE};
+use crate::storage::versions::{LOG, LogHead, LogNode, MAX_VERSIONS, RECORD, Record};
 use crate::store::Store;
-use crate::tree::{BLOB, COMMIT, Child, Commit, HEAD, Hash, Node, Stored, TREE};
-use crate::versions::{LOG, LogHead, LogNode, MAX_VERSIONS, RECORD, Record};
 
-/// Budgets, in bytes of the stored form (a decoded node takes a few times its
-/// encoding; a commit entry is two hashes). A cache over budget starts again empty.
-pub const NODE_CACHE_MAX_BYTES: usize = 4 << 20;
-pub const BLOB_CACHE_MAX_BYTES: usize = 16 << 20;
-const COMMIT_CACHE_MAX: usize = 8192;
-pub const LOG_CACHE_MAX_BYTES: usize = 4 << 20;
-pub const RECORD_CACHE_MAX_BYTES: usize = 4 << 20;
+use crate::config::COMMIT_CACHE_MAX;
+pub use crate::config::{
+    BLOB_CACHE_MAX_BYTES, LOG_CACHE_MAX_BYTES, NODE_CACHE_MAX_BYTES, RECORD_CACHE_MAX_BYTES,
+};
 
 /// What the head said when it was read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -330,8 +327,13 @@ impl<S: Store> Engine<S> {
 
     /// The content `hash` of `size` bytes (a version's blob), checked like a file's.
     pub(crate) async fn blob_of(&self, hash: Hash, size: u64) -> Result<Rc<str>, ToolError> {
-        self.blob(&Child::plain(crate::tree::Kind::File, hash, size, 0))
-            .await
+        self.blob(&Child::plain(
+            crate::storage::tree::Kind::File,
+            hash,
+            size,
+            0,
+        ))
+        .await
     }
 
     /// The stored bytes of the object at `key` (missing: damage). The one place an

@@ -6,12 +6,12 @@
 
 use alloc::string::String;
 
-use crate::cache::{Head, Published};
-use crate::engine::Engine;
 use crate::error::{Refusal, ToolError};
-use crate::overlay::Overlay;
+use crate::storage::Engine;
+use crate::storage::cache::{Head, Published};
+use crate::storage::overlay::Overlay;
+use crate::storage::tree::{COMMIT, Commit, HEAD, Hash};
 use crate::store::Store;
-use crate::tree::{COMMIT, Commit, HEAD, Hash};
 
 /// What one attempt at a change decided, against one version of the tree.
 // One per attempt, moved once into `transact`: boxing the overlay would only add

@@ -4,28 +4,12 @@
 
 use alloc::format;
 use alloc::string::String;
-use core::fmt::{self, Write};
 
-use crate::error::{Lines, Refusal, ToolError};
-use crate::lines;
+use crate::command::lines;
+use crate::error::{Refusal, ToolError, ViewLines};
+use crate::number::{Thousands, digits};
 use crate::path::ValidPath;
-use crate::tree::{Child, Node};
-
-/// A count written with thousands separators: `102,400`.
-pub struct Thousands(pub u64);
-
-impl fmt::Display for Thousands {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let digits = format!("{}", self.0);
-        for (i, d) in digits.chars().enumerate() {
-            if i > 0 && (digits.len() - i) % 3 == 0 {
-                f.write_char(',')?;
-            }
-            f.write_char(d)?;
-        }
-        Ok(())
-    }
-}
+use crate::storage::tree::{Child, Node};
 
 /// The longest [`human_size`] (`u64::MAX` is "17179869184G").
 const HUMAN_SIZE_MAX: usize = 12;
@@ -174,8 +158,7 @@ pub(crate) fn snippet(content: &str, first: usize, extra_lines: usize) -> String
     out
 }
 
-/// The most lines a file view shows (the vendor's limit, named in its refusal).
-const MAX_VIEW_LINES: usize = 999_999;
+use crate::config::MAX_VIEW_LINES;
 
 pub(crate) fn view_file(
     path: &ValidPath,
@@ -187,7 +170,7 @@ pub(crate) fn view_file(
         return Err(Refusal::TooManyLines(path.clone()).into());
     };
     let n = index.count();
-    let (start, end) = lines_in_range(range, n, Lines::OfFile)?;
+    let (start, end) = lines_in_range(range, n, ViewLines::OfFile)?;
     let mut out = file_header(path);
     let shown = end + 1 - start;
     // Each line adds at most 8 bytes (6 digits, a TAB, a newline) and a character is
@@ -216,22 +199,12 @@ pub(crate) fn view_file(
     Ok(out)
 }
 
-/// Decimal digits of `n`.
-pub(crate) fn digits(mut n: usize) -> usize {
-    let mut d = 1;
-    while n >= 10 {
-        n /= 10;
-        d += 1;
-    }
-    d
-}
-
 /// `view_range` as the lines `start..=end` of `n`, or the refusal naming which
 /// element is wrong.
 fn lines_in_range(
     range: Option<(i64, i64)>,
     n: usize,
-    of: Lines,
+    of: ViewLines,
 ) -> Result<(usize, usize), ToolError> {
     let Some((s, e)) = range else {
         return Ok((1, n));
@@ -280,7 +253,7 @@ pub(crate) fn view_dir(
     limit: usize,
 ) -> Result<String, ToolError> {
     let n = rows.len();
-    let (start, end) = lines_in_range(range, n, Lines::OfListing)?;
+    let (start, end) = lines_in_range(range, n, ViewLines::OfListing)?;
     let mut out = dir_header(path);
     let mut used = out.chars().count();
     let shown_rows = rows.get(start - 1..end).unwrap_or_default();
@@ -367,14 +340,5 @@ mod tests {
             numbered(&mut out, false, n, "more");
             assert_eq!(out, format!("{n:>6}\ttext\n{n:>6}\tmore"));
         }
-    }
-
-    #[test]
-    fn thousands() {
-        assert_eq!(format!("{}", Thousands(0)), "0");
-        assert_eq!(format!("{}", Thousands(999)), "999");
-        assert_eq!(format!("{}", Thousands(1024)), "1,024");
-        assert_eq!(format!("{}", Thousands(102_400)), "102,400");
-        assert_eq!(format!("{}", Thousands(104_857_600)), "104,857,600");
     }
 }

@@ -3,19 +3,22 @@
 //! touches storage; path rules run right after, in `Command::validate_paths`.
 
 use alloc::string::String;
-use core::fmt;
 
 use serde_json::{Map, Number, Value};
 
 use crate::config::MAX_INPUT_BYTES;
+pub use crate::error::InputError;
 use crate::error::ToolError;
 use crate::path::{self, ValidPath};
-use crate::render::Thousands;
 
 /// One of the six commands of the memory tool, with its fields: the typed face of
 /// the engine ([`crate::Engine::run`]). Paths are raw, as the model sent them
 /// (`P = String`); they are checked when the command runs, before any storage
-/// access, into the same command over checked paths ([`Checked`]).
+/// access, into the same command over checked paths (`Checked`).
+///
+/// Deliberately exhaustive (not `#[non_exhaustive]`): the six commands are the
+/// tool version's (`memory_20250818`), and a reference model that matches each one
+/// (the bench's) must fail to build if another is added.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command<P = String> {
     View {
@@ -49,87 +52,6 @@ pub enum Command<P = String> {
 
 /// A command whose paths passed [`path::validate`].
 pub(crate) type Checked = Command<ValidPath>;
-
-pub const COMMANDS: &str = "view, create, str_replace, insert, delete, rename";
-
-/// A tool input that is not a well-formed command. `Display` is the text.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum InputError {
-    NotJson,
-    NotObject,
-    MissingCommand,
-    CommandNotString,
-    UnknownCommand(String),
-    MissingField {
-        command: &'static str,
-        field: &'static str,
-    },
-    WrongType {
-        command: &'static str,
-        field: &'static str,
-        expected: &'static str,
-    },
-    BadViewRange,
-    EmptyOldStr,
-    /// `import` was given something other than a list of `{path, content?}`.
-    NotEntries,
-    /// Input bytes that are not UTF-8 (a command line, a line of a stream).
-    NotUtf8,
-    /// Over the input cap ([`MAX_INPUT_BYTES`], or a host's lower one): refused
-    /// before parsing (a runtime refuses it before copying it in at all).
-    TooLarge {
-        limit: usize,
-    },
-}
-
-impl fmt::Display for InputError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            InputError::NotJson => f.write_str("Invalid tool input: not valid JSON"),
-            InputError::NotObject => {
-                f.write_str("Invalid tool input: expected a JSON object with a \"command\" field")
-            }
-            InputError::MissingCommand => {
-                f.write_str("Invalid tool input: missing field \"command\"")
-            }
-            InputError::CommandNotString => {
-                f.write_str("Invalid tool input: field \"command\" must be a string")
-            }
-            InputError::UnknownCommand(other) => {
-                write!(
-                    f,
-                    "Unknown command \"{other}\". Expected one of: {COMMANDS}"
-                )
-            }
-            InputError::MissingField { command, field } => {
-                write!(f, "Invalid {command} input: missing field \"{field}\"")
-            }
-            InputError::WrongType {
-                command,
-                field,
-                expected,
-            } => write!(
-                f,
-                "Invalid {command} input: field \"{field}\" must be {expected}"
-            ),
-            InputError::BadViewRange => f.write_str(
-                "Invalid view input: field \"view_range\" must be an array of two integers",
-            ),
-            InputError::EmptyOldStr => {
-                f.write_str("Invalid str_replace input: field \"old_str\" must not be empty")
-            }
-            InputError::NotEntries => f.write_str(
-                "Invalid import: expected an array of {path, content?} objects with string fields",
-            ),
-            InputError::NotUtf8 => f.write_str("Invalid tool input: not valid UTF-8"),
-            InputError::TooLarge { limit } => write!(
-                f,
-                "Invalid tool input: the input is over the limit of {} bytes",
-                Thousands(*limit as u64)
-            ),
-        }
-    }
-}
 
 /// Parses a tool input given as JSON text (checking its size first).
 pub fn parse_text(text: &str) -> Result<Command, InputError> {

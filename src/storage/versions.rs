@@ -31,7 +31,7 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
-use crate::tree::Hash;
+use crate::storage::tree::Hash;
 
 pub const LOG: &str = "log/";
 pub const RECORD: &str = "rec/";
@@ -43,8 +43,7 @@ pub const MAX_VERSIONS: u64 = (1 << 53) - 1;
 /// What a dropped version's slot names as its record, and a pruned part of the log
 /// is in its parent: no object hashes to all zeros, so it names none.
 pub const DROPPED: Hash = Hash([0; 32]);
-/// Longest actor id memdir records.
-pub const MAX_ACTOR_ID_CHARS: usize = 256;
+pub use crate::config::MAX_ACTOR_ID_CHARS;
 
 /// What a version records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -152,22 +151,17 @@ impl Record {
             && r.prev < seq
             && (r.op == Op::Created) == (r.mem == seq)
             && r.path.is_some() != redacted
-            && r.path
-                .as_deref()
-                .is_none_or(crate::api::rules::is_store_path)
+            && r.path.as_deref().is_none_or(crate::path::is_store_path)
             && r.sha.as_deref().is_none_or(|h| Hash::from_hex(h).is_some())
             && r.size.is_some() == content
-            && r.size.is_none_or(|s| s <= crate::tree::MAX_STORED_SIZE)
+            && r.size
+                .is_none_or(|s| s <= crate::storage::tree::MAX_STORED_SIZE)
             && (r.op != Op::Deleted || !content)
             && (redacted || r.op == Op::Deleted || content)
             && r.redacted_by.is_some() <= redacted
             && r.by.as_ref().is_none_or(Actor::is_valid)
             && r.redacted_by.as_ref().is_none_or(Actor::is_valid);
         ok.then_some(r)
-    }
-
-    pub fn sha_hash(&self) -> Option<Hash> {
-        self.sha.as_deref().and_then(Hash::from_hex)
     }
 }
 
@@ -364,7 +358,7 @@ impl LogNode {
                 .filter(|s| !s.is_dropped())
                 .flat_map(|s| {
                     core::iter::once((s.record, RECORD))
-                        .chain(s.blob.map(|b| (b, crate::tree::BLOB)))
+                        .chain(s.blob.map(|b| (b, crate::storage::tree::BLOB)))
                 })
                 .collect(),
         }

@@ -1,5 +1,5 @@
 //! Directories as stored: a small one is one leaf node, a large one is split into
-//! branches by the hash of its names (see [`crate::tree::LEAF_MAX`]). This module
+//! branches by the hash of its names (see [`crate::storage::tree::LEAF_MAX`]). This module
 //! reads a whole directory, finds one name, and sets one name, touching only the
 //! leaf and the branches on that name's way; the rest of the engine sees a
 //! directory as a map of names.
@@ -10,11 +10,11 @@ use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec;
 
-use crate::engine::Engine;
 use crate::error::ToolError;
-use crate::overlay::Overlay;
+use crate::storage::Engine;
+use crate::storage::overlay::Overlay;
+use crate::storage::tree::{Child, FANOUT, Hash, Kind, LEAF_MAX, Node, Part, Stored, nibble};
 use crate::store::Store;
-use crate::tree::{Child, FANOUT, Hash, Kind, LEAF_MAX, Node, Slot, Stored, nibble};
 
 impl<S: Store> Engine<S> {
     /// Every entry of the directory whose top node is `hash`. A large directory is
@@ -117,7 +117,7 @@ impl<S: Store> Engine<S> {
         depth: u8,
         name: &'a str,
         entry: Option<Child>,
-    ) -> core::pin::Pin<Box<dyn core::future::Future<Output = Result<Option<Slot>, ToolError>> + 'a>>
+    ) -> core::pin::Pin<Box<dyn core::future::Future<Output = Result<Option<Part>, ToolError>> + 'a>>
     {
         Box::pin(async move {
             let part = self.stored(overlay, hash).await?;

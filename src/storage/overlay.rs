@@ -9,13 +9,13 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::api::meta::StoreMeta;
-use crate::cache::Head;
-use crate::tree::{
-    BLOB, Branch, Child, FANOUT, Hash, Kind, LEAF_MAX, MAX_BRANCH_DEPTH, Node, Slot, Stored, TREE,
+use crate::storage::cache::Head;
+use crate::storage::meta::StoreMeta;
+use crate::storage::tree::{
+    BLOB, Branch, Child, FANOUT, Hash, Kind, LEAF_MAX, MAX_BRANCH_DEPTH, Node, Part, Stored, TREE,
     nibble,
 };
-use crate::versions::{LOG, LogHead, LogObjects, Op, Pending, RECORD};
+use crate::storage::versions::{LOG, LogHead, LogObjects, Op, Pending, RECORD};
 
 /// Cloned only when a whole-tree import must retry after a lost race.
 #[derive(Clone, Default)]
@@ -35,9 +35,9 @@ pub(crate) struct Overlay {
     pub store: Option<Rc<StoreMeta>>,
     pub store_set: bool,
     /// Slots the change rewrites directly (a redaction), by version number.
-    pub log_edit: BTreeMap<u64, crate::versions::Slot>,
+    pub log_edit: BTreeMap<u64, crate::storage::versions::Slot>,
     /// Who the change's versions are by (`None`: the configured actor).
-    pub by: Option<crate::versions::Actor>,
+    pub by: Option<crate::storage::versions::Actor>,
 }
 
 impl Overlay {
@@ -109,13 +109,13 @@ impl Overlay {
 
     /// The entries of one part of a directory (those whose names agree on the
     /// first `depth` nibbles): a leaf if they are few, else a branch at `depth`.
-    pub fn add_part(&mut self, entries: BTreeMap<String, Child>, depth: u8) -> Slot {
+    pub fn add_part(&mut self, entries: BTreeMap<String, Child>, depth: u8) -> Part {
         let count = entries.len() as u64;
         if entries.len() <= LEAF_MAX || depth > MAX_BRANCH_DEPTH {
             let node = Node { children: entries };
             let (size, written) = (node.size(), node.written());
             let hash = self.add_stored(Stored::Leaf(Rc::new(node)));
-            return Slot {
+            return Part {
                 hash,
                 size,
                 written,
@@ -134,10 +134,10 @@ impl Overlay {
         self.add_branch(Branch { depth, slots })
     }
 
-    pub fn add_branch(&mut self, branch: Branch) -> Slot {
+    pub fn add_branch(&mut self, branch: Branch) -> Part {
         let (size, written, count) = (branch.size(), branch.written(), branch.count());
         let hash = self.add_stored(Stored::Branch(branch));
-        Slot {
+        Part {
             hash,
             size,
             written,

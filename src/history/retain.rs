@@ -15,17 +15,15 @@
 
 use alloc::collections::BTreeMap;
 
-use crate::engine::Engine;
 use crate::error::ToolError;
-use crate::history::Place;
-use crate::overlay::Overlay;
-use crate::publish::Attempt;
+use crate::history::log::Place;
+use crate::storage::Engine;
+use crate::storage::overlay::Overlay;
+use crate::storage::publish::Attempt;
+use crate::storage::versions::{DROPPED, Op, Slot};
 use crate::store::Store;
-use crate::versions::{DROPPED, Op, Slot};
 
-/// Most slots one retention pass reads: a pass is bounded by this, never by a
-/// count the store claims.
-pub const MAX_RETAIN_SCAN: u64 = 10_000;
+pub use crate::config::MAX_RETAIN_SCAN;
 
 /// What a retention pass did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]

@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::wire;
+use crate::storage::node_json;
 
 pub const HEAD: &str = "head";
 pub const BLOB: &str = "blob/";
@@ -42,16 +42,11 @@ impl Hash {
 
     /// The hex on the stack: what encoders write without allocating a string per hash.
     pub fn hex_str(&self) -> Hex {
-        // A table loop, not the hex crate's encoder: every write hex-encodes a few
-        // hundred hashes, and the crate's iterator chain profiled at 5% of a command.
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut buf = [0u8; 64];
-        for (pair, b) in buf.chunks_exact_mut(2).zip(self.0) {
-            if let [hi, lo] = pair {
-                *hi = DIGITS.get(usize::from(b >> 4)).copied().unwrap_or(b'0');
-                *lo = DIGITS.get(usize::from(b & 15)).copied().unwrap_or(b'0');
-            }
-        }
+        // The hex crate's slice encoder (a table loop, no allocation): every write
+        // hex-encodes a few hundred hashes. 32 bytes always fit 64 digits, so it
+        // cannot fail.
+        let mut buf = [b'0'; 64];
+        let _ = hex::encode_to_slice(self.0, &mut buf);
         Hex(buf)
     }
 
@@ -134,12 +129,7 @@ pub const LEAF_MAX: usize = 128;
 pub const FANOUT: u8 = 16;
 /// Deepest branch: SHA-256 has 64 nibbles.
 pub const MAX_BRANCH_DEPTH: u8 = 63;
-/// Deepest nesting of directories a walk follows: a path of at most 1,024 bytes
-/// holds at most 507 names beneath `/memories`, so deeper is damage.
-pub const MAX_NESTING: usize = 512;
-/// Largest size a stored entry may claim: what a JavaScript number holds exactly,
-/// so a tampered size can neither wrap a sum nor lose digits on its way to JS.
-pub const MAX_STORED_SIZE: u64 = (1 << 53) - 1;
+pub use crate::config::{MAX_NESTING, MAX_STORED_SIZE};
 
 /// A directory's entries, however it is stored. Children are kept in byte order of
 /// their names, which is also the order views list them in.
@@ -160,12 +150,12 @@ pub enum Stored {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Branch {
     pub depth: u8,
-    pub slots: BTreeMap<u8, Slot>,
+    pub slots: BTreeMap<u8, Part>,
 }
 
 /// The part of a directory under one nibble: a leaf or a deeper branch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Slot {
+pub struct Part {
     pub hash: Hash,
     pub size: u64,
     pub written: u64,
@@ -277,29 +267,29 @@ impl Node {
         self.children.values().map(|c| c.written).max().unwrap_or(0)
     }
 
-    /// The leaf's JSON, written directly ([`crate::wire`] says why); a test holds it
+    /// The leaf's JSON, written directly ([`crate::storage::node_json`] says why); a test holds it
     /// equal to serializing [`LeafWire`].
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(8 + self.children.len() * 128);
         out.extend_from_slice(b"{\"e\":[");
         for (i, (name, c)) in self.children.iter().enumerate() {
-            wire::separate(&mut out, i);
+            node_json::separate(&mut out, i);
             out.push(b'[');
-            wire::string(&mut out, name);
+            node_json::string(&mut out, name);
             out.extend_from_slice(match c.kind {
                 Kind::File => b",\"f\",",
                 Kind::Dir => b",\"d\",",
             });
-            wire::hash(&mut out, &c.hash);
+            node_json::hash(&mut out, c.hash.hex_str().as_str());
             out.push(b',');
-            wire::number(&mut out, c.size);
+            node_json::number(&mut out, c.size);
             out.push(b',');
-            wire::number(&mut out, c.written);
+            node_json::number(&mut out, c.written);
             if c.kind == Kind::File && c.mem != 0 {
                 out.push(b',');
-                wire::number(&mut out, c.mem);
+                node_json::number(&mut out, c.mem);
                 out.push(b',');
-                wire::number(&mut out, c.created);
+                node_json::number(&mut out, c.created);
             }
             out.push(b']');
         }
@@ -426,7 +416,7 @@ impl Stored {
                         return None;
                     }
                     total = add_size(total, size)?;
-                    let slot = Slot {
+                    let slot = Part {
                         hash: Hash::from_hex(&hash)?,
                         size,
                         written,
@@ -481,7 +471,7 @@ pub struct Commit {
     pub memories: u64,
     /// The store's own record (name, description, …), once it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub store: Option<crate::api::meta::StoreMeta>,
+    pub store: Option<crate::storage::meta::StoreMeta>,
 }
 
 fn is_zero(n: &u64) -> bool {

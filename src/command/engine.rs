@@ -3,28 +3,27 @@
 //! is planned (`plan`) and published (`publish`) in one compare-and-swap. The
 //! object cache is `cache`; whole-memory maintenance is `maintain`.
 
-use alloc::boxed::Box;
 use alloc::format;
 use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 use core::future::{Future, poll_fn};
-use core::pin::{Pin, pin};
+use core::pin::pin;
 use core::task::{Context, Poll, Waker};
 
 use serde_json::Value;
 
-use crate::cache::{Cache, Head};
-use crate::config::Config;
+use crate::command::input::{self, Checked, Command};
+use crate::command::plan::{Found, refuse_without_storage, screen_secrets};
+use crate::command::render::{self, Row};
 use crate::error::{Refusal, ToolError};
-use crate::input::{self, Checked, Command};
-use crate::overlay::Overlay;
 use crate::path::ValidPath;
-use crate::plan::{Found, refuse_without_storage, screen_secrets};
-use crate::publish::Attempt;
-use crate::render::{self, Row};
+use crate::storage::Engine;
+use crate::storage::cache::Head;
+use crate::storage::overlay::Overlay;
+use crate::storage::publish::Attempt;
+use crate::storage::tree::Kind;
 use crate::store::Store;
-use crate::tree::{Hash, Kind, Node};
 
 /// The raw face of a command: what goes back to the model as a `tool_result`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -49,57 +48,7 @@ impl ToolResult {
     }
 }
 
-/// A wait supplied by the runtime: given how many races this command has lost in a
-/// row, a future that resolves when it should try again.
-pub type Backoff = Box<dyn Fn(u32) -> Pin<Box<dyn Future<Output = ()>>>>;
-
-pub struct Engine<S> {
-    pub(crate) store: S,
-    pub(crate) config: Config,
-    pub(crate) clock: Box<dyn Fn() -> u64>,
-    pub(crate) backoff: Option<Backoff>,
-    pub(crate) empty_root: Hash,
-    pub(crate) cache: Cache,
-    /// Where the next retention pass starts (`retain`): past the slots a pass cut
-    /// short has read, so passes over a long log make progress.
-    pub(crate) retain_from: core::cell::Cell<u64>,
-}
-
 impl<S: Store> Engine<S> {
-    pub fn new(store: S, config: Config) -> Self {
-        Engine {
-            store,
-            config,
-            clock: Box::new(|| 0),
-            backoff: None,
-            empty_root: Hash::of(&Node::default().encode()),
-            cache: Cache::default(),
-            retain_from: core::cell::Cell::new(1),
-        }
-    }
-
-    /// Milliseconds since the Unix epoch, for commit times. Default: always 0.
-    pub fn set_clock(&mut self, clock: Box<dyn Fn() -> u64>) {
-        self.clock = clock;
-    }
-
-    /// How to wait after losing a compare-and-swap race. Without one the engine
-    /// retries at once, which is right for one process but lets a writer that runs
-    /// commands back to back starve another (it never needs to re-read): a random,
-    /// growing wait spreads the loser's retries beyond the winner's burst. The engine
-    /// has no timer of its own, so the runtime supplies this.
-    pub fn set_backoff(&mut self, backoff: Backoff) {
-        self.backoff = Some(backoff);
-    }
-
-    pub fn store(&self) -> &S {
-        &self.store
-    }
-
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
     /// The typed face: one command in, the success text or a [`ToolError`] out.
     pub async fn run(&self, cmd: Command) -> Result<String, ToolError> {
         let result = self.run_checked(cmd).await;

@@ -1,0 +1,84 @@
+//! The storage layer: the stored data model (`tree`, its JSON in `node_json`, a
+//! store's record in `meta`, the version log's format in `versions`), the object
+//! cache (`cache`), a change's new objects (`overlay`), large directories split
+//! across branches (`shard`) and the one compare-and-swap that publishes a change
+//! (`publish`). It names paths, the store contract, config and the error texts
+//! below it, never a command, the history or a face above it.
+//!
+//! [`Engine`] is defined here because it is the state every layer works on: a
+//! store, its cache, the config and the clock. Each layer adds its own methods in
+//! its own files (storage: reading objects and publishing; `history`: the version
+//! log; `command`: running a tool call; the faces: the API and the toolset).
+
+use alloc::boxed::Box;
+use core::future::Future;
+use core::pin::Pin;
+
+use crate::config::Config;
+use crate::store::Store;
+
+pub(crate) mod cache;
+pub(crate) mod meta;
+pub(crate) mod node_json;
+pub(crate) mod overlay;
+pub(crate) mod publish;
+pub(crate) mod shard;
+pub(crate) mod tree;
+pub(crate) mod versions;
+
+use cache::Cache;
+use tree::{Hash, Node};
+
+/// A wait supplied by the runtime: given how many races this command has lost in a
+/// row, a future that resolves when it should try again.
+pub type Backoff = Box<dyn Fn(u32) -> Pin<Box<dyn Future<Output = ()>>>>;
+
+/// The memory tool over one [`Store`]: its config, clock, backoff and object cache.
+/// Run a command with [`Engine::run`] (or [`Engine::execute_json`] for JSON text).
+pub struct Engine<S> {
+    pub(crate) store: S,
+    pub(crate) config: Config,
+    pub(crate) clock: Box<dyn Fn() -> u64>,
+    pub(crate) backoff: Option<Backoff>,
+    pub(crate) empty_root: Hash,
+    pub(crate) cache: Cache,
+    /// Where the next retention pass starts (`retain`): past the slots a pass cut
+    /// short has read, so passes over a long log make progress.
+    pub(crate) retain_from: core::cell::Cell<u64>,
+}
+
+impl<S: Store> Engine<S> {
+    pub fn new(store: S, config: Config) -> Self {
+        Engine {
+            store,
+            config,
+            clock: Box::new(|| 0),
+            backoff: None,
+            empty_root: Hash::of(&Node::default().encode()),
+            cache: Cache::default(),
+            retain_from: core::cell::Cell::new(1),
+        }
+    }
+
+    /// Milliseconds since the Unix epoch, for commit times. Default: always 0.
+    pub fn set_clock(&mut self, clock: Box<dyn Fn() -> u64>) {
+        self.clock = clock;
+    }
+
+    /// How to wait after losing a compare-and-swap race. Without one the engine
+    /// retries at once, which is right for one process but lets a writer that runs
+    /// commands back to back starve another (it never needs to re-read): a random,
+    /// growing wait spreads the loser's retries beyond the winner's burst. The engine
+    /// has no timer of its own, so the runtime supplies this.
+    pub fn set_backoff(&mut self, backoff: Backoff) {
+        self.backoff = Some(backoff);
+    }
+
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+}
