@@ -5,7 +5,8 @@
 // (the entry hands its build's glue to glue.js first).
 import { glue } from './glue.js';
 
-export const COMMANDS = Object.freeze(['view', 'create', 'str_replace', 'insert', 'delete', 'rename']);
+// The command names, read from the engine when an entry point hands over its glue.
+export { COMMANDS } from './glue.js';
 
 let defaultsCache;
 /**
@@ -458,6 +459,17 @@ let toolsetCache;
 export function toolsetTools() {
   toolsetCache ??= deepFreeze(JSON.parse(glue.toolsetTools()));
   return toolsetCache;
+}
+
+let memoryToolCache;
+/**
+ * The memory tool's definition, `{name, title, description, input_schema,
+ * commands}`, as the engine has it (`memdir::MEMORY_TOOL`): for a face that cannot
+ * pass `memory_20250818` in and must describe the tool itself (the MCP server).
+ */
+export function memoryTool() {
+  memoryToolCache ??= deepFreeze(JSON.parse(glue.memoryTool()));
+  return memoryToolCache;
 }
 
 function deepFreeze(value) {

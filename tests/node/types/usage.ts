@@ -15,6 +15,7 @@ import {
   listStores,
   memoryStore,
   memoryStoreTools,
+  memoryTool,
   newStoreId,
   openMemory,
 } from 'memdir';
@@ -85,3 +86,10 @@ export const loopback = apiHandler({ catalog: onDisk, noAuth: true, hosts: ['127
 // @ts-expect-error noAuth needs the hosts
 export const hostless = apiHandler({ catalog: onDisk, noAuth: true });
 export const unusable: Error = new UnusableStore('damaged');
+
+// The memory tool's definition, as an MCP face lists it.
+const definition = memoryTool();
+const toolName: 'memory' = definition.name;
+const firstCommand: 'view' = definition.commands[0];
+void toolName;
+void firstCommand;
