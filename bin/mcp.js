@@ -26,51 +26,23 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { PassThrough } from 'node:stream';
 import { once } from 'node:events';
-import { COMMANDS, MEMORY_SYSTEM_PROMPT, defaults, toolsetTools } from '../js/node.js';
+import { MEMORY_SYSTEM_PROMPT, defaults, memoryTool, toolsetTools } from '../js/node.js';
 import { lines } from './ndjson.js';
 
-export const TOOL_NAME = 'memory';
+export const TOOL_NAME = memoryTool().name;
 const ROOT = '/memories';
 export const ROOT_URI = 'memdir://memories';
 
-// The input of memory_20250818 as the API and the SDK's BetaMemoryTool20250818*
-// types document it, flattened into one object (the Messages API refuses oneOf at
-// the top of a tool's input_schema, and MCP clients pass this schema on to it).
-// Descriptive only: every input goes to the engine, which is the judge of it.
-export const MEMORY_INPUT_SCHEMA = Object.freeze({
-  type: 'object',
-  properties: {
-    command: { type: 'string', enum: [...COMMANDS], description: 'The command to run.' },
-    path: {
-      type: 'string',
-      description: 'view, create, str_replace, insert, delete: the file or directory, /memories or a path under it.',
-    },
-    view_range: {
-      type: 'array',
-      items: { type: 'integer' },
-      minItems: 2,
-      maxItems: 2,
-      description: 'view, optional: [start, end], the lines of a file to show, 1-based and inclusive; end -1 means the last line.',
-    },
-    file_text: { type: 'string', description: 'create: the content of the new file.' },
-    old_str: { type: 'string', description: 'str_replace: the text to replace; it must appear exactly once in the file.' },
-    new_str: { type: 'string', description: 'str_replace: the text to put in its place.' },
-    insert_line: { type: 'integer', minimum: 0, description: 'insert: the line after which the text goes; 0 puts it first.' },
-    insert_text: { type: 'string', description: 'insert: the text to insert.' },
-    old_path: { type: 'string', description: 'rename: the file or directory to move.' },
-    new_path: { type: 'string', description: 'rename: where it goes; nothing may be there yet.' },
-  },
-  required: ['command'],
-});
+// The memory tool as the engine defines it (memdir::MEMORY_TOOL): its schema is
+// memory_20250818's input flattened into one object, descriptive only, since every
+// input goes to the engine, which is the judge of it.
+const DEFINITION = memoryTool();
+export const MEMORY_INPUT_SCHEMA = DEFINITION.input_schema;
 
 const TOOL = Object.freeze({
-  name: TOOL_NAME,
-  title: 'Memory',
-  description:
-    'Your memory directory, /memories, kept across conversations: view it before anything else, and record progress as you go. ' +
-    'view lists a directory two levels deep or shows a file with line numbers; create writes a new file; ' +
-    'str_replace replaces text that appears exactly once; insert adds text after a line; delete removes a file or directory; ' +
-    'rename moves one. Every command takes effect entirely or not at all.',
+  name: DEFINITION.name,
+  title: DEFINITION.title,
+  description: DEFINITION.description,
   inputSchema: MEMORY_INPUT_SCHEMA,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
 });

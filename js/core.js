@@ -6,7 +6,8 @@
 import { glue } from './glue.js';
 import { remoteCaller, syncOptions } from './sync.js';
 
-export const COMMANDS = Object.freeze(['view', 'create', 'str_replace', 'insert', 'delete', 'rename']);
+// The command names, read from the engine when an entry point hands over its glue.
+export { COMMANDS } from './glue.js';
 
 let defaultsCache;
 /**
@@ -477,6 +478,17 @@ let toolsetCache;
 export function toolsetTools() {
   toolsetCache ??= deepFreeze(JSON.parse(glue.toolsetTools()));
   return toolsetCache;
+}
+
+let memoryToolCache;
+/**
+ * The memory tool's definition, `{name, title, description, input_schema,
+ * commands}`, as the engine has it (`memdir::MEMORY_TOOL`): for a face that cannot
+ * pass `memory_20250818` in and must describe the tool itself (the MCP server).
+ */
+export function memoryTool() {
+  memoryToolCache ??= deepFreeze(JSON.parse(glue.memoryTool()));
+  return memoryToolCache;
 }
 
 function deepFreeze(value) {

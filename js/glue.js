@@ -6,7 +6,14 @@
 /** The initialised glue module (`dist/memdir_wasm.js` or `dist/node/memdir_wasm.js`). */
 export let glue;
 
+/**
+ * The memory tool's six command names, as the engine's parser takes them
+ * (`memdir::COMMANDS`): set with the glue, before any entry point exports.
+ */
+export let COMMANDS;
+
 /** Called once, by the entry point, with the glue it initialised. */
 export function useGlue(initialised) {
   glue = initialised;
+  COMMANDS = Object.freeze(JSON.parse(glue.memoryTool()).commands);
 }

@@ -265,6 +265,18 @@ export interface ToolsetTool {
 /** The memory-store toolset's definitions (names, one-sentence descriptions, JSON Schemas). */
 export declare function toolsetTools(): readonly ToolsetTool[];
 
+/** The memory tool's definition, for a face that must describe it itself (an MCP server). */
+export interface MemoryToolDefinition {
+  readonly name: 'memory';
+  readonly title: string;
+  readonly description: string;
+  readonly input_schema: { readonly type: 'object'; readonly [key: string]: unknown };
+  readonly commands: typeof COMMANDS;
+}
+
+/** The memory tool's definition as the engine holds it (name, description, JSON Schema, command names). */
+export declare function memoryTool(): MemoryToolDefinition;
+
 /**
  * The memory-store toolset for the SDK's tool runner: six tools shaped like the
  * SDK's `betaTool`, running on `memory`.

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import * as nodeBuild from '../dist/node/memdir_wasm.js';
 import { openMemory as openOnAnyStore } from './core.js';
-import { useGlue } from './glue.js';
+import { COMMANDS, useGlue } from './glue.js';
 import { DirectoryStore } from './stores/directory.js';
 
 // The build without the IndexedDB store (Node has no IndexedDB).
@@ -45,4 +45,4 @@ export async function openMemory(options = {}) {
   return memory;
 }
 
-const TURN_METHODS = ['view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire', 'retain', 'api', 'toolset'];
+const TURN_METHODS = [...COMMANDS, 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire', 'retain', 'api', 'toolset'];

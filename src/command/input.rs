@@ -6,6 +6,7 @@ use alloc::string::String;
 
 use serde_json::{Map, Number, Value};
 
+use super::tool::COMMANDS;
 use crate::config::MAX_INPUT_BYTES;
 pub use crate::error::InputError;
 use crate::error::ToolError;
@@ -135,15 +136,10 @@ impl Command {
             Some(Value::String(s)) => s.as_str(),
             Some(_) => return Err(InputError::CommandNotString),
         };
-        let command = match name {
-            "view" => "view",
-            "create" => "create",
-            "str_replace" => "str_replace",
-            "insert" => "insert",
-            "delete" => "delete",
-            "rename" => "rename",
-            other => return Err(InputError::UnknownCommand(other.into())),
-        };
+        let command = COMMANDS
+            .into_iter()
+            .find(|c| *c == name)
+            .ok_or_else(|| InputError::UnknownCommand(name.into()))?;
         let f = Fields { command, map };
         Ok(match command {
             "view" => Command::View {

@@ -2,7 +2,8 @@
 //! the model reads. `input` parses a tool call, `plan` decides what a change does
 //! to the tree, `engine` runs a command (a view, or a change published in one
 //! compare-and-swap), `render` writes every successful answer, `lines` is the line
-//! model, and `maintain` is whole-memory upkeep (entries, import, expire, gc). It
+//! model, `maintain` is whole-memory upkeep (entries, import, expire, gc), and `tool`
+//! is the tool's definition for faces that must describe it (its commands, schema). It
 //! stands on storage and knows nothing of the API, the toolset or mounts.
 
 pub(crate) mod engine;
@@ -11,3 +12,4 @@ pub(crate) mod lines;
 pub(crate) mod maintain;
 pub(crate) mod plan;
 pub(crate) mod render;
+pub(crate) mod tool;

@@ -76,3 +76,19 @@ pub fn toolset_tools() -> String {
         .collect();
     serde_json::to_string(&tools).unwrap_or_default()
 }
+
+/// The memory tool's definition as JSON text: `{name, title, description,
+/// input_schema, commands}`, the schema as an object (`memdir::MEMORY_TOOL`,
+/// `memdir::COMMANDS`), for faces that must describe the tool (an MCP server).
+#[wasm_bindgen(js_name = memoryTool)]
+pub fn memory_tool() -> String {
+    let t = memdir::MEMORY_TOOL;
+    serde_json::json!({
+        "name": t.name,
+        "title": t.title,
+        "description": t.description,
+        "input_schema": serde_json::from_str::<serde_json::Value>(t.input_schema).unwrap_or_default(),
+        "commands": memdir::COMMANDS,
+    })
+    .to_string()
+}

@@ -15,6 +15,7 @@ import {
   listStores,
   memoryStore,
   memoryStoreTools,
+  memoryTool,
   newStoreId,
   openMemory,
   syncMemory,
@@ -96,3 +97,10 @@ async function syncTypes(memory: Memory) {
   void line;
 }
 void syncTypes;
+
+// The memory tool's definition, as an MCP face lists it.
+const definition = memoryTool();
+const toolName: 'memory' = definition.name;
+const firstCommand: 'view' = definition.commands[0];
+void toolName;
+void firstCommand;

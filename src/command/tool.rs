@@ -1,0 +1,92 @@
+//! The memory tool as a model is shown it where it cannot be passed in as
+//! `memory_20250818` (an MCP server's tool list): its name, title, description and
+//! input schema, and the six command names, which the input parser accepts and no
+//! other. Every face reads them from here (the wasm glue's `memoryTool`, then JS
+//! `COMMANDS` and `memdir mcp`).
+
+/// The six commands of `memory_20250818`, in the order the API documents them.
+pub const COMMANDS: [&str; 6] = [
+    "view",
+    "create",
+    "str_replace",
+    "insert",
+    "delete",
+    "rename",
+];
+
+/// The memory tool as one tool definition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MemoryTool {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    /// JSON Schema (an object schema), as JSON text: `memory_20250818`'s input as
+    /// the API documents it, flattened into one object (the Messages API refuses
+    /// `oneOf` at the top of a tool's schema, and MCP clients pass it on to it).
+    /// Descriptive only: every input goes to the parser, which is the judge of it.
+    pub input_schema: &'static str,
+}
+
+/// The memory tool's definition.
+pub const MEMORY_TOOL: MemoryTool = MemoryTool {
+    name: "memory",
+    title: "Memory",
+    description: "Your memory directory, /memories, kept across conversations: view it before anything else, and record progress as you go. \
+view lists a directory two levels deep or shows a file with line numbers; create writes a new file; \
+str_replace replaces text that appears exactly once; insert adds text after a line; delete removes a file or directory; \
+rename moves one. Every command takes effect entirely or not at all.",
+    input_schema: r#"{"type":"object","properties":{"command":{"type":"string","enum":["view","create","str_replace","insert","delete","rename"],"description":"The command to run."},"path":{"type":"string","description":"view, create, str_replace, insert, delete: the file or directory, /memories or a path under it."},"view_range":{"type":"array","items":{"type":"integer"},"minItems":2,"maxItems":2,"description":"view, optional: [start, end], the lines of a file to show, 1-based and inclusive; end -1 means the last line."},"file_text":{"type":"string","description":"create: the content of the new file."},"old_str":{"type":"string","description":"str_replace: the text to replace; it must appear exactly once in the file."},"new_str":{"type":"string","description":"str_replace: the text to put in its place."},"insert_line":{"type":"integer","minimum":0,"description":"insert: the line after which the text goes; 0 puts it first."},"insert_text":{"type":"string","description":"insert: the text to insert."},"old_path":{"type":"string","description":"rename: the file or directory to move."},"new_path":{"type":"string","description":"rename: where it goes; nothing may be there yet."}},"required":["command"]}"#,
+};
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+    use alloc::vec::Vec;
+    use serde_json::{Value, json};
+
+    #[test]
+    fn the_schema_names_exactly_the_commands_the_parser_takes() {
+        let schema: Value = serde_json::from_str(MEMORY_TOOL.input_schema).unwrap();
+        let listed: Vec<&str> = schema["properties"]["command"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(listed, COMMANDS);
+        for name in COMMANDS {
+            let e = crate::Command::from_value(&json!({"command": name}));
+            assert!(
+                !matches!(e, Err(crate::InputError::UnknownCommand(_))),
+                "{name}"
+            );
+        }
+        assert!(matches!(
+            crate::Command::from_value(&json!({"command": "move"})),
+            Err(crate::InputError::UnknownCommand(_))
+        ));
+    }
+
+    #[test]
+    fn every_field_in_the_schema_is_one_the_parser_reads() {
+        let schema: Value = serde_json::from_str(MEMORY_TOOL.input_schema).unwrap();
+        let props = schema["properties"].as_object().unwrap();
+        // A full input of each command: every schema field is read by one of them.
+        let inputs = [
+            json!({"command": "view", "path": "/memories", "view_range": [1, 2]}),
+            json!({"command": "create", "path": "/memories/a", "file_text": ""}),
+            json!({"command": "str_replace", "path": "/memories/a", "old_str": "x", "new_str": ""}),
+            json!({"command": "insert", "path": "/memories/a", "insert_line": 0, "insert_text": ""}),
+            json!({"command": "delete", "path": "/memories/a"}),
+            json!({"command": "rename", "old_path": "/memories/a", "new_path": "/memories/b"}),
+        ];
+        let mut used = alloc::collections::BTreeSet::new();
+        for input in &inputs {
+            assert!(crate::Command::from_value(input).is_ok(), "{input}");
+            used.extend(input.as_object().unwrap().keys().cloned());
+        }
+        let named: alloc::collections::BTreeSet<_> = props.keys().cloned().collect();
+        assert_eq!(named, used);
+    }
+}
