@@ -44,7 +44,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use memdir::StoreError;
 use memdir::store_dir::protocol::{
-    self, Commit, Delete, DirIo, Durability, Error, IoKind, Opened, Set,
+    self, Commit, Delete, DirIo, Durability, Error, IoKind, Opened, Set, TurnPoll,
 };
 use memdir::store_dir::{self as format, DirError, EntryKind, Layout};
 
@@ -148,17 +148,21 @@ fn no_links(e: &io::Error) -> bool {
     .any(|x| Some(*x) == errno)
 }
 
-/// Holds a lock file until dropped; removes it only if it is still ours (it may
+/// Holds the turn until dropped; removes its lock only if it is still ours (it may
 /// have been broken as stale meanwhile).
-struct Held {
-    path: PathBuf,
-    token: String,
+struct TurnHeld {
+    root: PathBuf,
+    host: String,
+    held: Option<protocol::Held>,
 }
 
-impl Drop for Held {
+impl Drop for TurnHeld {
     fn drop(&mut self) {
-        if read_small(&self.path).as_deref() == Some(self.token.as_bytes()) {
-            let _ = fs::remove_file(&self.path);
+        if let Some(held) = self.held.take() {
+            held.release(&mut HostIo {
+                root: &self.root,
+                host: &self.host,
+            });
         }
     }
 }
@@ -368,50 +372,25 @@ impl DirBackend {
         File::open(&self.root).and_then(|d| d.sync_all())
     }
 
-    /// Takes the turn (see [`format::TURN_WANT`]): first letting a fresh waiter
-    /// that is not us go ahead, then saying that we wait while we do. `None` when
-    /// `wait` ended first (the command then runs without it).
-    fn acquire_turn(&self, wait: Duration) -> Option<Held> {
-        let path = self.root.join(format::TURN_LOCK);
-        let want = self.root.join(format::TURN_WANT);
-        let token = format::lock_token(std::process::id(), &self.host, &unique());
-        let start = std::time::Instant::now();
-        let poll = Duration::from_millis(format::TURN_POLL_MS);
-        while start.elapsed() < wait {
-            let wanted = fs::symlink_metadata(&want)
-                .ok()
-                .filter(|m| age(m) < Duration::from_millis(format::WANT_FRESH_MS));
-            if wanted.is_some() && read_small(&want).as_deref() != Some(token.as_bytes()) {
-                std::thread::sleep(poll);
-                continue;
-            }
-            match create_new(&path) {
-                Ok(mut f) => {
-                    if f.write_all(token.as_bytes()).is_err() {
-                        let _ = fs::remove_file(&path);
-                        return None;
-                    }
-                    if wanted.is_some() {
-                        let _ = fs::remove_file(&want);
-                    }
-                    return Some(Held { path, token });
+    /// Takes the turn ([`protocol::Turn`]); `None` when `wait` ended first (the
+    /// command then runs without it).
+    fn acquire_turn(&self, wait: Duration) -> Option<TurnHeld> {
+        let mut io = self.io();
+        let wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
+        let mut turn = protocol::Turn::new(&mut io, wait_ms);
+        loop {
+            match turn.poll(&mut io) {
+                TurnPoll::Held(held) => {
+                    return Some(TurnHeld {
+                        root: self.root.clone(),
+                        host: self.host.clone(),
+                        held: Some(held),
+                    });
                 }
-                Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
-                Err(_) => return None,
+                TurnPoll::Wait(us) => io.sleep(us),
+                TurnPoll::GaveUp => return None,
             }
-            protocol::break_if_stale(&mut self.io(), format::TURN_LOCK);
-            let said = File::options()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(FILE_MODE)
-                .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-                .open(&want)
-                .and_then(|mut f| f.write_all(token.as_bytes()));
-            let _ = said; // a waiter that cannot say so still waits, only unfavoured
-            std::thread::sleep(poll);
         }
-        None
     }
 }
 
@@ -432,6 +411,7 @@ struct HostIo<'a> {
 
 impl DirIo for HostIo<'_> {
     type File = File;
+    type Id = (u64, u64);
     type Error = io::Error;
 
     fn kind(e: &io::Error) -> IoKind {
@@ -509,6 +489,17 @@ impl DirIo for HostIo<'_> {
             return Err(e);
         }
         Ok(())
+    }
+
+    fn replace(&mut self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        File::options()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(FILE_MODE)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(self.root.join(name))
+            .and_then(|mut f| f.write_all(bytes))
     }
 
     fn read_small(&mut self, name: &str) -> Option<Vec<u8>> {

@@ -95,6 +95,18 @@ function entryKind(d) {
   return 'o';
 }
 
+const ERROR_KINDS = new Map([
+  ['ENOENT', 0],
+  ['EEXIST', 1],
+  // Of a filesystem (or an inode) that takes no more hard links.
+  ...['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK', 'EXDEV'].map((c) => [c, 2]),
+  ['ELOOP', 3],
+  ['ENOSPC', 4],
+  ['EDQUOT', 4],
+  ['EACCES', 5],
+  ['EROFS', 5],
+]);
+
 /**
  * The protocol's system calls (the wasm's `JsDirIo`), on names in the directory
  * `root`: synchronous node:fs calls, microseconds each on a local disk; none
@@ -102,6 +114,10 @@ function entryKind(d) {
  * reads the code of and hands back as it was.
  */
 class NodeDirIo {
+  /** What a thrown error means to the protocol (its IoKind, by number). */
+  kindOf(e) {
+    return ERROR_KINDS.get(e?.code) ?? 6;
+  }
   #root;
   constructor(root) {
     this.#root = root;
@@ -162,6 +178,9 @@ class NodeDirIo {
       throw e;
     }
     fss.closeSync(fd);
+  }
+  replace(name, bytes) {
+    fss.writeFileSync(this.#path(name), bytes, { flag: C.O_WRONLY | C.O_CREAT | C.O_TRUNC | C.O_NOFOLLOW, mode: FILE_MODE });
   }
   readSmall(name) {
     let fd;
@@ -272,8 +291,7 @@ export class DirectoryStore {
         HOST,
         this.#lockWaitMs ?? rules().lockWaitMs,
         this.#syncDirectory,
-      );
-      this.#protocol.sweep();
+      ); // which sweeps the temporaries a crashed writer left
     })().catch((e) => {
       this.#ready = undefined; // a later call may succeed (the disk came back)
       if (e?.name === 'StoreDirectoryError') e.message = `${this.#given}: ${e.message}`;
@@ -392,16 +410,25 @@ export class DirectoryStore {
   async commit(objects, key, expected, value) {
     await this.#init();
     const keys = [];
-    const values = [];
+    const lengths = [];
+    let size = 0;
     for (const [k, v] of objects) {
       keys.push(k);
-      values.push(checkBytes(v));
+      lengths.push(checkBytes(v).byteLength);
+      size += v.byteLength;
+    }
+    // The objects' values, one after the other: one copy into the wasm.
+    const values = new Uint8Array(size);
+    size = 0;
+    for (const [, v] of objects) {
+      values.set(v, size);
+      size += v.byteLength;
     }
     const want = expected === undefined || expected === null ? undefined : checkBytes(expected);
     checkBytes(value);
     let op;
     try {
-      op = this.#protocol.commit(keys, values, key, want, value);
+      op = this.#protocol.commit(keys, lengths, values, key, want, value);
     } catch (e) {
       throw mapError(e);
     }
@@ -470,46 +497,18 @@ export class DirectoryStore {
     return this.#locked(rules().turnLock, fn, () => this.#acquireTurn());
   }
 
-  /** Takes the turn, letting a fresh waiter that is not us go first; a no-op release when the wait ends. */
+  /** Takes the turn (the protocol's Turn); a no-op release when the wait ends. */
   async #acquireTurn() {
-    const path = join(this.#root, rules().turnLock);
-    const want = join(this.#root, rules().turnWant);
-    const token = glue.storeDirLockToken(process.pid, HOST, randomUUID());
-    const deadline = Date.now() + rules().turnWaitMs;
-    while (Date.now() < deadline) {
-      let wanted = false;
-      try {
-        wanted = Date.now() - fss.lstatSync(want).mtimeMs < rules().wantFreshMs;
-      } catch {
-        // nobody waits
-      }
-      if (wanted && readQuietly(want) !== token) {
-        await sleep(rules().turnPollMs);
-        continue;
-      }
-      try {
-        const fd = fss.openSync(path, CREATE_FLAGS, FILE_MODE);
-        try {
-          fss.writeSync(fd, token);
-        } finally {
-          fss.closeSync(fd);
-        }
-        if (wanted) unlinkQuietly(want);
-        return () => {
-          if (readQuietly(path) === token) unlinkQuietly(path);
-        };
-      } catch (e) {
-        if (e.code !== 'EEXIST') return () => {};
-      }
-      this.#protocol.breakIfStale(rules().turnLock);
-      try {
-        fss.writeFileSync(want, token, { flag: C.O_WRONLY | C.O_CREAT | C.O_TRUNC | C.O_NOFOLLOW, mode: FILE_MODE });
-      } catch {
-        // a waiter that cannot say so still waits, only unfavoured
-      }
-      await sleep(rules().turnPollMs);
+    const turn = this.#protocol.turn(rules().turnWaitMs);
+    while (this.#protocol.poll(turn, undefined) === 1) await sleep(turn.waitMs);
+    if (!turn.swapped) {
+      turn.free();
+      return () => {};
     }
-    return () => {};
+    return () => {
+      this.#protocol.releaseTurn(turn);
+      turn.free();
+    };
   }
 
   /** Runs `fn` holding the lock of `name`: in-process queue first, then `acquire`'s lock file. */
@@ -529,14 +528,6 @@ export class DirectoryStore {
       if (this.#queues.get(name) === tail) this.#queues.delete(name);
     });
     return run;
-  }
-}
-
-function readQuietly(path) {
-  try {
-    return fss.readFileSync(path, { encoding: 'utf8', flag: READ_FLAGS });
-  } catch {
-    return undefined;
   }
 }
 

@@ -66,6 +66,8 @@ pub struct Opened<F> {
 pub trait DirIo {
     /// An open file.
     type File;
+    /// A file's identity (device and inode), to tell whether a name still names it.
+    type Id: PartialEq;
     /// A failed call: handed back to the tool as it was, for its own error.
     type Error;
     /// What the failure means.
@@ -74,8 +76,8 @@ pub trait DirIo {
     fn open(&mut self, name: &str) -> Result<Opened<Self::File>, Self::Error>;
     /// Up to `len` bytes at `offset` (fewer only at the end of the file).
     fn read_at(&mut self, f: &Self::File, offset: u64, len: u64) -> Result<Vec<u8>, Self::Error>;
-    /// The file's identity (device and inode), to tell whether a name still names it.
-    fn file_id(&mut self, f: &Self::File) -> Result<(u64, u64), Self::Error>;
+    /// The file's identity.
+    fn file_id(&mut self, f: &Self::File) -> Result<Self::Id, Self::Error>;
     fn close(&mut self, f: Self::File);
     /// A new temporary file (`O_EXCL`, 0600, name starting [`super::TMP_PREFIX`])
     /// holding `bytes`, not yet synced; its name. Removed again when writing fails.
@@ -85,6 +87,9 @@ pub trait DirIo {
     /// Creates `name` exclusively holding `bytes` (a lock); removed again when
     /// writing fails.
     fn create_excl(&mut self, name: &str, bytes: &[u8]) -> Result<(), Self::Error>;
+    /// Writes `name` whole, created or truncated (0600, never through a symlink):
+    /// the turn's want.
+    fn replace(&mut self, name: &str, bytes: &[u8]) -> Result<(), Self::Error>;
     /// The first 256 bytes of the regular file `name`, if it can be read.
     fn read_small(&mut self, name: &str) -> Option<Vec<u8>>;
     /// Whether anything is at `name` (`lstat`).
@@ -404,6 +409,73 @@ impl Acquire {
     }
 }
 
+/// What taking the turn needs next.
+#[derive(Debug)]
+pub enum TurnPoll {
+    /// Had: release it once the command is done.
+    Held(Held),
+    /// Poll again after this many microseconds.
+    Wait(u64),
+    /// Not had in time (or the lock cannot be made): the command runs without it,
+    /// the compare-and-swap keeps it safe.
+    GaveUp,
+}
+
+/// Taking the turn ([`super::TURN_LOCK`]) for a whole command: first letting a
+/// fresh waiter that is not us go ahead ([`super::TURN_WANT`]), then saying that we
+/// wait while we do. Fairness only.
+#[derive(Debug)]
+pub struct Turn {
+    token: String,
+    wait_ms: u64,
+    deadline: Option<u64>,
+}
+
+impl Turn {
+    /// Waits at most `wait_ms` ([`super::TURN_WAIT_MS`] in both tools).
+    pub fn new<I: DirIo>(io: &mut I, wait_ms: u64) -> Self {
+        let unique = io.unique();
+        Turn {
+            token: super::lock_token(io.pid(), io.host(), &unique),
+            wait_ms,
+            deadline: None,
+        }
+    }
+
+    pub fn poll<I: DirIo>(&mut self, io: &mut I) -> TurnPoll {
+        let deadline = *self
+            .deadline
+            .get_or_insert_with(|| io.now_ms().saturating_add(self.wait_ms));
+        if io.now_ms() >= deadline {
+            return TurnPoll::GaveUp;
+        }
+        let pause = super::TURN_POLL_MS * 1000;
+        let wanted = io
+            .age_ms(super::TURN_WANT)
+            .is_ok_and(|a| a < super::WANT_FRESH_MS);
+        if wanted && io.read_small(super::TURN_WANT).as_deref() != Some(self.token.as_bytes()) {
+            return TurnPoll::Wait(pause);
+        }
+        match io.create_excl(super::TURN_LOCK, self.token.as_bytes()) {
+            Ok(()) => {
+                if wanted {
+                    let _ = io.unlink(super::TURN_WANT);
+                }
+                return TurnPoll::Held(Held {
+                    name: super::TURN_LOCK.into(),
+                    token: core::mem::take(&mut self.token),
+                });
+            }
+            Err(e) if I::kind(&e) == IoKind::Exists => {}
+            Err(_) => return TurnPoll::GaveUp,
+        }
+        break_if_stale(io, super::TURN_LOCK);
+        // A waiter that cannot say so still waits, only unfavoured.
+        let _ = io.replace(super::TURN_WANT, self.token.as_bytes());
+        TurnPoll::Wait(pause)
+    }
+}
+
 // WRITING
 
 /// Removes a temporary file that was not renamed into place.
@@ -717,10 +789,10 @@ impl Commit {
 /// otherwise wait on each other's lock); the name is then unlinked if it still names
 /// the pack that was split (kept open, so its inode is not reused meanwhile), or
 /// looked at afresh.
-pub struct Delete<F> {
+pub struct Delete<F, Id> {
     key: String,
     name: String,
-    split: Option<(F, (u64, u64))>,
+    split: Option<(F, Id)>,
     /// Mates still to rewrite, last first.
     mates: Vec<String>,
     lock: Option<Acquire>,
@@ -730,7 +802,7 @@ pub struct Delete<F> {
     done: bool,
 }
 
-impl<F> Delete<F> {
+impl<F, Id: PartialEq> Delete<F, Id> {
     pub fn new(key: &str, wait_ms: u64, durability: Durability) -> Result<Self, DirError> {
         Ok(Delete {
             key: key.into(),
@@ -745,7 +817,7 @@ impl<F> Delete<F> {
         })
     }
 
-    pub fn poll<I: DirIo<File = F>>(
+    pub fn poll<I: DirIo<File = F, Id = Id>>(
         &mut self,
         io: &mut I,
         last: Result<(), I::Error>,
@@ -763,7 +835,7 @@ impl<F> Delete<F> {
         r
     }
 
-    fn step<I: DirIo<File = F>>(
+    fn step<I: DirIo<File = F, Id = Id>>(
         &mut self,
         io: &mut I,
         last: Result<(), I::Error>,
@@ -820,7 +892,7 @@ impl<F> Delete<F> {
 
     /// Under the key's own lock: unlinks its name (true: a sync of the directory
     /// follows) or finds the mates to rewrite first (false).
-    fn own<I: DirIo<File = F>>(&mut self, io: &mut I) -> Result<bool, Error<I::Error>> {
+    fn own<I: DirIo<File = F, Id = Id>>(&mut self, io: &mut I) -> Result<bool, Error<I::Error>> {
         let opened = match io.open(&self.name) {
             Ok(o) => o,
             Err(e) if I::kind(&e) == IoKind::NotFound => {
@@ -862,7 +934,7 @@ impl<F> Delete<F> {
     }
 
     /// Removes the key's name (gone already is fine).
-    fn unlink<I: DirIo<File = F>>(&mut self, io: &mut I) -> Result<bool, Error<I::Error>> {
+    fn unlink<I: DirIo<File = F, Id = Id>>(&mut self, io: &mut I) -> Result<bool, Error<I::Error>> {
         match io.unlink(&self.name) {
             Ok(()) => Ok(true),
             Err(e) if I::kind(&e) == IoKind::NotFound => {
@@ -877,7 +949,7 @@ impl<F> Delete<F> {
     /// still holds the deleted key's value; its value is copied byte for byte, so a
     /// reader sees the old pack or the new one with the same value. A mate gone
     /// meanwhile (or a symlink at its name) is left alone.
-    fn rewrite<I: DirIo<File = F>>(
+    fn rewrite<I: DirIo<File = F, Id = Id>>(
         &mut self,
         io: &mut I,
         mate: &str,

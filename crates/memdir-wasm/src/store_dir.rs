@@ -22,9 +22,8 @@ pub(crate) fn js_error(e: DirError) -> JsValue {
     err.into()
 }
 
-/// The format's names and times: `{format, markerText, tmpPrefix, lockPrefix,
-/// turnLock, turnWant, wantFreshMs, turnPollMs, turnWaitMs, lockWaitMs, lockStaleMs,
-/// tmpStaleMs}`.
+/// The format's names and times the Node store uses itself: `{format, markerText,
+/// tmpPrefix, turnLock, turnWaitMs, lockWaitMs}` (the rest is the protocol's).
 #[wasm_bindgen(js_name = storeDirRules)]
 pub fn store_dir_rules() -> JsValue {
     let o = js_sys::Object::new();
@@ -34,21 +33,9 @@ pub fn store_dir_rules() -> JsValue {
     set("format", format::FORMAT.into());
     set("markerText", format::MARKER_TEXT.into());
     set("tmpPrefix", format::TMP_PREFIX.into());
-    set("lockPrefix", format::LOCK_PREFIX.into());
     set("turnLock", format::TURN_LOCK.into());
-    set("turnWant", format::TURN_WANT.into());
-    set(
-        "wantFreshMs",
-        JsValue::from_f64(format::WANT_FRESH_MS as f64),
-    );
-    set("turnPollMs", JsValue::from_f64(format::TURN_POLL_MS as f64));
     set("turnWaitMs", JsValue::from_f64(format::TURN_WAIT_MS as f64));
     set("lockWaitMs", JsValue::from_f64(format::LOCK_WAIT_MS as f64));
-    set(
-        "lockStaleMs",
-        JsValue::from_f64(format::LOCK_STALE_MS as f64),
-    );
-    set("tmpStaleMs", JsValue::from_f64(format::TMP_STALE_MS as f64));
     o.into()
 }
 
@@ -112,10 +99,4 @@ pub fn store_dir_error(problem: &str) -> JsValue {
         "damaged-file" => DirError::DamagedFile,
         _ => DirError::Io,
     })
-}
-
-/// A lock's token for this process.
-#[wasm_bindgen(js_name = storeDirLockToken)]
-pub fn store_dir_lock_token(pid: u32, host: &str, unique: &str) -> String {
-    format::lock_token(pid, host, unique)
 }

@@ -14,7 +14,7 @@ use wasm_bindgen::prelude::*;
 use crate::store_dir::js_error;
 
 use memdir::store_dir::protocol::{
-    self, Commit, Delete, DirIo, Durability, Error, IoKind, Opened, Poll, Set,
+    self, Commit, Delete, DirIo, Durability, Error, Held, IoKind, Opened, Poll, Set, Turn, TurnPoll,
 };
 
 #[wasm_bindgen]
@@ -38,6 +38,8 @@ extern "C" {
     fn sync_file(this: &JsDirIo, name: &str) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch, js_name = createExcl)]
     fn create_excl(this: &JsDirIo, name: &str, bytes: &[u8]) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn replace(this: &JsDirIo, name: &str, bytes: &[u8]) -> Result<(), JsValue>;
     #[wasm_bindgen(method, js_name = readSmall)]
     fn read_small(this: &JsDirIo, name: &str) -> Option<Vec<u8>>;
     #[wasm_bindgen(method, catch)]
@@ -62,6 +64,38 @@ extern "C" {
     fn now_ms(this: &JsDirIo) -> f64;
     #[wasm_bindgen(method)]
     fn alive(this: &JsDirIo, pid: u32) -> bool;
+    /// What a thrown error means, by its `code`: `0` not found, `1` exists, `2` no
+    /// more links, `3` a symlink refused, `4` the disk full, `5` denied, else other.
+    #[wasm_bindgen(method, js_name = kindOf)]
+    fn kind_of(this: &JsDirIo, e: &JsValue) -> u8;
+}
+
+/// A call's outcome, its error (as thrown) with what it means to the protocol.
+fn wrap<T>(js: &JsDirIo, r: Result<T, JsValue>) -> Result<T, JsIoError> {
+    r.map_err(|raw| error(js, raw))
+}
+
+/// A thrown error with what it means to the protocol (asked of `NodeDirIo.kindOf`).
+#[inline(never)]
+fn error(js: &JsDirIo, raw: JsValue) -> JsIoError {
+    JsIoError {
+        kind: match js.kind_of(&raw) {
+            0 => IoKind::NotFound,
+            1 => IoKind::Exists,
+            2 => IoKind::NoLinks,
+            3 => IoKind::Loop,
+            4 => IoKind::Full,
+            5 => IoKind::Denied,
+            _ => IoKind::Other,
+        },
+        raw,
+    }
+}
+
+/// A system call's error as thrown, with what it means to the protocol.
+struct JsIoError {
+    kind: IoKind,
+    raw: JsValue,
 }
 
 struct JsIo {
@@ -72,97 +106,91 @@ struct JsIo {
 
 impl DirIo for JsIo {
     type File = f64;
-    type Error = JsValue;
+    /// `"dev:ino"`, exact (from a bigint `fstat`).
+    type Id = String;
+    type Error = JsIoError;
 
-    fn kind(e: &JsValue) -> IoKind {
-        let code = js_sys::Reflect::get(e, &JsValue::from_str("code"))
-            .ok()
-            .and_then(|c| c.as_string())
-            .unwrap_or_default();
-        match code.as_str() {
-            "ENOENT" => IoKind::NotFound,
-            "EEXIST" => IoKind::Exists,
-            // Of a filesystem (or an inode) that takes no more hard links.
-            "EPERM" | "ENOTSUP" | "EOPNOTSUPP" | "ENOSYS" | "EMLINK" | "EXDEV" => IoKind::NoLinks,
-            "ELOOP" => IoKind::Loop,
-            "ENOSPC" | "EDQUOT" => IoKind::Full,
-            "EACCES" | "EROFS" => IoKind::Denied,
-            _ => IoKind::Other,
-        }
+    fn kind(e: &JsIoError) -> IoKind {
+        e.kind
     }
 
-    fn open(&mut self, name: &str) -> Result<Opened<f64>, JsValue> {
-        let o = self.js.open(name)?;
+    fn open(&mut self, name: &str) -> Result<Opened<f64>, JsIoError> {
+        let o = wrap(&self.js, self.js.open(name))?;
         match o.as_slice() {
             [fd, size, regular] => Ok(Opened {
                 file: *fd,
                 size: *size as u64,
                 regular: *regular != 0.0,
             }),
-            _ => Err(js_sys::Error::new("open: a malformed answer").into()),
+            _ => Err(JsIoError {
+                kind: IoKind::Other,
+                raw: js_sys::Error::new("open: a malformed answer").into(),
+            }),
         }
     }
 
-    fn read_at(&mut self, f: &f64, offset: u64, len: u64) -> Result<Vec<u8>, JsValue> {
-        self.js.read_at(*f, offset as f64, len as f64)
+    fn read_at(&mut self, f: &f64, offset: u64, len: u64) -> Result<Vec<u8>, JsIoError> {
+        wrap(&self.js, self.js.read_at(*f, offset as f64, len as f64))
     }
 
-    fn file_id(&mut self, f: &f64) -> Result<(u64, u64), JsValue> {
-        let id = self.js.file_id(*f)?;
-        let (dev, ino) = id.split_once(':').unwrap_or((id.as_str(), ""));
-        Ok((dev.parse().unwrap_or(0), ino.parse().unwrap_or(0)))
+    fn file_id(&mut self, f: &f64) -> Result<String, JsIoError> {
+        wrap(&self.js, self.js.file_id(*f))
     }
 
     fn close(&mut self, f: f64) {
         self.js.close(f);
     }
 
-    fn stage(&mut self, bytes: &[u8]) -> Result<String, JsValue> {
-        self.js.stage(bytes)
+    fn stage(&mut self, bytes: &[u8]) -> Result<String, JsIoError> {
+        wrap(&self.js, self.js.stage(bytes))
     }
 
-    fn sync_file(&mut self, name: &str) -> Result<(), JsValue> {
-        self.js.sync_file(name)
+    fn sync_file(&mut self, name: &str) -> Result<(), JsIoError> {
+        wrap(&self.js, self.js.sync_file(name))
     }
 
-    fn create_excl(&mut self, name: &str, bytes: &[u8]) -> Result<(), JsValue> {
-        self.js.create_excl(name, bytes)
+    fn create_excl(&mut self, name: &str, bytes: &[u8]) -> Result<(), JsIoError> {
+        wrap(&self.js, self.js.create_excl(name, bytes))
+    }
+
+    fn replace(&mut self, name: &str, bytes: &[u8]) -> Result<(), JsIoError> {
+        wrap(&self.js, self.js.replace(name, bytes))
     }
 
     fn read_small(&mut self, name: &str) -> Option<Vec<u8>> {
         self.js.read_small(name)
     }
 
-    fn exists(&mut self, name: &str) -> Result<bool, JsValue> {
-        self.js.exists(name)
+    fn exists(&mut self, name: &str) -> Result<bool, JsIoError> {
+        wrap(&self.js, self.js.exists(name))
     }
 
-    fn age_ms(&mut self, name: &str) -> Result<u64, JsValue> {
-        Ok(self.js.age_ms(name)?.max(0.0) as u64)
+    fn age_ms(&mut self, name: &str) -> Result<u64, JsIoError> {
+        Ok(wrap(&self.js, self.js.age_ms(name))?.max(0.0) as u64)
     }
 
-    fn link(&mut self, from: &str, to: &str) -> Result<(), JsValue> {
-        self.js.link(from, to)
+    fn link(&mut self, from: &str, to: &str) -> Result<(), JsIoError> {
+        wrap(&self.js, self.js.link(from, to))
     }
 
-    fn rename(&mut self, from: &str, to: &str) -> Result<(), JsValue> {
-        self.js.rename(from, to)
+    fn rename(&mut self, from: &str, to: &str) -> Result<(), JsIoError> {
+        wrap(&self.js, self.js.rename(from, to))
     }
 
-    fn unlink(&mut self, name: &str) -> Result<(), JsValue> {
-        self.js.unlink(name)
+    fn unlink(&mut self, name: &str) -> Result<(), JsIoError> {
+        wrap(&self.js, self.js.unlink(name))
     }
 
-    fn remove_dir(&mut self, name: &str) -> Result<(), JsValue> {
-        self.js.remove_dir(name)
+    fn remove_dir(&mut self, name: &str) -> Result<(), JsIoError> {
+        wrap(&self.js, self.js.remove_dir(name))
     }
 
-    fn sync_dir(&mut self) -> Result<(), JsValue> {
-        self.js.sync_dir()
+    fn sync_dir(&mut self) -> Result<(), JsIoError> {
+        wrap(&self.js, self.js.sync_dir())
     }
 
-    fn list(&mut self) -> Result<Vec<String>, JsValue> {
-        self.js.list()
+    fn list(&mut self) -> Result<Vec<String>, JsIoError> {
+        wrap(&self.js, self.js.list())
     }
 
     fn unique(&mut self) -> String {
@@ -191,9 +219,9 @@ impl DirIo for JsIo {
 
 /// A protocol error as JS sees it: a system call's own error as it was thrown, a
 /// lock not had in time as `UnavailableError`, a format problem as its text.
-fn protocol_error(e: Error<JsValue>) -> JsValue {
+fn protocol_error(e: Error<JsIoError>) -> JsValue {
     match e {
-        Error::Io(e) => e,
+        Error::Io(e) => e.raw,
         Error::Locked => {
             let err = js_sys::Error::new("the store stayed locked");
             err.set_name("UnavailableError");
@@ -208,7 +236,8 @@ fn protocol_error(e: Error<JsValue>) -> JsValue {
 enum Op {
     Set(Set),
     Commit(Commit),
-    Delete(Delete<f64>),
+    Delete(Delete<f64, String>),
+    Turn(Turn, Option<Held>),
 }
 
 /// A change in progress. [`DirProtocol::poll`] answers what it needs next: `0` it is
@@ -263,17 +292,20 @@ pub struct DirProtocol {
 #[wasm_bindgen]
 impl DirProtocol {
     /// `waitMs`: how long a change waits for a key's lock; `syncDirectory`: sync the
-    /// directory after each change.
+    /// directory after each change. Removes the temporary files a crashed writer
+    /// left long ago.
     #[wasm_bindgen(constructor)]
     pub fn new(io: JsDirIo, pid: u32, host: String, wait_ms: f64, sync_directory: bool) -> Self {
-        DirProtocol {
+        let mut p = DirProtocol {
             io: JsIo { js: io, pid, host },
             wait_ms: wait_ms.max(0.0) as u64,
             durability: Durability {
                 around_swap: false,
                 each_change: sync_directory,
             },
-        }
+        };
+        protocol::sweep_temporaries(&mut p.io);
+        p
     }
 
     /// The value of `key`, or undefined.
@@ -292,15 +324,22 @@ impl DirProtocol {
             .map_err(protocol_error)
     }
 
-    /// Removes temporary files a crashed writer left long ago.
-    pub fn sweep(&mut self) {
-        protocol::sweep_temporaries(&mut self.io);
+    /// Starts taking the turn for a whole command, waiting at most `waitMs`: polled
+    /// like a change, done with `swapped` true once had (give it back with
+    /// `releaseTurn`), false when given up (the command runs without it).
+    pub fn turn(&mut self, wait_ms: f64) -> DirOp {
+        let turn = Turn::new(&mut self.io, wait_ms.max(0.0) as u64);
+        DirOp::new(Op::Turn(turn, None))
     }
 
-    /// Breaks the lock `name` when stale (the turn's); true when it may be free now.
-    #[wasm_bindgen(js_name = breakIfStale)]
-    pub fn break_if_stale(&mut self, name: &str) -> bool {
-        protocol::break_if_stale(&mut self.io, name)
+    /// Gives the turn back (its lock removed only if it is still ours).
+    #[wasm_bindgen(js_name = releaseTurn)]
+    pub fn release_turn(&mut self, op: &mut DirOp) {
+        if let Op::Turn(_, held) = &mut op.op
+            && let Some(h) = held.take()
+        {
+            h.release(&mut self.io);
+        }
     }
 
     pub fn set(&mut self, key: &str, value: &[u8]) -> Result<DirOp, JsValue> {
@@ -313,21 +352,27 @@ impl DirProtocol {
         Ok(DirOp::new(Op::Delete(op)))
     }
 
-    /// `objects`' keys and values side by side.
+    /// `objects`' keys, and their values one after the other in `values`, of
+    /// `lengths` bytes each.
     pub fn commit(
         &mut self,
         keys: Vec<String>,
-        values: Vec<js_sys::Uint8Array>,
+        lengths: Vec<u32>,
+        values: &[u8],
         key: &str,
         expected: Option<Vec<u8>>,
         value: &[u8],
     ) -> Result<DirOp, JsValue> {
-        let values: Vec<Vec<u8>> = values.iter().map(js_sys::Uint8Array::to_vec).collect();
-        let objects: Vec<(&str, &[u8])> = keys
-            .iter()
-            .map(String::as_str)
-            .zip(values.iter().map(Vec::as_slice))
-            .collect();
+        let mut objects: Vec<(&str, &[u8])> = Vec::with_capacity(keys.len());
+        let mut at = 0usize;
+        for (k, len) in keys.iter().zip(lengths) {
+            let end = at.saturating_add(len as usize);
+            let v = values
+                .get(at..end)
+                .ok_or_else(|| js_error(DirError::ValueTooLarge))?;
+            objects.push((k.as_str(), v));
+            at = end;
+        }
         let op = Commit::new(
             &mut self.io,
             &objects,
@@ -348,13 +393,21 @@ impl DirProtocol {
         let last = if failed.is_undefined() {
             Ok(())
         } else {
-            Err(failed)
+            wrap(&self.io.js, Err(failed))
         };
         let io = &mut self.io;
         let step = match &mut op.op {
             Op::Set(s) => map_poll(s.poll(io, last), |()| false),
             Op::Commit(c) => map_poll(c.poll(io, last), |b| b),
             Op::Delete(d) => map_poll(d.poll(io, last), |()| false),
+            Op::Turn(turn, held) => match turn.poll(io) {
+                TurnPoll::Held(h) => {
+                    *held = Some(h);
+                    Poll::Ready(Ok(true))
+                }
+                TurnPoll::Wait(us) => Poll::Wait(us),
+                TurnPoll::GaveUp => Poll::Ready(Ok(false)),
+            },
         };
         match step {
             Poll::Ready(r) => {
@@ -375,9 +428,9 @@ impl DirProtocol {
 }
 
 fn map_poll<T>(
-    p: Poll<Result<T, Error<JsValue>>>,
+    p: Poll<Result<T, Error<JsIoError>>>,
     f: impl FnOnce(T) -> bool,
-) -> Poll<Result<bool, Error<JsValue>>> {
+) -> Poll<Result<bool, Error<JsIoError>>> {
     match p {
         Poll::Ready(r) => Poll::Ready(r.map(f)),
         Poll::Wait(us) => Poll::Wait(us),

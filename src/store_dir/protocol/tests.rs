@@ -98,6 +98,7 @@ impl Fake {
 
 impl DirIo for Fake {
     type File = u64;
+    type Id = (u64, u64);
     type Error = IoKind;
 
     fn kind(e: &IoKind) -> IoKind {
@@ -161,6 +162,24 @@ impl DirIo for Fake {
         }
         let ino = self.new_inode(bytes);
         self.names.insert(name.into(), Entry::File(ino));
+        Ok(())
+    }
+
+    fn replace(&mut self, name: &str, bytes: &[u8]) -> Result<(), IoKind> {
+        self.change()?;
+        match self.names.get(name) {
+            Some(Entry::File(ino)) => {
+                let now = self.now;
+                let inode = self.inodes.get_mut(ino).ok_or(IoKind::Other)?;
+                inode.data = bytes.to_vec();
+                inode.mtime = now;
+            }
+            Some(_) => return Err(IoKind::Loop),
+            None => {
+                let ino = self.new_inode(bytes);
+                self.names.insert(name.into(), Entry::File(ino));
+            }
+        }
         Ok(())
     }
 
@@ -646,4 +665,61 @@ fn old_temporaries_are_swept() {
     sweep_temporaries(&mut io);
     assert!(!io.names.contains_key(&t));
     assert!(io.names.contains_key(&fresh));
+}
+
+fn take_turn(io: &mut Fake) -> Option<Held> {
+    let mut turn = Turn::new(io, crate::store_dir::TURN_WAIT_MS);
+    loop {
+        match turn.poll(io) {
+            TurnPoll::Held(h) => return Some(h),
+            TurnPoll::Wait(us) => io.sleep(us),
+            TurnPoll::GaveUp => return None,
+        }
+    }
+}
+
+#[test]
+fn the_turn_goes_to_a_fresh_waiter_first_and_a_held_one_is_given_up_at_its_deadline() {
+    use crate::store_dir::{TURN_LOCK, TURN_WAIT_MS, TURN_WANT, WANT_FRESH_MS, lock_token};
+    // Free: had at once, and released by its holder.
+    let mut io = Fake::default();
+    let held = take_turn(&mut io).unwrap();
+    assert!(io.names.contains_key(TURN_LOCK));
+    held.release(&mut io);
+    assert!(!io.names.contains_key(TURN_LOCK));
+
+    // Another process says it waits: it goes first while its want is fresh.
+    let mut io = Fake::default();
+    io.replace(TURN_WANT, lock_token(99, "box", "w").as_bytes())
+        .unwrap();
+    let start = io.now;
+    let held = take_turn(&mut io).unwrap();
+    assert!(
+        io.now - start >= WANT_FRESH_MS,
+        "waited for the want to go stale"
+    );
+    held.release(&mut io);
+
+    // Held by a live process: given up at the deadline, our want said meanwhile.
+    let mut io = Fake {
+        alive: vec![99],
+        ..Fake::default()
+    };
+    io.create_excl(TURN_LOCK, lock_token(99, "box", "x").as_bytes())
+        .unwrap();
+    assert!(take_turn(&mut io).is_none());
+    assert!(
+        io.now >= TURN_WAIT_MS && io.now < TURN_WAIT_MS + 10,
+        "{}",
+        io.now
+    );
+    assert!(io.read_small(TURN_WANT).unwrap().starts_with(b"7 box "));
+
+    // Held by a process that is gone: broken, then had.
+    let mut io = Fake::default();
+    io.create_excl(TURN_LOCK, lock_token(99, "box", "x").as_bytes())
+        .unwrap();
+    let held = take_turn(&mut io).unwrap();
+    assert!(io.now < 5, "{}", io.now);
+    held.release(&mut io);
 }
