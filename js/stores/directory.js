@@ -69,8 +69,12 @@ function mapError(e) {
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Makes the file (or directory) at `path` durable, off the event loop. */
-async function fsyncPath(path, flags) {
-  const fd = fss.openSync(path, flags);
+function fsyncPath(path, flags) {
+  return fsyncFd(fss.openSync(path, flags));
+}
+
+/** Makes the file open at `fd` durable, off the event loop, and closes it. */
+async function fsyncFd(fd) {
   try {
     await fsync(fd);
   } finally {
@@ -119,6 +123,7 @@ class NodeDirIo {
     return ERROR_KINDS.get(e?.code) ?? 6;
   }
   #root;
+  #staged = new Map();
   constructor(root) {
     this.#root = root;
   }
@@ -152,14 +157,23 @@ class NodeDirIo {
   close(fd) {
     fss.closeSync(fd);
   }
-  /** A new temporary file (O_EXCL, 0600) holding `bytes`, not yet synced; its name. */
+  /**
+   * A new temporary file (O_EXCL, 0600) holding `bytes`, not yet synced; its name.
+   * Kept open until synced (the protocol syncs every file it stages at once).
+   */
   stage(bytes) {
     const name = `${rules().tmpPrefix}${process.pid}-${randomUUID()}`;
-    this.createExcl(name, bytes);
+    this.#staged.set(name, this.#create(name, bytes));
     return name;
   }
+  /** The staged file `name`'s descriptor, for its fsync (closed by the caller). */
+  takeStaged(name) {
+    const fd = this.#staged.get(name);
+    this.#staged.delete(name);
+    return fd ?? fss.openSync(this.#path(name), READ_FLAGS);
+  }
   syncFile(name) {
-    const fd = fss.openSync(this.#path(name), READ_FLAGS);
+    const fd = this.takeStaged(name);
     try {
       fss.fsyncSync(fd);
     } finally {
@@ -167,6 +181,10 @@ class NodeDirIo {
     }
   }
   createExcl(name, bytes) {
+    fss.closeSync(this.#create(name, bytes));
+  }
+  /** `name` created exclusively holding `bytes`; its descriptor, open. */
+  #create(name, bytes) {
     const path = this.#path(name);
     const fd = fss.openSync(path, CREATE_FLAGS, FILE_MODE);
     try {
@@ -177,7 +195,7 @@ class NodeDirIo {
       unlinkQuietly(path);
       throw e;
     }
-    fss.closeSync(fd);
+    return fd;
   }
   replace(name, bytes) {
     fss.writeFileSync(this.#path(name), bytes, { flag: C.O_WRONLY | C.O_CREAT | C.O_TRUNC | C.O_NOFOLLOW, mode: FILE_MODE });
@@ -251,6 +269,7 @@ export class DirectoryStore {
   #syncDirectory;
   #lockWaitMs;
   #protocol;
+  #io;
 
   constructor(path, { syncDirectory = false, lockWaitMs } = {}) {
     if (typeof path !== 'string' || path === '') throw new TypeError('directoryStore expects a directory path');
@@ -285,8 +304,9 @@ export class DirectoryStore {
   #init() {
     this.#ready ??= (async () => {
       await this.#openDirectory();
+      this.#io = new NodeDirIo(this.#root);
       this.#protocol = new glue.DirProtocol(
-        new NodeDirIo(this.#root),
+        this.#io,
         process.pid,
         HOST,
         this.#lockWaitMs ?? rules().lockWaitMs,
@@ -449,7 +469,7 @@ export class DirectoryStore {
         if (step === 0) return op.swapped;
         try {
           if (step === 1) await sleep(op.waitMs);
-          else if (step === 2) await fsyncPath(join(this.#root, op.syncName), READ_FLAGS);
+          else if (step === 2) await fsyncFd(this.#io.takeStaged(op.syncName));
           else await fsyncPath(this.#root, C.O_RDONLY | C.O_DIRECTORY);
         } catch (e) {
           failed = e ?? new Error('fsync failed');

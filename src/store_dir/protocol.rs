@@ -222,7 +222,17 @@ fn value_in<I: DirIo>(
     loop {
         match super::locate(&head, size, key)? {
             Locate::Need(n) => head = read_exact(io, f, 0, n)?,
-            Locate::Found { offset, len } => return read_exact(io, f, offset, len),
+            Locate::Found { offset, len } => {
+                // A small pack is read whole with its index: no second read.
+                let within = usize::try_from(offset)
+                    .ok()
+                    .zip(usize::try_from(offset + len).ok())
+                    .and_then(|(from, to)| head.get(from..to));
+                return match within {
+                    Some(v) => Ok(Vec::from(v)),
+                    None => read_exact(io, f, offset, len),
+                };
+            }
         }
     }
 }
