@@ -32,6 +32,22 @@
 //! a compare-and-swap renames its key and after a delete, Node's only when asked
 //! (`syncDirectory`), after each change.
 
+//!
+//! Where the two tools used to differ, and the rule kept: a refused commit publishes
+//! nothing (the host's; Node linked the objects anyway, which nothing reads); a
+//! name is linked directly first and only replaced by a link renamed over it when it
+//! exists (Node's, one rename fewer); a symlink at a pack mate's name is left alone
+//! by a delete (Node's; the host failed); a head that cannot be read for another
+//! reason than damage fails a commit instead of being taken as a mismatch (the
+//! host's); a busy lock is looked at again after 0.2 ms, doubling to 25 ms (the
+//! host's; Node's was jittered 0.5-37 ms). The directory syncs stay each tool's
+//! ([`Durability`]).
+//!
+//! Still each tool's own: opening the directory (create, classify, marker; only the
+//! host converts the old host layout, which needs `flock`), the Node process's queue
+//! for its turn, and how an error is shown (the host's [`crate::StoreError`]
+//! kinds, Node's own `fs` errors as thrown).
+
 use alloc::string::String;
 use alloc::vec::Vec;
 
