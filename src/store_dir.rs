@@ -22,6 +22,8 @@
 //! A directory is opened only when [`classify`] and [`marker_verdict`] say it is
 //! one of these; anything else is refused before a byte is written.
 
+pub mod protocol;
+
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;

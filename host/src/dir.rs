@@ -1,7 +1,11 @@
 //! A backend in a store directory on disk, shared safely by any number of
 //! processes: the `memdir-store` format, the same one the Node directory store
 //! (`js/stores/directory.js`) reads and writes. What each file means is decided in
-//! [`memdir::store_dir`]; this module does the system calls.
+//! [`memdir::store_dir`], and the order of the system calls of every read and change
+//! (locks, packs, links, renames, syncs, deletes and their pack mates) in
+//! [`memdir::store_dir::protocol`], shared with Node; this module opens the directory
+//! (and converts the old host layout), takes the turn, and implements the protocol's
+//! [`DirIo`] with `std::fs`.
 //!
 //! - A command's commit writes ONE pack (its objects and the new head), syncs it,
 //!   hard-links it under each object's name and renames it over the head, so a
@@ -34,11 +38,15 @@ use std::fs::{self, File};
 use std::io::{self, ErrorKind, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use memdir::StoreError;
-use memdir::store_dir::{self as format, DirError, EntryKind, Layout, Locate, Mates};
+use memdir::store_dir::protocol::{
+    self, Commit, Delete, DirIo, Durability, Error, IoKind, Opened, Set, TurnPoll,
+};
+use memdir::store_dir::{self as format, DirError, EntryKind, Layout};
 
 use crate::backend::{Backend, TURN_WAIT, store_for};
 
@@ -140,17 +148,21 @@ fn no_links(e: &io::Error) -> bool {
     .any(|x| Some(*x) == errno)
 }
 
-/// Holds a lock file until dropped; removes it only if it is still ours (it may
+/// Holds the turn until dropped; removes its lock only if it is still ours (it may
 /// have been broken as stale meanwhile).
-struct Held {
-    path: PathBuf,
-    token: String,
+struct TurnHeld {
+    root: PathBuf,
+    host: String,
+    held: Option<protocol::Held>,
 }
 
-impl Drop for Held {
+impl Drop for TurnHeld {
     fn drop(&mut self) {
-        if read_small(&self.path).as_deref() == Some(self.token.as_bytes()) {
-            let _ = fs::remove_file(&self.path);
+        if let Some(held) = self.held.take() {
+            held.release(&mut HostIo {
+                root: &self.root,
+                host: &self.host,
+            });
         }
     }
 }
@@ -327,28 +339,19 @@ impl DirBackend {
 
     /// Removes temporary files that a crashed writer left long ago.
     fn sweep_temporaries(&self) {
-        let Ok(entries) = fs::read_dir(&self.root) else {
-            return;
-        };
-        for entry in entries.flatten() {
-            let is_tmp = entry
-                .file_name()
-                .to_str()
-                .is_some_and(|n| n.starts_with(format::TMP_PREFIX));
-            if is_tmp
-                && entry
-                    .metadata()
-                    .is_ok_and(|m| age(&m) > Duration::from_millis(format::TMP_STALE_MS))
-            {
-                let _ = fs::remove_file(entry.path());
-            }
+        protocol::sweep_temporaries(&mut self.io());
+    }
+
+    /// The protocol's system calls in this directory.
+    fn io(&self) -> HostIo<'_> {
+        HostIo {
+            root: &self.root,
+            host: &self.host,
         }
     }
 
-    fn path(&self, key: &str) -> Result<(String, PathBuf), StoreError> {
-        let name = file_name(key).map_err(|_| StoreError::Failed)?;
-        let path = self.root.join(&name);
-        Ok((name, path))
+    fn wait_ms(&self) -> u64 {
+        u64::try_from(self.lock_wait.as_millis()).unwrap_or(u64::MAX)
     }
 
     /// Writes `bytes` to a fresh temporary file and syncs it; renaming it into
@@ -369,295 +372,225 @@ impl DirBackend {
         File::open(&self.root).and_then(|d| d.sync_all())
     }
 
-    /// Waits up to `wait` for the lock file `name`; `None` when the wait ended.
-    /// Every way round the loop passes the deadline check, whatever sits at the
-    /// lock's path.
-    fn acquire(&self, name: &str, wait: Duration) -> Result<Option<Held>, StoreError> {
-        let path = self.root.join(name);
-        let token = format::lock_token(std::process::id(), &self.host, &unique());
-        let start = std::time::Instant::now();
-        let mut pause = Duration::from_micros(200);
+    /// Takes the turn ([`protocol::Turn`]); `None` when `wait` ended first (the
+    /// command then runs without it).
+    fn acquire_turn(&self, wait: Duration) -> Option<TurnHeld> {
+        let mut io = self.io();
+        let wait_ms = u64::try_from(wait.as_millis()).unwrap_or(u64::MAX);
+        let mut turn = protocol::Turn::new(&mut io, wait_ms);
         loop {
-            match create_new(&path) {
-                Ok(mut f) => {
-                    if let Err(e) = f.write_all(token.as_bytes()) {
-                        let _ = fs::remove_file(&path);
-                        return Err(kind(e));
-                    }
-                    return Ok(Some(Held { path, token }));
+            match turn.poll(&mut io) {
+                TurnPoll::Held(held) => {
+                    return Some(TurnHeld {
+                        root: self.root.clone(),
+                        host: self.host.clone(),
+                        held: Some(held),
+                    });
                 }
-                Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(kind(e)),
-            }
-            let broke = self.break_if_stale(&path);
-            if start.elapsed() >= wait {
-                return Ok(None);
-            }
-            if !broke {
-                std::thread::sleep(pause);
-                pause = (pause * 2).min(Duration::from_millis(25));
+                TurnPoll::Wait(us) => io.sleep(us),
+                TurnPoll::GaveUp => return None,
             }
         }
-    }
-
-    /// Breaks a lock whose owner process is gone or that is too old to be live;
-    /// true when the lock may be free now.
-    fn break_if_stale(&self, path: &Path) -> bool {
-        let meta = match fs::symlink_metadata(path) {
-            Ok(m) => m,
-            Err(e) => return e.kind() == ErrorKind::NotFound, // released meanwhile
-        };
-        let token = read_small(path);
-        let token_text = token.as_deref().and_then(|t| std::str::from_utf8(t).ok());
-        let age_ms = u64::try_from(age(&meta).as_millis()).unwrap_or(u64::MAX);
-        if !format::lock_is_stale(
-            token_text,
-            age_ms,
-            &self.host,
-            std::process::id(),
-            process_alive,
-        ) {
-            return false;
-        }
-        // Moved aside first: of two processes breaking one lock, one wins the rename.
-        let mut aside = path.as_os_str().to_owned();
-        aside.push(format!(".stale-{}", unique()));
-        let aside = PathBuf::from(aside);
-        if fs::rename(path, &aside).is_err() {
-            return true;
-        }
-        if token.is_some() && read_small(&aside) != token {
-            // A lock taken after our check: put it back unless a newer one exists.
-            let _ = fs::hard_link(&aside, path);
-        }
-        if fs::remove_file(&aside).is_err() {
-            let _ = fs::remove_dir(&aside);
-        }
-        true
-    }
-
-    /// Takes the turn (see [`format::TURN_WANT`]): first letting a fresh waiter
-    /// that is not us go ahead, then saying that we wait while we do. `None` when
-    /// `wait` ended first (the command then runs without it).
-    fn acquire_turn(&self, wait: Duration) -> Option<Held> {
-        let path = self.root.join(format::TURN_LOCK);
-        let want = self.root.join(format::TURN_WANT);
-        let token = format::lock_token(std::process::id(), &self.host, &unique());
-        let start = std::time::Instant::now();
-        let poll = Duration::from_millis(format::TURN_POLL_MS);
-        while start.elapsed() < wait {
-            let wanted = fs::symlink_metadata(&want)
-                .ok()
-                .filter(|m| age(m) < Duration::from_millis(format::WANT_FRESH_MS));
-            if wanted.is_some() && read_small(&want).as_deref() != Some(token.as_bytes()) {
-                std::thread::sleep(poll);
-                continue;
-            }
-            match create_new(&path) {
-                Ok(mut f) => {
-                    if f.write_all(token.as_bytes()).is_err() {
-                        let _ = fs::remove_file(&path);
-                        return None;
-                    }
-                    if wanted.is_some() {
-                        let _ = fs::remove_file(&want);
-                    }
-                    return Some(Held { path, token });
-                }
-                Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
-                Err(_) => return None,
-            }
-            self.break_if_stale(&path);
-            let said = File::options()
-                .write(true)
-                .create(true)
-                .truncate(true)
-                .mode(FILE_MODE)
-                .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
-                .open(&want)
-                .and_then(|mut f| f.write_all(token.as_bytes()));
-            let _ = said; // a waiter that cannot say so still waits, only unfavoured
-            std::thread::sleep(poll);
-        }
-        None
-    }
-
-    fn lock_key(&self, name: &str) -> Result<Held, StoreError> {
-        self.acquire(&format::lock_name(name), self.lock_wait)?
-            .ok_or(StoreError::Unavailable)
-    }
-
-    fn read(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        let (_, path) = self.path(key)?;
-        let f = match open_read(&path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(kind(e)),
-        };
-        let meta = f.metadata().map_err(kind)?;
-        if !meta.is_file() {
-            return Err(StoreError::Failed);
-        }
-        self.read_open(&f, meta.len(), key).map(Some)
-    }
-
-    /// `key`'s value in the pack open at `f`, of `size` bytes.
-    fn read_open(&self, f: &File, size: u64, key: &str) -> Result<Vec<u8>, StoreError> {
-        // Only the index and the wanted value: a pack may hold a whole import.
-        let mut head = read_at(f, 0, size.min(4096))?;
-        loop {
-            match format::locate(&head, size, key).map_err(|_| StoreError::Failed)? {
-                Locate::Need(n) => head = read_at(f, 0, n)?,
-                Locate::Found { offset, len } => return read_at(f, offset, len),
-            }
-        }
-    }
-
-    /// The other keys of the pack open at `f` when it holds `key` (see
-    /// [`format::mates`]); none for a damaged file, whose keys cannot be known.
-    fn mates(&self, f: &File, size: u64, key: &str) -> Result<Vec<String>, StoreError> {
-        let mut head = read_at(f, 0, size.min(4096))?;
-        loop {
-            match format::mates(&head, size, key) {
-                Ok(Mates::Need(n)) => head = read_at(f, 0, n)?,
-                Ok(Mates::Keys(keys)) => return Ok(keys),
-                Err(_) => return Ok(Vec::new()),
-            }
-        }
-    }
-
-    /// Rewrites `mate` as a pack of its own value only, if its file still holds
-    /// `deleted`'s value: under `mate`'s lock, so no set or swap of it interleaves;
-    /// its value is copied byte for byte, so a reader sees the old pack or the new
-    /// one, with the same value. A mate gone meanwhile stays gone.
-    fn split(&self, mate: &str, deleted: &str) -> Result<(), StoreError> {
-        let (name, path) = self.path(mate)?;
-        let _lock = self.lock_key(&name)?;
-        let f = match open_read(&path) {
-            Ok(f) => f,
-            Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(kind(e)),
-        };
-        let meta = f.metadata().map_err(kind)?;
-        if !meta.is_file() || self.mates(&f, meta.len(), deleted)?.is_empty() {
-            return Ok(());
-        }
-        // A pack holding `deleted` but not `mate` is damaged: there is no value
-        // of its own to keep, so it stays as it is (reading it is an error).
-        let Some(value) = self.read_open(&f, meta.len(), mate).ok() else {
-            return Ok(());
-        };
-        let pack = format::pack(&[(mate, &value)]).map_err(|_| StoreError::Failed)?;
-        let staged = self.stage(&pack).map_err(kind)?;
-        fs::rename(&staged.0, &path).map_err(kind)?;
-        std::mem::forget(staged);
-        Ok(())
-    }
-
-    /// Removes a key's name, then makes that durable.
-    fn unlink(&self, path: &Path) -> Result<(), StoreError> {
-        match fs::remove_file(path) {
-            Ok(()) => self.sync_dir().map_err(kind),
-            Err(e) if e.kind() == ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(kind(e)),
-        }
-    }
-
-    /// Whether `key`'s name already holds `value`: a commit then leaves the
-    /// object out of its pack, so a value is packed once (see [`format::mates`]).
-    fn holds(&self, key: &str, value: &[u8]) -> bool {
-        matches!(self.read(key), Ok(Some(v)) if v == value)
-    }
-
-    /// Makes `name` another link to the staged pack, replacing what it named; on
-    /// a filesystem without hard links, a copy of `bytes` instead.
-    fn link_as(&self, staged: &Staged, name: &str, bytes: &[u8]) -> Result<(), StoreError> {
-        let target = self.root.join(name);
-        let tmp = Staged(
-            self.root
-                .join(format!("{}{}", format::TMP_PREFIX, unique())),
-        );
-        match fs::hard_link(&staged.0, &tmp.0) {
-            Ok(()) => {}
-            Err(e) if no_links(&e) => {
-                let copy = self.stage(bytes).map_err(kind)?;
-                fs::rename(&copy.0, &target).map_err(kind)?;
-                std::mem::forget(copy);
-                return Ok(());
-            }
-            Err(e) => return Err(kind(e)),
-        }
-        // Renamed over the name, atomically (a link to the same file leaves `tmp`,
-        // which its drop removes).
-        fs::rename(&tmp.0, &target).map_err(kind)
     }
 }
 
-/// Exactly `len` bytes at `offset` of `f`; a short file is a damaged one.
-fn read_at(f: &File, offset: u64, len: u64) -> Result<Vec<u8>, StoreError> {
-    let len = usize::try_from(len).map_err(|_| StoreError::Failed)?;
-    let mut buf = vec![0; len];
-    f.read_exact_at(&mut buf, offset)
-        .map_err(|e| match e.kind() {
-            ErrorKind::UnexpectedEof => StoreError::Failed,
-            _ => kind(e),
-        })?;
-    Ok(buf)
+/// A protocol error as the engine's kinds; the OS text and the path stay here.
+fn store_error(e: Error<io::Error>) -> StoreError {
+    match e {
+        Error::Io(e) => kind(e),
+        Error::Locked => StoreError::Unavailable,
+        Error::NotAFile | Error::Damaged | Error::Format(_) => StoreError::Failed,
+    }
+}
+
+/// The protocol's system calls ([`DirIo`]) with `std::fs`, on names in `root`.
+struct HostIo<'a> {
+    root: &'a Path,
+    host: &'a str,
+}
+
+impl DirIo for HostIo<'_> {
+    type File = File;
+    type Id = (u64, u64);
+    type Error = io::Error;
+
+    fn kind(e: &io::Error) -> IoKind {
+        if no_links(e) {
+            return IoKind::NoLinks;
+        }
+        if rustix::io::Errno::from_io_error(e) == Some(rustix::io::Errno::LOOP) {
+            return IoKind::Loop;
+        }
+        match e.kind() {
+            ErrorKind::NotFound => IoKind::NotFound,
+            ErrorKind::AlreadyExists => IoKind::Exists,
+            ErrorKind::StorageFull | ErrorKind::QuotaExceeded | ErrorKind::FileTooLarge => {
+                IoKind::Full
+            }
+            ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem => IoKind::Denied,
+            _ => IoKind::Other,
+        }
+    }
+
+    fn open(&mut self, name: &str) -> io::Result<Opened<File>> {
+        let file = open_read(&self.root.join(name))?;
+        let meta = file.metadata()?;
+        Ok(Opened {
+            file,
+            size: meta.len(),
+            regular: meta.is_file(),
+        })
+    }
+
+    fn read_at(&mut self, f: &File, offset: u64, len: u64) -> io::Result<Vec<u8>> {
+        let len = usize::try_from(len).map_err(|_| io::Error::from(ErrorKind::OutOfMemory))?;
+        let mut buf = vec![0; len];
+        let mut done = 0;
+        while let Some(rest) = buf.get_mut(done..).filter(|r| !r.is_empty()) {
+            match f.read_at(rest, offset + done as u64) {
+                Ok(0) => break,
+                Ok(n) => done += n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        }
+        buf.truncate(done);
+        Ok(buf)
+    }
+
+    fn file_id(&mut self, f: &File) -> io::Result<(u64, u64)> {
+        f.metadata().map(|m| (m.dev(), m.ino()))
+    }
+
+    fn close(&mut self, f: File) {
+        drop(f);
+    }
+
+    fn stage(&mut self, bytes: &[u8]) -> io::Result<String> {
+        let name = format!("{}{}", format::TMP_PREFIX, unique());
+        let path = self.root.join(&name);
+        let written = create_new(&path).and_then(|mut f| f.write_all(bytes));
+        if let Err(e) = written {
+            let _ = fs::remove_file(&path);
+            return Err(e);
+        }
+        Ok(name)
+    }
+
+    fn sync_file(&mut self, name: &str) -> io::Result<()> {
+        open_read(&self.root.join(name))?.sync_all()
+    }
+
+    fn create_excl(&mut self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        let path = self.root.join(name);
+        let mut f = create_new(&path)?;
+        if let Err(e) = f.write_all(bytes) {
+            let _ = fs::remove_file(&path);
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    fn replace(&mut self, name: &str, bytes: &[u8]) -> io::Result<()> {
+        File::options()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(FILE_MODE)
+            .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+            .open(self.root.join(name))
+            .and_then(|mut f| f.write_all(bytes))
+    }
+
+    fn read_small(&mut self, name: &str) -> Option<Vec<u8>> {
+        read_small(&self.root.join(name))
+    }
+
+    fn exists(&mut self, name: &str) -> io::Result<bool> {
+        match fs::symlink_metadata(self.root.join(name)) {
+            Ok(_) => Ok(true),
+            Err(e) if e.kind() == ErrorKind::NotFound => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn age_ms(&mut self, name: &str) -> io::Result<u64> {
+        let meta = fs::symlink_metadata(self.root.join(name))?;
+        Ok(u64::try_from(age(&meta).as_millis()).unwrap_or(u64::MAX))
+    }
+
+    fn link(&mut self, from: &str, to: &str) -> io::Result<()> {
+        fs::hard_link(self.root.join(from), self.root.join(to))
+    }
+
+    fn rename(&mut self, from: &str, to: &str) -> io::Result<()> {
+        fs::rename(self.root.join(from), self.root.join(to))
+    }
+
+    fn unlink(&mut self, name: &str) -> io::Result<()> {
+        fs::remove_file(self.root.join(name))
+    }
+
+    fn remove_dir(&mut self, name: &str) -> io::Result<()> {
+        fs::remove_dir(self.root.join(name))
+    }
+
+    fn sync_dir(&mut self) -> io::Result<()> {
+        File::open(self.root).and_then(|d| d.sync_all())
+    }
+
+    fn list(&mut self) -> io::Result<Vec<String>> {
+        let mut names = Vec::new();
+        for entry in fs::read_dir(self.root)? {
+            if let Ok(name) = entry?.file_name().into_string() {
+                names.push(name);
+            }
+        }
+        Ok(names)
+    }
+
+    fn unique(&mut self) -> String {
+        unique()
+    }
+
+    fn now_ms(&mut self) -> u64 {
+        static START: OnceLock<Instant> = OnceLock::new();
+        u64::try_from(START.get_or_init(Instant::now).elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn pid(&self) -> u32 {
+        std::process::id()
+    }
+
+    fn host(&self) -> &str {
+        self.host
+    }
+
+    fn alive(&mut self, pid: u32) -> bool {
+        process_alive(pid)
+    }
+
+    fn sleep(&mut self, micros: u64) {
+        std::thread::sleep(Duration::from_micros(micros));
+    }
 }
 
 impl Backend for DirBackend {
     fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        self.read(key)
+        protocol::read_value(&mut self.io(), key).map_err(store_error)
     }
 
     fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
-        let (name, path) = self.path(key)?;
-        let pack = format::pack(&[(key, value)]).map_err(|_| StoreError::Failed)?;
-        let staged = self.stage(&pack).map_err(kind)?;
-        let _lock = self.lock_key(&name)?;
-        fs::rename(&staged.0, path).map_err(kind)?;
-        std::mem::forget(staged);
-        Ok(())
+        let mut op = Set::new(key, value, self.wait_ms(), Durability::strict())
+            .map_err(|_| StoreError::Failed)?;
+        protocol::run(&mut self.io(), |io, last| op.poll(io, last)).map_err(store_error)
     }
 
-    /// Leaves no byte of the value on the disk: when the key's file is a pack
-    /// shared with other keys, each of them still linked to it is first rewritten
-    /// as a pack of its own ([`format::mates`]), one lock at a time (two deletes
-    /// of one pack's keys would otherwise wait on each other's lock); the key's
-    /// name is then unlinked if it still names the pack that was split (the open
-    /// file keeps its inode from being reused meanwhile), or looked at afresh.
+    /// Leaves no byte of the value on the disk ([`Delete`]).
     fn delete(&self, key: &str) -> Result<(), StoreError> {
-        let (name, path) = self.path(key)?;
-        let mut split: Option<File> = None;
-        loop {
-            let mates = {
-                let _lock = self.lock_key(&name)?;
-                let f = match open_read(&path) {
-                    Ok(f) => f,
-                    Err(e) if e.kind() == ErrorKind::NotFound => return Ok(()),
-                    // A symlink or a FIFO at a key's name: unlinked, never followed.
-                    Err(_) => return self.unlink(&path),
-                };
-                let meta = f.metadata().map_err(kind)?;
-                let same = |old: &File| {
-                    old.metadata()
-                        .is_ok_and(|m| (m.dev(), m.ino()) == (meta.dev(), meta.ino()))
-                };
-                let mates = if !meta.is_file() || split.as_ref().is_some_and(same) {
-                    Vec::new()
-                } else {
-                    self.mates(&f, meta.len(), key)?
-                };
-                if mates.is_empty() {
-                    return self.unlink(&path);
-                }
-                split = Some(f);
-                mates
-            };
-            for mate in &mates {
-                self.split(mate, key)?;
-            }
-        }
+        let mut op = Delete::new(key, self.wait_ms(), Durability::strict())
+            .map_err(|_| StoreError::Failed)?;
+        protocol::run(&mut self.io(), |io, last| op.poll(io, last)).map_err(store_error)
     }
 
     fn list(
@@ -666,18 +599,7 @@ impl Backend for DirBackend {
         after: Option<&str>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
-        let mut names = Vec::new();
-        for entry in fs::read_dir(&self.root).map_err(kind)? {
-            if let Ok(name) = entry.map_err(kind)?.file_name().into_string() {
-                names.push(name);
-            }
-        }
-        Ok(format::list_keys(
-            names.iter().map(String::as_str),
-            prefix,
-            after,
-            limit,
-        ))
+        protocol::list(&mut self.io(), prefix, after, limit).map_err(store_error)
     }
 
     fn compare_and_swap(
@@ -689,10 +611,9 @@ impl Backend for DirBackend {
         self.commit(&[], key, expected, new)
     }
 
-    /// One pack of the objects and the new value, written and synced before the
-    /// lock is taken; under the lock the swap is checked first, so a refused
-    /// commit publishes nothing. The objects are made durable before the key that
-    /// points at them.
+    /// One pack of the objects and the new value ([`Commit`]); a refused commit
+    /// publishes nothing, and the objects are durable before the key that points
+    /// at them.
     fn commit(
         &self,
         objects: &[(String, Vec<u8>)],
@@ -700,53 +621,22 @@ impl Backend for DirBackend {
         expected: Option<&[u8]>,
         new: &[u8],
     ) -> Result<bool, StoreError> {
-        let (name, path) = self.path(key)?;
-        for (k, _) in objects {
-            self.path(k)?;
-        }
-        // An object already stored under its name stays out of the pack: packed
-        // twice, a later delete would leave the older copy behind.
-        let (stored, fresh): (Vec<_>, Vec<_>) = objects.iter().partition(|(k, v)| self.holds(k, v));
-        let names = fresh
-            .iter()
-            .map(|(k, _)| self.path(k).map(|(n, _)| n))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut entries: Vec<(&str, &[u8])> = fresh
+        let objects: Vec<(&str, &[u8])> = objects
             .iter()
             .map(|(k, v)| (k.as_str(), v.as_slice()))
             .collect();
-        entries.push((key, new));
-        let pack = format::pack(&entries).map_err(|_| StoreError::Failed)?;
-        let staged = self.stage(&pack).map_err(kind)?;
-        let _lock = self.lock_key(&name)?;
-        let matches = match self.read(key) {
-            Ok(v) => v.as_deref() == expected,
-            Err(StoreError::Failed) => false, // a damaged value matches nothing
-            Err(e) => return Err(e),
-        };
-        if !matches {
-            return Ok(false);
-        }
-        for n in &names {
-            self.link_as(&staged, n, &pack)?;
-        }
-        // One left out but deleted since (a sweep): written again, on its own.
-        for (k, v) in &stored {
-            let (_, p) = self.path(k)?;
-            if fs::symlink_metadata(&p).is_err_and(|e| e.kind() == ErrorKind::NotFound) {
-                let own =
-                    format::pack(&[(k.as_str(), v.as_slice())]).map_err(|_| StoreError::Failed)?;
-                let copy = self.stage(&own).map_err(kind)?;
-                fs::rename(&copy.0, &p).map_err(kind)?;
-                std::mem::forget(copy);
-            }
-        }
-        // Earlier links and renames (these objects, and plain sets) before the key's.
-        self.sync_dir().map_err(kind)?;
-        fs::rename(&staged.0, path).map_err(kind)?;
-        std::mem::forget(staged);
-        self.sync_dir().map_err(kind)?;
-        Ok(true)
+        let mut io = self.io();
+        let mut op = Commit::new(
+            &mut io,
+            &objects,
+            key,
+            expected,
+            new,
+            self.wait_ms(),
+            Durability::strict(),
+        )
+        .map_err(store_error)?;
+        protocol::run(&mut io, |io, last| op.poll(io, last)).map_err(store_error)
     }
 
     fn turn(&self) -> Option<Box<dyn Send>> {

@@ -2,8 +2,12 @@
 // `memdir-store` format that the wasmtime host's directory backend (host/src/dir.rs)
 // reads and writes too. What every file means (key -> file name, the pack, the
 // marker, which directories may be opened, lock tokens and when a lock is stale)
-// is decided once, in Rust (src/store_dir.rs), and asked through the wasm glue;
-// this file does the system calls.
+// is decided once, in Rust (src/store_dir.rs), and so is the order of the system
+// calls of every read and change (src/store_dir/protocol.rs: locks, packs, links,
+// renames, syncs, deletes and their pack mates), shared with the host. This file
+// opens the directory, takes the turn, and hands the protocol its system calls
+// (NodeDirIo: node:fs's synchronous calls, made from the wasm) and drives each
+// change (#drive: the waits for a lock and the fsyncs run here, off the event loop).
 //
 // One name per key, flat in the directory. A file holds a small pack: the values
 // of one or more keys with an index. A command's commit writes ONE pack (its new
@@ -29,8 +33,6 @@ import { glue } from '../glue.js';
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
 const PAGE = 1000;
-// Errors of a filesystem (or an inode) that takes no more hard links.
-const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK', 'EXDEV']);
 // The format's names and times, read from the engine once the wasm is ready.
 let rulesCache;
 const rules = () => (rulesCache ??= glue.storeDirRules());
@@ -66,71 +68,18 @@ function mapError(e) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-function sameBytes(a, b) {
-  return a.byteLength === b.byteLength && Buffer.compare(Buffer.from(a.buffer, a.byteOffset, a.byteLength), Buffer.from(b.buffer, b.byteOffset, b.byteLength)) === 0;
+/** Makes the file (or directory) at `path` durable, off the event loop. */
+function fsyncPath(path, flags) {
+  return fsyncFd(fss.openSync(path, flags));
 }
 
-/**
- * A pack of `entries` ([key, bytes] pairs): its index is made by the engine, the
- * values follow it in order (they stay here rather than cross into wasm and back).
- */
-function encodePack(entries) {
-  const index = glue.storeDirPackIndex(entries.map(([k]) => k), entries.map(([, v]) => v.byteLength));
-  let size = index.byteLength;
-  for (const [, v] of entries) size += v.byteLength;
-  const out = new Uint8Array(size);
-  out.set(index, 0);
-  let at = index.byteLength;
-  for (const [, v] of entries) {
-    out.set(v, at);
-    at += v.byteLength;
+/** Makes the file open at `fd` durable, off the event loop, and closes it. */
+async function fsyncFd(fd) {
+  try {
+    await fsync(fd);
+  } finally {
+    fss.closeSync(fd);
   }
-  return out;
-}
-
-/**
- * The value of `key` in the pack open at `fd` (`size` bytes), reading only the
- * index and that value: a pack may hold a whole import. Throws on anything
- * malformed (a damaged file).
- */
-function packValue(fd, size, key) {
-  let head = readAt(fd, 0, Math.min(size, 4096));
-  for (;;) {
-    const where = glue.storeDirLocate(head, size, key);
-    if (where.length === 2) return readAt(fd, where[0], where[1]);
-    head = readAt(fd, 0, where[0]);
-  }
-}
-
-/**
- * The other keys of the pack open at `fd` (`size` bytes) when it holds `key`: what
- * a delete of `key` rewrites first (the rule is the engine's, storeDirMates). None
- * for a damaged file, whose keys cannot be known.
- */
-function packMates(fd, size, key) {
-  let head = readAt(fd, 0, Math.min(size, 4096));
-  for (;;) {
-    let mates;
-    try {
-      mates = glue.storeDirMates(head, size, key);
-    } catch {
-      return [];
-    }
-    if (Array.isArray(mates)) return mates;
-    head = readAt(fd, 0, mates);
-  }
-}
-
-/** Exactly `length` bytes at `position` of `fd`. */
-function readAt(fd, position, length) {
-  const buf = Buffer.allocUnsafe(length);
-  let done = 0;
-  while (done < length) {
-    const n = fss.readSync(fd, buf, done, length - done, position + done);
-    if (n === 0) throw glue.storeDirError('damaged-file');
-    done += n;
-  }
-  return buf;
 }
 
 function processAlive(pid) {
@@ -150,15 +99,177 @@ function entryKind(d) {
   return 'o';
 }
 
+const ERROR_KINDS = new Map([
+  ['ENOENT', 0],
+  ['EEXIST', 1],
+  // Of a filesystem (or an inode) that takes no more hard links.
+  ...['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK', 'EXDEV'].map((c) => [c, 2]),
+  ['ELOOP', 3],
+  ['ENOSPC', 4],
+  ['EDQUOT', 4],
+  ['EACCES', 5],
+  ['EROFS', 5],
+]);
+
+/**
+ * The protocol's system calls (the wasm's `JsDirIo`), on names in the directory
+ * `root`: synchronous node:fs calls, microseconds each on a local disk; none
+ * follows a symlink. A failed call throws node's own error, which the protocol
+ * reads the code of and hands back as it was.
+ */
+class NodeDirIo {
+  /** What a thrown error means to the protocol (its IoKind, by number). */
+  kindOf(e) {
+    return ERROR_KINDS.get(e?.code) ?? 6;
+  }
+  #root;
+  #staged = new Map();
+  constructor(root) {
+    this.#root = root;
+  }
+  #path(name) {
+    return `${this.#root}/${name}`;
+  }
+  open(name) {
+    const fd = fss.openSync(this.#path(name), READ_FLAGS);
+    try {
+      const st = fss.fstatSync(fd);
+      return new Float64Array([fd, st.size, st.isFile() ? 1 : 0]);
+    } catch (e) {
+      fss.closeSync(fd);
+      throw e;
+    }
+  }
+  readAt(fd, position, length) {
+    const buf = new Uint8Array(length);
+    let done = 0;
+    while (done < length) {
+      const n = fss.readSync(fd, buf, done, length - done, position + done);
+      if (n === 0) return buf.subarray(0, done);
+      done += n;
+    }
+    return buf;
+  }
+  fileId(fd) {
+    const st = fss.fstatSync(fd, { bigint: true });
+    return `${st.dev}:${st.ino}`;
+  }
+  close(fd) {
+    fss.closeSync(fd);
+  }
+  /**
+   * A new temporary file (O_EXCL, 0600) holding `bytes`, not yet synced; its name.
+   * Kept open until synced (the protocol syncs every file it stages at once).
+   */
+  stage(bytes) {
+    const name = `${rules().tmpPrefix}${process.pid}-${randomUUID()}`;
+    this.#staged.set(name, this.#create(name, bytes));
+    return name;
+  }
+  /** The staged file `name`'s descriptor, for its fsync (closed by the caller). */
+  takeStaged(name) {
+    const fd = this.#staged.get(name);
+    this.#staged.delete(name);
+    return fd ?? fss.openSync(this.#path(name), READ_FLAGS);
+  }
+  syncFile(name) {
+    const fd = this.takeStaged(name);
+    try {
+      fss.fsyncSync(fd);
+    } finally {
+      fss.closeSync(fd);
+    }
+  }
+  createExcl(name, bytes) {
+    fss.closeSync(this.#create(name, bytes));
+  }
+  /** `name` created exclusively holding `bytes`; its descriptor, open. */
+  #create(name, bytes) {
+    const path = this.#path(name);
+    const fd = fss.openSync(path, CREATE_FLAGS, FILE_MODE);
+    try {
+      let at = 0;
+      while (at < bytes.byteLength) at += fss.writeSync(fd, bytes, at, bytes.byteLength - at);
+    } catch (e) {
+      fss.closeSync(fd);
+      unlinkQuietly(path);
+      throw e;
+    }
+    return fd;
+  }
+  replace(name, bytes) {
+    fss.writeFileSync(this.#path(name), bytes, { flag: C.O_WRONLY | C.O_CREAT | C.O_TRUNC | C.O_NOFOLLOW, mode: FILE_MODE });
+  }
+  readSmall(name) {
+    let fd;
+    try {
+      fd = fss.openSync(this.#path(name), READ_FLAGS);
+      if (!fss.fstatSync(fd).isFile()) return undefined;
+      const buf = new Uint8Array(256);
+      return buf.subarray(0, fss.readSync(fd, buf, 0, 256, 0));
+    } catch {
+      return undefined;
+    } finally {
+      if (fd !== undefined) fss.closeSync(fd);
+    }
+  }
+  exists(name) {
+    try {
+      fss.lstatSync(this.#path(name));
+      return true;
+    } catch (e) {
+      if (e.code === 'ENOENT') return false;
+      throw e;
+    }
+  }
+  ageMs(name) {
+    return Date.now() - fss.lstatSync(this.#path(name)).mtimeMs;
+  }
+  link(from, to) {
+    fss.linkSync(this.#path(from), this.#path(to));
+  }
+  rename(from, to) {
+    fss.renameSync(this.#path(from), this.#path(to));
+  }
+  unlink(name) {
+    fss.unlinkSync(this.#path(name));
+  }
+  removeDir(name) {
+    fss.rmdirSync(this.#path(name));
+  }
+  syncDir() {
+    const fd = fss.openSync(this.#root, C.O_RDONLY | C.O_DIRECTORY);
+    try {
+      fss.fsyncSync(fd);
+    } finally {
+      fss.closeSync(fd);
+    }
+  }
+  list() {
+    return fss.readdirSync(this.#root);
+  }
+  unique() {
+    return randomUUID();
+  }
+  nowMs() {
+    return Date.now();
+  }
+  alive(pid) {
+    return processAlive(pid);
+  }
+}
+
 export class DirectoryStore {
   #root;
   #given;
   #ready;
-  // In-process queue per lock, so commands of one process wait in turn instead of
-  // polling the lock file against each other.
+  // In-process queue for the turn, so commands of one process wait in turn instead
+  // of polling its lock file against each other.
   #queues = new Map();
   #syncDirectory;
   #lockWaitMs;
+  #protocol;
+  #io;
 
   constructor(path, { syncDirectory = false, lockWaitMs } = {}) {
     if (typeof path !== 'string' || path === '') throw new TypeError('directoryStore expects a directory path');
@@ -193,7 +304,14 @@ export class DirectoryStore {
   #init() {
     this.#ready ??= (async () => {
       await this.#openDirectory();
-      this.#sweepTemporaries();
+      this.#io = new NodeDirIo(this.#root);
+      this.#protocol = new glue.DirProtocol(
+        this.#io,
+        process.pid,
+        HOST,
+        this.#lockWaitMs ?? rules().lockWaitMs,
+        this.#syncDirectory,
+      ); // which sweeps the temporaries a crashed writer left
     })().catch((e) => {
       this.#ready = undefined; // a later call may succeed (the disk came back)
       if (e?.name === 'StoreDirectoryError') e.message = `${this.#given}: ${e.message}`;
@@ -237,7 +355,7 @@ export class DirectoryStore {
     const tmp = await this.#writeTemp(utf8.encode(rules().markerText));
     try {
       this.#install(tmp, rules().format);
-      await this.#syncDir(true);
+      await fsyncPath(this.#root, C.O_RDONLY | C.O_DIRECTORY);
     } catch {
       throw problem('io');
     } finally {
@@ -261,184 +379,39 @@ export class DirectoryStore {
     glue.storeDirCheckMarker(bytes);
   }
 
-  /** Removes temporary files that a crashed writer left long ago. */
-  #sweepTemporaries() {
-    const now = Date.now();
-    for (const name of fss.readdirSync(this.#root)) {
-      if (!name.startsWith(rules().tmpPrefix)) continue;
-      const p = join(this.#root, name);
-      try {
-        if (now - fss.lstatSync(p).mtimeMs > rules().tmpStaleMs) fss.unlinkSync(p);
-      } catch {
-        // another process swept it first
-      }
-    }
-  }
-
   async get(key) {
     await this.#init();
-    return this.#value(key);
-  }
-
-  /** The value of `key`, or undefined when absent; never through a symlink. */
-  #value(key) {
-    let fd;
     try {
-      fd = fss.openSync(join(this.#root, keyToName(key)), READ_FLAGS);
-    } catch (e) {
-      if (e.code === 'ENOENT') return undefined;
-      throw mapError(e);
-    }
-    try {
-      const st = fss.fstatSync(fd);
-      if (!st.isFile()) throw storeError('not a regular file');
-      return packValue(fd, st.size, key);
+      return this.#protocol.get(key);
     } catch (e) {
       throw mapError(e);
-    } finally {
-      fss.closeSync(fd);
     }
   }
 
   async set(key, value) {
     await this.#init();
-    const name = keyToName(key);
-    const pack = encodePack([[key, checkBytes(value)]]);
-    const tmp = await this.#writeTemp(pack);
-    try {
-      await this.#locked(name, async () => {
-        this.#install(tmp, name);
-        await this.#syncDir();
-      });
-    } finally {
-      unlinkQuietly(tmp); // gone already when installed
-    }
+    await this.#drive(this.#protocol.set(key, checkBytes(value)));
   }
 
   /**
    * Removes `key` leaving no byte of its value on the disk: when its file is a pack
    * shared with other keys, each of them still holding it is first rewritten as a
-   * pack of its own (#split), one lock at a time (two deletes of one pack's keys
-   * would otherwise wait on each other's lock); the name is then unlinked if it
-   * still names the pack that was split (kept open, so its inode is not reused
-   * meanwhile), or looked at afresh.
+   * pack of its own (the protocol's Delete).
    */
   async delete(key) {
     await this.#init();
-    const name = keyToName(key);
-    const path = join(this.#root, name);
-    let split; // the pack whose mates were rewritten: { fd, dev, ino }
-    try {
-      for (;;) {
-        const mates = await this.#locked(name, async () => {
-          let fd;
-          try {
-            fd = fss.openSync(path, READ_FLAGS);
-          } catch (e) {
-            if (e.code === 'ENOENT') return [];
-            // A symlink or anything else at a key's name: unlinked, never followed.
-            await this.#unlink(path);
-            return [];
-          }
-          let kept = false;
-          try {
-            const st = fss.fstatSync(fd, { bigint: true });
-            const same = split !== undefined && split.dev === st.dev && split.ino === st.ino;
-            const mates = st.isFile() && !same ? packMates(fd, Number(st.size), key) : [];
-            if (mates.length === 0) {
-              await this.#unlink(path);
-              return [];
-            }
-            if (split !== undefined) fss.closeSync(split.fd);
-            split = { fd, dev: st.dev, ino: st.ino };
-            kept = true;
-            return mates;
-          } catch (e) {
-            throw mapError(e);
-          } finally {
-            if (!kept) fss.closeSync(fd);
-          }
-        });
-        if (mates.length === 0) return;
-        for (const mate of mates) await this.#split(mate, key);
-      }
-    } finally {
-      if (split !== undefined) fss.closeSync(split.fd);
-    }
-  }
-
-  /** Removes a key's name (gone already is fine), then syncs the directory if asked to. */
-  async #unlink(path) {
-    try {
-      fss.unlinkSync(path);
-    } catch (e) {
-      if (e.code === 'ENOENT') return;
-      throw mapError(e);
-    }
-    await this.#syncDir();
-  }
-
-  /**
-   * Rewrites `mate` as a pack of its own value only, if its file still holds
-   * `deleted`'s value: under `mate`'s lock, so no set or swap of it interleaves; the
-   * value is copied byte for byte, so a reader sees the old pack or the new one with
-   * the same value. A mate gone meanwhile (or a symlink at its name) is left alone.
-   */
-  async #split(mate, deleted) {
-    const name = keyToName(mate);
-    const path = join(this.#root, name);
-    await this.#locked(name, async () => {
-      let fd;
-      try {
-        fd = fss.openSync(path, READ_FLAGS);
-      } catch (e) {
-        if (e.code === 'ENOENT' || e.code === 'ELOOP') return;
-        throw mapError(e);
-      }
-      let value;
-      try {
-        const st = fss.fstatSync(fd);
-        if (!st.isFile() || packMates(fd, st.size, deleted).length === 0) return;
-        try {
-          value = packValue(fd, st.size, mate);
-        } catch (e) {
-          if (e.code !== undefined) throw e;
-          return; // holds `deleted` but not `mate`: damaged, nothing of its own to keep
-        }
-      } catch (e) {
-        throw mapError(e);
-      } finally {
-        fss.closeSync(fd);
-      }
-      const tmp = await this.#writeTemp(encodePack([[mate, value]]));
-      try {
-        this.#install(tmp, name);
-      } finally {
-        unlinkQuietly(tmp);
-      }
-    });
-  }
-
-  /** Whether `key`'s name already holds `value` (a commit then leaves it out of its pack). */
-  #holds(key, value) {
-    try {
-      const current = this.#value(key);
-      return current !== undefined && sameBytes(current, value);
-    } catch {
-      return false;
-    }
+    await this.#drive(this.#protocol.delete(key));
   }
 
   async list(prefix, cursor) {
     await this.#init();
-    let names;
+    const after = cursor === undefined || cursor === null ? undefined : cursor;
+    let keys;
     try {
-      names = fss.readdirSync(this.#root);
+      keys = this.#protocol.list(prefix, after, PAGE + 1);
     } catch (e) {
       throw mapError(e);
     }
-    const after = cursor === undefined || cursor === null ? undefined : cursor;
-    const keys = glue.storeDirListKeys(names, prefix, after, PAGE + 1);
     if (keys.length > PAGE) return { keys: keys.slice(0, PAGE), cursor: keys[PAGE - 1] };
     return { keys };
   }
@@ -451,60 +424,65 @@ export class DirectoryStore {
    * Writes `objects` (fresh content-addressed keys that nothing reads until the
    * swap publishes them) and compare-and-swaps `key`, with one fsync: one pack holds
    * the objects and the new value; it is made durable, linked under each object's
-   * name, then renamed over the key. Links and renames in one directory reach the
-   * disk in order (the journal of ext4 and xfs), so a head that survives a crash
-   * never names an object that did not. The objects are written even when the swap
-   * is refused, as the protocol's default commit would.
+   * name, then renamed over the key (the protocol's Commit). A refused swap
+   * publishes nothing.
    */
   async commit(objects, key, expected, value) {
     await this.#init();
-    const name = keyToName(key);
+    const keys = [];
+    const lengths = [];
+    let size = 0;
     for (const [k, v] of objects) {
-      keyToName(k);
-      checkBytes(v);
+      keys.push(k);
+      lengths.push(checkBytes(v).byteLength);
+      size += v.byteLength;
     }
-    // An object already stored under its name stays out of the pack: packed twice,
-    // a later delete would leave the older copy behind.
-    const stored = [];
-    const fresh = [];
-    for (const object of objects) (this.#holds(object[0], object[1]) ? stored : fresh).push(object);
-    const names = fresh.map(([k]) => keyToName(k));
+    // The objects' values, one after the other: one copy into the wasm.
+    const values = new Uint8Array(size);
+    size = 0;
+    for (const [, v] of objects) {
+      values.set(v, size);
+      size += v.byteLength;
+    }
     const want = expected === undefined || expected === null ? undefined : checkBytes(expected);
-    const pack = encodePack([...fresh, [key, checkBytes(value)]]);
-    // Written and fsynced before taking the lock, so the lock is held for no fsync.
-    const tmp = await this.#writeTemp(pack);
+    checkBytes(value);
+    let op;
     try {
-      return await this.#locked(name, async () => {
-        let current;
+      op = this.#protocol.commit(keys, lengths, values, key, want, value);
+    } catch (e) {
+      throw mapError(e);
+    }
+    return this.#drive(op);
+  }
+
+  /**
+   * Runs a change of the protocol to its end: the protocol does the system calls
+   * of each stretch itself and hands back what must not block the event loop (a
+   * wait for a lock another process holds, an fsync), done here.
+   */
+  async #drive(op) {
+    let failed;
+    try {
+      for (;;) {
+        const step = this.#protocol.poll(op, failed);
+        failed = undefined;
+        if (step === 0) return op.swapped;
         try {
-          current = this.#value(key);
-        } catch {
-          current = null; // a damaged value matches nothing
+          if (step === 1) await sleep(op.waitMs);
+          else if (step === 2) await fsyncFd(this.#io.takeStaged(op.syncName));
+          else await fsyncPath(this.#root, C.O_RDONLY | C.O_DIRECTORY);
+        } catch (e) {
+          failed = e ?? new Error('fsync failed');
         }
-        const matches = current === undefined ? want === undefined : want !== undefined && current !== null && sameBytes(current, want);
-        for (const n of names) await this.#linkAs(tmp, n, pack);
-        // One left out but deleted since (a sweep): written again, on its own.
-        let again = false;
-        for (const [k, v] of stored) {
-          const n = keyToName(k);
-          try {
-            fss.lstatSync(join(this.#root, n));
-          } catch (e) {
-            if (e.code !== 'ENOENT') throw mapError(e);
-            await this.#copyAs(encodePack([[k, v]]), n);
-            again = true;
-          }
-        }
-        if (matches) this.#install(tmp, name);
-        if (matches || names.length || again) await this.#syncDir();
-        return matches;
-      });
+      }
+    } catch (e) {
+      throw mapError(e);
     } finally {
-      unlinkQuietly(tmp); // gone already when installed
+      op.free();
     }
   }
 
-  /** A new temporary file (O_EXCL, 0600) holding `bytes`, fsynced; its path. */
+  /** A new temporary file (O_EXCL, 0600) holding `bytes`, fsynced; its path (the marker's). */
   async #writeTemp(bytes) {
     const tmp = join(this.#root, `${rules().tmpPrefix}${process.pid}-${randomUUID()}`);
     let fd;
@@ -522,63 +500,9 @@ export class DirectoryStore {
     }
   }
 
-  /**
-   * Makes `name` another link to the file at `src`, replacing what it named; on a
-   * filesystem without hard links, a copy of `bytes` (one more fsync) instead.
-   */
-  async #linkAs(src, name, bytes) {
-    const target = join(this.#root, name);
-    try {
-      fss.linkSync(src, target);
-      return;
-    } catch (e) {
-      if (NO_LINKS.has(e.code)) return this.#copyAs(bytes, name);
-      if (e.code !== 'EEXIST') throw mapError(e);
-    }
-    // Replace atomically: a fresh link, renamed over the old name.
-    const tmp = join(this.#root, `${rules().tmpPrefix}${process.pid}-${randomUUID()}`);
-    try {
-      fss.linkSync(src, tmp);
-      fss.renameSync(tmp, target);
-    } catch (e) {
-      if (NO_LINKS.has(e.code)) return this.#copyAs(bytes, name);
-      throw mapError(e);
-    } finally {
-      unlinkQuietly(tmp); // rename leaves it when both names were one file already
-    }
-  }
-
-  async #copyAs(bytes, name) {
-    const tmp = await this.#writeTemp(bytes);
-    try {
-      this.#install(tmp, name);
-    } finally {
-      unlinkQuietly(tmp);
-    }
-  }
-
-  /** Renames a temporary file over the key's file (rename never follows a symlink). */
+  /** Renames a temporary file over `name` (rename never follows a symlink). */
   #install(tmp, name) {
-    try {
-      fss.renameSync(tmp, join(this.#root, name));
-    } catch (e) {
-      throw mapError(e);
-    }
-  }
-
-  /**
-   * Makes renames and unlinks durable at once. Off by default, as in the SDK's own
-   * filesystem tool: without it a crash can lose the last moment of commands (the
-   * journal commits them within seconds) but never tears one.
-   */
-  async #syncDir(always = false) {
-    if (!this.#syncDirectory && !always) return;
-    const fd = fss.openSync(this.#root, C.O_RDONLY | C.O_DIRECTORY);
-    try {
-      await fsync(fd);
-    } finally {
-      fss.closeSync(fd);
-    }
+    fss.renameSync(tmp, join(this.#root, name));
   }
 
   /**
@@ -593,50 +517,22 @@ export class DirectoryStore {
     return this.#locked(rules().turnLock, fn, () => this.#acquireTurn());
   }
 
-  /** Takes the turn, letting a fresh waiter that is not us go first; a no-op release when the wait ends. */
+  /** Takes the turn (the protocol's Turn); a no-op release when the wait ends. */
   async #acquireTurn() {
-    const path = join(this.#root, rules().turnLock);
-    const want = join(this.#root, rules().turnWant);
-    const token = glue.storeDirLockToken(process.pid, HOST, randomUUID());
-    const deadline = Date.now() + rules().turnWaitMs;
-    while (Date.now() < deadline) {
-      let wanted = false;
-      try {
-        wanted = Date.now() - fss.lstatSync(want).mtimeMs < rules().wantFreshMs;
-      } catch {
-        // nobody waits
-      }
-      if (wanted && readQuietly(want) !== token) {
-        await sleep(rules().turnPollMs);
-        continue;
-      }
-      try {
-        const fd = fss.openSync(path, CREATE_FLAGS, FILE_MODE);
-        try {
-          fss.writeSync(fd, token);
-        } finally {
-          fss.closeSync(fd);
-        }
-        if (wanted) unlinkQuietly(want);
-        return () => {
-          if (readQuietly(path) === token) unlinkQuietly(path);
-        };
-      } catch (e) {
-        if (e.code !== 'EEXIST') return () => {};
-      }
-      this.#breakIfStale(path);
-      try {
-        fss.writeFileSync(want, token, { flag: C.O_WRONLY | C.O_CREAT | C.O_TRUNC | C.O_NOFOLLOW, mode: FILE_MODE });
-      } catch {
-        // a waiter that cannot say so still waits, only unfavoured
-      }
-      await sleep(rules().turnPollMs);
+    const turn = this.#protocol.turn(rules().turnWaitMs);
+    while (this.#protocol.poll(turn, undefined) === 1) await sleep(turn.waitMs);
+    if (!turn.swapped) {
+      turn.free();
+      return () => {};
     }
-    return () => {};
+    return () => {
+      this.#protocol.releaseTurn(turn);
+      turn.free();
+    };
   }
 
-  /** Runs `fn` holding the lock of `name`: in-process queue first, then the lock file. */
-  #locked(name, fn, acquire = () => this.#acquire(name)) {
+  /** Runs `fn` holding the lock of `name`: in-process queue first, then `acquire`'s lock file. */
+  #locked(name, fn, acquire) {
     const prev = this.#queues.get(name) ?? Promise.resolve();
     const run = prev.then(async () => {
       const release = await acquire();
@@ -652,84 +548,6 @@ export class DirectoryStore {
       if (this.#queues.get(name) === tail) this.#queues.delete(name);
     });
     return run;
-  }
-
-  /**
-   * Takes the lock file of `name`. Every way round the loop passes the deadline
-   * check, whatever sits at the lock's path (a directory, a dangling symlink, an
-   * unreadable file): only its age can make such a thing stale.
-   */
-  async #acquire(name) {
-    const lockPath = join(this.#root, `${rules().lockPrefix}${name}`);
-    const token = glue.storeDirLockToken(process.pid, HOST, randomUUID());
-    const deadline = Date.now() + (this.#lockWaitMs ?? rules().lockWaitMs);
-    for (let attempt = 0; ; attempt++) {
-      try {
-        const fd = fss.openSync(lockPath, CREATE_FLAGS, FILE_MODE);
-        try {
-          fss.writeSync(fd, token);
-        } catch (e) {
-          fss.closeSync(fd);
-          unlinkQuietly(lockPath);
-          throw e;
-        }
-        fss.closeSync(fd);
-        return () => {
-          // Remove the lock only if it is still ours (it may have been broken as stale).
-          if (readQuietly(lockPath) === token) unlinkQuietly(lockPath);
-        };
-      } catch (e) {
-        if (e.code !== 'EEXIST') throw mapError(e);
-      }
-      const broke = this.#breakIfStale(lockPath);
-      if (Date.now() >= deadline) throw storeError('the store stayed locked', 'UnavailableError');
-      await sleep(broke ? 0 : Math.min(1 + attempt, 25) * (0.5 + Math.random()));
-    }
-  }
-
-  /** Breaks a lock whose owner process is gone or that is too old to be live; true when it may be free now. */
-  #breakIfStale(lockPath) {
-    let st;
-    try {
-      st = fss.lstatSync(lockPath);
-    } catch (e) {
-      return e.code === 'ENOENT'; // released meanwhile: try again at once
-    }
-    const token = readQuietly(lockPath); // undefined when it cannot be read
-    if (!glue.storeDirLockIsStale(token, Date.now() - st.mtimeMs, HOST, process.pid, processAlive)) return false;
-    // Move it aside first: of two processes breaking the same lock only one wins the rename.
-    const aside = `${lockPath}.stale-${randomUUID()}`;
-    try {
-      fss.renameSync(lockPath, aside);
-    } catch {
-      return true;
-    }
-    if (token !== undefined && readQuietly(aside) !== token) {
-      // We moved a lock taken after our check: put it back unless a new one exists.
-      try {
-        fss.linkSync(aside, lockPath);
-      } catch {
-        // a newer lock is in place; the one we moved was released by its owner's check
-      }
-    }
-    try {
-      fss.rmSync(aside, { recursive: false });
-    } catch {
-      try {
-        fss.rmdirSync(aside);
-      } catch {
-        // a directory with something in it stays aside, under a name no lock uses
-      }
-    }
-    return true;
-  }
-}
-
-function readQuietly(path) {
-  try {
-    return fss.readFileSync(path, { encoding: 'utf8', flag: READ_FLAGS });
-  } catch {
-    return undefined;
   }
 }
 

@@ -56,15 +56,15 @@ mod tests {
             .collect();
         assert_eq!(listed, COMMANDS);
         for name in COMMANDS {
-            let e = crate::Command::from_value(&json!({"command": name}));
+            let e = crate::command::input::Command::from_value(&json!({"command": name}));
             assert!(
-                !matches!(e, Err(crate::InputError::UnknownCommand(_))),
+                !matches!(e, Err(crate::error::InputError::UnknownCommand(_))),
                 "{name}"
             );
         }
         assert!(matches!(
-            crate::Command::from_value(&json!({"command": "move"})),
-            Err(crate::InputError::UnknownCommand(_))
+            crate::command::input::Command::from_value(&json!({"command": "move"})),
+            Err(crate::error::InputError::UnknownCommand(_))
         ));
     }
 
@@ -83,7 +83,10 @@ mod tests {
         ];
         let mut used = alloc::collections::BTreeSet::new();
         for input in &inputs {
-            assert!(crate::Command::from_value(input).is_ok(), "{input}");
+            assert!(
+                crate::command::input::Command::from_value(input).is_ok(),
+                "{input}"
+            );
             used.extend(input.as_object().unwrap().keys().cloned());
         }
         let named: alloc::collections::BTreeSet<_> = props.keys().cloned().collect();

@@ -202,6 +202,21 @@ describe('a lock wait always ends', () => {
     });
   }
 
+  test('a wait leaves the event loop free: the protocol in the wasm hands its waits back to JS as timers', async () => {
+    const dir = join(tempDir(), 'store');
+    const store = memdir.directoryStore(dir, { lockWaitMs: 400 });
+    await store.set('k', new Uint8Array([1]));
+    mkdirSync(join(dir, '.lock-kk')); // a fresh lock nobody will release
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 10);
+    const started = Date.now();
+    await assert.rejects(store.set('k', new Uint8Array([2])), { name: 'UnavailableError', message: 'the store stayed locked' });
+    const took = Date.now() - started;
+    clearInterval(timer);
+    assert.ok(took >= 400 && took < 3000, `ended in ${took} ms`);
+    assert.ok(ticks >= took / 10 / 4, `${ticks} ticks of 10 ms in ${took} ms`);
+  });
+
   test('the CLI with its default wait: ends within the documented 10 s', async () => {
     const dir = join(tempDir(), 'store');
     assert.equal((await cli(['--store', dir, 'create', '/memories/a.md', 'a'])).code, 0);

@@ -308,9 +308,10 @@ describe('the directory store', () => {
     assert.equal(ino('blob/a'), ino('head'));
     assert.equal(ino('tree/b'), ino('head'));
     assert.deepEqual([text(await store.get('blob/a')), text(await store.get('tree/b')), text(await store.get('head'))], ['A', 'B', 'H']);
-    // A refused swap still writes the objects, and leaves the head alone.
+    // A refused swap publishes nothing (the protocol shared with the host): no
+    // object, and the head left alone.
     assert.equal(await store.commit([['blob/c', bytes('C')]], 'head', bytes('stale'), bytes('H2')), false);
-    assert.deepEqual([text(await store.get('blob/c')), text(await store.get('head'))], ['C', 'H']);
+    assert.deepEqual([await store.get('blob/c'), text(await store.get('head'))], [undefined, 'H']);
     // Deleting one name leaves the others readable.
     await store.delete('blob/a');
     assert.equal(await store.get('blob/a'), undefined);

@@ -18,6 +18,9 @@ mod idb;
 mod js_store;
 mod memory;
 mod store_dir;
+// The Node directory store's protocol; the browser has no directory store.
+#[cfg(not(feature = "indexeddb"))]
+mod store_dir_protocol;
 mod sync;
 
 use alloc::boxed::Box;

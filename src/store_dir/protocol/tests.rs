@@ -1,0 +1,725 @@
+//! The protocol against an in-memory directory that models what a crash keeps:
+//! file bytes only once synced, names only once the directory is synced. Each
+//! test runs an operation with the process dying at its k-th change (every call
+//! from then on fails) for every k, then reads the directory both as the process
+//! left it and as a crash of the machine would: every key holds its old value or
+//! its new one, whole, and a head that survived names objects that survived.
+
+use super::*;
+use alloc::collections::BTreeMap;
+use alloc::format;
+use alloc::string::ToString;
+use alloc::vec;
+
+#[derive(Clone, Debug, PartialEq)]
+enum Entry {
+    File(u64),
+    Dir,
+    Symlink,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Inode {
+    data: Vec<u8>,
+    durable: Vec<u8>,
+    mtime: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Fake {
+    names: BTreeMap<String, Entry>,
+    durable_names: BTreeMap<String, Entry>,
+    inodes: BTreeMap<u64, Inode>,
+    next: u64,
+    now: u64,
+    /// The process dies at its change number `die_at` (counted from 0).
+    die_at: Option<usize>,
+    changes: usize,
+    no_links: bool,
+    /// Processes of this host that still run.
+    alive: Vec<u32>,
+}
+
+const ME: u32 = 7;
+
+impl Fake {
+    fn change(&mut self) -> Result<(), IoKind> {
+        if self.die_at.is_some_and(|k| self.changes >= k) {
+            return Err(IoKind::Other);
+        }
+        self.changes += 1;
+        Ok(())
+    }
+
+    fn new_inode(&mut self, data: &[u8]) -> u64 {
+        self.next += 1;
+        let mtime = self.now;
+        self.inodes.insert(
+            self.next,
+            Inode {
+                data: data.to_vec(),
+                durable: Vec::new(),
+                mtime,
+            },
+        );
+        self.next
+    }
+
+    /// The directory as a crash of the machine leaves it.
+    fn after_power_loss(&self) -> Fake {
+        let mut f = self.clone();
+        f.names = self.durable_names.clone();
+        for inode in f.inodes.values_mut() {
+            inode.data = inode.durable.clone();
+        }
+        f.die_at = None;
+        f
+    }
+
+    fn revived(&self) -> Fake {
+        let mut f = self.clone();
+        f.die_at = None;
+        f
+    }
+
+    fn put(&mut self, key: &str, value: &[u8]) {
+        let name = crate::store_dir::file_name(key).unwrap();
+        let pack = crate::store_dir::pack(&[(key, value)]).unwrap();
+        let ino = self.new_inode(&pack);
+        self.inodes.get_mut(&ino).unwrap().durable = pack;
+        self.names.insert(name.clone(), Entry::File(ino));
+        self.durable_names.insert(name, Entry::File(ino));
+    }
+
+    fn get(&mut self, key: &str) -> Result<Option<Vec<u8>>, Error<IoKind>> {
+        read_value(self, key)
+    }
+}
+
+impl DirIo for Fake {
+    type File = u64;
+    type Id = (u64, u64);
+    type Error = IoKind;
+
+    fn kind(e: &IoKind) -> IoKind {
+        *e
+    }
+
+    fn open(&mut self, name: &str) -> Result<Opened<u64>, IoKind> {
+        match self.names.get(name) {
+            None => Err(IoKind::NotFound),
+            Some(Entry::Symlink) => Err(IoKind::Loop),
+            Some(Entry::Dir) => Ok(Opened {
+                file: 0,
+                size: 0,
+                regular: false,
+            }),
+            Some(Entry::File(ino)) => Ok(Opened {
+                file: *ino,
+                size: self.inodes[ino].data.len() as u64,
+                regular: true,
+            }),
+        }
+    }
+
+    fn read_at(&mut self, f: &u64, offset: u64, len: u64) -> Result<Vec<u8>, IoKind> {
+        let data = &self.inodes.get(f).ok_or(IoKind::Other)?.data;
+        let start = (offset as usize).min(data.len());
+        let end = (start + len as usize).min(data.len());
+        Ok(data[start..end].to_vec())
+    }
+
+    fn file_id(&mut self, f: &u64) -> Result<(u64, u64), IoKind> {
+        Ok((1, *f))
+    }
+
+    fn close(&mut self, _: u64) {}
+
+    fn stage(&mut self, bytes: &[u8]) -> Result<String, IoKind> {
+        self.change()?;
+        let name = format!("{}{}", crate::store_dir::TMP_PREFIX, self.unique());
+        let ino = self.new_inode(bytes);
+        self.names.insert(name.clone(), Entry::File(ino));
+        Ok(name)
+    }
+
+    fn sync_file(&mut self, name: &str) -> Result<(), IoKind> {
+        self.change()?;
+        match self.names.get(name) {
+            Some(Entry::File(ino)) => {
+                let inode = self.inodes.get_mut(ino).ok_or(IoKind::Other)?;
+                inode.durable = inode.data.clone();
+                Ok(())
+            }
+            _ => Err(IoKind::NotFound),
+        }
+    }
+
+    fn create_excl(&mut self, name: &str, bytes: &[u8]) -> Result<(), IoKind> {
+        self.change()?;
+        if self.names.contains_key(name) {
+            return Err(IoKind::Exists);
+        }
+        let ino = self.new_inode(bytes);
+        self.names.insert(name.into(), Entry::File(ino));
+        Ok(())
+    }
+
+    fn replace(&mut self, name: &str, bytes: &[u8]) -> Result<(), IoKind> {
+        self.change()?;
+        match self.names.get(name) {
+            Some(Entry::File(ino)) => {
+                let now = self.now;
+                let inode = self.inodes.get_mut(ino).ok_or(IoKind::Other)?;
+                inode.data = bytes.to_vec();
+                inode.mtime = now;
+            }
+            Some(_) => return Err(IoKind::Loop),
+            None => {
+                let ino = self.new_inode(bytes);
+                self.names.insert(name.into(), Entry::File(ino));
+            }
+        }
+        Ok(())
+    }
+
+    fn read_small(&mut self, name: &str) -> Option<Vec<u8>> {
+        match self.names.get(name)? {
+            Entry::File(ino) => Some(self.inodes[ino].data.iter().take(256).copied().collect()),
+            _ => None,
+        }
+    }
+
+    fn exists(&mut self, name: &str) -> Result<bool, IoKind> {
+        Ok(self.names.contains_key(name))
+    }
+
+    fn age_ms(&mut self, name: &str) -> Result<u64, IoKind> {
+        match self.names.get(name) {
+            None => Err(IoKind::NotFound),
+            Some(Entry::File(ino)) => Ok(self.now - self.inodes[ino].mtime),
+            Some(_) => Ok(0),
+        }
+    }
+
+    fn link(&mut self, from: &str, to: &str) -> Result<(), IoKind> {
+        self.change()?;
+        if self.no_links {
+            return Err(IoKind::NoLinks);
+        }
+        if self.names.contains_key(to) {
+            return Err(IoKind::Exists);
+        }
+        let e = self.names.get(from).cloned().ok_or(IoKind::NotFound)?;
+        self.names.insert(to.into(), e);
+        Ok(())
+    }
+
+    fn rename(&mut self, from: &str, to: &str) -> Result<(), IoKind> {
+        self.change()?;
+        let e = self.names.get(from).cloned().ok_or(IoKind::NotFound)?;
+        if self.names.get(to) == Some(&e) {
+            return Ok(()); // two names of one file: both stay
+        }
+        self.names.remove(from);
+        self.names.insert(to.into(), e);
+        Ok(())
+    }
+
+    fn unlink(&mut self, name: &str) -> Result<(), IoKind> {
+        self.change()?;
+        match self.names.get(name) {
+            None => Err(IoKind::NotFound),
+            Some(Entry::Dir) => Err(IoKind::Other),
+            Some(_) => {
+                self.names.remove(name);
+                Ok(())
+            }
+        }
+    }
+
+    fn remove_dir(&mut self, name: &str) -> Result<(), IoKind> {
+        self.change()?;
+        match self.names.get(name) {
+            Some(Entry::Dir) => {
+                self.names.remove(name);
+                Ok(())
+            }
+            _ => Err(IoKind::Other),
+        }
+    }
+
+    fn sync_dir(&mut self) -> Result<(), IoKind> {
+        self.change()?;
+        self.durable_names = self.names.clone();
+        Ok(())
+    }
+
+    fn list(&mut self) -> Result<Vec<String>, IoKind> {
+        Ok(self.names.keys().cloned().collect())
+    }
+
+    fn unique(&mut self) -> String {
+        self.next += 1;
+        format!("u{}", self.next)
+    }
+
+    fn now_ms(&mut self) -> u64 {
+        self.now
+    }
+
+    fn pid(&self) -> u32 {
+        ME
+    }
+
+    fn host(&self) -> &str {
+        "box"
+    }
+
+    fn alive(&mut self, pid: u32) -> bool {
+        pid == ME || self.alive.contains(&pid)
+    }
+
+    fn sleep(&mut self, micros: u64) {
+        self.now += micros.div_ceil(1000);
+    }
+}
+
+const WAIT: u64 = 10_000;
+
+fn set(io: &mut Fake, key: &str, value: &[u8], d: Durability) -> Result<(), Error<IoKind>> {
+    let mut op = Set::new(key, value, WAIT, d)?;
+    run(io, |io, last| op.poll(io, last))
+}
+
+fn commit(
+    io: &mut Fake,
+    objects: &[(&str, &[u8])],
+    key: &str,
+    expected: Option<&[u8]>,
+    new: &[u8],
+    d: Durability,
+) -> Result<bool, Error<IoKind>> {
+    let mut op = Commit::new(io, objects, key, expected, new, WAIT, d)?;
+    run(io, |io, last| op.poll(io, last))
+}
+
+fn delete(io: &mut Fake, key: &str, d: Durability) -> Result<(), Error<IoKind>> {
+    let mut op = Delete::new(key, WAIT, d)?;
+    run(io, |io, last| op.poll(io, last))
+}
+
+const MODES: [Durability; 3] = [
+    Durability::strict(),
+    Durability {
+        around_swap: false,
+        each_change: false,
+    },
+    Durability {
+        around_swap: false,
+        each_change: true,
+    },
+];
+
+/// Runs `op` on a copy of `base` dying at each change in turn (and once not at
+/// all), handing each directory left (as the process left it, and after a power
+/// loss) to `check`.
+fn every_crash(
+    base: &Fake,
+    mut op: impl FnMut(&mut Fake) -> bool,
+    mut check: impl FnMut(&mut Fake, bool, &str),
+) {
+    for k in 0.. {
+        let mut io = base.clone();
+        io.die_at = Some(k);
+        let ok = op(&mut io);
+        let finished = io.changes < k;
+        check(&mut io.revived(), ok, &format!("died at change {k}"));
+        check(
+            &mut io.after_power_loss(),
+            false,
+            &format!("power lost at change {k}"),
+        );
+        if finished {
+            assert!(ok, "the operation failed without a crash");
+            break;
+        }
+        assert!(k < 100, "the operation never ends");
+    }
+}
+
+fn one_of(got: Option<Vec<u8>>, allowed: &[Option<&[u8]>], what: &str) {
+    assert!(
+        allowed.contains(&got.as_deref()),
+        "{what}: read {got:?}, neither the old value nor the new one"
+    );
+}
+
+#[test]
+fn a_compare_and_swap_reads_old_or_new_at_every_crash_and_its_head_never_names_a_lost_object() {
+    for d in MODES {
+        let mut base = Fake::default();
+        base.put("head", b"old");
+        every_crash(
+            &base,
+            |io| {
+                commit(
+                    io,
+                    &[("obj1", b"one"), ("obj2", b"two")],
+                    "head",
+                    Some(b"old"),
+                    b"new",
+                    d,
+                ) == Ok(true)
+            },
+            |io, ok, what| {
+                let head = io.get("head").unwrap();
+                one_of(head.clone(), &[Some(b"old"), Some(b"new")], what);
+                if ok {
+                    assert_eq!(head.as_deref(), Some(&b"new"[..]), "{what}");
+                }
+                if head.as_deref() == Some(b"new") && d.around_swap {
+                    assert_eq!(
+                        io.get("obj1").unwrap().as_deref(),
+                        Some(&b"one"[..]),
+                        "{what}"
+                    );
+                    assert_eq!(
+                        io.get("obj2").unwrap().as_deref(),
+                        Some(&b"two"[..]),
+                        "{what}"
+                    );
+                }
+                for k in ["obj1", "obj2"] {
+                    let v = io.get(k).unwrap();
+                    one_of(
+                        v,
+                        &[None, Some(if k == "obj1" { b"one" } else { b"two" })],
+                        what,
+                    );
+                }
+            },
+        );
+    }
+}
+
+#[test]
+fn a_refused_compare_and_swap_publishes_nothing() {
+    let mut io = Fake::default();
+    io.put("head", b"theirs");
+    let r = commit(
+        &mut io,
+        &[("obj", b"x")],
+        "head",
+        Some(b"old"),
+        b"new",
+        Durability::strict(),
+    );
+    assert_eq!(r, Ok(false));
+    assert_eq!(io.get("head").unwrap().as_deref(), Some(&b"theirs"[..]));
+    assert_eq!(io.get("obj").unwrap(), None);
+    assert_eq!(
+        io.list().unwrap().len(),
+        1,
+        "no temporary left: {:?}",
+        io.names
+    );
+    // An absent key matches only an absent expectation.
+    assert_eq!(
+        commit(&mut io, &[], "new", None, b"v", Durability::strict()),
+        Ok(true)
+    );
+    assert_eq!(
+        commit(&mut io, &[], "new", None, b"w", Durability::strict()),
+        Ok(false)
+    );
+}
+
+#[test]
+fn a_set_reads_old_or_new_at_every_crash() {
+    for d in MODES {
+        let mut base = Fake::default();
+        base.put("k", b"old");
+        every_crash(
+            &base,
+            |io| set(io, "k", b"new", d).is_ok(),
+            |io, _, what| one_of(io.get("k").unwrap(), &[Some(b"old"), Some(b"new")], what),
+        );
+    }
+}
+
+/// Every file's bytes, as the process left them.
+fn holds_bytes(io: &Fake, needle: &[u8]) -> Vec<String> {
+    io.names
+        .iter()
+        .filter_map(|(n, e)| match e {
+            Entry::File(ino) => io.inodes[ino]
+                .data
+                .windows(needle.len())
+                .any(|w| w == needle)
+                .then(|| n.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_delete_leaves_no_byte_of_its_value_and_its_mates_read_whole_at_every_crash() {
+    for no_links in [false, true] {
+        let mut base = Fake {
+            no_links,
+            ..Fake::default()
+        };
+        let objects: [(&str, &[u8]); 2] = [("gone", b"SECRET-VALUE"), ("kept", b"kept-value")];
+        commit(
+            &mut base,
+            &objects,
+            "head",
+            None,
+            b"h1",
+            Durability::strict(),
+        )
+        .unwrap();
+        assert!(!holds_bytes(&base, b"SECRET-VALUE").is_empty());
+        let mut done = Fake::default();
+        every_crash(
+            &base,
+            |io| {
+                let ok = delete(io, "gone", Durability::strict()).is_ok();
+                if ok {
+                    done = io.clone();
+                }
+                ok
+            },
+            |io, _, what| {
+                one_of(
+                    io.get("gone").unwrap(),
+                    &[None, Some(b"SECRET-VALUE")],
+                    what,
+                );
+                assert_eq!(
+                    io.get("kept").unwrap().as_deref(),
+                    Some(&b"kept-value"[..]),
+                    "{what}"
+                );
+                assert_eq!(
+                    io.get("head").unwrap().as_deref(),
+                    Some(&b"h1"[..]),
+                    "{what}"
+                );
+            },
+        );
+        assert_eq!(done.get("gone").unwrap(), None);
+        assert_eq!(
+            holds_bytes(&done, b"SECRET-VALUE"),
+            Vec::<String>::new(),
+            "no_links {no_links}"
+        );
+        assert_eq!(
+            done.get("kept").unwrap().as_deref(),
+            Some(&b"kept-value"[..])
+        );
+    }
+}
+
+#[test]
+fn an_object_stored_already_is_left_out_of_the_pack_and_written_again_if_swept_meanwhile() {
+    let mut io = Fake::default();
+    io.put("obj", b"same");
+    let mut op = Commit::new(
+        &mut io,
+        &[("obj", b"same")],
+        "head",
+        None,
+        b"h",
+        WAIT,
+        Durability::strict(),
+    )
+    .unwrap();
+    assert_eq!(op.fresh.len(), 0);
+    io.names.remove("kobj");
+    assert_eq!(run(&mut io, |io, last| op.poll(io, last)), Ok(true));
+    assert_eq!(io.get("obj").unwrap().as_deref(), Some(&b"same"[..]));
+    assert!(
+        holds_bytes(&io, b"same").len() == 1,
+        "packed once: {:?}",
+        holds_bytes(&io, b"same")
+    );
+}
+
+#[test]
+fn a_lock_of_a_dead_owner_is_broken_and_a_live_one_is_waited_for_until_the_deadline() {
+    let lock = crate::store_dir::lock_name("khead");
+    let mut io = Fake::default();
+    io.create_excl(
+        &lock,
+        crate::store_dir::lock_token(99, "box", "x").as_bytes(),
+    )
+    .unwrap();
+    assert_eq!(set(&mut io, "head", b"v", Durability::strict()), Ok(()));
+    assert!(!io.names.contains_key(&lock), "released");
+
+    let mut io = Fake {
+        alive: vec![99],
+        ..Fake::default()
+    };
+    io.create_excl(
+        &lock,
+        crate::store_dir::lock_token(99, "box", "x").as_bytes(),
+    )
+    .unwrap();
+    let r = set(&mut io, "head", b"v", Durability::strict());
+    assert_eq!(r, Err(Error::Locked));
+    assert!(
+        io.now >= WAIT && io.now < WAIT + 30,
+        "ended at its deadline: {}",
+        io.now
+    );
+    assert!(io.names.contains_key(&lock), "a live owner's lock stays");
+    assert!(
+        !io.names
+            .keys()
+            .any(|n| n.starts_with(crate::store_dir::TMP_PREFIX)),
+        "{:?}",
+        io.names
+    );
+
+    // Whatever sits at the lock's path, the wait ends; a directory only by its age.
+    for entry in [Entry::Dir, Entry::Symlink] {
+        let mut io = Fake::default();
+        io.names.insert(lock.clone(), entry);
+        assert_eq!(
+            set(&mut io, "head", b"v", Durability::strict()),
+            Err(Error::Locked)
+        );
+    }
+    // An old lock is broken, whoever holds it.
+    let mut io = Fake {
+        alive: vec![99],
+        ..Fake::default()
+    };
+    io.create_excl(
+        &lock,
+        crate::store_dir::lock_token(99, "box", "x").as_bytes(),
+    )
+    .unwrap();
+    io.now = crate::store_dir::LOCK_STALE_MS + 1;
+    assert_eq!(set(&mut io, "head", b"v", Durability::strict()), Ok(()));
+}
+
+#[test]
+fn a_lock_is_released_only_by_its_holder() {
+    let mut io = Fake::default();
+    let mut a = Acquire::new(&mut io, "lk".to_string(), WAIT);
+    let held = a.poll(&mut io).unwrap().unwrap();
+    // Broken as stale and taken by another meanwhile:
+    io.names.remove("lk");
+    io.create_excl("lk", b"someone else").unwrap();
+    held.release(&mut io);
+    assert_eq!(io.read_small("lk").as_deref(), Some(&b"someone else"[..]));
+}
+
+#[test]
+fn reads_refuse_what_is_not_a_pack_and_lists_page() {
+    let mut io = Fake::default();
+    io.names.insert("kdir".into(), Entry::Dir);
+    assert_eq!(io.get("dir"), Err(Error::NotAFile));
+    io.names.insert("klink".into(), Entry::Symlink);
+    assert_eq!(io.get("link"), Err(Error::Io(IoKind::Loop)));
+    let ino = io.new_inode(b"MDP1garbage");
+    io.names.insert("kbad".into(), Entry::File(ino));
+    assert_eq!(io.get("bad"), Err(Error::Damaged));
+    // A damaged or linked head matches nothing; a swap over it is refused.
+    assert_eq!(
+        commit(&mut io, &[], "bad", None, b"v", Durability::strict()),
+        Ok(false)
+    );
+    assert_eq!(
+        commit(&mut io, &[], "link", None, b"v", Durability::strict()),
+        Ok(false)
+    );
+    for k in ["b", "a", "c"] {
+        io.put(k, b"x");
+    }
+    assert_eq!(
+        list(&mut io, "", Some("a"), 1).unwrap(),
+        vec!["b".to_string()]
+    );
+}
+
+#[test]
+fn a_delete_unlinks_whatever_sits_at_a_name_without_following_it() {
+    let mut io = Fake::default();
+    io.names.insert("klink".into(), Entry::Symlink);
+    assert_eq!(delete(&mut io, "link", Durability::strict()), Ok(()));
+    assert!(!io.names.contains_key("klink"));
+    assert_eq!(delete(&mut io, "absent", Durability::strict()), Ok(()));
+}
+
+#[test]
+fn old_temporaries_are_swept() {
+    let mut io = Fake::default();
+    let t = io.stage(b"x").unwrap();
+    io.now = crate::store_dir::TMP_STALE_MS + 1;
+    let fresh = io.stage(b"y").unwrap();
+    sweep_temporaries(&mut io);
+    assert!(!io.names.contains_key(&t));
+    assert!(io.names.contains_key(&fresh));
+}
+
+fn take_turn(io: &mut Fake) -> Option<Held> {
+    let mut turn = Turn::new(io, crate::store_dir::TURN_WAIT_MS);
+    loop {
+        match turn.poll(io) {
+            TurnPoll::Held(h) => return Some(h),
+            TurnPoll::Wait(us) => io.sleep(us),
+            TurnPoll::GaveUp => return None,
+        }
+    }
+}
+
+#[test]
+fn the_turn_goes_to_a_fresh_waiter_first_and_a_held_one_is_given_up_at_its_deadline() {
+    use crate::store_dir::{TURN_LOCK, TURN_WAIT_MS, TURN_WANT, WANT_FRESH_MS, lock_token};
+    // Free: had at once, and released by its holder.
+    let mut io = Fake::default();
+    let held = take_turn(&mut io).unwrap();
+    assert!(io.names.contains_key(TURN_LOCK));
+    held.release(&mut io);
+    assert!(!io.names.contains_key(TURN_LOCK));
+
+    // Another process says it waits: it goes first while its want is fresh.
+    let mut io = Fake::default();
+    io.replace(TURN_WANT, lock_token(99, "box", "w").as_bytes())
+        .unwrap();
+    let start = io.now;
+    let held = take_turn(&mut io).unwrap();
+    assert!(
+        io.now - start >= WANT_FRESH_MS,
+        "waited for the want to go stale"
+    );
+    held.release(&mut io);
+
+    // Held by a live process: given up at the deadline, our want said meanwhile.
+    let mut io = Fake {
+        alive: vec![99],
+        ..Fake::default()
+    };
+    io.create_excl(TURN_LOCK, lock_token(99, "box", "x").as_bytes())
+        .unwrap();
+    assert!(take_turn(&mut io).is_none());
+    assert!(
+        io.now >= TURN_WAIT_MS && io.now < TURN_WAIT_MS + 10,
+        "{}",
+        io.now
+    );
+    assert!(io.read_small(TURN_WANT).unwrap().starts_with(b"7 box "));
+
+    // Held by a process that is gone: broken, then had.
+    let mut io = Fake::default();
+    io.create_excl(TURN_LOCK, lock_token(99, "box", "x").as_bytes())
+        .unwrap();
+    let held = take_turn(&mut io).unwrap();
+    assert!(io.now < 5, "{}", io.now);
+    held.release(&mut io);
+}
