@@ -23,8 +23,10 @@ const BUILDS = [
   // Measured 2026-11-22 at the split: 856.5 KiB raw, 331.3 KiB gzipped; after the
   // size pass (branch h-size, with main at d267002): 744.4 KiB raw, 314.1 KiB gzipped.
   // Version retention: 759.3 KiB raw, 319.9 KiB gzipped. Sync: 876.5 KiB raw,
-  // 364.5 KiB gzipped.
-  { name: 'Node/workerd/default', dir: '../../dist/node/', ceilingKib: 375, targetKib: 130, indexedDb: false },
+  // 364.5 KiB gzipped. The store-directory protocol moved into Rust (one for Node
+  // and the host): 902.5 KiB raw, 375.8 KiB gzipped; workerd and the default entry
+  // carry it without a directory store until issue 23 gives Node its own build.
+  { name: 'Node/workerd/default', dir: '../../dist/node/', ceilingKib: 385, targetKib: 130, indexedDb: false },
 ];
 
 /** The build's wasm, gzipped as build.mjs reports it (level 9). */
