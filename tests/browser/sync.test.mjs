@@ -1,11 +1,13 @@
 // Sync in the explorer: two pages, each its own IndexedDB memory, keep one memory
 // through memdir serve (started with --allow-origin for the explorer's origin),
-// set up through the page's Sync dialog as a user would. Exact summaries and
-// contents; the second page's merge of edits to different lines.
+// set up through the page's Sync dialog as a user would; then the CLI on a store
+// directory joins the same remote store. Exact summaries and contents: the second
+// page's merge of edits to different lines, the CLI's edit reaching a page.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
-import { startServe, tempDir } from '../node/helpers.mjs';
+import { join } from 'node:path';
+import { MEMDIR_BIN, runNode, startServe, tempDir } from '../node/helpers.mjs';
 import { useBrowser, watchErrors } from './chromium.mjs';
 
 const env = useBrowser();
@@ -54,6 +56,16 @@ test('two pages sync their IndexedDB memories through memdir serve, from the Syn
   assert.equal(m.content, 'one (a)\ntwo\nthree (b)\n');
   // And the tree on the page shows the file.
   await a.waitForSelector('text=plan.md');
+
+  // A third device: the CLI on a store directory, the same remote store.
+  const dir = join(tempDir('memdir-browser-sync-cli-'), 'store');
+  const cli = (...args) => runNode([MEMDIR_BIN, '--store', dir, ...args], { PATH: process.env.PATH, ANTHROPIC_API_KEY: KEY });
+  const sync = ['sync', '--remote', server.url, '--remote-store', store.id];
+  assert.deepEqual(await cli(...sync), { code: 0, stdout: 'pulled 1, pushed 0, merged 0, conflicts 0, unchanged 0\n', stderr: '' });
+  assert.equal((await cli('str_replace', 'plan.md', 'two', 'two (cli)')).code, 0);
+  assert.deepEqual(await cli(...sync), { code: 0, stdout: 'pulled 0, pushed 1, merged 0, conflicts 0, unchanged 0\n', stderr: '' });
+  assert.equal(await syncFromPage(b), 'pulled 1, pushed 0, merged 0, conflicts 0, unchanged 0');
+  assert.deepEqual(await entries(b), [{ path: '/memories/plan.md', content: 'one (a)\ntwo (cli)\nthree (b)\n' }]);
   assert.deepEqual([...errorsA, ...errorsB], []);
   await context.close();
 });
