@@ -406,14 +406,29 @@ fn a_remote_edit_made_during_the_sync_is_merged_not_overwritten() {
 fn a_rename_on_one_side_and_an_edit_on_the_other_are_one_memory() {
     let a = engine();
     let remote = model();
-    call(&a, json!({"op": "memory.create", "body": json!({"path": "/old.md", "content": "x\n"}).to_string()}));
+    call(
+        &a,
+        json!({"op": "memory.create", "body": json!({"path": "/old.md", "content": "x\n"}).to_string()}),
+    );
     sync(&a, &remote, None).unwrap();
     let id = |e: &Engine<MemoryStore>| {
-        call(e, json!({"op": "memory.list", "query": {}})).body["data"][0]["id"].as_str().unwrap().to_string()
+        call(e, json!({"op": "memory.list", "query": {}})).body["data"][0]["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
     };
-    call(&a, json!({"op": "memory.update", "id": id(&a), "body": json!({"path": "/new.md"}).to_string()}));
-    call(&remote.engine, json!({"op": "memory.update", "id": id(&remote.engine), "body": json!({"content": "x edited\n"}).to_string()}));
-    assert_eq!(sync(&a, &remote, None).unwrap().to_string(), "pulled 0, pushed 0, merged 1, conflicts 0, unchanged 0");
+    call(
+        &a,
+        json!({"op": "memory.update", "id": id(&a), "body": json!({"path": "/new.md"}).to_string()}),
+    );
+    call(
+        &remote.engine,
+        json!({"op": "memory.update", "id": id(&remote.engine), "body": json!({"content": "x edited\n"}).to_string()}),
+    );
+    assert_eq!(
+        sync(&a, &remote, None).unwrap().to_string(),
+        "pulled 0, pushed 0, merged 1, conflicts 0, unchanged 0"
+    );
     let want: BTreeMap<String, String> = [("/new.md".to_string(), "x edited\n".to_string())].into();
     assert_eq!(contents(&a), want);
     assert_eq!(contents(&remote.engine), want);
@@ -423,15 +438,27 @@ fn a_rename_on_one_side_and_an_edit_on_the_other_are_one_memory() {
 fn a_merge_past_the_size_limit_is_refused_naming_the_memory() {
     let a = engine();
     let remote = model();
-    call(&a, json!({"op": "memory.create", "body": json!({"path": "/big.md", "content": "a\nb\n"}).to_string()}));
+    call(
+        &a,
+        json!({"op": "memory.create", "body": json!({"path": "/big.md", "content": "a\nb\n"}).to_string()}),
+    );
     sync(&a, &remote, None).unwrap();
     let id = |e: &Engine<MemoryStore>| {
-        call(e, json!({"op": "memory.list", "query": {}})).body["data"][0]["id"].as_str().unwrap().to_string()
+        call(e, json!({"op": "memory.list", "query": {}})).body["data"][0]["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
     };
     // 60 KB on each side, on different lines: together past the API's 100 KB.
     let half = "x".repeat(60_000);
-    call(&a, json!({"op": "memory.update", "id": id(&a), "body": json!({"content": format!("a {half}\nb\n")}).to_string()}));
-    call(&remote.engine, json!({"op": "memory.update", "id": id(&remote.engine), "body": json!({"content": format!("a\nb {half}\n")}).to_string()}));
+    call(
+        &a,
+        json!({"op": "memory.update", "id": id(&a), "body": json!({"content": format!("a {half}\nb\n")}).to_string()}),
+    );
+    call(
+        &remote.engine,
+        json!({"op": "memory.update", "id": id(&remote.engine), "body": json!({"content": format!("a\nb {half}\n")}).to_string()}),
+    );
     let e = sync(&a, &remote, None).unwrap_err();
     assert_eq!(
         e.to_string(),
@@ -439,5 +466,8 @@ fn a_merge_past_the_size_limit_is_refused_naming_the_memory() {
     );
     // Nothing was lost: each side still holds its own edit.
     assert_eq!(contents(&a)["/big.md"], format!("a {half}\nb\n"));
-    assert_eq!(contents(&remote.engine)["/big.md"], format!("a\nb {half}\n"));
+    assert_eq!(
+        contents(&remote.engine)["/big.md"],
+        format!("a\nb {half}\n")
+    );
 }
