@@ -73,6 +73,12 @@ export interface Defaults {
   upkeepIntervalMs: number;
   /** The commits a server's gc keeps besides the head (its history is its versions). */
   upkeepKeepCommits: number;
+  /** Most stores one workspace of a server may create. */
+  maxStores: number;
+  /** Most stores a server's catalog keeps open (the most recently used). */
+  maxOpenStores: number;
+  /** How long a store let go stays open before it is closed (twice apiDeadlineMs). */
+  storeCloseDelayMs: number;
 }
 
 /** Every default and limit of the engine (where openMemory's defaults come from). */

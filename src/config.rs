@@ -121,6 +121,9 @@ pub struct Defaults {
     pub retention_ms: u64,
     pub upkeep_interval_ms: u64,
     pub upkeep_keep_commits: u32,
+    pub max_stores: u64,
+    pub max_open_stores: u64,
+    pub store_close_delay_ms: u64,
 }
 
 impl Defaults {
@@ -142,9 +145,23 @@ impl Defaults {
             retention_ms: DEFAULT_RETENTION_MS,
             upkeep_interval_ms: UPKEEP_INTERVAL_MS,
             upkeep_keep_commits: UPKEEP_KEEP_COMMITS,
+            max_stores: MAX_STORES,
+            max_open_stores: MAX_OPEN_STORES,
+            store_close_delay_ms: STORE_CLOSE_DELAY_MS,
         }
     }
 }
+
+// A server's catalog of stores (the JS catalogs read these through defaults()).
+
+/// Most stores one workspace may create.
+pub const MAX_STORES: u64 = 1_000;
+/// Most stores a catalog keeps open (the most recently used): each open one holds
+/// an engine and its caches, so a server with many stores does not hold them all.
+pub const MAX_OPEN_STORES: u64 = 64;
+/// How long a store let go stays open before it is closed: twice the API's
+/// deadline, so no request still running on it is cut short.
+pub const STORE_CLOSE_DELAY_MS: u64 = 2 * API_DEADLINE_MS;
 
 // What a path may be.
 

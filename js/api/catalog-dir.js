@@ -15,8 +15,6 @@ import * as memdir from '../node.js';
 import { UnusableStore, WORKSPACE_NAME } from './http.js';
 import { openStores } from './open-stores.js';
 
-/** The most memory stores one catalog holds (docs/serve.md). */
-export const MAX_STORES = 1000;
 const DIR_MODE = 0o700;
 // A subdirectory name the catalog may open: what it makes (the engine's store ids
 // are letters, digits and "_"), never "", ".", "..", a separator or a dot file.
@@ -28,7 +26,7 @@ const ACTOR = 'memdir-serve';
  * most `maxStores` stores. A store is opened once and kept open among the most
  * recently used (`openStores`: `maxOpen`, `closeDelayMs`).
  */
-export function directoryCatalog(root, { maxStores = MAX_STORES, ...openLimits } = {}) {
+export function directoryCatalog(root, { maxStores = memdir.defaults().maxStores, ...openLimits } = {}) {
   if (typeof root !== 'string' || root === '') throw new TypeError('directoryCatalog expects a directory path');
   if (!Number.isSafeInteger(maxStores) || maxStores < 1) throw new RangeError('directoryCatalog: maxStores must be a positive integer');
   const base = resolve(root);

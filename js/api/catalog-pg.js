@@ -5,7 +5,6 @@
 // store created or deleted through one is there, or gone, on every other at once.
 import * as memdir from '../node.js';
 import { ensureTable, failed as failedAs, openPool, transaction } from '../stores/postgres.js';
-import { MAX_STORES } from './catalog-dir.js';
 import { openStores } from './open-stores.js';
 import { DEFAULT_WORKSPACE, WORKSPACE_NAME } from './http.js';
 
@@ -29,7 +28,7 @@ const failed = (op) => failedAs(op, 'catalog');
  * workspace; one pool (at most 10 connections) serves the catalog and every store.
  * A store belongs to the workspace that created it, and every lookup names it.
  */
-export function postgresCatalog(url, { maxStores = MAX_STORES, maxOpen, closeDelayMs } = {}) {
+export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, maxOpen, closeDelayMs } = {}) {
   if (typeof url !== 'string' || !/^postgres(ql)?:\/\//.test(url)) throw new TypeError('postgresCatalog expects a postgres:// URL');
   if (!Number.isSafeInteger(maxStores) || maxStores < 1) throw new RangeError('postgresCatalog: maxStores must be a positive integer');
   const open = openStores({ max: maxOpen, closeDelayMs }); // id -> Promise<Memory>, the most recently used

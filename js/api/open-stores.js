@@ -1,14 +1,10 @@
 // The stores a server's catalog keeps open. Each open store holds an engine with
-// its caches, so a server with many stores would hold them all: past MAX_OPEN_STORES
-// the least recently used is let go, and closed a while later, so a request still
-// using it finishes first (a request is answered within the API deadline; the
-// close waits twice that, for at most MAX_OPEN_STORES let go at once). A request
-// for it afterwards opens it again. So a catalog holds at most twice
-// MAX_OPEN_STORES engines.
+// its caches, so a server with many stores would hold them all: past the engine's
+// maxOpenStores the least recently used is let go, and closed a while later
+// (storeCloseDelayMs, twice the API deadline), so a request still using it finishes
+// first, for at most maxOpenStores let go at once. A request for it afterwards opens
+// it again. So a catalog holds at most twice maxOpenStores engines.
 import { defaults } from '../node.js';
-
-/** The most stores a catalog keeps open (docs/bounds.md). */
-export const MAX_OPEN_STORES = 64;
 
 /** Closes an open store (a promise of a memory), whatever became of its opening. */
 function closeOpened(p) {
@@ -22,7 +18,7 @@ function closeOpened(p) {
  * A map of id -> Promise<Memory>, least recently used first, holding at most `max`;
  * `get` and `set` count as use. What it lets go is closed `closeDelayMs` later.
  */
-export function openStores({ max = MAX_OPEN_STORES, closeDelayMs = 2 * defaults().apiDeadlineMs } = {}) {
+export function openStores({ max = defaults().maxOpenStores, closeDelayMs = defaults().storeCloseDelayMs } = {}) {
   const open = new Map();
   const letGo = new Map(); // timer -> the store it closes
   const release = (p) => {

@@ -133,6 +133,9 @@ describe('malformed inputs from JavaScript', () => {
       retentionMs: 2592000000,
       upkeepIntervalMs: 3600000,
       upkeepKeepCommits: 0,
+      maxStores: 1000,
+      maxOpenStores: 64,
+      storeCloseDelayMs: 60000,
     });
   });
 

@@ -5,13 +5,12 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { directoryCatalog } from '../../js/api/catalog-dir.js';
-import { MAX_OPEN_STORES } from '../../js/api/open-stores.js';
-import { tempDir } from './helpers.mjs';
+import { memdir, tempDir } from './helpers.mjs';
 
 const create = (id, path) => ({ op: 'memory.create', query: {}, body: JSON.stringify({ path, content: `in ${id}` }) });
 
 test('past maxOpen the least recently used store is closed later, and opens again on use', async () => {
-  assert.equal(MAX_OPEN_STORES, 64);
+  assert.equal(memdir.defaults().maxOpenStores, 64);
   const catalog = directoryCatalog(join(tempDir('memdir-open-'), 'stores'), { maxOpen: 2, closeDelayMs: 200 });
   try {
     const made = [];
