@@ -9,7 +9,7 @@
 
 import { DurableObject } from 'cloudflare:workers';
 import service, { MemoryObject, MemoryStoreObject } from '../../examples/worker/src/index.js';
-import { checkStoreContract, durableObjectStore, kvStore, openMemory } from 'memdir';
+import { checkStoreContract, durableObjectStore, kvStore, memoryStore, openMemory, syncMemory } from 'memdir';
 import { observe } from '../conformance/hostile-stores.mjs';
 import { FACES, OPEN_CLOCK, SEED_CLOCK, seed } from '../conformance/write-paths.mjs';
 import { MAX_VALUE_BYTES } from '../../js/stores/shared.js';
@@ -510,6 +510,18 @@ export default {
         return answer(await stores().migrate());
       case '/__test/table-damage':
         return answer(await stores().tableDamage());
+      case '/__test/sync': {
+        // memdir's sync inside workerd: two memories of this isolate keep one store
+        // of the example's own Memory Stores API, reached through its fetch handler.
+        const fetchApi = (url, init) => service.fetch(new Request(url, init), env, ctx);
+        const options = { baseURL: 'http://memdir.test', apiKey: args.apiKey, storeId: args.storeId, fetch: fetchApi };
+        const [a, b] = [await openMemory({ store: memoryStore() }), await openMemory({ store: memoryStore() })];
+        await a.execute({ command: 'create', path: '/memories/edge.md', file_text: 'one\ntwo\n' });
+        const out = { first: await syncMemory(a, options), second: await syncMemory(b, options) };
+        out.read = (await b.execute({ command: 'view', path: '/memories/edge.md' })).content;
+        out.again = (await syncMemory(a, options)).text;
+        return answer(out);
+      }
       case '/__test/write-paths':
         return answer(await stores().writePaths(args.face));
       case '/__test/race':

@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { directoryStore, openMemory, syncMemory } from '../../js/node.js';
 import { API_KEYS, start } from './mf.js';
+import { client as testClient } from './client.js';
 
 let mf;
 let baseURL;
@@ -42,4 +43,18 @@ test('two devices sync through the edge service: copy, merge, then nothing to do
   assert.deepEqual(await syncMemory(b, options), { pulled: 0, pushed: 0, merged: 0, conflicts: 0, unchanged: 1 });
   a.close();
   b.close();
+});
+
+test('memdir syncs from inside workerd too: the package\'s workerd build, the example\'s API as the remote', async () => {
+  const client = new Anthropic({ apiKey: API_KEYS[0], baseURL, maxRetries: 0 });
+  const store = await client.beta.memoryStores.create({ name: 'Inside' });
+  const seen = await testClient(mf).test('sync', { apiKey: API_KEYS[0], storeId: store.id });
+  assert.deepEqual(seen, {
+    first: { pulled: 0, pushed: 1, merged: 0, conflicts: 0, unchanged: 0 },
+    second: { pulled: 1, pushed: 0, merged: 0, conflicts: 0, unchanged: 0 },
+    read: "Here's the content of /memories/edge.md with line numbers:\n     1\tone\n     2\ttwo\n     3\t",
+    again: 'pulled 0, pushed 0, merged 0, conflicts 0, unchanged 1',
+  });
+  const [m] = (await client.beta.memoryStores.memories.list(store.id, { view: 'full' })).data;
+  assert.equal(m.content, 'one\ntwo\n');
 });
