@@ -82,6 +82,23 @@ fn call(e: &Engine<MemoryStore>, request: Value) -> Response {
     block_on(e.api(&request))
 }
 
+/// The id of the first memory `e` lists (the tests below hold one).
+fn id(e: &Engine<MemoryStore>) -> String {
+    call(e, json!({"op": "memory.list", "query": {}})).body["data"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Replaces the content of `e`'s one memory.
+fn edit(e: &Engine<MemoryStore>, text: &str) {
+    let r = call(
+        e,
+        json!({"op": "memory.update", "id": id(e), "body": json!({"content": text}).to_string()}),
+    );
+    assert_eq!(r.status, 200, "{}", r.body);
+}
+
 /// Every memory of `e`: path -> content.
 fn contents(e: &Engine<MemoryStore>) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
@@ -292,19 +309,6 @@ fn edits_to_different_lines_merge_and_overlapping_ones_keep_both() {
         sync(&b, &remote, None).unwrap().to_string(),
         "pulled 1, pushed 0, merged 0, conflicts 0, unchanged 0"
     );
-    let id = |e: &Engine<MemoryStore>| {
-        call(e, json!({"op": "memory.list", "query": {}})).body["data"][0]["id"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
-    let edit = |e: &Engine<MemoryStore>, text: &str| {
-        let r = call(
-            e,
-            json!({"op": "memory.update", "id": id(e), "body": json!({"content": text}).to_string()}),
-        );
-        assert_eq!(r.status, 200);
-    };
     edit(&a, "1 a\n2\n3\n");
     edit(&b, "1\n2\n3 b\n");
     sync(&a, &remote, None).unwrap();
@@ -337,18 +341,6 @@ fn a_merge_cut_between_its_two_writes_is_finished_not_merged_again() {
     );
     sync(&a, &remote, None).unwrap();
     sync(&b, &remote, None).unwrap();
-    let id = |e: &Engine<MemoryStore>| {
-        call(e, json!({"op": "memory.list", "query": {}})).body["data"][0]["id"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
-    let edit = |e: &Engine<MemoryStore>, text: &str| {
-        call(
-            e,
-            json!({"op": "memory.update", "id": id(e), "body": json!({"content": text}).to_string()}),
-        );
-    };
     edit(&a, "1\n2 a\n");
     sync(&a, &remote, None).unwrap();
     edit(&b, "1\n2 b\n");
@@ -377,12 +369,6 @@ fn a_remote_edit_made_during_the_sync_is_merged_not_overwritten() {
         json!({"op": "memory.create", "body": json!({"path": "/n.md", "content": "1\n2\n3\n"}).to_string()}),
     );
     sync(&a, &remote, None).unwrap();
-    let id = |e: &Engine<MemoryStore>| {
-        call(e, json!({"op": "memory.list", "query": {}})).body["data"][0]["id"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
     call(
         &a,
         json!({"op": "memory.update", "id": id(&a), "body": json!({"content": "1 a\n2\n3\n"}).to_string()}),
@@ -411,12 +397,6 @@ fn a_rename_on_one_side_and_an_edit_on_the_other_are_one_memory() {
         json!({"op": "memory.create", "body": json!({"path": "/old.md", "content": "x\n"}).to_string()}),
     );
     sync(&a, &remote, None).unwrap();
-    let id = |e: &Engine<MemoryStore>| {
-        call(e, json!({"op": "memory.list", "query": {}})).body["data"][0]["id"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
     call(
         &a,
         json!({"op": "memory.update", "id": id(&a), "body": json!({"path": "/new.md"}).to_string()}),
@@ -443,12 +423,6 @@ fn a_merge_past_the_size_limit_is_refused_naming_the_memory() {
         json!({"op": "memory.create", "body": json!({"path": "/big.md", "content": "a\nb\n"}).to_string()}),
     );
     sync(&a, &remote, None).unwrap();
-    let id = |e: &Engine<MemoryStore>| {
-        call(e, json!({"op": "memory.list", "query": {}})).body["data"][0]["id"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
     // 60 KB on each side, on different lines: together past the API's 100 KB.
     let half = "x".repeat(60_000);
     call(
