@@ -10,8 +10,8 @@ export function equalBytes(a, b) {
 }
 
 /**
- * Largest value a store may hand back: the engine's `memdir::store::MAX_VALUE_BYTES`
- * (src/store.rs), which the wasm glue does not export; tests/workerd checks the two
+ * Largest value a store may hand back: the engine's `memdir::config::MAX_VALUE_BYTES`
+ * (src/config.rs), which the wasm glue does not export; tests/workerd checks the two
  * agree. A stored record claiming more is damaged, refused before anything is read.
  */
 export const MAX_VALUE_BYTES = 64 << 20;

@@ -3,7 +3,8 @@
 
 import http from 'node:http';
 import { mintToken } from '../../examples/worker/src/auth.js';
-import { AUTH_SECRET } from './mf.js';
+import { after } from 'node:test';
+import { AUTH_SECRET, start } from './mf.js';
 
 /**
  * One HTTP request on a fresh loopback connection, answered as a fetch-like
@@ -100,4 +101,14 @@ export function sorted(entries) {
 /** Entries as plain `{path, content?}` objects, whatever shape the engine returned. */
 export function plain(entries) {
   return sorted(entries).map((e) => (e.content === undefined || e.content === null ? { path: e.path } : { path: e.path, content: e.content }));
+}
+
+/**
+ * The example service in miniflare for one test file: started now, disposed after
+ * the file's tests. `c` is its client (each call waits for it to be ready).
+ */
+export function useService(options) {
+  const mf = start(options);
+  after(() => mf.dispose());
+  return { mf, c: client(mf) };
 }

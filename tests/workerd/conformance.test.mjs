@@ -4,23 +4,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
-import { client, entriesOf, plain } from './client.js';
+import { test } from 'node:test';
+import { entriesOf, plain, useService } from './client.js';
 import { hostileMessage, POSITIONS } from './hostile.js';
-import { root, start } from './mf.js';
+import { root } from './mf.js';
 
 const data = (name) => JSON.parse(readFileSync(join(root, 'tests/conformance', name), 'utf8'));
 const { cases } = data('cases.json');
 const { paths } = data('hostile-paths.json');
 
-let mf;
-let c;
-before(async () => {
-  mf = start();
-  c = client(mf);
-  await mf.ready;
-});
-after(() => mf?.dispose());
+const { mf, c } = useService();
 
 test('conformance cases over HTTP', { concurrency: 4 }, async (t) => {
   assert.ok(cases.length > 0, 'cases.json has no cases');

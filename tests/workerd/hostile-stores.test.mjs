@@ -5,22 +5,14 @@
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { expected } from '../conformance/hostile-stores.mjs';
-import { client } from './client.js';
-import { start } from './mf.js';
+import { useService } from './client.js';
 import { MAX_VALUE_BYTES } from '../../js/stores/shared.js';
 
 const { probes, cases } = JSON.parse(readFileSync(new URL('../conformance/hostile-stores.json', import.meta.url), 'utf8'));
 
-let mf;
-let c;
-before(async () => {
-  mf = start();
-  c = client(mf);
-  await mf.ready;
-});
-after(() => mf?.dispose());
+const { c } = useService();
 
 // On both kinds of object: durableObjectStore takes a different path on each.
 for (const storage of ['sqlite-backed', 'kv-backed']) {
@@ -50,7 +42,7 @@ for (const storage of ['sqlite-backed', 'kv-backed']) {
 }
 
 test('the store bound is the engine limit', () => {
-  const rust = readFileSync(new URL('../../src/store.rs', import.meta.url), 'utf8');
+  const rust = readFileSync(new URL('../../src/config.rs', import.meta.url), 'utf8');
   const [, a, b] = rust.match(/pub const MAX_VALUE_BYTES: usize = (\d+) << (\d+);/);
   assert.equal(MAX_VALUE_BYTES, Number(a) * 2 ** Number(b));
 });

@@ -5,19 +5,12 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { mintToken } from '../../examples/worker/src/auth.js';
-import { client, entriesOf, plain } from './client.js';
+import { client, entriesOf, plain, useService } from './client.js';
 import { API_KEYS, AUTH_SECRET, start } from './mf.js';
 
-let mf;
-let c;
-before(async () => {
-  mf = start();
-  c = client(mf);
-  await mf.ready;
-});
-after(() => mf?.dispose());
+const { mf, c } = useService();
 
 const VIEW = JSON.stringify({ command: 'view', path: '/memories/note.md' });
 const CREATE = JSON.stringify({ command: 'create', path: '/memories/new.md', file_text: 'should not exist' });

@@ -4,18 +4,10 @@
 // backend's limit, a commit that fails midway, racing swaps).
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { client } from './client.js';
-import { start } from './mf.js';
+import { test } from 'node:test';
+import { useService } from './client.js';
 
-let mf;
-let c;
-before(async () => {
-  mf = start();
-  c = client(mf);
-  await mf.ready;
-});
-after(() => mf?.dispose());
+const { c } = useService();
 
 // First in this file: the warning is given once per isolate.
 test('kvStore warns once that KV is eventually consistent', async () => {

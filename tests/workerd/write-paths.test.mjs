@@ -3,19 +3,11 @@
 // memory, `team` read-only. The exact answers, and team's raw rows unchanged.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { FACES } from '../conformance/write-paths.mjs';
-import { client } from './client.js';
-import { start } from './mf.js';
+import { useService } from './client.js';
 
-let mf;
-let c;
-before(async () => {
-  mf = start();
-  c = client(mf);
-  await mf.ready;
-});
-after(() => mf?.dispose());
+const { c } = useService();
 
 for (const [face, { readOnly, readWrite }] of Object.entries(FACES)) {
   test(face, async () => {
