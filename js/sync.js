@@ -3,6 +3,7 @@
 // and its answer comes back as {status, body}. The engine decides everything
 // else; here are only fetch, the key, a timeout and a size bound on answers.
 import { glue } from './glue.js';
+import { readBody } from './read-body.js';
 
 let defaultsCache;
 /** `{baseUrl, timeoutMs, maxAnswerBytes}`, from the engine. */
@@ -52,35 +53,9 @@ export function remoteCaller({ root, apiKey, storeId, fetch: fetchFn }) {
       body: http.body ?? undefined,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    const text = await readBounded(response, maxAnswerBytes);
-    const body = text.length === 0 ? null : JSON.parse(text);
+    const read = await readBody(response, maxAnswerBytes);
+    if (read.tooLarge || read.bad) throw new Error('not an answer of the Memory Stores API');
+    const body = read.text === null ? null : JSON.parse(read.text);
     return JSON.stringify({ status: response.status, body });
   };
-}
-
-/** The answer's text, refusing one past `max` bytes without reading it all. */
-async function readBounded(response, max) {
-  const declared = Number(response.headers.get('content-length'));
-  if (Number.isFinite(declared) && declared > max) throw new Error('answer too large');
-  if (!response.body) return '';
-  const reader = response.body.getReader();
-  const parts = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel();
-      throw new Error('answer too large');
-    }
-    parts.push(value);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const p of parts) {
-    all.set(p, at);
-    at += p.byteLength;
-  }
-  return new TextDecoder('utf-8', { fatal: true }).decode(all);
 }

@@ -7,6 +7,7 @@
 // comes from this machine and not from a web page), the body-size gate before the
 // body is read, the request id, and that nothing thrown below reaches a client as text.
 import * as core from '../core.js';
+import { readBody } from '../read-body.js';
 
 const JSON_TYPE = 'application/json';
 // Every failure of the server itself (a throw, a backend gone wrong) answers this,
@@ -129,41 +130,6 @@ function queryOf(url) {
     query[name] = value;
   }
   return { query };
-}
-
-/**
- * The body as text, or null when there is none; `{tooLarge}` as soon as more than
- * `max` bytes have arrived (a Content-Length over it is refused before reading).
- */
-async function readBody(request, max) {
-  const declared = request.headers.get('content-length');
-  if (declared !== null && /^\d+$/.test(declared) && Number(declared) > max) return { tooLarge: true };
-  if (request.body === null) return { text: null };
-  const reader = request.body.getReader();
-  const chunks = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > max) {
-      await reader.cancel().catch(() => {});
-      return { tooLarge: true };
-    }
-    chunks.push(value);
-  }
-  if (size === 0) return { text: null };
-  const bytes = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.byteLength;
-  }
-  try {
-    return { text: new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes) };
-  } catch {
-    return { bad: true };
-  }
 }
 
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
