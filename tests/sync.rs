@@ -18,6 +18,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use memdir::sync::{Remote, Summary, Unreachable};
 use memdir::{Config, Engine, MemoryStore, Response, block_on};
+use proptest::prelude::*;
 use serde_json::{Value, json};
 
 /// The remote: an engine's API, whose connection drops at the `cut`-th request:
@@ -60,20 +61,6 @@ fn model() -> Model {
 
 fn engine() -> Engine<MemoryStore> {
     common::api_engine(Config::default()).0
-}
-
-/// xorshift64*: the cases are the same on every run.
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
 }
 
 const PATHS: [&str; 4] = ["/a.md", "/b.md", "/notes/c.md", "/notes/d.md"];
@@ -152,18 +139,23 @@ fn version_count(e: &Engine<MemoryStore>) -> usize {
     r.body["data"].as_array().unwrap().len()
 }
 
-/// One random change on `e`; the text it wrote, if any.
-fn change(e: &Engine<MemoryStore>, rng: &mut Rng, tag: &str) -> Option<String> {
+/// One change on `e`, as `c` draws it; the text it wrote, if any. A delete adds the
+/// tags of what it deleted to `deleted`.
+fn change(
+    e: &Engine<MemoryStore>,
+    c: &Change,
+    tag: &str,
+    deleted: &mut BTreeSet<String>,
+) -> Option<String> {
     let listed = contents(e);
     let mems = {
         let r = call(e, json!({"op": "memory.list", "query": {"limit": "100"}}));
         r.body["data"].as_array().unwrap().clone()
     };
-    let pick = (!mems.is_empty())
-        .then(|| mems[usize::try_from(rng.below(mems.len() as u64)).unwrap()].clone());
-    match (rng.below(10), pick) {
+    let pick = (!mems.is_empty()).then(|| mems[c.memory.index(mems.len())].clone());
+    match (c.kind, pick) {
         (0..=2, _) | (_, None) => {
-            let path = PATHS[usize::try_from(rng.below(4)).unwrap()];
+            let path = PATHS[c.path];
             let text = format!("one\ntwo {tag}\nthree\n");
             let r = call(
                 e,
@@ -176,7 +168,7 @@ fn change(e: &Engine<MemoryStore>, rng: &mut Rng, tag: &str) -> Option<String> {
             // not overlap.
             let old = &listed[m["path"].as_str().unwrap()];
             let mut lines: Vec<String> = old.lines().map(String::from).collect();
-            let i = usize::try_from(rng.below(lines.len().max(1) as u64)).unwrap();
+            let i = c.line.index(lines.len().max(1));
             if lines.is_empty() {
                 lines.push(String::new());
             }
@@ -189,7 +181,7 @@ fn change(e: &Engine<MemoryStore>, rng: &mut Rng, tag: &str) -> Option<String> {
             (r.status == 200).then_some(text)
         }
         (7..=8, Some(m)) => {
-            let path = PATHS[usize::try_from(rng.below(4)).unwrap()];
+            let path = PATHS[c.path];
             call(
                 e,
                 json!({"op": "memory.update", "id": m["id"], "body": json!({"path": path}).to_string()}),
@@ -197,10 +189,32 @@ fn change(e: &Engine<MemoryStore>, rng: &mut Rng, tag: &str) -> Option<String> {
             None
         }
         (_, Some(m)) => {
-            call(e, json!({"op": "memory.delete", "id": m["id"]}));
+            let r = call(e, json!({"op": "memory.delete", "id": m["id"]}));
+            if r.status == 200 {
+                deleted.extend(tags(&listed[m["path"].as_str().unwrap()]));
+            }
             None
         }
     }
+}
+
+/// The change tags (`a5`, `r12`: who changed it, at which step) a text holds. Edits
+/// only add tags to lines, so a tag leaves the memories only with a delete.
+fn tags(text: &str) -> BTreeSet<String> {
+    text.split_whitespace()
+        .filter(|w| {
+            let mut c = w.chars();
+            matches!(c.next(), Some('a' | 'b' | 'r'))
+                && c.clone().next().is_some()
+                && c.all(|d| d.is_ascii_digit())
+        })
+        .map(String::from)
+        .collect()
+}
+
+/// Every tag in the current memories of `e`.
+fn all_tags(e: &Engine<MemoryStore>) -> BTreeSet<String> {
+    contents(e).values().flat_map(|t| tags(t)).collect()
 }
 
 fn sync(
@@ -221,76 +235,137 @@ fn kept(text: &str, current: &[&BTreeMap<String, String>], versions: &BTreeSet<S
     current.iter().any(|c| c.values().any(|v| v.contains(body))) || versions.contains(text)
 }
 
+/// What one change does: `kind` 0–2 a create, 3–6 an edit of a line, 7–8 a rename,
+/// 9 a delete; of which memory, which line and to which path.
+#[derive(Clone, Debug)]
+struct Change {
+    kind: u8,
+    path: usize,
+    memory: prop::sample::Index,
+    line: prop::sample::Index,
+}
+
+#[derive(Clone, Debug)]
+enum Step {
+    /// A change on client a (0), client b (1) or the remote (2).
+    Change(u8, Change),
+    /// A sync of client a (false) or b (true), its connection cut at that request
+    /// (the request lost before, or its answer after, it was carried out).
+    Sync(bool, Option<u64>, bool),
+}
+
+fn step() -> impl Strategy<Value = Step> {
+    let change = (
+        0u8..10,
+        0..PATHS.len(),
+        any::<prop::sample::Index>(),
+        any::<prop::sample::Index>(),
+    )
+        .prop_map(|(kind, path, memory, line)| Change {
+            kind,
+            path,
+            memory,
+            line,
+        });
+    prop_oneof![
+        2 => (0u8..3, change).prop_map(|(side, c)| Step::Change(side, c)),
+        3 => (any::<bool>(), prop::option::of(0u64..12), any::<bool>()).prop_map(|(b, cut, before)| Step::Sync(b, cut, before)),
+    ]
+}
+
 #[test]
 fn random_edits_on_two_clients_and_the_remote_converge_and_lose_nothing() {
-    let cases = std::env::var("SYNC_CASES")
+    use proptest::test_runner::{Config as RunnerConfig, TestRunner};
+    use std::cell::RefCell;
+
+    let cases: u32 = std::env::var("PROPTEST_CASES")
         .ok()
         .and_then(|v| v.parse().ok())
         .unwrap_or(150);
-    let mut syncs_cut = 0;
-    let mut totals = Summary::default();
-    for case in 0..cases {
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ (case + 1));
+    let mut runner = TestRunner::new(RunnerConfig {
+        cases,
+        failure_persistence: None,
+        ..RunnerConfig::default()
+    });
+    let syncs_cut = RefCell::new(0u32);
+    let totals = RefCell::new(Summary::default());
+    let run = RefCell::new(0u32);
+    let result = runner.run(&prop::collection::vec(step(), 24), |steps| {
+        *run.borrow_mut() += 1;
         let (a, b) = (engine(), engine());
         let remote = model();
         let mut written = Vec::new();
-        for step in 0..24 {
-            match rng.below(5) {
-                0 | 1 => {
-                    let (who, e) = match rng.below(3) {
+        let mut deleted = BTreeSet::new();
+        for (i, s) in steps.iter().enumerate() {
+            match s {
+                Step::Change(side, c) => {
+                    let (who, e) = match side {
                         0 => ("a", &a),
                         1 => ("b", &b),
                         _ => ("r", &remote.engine),
                     };
-                    written.extend(change(e, &mut rng, &format!("{who}{step}")));
+                    written.extend(change(e, c, &format!("{who}{i}"), &mut deleted));
                 }
-                n => {
-                    let client = if n == 2 { &a } else { &b };
-                    let cut = (rng.below(2) == 0).then(|| rng.below(12));
-                    remote.before.set(rng.below(2) == 0);
-                    match sync(client, &remote, cut) {
+                Step::Sync(which, cut, before) => {
+                    remote.before.set(*before);
+                    match sync(if *which { &b } else { &a }, &remote, *cut) {
                         Ok(s) => {
-                            totals.merged += s.merged;
-                            totals.conflicts += s.conflicts;
+                            let mut t = totals.borrow_mut();
+                            t.merged += s.merged;
+                            t.conflicts += s.conflicts;
                         }
-                        Err(_) => syncs_cut += 1,
+                        Err(_) => *syncs_cut.borrow_mut() += 1,
                     }
                 }
             }
         }
+        let fail =
+            |e: memdir::sync::SyncError| TestCaseError::fail(format!("a whole sync failed: {e}"));
+        // Every change still held somewhere, and not deleted since, must survive
+        // the syncs: merged, beside a conflict, or beating a delete.
+        let mut held = all_tags(&a);
+        held.extend(all_tags(&b));
+        held.extend(all_tags(&remote.engine));
         for _ in 0..3 {
-            sync(&a, &remote, None).unwrap();
-            sync(&b, &remote, None).unwrap();
+            sync(&a, &remote, None).map_err(fail)?;
+            sync(&b, &remote, None).map_err(fail)?;
         }
         let (ca, cb, cr) = (contents(&a), contents(&b), contents(&remote.engine));
-        assert_eq!(ca, cr, "case {case}: client a and the remote differ");
-        assert_eq!(cb, cr, "case {case}: client b and the remote differ");
+        prop_assert_eq!(&ca, &cr, "client a and the remote differ");
+        prop_assert_eq!(&cb, &cr, "client b and the remote differ");
         let mut all = versions(&a);
         all.extend(versions(&b));
         all.extend(versions(&remote.engine));
         for t in &written {
-            assert!(kept(t, &[&ca], &all), "case {case}: {t:?} is lost");
+            prop_assert!(kept(t, &[&ca], &all), "{:?} is lost", t);
         }
+        let now = all_tags(&a);
+        let lost: Vec<&String> = held
+            .iter()
+            .filter(|t| !now.contains(*t) && !deleted.contains(*t))
+            .collect();
+        prop_assert!(lost.is_empty(), "changes lost: {:?}", lost);
         // Nothing changed: a sync writes nothing on either side.
         let before = (version_count(&a), version_count(&remote.engine));
-        let s = sync(&a, &remote, None).unwrap();
-        assert_eq!(
-            (s.pulled, s.pushed, s.merged, s.conflicts),
-            (0, 0, 0, 0),
-            "case {case}"
-        );
-        assert_eq!(
-            (version_count(&a), version_count(&remote.engine)),
-            before,
-            "case {case}"
-        );
-    }
-    // The cases must reach the interesting paths, not only copies.
-    assert!(totals.merged > 0 && totals.conflicts > 0 && syncs_cut > 0);
+        let s = sync(&a, &remote, None).map_err(fail)?;
+        prop_assert_eq!((s.pulled, s.pushed, s.merged, s.conflicts), (0, 0, 0, 0));
+        prop_assert_eq!((version_count(&a), version_count(&remote.engine)), before);
+        Ok(())
+    });
+    let (run, cut, totals) = (
+        run.into_inner(),
+        syncs_cut.into_inner(),
+        totals.into_inner(),
+    );
     println!(
-        "{cases} cases, {syncs_cut} syncs cut off midway, {} merges and {} conflicts in the syncs that finished",
+        "{run} sequences run ({cases} configured), {cut} syncs cut off midway, {} merges and {} conflicts in the syncs that finished",
         totals.merged, totals.conflicts
     );
+    if let Err(e) = result {
+        panic!("sync lost or diverged: {e}");
+    }
+    // The cases must reach the interesting paths, not only copies.
+    assert!(run >= cases && totals.merged > 0 && totals.conflicts > 0 && cut > 0);
 }
 
 #[test]
