@@ -144,7 +144,7 @@ impl<S: Store> Engine<S> {
     pub async fn api(&self, request: &Value) -> Response {
         let outcome = self.api_outcome(request).await;
         if outcome.is_err() {
-            self.cache.forget_head();
+            self.forget_head();
         }
         Response::of(outcome)
     }

@@ -299,13 +299,13 @@ impl<S: Store> Engine<S> {
         erase: Option<(Hash, alloc::rc::Rc<str>)>,
     ) -> Result<(), ToolError> {
         self.store.delete(&record.key(RECORD)).await?;
-        self.cache.forget_record(&record);
+        self.forget_record(&record);
         let Some((blob, text)) = erase else {
             return Ok(());
         };
         let (before, _) = self.cached_head().await?;
         self.store.delete(&blob.key(BLOB)).await?;
-        self.cache.forget_blob(&blob);
+        self.forget_blob(&blob);
         // A writer that stored the same text again (a restore in another tab) and
         // published meanwhile needs it back: its blob key is ours.
         let now = self.read_head().await?;

@@ -9,7 +9,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 use core::future::{Future, poll_fn};
 use core::pin::pin;
-use core::task::{Context, Poll, Waker};
+use core::task::Poll;
 
 use serde_json::Value;
 
@@ -55,7 +55,7 @@ impl<S: Store> Engine<S> {
         if result.is_err() {
             // A failure may have come from a store in an unknown state: trust
             // nothing cached about the head (objects stay valid: they are immutable).
-            self.cache.forget_head();
+            self.forget_head();
         }
         result
     }
@@ -162,7 +162,7 @@ impl<S: Store> Engine<S> {
         let head = match poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx))).await {
             Poll::Ready(head) => head?,
             Poll::Pending => {
-                let seen = self.cache.head.borrow().clone();
+                let seen = self.last_head();
                 let guess = seen.and_then(|seen| {
                     let answer = self.cache_alone(self.view_at(&seen, path, range))?;
                     Some((seen.raw, answer))
@@ -177,19 +177,6 @@ impl<S: Store> Engine<S> {
             }
         };
         self.view_at(&head, path, range).await
-    }
-
-    /// `work` run from the cache alone, in one poll: its output, or `None` if it
-    /// needed an object from the store (or would have waited on anything else).
-    fn cache_alone<T>(&self, work: impl Future<Output = T>) -> Option<T> {
-        let mut work = pin!(work);
-        self.cache.set_cache_only(true);
-        let polled = work.as_mut().poll(&mut Context::from_waker(Waker::noop()));
-        self.cache.set_cache_only(false);
-        match polled {
-            Poll::Ready(out) if !self.cache.missed() => Some(out),
-            _ => None,
-        }
     }
 
     /// The view of `path` in the tree `head` names.

@@ -129,7 +129,7 @@ impl<S: Store> Engine<S> {
             let below = match self.dir_get(overlay, here, name).await? {
                 Some(c) if c.kind == Kind::Dir => c.hash,
                 Some(_) => return Err(ToolError::Damaged),
-                None => self.empty_root,
+                None => self.empty_root(),
             };
             dirs.push(below);
         }

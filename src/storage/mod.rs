@@ -6,9 +6,12 @@
 //! below it, never a command, the history or a face above it.
 //!
 //! [`Engine`] is defined here because it is the state every layer works on: a
-//! store, its cache, the config and the clock. Each layer adds its own methods in
-//! its own files (storage: reading objects and publishing; `history`: the version
-//! log; `command`: running a tool call; the faces: the API and the toolset).
+//! store, the config and the clock, which every layer reads, and what storage alone
+//! owns (the object cache, the empty tree's address, the backoff between races),
+//! which the layers above reach only through the methods at the end of this file.
+//! Each layer adds its own methods in its own files (storage: reading objects and
+//! publishing; `history`: the version log; `command`: running a tool call; the
+//! faces: the API and the toolset).
 
 use alloc::boxed::Box;
 use core::future::Future;
@@ -39,9 +42,9 @@ pub struct Engine<S> {
     pub(crate) store: S,
     pub(crate) config: Config,
     pub(crate) clock: Box<dyn Fn() -> u64>,
-    pub(crate) backoff: Option<Backoff>,
-    pub(crate) empty_root: Hash,
-    pub(crate) cache: Cache,
+    pub(in crate::storage) backoff: Option<Backoff>,
+    pub(in crate::storage) empty_root: Hash,
+    pub(in crate::storage) cache: Cache,
     /// Where the next retention pass starts (`retain`): past the slots a pass cut
     /// short has read, so passes over a long log make progress.
     pub(crate) retain_from: core::cell::Cell<u64>,
@@ -80,5 +83,47 @@ impl<S: Store> Engine<S> {
 
     pub fn config(&self) -> &Config {
         &self.config
+    }
+}
+
+/// What the layers above may ask of storage's own state.
+impl<S> Engine<S> {
+    /// The root of the empty tree.
+    pub(crate) fn empty_root(&self) -> Hash {
+        self.empty_root
+    }
+
+    /// Forgets the cached head, so the next command reads it from the store (after
+    /// a failure, whose cause may have been a stale head).
+    pub(crate) fn forget_head(&self) {
+        self.cache.forget_head();
+    }
+
+    /// Forgets a record and a blob the store no longer holds (a redaction's erase).
+    pub(crate) fn forget_record(&self, hash: &Hash) {
+        self.cache.forget_record(hash);
+    }
+
+    pub(crate) fn forget_blob(&self, hash: &Hash) {
+        self.cache.forget_blob(hash);
+    }
+
+    /// The head this engine saw last, without asking the store.
+    pub(crate) fn last_head(&self) -> Option<cache::Head> {
+        self.cache.head.borrow().clone()
+    }
+
+    /// `work` run from the cache alone, in one poll: its output, or `None` if it
+    /// needed an object from the store (or would have waited on anything else).
+    pub(crate) fn cache_alone<T>(&self, work: impl Future<Output = T>) -> Option<T> {
+        use core::task::{Context, Poll, Waker};
+        let mut work = core::pin::pin!(work);
+        self.cache.set_cache_only(true);
+        let polled = work.as_mut().poll(&mut Context::from_waker(Waker::noop()));
+        self.cache.set_cache_only(false);
+        match polled {
+            Poll::Ready(out) if !self.cache.missed() => Some(out),
+            _ => None,
+        }
     }
 }

@@ -2,8 +2,8 @@
 //! edge example, the hosted service): after a sync both hold the same memories.
 //!
 //! - **Per memory, three-way.** The base is what both sides held at the last sync
-//!   ([`state`], kept in this store outside the tree). A memory changed on one side
-//!   is copied to the other; changed on both, the texts are merged ([`merge`]), and
+//!   (`state`, kept in this store outside the tree). A memory changed on one side
+//!   is copied to the other; changed on both, the texts are merged ([`merge`](mod@merge)), and
 //!   edits that overlap stay, both, between conflict markers. An edit beats a
 //!   delete. Memories are followed by id, so a rename on one side and an edit on
 //!   the other are one memory; two different renames take the remote's path.

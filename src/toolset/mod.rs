@@ -186,7 +186,7 @@ impl<S: Store> Engine<S> {
     pub async fn toolset(&self, prefix: &str, name: &str, input: &Value) -> Answer {
         let answer = self.toolset_answer(prefix, name, input).await;
         if answer.is_err() {
-            self.cache.forget_head();
+            self.forget_head();
         }
         answer
     }
