@@ -520,3 +520,39 @@ fn a_merge_past_the_size_limit_is_refused_naming_the_memory() {
         format!("a\nb {half}\n")
     );
 }
+
+#[test]
+fn deletes_and_edits_that_beat_them_settle_in_one_pass() {
+    let a = engine();
+    let remote = model();
+    call(
+        &a,
+        json!({"op": "memory.create", "body": json!({"path": "/d.md", "content": "x\n"}).to_string()}),
+    );
+    sync(&a, &remote, None).unwrap();
+    // Deleted here, unchanged there: one list, one delete, and nothing pulled back.
+    call(&a, json!({"op": "memory.delete", "id": id(&a)}));
+    assert_eq!(
+        sync(&a, &remote, None).unwrap().to_string(),
+        "pulled 0, pushed 1, merged 0, conflicts 0, unchanged 0"
+    );
+    assert_eq!(remote.calls.get(), 2);
+    assert!(contents(&remote.engine).is_empty());
+    // Deleted there, edited here: the edit goes back in the same sync.
+    call(
+        &a,
+        json!({"op": "memory.create", "body": json!({"path": "/e.md", "content": "y\n"}).to_string()}),
+    );
+    sync(&a, &remote, None).unwrap();
+    call(
+        &remote.engine,
+        json!({"op": "memory.delete", "id": id(&remote.engine)}),
+    );
+    edit(&a, "y edited\n");
+    assert_eq!(
+        sync(&a, &remote, None).unwrap().to_string(),
+        "pulled 0, pushed 1, merged 0, conflicts 0, unchanged 0"
+    );
+    let want: BTreeMap<String, String> = [("/e.md".to_string(), "y edited\n".to_string())].into();
+    assert_eq!(contents(&remote.engine), want);
+}

@@ -80,7 +80,7 @@ impl fmt::Display for Summary {
 }
 
 /// Which store a failure is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Side {
     Local,
     Remote,
@@ -186,6 +186,7 @@ impl<S: Store> Engine<S> {
             summary: Summary::default(),
             again: None,
             taken: BTreeSet::new(),
+            gone: BTreeSet::new(),
         };
         let outcome = run.passes().await;
         // Whatever was agreed is kept, even when the sync stopped midway.
@@ -205,6 +206,8 @@ struct Run<'a, S, R> {
     again: Option<String>,
     /// Every path either side holds (as listed this pass, and made since).
     taken: BTreeSet<String>,
+    /// The memories this pass deleted, by side and id: listed, but no longer there.
+    gone: BTreeSet<(Side, String)>,
 }
 
 /// A write's outcome: done (the memory as it now is), its path held by another
@@ -217,19 +220,17 @@ enum Wrote {
 
 impl<S: Store, R: Remote> Run<'_, S, R> {
     async fn passes(&mut self) -> Result<(), SyncError> {
+        let mut unsettled = String::new();
         for _ in 0..MAX_PASSES {
-            self.again = None;
             self.summary.unchanged = 0;
             self.pass().await?;
-            let Some(path) = self.again.take() else {
-                return Ok(());
-            };
+            match self.again.take() {
+                None => return Ok(()),
+                Some(path) => unsettled = path,
+            }
             self.save().await?;
-            self.again = Some(path);
         }
-        Err(SyncError::Unsettled {
-            path: self.again.take().unwrap_or_default(),
-        })
+        Err(SyncError::Unsettled { path: unsettled })
     }
 
     async fn save(&mut self) -> Result<(), SyncError> {
@@ -391,7 +392,10 @@ impl<S: Store, R: Remote> Run<'_, S, R> {
     async fn delete(&mut self, side: Side, m: &Info) -> Result<bool, SyncError> {
         let r = self.call(side, &wire::delete(&m.id, &m.sha)).await?;
         match r.status {
-            200 | 404 => Ok(true),
+            200 | 404 => {
+                self.gone.insert((side, m.id.clone()));
+                Ok(true)
+            }
             409 => {
                 self.again = Some(m.path.clone());
                 Ok(false)
@@ -408,26 +412,27 @@ impl<S: Store, R: Remote> Run<'_, S, R> {
             .chain(remote.values())
             .map(|m| m.path.clone())
             .collect();
-        let paired_local: BTreeSet<String> =
-            self.state.pairs.values().map(|p| p.local.clone()).collect();
+        self.gone.clear();
         let pairs: Vec<(String, Pair)> = self.state.pairs.clone().into_iter().collect();
         for (rid, pair) in pairs {
             let l = local.get(&pair.local);
             self.settle(&rid, pair.clone(), l, remote.get(&rid)).await?;
         }
-        // Memories no pair names: made on one side, or left by an edit that beat a
-        // delete. One on each side at one path is joined (merged with no base).
-        let paired_remote: BTreeSet<&String> = self.state.pairs.keys().collect();
-        let still_local: BTreeSet<String> =
-            self.state.pairs.values().map(|p| p.local.clone()).collect();
+        // Memories no pair names (and this pass did not delete): made on one side,
+        // or left by an edit that beat a delete. One on each side at one path is
+        // joined (merged with no base).
+        let paired_local: BTreeSet<&String> = self.state.pairs.values().map(|p| &p.local).collect();
+        let unpaired = |side: Side, m: &Info, paired: bool| {
+            !paired && !self.gone.contains(&(side, m.id.clone()))
+        };
         let mut remote_new: BTreeMap<String, Info> = remote
             .values()
-            .filter(|r| !paired_remote.contains(&r.id))
+            .filter(|r| unpaired(Side::Remote, r, self.state.pairs.contains_key(&r.id)))
             .map(|r| (r.path.clone(), r.clone()))
             .collect();
         let local_new: Vec<Info> = local
             .values()
-            .filter(|l| !paired_local.contains(&l.id) && !still_local.contains(&l.id))
+            .filter(|l| unpaired(Side::Local, l, paired_local.contains(&l.id)))
             .cloned()
             .collect();
         for l in local_new {
@@ -482,12 +487,7 @@ impl<S: Store, R: Remote> Run<'_, S, R> {
             Side::Local => (&source, &copy),
             Side::Remote => (&copy, &source),
         };
-        self.agree(
-            &remote.id.clone(),
-            &local.clone(),
-            &source.sha.clone(),
-            &source.path.clone(),
-        );
+        self.agree(&remote.id, local, &source.sha, &source.path);
         match from {
             Side::Local => self.summary.pushed += 1,
             Side::Remote => self.summary.pulled += 1,
