@@ -103,28 +103,47 @@ pub fn sha256(bytes: &[u8]) -> [u8; 32] {
     storage::tree::Hash::of(bytes).0
 }
 
-/// Drives a future to completion without an executor.
+/// The output of a future that is ready at its first poll, or `None`.
 ///
-/// For stores that answer synchronously (in memory, on disk, a wasm component's
-/// imports): their futures are ready on first poll. A future that is not ready is
-/// polled again after a yield, so this is never the way to drive a real async store.
-///
-/// Hidden from the documented surface: it busy-polls a future that is not ready
-/// (with a no-op waker nothing can wake it sooner), which is right only for this
-/// workspace's synchronous stores (the component, the host, tests and fuzzing). A
-/// user with an async store drives the engine's futures with their own executor.
-#[doc(hidden)]
-pub fn block_on<F: core::future::Future>(fut: F) -> F::Output {
+/// Every engine future over a synchronous store (in memory, a wasm component's
+/// imports) is ready at once, so a runtime without an executor runs commands with
+/// this, and treats `None` as a store that failed to answer: with nothing that could
+/// wake it, polling again would only spin.
+pub fn now_or_never<F: core::future::Future>(fut: F) -> Option<F::Output> {
     use core::task::{Context, Poll, Waker};
+    match core::pin::pin!(fut).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(out) => Some(out),
+        Poll::Pending => None,
+    }
+}
+
+/// Runs a future to its end on this thread, parking the thread while it waits
+/// until its waker is called: for native hosts and tests whose stores answer
+/// synchronously, or whose async stores wake from another thread. Not for a store
+/// that needs an event loop on this same thread (drive that with its executor).
+#[cfg(feature = "std")]
+pub fn block_on<F: core::future::Future>(fut: F) -> F::Output {
+    use alloc::sync::Arc;
+    use core::task::{Context, Poll};
+
+    /// Wakes the parked thread (an `unpark` before the `park` is not lost).
+    struct Unpark(std::thread::Thread);
+    impl alloc::task::Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+        fn wake_by_ref(self: &Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+
+    let waker = Arc::new(Unpark(std::thread::current())).into();
+    let mut cx = Context::from_waker(&waker);
     let mut fut = core::pin::pin!(fut);
-    let mut cx = Context::from_waker(Waker::noop());
     loop {
         if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
             return out;
         }
-        #[cfg(feature = "std")]
-        std::thread::yield_now();
-        #[cfg(not(feature = "std"))]
-        core::hint::spin_loop();
+        std::thread::park();
     }
 }

@@ -5,7 +5,7 @@
 //! Object storage, a directory on disk or a JS object can each serve it in a page.
 //!
 //! Operations are `async` because most real backends are; a synchronous backend
-//! returns ready futures and the engine needs no executor (see [`crate::block_on`]).
+//! returns ready futures and the engine needs no executor (see [`crate::now_or_never`]).
 
 use alloc::rc::Rc;
 use alloc::string::String;

@@ -111,16 +111,17 @@ impl<S: Store> Store for Harness<S> {
     // `commit` keeps the default: its sets and CAS each count, and each can fail.
 }
 
-/// A future that is pending on its first poll.
+/// A future that is pending on its first poll, and asks to be polled again.
 struct YieldOnce(bool);
 
 impl Future for YieldOnce {
     type Output = ();
-    fn poll(mut self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<()> {
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<()> {
         if self.0 {
             Poll::Ready(())
         } else {
             self.0 = true;
+            cx.waker().wake_by_ref();
             Poll::Pending
         }
     }

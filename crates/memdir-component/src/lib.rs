@@ -23,9 +23,13 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
+use memdir::api::error::ApiError;
 use memdir::config::MAX_RETRIES_CAP;
 use memdir::mounts::{self, Access, Mount, MountTarget};
-use memdir::{Command, Config, Defaults, Engine, ErrorKind, Limits, SecretPolicy, ToolError};
+use memdir::{
+    Command, Config, Defaults, Engine, ErrorKind, Limits, Response, SecretPolicy, StoreError,
+    ToolError,
+};
 
 use exports::memdir::memory::tool;
 use kv::KvStore;
@@ -109,6 +113,13 @@ fn now_ms() -> u64 {
         .saturating_add(u64::from(t.nanoseconds / 1_000_000))
 }
 
+/// The end of an engine future over the imported bucket. The imports answer at
+/// once, so every such future is ready at its first poll; one that is not is a
+/// store that failed to answer, refused as unavailable (nothing could wake it).
+fn settle<T>(fut: impl core::future::Future<Output = T>) -> Result<T, StoreError> {
+    memdir::now_or_never(fut).ok_or(StoreError::Unavailable)
+}
+
 /// Runs `f` with the instance's engine, making a default one on first use.
 fn with_engine<T>(f: impl FnOnce(&Engine<KvStore>) -> T) -> T {
     let mut slot = ENGINE.0.borrow_mut();
@@ -118,7 +129,10 @@ fn with_engine<T>(f: impl FnOnce(&Engine<KvStore>) -> T) -> T {
 
 /// The typed entry point, for the six typed exports.
 fn run(cmd: Command) -> Result<String, tool::ToolError> {
-    with_engine(|e| memdir::block_on(e.run(cmd))).map_err(|e| wit_error(&e))
+    with_engine(|e| settle(e.run(cmd)))
+        .map_err(ToolError::from)
+        .and_then(|r| r)
+        .map_err(|e| wit_error(&e))
 }
 
 fn wit_error(e: &ToolError) -> tool::ToolError {
@@ -233,7 +247,9 @@ impl tool::Guest for Component {
     }
 
     fn top_entries() -> Result<tool::Top, tool::ToolError> {
-        let top = with_engine(|e| memdir::block_on(MountTarget::top_entries(e)))
+        let top = with_engine(|e| settle(MountTarget::top_entries(e)))
+            .map_err(ToolError::from)
+            .and_then(|r| r)
             .map_err(|e| wit_error(&e))?;
         Ok(tool::Top {
             size: top.size,
@@ -250,7 +266,8 @@ impl tool::Guest for Component {
     }
 
     fn execute_json(input: String) -> tool::ToolResult {
-        let r = with_engine(|e| memdir::block_on(e.execute_json(&input)));
+        let r = with_engine(|e| settle(e.execute_json(&input)))
+            .unwrap_or_else(|e| memdir::ToolResult::of(&Err(e.into())));
         tool::ToolResult {
             content: r.content,
             is_error: r.is_error,
@@ -258,7 +275,8 @@ impl tool::Guest for Component {
     }
 
     fn api(request: String) -> String {
-        with_engine(|e| memdir::block_on(e.api_json(&request)))
+        with_engine(|e| settle(e.api_json(&request)))
+            .unwrap_or_else(|e| Response::of(Err(ApiError::from(e))).to_json())
     }
 
     fn view(path: String, view_range: Option<(i64, i64)>) -> Result<String, tool::ToolError> {
@@ -302,7 +320,10 @@ impl tool::Guest for Component {
     }
 
     fn entries() -> Result<Vec<tool::Entry>, tool::ToolError> {
-        let entries = with_engine(|e| memdir::block_on(e.entries())).map_err(|e| wit_error(&e))?;
+        let entries = with_engine(|e| settle(e.entries()))
+            .map_err(ToolError::from)
+            .and_then(|r| r)
+            .map_err(|e| wit_error(&e))?;
         Ok(entries
             .into_iter()
             .map(|e| tool::Entry {
@@ -320,11 +341,16 @@ impl tool::Guest for Component {
                 content: e.content,
             })
             .collect();
-        with_engine(|e| memdir::block_on(e.import(&entries))).map_err(|e| wit_error(&e))
+        with_engine(|e| settle(e.import(&entries)))
+            .map_err(ToolError::from)
+            .and_then(|r| r)
+            .map_err(|e| wit_error(&e))
     }
 
     fn expire(older_than_ms: u64) -> Result<tool::ExpireReport, tool::ToolError> {
-        let r = with_engine(|e| memdir::block_on(e.expire(older_than_ms)))
+        let r = with_engine(|e| settle(e.expire(older_than_ms)))
+            .map_err(ToolError::from)
+            .and_then(|r| r)
             .map_err(|e| wit_error(&e))?;
         Ok(tool::ExpireReport {
             removed: widen(r.removed),
@@ -333,7 +359,10 @@ impl tool::Guest for Component {
     }
 
     fn gc(keep_commits: u32) -> Result<tool::GcReport, tool::ToolError> {
-        let r = with_engine(|e| memdir::block_on(e.gc(keep_commits))).map_err(|e| wit_error(&e))?;
+        let r = with_engine(|e| settle(e.gc(keep_commits)))
+            .map_err(ToolError::from)
+            .and_then(|r| r)
+            .map_err(|e| wit_error(&e))?;
         Ok(tool::GcReport {
             reachable: widen(r.reachable),
             deleted: widen(r.deleted),
