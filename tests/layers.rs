@@ -6,7 +6,7 @@
 //! 1. `storage/` (the stored data model, cache, overlay, publish, shard);
 //! 2. `history/` (the version log read, extended and pruned);
 //! 3. `command/` (the memory tool's commands);
-//! 4. the faces: `api/`, `toolset/`, `mounts.rs`, `sync/`.
+//! 4. the faces: `api/`, `toolset/`, `mounts/`, `sync/`.
 //!
 //! A file that names a higher layer fails here with the file, the line and the
 //! name, so a circle between layers cannot come back unseen.

@@ -6,22 +6,10 @@ use alloc::string::String;
 
 use serde_json::{Map, Value};
 
-use super::error::{ApiError, invalid};
+use super::error::ApiError;
 
 /// A JSON object body whose keys are all known.
 pub struct Fields<'a>(Option<&'a Map<String, Value>>);
-
-/// What kind of JSON value `v` is, in words (for refusals that name a field's type).
-pub(crate) fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
-}
 
 impl<'a> Fields<'a> {
     /// `body` must be an object (or absent: `null`) whose keys are in `known`.
@@ -30,11 +18,11 @@ impl<'a> Fields<'a> {
             Value::Null => Ok(Fields(None)),
             Value::Object(map) => {
                 if let Some(k) = map.keys().find(|k| !known.contains(&k.as_str())) {
-                    return invalid!("{k}: unknown field");
+                    return Err(ApiError::unknown_field(k));
                 }
                 Ok(Fields(Some(map)))
             }
-            other => invalid!("the body must be a JSON object, got {}", kind(other)),
+            other => Err(ApiError::body_not_object(other)),
         }
     }
 
@@ -47,7 +35,7 @@ impl<'a> Fields<'a> {
         match self.get(name) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
-            Some(v) => invalid!("{name}: expected a string, got {}", kind(v)),
+            Some(v) => Err(ApiError::wrong_type(name, "a string", v)),
         }
     }
 
@@ -63,7 +51,7 @@ impl<'a> Fields<'a> {
         match self.get(name) {
             None => Ok(None),
             Some(Value::Object(m)) => Ok(Some(m)),
-            Some(v) => invalid!("{name}: expected an object, got {}", kind(v)),
+            Some(v) => Err(ApiError::wrong_type(name, "an object", v)),
         }
     }
 
@@ -84,8 +72,7 @@ pub fn parse(body: Option<&str>) -> Result<Value, ApiError> {
     match body {
         None => Ok(Value::Null),
         Some(t) if t.trim().is_empty() => Ok(Value::Null),
-        Some(t) => crate::json::from_text(t)
-            .map_err(|_| ApiError::Invalid("the body is not valid JSON".into())),
+        Some(t) => crate::json::from_text(t).map_err(|_| ApiError::body_not_json()),
     }
 }
 
@@ -106,7 +93,7 @@ impl Query<'_> {
             Ok(n) if (min..=max).contains(&n) && raw.bytes().all(|b| b.is_ascii_digit()) => {
                 Ok(Some(n))
             }
-            _ => invalid!("{name} must be a whole number from {min} to {max}, got {raw:?}"),
+            _ => Err(ApiError::query_number(name, min, max, raw)),
         }
     }
 
@@ -114,7 +101,7 @@ impl Query<'_> {
         match self.str(name) {
             None | Some("false") => Ok(false),
             Some("true") => Ok(true),
-            Some(raw) => invalid!("{name} must be true or false, got {raw:?}"),
+            Some(raw) => Err(ApiError::query_bool(name, raw)),
         }
     }
 
@@ -124,7 +111,7 @@ impl Query<'_> {
             None => Ok(None),
             Some(raw) => match crate::time::parse_ms(raw) {
                 Some(ms) => Ok(Some(ms)),
-                None => invalid!("{name} must be an RFC 3339 date-time, got {raw:?}"),
+                None => Err(ApiError::query_time(name, raw)),
             },
         }
     }

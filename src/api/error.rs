@@ -8,6 +8,7 @@ use core::fmt;
 
 use serde_json::{Value, json};
 
+use crate::config::MAX_QUERY_CHARS;
 use crate::error::{Refusal, ToolError};
 use crate::number::Thousands;
 use crate::path::{PathError, StorePathFault};
@@ -161,12 +162,19 @@ impl ApiError {
 
     /// A new memory at `path` is blocked by `what` (a memory, a file or a
     /// directory) at `blocker_path`.
+    /// What blocks `path`: the memory `memory_id`, or (`""`) a file memdir keeps
+    /// that is no memory, or a directory.
     pub(crate) fn conflict(
         path: &str,
-        what: &str,
         blocker_path: &str,
         memory_id: String,
+        is_file: bool,
     ) -> ApiError {
+        let what = match (memory_id.as_str(), is_file) {
+            ("", true) => String::from("a file"),
+            ("", false) => String::from("a directory"),
+            (id, _) => format!("memory {id}"),
+        };
         ApiError::PathConflict {
             message: format!("The path {path} conflicts with {what} at {blocker_path}."),
             path: blocker_path.into(),
@@ -348,8 +356,119 @@ impl From<MetaFault> for ApiError {
     }
 }
 
-/// `Err(ApiError::Invalid(format!(…)))`.
-macro_rules! invalid {
-    ($($t:tt)*) => { Err($crate::api::error::ApiError::Invalid(alloc::format!($($t)*))) };
+/// How a request's body or query is refused: each field check's words.
+impl ApiError {
+    pub(crate) fn body_not_json() -> ApiError {
+        ApiError::Invalid("the body is not valid JSON".into())
+    }
+
+    pub(crate) fn body_not_object(got: &Value) -> ApiError {
+        ApiError::Invalid(format!(
+            "the body must be a JSON object, got {}",
+            json_kind(got)
+        ))
+    }
+
+    pub(crate) fn unknown_field(name: &str) -> ApiError {
+        ApiError::Invalid(format!("{name}: unknown field"))
+    }
+
+    pub(crate) fn required(name: &str) -> ApiError {
+        ApiError::Invalid(format!("{name} is required"))
+    }
+
+    /// `want`: the type in words, `a string`.
+    pub(crate) fn wrong_type(name: &str, want: &str, got: &Value) -> ApiError {
+        ApiError::Invalid(format!("{name}: expected {want}, got {}", json_kind(got)))
+    }
+
+    pub(crate) fn query_number(name: &str, min: u64, max: u64, raw: &str) -> ApiError {
+        ApiError::Invalid(format!(
+            "{name} must be a whole number from {min} to {max}, got {raw:?}"
+        ))
+    }
+
+    pub(crate) fn query_bool(name: &str, raw: &str) -> ApiError {
+        ApiError::Invalid(format!("{name} must be true or false, got {raw:?}"))
+    }
+
+    pub(crate) fn query_time(name: &str, raw: &str) -> ApiError {
+        ApiError::Invalid(format!("{name} must be an RFC 3339 date-time, got {raw:?}"))
+    }
+
+    pub(crate) fn query_length(chars: usize) -> ApiError {
+        ApiError::Invalid(format!(
+            "query must be 1 to {MAX_QUERY_CHARS} characters, got {chars}"
+        ))
+    }
+
+    pub(crate) fn prefix_shape(prefix: &str) -> ApiError {
+        ApiError::Invalid(format!(
+            "path_prefix must start and end with '/', got {prefix:?}"
+        ))
+    }
+
+    pub(crate) fn not_sha256(name: &str) -> ApiError {
+        ApiError::Invalid(format!(
+            "{name} must be 64 lowercase hexadecimal characters"
+        ))
+    }
+
+    pub(crate) fn precondition_shape() -> ApiError {
+        ApiError::Invalid("precondition: expected an object with a type".into())
+    }
+
+    pub(crate) fn precondition_type(got: &str) -> ApiError {
+        ApiError::Invalid(format!(
+            "precondition.type must be content_sha256 or not_exists, got {got:?}"
+        ))
+    }
+
+    pub(crate) fn create_precondition() -> ApiError {
+        ApiError::Invalid("precondition.type must be not_exists when creating a memory".into())
+    }
+
+    pub(crate) fn operation_filter(got: &str) -> ApiError {
+        ApiError::Invalid(format!(
+            "operation must be created, modified or deleted, got {got:?}"
+        ))
+    }
+
+    pub(crate) fn two_actors() -> ApiError {
+        ApiError::Invalid(
+            "give at most one of session_id, api_key_id, user_id and service_account_id".into(),
+        )
+    }
+
+    /// `or_null`: an update, where `null` removes the key.
+    pub(crate) fn metadata_value(key: &str, or_null: bool) -> ApiError {
+        let null = if or_null { " or null" } else { "" };
+        ApiError::Invalid(format!(
+            "metadata values must be strings{null} (key {key:?})"
+        ))
+    }
+
+    pub(crate) fn not_a_store_id(id: &str) -> ApiError {
+        ApiError::Invalid(format!("not a memory store id: {id:?}"))
+    }
+
+    pub(crate) fn store_exists() -> ApiError {
+        ApiError::Invalid("This store already has a record.".into())
+    }
+
+    pub(crate) fn store_archived() -> ApiError {
+        ApiError::Invalid("This memory store is archived and cannot be updated.".into())
+    }
 }
-pub(crate) use invalid;
+
+/// What kind of JSON value `v` is, in words (for refusals that name a field's type).
+pub(crate) fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

@@ -13,7 +13,7 @@ use core::cmp::Ordering;
 use serde_json::{Value, json};
 
 use super::body::{Fields, Query};
-use super::error::{ApiError, invalid};
+use super::error::ApiError;
 use super::objects::StoreIds;
 use super::page::{self, PageRequest};
 use super::rules;
@@ -44,19 +44,19 @@ fn precondition(f: &Fields<'_>) -> Result<Option<Precondition>, ApiError> {
     if p.is_null() {
         return Ok(None);
     }
-    let pf = Fields::of(p, &["type", "content_sha256"])
-        .map_err(|_| ApiError::Invalid("precondition: expected an object with a type".into()))?;
+    let pf =
+        Fields::of(p, &["type", "content_sha256"]).map_err(|_| ApiError::precondition_shape())?;
     match pf.string("type")? {
         Some("content_sha256") => match pf.string("content_sha256")? {
             Some(h) => Ok(Some(Precondition::ContentSha256(rules::sha256_arg(
                 "precondition.content_sha256",
                 h,
             )?))),
-            None => invalid!("precondition.content_sha256 is required"),
+            None => Err(ApiError::required("precondition.content_sha256")),
         },
         Some("not_exists") => Ok(Some(Precondition::NotExists)),
-        Some(t) => invalid!("precondition.type must be content_sha256 or not_exists, got {t:?}"),
-        None => invalid!("precondition.type is required"),
+        Some(t) => Err(ApiError::precondition_type(t)),
+        None => Err(ApiError::required("precondition.type")),
     }
 }
 
@@ -101,16 +101,13 @@ fn archived(ctx: &Ctx) -> Result<(), ApiError> {
 
 /// What blocks a new memory at `path`, as the conflict error.
 fn conflict(ids: &StoreIds, path: &str, blocker_path: &str, blocker: &Child) -> ApiError {
-    let (memory_id, what) = if blocker.kind == Kind::File && blocker.mem != 0 {
-        let id = ids.memory_id(blocker.mem);
-        let what = format!("memory {id}");
-        (id, what)
-    } else if blocker.kind == Kind::File {
-        (String::new(), String::from("a file"))
+    let is_file = blocker.kind == Kind::File;
+    let memory_id = if is_file && blocker.mem != 0 {
+        ids.memory_id(blocker.mem)
     } else {
-        (String::new(), String::from("a directory"))
+        String::new()
     };
-    ApiError::conflict(path, &what, blocker_path, memory_id)
+    ApiError::conflict(path, blocker_path, memory_id, is_file)
 }
 
 impl<S: Store> Engine<S> {
@@ -187,7 +184,7 @@ impl<S: Store> Engine<S> {
     async fn within_quota(&self, overlay: &Overlay, old: Hash, new: Hash) -> Result<(), ApiError> {
         let old_total = self.stored(overlay, old).await?.size();
         let total = self.stored(overlay, new).await?.size();
-        let quota = self.config.limits.max_total_bytes;
+        let quota = self.config().limits.max_total_bytes;
         if total > quota && total > old_total {
             return Err(ToolError::from(LimitError::OverQuota {
                 path: ValidPath::root(),
@@ -280,24 +277,28 @@ impl<S: Store> Engine<S> {
         let view = View::of(q, View::Basic)?;
         let f = Fields::of(body, &["path", "content", "precondition"])?;
         let Some((_, vp)) = path_arg(&f)? else {
-            return invalid!("path is required");
+            return Err(ApiError::required("path"));
         };
-        let content = content_arg(&f, self.config.limits.max_file_bytes, self.config.secrets)?
-            .unwrap_or_default();
+        let content = content_arg(
+            &f,
+            self.config().limits.max_file_bytes,
+            self.config().secrets,
+        )?
+        .unwrap_or_default();
         let pre = precondition(&f)?;
         if matches!(pre, Some(Precondition::ContentSha256(_))) {
-            return invalid!("precondition.type must be not_exists when creating a memory");
+            return Err(ApiError::create_precondition());
         }
         archived(ctx)?;
         let by = ctx.actor.clone();
-        let cap = self.config.limits.max_memories;
+        let cap = self.config().limits.max_memories;
         let made = self
             .transact(true, async |head| {
                 let fresh = Ctx::of(head, None);
                 if head.log.memories >= cap {
                     return Ok(Attempt::Unchanged(Err(ApiError::store_full(cap))));
                 }
-                let mut overlay = Overlay::on(head, (self.clock)());
+                let mut overlay = Overlay::on(head, self.now());
                 overlay.by = by.clone();
                 if let Some(blocked) = self.blocker(&overlay, head.root, &fresh.ids, &vp).await? {
                     let e = match pre {
@@ -345,7 +346,11 @@ impl<S: Store> Engine<S> {
         let view = View::of(q, View::Basic)?;
         let mem = self.memory_arg(ctx, id)?;
         let f = Fields::of(body, &["path", "content", "precondition"])?;
-        let content = content_arg(&f, self.config.limits.max_file_bytes, self.config.secrets)?;
+        let content = content_arg(
+            &f,
+            self.config().limits.max_file_bytes,
+            self.config().secrets,
+        )?;
         let to = path_arg(&f)?;
         let pre = precondition(&f)?;
         archived(ctx)?;
@@ -375,7 +380,7 @@ impl<S: Store> Engine<S> {
                         &fresh.ids.memory_id(mem),
                     ))));
                 }
-                let mut overlay = Overlay::on(head, (self.clock)());
+                let mut overlay = Overlay::on(head, self.now());
                 overlay.by = by.clone();
                 if *target != from
                     && let Some(blocked) = self
@@ -438,7 +443,7 @@ impl<S: Store> Engine<S> {
                         &fresh.ids.memory_id(mem),
                     ))));
                 }
-                let mut overlay = Overlay::on(head, (self.clock)());
+                let mut overlay = Overlay::on(head, self.now());
                 overlay.by = by.clone();
                 overlay.version(mem, Op::Deleted, store_path(&path), None);
                 let root = self.put(&mut overlay, head.root, &path, None).await?;

@@ -7,7 +7,7 @@ use alloc::string::String;
 use serde_json::{Map, Value, json};
 
 use super::body::Fields;
-use super::error::{ApiError, invalid};
+use super::error::ApiError;
 use crate::storage::meta::{check_description, check_metadata, check_name};
 use crate::time::format_ms;
 
@@ -20,7 +20,7 @@ impl StoreMeta {
         let f = Fields::of(body, &["name", "description", "metadata"])?;
         let name = f
             .string("name")?
-            .ok_or_else(|| ApiError::Invalid("name is required".into()))?;
+            .ok_or_else(|| ApiError::required("name"))?;
         check_name(name)?;
         let description = f.string("description")?.unwrap_or_default();
         check_description(description)?;
@@ -31,7 +31,7 @@ impl StoreMeta {
                     Value::String(s) => {
                         metadata.insert(k.clone(), s.clone());
                     }
-                    _ => return invalid!("metadata values must be strings (key {k:?})"),
+                    _ => return Err(ApiError::metadata_value(k, false)),
                 }
             }
         }
@@ -69,7 +69,7 @@ impl StoreMeta {
                     Value::String(s) => {
                         next.metadata.insert(k.clone(), s.clone());
                     }
-                    _ => return invalid!("metadata values must be strings or null (key {k:?})"),
+                    _ => return Err(ApiError::metadata_value(k, true)),
                 }
             }
         }

@@ -170,7 +170,7 @@ impl<S: Store> Engine<S> {
         if r.actor.as_ref().is_some_and(|a| !a.is_valid()) {
             return Err(ApiError::bad_actor());
         }
-        if self.config.read_only && WRITES.contains(&r.op.as_str()) {
+        if self.config().read_only && WRITES.contains(&r.op.as_str()) {
             return Err(ApiError::ReadOnly);
         }
         let body = body::parse(r.body.as_deref())?;

@@ -4,7 +4,7 @@
 use alloc::format;
 use alloc::string::String;
 
-use super::error::{ApiError, invalid, store_path_refusal};
+use super::error::{ApiError, store_path_refusal};
 use crate::path::{self, ValidPath};
 
 pub use crate::config::{MAX_SEGMENTS, MAX_STORE_PATH_BYTES};
@@ -35,7 +35,7 @@ pub fn prefix(p: &str) -> Result<Option<ValidPath>, ApiError> {
     }
     match p.strip_suffix('/') {
         Some(dir) if !dir.is_empty() => store_path(dir).map(Some),
-        _ => invalid!("path_prefix must start and end with '/', got {p:?}"),
+        _ => Err(ApiError::prefix_shape(p)),
     }
 }
 
@@ -96,7 +96,7 @@ pub fn sha256_arg(name: &str, v: &str) -> Result<crate::storage::tree::Hash, Api
         Some(h) if lower_hex => return Ok(h),
         _ => {}
     }
-    invalid!("{name} must be 64 lowercase hexadecimal characters")
+    Err(ApiError::not_sha256(name))
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use alloc::vec::Vec;
 use serde_json::{Value, json};
 
 use super::body::Query;
-use super::error::invalid;
+use super::error::ApiError;
 use super::page::{self, PageRequest};
 use super::rules;
 use super::{Ctx, Outcome};
@@ -38,7 +38,7 @@ impl<S: Store> Engine<S> {
         let query = q.str("query").unwrap_or_default();
         let n = query.chars().count();
         if n == 0 || n > MAX_QUERY_CHARS {
-            return invalid!("query must be 1 to {MAX_QUERY_CHARS} characters, got {n}");
+            return Err(ApiError::query_length(n));
         }
         let prefix_arg = q.str("path_prefix").unwrap_or("/");
         let prefix = rules::prefix(prefix_arg)?;

@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 use serde_json::{Value, json};
 
 use super::body::Query;
-use super::error::{ApiError, invalid};
+use super::error::ApiError;
 use super::meta::StoreMeta;
 use super::page::{self, PageRequest};
 use super::{Ctx, Outcome};
@@ -30,7 +30,7 @@ impl<S: Store> Engine<S> {
     ) -> Outcome {
         let result = self
             .transact(true, async |head| {
-                let now = (self.clock)();
+                let now = self.now();
                 let next = match change(head.store.as_deref(), now) {
                     Ok(Some(next)) => next,
                     Ok(None) => return Ok(Attempt::Unchanged(Ok(()))),
@@ -57,12 +57,12 @@ impl<S: Store> Engine<S> {
     pub(crate) async fn store_create(&self, id: Option<&str>, body: &Value) -> Outcome {
         let id = id.unwrap_or_default();
         if !super::rules::is_store_id(id) {
-            return invalid!("not a memory store id: {id:?}");
+            return Err(ApiError::not_a_store_id(id));
         }
         let body = body.clone();
         self.set_store(
             |current, now| match current {
-                Some(_) => invalid!("This store already has a record."),
+                Some(_) => Err(ApiError::store_exists()),
                 None => StoreMeta::create(id, &body, now).map(Some),
             },
             "api create store",
@@ -84,7 +84,7 @@ impl<S: Store> Engine<S> {
             |current, now| {
                 let meta = current.ok_or_else(no_store)?;
                 if meta.archived_at.is_some() {
-                    return invalid!("This memory store is archived and cannot be updated.");
+                    return Err(ApiError::store_archived());
                 }
                 meta.update(&body, now)
             },

@@ -8,7 +8,7 @@ use alloc::vec::Vec;
 use serde_json::{Value, json};
 
 use super::body::{Fields, Query};
-use super::error::{ApiError, invalid};
+use super::error::ApiError;
 use super::page::{self, PageRequest};
 use super::rules;
 use super::{Ctx, Outcome, View};
@@ -97,9 +97,7 @@ impl<S: Store> Engine<S> {
             Some(name) => match Op::from_name(name) {
                 Some(op) => Some(op),
                 None => {
-                    return invalid!(
-                        "operation must be created, modified or deleted, got {name:?}"
-                    );
+                    return Err(ApiError::operation_filter(name));
                 }
             },
         };
@@ -107,9 +105,7 @@ impl<S: Store> Engine<S> {
         for kind in ["session_id", "api_key_id", "user_id", "service_account_id"] {
             if let Some(id) = q.str(kind) {
                 if actor.is_some() {
-                    return invalid!(
-                        "give at most one of session_id, api_key_id, user_id and service_account_id"
-                    );
+                    return Err(ApiError::two_actors());
                 }
                 actor = Some((kind, id));
             }
@@ -226,7 +222,7 @@ impl<S: Store> Engine<S> {
         let outcome = self
             .transact(true, async |head| {
                 let fresh = super::Ctx::of(head, None);
-                let mut overlay = Overlay::on(head, (self.clock)());
+                let mut overlay = Overlay::on(head, self.now());
                 if self.slot(&overlay, &head.log, seq).await?.is_dropped() {
                     // Dropped by retention since the request read the head.
                     return Ok(Attempt::Unchanged(Err(unknown_version(
@@ -298,19 +294,19 @@ impl<S: Store> Engine<S> {
         record: Hash,
         erase: Option<(Hash, alloc::rc::Rc<str>)>,
     ) -> Result<(), ToolError> {
-        self.store.delete(&record.key(RECORD)).await?;
+        self.store().delete(&record.key(RECORD)).await?;
         self.forget_record(&record);
         let Some((blob, text)) = erase else {
             return Ok(());
         };
         let (before, _) = self.cached_head().await?;
-        self.store.delete(&blob.key(BLOB)).await?;
+        self.store().delete(&blob.key(BLOB)).await?;
         self.forget_blob(&blob);
         // A writer that stored the same text again (a restore in another tab) and
         // published meanwhile needs it back: its blob key is ours.
         let now = self.read_head().await?;
         if now.commit != before.commit && self.holds_blob(&now, blob, record).await? {
-            self.store.set(&blob.key(BLOB), text.as_bytes()).await?;
+            self.store().set(&blob.key(BLOB), text.as_bytes()).await?;
         }
         Ok(())
     }

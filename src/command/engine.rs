@@ -87,7 +87,7 @@ impl<S: Store> Engine<S> {
 
     /// The path of the store's top: `/memories`, or where it is mounted.
     pub(crate) fn top(&self) -> ValidPath {
-        match self.config.mount.as_str() {
+        match self.config().mount.as_str() {
             "" => ValidPath::root(),
             name => ValidPath::root().join(name).mounted(1),
         }
@@ -96,7 +96,7 @@ impl<S: Store> Engine<S> {
     /// A command's paths as this store sees them: a store mounted at
     /// `/memories/<mount>` takes only paths there, and skips that name.
     pub(crate) fn in_mount(&self, cmd: Checked) -> Result<Checked, ToolError> {
-        if self.config.mount.is_empty() {
+        if self.config().mount.is_empty() {
             return Ok(cmd);
         }
         let top = self.top();
@@ -116,14 +116,14 @@ impl<S: Store> Engine<S> {
 
     /// Runs a command whose paths are this store's (see [`Engine::in_mount`]).
     pub(crate) async fn run_validated(&self, cmd: Checked) -> Result<String, ToolError> {
-        let cmd = screen_secrets(cmd, self.config.secrets)?;
-        refuse_without_storage(&cmd, &self.config.limits)?;
+        let cmd = screen_secrets(cmd, self.config().secrets)?;
+        refuse_without_storage(&cmd, &self.config().limits)?;
         match &cmd {
             Checked::View { path, view_range } => self.view(path, *view_range).await,
             _ => {
                 let summary = cmd.summary();
                 self.transact(true, async |head| {
-                    let mut overlay = Overlay::on(head, (self.clock)());
+                    let mut overlay = Overlay::on(head, self.now());
                     let plan = self.plan(&mut overlay, head.root, &cmd).await?;
                     Ok(Attempt::Publish {
                         overlay,
@@ -187,7 +187,7 @@ impl<S: Store> Engine<S> {
         range: Option<(i64, i64)>,
     ) -> Result<String, ToolError> {
         let none = Overlay::default();
-        let limit = self.config.limits.read_limit_chars;
+        let limit = self.config().limits.read_limit_chars;
         let dir = match self.lookup(&none, head.root, path).await? {
             Found::Root => head.root,
             Found::Entry(c) if c.kind == Kind::Dir => self.subdir(&none, &c).await?,

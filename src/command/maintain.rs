@@ -106,12 +106,12 @@ impl<S: Store> Engine<S> {
         for e in entries {
             let path = path::validate(&e.path)?;
             if let Some(text) = &e.content {
-                fits(&self.config.limits, &path, text)?;
+                fits(&self.config().limits, &path, text)?;
             }
             tree.add(&path, e.content.as_deref())?;
         }
         let summary = format!("import {} entries", entries.len());
-        let quota = self.config.limits.max_total_bytes;
+        let quota = self.config().limits.max_total_bytes;
         self.transact(false, async |head| {
             // A path that stays keeps its memory's id; one that goes is deleted.
             let none = Overlay::default();
@@ -121,7 +121,7 @@ impl<S: Store> Engine<S> {
             for (p, c) in self.all_files(&none, head.root).await? {
                 old.insert(p, c);
             }
-            let mut overlay = Overlay::on(head, (self.clock)());
+            let mut overlay = Overlay::on(head, self.now());
             let mut seen = BTreeSet::new();
             let root = tree.seal(&mut overlay, "", &old, &mut seen).hash;
             for (p, c) in &old {
@@ -165,11 +165,11 @@ impl<S: Store> Engine<S> {
     /// recent beneath them are read. Times are write times: a view does not count,
     /// since recording reads would make every view a write.
     pub async fn expire(&self, older_than_ms: u64) -> Result<ExpireReport, ToolError> {
-        if self.config.read_only {
+        if self.config().read_only {
             return Ok(ExpireReport::default());
         }
         self.transact(false, async |head| {
-            let cutoff = (self.clock)().saturating_sub(older_than_ms);
+            let cutoff = self.now().saturating_sub(older_than_ms);
             let none = Overlay::default();
             let mut loaded: BTreeMap<Hash, Rc<Node>> = BTreeMap::new();
             let mut todo = vec![(head.root, 0)];
@@ -202,7 +202,7 @@ impl<S: Store> Engine<S> {
                 return Ok(Attempt::Unchanged(report));
             };
             // The memories swept away are deleted versions, at the sweep's time.
-            overlay.now = (self.clock)();
+            overlay.now = self.now();
             for (p, child) in &gone {
                 for (file, c) in self.files_beneath(&none, p, child).await? {
                     if c.mem != 0 {
@@ -238,7 +238,7 @@ impl<S: Store> Engine<S> {
         keep_commits: u32,
         min_age_ms: u64,
     ) -> Result<GcReport, ToolError> {
-        if self.config.read_only {
+        if self.config().read_only {
             return Ok(GcReport::default());
         }
         let head = self.read_head().await?;
@@ -249,7 +249,7 @@ impl<S: Store> Engine<S> {
         let mut logs = Vec::new();
         for _ in 0..=keep_commits {
             let Some(c) = commit else { break };
-            let Some(bytes) = self.store.get(&c.key(COMMIT)).await? else {
+            let Some(bytes) = self.store().get(&c.key(COMMIT)).await? else {
                 break;
             };
             let Some(parsed) = Commit::decode(&bytes) else {
@@ -289,26 +289,26 @@ impl<S: Store> Engine<S> {
         }
         let mut unreferenced = BTreeSet::new();
         for prefix in [COMMIT, TREE, BLOB, LOG, RECORD] {
-            let keys = list_all(&self.store, prefix).await?;
+            let keys = list_all(self.store(), prefix).await?;
             unreferenced.extend(keys.into_iter().filter(|k| !marked.contains(k)));
         }
-        let earlier: BTreeSet<String> = match self.store.get(GC_PENDING).await? {
+        let earlier: BTreeSet<String> = match self.store().get(GC_PENDING).await? {
             Some(bytes) => serde_json::from_slice(&bytes).unwrap_or_default(),
             None => BTreeSet::new(),
         };
-        let at = match self.store.get(GC_PENDING_AT).await? {
+        let at = match self.store().get(GC_PENDING_AT).await? {
             Some(bytes) => core::str::from_utf8(&bytes)
                 .ok()
                 .and_then(|t| t.parse::<u64>().ok())
                 .unwrap_or(0),
             None => 0,
         };
-        let now = (self.clock)();
+        let now = self.now();
         if now < at.saturating_add(min_age_ms) {
             if at > now {
                 // Written by a clock ahead of ours (or forged): restart the wait from
                 // now, so a time far ahead cannot stop collection for good.
-                self.store
+                self.store()
                     .set(GC_PENDING_AT, format!("{now}").as_bytes())
                     .await?;
             }
@@ -320,17 +320,17 @@ impl<S: Store> Engine<S> {
         }
         let mut deleted = 0;
         for key in unreferenced.intersection(&earlier) {
-            self.store.delete(key).await?;
+            self.store().delete(key).await?;
             deleted += 1;
         }
         // Ascending and without repeats already (a set's difference): a Vec writes the
         // same JSON as a set without compiling a sorting `collect` for it.
         let pending: Vec<&String> = unreferenced.difference(&earlier).collect();
         let bytes = serde_json::to_vec(&pending).unwrap_or_default();
-        self.store
+        self.store()
             .set(GC_PENDING_AT, format!("{now}").as_bytes())
             .await?;
-        self.store.set(GC_PENDING, &bytes).await?;
+        self.store().set(GC_PENDING, &bytes).await?;
         let pending = pending.len();
         Ok(GcReport {
             reachable: marked.len(),

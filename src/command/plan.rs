@@ -203,7 +203,7 @@ impl<S: Store> Engine<S> {
                     [at] => *at,
                     many => {
                         let at = lines::lines_of(&content, many);
-                        let limit = self.config.limits.read_limit_chars;
+                        let limit = self.config().limits.read_limit_chars;
                         return Err(Refusal::many_matches(old_str, &at, limit).into());
                     }
                 };
@@ -211,7 +211,7 @@ impl<S: Store> Engine<S> {
                 edited.push_str(content.get(..at).unwrap_or_default());
                 edited.push_str(new_str);
                 edited.push_str(content.get(at + old_str.len()..).unwrap_or_default());
-                fits(&self.config.limits, path, &edited)?;
+                fits(&self.config().limits, path, &edited)?;
                 let first = lines::lines_of(&content, &[at])
                     .first()
                     .copied()
@@ -241,7 +241,7 @@ impl<S: Store> Engine<S> {
                     }
                 };
                 let edited = lines::insert(&content, after, insert_text);
-                fits(&self.config.limits, path, &edited)?;
+                fits(&self.config().limits, path, &edited)?;
                 let blob = overlay.add_memory(&edited, old.mem, old.created, store_path(path));
                 let root = self.put(overlay, root, path, Some(blob)).await?;
                 let message = render::inserted(path);
@@ -290,7 +290,7 @@ impl<S: Store> Engine<S> {
             }
         };
         let new_total = self.stored(overlay, plan.root).await?.size();
-        let quota = self.config.limits.max_total_bytes;
+        let quota = self.config().limits.max_total_bytes;
         if new_total > quota && new_total > old_total {
             return Err(LimitError::OverQuota {
                 path: path.clone(),

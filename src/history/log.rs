@@ -160,7 +160,7 @@ impl<S: Store> Engine<S> {
 
     /// Who a memory-tool change is by: the configured actor, as a session.
     pub(crate) fn tool_actor(&self) -> Option<Actor> {
-        let id = &self.config.actor;
+        let id = &self.config().actor;
         let actor = Actor::Session {
             session_id: id.clone(),
         };

@@ -39,13 +39,13 @@ impl<S: Store> Engine<S> {
     /// runtime's clock) that hold no live memory's current content. Read-only
     /// stores are left alone.
     pub async fn retain(&self, older_than_ms: u64) -> Result<RetainReport, ToolError> {
-        if self.config.read_only {
+        if self.config().read_only {
             return Ok(RetainReport::default());
         }
-        let start = self.retain_from.get().max(1);
+        let start = self.retain_cursor();
         let (report, stopped) = self
             .transact(false, async |head| {
-                let now = (self.clock)();
+                let now = self.now();
                 let cutoff = now.saturating_sub(older_than_ms);
                 let log = &head.log;
                 let mut overlay = Overlay::on(head, now);
@@ -120,7 +120,7 @@ impl<S: Store> Engine<S> {
                 })
             })
             .await?;
-        self.retain_from.set(stopped);
+        self.set_retain_cursor(stopped);
         Ok(report)
     }
 }

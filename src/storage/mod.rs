@@ -5,13 +5,14 @@
 //! (`publish`). It names paths, the store contract, config and the error texts
 //! below it, never a command, the history or a face above it.
 //!
-//! [`Engine`] is defined here because it is the state every layer works on: a
-//! store, the config and the clock, which every layer reads, and what storage alone
-//! owns (the object cache, the empty tree's address, the backoff between races),
-//! which the layers above reach only through the methods at the end of this file.
-//! Each layer adds its own methods in its own files (storage: reading objects and
-//! publishing; `history`: the version log; `command`: running a tool call; the
-//! faces: the API and the toolset).
+//! [`Engine`] is defined here because it is the state every layer works on. Its
+//! fields are storage's alone: the layers above read the store, the config and the
+//! clock through [`Engine::store`], [`Engine::config`] and `now`, and reach what
+//! storage keeps for itself (the object cache, the empty tree's address, the
+//! backoff between races, where the next pass over the version log starts) only
+//! through the methods at the end of this file. Each layer adds its own methods in
+//! its own files (storage: reading objects and publishing; `history`: the version
+//! log; `command`: running a tool call; the faces: the API and the toolset).
 
 use alloc::boxed::Box;
 use core::future::Future;
@@ -39,15 +40,15 @@ pub type Backoff = Box<dyn Fn(u32) -> Pin<Box<dyn Future<Output = ()>>>>;
 /// The memory tool over one [`Store`]: its config, clock, backoff and object cache.
 /// Run a command with [`Engine::run`] (or [`Engine::execute_json`] for JSON text).
 pub struct Engine<S> {
-    pub(crate) store: S,
-    pub(crate) config: Config,
-    pub(crate) clock: Box<dyn Fn() -> u64>,
+    pub(in crate::storage) store: S,
+    pub(in crate::storage) config: Config,
+    pub(in crate::storage) clock: Box<dyn Fn() -> u64>,
     pub(in crate::storage) backoff: Option<Backoff>,
     pub(in crate::storage) empty_root: Hash,
     pub(in crate::storage) cache: Cache,
-    /// Where the next retention pass starts (`retain`): past the slots a pass cut
-    /// short has read, so passes over a long log make progress.
-    pub(crate) retain_from: core::cell::Cell<u64>,
+    /// The version log's slot where the next retention pass starts: past the slots
+    /// a pass cut short has read, so passes over a long log make progress.
+    pub(in crate::storage) retain_from: core::cell::Cell<u64>,
 }
 
 impl<S: Store> Engine<S> {
@@ -88,6 +89,21 @@ impl<S: Store> Engine<S> {
 
 /// What the layers above may ask of storage's own state.
 impl<S> Engine<S> {
+    /// Milliseconds since the Unix epoch, by the runtime's clock.
+    pub(crate) fn now(&self) -> u64 {
+        (self.clock)()
+    }
+
+    /// The version log's slot where the next retention pass starts (at least 1).
+    pub(crate) fn retain_cursor(&self) -> u64 {
+        self.retain_from.get().max(1)
+    }
+
+    /// Where the next retention pass starts: past what this one read.
+    pub(crate) fn set_retain_cursor(&self, slot: u64) {
+        self.retain_from.set(slot);
+    }
+
     /// The root of the empty tree.
     pub(crate) fn empty_root(&self) -> Hash {
         self.empty_root

@@ -20,15 +20,19 @@
 //! The engine makes the calls; the host only carries them ([`Remote`]). The local
 //! side is this engine's own Memory Stores API.
 
+mod error;
 pub mod merge;
 mod state;
+mod summary;
 pub mod wire;
+
+pub use error::{Side, SyncError};
+pub use summary::Summary;
 
 use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
-use core::fmt;
 
 use serde_json::Value;
 
@@ -54,114 +58,6 @@ pub trait Remote {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Unreachable;
 
-/// What a sync did.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Summary {
-    /// Memories the remote changed (or made, or deleted), now so here.
-    pub pulled: u64,
-    /// Memories this store changed (or made, or deleted), now so on the remote.
-    pub pushed: u64,
-    /// Memories changed on both sides whose edits merged.
-    pub merged: u64,
-    /// Memories changed on both sides whose edits overlap: both texts kept.
-    pub conflicts: u64,
-    /// Memories that were the same on both sides and left alone.
-    pub unchanged: u64,
-}
-
-impl fmt::Display for Summary {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "pulled {}, pushed {}, merged {}, conflicts {}, unchanged {}",
-            self.pulled, self.pushed, self.merged, self.conflicts, self.unchanged
-        )
-    }
-}
-
-/// Which store a failure is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Side {
-    Local,
-    Remote,
-}
-
-impl fmt::Display for Side {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            Side::Local => "This memory store",
-            Side::Remote => "The remote memory store",
-        })
-    }
-}
-
-/// Why a sync stopped. Whatever it had written stays written and agreed on both
-/// sides; running it again goes on from there.
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SyncError {
-    Unreachable,
-    /// A request was refused (`status`, the API's error `type`); `path` is the
-    /// memory written or read, empty for the list.
-    Refused {
-        side: Side,
-        path: String,
-        status: u16,
-        kind: String,
-    },
-    /// An answer that is not the Memory Stores API's (a bad id, hash, content).
-    BadAnswer {
-        side: Side,
-    },
-    /// More memories than this store may hold.
-    TooMany {
-        side: Side,
-        max: u64,
-    },
-    DamagedState,
-    Storage,
-    /// A memory changed under every pass.
-    Unsettled {
-        path: String,
-    },
-}
-
-impl fmt::Display for SyncError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SyncError::Unreachable => f.write_str(
-                "The remote memory store could not be reached; what was synced so far stays, run the sync again to go on.",
-            ),
-            SyncError::Refused { side, path, status, kind } if path.is_empty() => write!(
-                f,
-                "{side} refused to list its memories ({status} {kind}); nothing more was synced."
-            ),
-            SyncError::Refused { side, path, status, kind } => write!(
-                f,
-                "{side} refused a change to {path} ({status} {kind}); the other memories were synced as far as they got."
-            ),
-            SyncError::BadAnswer { side } => write!(
-                f,
-                "{side} answered with something that is not a Memory Stores API answer; the sync stopped there."
-            ),
-            SyncError::TooMany { side, max } => write!(
-                f,
-                "{side} holds more than {max} memories, more than this store may hold; nothing was synced."
-            ),
-            SyncError::DamagedState => f.write_str(
-                "The sync record kept in this memory store is damaged; nothing was synced.",
-            ),
-            SyncError::Storage => f.write_str("This memory store could not be read or written; the sync stopped there."),
-            SyncError::Unsettled { path } => write!(
-                f,
-                "{path} kept changing while it was synced; run the sync again."
-            ),
-        }
-    }
-}
-
-impl core::error::Error for SyncError {}
-
 /// The key of the sync record for the remote store named `remote`.
 fn state_key(remote: &str) -> String {
     format!("sync/{}", wire::sha256_hex(remote))
@@ -172,8 +68,13 @@ impl<S: Store> Engine<S> {
     /// sync record is kept per name).
     pub async fn sync(&self, remote: &impl Remote, name: &str) -> Result<Summary, SyncError> {
         let key = state_key(name);
-        let max = self.config.limits.max_memories;
-        let state = match self.store.get(&key).await.map_err(|_| SyncError::Storage)? {
+        let max = self.config().limits.max_memories;
+        let state = match self
+            .store()
+            .get(&key)
+            .await
+            .map_err(|_| SyncError::Storage)?
+        {
             Some(bytes) => State::decode(&bytes, max)?,
             None => State::default(),
         };
@@ -238,7 +139,7 @@ impl<S: Store, R: Remote> Run<'_, S, R> {
             return Ok(());
         }
         self.engine
-            .store
+            .store()
             .set(&self.key, &self.state.encode())
             .await
             .map_err(|_| SyncError::Storage)?;
@@ -259,7 +160,7 @@ impl<S: Store, R: Remote> Run<'_, S, R> {
 
     /// Every memory of `side`, by id.
     async fn list(&self, side: Side) -> Result<BTreeMap<String, Info>, SyncError> {
-        let max = self.engine.config.limits.max_memories;
+        let max = self.engine.config().limits.max_memories;
         let mut out = BTreeMap::new();
         let mut page: Option<String> = None;
         let mut seen = BTreeSet::new();

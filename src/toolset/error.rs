@@ -2,11 +2,14 @@
 //! model reads (faces add nothing but the SDK's `Error: `). Paths are shown as the
 //! model named them: with the mount prefix the call was given.
 
+use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::api::error::ApiError;
+use serde_json::Value;
+
+use crate::api::error::{ApiError, json_kind};
 use crate::number::Thousands;
 
 pub use crate::config::MAX_LINES_LISTED;
@@ -194,3 +197,76 @@ impl fmt::Display for ToolsetError {
 }
 
 impl core::error::Error for ToolsetError {}
+
+/// How an input that does not match its tool's schema is refused: each check's words.
+impl ToolsetError {
+    /// An input refused in words made elsewhere (the API's, relayed).
+    pub(crate) fn input(tool: &'static str, field: &str, problem: String) -> ToolsetError {
+        ToolsetError::Input {
+            tool,
+            field: field.into(),
+            problem,
+        }
+    }
+
+    pub(crate) fn input_not_json(tool: &'static str) -> ToolsetError {
+        ToolsetError::input(tool, "", "the input is not valid JSON".into())
+    }
+
+    pub(crate) fn input_not_object(tool: &'static str, got: &Value) -> ToolsetError {
+        let problem = format!("the input must be a JSON object, got {}", json_kind(got));
+        ToolsetError::input(tool, "", problem)
+    }
+
+    /// `names`: the fields the tool takes, listed as `memory_x takes a, b and c`.
+    pub(crate) fn unknown_field(tool: &'static str, field: &str, names: &[&str]) -> ToolsetError {
+        let mut problem = format!("{field:?} is not one of its fields ({tool} takes ");
+        for (i, n) in names.iter().enumerate() {
+            if i > 0 {
+                problem.push_str(if i + 1 == names.len() { " and " } else { ", " });
+            }
+            problem.push_str(n);
+        }
+        problem.push(')');
+        ToolsetError::input(tool, field, problem)
+    }
+
+    pub(crate) fn required(tool: &'static str, field: &str) -> ToolsetError {
+        ToolsetError::input(tool, field, format!("{field} is required"))
+    }
+
+    pub(crate) fn empty(tool: &'static str, field: &str) -> ToolsetError {
+        ToolsetError::input(tool, field, format!("{field} must not be empty"))
+    }
+
+    pub(crate) fn below(tool: &'static str, field: &str, min: u64, got: u64) -> ToolsetError {
+        let problem = format!("{field} must be a whole number of at least {min}, got {got}");
+        ToolsetError::input(tool, field, problem)
+    }
+
+    /// An integer field given anything but a whole number: a number as it was sent.
+    pub(crate) fn not_whole(tool: &'static str, field: &str, got: &Value) -> ToolsetError {
+        let shown = match got {
+            Value::Number(n) => format!("{n}"),
+            other => String::from(json_kind(other)),
+        };
+        let problem = format!("{field} must be a whole number, got {shown}");
+        ToolsetError::input(tool, field, problem)
+    }
+
+    /// `want`: the schema's type name (`string`, `boolean`).
+    pub(crate) fn wrong_type(
+        tool: &'static str,
+        field: &str,
+        want: &str,
+        got: &Value,
+    ) -> ToolsetError {
+        let want = match want {
+            "string" => String::from("a string"),
+            "boolean" => String::from("true or false"),
+            other => format!("a {other}"),
+        };
+        let problem = format!("{field} must be {want}, got {}", json_kind(got));
+        ToolsetError::input(tool, field, problem)
+    }
+}

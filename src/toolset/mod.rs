@@ -66,11 +66,7 @@ fn text<'a>(input: &'a Value, name: &str) -> Option<&'a str> {
 pub fn parse_input(name: &str, input: &str) -> Result<Value, ToolsetError> {
     crate::json::from_text::<Value>(input).map_err(|_| match tools::tool(name) {
         None => ToolsetError::UnknownTool(name.into()),
-        Some(t) => ToolsetError::Input {
-            tool: t.name,
-            field: String::new(),
-            problem: "the input is not valid JSON".into(),
-        },
+        Some(t) => ToolsetError::input_not_json(t.name),
     })
 }
 
@@ -111,11 +107,7 @@ fn sha_arg(tool: &'static str, input: &Value) -> Result<Option<Hash>, ToolsetErr
         None => Ok(None),
         Some(h) => rules::sha256_arg("content_sha256", h)
             .map(Some)
-            .map_err(|e| ToolsetError::Input {
-                tool,
-                field: "content_sha256".into(),
-                problem: format!("{e}"),
-            }),
+            .map_err(|e| ToolsetError::input(tool, "content_sha256", format!("{e}"))),
     }
 }
 
@@ -123,11 +115,10 @@ fn sha_arg(tool: &'static str, input: &Value) -> Result<Option<Hash>, ToolsetErr
 /// words begin with the field they judge: `query`, `page`).
 fn query_error(tool: &'static str, e: ApiError) -> ToolsetError {
     match e {
-        ApiError::Invalid(m) => ToolsetError::Input {
-            tool,
-            field: m.split(' ').next().unwrap_or_default().into(),
-            problem: m,
-        },
+        ApiError::Invalid(m) => {
+            let field = m.split(' ').next().unwrap_or_default();
+            ToolsetError::input(tool, field, m.clone())
+        }
         other => ToolsetError::Failed(other),
     }
 }

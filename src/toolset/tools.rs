@@ -4,7 +4,6 @@
 //! so the schema a model is shown is the rule its input is judged by.
 
 use alloc::collections::BTreeMap;
-use alloc::format;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -92,33 +91,20 @@ struct Property {
 /// Holds `input` to `tool`'s schema. `null` is taken as absent: models send it for
 /// an optional field they mean to leave out.
 pub fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
-    let bad = |field: &str, problem: String| ToolsetError::Input {
-        tool: tool.name,
-        field: field.into(),
-        problem,
-    };
+    let t = tool.name;
     // The schemas are constants, parsed by the tests; a failure here is memdir's.
     let schema: Schema =
         crate::json::from_text(tool.input_schema).map_err(|_| ToolsetError::Internal)?;
     let Value::Object(fields) = input else {
-        return Err(bad(
-            "",
-            format!(
-                "the input must be a JSON object, got {}",
-                crate::api::body::kind(input)
-            ),
-        ));
+        return Err(ToolsetError::input_not_object(t, input));
     };
     if let Some(k) = fields.keys().find(|k| !schema.properties.contains_key(*k)) {
         let names: Vec<&str> = schema.properties.keys().map(String::as_str).collect();
-        return Err(bad(
-            k,
-            format!("{k:?} is not one of its fields ({})", takes(tool, &names)),
-        ));
+        return Err(ToolsetError::unknown_field(t, k, &names));
     }
     for name in &schema.required {
         if fields.get(name).is_none_or(Value::is_null) {
-            return Err(bad(name, format!("{name} is required")));
+            return Err(ToolsetError::required(t, name));
         }
     }
     for (name, p) in &schema.properties {
@@ -130,7 +116,7 @@ pub fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
                 if let Some(min) = p.min_length
                     && s.chars().count() < min
                 {
-                    return Err(bad(name, format!("{name} must not be empty")));
+                    return Err(ToolsetError::empty(t, name));
                 }
             }
             ("boolean", Value::Bool(_)) => {}
@@ -139,58 +125,12 @@ pub fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
                 if let Some(min) = p.minimum
                     && n < min
                 {
-                    return Err(bad(
-                        name,
-                        format!("{name} must be a whole number of at least {min}, got {n}"),
-                    ));
+                    return Err(ToolsetError::below(t, name, min, n));
                 }
             }
-            ("integer", _) => {
-                return Err(bad(
-                    name,
-                    format!("{name} must be a whole number, got {}", shown_value(v)),
-                ));
-            }
-            (want, _) => {
-                return Err(bad(
-                    name,
-                    format!(
-                        "{name} must be {}, got {}",
-                        article(want),
-                        crate::api::body::kind(v)
-                    ),
-                ));
-            }
+            ("integer", _) => return Err(ToolsetError::not_whole(t, name, v)),
+            (want, _) => return Err(ToolsetError::wrong_type(t, name, want, v)),
         }
     }
     Ok(())
-}
-
-/// A number as it was sent; anything else as its kind.
-fn shown_value(v: &Value) -> String {
-    match v {
-        Value::Number(n) => format!("{n}"),
-        other => String::from(crate::api::body::kind(other)),
-    }
-}
-
-fn article(kind: &str) -> String {
-    match kind {
-        "integer" => String::from("a whole number"),
-        "string" => String::from("a string"),
-        "boolean" => String::from("true or false"),
-        other => format!("a {other}"),
-    }
-}
-
-/// `memory_x takes a, b and c`.
-fn takes(tool: &Tool, names: &[&str]) -> String {
-    let mut out = format!("{} takes ", tool.name);
-    for (i, n) in names.iter().enumerate() {
-        if i > 0 {
-            out.push_str(if i + 1 == names.len() { " and " } else { ", " });
-        }
-        out.push_str(n);
-    }
-    out
 }

@@ -1,0 +1,42 @@
+//! Why a set of mounts cannot be opened: one enum whose `Display` is the text.
+
+use alloc::string::String;
+use core::fmt;
+
+use crate::config::MAX_MOUNTS;
+
+/// Why a set of mounts cannot be opened. `Display` is the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MountError {
+    Count(usize),
+    BadName(String),
+    Twice(String),
+    RootBeside,
+    TooLong {
+        name: String,
+        field: &'static str,
+        max: usize,
+    },
+}
+
+impl fmt::Display for MountError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MountError::Count(n) => write!(f, "a memory mounts 1 to {MAX_MOUNTS} stores, got {n}"),
+            MountError::BadName(name) => write!(
+                f,
+                "mount name {name:?} is not a valid directory name under /memories"
+            ),
+            MountError::Twice(name) => write!(f, "two stores are mounted at /memories/{name}"),
+            MountError::RootBeside => {
+                f.write_str("a store mounted at /memories itself (name \"\") must be the only one")
+            }
+            MountError::TooLong { name, field, max } => {
+                write!(f, "the {field} of mount {name:?} is over {max} characters")
+            }
+        }
+    }
+}
+
+impl core::error::Error for MountError {}

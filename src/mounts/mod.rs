@@ -1,0 +1,91 @@
+//! Several stores in one memory: each mounted at `/memories/<name>` (or one alone
+//! at `/memories`), read-write or read-only, with a description and instructions
+//! for the model. This module says what a mount is and which sets of mounts may be
+//! opened; `route` decides which store a command goes to (each store's engine does
+//! the rest with the same paths, so every answer reads as with one store),
+//! `instructions` writes the system prompt's text, `error` every refusal's.
+
+use alloc::string::String;
+
+use crate::config::{MAX_MOUNT_DESCRIPTION_CHARS, MAX_MOUNT_INSTRUCTIONS_CHARS, MAX_MOUNTS};
+use crate::path;
+
+mod error;
+mod instructions;
+mod route;
+
+pub use error::MountError;
+pub use instructions::instructions;
+pub use route::{MountTarget, Mounted, Top, TopEntry};
+
+/// Whether a mounted store may be written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Access {
+    ReadWrite,
+    ReadOnly,
+}
+
+impl Access {
+    pub fn name(self) -> &'static str {
+        match self {
+            Access::ReadWrite => "read_write",
+            Access::ReadOnly => "read_only",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Access> {
+        match name {
+            "read_write" => Some(Access::ReadWrite),
+            "read_only" => Some(Access::ReadOnly),
+            _ => None,
+        }
+    }
+}
+
+/// One store's place in a memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mount {
+    /// The directory's name under `/memories`; `""`: the store is `/memories`.
+    pub name: String,
+    pub access: Access,
+    pub description: String,
+    pub instructions: String,
+}
+
+/// Checks a set of mounts: 1 to [`MAX_MOUNTS`], names valid and distinct, one at
+/// `/memories` only alone, descriptions and instructions within their limits.
+pub fn check(mounts: &[Mount]) -> Result<(), MountError> {
+    if mounts.is_empty() || mounts.len() > MAX_MOUNTS {
+        return Err(MountError::Count(mounts.len()));
+    }
+    for (i, m) in mounts.iter().enumerate() {
+        if m.name.is_empty() {
+            if mounts.len() > 1 {
+                return Err(MountError::RootBeside);
+            }
+        } else if !path::is_valid_name(&m.name) {
+            return Err(MountError::BadName(m.name.clone()));
+        }
+        if mounts.iter().take(i).any(|o| o.name == m.name) {
+            return Err(MountError::Twice(m.name.clone()));
+        }
+        for (field, text, max) in [
+            ("description", &m.description, MAX_MOUNT_DESCRIPTION_CHARS),
+            (
+                "instructions",
+                &m.instructions,
+                MAX_MOUNT_INSTRUCTIONS_CHARS,
+            ),
+        ] {
+            if text.chars().count() > max {
+                return Err(MountError::TooLong {
+                    name: m.name.clone(),
+                    field,
+                    max,
+                });
+            }
+        }
+    }
+    Ok(())
+}

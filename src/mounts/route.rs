@@ -1,0 +1,319 @@
+//! Which store a command goes to, and what is refused before any store is
+//! touched: a write into a read-only store, a rename across stores, the directory
+//! a store is mounted at.
+
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::{Access, Mount, MountError, check, instructions};
+use crate::command::input::{Checked, Command};
+use crate::command::plan::refuse_without_storage;
+use crate::command::render::{self, Row};
+use crate::config::Limits;
+use crate::error::{Refusal, ToolError};
+use crate::path::{self, ValidPath};
+use crate::storage::Engine;
+use crate::store::Store;
+use crate::toolset::{self, ToolsetError};
+use serde_json::Value;
+/// What a mount routes to: a store's engine, in this process or behind a boundary
+/// (the wasmtime host's component instance). It was configured with its mount's
+/// name (`Config::mount`), so it takes the paths as the model wrote them.
+#[allow(
+    async_fn_in_trait,
+    reason = "every runtime drives the engine on one thread (wasm, or a host's block_on): no Send bound to promise"
+)]
+pub trait MountTarget {
+    /// Its failures: the engine's own, or a runtime's around them.
+    type Error: From<ToolError>;
+
+    /// Runs a command whose paths lie in this store's mount.
+    async fn run(&self, cmd: Command) -> Result<String, Self::Error>;
+
+    /// The store's total size and its visible top entries, for `view /memories`.
+    async fn top_entries(&self) -> Result<Top, Self::Error>;
+
+    /// The store's limits (for the checks made before any store is touched, and
+    /// the length of the listing of `/memories`).
+    fn limits(&self) -> Limits;
+}
+
+/// The top of one store: its total size and its visible entries, sorted by name.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Top {
+    pub size: u64,
+    pub entries: Vec<TopEntry>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TopEntry {
+    pub name: String,
+    pub size: u64,
+    pub is_dir: bool,
+}
+
+impl<S: Store> MountTarget for Engine<S> {
+    type Error = ToolError;
+
+    async fn run(&self, cmd: Command) -> Result<String, ToolError> {
+        Engine::run(self, cmd).await
+    }
+
+    async fn top_entries(&self) -> Result<Top, ToolError> {
+        let (size, entries) = Engine::top_entries(self).await?;
+        let entries = entries
+            .into_iter()
+            .map(|(name, size, is_dir)| TopEntry { name, size, is_dir })
+            .collect();
+        Ok(Top { size, entries })
+    }
+
+    fn limits(&self) -> Limits {
+        self.config().limits
+    }
+}
+
+/// The stores of one memory, each with its target (its engine).
+pub struct Mounted<T> {
+    mounts: Vec<(Mount, T)>,
+}
+
+impl<T: MountTarget> Mounted<T> {
+    /// Each target must have been configured with its mount's name
+    /// (`Config::mount`); see [`check`] for the rest.
+    pub fn new(mounts: Vec<(Mount, T)>) -> Result<Mounted<T>, MountError> {
+        let specs: Vec<Mount> = mounts.iter().map(|(m, _)| m.clone()).collect();
+        check(&specs)?;
+        Ok(Mounted { mounts })
+    }
+
+    pub fn mounts(&self) -> impl Iterator<Item = &Mount> {
+        self.mounts.iter().map(|(m, _)| m)
+    }
+
+    pub fn engines(&self) -> impl Iterator<Item = (&Mount, &T)> {
+        self.mounts.iter().map(|(m, e)| (m, e))
+    }
+
+    /// The target of the store mounted at `name`.
+    pub fn engine(&self, name: &str) -> Option<&T> {
+        self.mounts
+            .iter()
+            .find(|(m, _)| m.name == name)
+            .map(|(_, e)| e)
+    }
+
+    pub fn instructions(&self) -> String {
+        let specs: Vec<Mount> = self.mounts().cloned().collect();
+        instructions(&specs)
+    }
+
+    /// The typed face, over every store.
+    pub async fn run(&self, cmd: Command) -> Result<String, T::Error> {
+        if let [(m, target)] = self.mounts.as_slice()
+            && m.name.is_empty()
+        {
+            return target.run(cmd).await;
+        }
+        let checked = cmd.validate_paths()?;
+        let Some((_, first)) = self.mounts.first() else {
+            return Err(ToolError::Damaged.into());
+        };
+        refuse_without_storage(&checked, &first.limits())?;
+        let paths: Vec<ValidPath> = checked.paths().into_iter().cloned().collect();
+        let Some(path) = paths.first() else {
+            return Err(ToolError::Damaged.into());
+        };
+        if path.is_root() {
+            return match checked {
+                Checked::View { view_range, .. } => self.view_top(path, view_range).await,
+                // Everything else on `/memories` itself was refused above, but a
+                // line edit, which finds no file there.
+                _ => Err(ToolError::from(Refusal::NotFoundHint(path.clone())).into()),
+            };
+        }
+        let found: Vec<Option<usize>> = paths.iter().map(|p| self.mount_of(p)).collect();
+        let write = !matches!(checked, Checked::View { .. });
+        let Some(at) = found.first().copied().flatten() else {
+            return Err(match &checked {
+                Checked::Create { .. } => self.no_mount(path),
+                Checked::Delete { .. } | Checked::Rename { .. } => {
+                    Refusal::NotFound(path.clone()).into()
+                }
+                _ => Refusal::NotFoundHint(path.clone()).into(),
+            }
+            .into());
+        };
+        // The directory a store is mounted at is the mount's, not the store's.
+        if let Some(top) = paths.iter().find(|p| p.names().count() == 1)
+            && matches!(checked, Checked::Delete { .. } | Checked::Rename { .. })
+        {
+            return Err(ToolError::from(Refusal::MountPoint {
+                command: checked.name(),
+                path: top.clone(),
+            })
+            .into());
+        }
+        if let Checked::Rename { new_path, .. } = &checked {
+            match found.get(1).copied().flatten() {
+                None => return Err(self.no_mount(new_path).into()),
+                Some(to) if to != at => {
+                    return Err(ToolError::from(Refusal::AcrossMounts {
+                        from: path.clone(),
+                        to: new_path.clone(),
+                    })
+                    .into());
+                }
+                Some(_) => {}
+            }
+        }
+        let (mount, target) = self.mounts.get(at).ok_or(ToolError::Damaged)?;
+        if write && mount.access == Access::ReadOnly {
+            return Err(ToolError::from(Refusal::ReadOnly {
+                command: checked.name(),
+                path: path.clone(),
+                mount: format!("{}/{}", path::ROOT, mount.name),
+            })
+            .into());
+        }
+        if let Checked::Create { path, .. } = &checked
+            && path.names().count() == 1
+        {
+            return Err(ToolError::from(Refusal::AlreadyExists(path.clone())).into());
+        }
+        // The target checks the paths again (cheap) and takes its mount's share.
+        target.run(checked.into_command()).await
+    }
+
+    /// Which store `path` (not `/memories`) lies in.
+    fn mount_of(&self, path: &ValidPath) -> Option<usize> {
+        let first = path.names().next()?;
+        self.mounts.iter().position(|(m, _)| m.name == first)
+    }
+
+    fn no_mount(&self, path: &ValidPath) -> ToolError {
+        let mounts: Vec<String> = self
+            .mounts()
+            .map(|m| format!("{}/{}", path::ROOT, m.name))
+            .collect();
+        Refusal::NoMount {
+            path: path.clone(),
+            mounts: mounts.join(", "),
+        }
+        .into()
+    }
+
+    /// `view /memories` across stores: each mount as a directory, with its entries.
+    async fn view_top(
+        &self,
+        path: &ValidPath,
+        range: Option<(i64, i64)>,
+    ) -> Result<String, T::Error> {
+        let mut sorted: Vec<&(Mount, T)> = self.mounts.iter().collect();
+        sorted.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        let mut tops = Vec::new();
+        let mut total = 0u64;
+        for (m, target) in sorted {
+            let top = target.top_entries().await?;
+            total = total.saturating_add(top.size);
+            tops.push((m, top));
+        }
+        let mut rows: Vec<Row> = alloc::vec![(total, [path.as_str(), "", "", "", "", ""])];
+        for (m, top) in tops.iter().filter(|(m, _)| render::is_visible(&m.name)) {
+            let name = m.name.as_str();
+            rows.push((top.size, [path::ROOT, "/", name, "/", "", ""]));
+            for e in &top.entries {
+                let slash = if e.is_dir { "/" } else { "" };
+                rows.push((e.size, [path::ROOT, "/", name, "/", &e.name, slash]));
+            }
+        }
+        let limit = self
+            .mounts
+            .first()
+            .map_or(0, |(_, t)| t.limits().read_limit_chars);
+        Ok(render::view_dir(path, &rows, range, limit)?)
+    }
+}
+
+/// The toolset needs each store's engine (it runs the API's operations).
+impl<S: Store> Mounted<Engine<S>> {
+    /// [`Mounted::toolset`] for an input still in JSON text.
+    pub async fn toolset_json(&self, name: &str, input: &str) -> Result<String, ToolsetError> {
+        self.toolset(name, &toolset::parse_input(name, input)?)
+            .await
+    }
+
+    /// The memory-store toolset over every store: a path `/<name>/…` goes to the
+    /// store mounted at `<name>` (shown with that prefix), a listing or search of
+    /// the whole memory asks every store in turn, and a write into a read-only store
+    /// is refused before it is touched. One store at `/memories` takes paths as is.
+    pub async fn toolset(&self, name: &str, input: &Value) -> Result<String, ToolsetError> {
+        if let [(m, engine)] = self.mounts.as_slice()
+            && m.name.is_empty()
+        {
+            return engine.toolset("", name, input).await;
+        }
+        let tool =
+            toolset::tools::tool(name).ok_or_else(|| ToolsetError::UnknownTool(name.into()))?;
+        toolset::tools::check(tool, input)?;
+        let field = if input.get("path").is_some() {
+            "path"
+        } else {
+            "path_prefix"
+        };
+        let given = input
+            .get(field)
+            .and_then(Value::as_str)
+            .filter(|p| *p != "/");
+        let with = |value: &str| {
+            let mut v = input.clone();
+            if let Some(map) = v.as_object_mut() {
+                map.insert(field.into(), Value::from(value));
+            }
+            v
+        };
+        let Some(given) = given else {
+            // The whole memory: access is checked before anything is routed, so a
+            // write naming "/" never reaches a read-only store.
+            if let Some((m, _)) = self
+                .mounts
+                .iter()
+                .find(|(m, _)| !tool.read_only && m.access == Access::ReadOnly)
+            {
+                return Err(ToolsetError::ReadOnly {
+                    tool: tool.name,
+                    path: "/".into(),
+                    mount: format!("/{}", m.name),
+                });
+            }
+            // Each store's answer, under its own name.
+            let mut parts = Vec::new();
+            for (m, engine) in &self.mounts {
+                let prefix = format!("/{}", m.name);
+                parts.push(engine.toolset(&prefix, name, &with("/")).await?);
+            }
+            return Ok(parts.join("\n\n"));
+        };
+        let rest = given.strip_prefix('/').unwrap_or(given);
+        let (first, below) = rest.split_once('/').unwrap_or((rest, ""));
+        let Some((m, engine)) = self.mounts.iter().find(|(m, _)| m.name == first) else {
+            let mounts: Vec<String> = self.mounts().map(|m| format!("/{}", m.name)).collect();
+            return Err(ToolsetError::Unmounted {
+                path: given.into(),
+                mounts: mounts.join(", "),
+            });
+        };
+        if !tool.read_only && m.access == Access::ReadOnly {
+            return Err(ToolsetError::ReadOnly {
+                tool: tool.name,
+                path: given.into(),
+                mount: format!("/{}", m.name),
+            });
+        }
+        let local = format!("/{below}");
+        engine
+            .toolset(&format!("/{}", m.name), name, &with(&local))
+            .await
+    }
+}

@@ -1,0 +1,87 @@
+//! Why a sync stopped: one enum whose `Display` is the text.
+
+use alloc::string::String;
+use core::fmt;
+
+/// Which store a failure is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Side {
+    Local,
+    Remote,
+}
+
+impl fmt::Display for Side {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Side::Local => "This memory store",
+            Side::Remote => "The remote memory store",
+        })
+    }
+}
+
+/// Why a sync stopped. Whatever it had written stays written and agreed on both
+/// sides; running it again goes on from there.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SyncError {
+    Unreachable,
+    /// A request was refused (`status`, the API's error `type`); `path` is the
+    /// memory written or read, empty for the list.
+    Refused {
+        side: Side,
+        path: String,
+        status: u16,
+        kind: String,
+    },
+    /// An answer that is not the Memory Stores API's (a bad id, hash, content).
+    BadAnswer {
+        side: Side,
+    },
+    /// More memories than this store may hold.
+    TooMany {
+        side: Side,
+        max: u64,
+    },
+    DamagedState,
+    Storage,
+    /// A memory changed under every pass.
+    Unsettled {
+        path: String,
+    },
+}
+
+impl fmt::Display for SyncError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SyncError::Unreachable => f.write_str(
+                "The remote memory store could not be reached; what was synced so far stays, run the sync again to go on.",
+            ),
+            SyncError::Refused { side, path, status, kind } if path.is_empty() => write!(
+                f,
+                "{side} refused to list its memories ({status} {kind}); nothing more was synced."
+            ),
+            SyncError::Refused { side, path, status, kind } => write!(
+                f,
+                "{side} refused a change to {path} ({status} {kind}); the other memories were synced as far as they got."
+            ),
+            SyncError::BadAnswer { side } => write!(
+                f,
+                "{side} answered with something that is not a Memory Stores API answer; the sync stopped there."
+            ),
+            SyncError::TooMany { side, max } => write!(
+                f,
+                "{side} holds more than {max} memories, more than this store may hold; nothing was synced."
+            ),
+            SyncError::DamagedState => f.write_str(
+                "The sync record kept in this memory store is damaged; nothing was synced.",
+            ),
+            SyncError::Storage => f.write_str("This memory store could not be read or written; the sync stopped there."),
+            SyncError::Unsettled { path } => write!(
+                f,
+                "{path} kept changing while it was synced; run the sync again."
+            ),
+        }
+    }
+}
+
+impl core::error::Error for SyncError {}
