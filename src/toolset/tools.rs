@@ -23,7 +23,7 @@ pub struct Tool {
     pub read_only: bool,
 }
 
-/// The memory-store toolset, in the order docs/memory-stores.md lists it.
+/// The memory-store toolset, in the order docs/toolset.md lists it.
 pub const TOOLS: [Tool; 6] = [
     Tool {
         name: "memory_list",
