@@ -12,8 +12,17 @@ export let glue;
  */
 export let COMMANDS;
 
+/** The commands that never change a store (`memdir::READ_ONLY_COMMANDS`). */
+export let READ_ONLY_COMMANDS;
+
+/** The Memory Stores API operations that change a store (`memdir::api::WRITE_OPS`). */
+export let API_WRITE_OPS;
+
 /** Called once, by the entry point, with the glue it initialised. */
 export function useGlue(initialised) {
   glue = initialised;
-  COMMANDS = Object.freeze(JSON.parse(glue.memoryTool()).commands);
+  const tool = JSON.parse(glue.memoryTool());
+  COMMANDS = Object.freeze(tool.commands);
+  READ_ONLY_COMMANDS = Object.freeze(tool.read_only_commands);
+  API_WRITE_OPS = Object.freeze(JSON.parse(glue.apiWriteOps()));
 }

@@ -128,7 +128,9 @@ impl Response {
 }
 
 /// The operations that change a store: refused at once on a read-only one.
-const WRITES: [&str; 8] = [
+/// The operations that change a store (every other one only reads): refused on a
+/// store opened read-only, and run in a store directory's turn.
+pub const WRITE_OPS: [&str; 8] = [
     "store.create",
     "store.update",
     "store.archive",
@@ -170,7 +172,7 @@ impl<S: Store> Engine<S> {
         if r.actor.as_ref().is_some_and(|a| !a.is_valid()) {
             return Err(ApiError::bad_actor());
         }
-        if self.config().read_only && WRITES.contains(&r.op.as_str()) {
+        if self.config().read_only && WRITE_OPS.contains(&r.op.as_str()) {
             return Err(ApiError::ReadOnly);
         }
         let body = body::parse(r.body.as_deref())?;

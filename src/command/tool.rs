@@ -14,6 +14,11 @@ pub const COMMANDS: [&str; 6] = [
     "rename",
 ];
 
+/// The commands that never change a store. They take part in no compare-and-swap
+/// race, so a runtime runs them outside a store directory's turn, which only keeps
+/// writers fair.
+pub const READ_ONLY_COMMANDS: [&str; 1] = ["view"];
+
 /// The memory tool as one tool definition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryTool {
@@ -44,6 +49,11 @@ mod tests {
     use super::*;
     use alloc::vec::Vec;
     use serde_json::{Value, json};
+
+    #[test]
+    fn read_only_commands_are_commands() {
+        assert!(READ_ONLY_COMMANDS.iter().all(|c| COMMANDS.contains(c)));
+    }
 
     #[test]
     fn the_schema_names_exactly_the_commands_the_parser_takes() {

@@ -3,7 +3,7 @@
 // across processes and that a crash does not leave stuck.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { keyToName, nameToKey } from '../../js/stores/directory.js';
@@ -106,6 +106,43 @@ describe('the directory store', () => {
     assert.equal(await store.compareAndSwap('head', bytes('2'), bytes('3')), true);
     assert.ok(Date.now() - started >= 140, 'did not wait for the live lock');
     assert.equal(text(await store.get('head')), '3');
+  });
+
+  test('reads run outside the turn; a write waits for it', async () => {
+    const dir = join(tempDir(), 'store');
+    const memory = await memdir.openMemory({ store: memdir.directoryStore(dir) });
+    await memory.create({ path: '/memories/a.md', file_text: 'one\n' });
+    const { hostname } = await import('node:os');
+    // Another live process (this one's parent) holds the turn.
+    const turn = join(dir, '.lock-turn');
+    writeFileSync(turn, `${process.ppid} ${hostname()} other-process`);
+    let wrote = false;
+    const write = memory.create({ path: '/memories/b.md', file_text: 'two\n' }).then(() => (wrote = true));
+    try {
+      // The turn is waited for up to 10 s: a read that took it would lose this race.
+      const waited = new Promise((r) => setTimeout(r, 5000, 'waited for the turn'));
+      const reads = Promise.all([
+        memory.view({ path: '/memories/a.md' }),
+        memory.execute({ command: 'view', path: '/memories/a.md' }),
+        memory.api({ op: 'memory.list', query: { path_prefix: '/' } }),
+        memory.toolset('memory_read', { path: '/a.md' }),
+        memory.entries(),
+      ]);
+      const got = await Promise.race([reads, waited]);
+      assert.notEqual(got, 'waited for the turn');
+      const [view, executed, list, read, entries] = got;
+      const shown = "Here's the content of /memories/a.md with line numbers:\n     1\tone\n     2\t";
+      assert.equal(view, shown);
+      assert.deepEqual(executed, { content: shown, is_error: false });
+      assert.deepEqual(list.body.data.map((m) => m.path), ['/a.md']);
+      assert.equal(read.split('\n')[0], '/a.md (4 bytes, content_sha256 2c8b08da5ce60398e1f19af0e5dccc744df274b826abe585eaba68c525434806):');
+      assert.deepEqual(entries.map((e) => e.path), ['/memories/a.md']);
+      assert.equal(wrote, false, "the write ran inside another process's turn");
+    } finally {
+      unlinkSync(turn);
+      await write;
+    }
+    assert.equal(await memory.view({ path: '/memories/b.md' }), 'Here\'s the content of /memories/b.md with line numbers:\n     1\ttwo\n     2\t');
   });
 
   test('compare-and-swap holds across processes: no increment lost, races really lost', async (t) => {

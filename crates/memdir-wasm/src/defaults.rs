@@ -58,6 +58,13 @@ pub fn oversized_api_body() -> String {
     memdir::api::Response::too_large().to_json()
 }
 
+/// The Memory Stores API operations that change a store, as JSON text
+/// (`memdir::api::WRITE_OPS`); every other operation only reads.
+#[wasm_bindgen(js_name = apiWriteOps)]
+pub fn api_write_ops() -> String {
+    serde_json::to_string(&memdir::api::WRITE_OPS).unwrap_or_default()
+}
+
 /// The memory-store toolset's tools as JSON text: `[{name, description,
 /// input_schema, read_only}]`, the schema as an object (`memdir::toolset::TOOLS`).
 #[wasm_bindgen(js_name = toolsetTools)]
@@ -78,8 +85,9 @@ pub fn toolset_tools() -> String {
 }
 
 /// The memory tool's definition as JSON text: `{name, title, description,
-/// input_schema, commands}`, the schema as an object (`memdir::MEMORY_TOOL`,
-/// `memdir::COMMANDS`), for faces that must describe the tool (an MCP server).
+/// input_schema, commands, read_only_commands}`, the schema as an object
+/// (`memdir::MEMORY_TOOL`, `memdir::COMMANDS`, `memdir::READ_ONLY_COMMANDS`), for
+/// faces that must describe the tool (an MCP server) or know which calls write.
 #[wasm_bindgen(js_name = memoryTool)]
 pub fn memory_tool() -> String {
     let t = memdir::MEMORY_TOOL;
@@ -89,6 +97,7 @@ pub fn memory_tool() -> String {
         "description": t.description,
         "input_schema": serde_json::from_str::<serde_json::Value>(t.input_schema).unwrap_or_default(),
         "commands": memdir::COMMANDS,
+        "read_only_commands": memdir::READ_ONLY_COMMANDS,
     })
     .to_string()
 }
