@@ -6,28 +6,34 @@
 // memory-version list), 30% writes (memory create, update with a content_sha256
 // precondition, delete), on memories of about 1 KiB that each client alone writes
 // (bench/serve/client.mjs), so every answer is checked against the client's own
-// model and any status but 200 is an error. After the clients' first memories and
-// a warm-up, 30 s are measured (bench/serve/load.mjs): throughput and p50/p99
-// latency per call kind and overall, for three servers in turn, each started fresh:
+// model and any status but 200 is an error. Three server configurations, all
+// started fresh at the outset:
 //   floor      bench/serve/floor.mjs: the least a durable server does (one file per
 //              memory, temp file + fsync + rename + fsync of the directory per write);
 //   directory  memdir serve with its default store, a directory per memory store;
 //   postgres   two memdir serve instances on one PostgreSQL database (a private
 //              cluster, fsync on), the clients of each store split across both.
-// Then each memdir configuration against the floor, with the targets: throughput at
-// least half the floor's, p99 at most 3x the floor's, no errors. The run exits 1 if
-// any answer was wrong.
-//   npm run bench:serve [-- --seconds 30 --warmup 5 --clients 64 --stores 16 --timeout 10000 --only floor,directory,postgres]
-//   or BENCH_SERVE_SECONDS, BENCH_SERVE_WARMUP, BENCH_SERVE_CLIENTS, BENCH_SERVE_STORES,
-//   BENCH_SERVE_TIMEOUT_MS, BENCH_SERVE_ONLY (a flag wins over its variable)
+// Each has its own 64 clients. After their first memories and a warm-up of each,
+// the configurations take turns of at most 5 s, the order rotated every round,
+// until each has had 30 s measured (bench/serve/load.mjs): so a machine whose other
+// load comes and goes weighs on all three alike. Only the configuration whose turn
+// it is has calls under way. Printed: throughput and p50/p99 latency per call kind
+// and overall for each, then each memdir configuration against the floor, with the
+// targets: throughput at least half the floor's, p99 at most 3x the floor's, no
+// errors. The run exits 1 if any answer was wrong.
+//   npm run bench:serve [-- --seconds 30 --warmup 5 --turn 5 --clients 64 --stores 16 --timeout 10000 --only floor,directory,postgres --profile DIR]
+//   or BENCH_SERVE_SECONDS, BENCH_SERVE_WARMUP, BENCH_SERVE_TURN, BENCH_SERVE_CLIENTS,
+//   BENCH_SERVE_STORES, BENCH_SERVE_TIMEOUT_MS, BENCH_SERVE_ONLY, BENCH_SERVE_PROFILE (a
+//   flag wins over its variable). --profile: each server writes a .cpuprofile (node
+//   --cpu-prof) into DIR when it stops.
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { rng } from '../workload.mjs';
 import { buildIfNeeded } from '../../www/serve.mjs';
 import { call } from './wire.mjs';
 import { KINDS, READ_PERCENT, client } from './client.mjs';
-import { runLoad } from './load.mjs';
-import { endAll, startDirectory, startFloor, startPostgresPair } from './servers.mjs';
+import { recorder, runFor, setup } from './load.mjs';
+import { endAll, profileInto, startDirectory, startFloor, startPostgresPair } from './servers.mjs';
 
 const option = (name, variable, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -43,10 +49,12 @@ const positive = (name, text) => {
 };
 const SECONDS = positive('seconds', option('seconds', 'BENCH_SERVE_SECONDS', '30'));
 const WARMUP = positive('warmup', option('warmup', 'BENCH_SERVE_WARMUP', '5'));
+const TURN = positive('turn', option('turn', 'BENCH_SERVE_TURN', '5'));
 const CLIENTS = Math.floor(positive('clients', option('clients', 'BENCH_SERVE_CLIENTS', '64')));
 const STORES = Math.floor(positive('stores', option('stores', 'BENCH_SERVE_STORES', '16')));
 const TIMEOUT_MS = positive('timeout', option('timeout', 'BENCH_SERVE_TIMEOUT_MS', '10000'));
 const ONLY = option('only', 'BENCH_SERVE_ONLY', 'floor,directory,postgres').split(',');
+const PROFILE = option('profile', 'BENCH_SERVE_PROFILE', undefined);
 const CONFIGS = { floor: startFloor, directory: startDirectory, postgres: startPostgresPair };
 if (ONLY.some((c) => !CONFIGS[c])) {
   console.error(`--only takes ${Object.keys(CONFIGS).join(', ')}`);
@@ -105,20 +113,35 @@ function report(config, result) {
   }
 }
 
-async function measure(name, key) {
-  const config = await CONFIGS[name](key);
-  if (config.skipped) {
-    console.log(`\n${name}: skipped, ${config.skipped}`);
-    return undefined;
+/** Starts every configuration asked for; {started: [config], skipped: [[name, why]]}. */
+async function startAll(key) {
+  const started = [];
+  const skipped = [];
+  for (const name of ONLY) {
+    const config = await CONFIGS[name](key);
+    if (config.skipped) skipped.push([name, config.skipped]);
+    else started.push(config);
   }
-  try {
-    const clients = await clientsFor(config, key);
-    const result = await runLoad(clients, { warmupMs: WARMUP * 1000, measureMs: SECONDS * 1000 });
-    report(config, result);
-    return result;
-  } finally {
-    await config.stop();
+  return { started, skipped };
+}
+
+/** Setup and warm-up of each in turn, then measured turns, rotating, until each has had SECONDS. */
+async function measure(configs, key) {
+  for (const config of configs) {
+    config.rec = recorder();
+    config.clients = await clientsFor(config, key);
+    await setup(config.clients, config.rec);
+    await runFor(config.clients, WARMUP * 1000, config.rec, { measured: false });
   }
+  const turns = Math.ceil(SECONDS / TURN);
+  const turnMs = (SECONDS * 1000) / turns;
+  for (let t = 0; t < turns; t++) {
+    for (let k = 0; k < configs.length; k++) {
+      const config = configs[(t + k) % configs.length];
+      await runFor(config.clients, turnMs, config.rec, { measured: true });
+    }
+  }
+  return Object.fromEntries(configs.map((c) => [c.name, c.rec.summary()]));
 }
 
 function verdicts(results) {
@@ -141,17 +164,23 @@ function verdicts(results) {
 async function main() {
   // memdir serve runs dist/ as it is: an older build would be timed without a word.
   buildIfNeeded();
+  if (PROFILE) profileInto(PROFILE);
   const key = `sk-bench-${randomBytes(12).toString('hex')}`;
   console.log(
     `memdir serve under load on loopback: ${CLIENTS} clients (closed loops) on ${STORES} stores; ` +
       `${READ_PERCENT}% reads (${KINDS.slice(0, 3).join(', ')}), ${100 - READ_PERCENT}% writes (${KINDS.slice(3).join(', ')}; updates with a content_sha256 precondition); ` +
-      `warm-up ${WARMUP} s, measured ${SECONDS} s; timeout ${TIMEOUT_MS / 1000} s a call; node ${process.version}, ${availableParallelism()} CPUs shared by clients and servers`,
+      `warm-up ${WARMUP} s each, then ${SECONDS} s measured each in turns of ${Math.min(TURN, SECONDS)} s; timeout ${TIMEOUT_MS / 1000} s a call; ` +
+      `node ${process.version}, ${availableParallelism()} CPUs shared by clients and servers`,
   );
-  const results = {};
-  for (const name of ONLY) {
-    const r = await measure(name, key);
-    if (r) results[name] = r;
+  const { started, skipped } = await startAll(key);
+  let results;
+  try {
+    results = await measure(started, key);
+  } finally {
+    await Promise.all(started.map((c) => c.stop()));
   }
+  for (const [name, why] of skipped) console.log(`\n${name}: skipped, ${why}`);
+  for (const config of started) report(config, results[config.name]);
   verdicts(results);
   if (Object.values(results).some((r) => r.errorCount > 0)) process.exitCode = 1;
 }

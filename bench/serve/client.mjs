@@ -41,14 +41,16 @@ function content(client, n, edit) {
 
 /**
  * A client `index` on server `base` (its key `key`) in store `storeId`; `rand()`
- * in [0, 1) picks its calls. `step()` makes one call and resolves {kind, ms} or
- * {kind, error}; after an error, `reset()` starts over under a new path prefix,
- * since what the server did with the failed call is unknown.
+ * in [0, 1) picks its calls. `setup()` makes its first memories; `step()` makes one
+ * call. Each resolves {kind, ms} or {kind, error}. After an error the client's next
+ * setup or step first starts over under a new path prefix, forgetting every
+ * memory, since what the server did with the failed call is unknown.
  */
 export function client({ index, base, key, storeId, rand, timeoutMs }) {
   const memories = new Map(); // id -> {path, content, sha, versionId, versions, n, edits}
   let generation = 0;
   let made = 0;
+  let stale = false;
   const prefix = () => `/c${index}g${generation}/`;
   const at = (path, opts = {}) => call(base, key, opts.method ?? 'GET', `/v1/memory_stores/${storeId}${path}`, { ...opts, timeoutMs });
   const pick = () => {
@@ -146,28 +148,34 @@ export function client({ index, base, key, storeId, rand, timeoutMs }) {
       return { kind, ms: r.ms };
     } catch (e) {
       if (!(e instanceof Wrong)) throw e;
+      stale = true;
       return { kind, error: `client ${index}: ${e.message}` };
     }
   }
 
-  return {
-    /** Makes the first memories (untimed); resolves an error answer or undefined. */
-    async setup() {
-      while (memories.size < INITIAL) {
-        const r = await run('memory.create', create);
-        if (r.error) return r;
-      }
-      return undefined;
-    },
-    step() {
-      const kind = choose();
-      return run(kind, calls[kind]);
-    },
-    /** Forgets every memory and starts over under a new prefix; resolves like setup. */
-    reset() {
+  /** The first memories (untimed), under a new prefix after an error; an error answer or undefined. */
+  async function setup() {
+    if (stale) {
       memories.clear();
       generation += 1;
-      return this.setup();
+      stale = false;
+    }
+    while (memories.size < INITIAL) {
+      const r = await run('memory.create', create);
+      if (r.error) return r;
+    }
+    return undefined;
+  }
+
+  return {
+    setup,
+    async step() {
+      if (stale) {
+        const failed = await setup();
+        if (failed) return failed;
+      }
+      const kind = choose();
+      return run(kind, calls[kind]);
     },
   };
 }

@@ -50,7 +50,12 @@ function tempDir(label) {
   return { dir, remove: onEnd(() => rmSync(dir, { recursive: true, force: true })) };
 }
 
-const options = { timeoutMs: STARTUP_MS, onSpawn: track };
+const options = { timeoutMs: STARTUP_MS, onSpawn: track, nodeArgs: [] };
+
+/** Every server started from now on writes a CPU profile into `dir` when it exits. */
+export function profileInto(dir) {
+  options.nodeArgs = ['--cpu-prof', '--cpu-prof-dir', dir];
+}
 
 /** Stops `servers` (SIGTERM, then SIGKILL past STOP_MS), then runs `after`. */
 function stopper(servers, after) {
