@@ -179,7 +179,7 @@ async function main() {
   } finally {
     await Promise.all(started.map((c) => c.stop()));
   }
-  for (const [name, why] of skipped) console.log(`\n${name}: skipped, ${why}`);
+  for (const [name, why] of skipped) console.log(`\n${name}: skipped: ${why}`);
   for (const config of started) report(config, results[config.name]);
   verdicts(results);
   if (Object.values(results).some((r) => r.errorCount > 0)) process.exitCode = 1;

@@ -107,7 +107,8 @@ export async function startPostgresPair(key) {
   try {
     cluster = await startPostgres({ fsync: true });
   } catch (e) {
-    return { skipped: e.message.split('\n')[0] };
+    const why = e.message.split('\n')[0];
+    return { skipped: why.startsWith('PostgreSQL') ? why : `PostgreSQL did not start (${why})` };
   }
   const stopCluster = onEnd(() => cluster.stop());
   let servers;
