@@ -41,8 +41,9 @@ function content(client, n, edit) {
 
 /**
  * A client `index` on server `base` (its key `key`) in store `storeId`; `rand()`
- * in [0, 1) picks its calls. `setup()` makes its first memories; `step()` makes one
- * call. Each resolves {kind, ms} or {kind, error}. After an error the client's next
+ * in [0, 1) picks its calls. `setup()` makes its first memories and resolves
+ * undefined or {kind, error}; `step()` makes one call and resolves {kind, ms} or
+ * {kind, error}. After an error the client's next
  * setup or step first starts over under a new path prefix, forgetting every
  * memory, since what the server did with the failed call is unknown.
  */
