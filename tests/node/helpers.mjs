@@ -140,36 +140,5 @@ export function treeOf(entries) {
   return { files, dirs: dirs.sort() };
 }
 
-/** The memdir CLI. */
-export const MEMDIR_BIN = fileURLToPath(new URL('bin/memdir.js', ROOT));
-
-/** Starts `memdir serve` on a free port; resolves {url, child, stderr(), stop()}. */
-export function startServe(args, env = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [MEMDIR_BIN, 'serve', '--port', '0', ...args], {
-      env: { ...process.env, MEMDIR_API_KEYS: '', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
-    child.stdout.setEncoding('utf8').on('data', (d) => {
-      stdout += d;
-      const nl = stdout.indexOf('\n');
-      if (nl >= 0) {
-        const exited = new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })));
-        resolve({
-          url: stdout.slice(0, nl),
-          child,
-          stderr: () => stderr,
-          stop: () => {
-            child.kill('SIGTERM');
-            return exited;
-          },
-        });
-      }
-    });
-    child.on('error', reject);
-    child.on('exit', (code) => reject(new Error(`memdir serve exited ${code} before listening: ${stderr}`)));
-  });
-}
+// `memdir serve` in a child process, shared with bench/serve/.
+export { MEMDIR_BIN, startServe } from './child-server.mjs';

@@ -2,6 +2,8 @@
 // server on 127.0.0.1 at a free port with its socket in that directory, trust
 // authentication (nothing else can reach it), stopped and removed at the end.
 // Run as the `postgres` user when the tests run as root (initdb refuses root).
+// Also bench/serve/'s PostgreSQL, which keeps fsync on so its writes are as durable
+// as those it is compared with.
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -19,6 +21,9 @@ const BIN =
         .map((v) => `/usr/lib/postgresql/${v}/bin`)[0]
     : undefined);
 
+// initdb, pg_ctl and psql each get this long (pg_ctl's own -t is 30 s).
+const PROGRAM_TIMEOUT_MS = 120_000;
+
 function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer();
@@ -33,11 +38,16 @@ function freePort() {
 function asOwner(cmd, args) {
   const root = process.getuid?.() === 0;
   const [file, argv] = root ? ['runuser', ['-u', 'postgres', '--', join(BIN, cmd), ...args]] : [join(BIN, cmd), args];
-  return execFileSync(file, argv, { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+  // Bounded: a tool that hangs (a cluster that never comes up) fails the caller.
+  return execFileSync(file, argv, { stdio: ['ignore', 'pipe', 'pipe'], timeout: PROGRAM_TIMEOUT_MS }).toString();
 }
 
-/** Starts a cluster; `url(db)` names a database in it, `stop()` ends and removes it. */
-export async function startPostgres() {
+/**
+ * Starts a cluster; `url(db)` names a database in it, `stop()` ends and removes it.
+ * `fsync: false` (the tests' default) trades durability for speed; a benchmark of
+ * durable writes passes `true`.
+ */
+export async function startPostgres({ fsync = false } = {}) {
   if (BIN === undefined) throw new Error('PostgreSQL is not installed (bash scripts/setup.sh installs it)');
   const dir = mkdtempSync(join(tmpdir(), 'memdir-pg-'));
   if (process.getuid?.() === 0) {
@@ -47,9 +57,6 @@ export async function startPostgres() {
   }
   const data = join(dir, 'data');
   const port = await freePort();
-  asOwner('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
-  const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir} -c fsync=off -c max_connections=100`;
-  asOwner('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', '-t', '30', 'start']);
   const stop = () => {
     try {
       asOwner('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
@@ -57,6 +64,20 @@ export async function startPostgres() {
       rmSync(dir, { recursive: true, force: true });
     }
   };
+  try {
+    asOwner('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
+    const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir}${fsync ? '' : ' -c fsync=off'} -c max_connections=100`;
+    asOwner('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', '-t', '30', 'start']);
+  } catch (e) {
+    // A cluster that failed to come up leaves no server (one pg_ctl gave up on may
+    // still start) and no directory behind.
+    try {
+      stop();
+    } catch {
+      // nothing was running
+    }
+    throw e;
+  }
   return {
     port,
     url: (db = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${db}`,
