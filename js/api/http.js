@@ -241,6 +241,10 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
   };
   if (!Number.isSafeInteger(deadlineMs) || deadlineMs <= 0) throw new TypeError('apiHandler: deadlineMs must be a positive integer');
   const digests = Promise.all(entries.map(async (e) => ({ digest: await sha256(e.key), workspace: e.workspace })));
+  // The digest of each key that was accepted, so a client does not pay a hash on
+  // every request. Only configured keys get in: at most one entry per key, whatever
+  // a client sends.
+  const accepted = new Map();
   // The engine's cap on a request body (`MAX_API_BODY_BYTES`), refused here before it is read whole.
   const maxBody = core.defaults().maxApiBodyBytes;
   if (!Number.isSafeInteger(maxBody) || maxBody <= 0) throw new TypeError('apiHandler: the engine gave no maximum body size');
@@ -254,11 +258,12 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
     // The SDK (1.12) sends its apiKey as "Authorization: Bearer"; curl users send x-api-key.
     const key = request.headers.get('x-api-key') || bearer(request.headers.get('authorization'));
     if (!key) return { fail: NO_KEY };
-    const digest = await sha256(key);
+    const digest = accepted.get(key) ?? (await sha256(key));
     let workspace;
     // Every key is compared, so the time taken does not tell which one matched.
     for (const d of await digests) if (sameDigest(d.digest, digest)) workspace ??= d.workspace;
     if (workspace === undefined) return { fail: BAD_KEY };
+    accepted.set(key, digest);
     // As the SDK documents: a key of one workspace may omit the header; if sent, it must match.
     const named = request.headers.get('anthropic-workspace-id');
     if (named !== null && named !== workspace) return { fail: OTHER_WORKSPACE, status: 403 };
