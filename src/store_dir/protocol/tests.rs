@@ -3,7 +3,9 @@
 //! test runs an operation with the process dying at its k-th change (every call
 //! from then on fails) for every k, then reads the directory both as the process
 //! left it and as a crash of the machine would: every key holds its old value or
-//! its new one, whole, and a head that survived names objects that survived.
+//! its new one, whole, and a head that survived names objects that survived. A
+//! crash of the machine may also have kept any one change of names made since the
+//! directory was last synced (a filesystem may write them in any order).
 
 use super::*;
 use alloc::collections::BTreeMap;
@@ -29,6 +31,9 @@ struct Inode {
 struct Fake {
     names: BTreeMap<String, Entry>,
     durable_names: BTreeMap<String, Entry>,
+    /// The changes of names since the directory was last synced, each call's as
+    /// one: a crash of the machine may keep any of them.
+    unsynced: Vec<Vec<(String, Option<Entry>)>>,
     inodes: BTreeMap<u64, Inode>,
     next: u64,
     now: u64,
@@ -65,15 +70,60 @@ impl Fake {
         self.next
     }
 
+    /// Applies `changes` (a name to an entry, or removed) as one change of names,
+    /// which a power loss may keep alone.
+    fn name(&mut self, changes: &[(&str, Option<Entry>)]) {
+        for (n, e) in changes {
+            match e {
+                Some(e) => self.names.insert((*n).into(), e.clone()),
+                None => self.names.remove(*n),
+            };
+        }
+        let owned = changes
+            .iter()
+            .map(|(n, e)| ((*n).to_string(), e.clone()))
+            .collect();
+        self.unsynced.push(owned);
+    }
+
     /// The directory as a crash of the machine leaves it.
     fn after_power_loss(&self) -> Fake {
         let mut f = self.clone();
-        f.names = self.durable_names.clone();
-        for inode in f.inodes.values_mut() {
+        f.keep(None);
+        f
+    }
+
+    /// The directory as a crash of the machine leaves it, having kept the `i`th
+    /// change of names not yet synced (a filesystem may write any of them first);
+    /// `None` when that change cannot have been written alone (a directory's
+    /// removal before the removal of what it held).
+    fn after_power_loss_keeping(&self, i: usize) -> Option<Fake> {
+        let mut f = self.clone();
+        f.keep(Some(i));
+        let orphan = f.names.keys().any(|n| {
+            n.rsplit_once('/')
+                .is_some_and(|(parent, _)| f.names.get(parent) != Some(&Entry::Dir))
+        });
+        (!orphan).then_some(f)
+    }
+
+    /// Crashes the machine: what was synced stays, and the `i`th change of names
+    /// not yet synced, if any.
+    fn keep(&mut self, i: Option<usize>) {
+        self.names = self.durable_names.clone();
+        let kept = i.and_then(|i| self.unsynced.get(i)).cloned();
+        for (n, e) in kept.into_iter().flatten() {
+            match e {
+                Some(e) => self.names.insert(n, e),
+                None => self.names.remove(&n),
+            };
+        }
+        self.durable_names = self.names.clone();
+        self.unsynced.clear();
+        for inode in self.inodes.values_mut() {
             inode.data = inode.durable.clone();
         }
-        f.die_at = None;
-        f
+        self.die_at = None;
     }
 
     fn revived(&self) -> Fake {
@@ -139,7 +189,7 @@ impl DirIo for Fake {
         self.change()?;
         let name = format!("{}{}", crate::store_dir::TMP_PREFIX, self.unique());
         let ino = self.new_inode(bytes);
-        self.names.insert(name.clone(), Entry::File(ino));
+        self.name(&[(&name, Some(Entry::File(ino)))]);
         Ok(name)
     }
 
@@ -161,7 +211,7 @@ impl DirIo for Fake {
             return Err(IoKind::Exists);
         }
         let ino = self.new_inode(bytes);
-        self.names.insert(name.into(), Entry::File(ino));
+        self.name(&[(name, Some(Entry::File(ino)))]);
         Ok(())
     }
 
@@ -177,7 +227,7 @@ impl DirIo for Fake {
             Some(_) => return Err(IoKind::Loop),
             None => {
                 let ino = self.new_inode(bytes);
-                self.names.insert(name.into(), Entry::File(ino));
+                self.name(&[(name, Some(Entry::File(ino)))]);
             }
         }
         Ok(())
@@ -211,7 +261,7 @@ impl DirIo for Fake {
             return Err(IoKind::Exists);
         }
         let e = self.names.get(from).cloned().ok_or(IoKind::NotFound)?;
-        self.names.insert(to.into(), e);
+        self.name(&[(to, Some(e))]);
         Ok(())
     }
 
@@ -221,8 +271,7 @@ impl DirIo for Fake {
         if self.names.get(to) == Some(&e) {
             return Ok(()); // two names of one file: both stay
         }
-        self.names.remove(from);
-        self.names.insert(to.into(), e);
+        self.name(&[(from, None), (to, Some(e))]);
         Ok(())
     }
 
@@ -232,7 +281,7 @@ impl DirIo for Fake {
             None => Err(IoKind::NotFound),
             Some(Entry::Dir) => Err(IoKind::Other),
             Some(_) => {
-                self.names.remove(name);
+                self.name(&[(name, None)]);
                 Ok(())
             }
         }
@@ -242,7 +291,7 @@ impl DirIo for Fake {
         self.change()?;
         match self.names.get(name) {
             Some(Entry::Dir) => {
-                self.names.remove(name);
+                self.name(&[(name, None)]);
                 Ok(())
             }
             _ => Err(IoKind::Other),
@@ -252,6 +301,7 @@ impl DirIo for Fake {
     fn sync_dir(&mut self) -> Result<(), IoKind> {
         self.change()?;
         self.durable_names = self.names.clone();
+        self.unsynced.clear();
         Ok(())
     }
 
@@ -340,6 +390,12 @@ fn every_crash(
             false,
             &format!("power lost at change {k}"),
         );
+        for i in 0..io.unsynced.len() {
+            if let Some(mut lost) = io.after_power_loss_keeping(i) {
+                let what = format!("power lost at change {k}, unsynced change {i} kept");
+                check(&mut lost, false, &what);
+            }
+        }
         if finished {
             assert!(ok, "the operation failed without a crash");
             break;
