@@ -132,6 +132,19 @@ fn process_alive(pid: u32) -> bool {
     }
 }
 
+/// What an entry is, as `lstat` sees it.
+fn entry_kind(t: fs::FileType) -> EntryKind {
+    if t.is_symlink() {
+        EntryKind::Symlink
+    } else if t.is_dir() {
+        EntryKind::Dir
+    } else if t.is_file() {
+        EntryKind::File
+    } else {
+        EntryKind::Other
+    }
+}
+
 /// Errors of a filesystem (or an inode) that takes no more hard links.
 fn no_links(e: &io::Error) -> bool {
     use rustix::io::Errno;
@@ -428,6 +441,7 @@ impl DirIo for HostIo<'_> {
                 IoKind::Full
             }
             ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem => IoKind::Denied,
+            ErrorKind::NotADirectory => IoKind::NotADirectory,
             _ => IoKind::Other,
         }
     }
@@ -547,6 +561,32 @@ impl DirIo for HostIo<'_> {
             }
         }
         Ok(names)
+    }
+
+    fn root_kind(&mut self) -> io::Result<EntryKind> {
+        fs::symlink_metadata(self.root).map(|m| entry_kind(m.file_type()))
+    }
+
+    fn create_root(&mut self) -> io::Result<()> {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(DIR_MODE)
+            .create(self.root)
+    }
+
+    fn entries(&mut self, sub: Option<&str>) -> io::Result<Vec<(String, EntryKind)>> {
+        let dir = sub.map_or_else(|| self.root.to_path_buf(), |s| self.root.join(s));
+        let mut out = Vec::new();
+        for entry in fs::read_dir(dir)? {
+            let entry = entry?;
+            let kind = entry_kind(entry.file_type()?);
+            out.push((entry.file_name().to_string_lossy().into_owned(), kind));
+        }
+        Ok(out)
+    }
+
+    fn lock_file(&mut self, f: &File) -> io::Result<()> {
+        f.lock()
     }
 
     fn unique(&mut self) -> String {

@@ -53,6 +53,9 @@ use alloc::vec::Vec;
 
 use super::{DirError, Locate, Mates};
 
+mod open;
+pub use open::Open;
+
 /// What a failed system call means to the protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IoKind {
@@ -68,6 +71,8 @@ pub enum IoKind {
     Full,
     /// Permission denied, a read-only filesystem.
     Denied,
+    /// A component of the path is not a directory (`ENOTDIR`).
+    NotADirectory,
     Other,
 }
 
@@ -78,7 +83,9 @@ pub struct Opened<F> {
     pub regular: bool,
 }
 
-/// The system calls, on names in the store directory; none follows a symlink.
+/// The system calls, on names in the store directory; none follows a symlink. A
+/// name is one entry of the directory, or `sub/entry` for an entry of one of its
+/// subdirectories (only the old host layout's `keys/` and `tmp/`, when converted).
 pub trait DirIo {
     /// An open file.
     type File;
@@ -121,6 +128,23 @@ pub trait DirIo {
     fn sync_dir(&mut self) -> Result<(), Self::Error>;
     /// The directory's names.
     fn list(&mut self) -> Result<Vec<String>, Self::Error>;
+    /// What the store directory itself is (`lstat`: a symlink is not followed).
+    fn root_kind(&mut self) -> Result<super::EntryKind, Self::Error>;
+    /// Creates the store directory, and its missing parents, 0700.
+    fn create_root(&mut self) -> Result<(), Self::Error>;
+    /// The names in the directory, or in its subdirectory `sub`, each with its
+    /// kind (`lstat`); a name that is not UTF-8 comes with U+FFFD in place of its
+    /// bad bytes (what `to_string_lossy` and Node's `readdir` give), which
+    /// [`super::classify`] refuses.
+    fn entries(
+        &mut self,
+        sub: Option<&str>,
+    ) -> Result<Vec<(String, super::EntryKind)>, Self::Error>;
+    /// Takes an exclusive advisory lock (`flock`) on the open file `f`, held until
+    /// it is closed: the old host layout's `lock`, which a host of that layout
+    /// held for each change. Called only by a tool that converts that layout
+    /// ([`Open::new`]), so Node, which has no `flock`, need not implement it.
+    fn lock_file(&mut self, f: &Self::File) -> Result<(), Self::Error>;
     /// A string no other writer in any process uses at the same time.
     fn unique(&mut self) -> String;
     /// A clock in milliseconds (for deadlines only).
@@ -191,11 +215,23 @@ pub enum Poll<T> {
     SyncDir,
 }
 
+impl<T> Poll<T> {
+    /// The same step, with `f` applied to its outcome once ready.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Poll<U> {
+        match self {
+            Poll::Ready(r) => Poll::Ready(f(r)),
+            Poll::Wait(us) => Poll::Wait(us),
+            Poll::SyncFile(n) => Poll::SyncFile(n),
+            Poll::SyncDir => Poll::SyncDir,
+        }
+    }
+}
+
 /// Drives `op` to its end, blocking: syncs and waits through `io`.
-pub fn run<I: DirIo, T>(
+pub fn run<I: DirIo, R>(
     io: &mut I,
-    mut poll: impl FnMut(&mut I, Result<(), I::Error>) -> Poll<Result<T, Error<I::Error>>>,
-) -> Result<T, Error<I::Error>> {
+    mut poll: impl FnMut(&mut I, Result<(), I::Error>) -> Poll<R>,
+) -> R {
     let mut last = Ok(());
     loop {
         last = match poll(io, last) {

@@ -8,7 +8,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use memdir::store_dir::DirError;
+use memdir::store_dir::{DirError, EntryKind};
 use wasm_bindgen::prelude::*;
 
 use crate::store_dir::js_error;
@@ -58,6 +58,15 @@ extern "C" {
     fn sync_dir(this: &JsDirIo) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch)]
     fn list(this: &JsDirIo) -> Result<Vec<String>, JsValue>;
+    /// The store directory's own kind, one character as in `entries`.
+    #[wasm_bindgen(method, catch, js_name = rootKind)]
+    fn root_kind(this: &JsDirIo) -> Result<String, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = createRoot)]
+    fn create_root(this: &JsDirIo) -> Result<(), JsValue>;
+    /// Each entry of the directory (or of its subdirectory `sub`) as its kind, one
+    /// character (`f` file, `d` directory, `l` symlink, `o` other), then its name.
+    #[wasm_bindgen(method, catch)]
+    fn entries(this: &JsDirIo, sub: Option<String>) -> Result<Vec<String>, JsValue>;
     #[wasm_bindgen(method)]
     fn unique(this: &JsDirIo) -> String;
     #[wasm_bindgen(method, js_name = nowMs)]
@@ -65,9 +74,20 @@ extern "C" {
     #[wasm_bindgen(method)]
     fn alive(this: &JsDirIo, pid: u32) -> bool;
     /// What a thrown error means, by its `code`: `0` not found, `1` exists, `2` no
-    /// more links, `3` a symlink refused, `4` the disk full, `5` denied, else other.
+    /// more links, `3` a symlink refused, `4` the disk full, `5` denied, `7` not a
+    /// directory, else other.
     #[wasm_bindgen(method, js_name = kindOf)]
     fn kind_of(this: &JsDirIo, e: &JsValue) -> u8;
+}
+
+/// The kind a `NodeDirIo` answer starts with.
+fn entry_kind(answer: &str) -> EntryKind {
+    match answer.as_bytes().first() {
+        Some(b'f') => EntryKind::File,
+        Some(b'd') => EntryKind::Dir,
+        Some(b'l') => EntryKind::Symlink,
+        _ => EntryKind::Other,
+    }
 }
 
 /// A call's outcome, its error (as thrown) with what it means to the protocol.
@@ -86,6 +106,7 @@ fn error(js: &JsDirIo, raw: JsValue) -> JsIoError {
             3 => IoKind::Loop,
             4 => IoKind::Full,
             5 => IoKind::Denied,
+            7 => IoKind::NotADirectory,
             _ => IoKind::Other,
         },
         raw,
@@ -191,6 +212,34 @@ impl DirIo for JsIo {
 
     fn list(&mut self) -> Result<Vec<String>, JsIoError> {
         wrap(&self.js, self.js.list())
+    }
+
+    fn root_kind(&mut self) -> Result<EntryKind, JsIoError> {
+        Ok(entry_kind(&wrap(&self.js, self.js.root_kind())?))
+    }
+
+    fn create_root(&mut self) -> Result<(), JsIoError> {
+        wrap(&self.js, self.js.create_root())
+    }
+
+    fn entries(&mut self, sub: Option<&str>) -> Result<Vec<(String, EntryKind)>, JsIoError> {
+        let entries = wrap(&self.js, self.js.entries(sub.map(String::from)))?;
+        Ok(entries
+            .iter()
+            .map(|e| {
+                let name = e.get(1..).unwrap_or_default();
+                (String::from(name), entry_kind(e))
+            })
+            .collect())
+    }
+
+    /// Never called: Node leaves the old host layout, the one user of `flock`, to
+    /// the host ([`Open::new`]).
+    fn lock_file(&mut self, _: &f64) -> Result<(), JsIoError> {
+        Err(JsIoError {
+            kind: IoKind::Other,
+            raw: js_sys::Error::new("Node has no flock").into(),
+        })
     }
 
     fn unique(&mut self) -> String {

@@ -43,6 +43,23 @@ struct Fake {
     no_links: bool,
     /// Processes of this host that still run.
     alive: Vec<u32>,
+    /// What the store directory itself is.
+    root: Root,
+    /// How many advisory locks were taken.
+    flocks: usize,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+enum Root {
+    #[default]
+    Dir,
+    Missing,
+    /// Something else at its path: a symlink, a file...
+    Is(crate::store_dir::EntryKind),
+    /// Its parent cannot be searched.
+    Denied,
+    /// Its listing is refused.
+    Unlistable,
 }
 
 const ME: u32 = 7;
@@ -289,6 +306,10 @@ impl DirIo for Fake {
 
     fn remove_dir(&mut self, name: &str) -> Result<(), IoKind> {
         self.change()?;
+        let inside = format!("{name}/");
+        if self.names.keys().any(|n| n.starts_with(&inside)) {
+            return Err(IoKind::Other); // not empty
+        }
         match self.names.get(name) {
             Some(Entry::Dir) => {
                 self.name(&[(name, None)]);
@@ -306,7 +327,66 @@ impl DirIo for Fake {
     }
 
     fn list(&mut self) -> Result<Vec<String>, IoKind> {
-        Ok(self.names.keys().cloned().collect())
+        Ok(self
+            .names
+            .keys()
+            .filter(|n| !n.contains('/'))
+            .cloned()
+            .collect())
+    }
+
+    fn root_kind(&mut self) -> Result<crate::store_dir::EntryKind, IoKind> {
+        use crate::store_dir::EntryKind;
+        match self.root {
+            Root::Dir | Root::Unlistable => Ok(EntryKind::Dir),
+            Root::Missing => Err(IoKind::NotFound),
+            Root::Is(k) => Ok(k),
+            Root::Denied => Err(IoKind::Denied),
+        }
+    }
+
+    fn create_root(&mut self) -> Result<(), IoKind> {
+        self.change()?;
+        if self.root == Root::Missing {
+            self.root = Root::Dir;
+        }
+        Ok(())
+    }
+
+    fn entries(
+        &mut self,
+        sub: Option<&str>,
+    ) -> Result<Vec<(String, crate::store_dir::EntryKind)>, IoKind> {
+        use crate::store_dir::EntryKind;
+        if self.root == Root::Unlistable {
+            return Err(IoKind::Denied);
+        }
+        let prefix = sub.map(|s| format!("{s}/")).unwrap_or_default();
+        if let Some(s) = sub
+            && self.names.get(s) != Some(&Entry::Dir)
+        {
+            return Err(IoKind::NotFound);
+        }
+        Ok(self
+            .names
+            .iter()
+            .filter_map(|(n, e)| {
+                let rest = n.strip_prefix(prefix.as_str())?;
+                (!rest.contains('/')).then(|| {
+                    let kind = match e {
+                        Entry::File(_) => EntryKind::File,
+                        Entry::Dir => EntryKind::Dir,
+                        Entry::Symlink => EntryKind::Symlink,
+                    };
+                    (rest.to_string(), kind)
+                })
+            })
+            .collect())
+    }
+
+    fn lock_file(&mut self, _: &u64) -> Result<(), IoKind> {
+        self.flocks += 1;
+        Ok(())
     }
 
     fn unique(&mut self) -> String {
@@ -778,4 +858,322 @@ fn the_turn_goes_to_a_fresh_waiter_first_and_a_held_one_is_given_up_at_its_deadl
     let held = take_turn(&mut io).unwrap();
     assert!(io.now < 5, "{}", io.now);
     held.release(&mut io);
+}
+
+// OPENING
+
+fn open(io: &mut Fake, convert_old_host: bool) -> Result<(), DirError> {
+    let mut op = Open::new(convert_old_host);
+    run(io, |io, last| op.poll(io, last))
+}
+
+impl Fake {
+    /// A durable file of these bytes at `name`.
+    fn put_raw(&mut self, name: &str, bytes: &[u8]) {
+        let ino = self.new_inode(bytes);
+        self.inodes.get_mut(&ino).unwrap().durable = bytes.to_vec();
+        self.names.insert(name.into(), Entry::File(ino));
+        self.durable_names.insert(name.into(), Entry::File(ino));
+    }
+
+    fn put_dir(&mut self, name: &str) {
+        self.names.insert(name.into(), Entry::Dir);
+        self.durable_names.insert(name.into(), Entry::Dir);
+    }
+
+    /// Whether the marker is in place and says this format (and, after a crash of
+    /// the machine, would still).
+    fn marked(&mut self) -> bool {
+        self.read_small(crate::store_dir::FORMAT).as_deref()
+            == Some(crate::store_dir::MARKER_TEXT.as_bytes())
+    }
+
+    /// The old host layout: raw values in `keys/`, a `tmp/` with a leftover, the
+    /// advisory `lock` and the `turn`.
+    fn old_host(values: &[(&str, &[u8])]) -> Fake {
+        let mut io = Fake::default();
+        io.put_dir("keys");
+        for (k, v) in values {
+            let name = crate::store_dir::file_name(k).unwrap();
+            io.put_raw(&format!("keys/{name}"), v);
+        }
+        io.put_dir("tmp");
+        io.put_raw("tmp/half-written", b"x");
+        io.put_raw("lock", b"");
+        io.put_raw("turn", b"");
+        io
+    }
+}
+
+const VALUES: [(&str, &[u8]); 3] = [("head", b"h1"), ("blob/1", b"one"), ("tree/A", b"two")];
+
+fn holds_all(io: &mut Fake, values: &[(&str, &[u8])], what: &str) {
+    for (k, v) in values {
+        assert_eq!(io.get(k).unwrap().as_deref(), Some(*v), "{what}: {k}");
+    }
+}
+
+#[test]
+fn an_empty_or_missing_directory_gets_a_durable_marker() {
+    for convert in [false, true] {
+        for root in [Root::Dir, Root::Missing] {
+            let mut io = Fake {
+                root,
+                ..Fake::default()
+            };
+            assert_eq!(open(&mut io, convert), Ok(()));
+            assert_eq!(io.root, Root::Dir);
+            assert!(io.after_power_loss().marked(), "{root:?}");
+            assert_eq!(
+                io.list().unwrap(),
+                [crate::store_dir::FORMAT],
+                "no temporary left"
+            );
+            // Opened again, it is a store as it is: nothing more is written.
+            let changes = io.changes;
+            assert_eq!(open(&mut io, convert), Ok(()));
+            assert_eq!(io.changes, changes);
+        }
+    }
+}
+
+#[test]
+fn the_node_layout_from_before_the_marker_is_marked_in_place() {
+    let mut io = Fake::default();
+    for (k, v) in VALUES {
+        io.put(k, v);
+    }
+    let mut before = io.list().unwrap();
+    assert_eq!(open(&mut io, false), Ok(()));
+    before.push(crate::store_dir::FORMAT.into());
+    before.sort();
+    assert_eq!(io.list().unwrap(), before);
+    assert!(io.after_power_loss().marked());
+    holds_all(&mut io, &VALUES, "marked");
+}
+
+#[test]
+fn a_directory_that_is_not_a_store_is_refused_with_nothing_written() {
+    use crate::store_dir::{EntryKind, FORMAT};
+    let store = || {
+        let mut io = Fake::default();
+        io.put("head", b"h");
+        io
+    };
+    let marked = |text: &[u8]| {
+        let mut io = store();
+        io.put_raw(FORMAT, text);
+        io
+    };
+    let with = |f: &dyn Fn(&mut Fake)| {
+        let mut io = store();
+        f(&mut io);
+        io
+    };
+    let cases: Vec<(&str, Fake, DirError)> = vec![
+        (
+            "foreign",
+            with(&|io| io.put_raw("notes.txt", b"mine")),
+            DirError::NotAStore,
+        ),
+        (
+            "a name that is not UTF-8",
+            with(&|io| io.put_raw(".tmp-\u{fffd}", b"")),
+            DirError::NotAStore,
+        ),
+        (
+            "symlink",
+            Fake {
+                root: Root::Is(EntryKind::Symlink),
+                ..Fake::default()
+            },
+            DirError::Symlink,
+        ),
+        (
+            "file",
+            Fake {
+                root: Root::Is(EntryKind::File),
+                ..Fake::default()
+            },
+            DirError::NotADirectory,
+        ),
+        (
+            "unreachable",
+            Fake {
+                root: Root::Denied,
+                ..Fake::default()
+            },
+            DirError::Unreadable,
+        ),
+        (
+            "unlistable",
+            Fake {
+                root: Root::Unlistable,
+                ..Fake::default()
+            },
+            DirError::Unreadable,
+        ),
+        (
+            "damaged",
+            marked(b"memdir-store one\n"),
+            DirError::DamagedMarker,
+        ),
+        (
+            "other",
+            marked(b"some-other-tool 1\n"),
+            DirError::OtherFormat,
+        ),
+        (
+            "newer",
+            marked(b"memdir-store 2\n"),
+            DirError::NewerVersion(2),
+        ),
+        (
+            "marker a directory",
+            with(&|io| io.put_dir(FORMAT)),
+            DirError::DamagedMarker,
+        ),
+        (
+            "marker a symlink",
+            with(&|io| {
+                io.names.insert(FORMAT.into(), Entry::Symlink);
+            }),
+            DirError::DamagedMarker,
+        ),
+    ];
+    for (name, base, want) in cases {
+        for convert in [false, true] {
+            let mut io = base.clone();
+            assert_eq!(open(&mut io, convert), Err(want), "{name}");
+            assert_eq!(io.changes, 0, "{name}: nothing written");
+            assert_eq!(io.names, base.names, "{name}");
+        }
+    }
+    // The old host layout, in a tool that does not convert it.
+    let base = Fake::old_host(&VALUES);
+    let mut io = base.clone();
+    assert_eq!(open(&mut io, false), Err(DirError::OldHostLayout));
+    assert_eq!((io.changes, &io.names), (0, &base.names));
+}
+
+#[test]
+fn the_old_host_layout_is_converted_once_under_its_lock() {
+    let mut io = Fake::old_host(&VALUES);
+    assert_eq!(open(&mut io, true), Ok(()));
+    assert_eq!(io.flocks, 1, "under the old layout's lock");
+    holds_all(&mut io, &VALUES, "converted");
+    holds_all(&mut io.after_power_loss(), &VALUES, "converted, power lost");
+    assert!(io.marked());
+    let mut want: Vec<String> = VALUES
+        .iter()
+        .map(|(k, _)| crate::store_dir::file_name(k).unwrap())
+        .collect();
+    want.push(crate::store_dir::FORMAT.into());
+    want.sort();
+    assert_eq!(
+        io.names.keys().cloned().collect::<Vec<_>>(),
+        want,
+        "the old layout is gone, the new one in its place"
+    );
+    // Node opens it as it is now.
+    let changes = io.changes;
+    assert_eq!(open(&mut io, false), Ok(()));
+    assert_eq!(io.changes, changes);
+}
+
+#[test]
+fn the_leftovers_of_a_conversion_are_removed_by_a_converting_tool_only() {
+    let mut base = Fake::old_host(&VALUES);
+    base.put_raw(
+        crate::store_dir::FORMAT,
+        crate::store_dir::MARKER_TEXT.as_bytes(),
+    );
+    for (k, v) in VALUES {
+        base.put(k, v);
+    }
+    let mut io = base.clone();
+    assert_eq!(open(&mut io, false), Ok(()));
+    assert_eq!(io.names, base.names, "Node leaves them");
+    assert_eq!(open(&mut io, true), Ok(()));
+    assert!(!io.names.keys().any(|n| {
+        ["keys", "tmp", "lock", "turn"]
+            .iter()
+            .any(|old| n == old || n.starts_with(&format!("{old}/")))
+    }));
+    holds_all(&mut io, &VALUES, "cleaned");
+}
+
+/// After a crash at any step of opening `base`, a tool that does not convert the
+/// old host layout opens the directory with every value, or refuses it with
+/// nothing written; then one that converts opens it, with every value, marked,
+/// and nothing left of the old layout's values.
+fn open_survives_every_crash(base: &Fake, values: &[(&str, &[u8])], convert: bool) {
+    every_crash(
+        base,
+        |io| open(io, convert).is_ok(),
+        |io, ok, what| {
+            let mut node = io.clone();
+            let seen = node.clone();
+            match open(&mut node, false) {
+                Ok(()) => {
+                    assert!(node.marked(), "{what}");
+                    holds_all(&mut node, values, what);
+                }
+                refused => {
+                    assert_eq!(refused, Err(DirError::OldHostLayout), "{what}");
+                    assert!(!ok, "{what}: refused after a whole conversion");
+                    assert_eq!(node.changes, seen.changes, "{what}: nothing written");
+                    assert_eq!(node.names, seen.names, "{what}: nothing written");
+                }
+            }
+            assert_eq!(open(io, true), Ok(()), "{what}");
+            assert!(io.marked(), "{what}");
+            holds_all(io, values, what);
+            // A marker found in place is not synced again: lost with the power, the
+            // directory is one to mark again, its values whole.
+            let mut lost = io.after_power_loss();
+            assert_eq!(open(&mut lost, true), Ok(()), "{what}: power lost");
+            holds_all(&mut lost, values, what);
+            // The old values' copies are gone (a crash within the removal may
+            // leave `tmp/`, `lock` and `turn`, which are left alone as before).
+            assert!(
+                !io.names.keys().any(|n| n.starts_with("keys")),
+                "{what}: {:?}",
+                io.names.keys()
+            );
+        },
+    );
+}
+
+#[test]
+fn opening_dies_at_every_step_and_the_next_open_finishes_or_refuses_cleanly() {
+    let mut flat = Fake::default();
+    for (k, v) in VALUES {
+        flat.put(k, v);
+    }
+    for convert in [false, true] {
+        open_survives_every_crash(&Fake::default(), &[], convert);
+        open_survives_every_crash(
+            &Fake {
+                root: Root::Missing,
+                ..Fake::default()
+            },
+            &[],
+            convert,
+        );
+        open_survives_every_crash(&flat, &VALUES, convert);
+    }
+    open_survives_every_crash(&Fake::old_host(&VALUES), &VALUES, true);
+    let mut leftovers = Fake::old_host(&VALUES);
+    leftovers.put_raw(
+        crate::store_dir::FORMAT,
+        crate::store_dir::MARKER_TEXT.as_bytes(),
+    );
+    for (k, v) in VALUES {
+        leftovers.put(k, v);
+    }
+    open_survives_every_crash(&leftovers, &VALUES, true);
+    // Its marker in place but not yet durable (the converter died before the sync).
+    leftovers.durable_names.remove(crate::store_dir::FORMAT);
+    open_survives_every_crash(&leftovers, &VALUES, true);
 }
