@@ -255,17 +255,6 @@ pub enum Layout {
     OldHost,
 }
 
-impl Layout {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Layout::Empty => "empty",
-            Layout::Current => "current",
-            Layout::OldFlat => "old-flat",
-            Layout::OldHost => "old-host",
-        }
-    }
-}
-
 /// What a directory is, from the names and kinds of its entries; a directory with
 /// anything memdir did not write is refused.
 pub fn classify<'a>(

@@ -1,5 +1,5 @@
-//! The store directory's protocol: the order of system calls of every change to a
-//! store directory, written once for both tools that share one (the Node directory
+//! The store directory's protocol: the order of system calls of opening a store
+//! directory and of every change to one, written once for both tools that share one (the Node directory
 //! store, `js/stores/directory.js`, through the wasm; the host's directory backend,
 //! `host/src/dir.rs`). [`super`] says what a name or a file means; this module says
 //! in which order they are written, locked, linked, renamed, synced and removed.
@@ -13,10 +13,11 @@
 //! lock held by another process ([`Poll::Wait`], a timer in JS, a sleep in the host)
 //! and the fsyncs of the hot path ([`Poll::SyncFile`] for the pack before its lock
 //! is taken, [`Poll::SyncDir`] for the directory after a change), which take
-//! milliseconds and run off the event loop in Node. An operation ([`Set`],
-//! [`Commit`], [`Delete`]) is a small state machine polled until it is ready;
-//! reads ([`read_value`], [`list`]) and the rare rewrites of a delete's pack mates
-//! run straight through (a mate's rewrite syncs inline). The host drives
+//! milliseconds and run off the event loop in Node. An operation ([`Open`],
+//! [`Set`], [`Commit`], [`Delete`]) is a small state machine polled until it is
+//! ready; reads ([`read_value`], [`list`]) and the rare rewrites of a delete's pack
+//! mates and of the old host layout's conversion run straight through (syncing
+//! inline). The host drives
 //! everything with [`run`]. Chosen over a full step machine (every system call a
 //! request) because a JS call out of the wasm costs about what a wasm call costs,
 //! so the number of crossings per operation stays what it was, and the code reads
@@ -41,12 +42,17 @@
 //! reason than damage fails a commit instead of being taken as a mismatch (the
 //! host's); a busy lock is looked at again after 0.2 ms, doubling to 25 ms (the
 //! host's; Node's was jittered 0.5-37 ms). The directory syncs stay each tool's
-//! ([`Durability`]).
+//! ([`Durability`]). Opening ([`Open`]): a store path under a file is not a
+//! directory (Node's; the host said it could not be opened), a directory just
+//! created is looked at again before it is read (Node's), a marker that cannot be
+//! written is [`DirError::Io`] (the host's; Node threw the system call's own error,
+//! path included), and a name that is not UTF-8 is not memdir's whatever its prefix
+//! (the host's; Node let one starting `.tmp-` or `.lock-` pass).
 //!
-//! Still each tool's own: opening the directory (create, classify, marker; only the
-//! host converts the old host layout, which needs `flock`), the Node process's queue
-//! for its turn, and how an error is shown (the host's [`crate::StoreError`]
-//! kinds, Node's own `fs` errors as thrown).
+//! Still each tool's own: whether it converts the old host layout (the host; it
+//! needs `flock`, which Node lacks, so Node refuses that layout), the Node
+//! process's queue for its turn, and how an error is shown (the host's
+//! [`crate::StoreError`] kinds, Node's own `fs` errors as thrown).
 
 use alloc::string::String;
 use alloc::vec::Vec;

@@ -14,7 +14,8 @@ use wasm_bindgen::prelude::*;
 use crate::store_dir::js_error;
 
 use memdir::store_dir::protocol::{
-    self, Commit, Delete, DirIo, Durability, Error, Held, IoKind, Opened, Poll, Set, Turn, TurnPoll,
+    self, Commit, Delete, DirIo, Durability, Error, Held, IoKind, Open, Opened, Poll, Set, Turn,
+    TurnPoll,
 };
 
 #[wasm_bindgen]
@@ -283,6 +284,7 @@ fn protocol_error(e: Error<JsIoError>) -> JsValue {
 }
 
 enum Op {
+    Open(Open),
     Set(Set),
     Commit(Commit),
     Delete(Delete<f64, String>),
@@ -341,20 +343,27 @@ pub struct DirProtocol {
 #[wasm_bindgen]
 impl DirProtocol {
     /// `waitMs`: how long a change waits for a key's lock; `syncDirectory`: sync the
-    /// directory after each change. Removes the temporary files a crashed writer
-    /// left long ago.
+    /// directory after each change. Open the directory ([`DirProtocol::open`])
+    /// before anything else.
     #[wasm_bindgen(constructor)]
     pub fn new(io: JsDirIo, pid: u32, host: String, wait_ms: f64, sync_directory: bool) -> Self {
-        let mut p = DirProtocol {
+        DirProtocol {
             io: JsIo { js: io, pid, host },
             wait_ms: wait_ms.max(0.0) as u64,
             durability: Durability {
                 around_swap: false,
                 each_change: sync_directory,
             },
-        };
-        protocol::sweep_temporaries(&mut p.io);
-        p
+        }
+    }
+
+    /// Starts opening the directory ([`Open`]): created when missing, marked when
+    /// new, refused with a `StoreDirectoryError` naming its problem when it is not
+    /// a store this version opens (the old host layout included, which the host
+    /// converts), with nothing written; the temporaries a crashed writer left long
+    /// ago are swept. Polled like a change.
+    pub fn open(&mut self) -> DirOp {
+        DirOp::new(Op::Open(Open::new(false)))
     }
 
     /// The value of `key`, or undefined.
@@ -446,9 +455,12 @@ impl DirProtocol {
         };
         let io = &mut self.io;
         let step = match &mut op.op {
-            Op::Set(s) => map_poll(s.poll(io, last), |()| false),
-            Op::Commit(c) => map_poll(c.poll(io, last), |b| b),
-            Op::Delete(d) => map_poll(d.poll(io, last), |()| false),
+            Op::Open(o) => o
+                .poll(io, last)
+                .map(|r| r.map(|()| false).map_err(Error::from)),
+            Op::Set(s) => s.poll(io, last).map(|r| r.map(|()| false)),
+            Op::Commit(c) => c.poll(io, last),
+            Op::Delete(d) => d.poll(io, last).map(|r| r.map(|()| false)),
             Op::Turn(turn, held) => match turn.poll(io) {
                 TurnPoll::Held(h) => {
                     *held = Some(h);
@@ -473,17 +485,5 @@ impl DirProtocol {
             }
             Poll::SyncDir => Ok(3),
         }
-    }
-}
-
-fn map_poll<T>(
-    p: Poll<Result<T, Error<JsIoError>>>,
-    f: impl FnOnce(T) -> bool,
-) -> Poll<Result<bool, Error<JsIoError>>> {
-    match p {
-        Poll::Ready(r) => Poll::Ready(r.map(f)),
-        Poll::Wait(us) => Poll::Wait(us),
-        Poll::SyncFile(n) => Poll::SyncFile(n),
-        Poll::SyncDir => Poll::SyncDir,
     }
 }
