@@ -1,7 +1,8 @@
 //! What a store directory on disk is: the one format shared by the Node directory
 //! store (`js/stores/directory.js`) and the host's directory backend
-//! (`host/src/dir.rs`). Pure rules, no I/O: each tool does its own system calls and
-//! asks this module what a name, a file or a listing means.
+//! (`host/src/dir.rs`). Pure rules, no I/O: what a name, a file or a listing means;
+//! [`protocol`] says in which order the tools' system calls use them, opening the
+//! directory included.
 //!
 //! Format `memdir-store`, version 1, flat in one directory:
 //! - `memdir-store`: the marker, one line `memdir-store 1\n`, written at creation;
@@ -19,8 +20,9 @@
 //!   next command ahead while the loser re-reads, and the loser can lose every
 //!   retry), with [`TURN_WANT`] so that a waiter gets the next turn.
 //!
-//! A directory is opened only when [`classify`] and [`marker_verdict`] say it is
-//! one of these; anything else is refused before a byte is written.
+//! A directory is opened ([`protocol::Open`]) only when [`classify`] and
+//! [`marker_verdict`] say it is one of these; anything else is refused before a
+//! byte is written.
 
 pub mod protocol;
 
@@ -253,17 +255,6 @@ pub enum Layout {
     OldHost,
 }
 
-impl Layout {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Layout::Empty => "empty",
-            Layout::Current => "current",
-            Layout::OldFlat => "old-flat",
-            Layout::OldHost => "old-host",
-        }
-    }
-}
-
 /// What a directory is, from the names and kinds of its entries; a directory with
 /// anything memdir did not write is refused.
 pub fn classify<'a>(
@@ -272,7 +263,11 @@ pub fn classify<'a>(
     let (mut any, mut marker, mut old_host) = (false, false, false);
     for (name, kind) in entries {
         any = true;
-        if name == FORMAT {
+        if name.contains(char::REPLACEMENT_CHARACTER) {
+            // Every name memdir writes is ASCII; one that is not UTF-8 (listed with
+            // U+FFFD in place of its bad bytes) is not memdir's, whatever its prefix.
+            return Err(DirError::NotAStore);
+        } else if name == FORMAT {
             if kind != EntryKind::File {
                 return Err(DirError::DamagedMarker);
             }
@@ -702,6 +697,11 @@ mod tests {
             Ok(Layout::Current)
         );
         assert_eq!(classify([("notes.txt", File)]), Err(DirError::NotAStore));
+        assert_eq!(
+            classify([(".tmp-\u{fffd}", File)]),
+            Err(DirError::NotAStore),
+            "a name that is not UTF-8"
+        );
         assert_eq!(classify([("khead", Symlink)]), Ok(Layout::OldFlat));
         assert_eq!(
             classify([("memdir-store", Symlink)]),

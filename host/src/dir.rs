@@ -2,10 +2,10 @@
 //! processes: the `memdir-store` format, the same one the Node directory store
 //! (`js/stores/directory.js`) reads and writes. What each file means is decided in
 //! [`memdir::store_dir`], and the order of the system calls of every read and change
-//! (locks, packs, links, renames, syncs, deletes and their pack mates) in
-//! [`memdir::store_dir::protocol`], shared with Node; this module opens the directory
-//! (and converts the old host layout), takes the turn, and implements the protocol's
-//! [`DirIo`] with `std::fs`.
+//! (opening and converting the directory, locks, packs, links, renames, syncs,
+//! deletes and their pack mates) in [`memdir::store_dir::protocol`], shared with
+//! Node; this module drives the protocol, takes the turn, and implements the
+//! protocol's [`DirIo`] with `std::fs`.
 //!
 //! - A command's commit writes ONE pack (its objects and the new head), syncs it,
 //!   hard-links it under each object's name and renames it over the head, so a
@@ -46,7 +46,7 @@ use memdir::StoreError;
 use memdir::store_dir::protocol::{
     self, Commit, Delete, DirIo, Durability, Error, IoKind, Opened, Set, TurnPoll,
 };
-use memdir::store_dir::{self as format, DirError, EntryKind, Layout};
+use memdir::store_dir::{self as format, DirError, EntryKind};
 
 use crate::backend::{Backend, TURN_WAIT, store_for};
 
@@ -75,10 +75,6 @@ fn kind(e: io::Error) -> StoreError {
         }
         _ => StoreError::Failed,
     }
-}
-
-fn io_open(_: io::Error) -> DirError {
-    DirError::Io
 }
 
 /// Opens a file for reading without following a symlink (nor blocking on a FIFO).
@@ -132,6 +128,19 @@ fn process_alive(pid: u32) -> bool {
     }
 }
 
+/// What an entry is, as `lstat` sees it.
+fn entry_kind(t: fs::FileType) -> EntryKind {
+    if t.is_symlink() {
+        EntryKind::Symlink
+    } else if t.is_dir() {
+        EntryKind::Dir
+    } else if t.is_file() {
+        EntryKind::File
+    } else {
+        EntryKind::Other
+    }
+}
+
 /// Errors of a filesystem (or an inode) that takes no more hard links.
 fn no_links(e: &io::Error) -> bool {
     use rustix::io::Errno;
@@ -178,54 +187,24 @@ fn read_small(path: &Path) -> Option<Vec<u8>> {
     Some(bytes)
 }
 
-/// A temporary file not yet renamed into place; removed if dropped.
-struct Staged(PathBuf);
-
-impl Drop for Staged {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(&self.0);
-    }
-}
-
 impl DirBackend {
     /// Opens the store in `dir`: creates it when missing or empty, opens a
     /// `memdir-store` directory (marking or converting one of the layouts from
-    /// before the marker), and refuses anything else with nothing written.
+    /// before the marker), and refuses anything else with nothing written
+    /// ([`protocol::Open`], shared with Node, which leaves the old host layout to
+    /// the host: converting it takes that layout's `flock`).
     pub fn open(dir: impl AsRef<Path>) -> Result<Self, DirError> {
-        let root = dir.as_ref().to_path_buf();
-        match fs::symlink_metadata(&root) {
-            Err(e) if e.kind() == ErrorKind::NotFound => {
-                fs::DirBuilder::new()
-                    .recursive(true)
-                    .mode(DIR_MODE)
-                    .create(&root)
-                    .map_err(io_open)?;
-            }
-            Err(e) if e.kind() == ErrorKind::PermissionDenied => return Err(DirError::Unreadable),
-            Err(e) => return Err(io_open(e)),
-            Ok(m) if m.file_type().is_symlink() => return Err(DirError::Symlink),
-            Ok(m) if !m.is_dir() => return Err(DirError::NotADirectory),
-            Ok(_) => {}
-        }
         let host = rustix::system::uname()
             .nodename()
             .to_string_lossy()
             .into_owned();
         let store = DirBackend {
-            root,
+            root: dir.as_ref().to_path_buf(),
             host,
             lock_wait: Duration::from_millis(format::LOCK_WAIT_MS),
         };
-        match store.layout()? {
-            Layout::Empty | Layout::OldFlat => store.write_marker()?,
-            Layout::Current => store.check_marker()?,
-            Layout::OldHost => store.convert_old_host()?,
-        }
-        // Leftovers of a conversion that stopped after its marker was written.
-        if fs::symlink_metadata(store.root.join("keys")).is_ok_and(|m| m.is_dir()) {
-            store.convert_old_host()?;
-        }
-        store.sweep_temporaries();
+        let mut open = protocol::Open::new(true);
+        protocol::run(&mut store.io(), |io, last| open.poll(io, last))?;
         Ok(store)
     }
 
@@ -233,113 +212,6 @@ impl DirBackend {
     pub fn with_lock_wait(mut self, wait: Duration) -> Self {
         self.lock_wait = wait;
         self
-    }
-
-    fn layout(&self) -> Result<Layout, DirError> {
-        let unreadable = |e: io::Error| {
-            if e.kind() == ErrorKind::PermissionDenied {
-                DirError::Unreadable
-            } else {
-                DirError::Io
-            }
-        };
-        let mut entries = Vec::new();
-        for entry in fs::read_dir(&self.root).map_err(unreadable)? {
-            let entry = entry.map_err(unreadable)?;
-            let Ok(name) = entry.file_name().into_string() else {
-                return Err(DirError::NotAStore);
-            };
-            let t = entry.file_type().map_err(unreadable)?;
-            let kind = if t.is_symlink() {
-                EntryKind::Symlink
-            } else if t.is_dir() {
-                EntryKind::Dir
-            } else if t.is_file() {
-                EntryKind::File
-            } else {
-                EntryKind::Other
-            };
-            entries.push((name, kind));
-        }
-        format::classify(entries.iter().map(|(n, k)| (n.as_str(), *k)))
-    }
-
-    fn check_marker(&self) -> Result<(), DirError> {
-        format::marker_verdict(
-            &read_small(&self.root.join(format::FORMAT)).ok_or(DirError::DamagedMarker)?,
-        )
-    }
-
-    /// Writes the marker whole (a synced temporary renamed into place).
-    fn write_marker(&self) -> Result<(), DirError> {
-        let staged = self
-            .stage(format::MARKER_TEXT.as_bytes())
-            .map_err(|_| DirError::Io)?;
-        fs::rename(&staged.0, self.root.join(format::FORMAT)).map_err(io_open)?;
-        std::mem::forget(staged);
-        self.sync_dir().map_err(|_| DirError::Io)
-    }
-
-    /// Converts the old host layout (raw values in `keys/`, an advisory `lock`):
-    /// under that lock, so no old host changes anything meanwhile, each value is
-    /// written as a pack beside it; the marker, written last, is the commit point.
-    /// Stopped before it, the old layout is whole and the next open starts over;
-    /// after it, the next open removes what is left of the old one.
-    fn convert_old_host(&self) -> Result<(), DirError> {
-        let old_lock = match open_read(&self.root.join("lock")) {
-            Ok(f) if f.metadata().is_ok_and(|m| m.is_file()) => Some(f),
-            _ => None,
-        };
-        if let Some(f) = &old_lock {
-            f.lock().map_err(io_open)?;
-        }
-        if !self.root.join(format::FORMAT).exists() {
-            let keys = self.root.join("keys");
-            for entry in fs::read_dir(&keys).map_err(io_open)? {
-                let entry = entry.map_err(io_open)?;
-                let Some(name) = entry.file_name().to_str().map(str::to_owned) else {
-                    continue;
-                };
-                let Some(key) = key_of(&name) else { continue };
-                let f = open_read(&keys.join(&name)).map_err(io_open)?;
-                if !f.metadata().is_ok_and(|m| m.is_file()) {
-                    continue;
-                }
-                let mut value = Vec::new();
-                (&f).read_to_end(&mut value).map_err(io_open)?;
-                let pack = format::pack(&[(key.as_str(), &value)])?;
-                let staged = self.stage(&pack).map_err(|_| DirError::Io)?;
-                fs::rename(&staged.0, self.root.join(&name)).map_err(io_open)?;
-                std::mem::forget(staged);
-            }
-            self.sync_dir().map_err(|_| DirError::Io)?;
-            self.write_marker()?;
-        }
-        // The old layout, gone: only files memdir-host wrote there.
-        for sub in ["keys", "tmp"] {
-            let dir = self.root.join(sub);
-            if let Ok(entries) = fs::read_dir(&dir) {
-                for entry in entries.flatten() {
-                    if entry.file_type().is_ok_and(|t| t.is_file()) {
-                        let _ = fs::remove_file(entry.path());
-                    }
-                }
-            }
-            let _ = fs::remove_dir(&dir);
-        }
-        for name in ["turn", "lock"] {
-            let p = self.root.join(name);
-            if fs::symlink_metadata(&p).is_ok_and(|m| m.is_file()) {
-                let _ = fs::remove_file(p);
-            }
-        }
-        let _ = self.sync_dir();
-        Ok(())
-    }
-
-    /// Removes temporary files that a crashed writer left long ago.
-    fn sweep_temporaries(&self) {
-        protocol::sweep_temporaries(&mut self.io());
     }
 
     /// The protocol's system calls in this directory.
@@ -352,24 +224,6 @@ impl DirBackend {
 
     fn wait_ms(&self) -> u64 {
         u64::try_from(self.lock_wait.as_millis()).unwrap_or(u64::MAX)
-    }
-
-    /// Writes `bytes` to a fresh temporary file and syncs it; renaming it into
-    /// place later publishes it whole.
-    fn stage(&self, bytes: &[u8]) -> io::Result<Staged> {
-        let staged = Staged(
-            self.root
-                .join(format!("{}{}", format::TMP_PREFIX, unique())),
-        );
-        let mut f = create_new(&staged.0)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        Ok(staged)
-    }
-
-    /// Makes the renames, links and removals in the directory durable.
-    fn sync_dir(&self) -> io::Result<()> {
-        File::open(&self.root).and_then(|d| d.sync_all())
     }
 
     /// Takes the turn ([`protocol::Turn`]); `None` when `wait` ended first (the
@@ -428,6 +282,7 @@ impl DirIo for HostIo<'_> {
                 IoKind::Full
             }
             ErrorKind::PermissionDenied | ErrorKind::ReadOnlyFilesystem => IoKind::Denied,
+            ErrorKind::NotADirectory => IoKind::NotADirectory,
             _ => IoKind::Other,
         }
     }
@@ -547,6 +402,32 @@ impl DirIo for HostIo<'_> {
             }
         }
         Ok(names)
+    }
+
+    fn root_kind(&mut self) -> io::Result<EntryKind> {
+        fs::symlink_metadata(self.root).map(|m| entry_kind(m.file_type()))
+    }
+
+    fn create_root(&mut self) -> io::Result<()> {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(DIR_MODE)
+            .create(self.root)
+    }
+
+    fn entries(&mut self, sub: Option<&str>) -> io::Result<Vec<(String, EntryKind)>> {
+        let dir = sub.map_or_else(|| self.root.to_path_buf(), |s| self.root.join(s));
+        let mut out = Vec::new();
+        for entry in fs::read_dir(dir)? {
+            let entry = entry?;
+            let kind = entry_kind(entry.file_type()?);
+            out.push((entry.file_name().to_string_lossy().into_owned(), kind));
+        }
+        Ok(out)
+    }
+
+    fn lock_file(&mut self, f: &File) -> io::Result<()> {
+        f.lock()
     }
 
     fn unique(&mut self) -> String {

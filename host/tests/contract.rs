@@ -55,6 +55,20 @@ fn a_directory_store_is_persistent_and_shared_by_every_handle_to_it() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The opening rule both tools share (memdir::store_dir::protocol::Open): a store
+/// path under a file is not a directory, and nothing is created.
+#[test]
+fn a_store_path_under_a_file_is_not_a_directory() {
+    let base = temp("under-file");
+    std::fs::create_dir_all(&base).expect("mkdir");
+    let file = base.join("file");
+    std::fs::write(&file, "x").expect("write");
+    let e = DirBackend::open(file.join("store")).expect_err("refused");
+    assert_eq!(e.to_string(), "the store path is not a directory");
+    assert_eq!(std::fs::read(&file).expect("read"), b"x");
+    let _ = std::fs::remove_dir_all(&base);
+}
+
 /// Threads of one process, each with its own handle (so each takes the lock
 /// through its own open file), incrementing one counter by compare-and-swap.
 #[test]

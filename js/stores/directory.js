@@ -3,11 +3,12 @@
 // reads and writes too. What every file means (key -> file name, the pack, the
 // marker, which directories may be opened, lock tokens and when a lock is stale)
 // is decided once, in Rust (src/store_dir.rs), and so is the order of the system
-// calls of every read and change (src/store_dir/protocol.rs: locks, packs, links,
+// calls of opening the directory and of every read and change
+// (src/store_dir/protocol.rs: create, classify and mark, locks, packs, links,
 // renames, syncs, deletes and their pack mates), shared with the host. This file
-// opens the directory, takes the turn, and hands the protocol its system calls
-// (NodeDirIo: node:fs's synchronous calls, made from the wasm) and drives each
-// change (#drive: the waits for a lock and the fsyncs run here, off the event loop).
+// takes the turn, hands the protocol its system calls (NodeDirIo: node:fs's
+// synchronous calls, made from the wasm) and drives the opening and each change
+// (#drive: the waits for a lock and the fsyncs run here, off the event loop).
 //
 // One name per key, flat in the directory. A file holds a small pack: the values
 // of one or more keys with an index. A command's commit writes ONE pack (its new
@@ -26,7 +27,7 @@
 import * as fss from 'node:fs';
 import { promisify } from 'node:util';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { glue } from '../glue.js';
 
@@ -42,7 +43,6 @@ const fsync = promisify(fss.fsync);
 const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
 const CREATE_FLAGS = C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW;
 const HOST = hostname();
-const utf8 = new TextEncoder();
 
 /** The file name of `key` (`k` + an escape of its bytes); throws when too long. */
 export function keyToName(key) {
@@ -91,7 +91,7 @@ function processAlive(pid) {
   }
 }
 
-/** The kind of a directory entry as the format's rules name it (lstat, never followed). */
+/** The kind of a directory entry (or of lstat's answer) as one character: f, d, l or o. */
 function entryKind(d) {
   if (d.isSymbolicLink()) return 'l';
   if (d.isDirectory()) return 'd';
@@ -109,6 +109,7 @@ const ERROR_KINDS = new Map([
   ['EDQUOT', 4],
   ['EACCES', 5],
   ['EROFS', 5],
+  ['ENOTDIR', 7],
 ]);
 
 /**
@@ -248,6 +249,18 @@ class NodeDirIo {
   list() {
     return fss.readdirSync(this.#root);
   }
+  /** The store directory's own kind (lstat), one character as in `entries`. */
+  rootKind() {
+    return entryKind(fss.lstatSync(this.#root));
+  }
+  createRoot() {
+    fss.mkdirSync(this.#root, { recursive: true, mode: DIR_MODE });
+  }
+  /** Each entry of the directory (or of its subdirectory `sub`): its kind's character, then its name. */
+  entries(sub) {
+    const dir = sub === undefined ? this.#root : this.#path(sub);
+    return fss.readdirSync(dir, { withFileTypes: true }).map((d) => entryKind(d) + d.name);
+  }
   unique() {
     return randomUUID();
   }
@@ -303,7 +316,6 @@ export class DirectoryStore {
 
   #init() {
     this.#ready ??= (async () => {
-      await this.#openDirectory();
       this.#io = new NodeDirIo(this.#root);
       this.#protocol = new glue.DirProtocol(
         this.#io,
@@ -311,72 +323,16 @@ export class DirectoryStore {
         HOST,
         this.#lockWaitMs ?? rules().lockWaitMs,
         this.#syncDirectory,
-      ); // which sweeps the temporaries a crashed writer left
+      );
+      // Created, judged and marked, or refused with nothing written, by the protocol
+      // shared with the host, which also sweeps the temporaries a crashed writer left.
+      await this.#drive(this.#protocol.open());
     })().catch((e) => {
       this.#ready = undefined; // a later call may succeed (the disk came back)
       if (e?.name === 'StoreDirectoryError') e.message = `${this.#given}: ${e.message}`;
       throw mapError(e);
     });
     return this.#ready;
-  }
-
-  /** What the directory is, by the format's rules; refused before anything is written. */
-  async #openDirectory() {
-    const problem = (p) => glue.storeDirError(p);
-    let st;
-    try {
-      st = fss.lstatSync(this.#root);
-    } catch (e) {
-      if (e.code === 'EACCES') throw problem('unreadable');
-      if (e.code === 'ENOTDIR') throw problem('not-a-directory');
-      if (e.code !== 'ENOENT') throw problem('io');
-      try {
-        fss.mkdirSync(this.#root, { recursive: true, mode: DIR_MODE });
-        st = fss.lstatSync(this.#root);
-      } catch (e2) {
-        throw problem(e2.code === 'ENOTDIR' ? 'not-a-directory' : 'io');
-      }
-    }
-    if (st.isSymbolicLink()) throw problem('symlink');
-    if (!st.isDirectory()) throw problem('not-a-directory');
-    let entries;
-    try {
-      entries = fss.readdirSync(this.#root, { withFileTypes: true });
-    } catch (e) {
-      throw problem(e.code === 'EACCES' ? 'unreadable' : 'io');
-    }
-    const layout = glue.storeDirClassify(entries.map((d) => d.name), entries.map(entryKind).join(''));
-    if (layout === 'current') return this.#checkMarker();
-    // The old host layout needs the host's advisory lock (flock, which Node lacks)
-    // to be converted safely, so the host converts it.
-    if (layout === 'old-host') throw problem('old-host');
-    // Empty, or the Node layout from before the marker (the same files): the
-    // marker is all there is to write.
-    const tmp = await this.#writeTemp(utf8.encode(rules().markerText));
-    try {
-      this.#install(tmp, rules().format);
-      await fsyncPath(this.#root, C.O_RDONLY | C.O_DIRECTORY);
-    } catch {
-      throw problem('io');
-    } finally {
-      unlinkQuietly(tmp);
-    }
-  }
-
-  #checkMarker() {
-    let bytes;
-    let fd;
-    try {
-      fd = fss.openSync(join(this.#root, rules().format), READ_FLAGS);
-      if (!fss.fstatSync(fd).isFile()) throw new Error('not a file');
-      const buf = Buffer.alloc(256);
-      bytes = buf.subarray(0, fss.readSync(fd, buf, 0, 256, 0));
-    } catch {
-      throw glue.storeDirError('damaged-marker');
-    } finally {
-      if (fd !== undefined) fss.closeSync(fd);
-    }
-    glue.storeDirCheckMarker(bytes);
   }
 
   async get(key) {
@@ -480,29 +436,6 @@ export class DirectoryStore {
     } finally {
       op.free();
     }
-  }
-
-  /** A new temporary file (O_EXCL, 0600) holding `bytes`, fsynced; its path (the marker's). */
-  async #writeTemp(bytes) {
-    const tmp = join(this.#root, `${rules().tmpPrefix}${process.pid}-${randomUUID()}`);
-    let fd;
-    try {
-      fd = fss.openSync(tmp, CREATE_FLAGS, FILE_MODE);
-      let at = 0;
-      while (at < bytes.byteLength) at += fss.writeSync(fd, bytes, at, bytes.byteLength - at);
-      await fsync(fd);
-      return tmp;
-    } catch (e) {
-      unlinkQuietly(tmp);
-      throw mapError(e);
-    } finally {
-      if (fd !== undefined) fss.closeSync(fd);
-    }
-  }
-
-  /** Renames a temporary file over `name` (rename never follows a symlink). */
-  #install(tmp, name) {
-    fss.renameSync(tmp, join(this.#root, name));
   }
 
   /**

@@ -1,5 +1,5 @@
-//! The store directory's protocol: the order of system calls of every change to a
-//! store directory, written once for both tools that share one (the Node directory
+//! The store directory's protocol: the order of system calls of opening a store
+//! directory and of every change to one, written once for both tools that share one (the Node directory
 //! store, `js/stores/directory.js`, through the wasm; the host's directory backend,
 //! `host/src/dir.rs`). [`super`] says what a name or a file means; this module says
 //! in which order they are written, locked, linked, renamed, synced and removed.
@@ -13,10 +13,11 @@
 //! lock held by another process ([`Poll::Wait`], a timer in JS, a sleep in the host)
 //! and the fsyncs of the hot path ([`Poll::SyncFile`] for the pack before its lock
 //! is taken, [`Poll::SyncDir`] for the directory after a change), which take
-//! milliseconds and run off the event loop in Node. An operation ([`Set`],
-//! [`Commit`], [`Delete`]) is a small state machine polled until it is ready;
-//! reads ([`read_value`], [`list`]) and the rare rewrites of a delete's pack mates
-//! run straight through (a mate's rewrite syncs inline). The host drives
+//! milliseconds and run off the event loop in Node. An operation ([`Open`],
+//! [`Set`], [`Commit`], [`Delete`]) is a small state machine polled until it is
+//! ready; reads ([`read_value`], [`list`]) and the rare rewrites of a delete's pack
+//! mates and of the old host layout's conversion run straight through (syncing
+//! inline). The host drives
 //! everything with [`run`]. Chosen over a full step machine (every system call a
 //! request) because a JS call out of the wasm costs about what a wasm call costs,
 //! so the number of crossings per operation stays what it was, and the code reads
@@ -41,17 +42,25 @@
 //! reason than damage fails a commit instead of being taken as a mismatch (the
 //! host's); a busy lock is looked at again after 0.2 ms, doubling to 25 ms (the
 //! host's; Node's was jittered 0.5-37 ms). The directory syncs stay each tool's
-//! ([`Durability`]).
+//! ([`Durability`]). Opening ([`Open`]): a store path under a file is not a
+//! directory (Node's; the host said it could not be opened), a directory just
+//! created is looked at again before it is read (Node's), a marker that cannot be
+//! written is [`DirError::Io`] (the host's; Node threw the system call's own error,
+//! path included), and a name that is not UTF-8 is not memdir's whatever its prefix
+//! (the host's; Node let one starting `.tmp-` or `.lock-` pass).
 //!
-//! Still each tool's own: opening the directory (create, classify, marker; only the
-//! host converts the old host layout, which needs `flock`), the Node process's queue
-//! for its turn, and how an error is shown (the host's [`crate::StoreError`]
-//! kinds, Node's own `fs` errors as thrown).
+//! Still each tool's own: whether it converts the old host layout (the host; it
+//! needs `flock`, which Node lacks, so Node refuses that layout), the Node
+//! process's queue for its turn, and how an error is shown (the host's
+//! [`crate::StoreError`] kinds, Node's own `fs` errors as thrown).
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{DirError, Locate, Mates};
+
+mod open;
+pub use open::Open;
 
 /// What a failed system call means to the protocol.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,6 +77,8 @@ pub enum IoKind {
     Full,
     /// Permission denied, a read-only filesystem.
     Denied,
+    /// A component of the path is not a directory (`ENOTDIR`).
+    NotADirectory,
     Other,
 }
 
@@ -78,7 +89,9 @@ pub struct Opened<F> {
     pub regular: bool,
 }
 
-/// The system calls, on names in the store directory; none follows a symlink.
+/// The system calls, on names in the store directory; none follows a symlink. A
+/// name is one entry of the directory, or `sub/entry` for an entry of one of its
+/// subdirectories (only the old host layout's `keys/` and `tmp/`, when converted).
 pub trait DirIo {
     /// An open file.
     type File;
@@ -121,6 +134,23 @@ pub trait DirIo {
     fn sync_dir(&mut self) -> Result<(), Self::Error>;
     /// The directory's names.
     fn list(&mut self) -> Result<Vec<String>, Self::Error>;
+    /// What the store directory itself is (`lstat`: a symlink is not followed).
+    fn root_kind(&mut self) -> Result<super::EntryKind, Self::Error>;
+    /// Creates the store directory, and its missing parents, 0700.
+    fn create_root(&mut self) -> Result<(), Self::Error>;
+    /// The names in the directory, or in its subdirectory `sub`, each with its
+    /// kind (`lstat`); a name that is not UTF-8 comes with U+FFFD in place of its
+    /// bad bytes (what `to_string_lossy` and Node's `readdir` give), which
+    /// [`super::classify`] refuses.
+    fn entries(
+        &mut self,
+        sub: Option<&str>,
+    ) -> Result<Vec<(String, super::EntryKind)>, Self::Error>;
+    /// Takes an exclusive advisory lock (`flock`) on the open file `f`, held until
+    /// it is closed: the old host layout's `lock`, which a host of that layout
+    /// held for each change. Called only by a tool that converts that layout
+    /// ([`Open::new`]), so Node, which has no `flock`, need not implement it.
+    fn lock_file(&mut self, f: &Self::File) -> Result<(), Self::Error>;
     /// A string no other writer in any process uses at the same time.
     fn unique(&mut self) -> String;
     /// A clock in milliseconds (for deadlines only).
@@ -191,11 +221,23 @@ pub enum Poll<T> {
     SyncDir,
 }
 
+impl<T> Poll<T> {
+    /// The same step, with `f` applied to its outcome once ready.
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Poll<U> {
+        match self {
+            Poll::Ready(r) => Poll::Ready(f(r)),
+            Poll::Wait(us) => Poll::Wait(us),
+            Poll::SyncFile(n) => Poll::SyncFile(n),
+            Poll::SyncDir => Poll::SyncDir,
+        }
+    }
+}
+
 /// Drives `op` to its end, blocking: syncs and waits through `io`.
-pub fn run<I: DirIo, T>(
+pub fn run<I: DirIo, R>(
     io: &mut I,
-    mut poll: impl FnMut(&mut I, Result<(), I::Error>) -> Poll<Result<T, Error<I::Error>>>,
-) -> Result<T, Error<I::Error>> {
+    mut poll: impl FnMut(&mut I, Result<(), I::Error>) -> Poll<R>,
+) -> R {
     let mut last = Ok(());
     loop {
         last = match poll(io, last) {

@@ -126,6 +126,16 @@ describe('a directory the CLI refuses: its problem, exit status 2, nothing writt
     });
   }
 
+  test('a path under a file: not a directory, for both tools (protocol::Open)', async () => {
+    const file = join(tempDir(), 'file');
+    writeFileSync(file, 'x');
+    const d = join(file, 'store');
+    const r = await cli(['--store', d, 'view', '/memories']);
+    assert.deepEqual(r, { code: 2, stdout: '', stderr: `memdir: ${d}: ${PROBLEMS.file}\n` });
+    await assert.rejects(memdir.directoryStore(d).open(), { name: 'StoreDirectoryError', message: `${d}: ${PROBLEMS.file}` });
+    assert.equal(readFileSync(file, 'utf8'), 'x');
+  });
+
   test('unreadable (run as an unprivileged user when the suite runs as root)', { skip: NO_REACH }, async () => {
     const base = tempDir();
     chmodSync(base, 0o755);

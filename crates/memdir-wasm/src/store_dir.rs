@@ -1,12 +1,13 @@
 //! The store-directory format's rules ([`memdir::store_dir`]) for the Node
-//! directory store (`js/stores/directory.js`), which does the system calls and asks
-//! these what a name or a listing means; its reads and changes run the protocol
-//! shared with the host (see store_dir_protocol.rs).
+//! directory store (`js/stores/directory.js`): its names and times, a key's file
+//! name, the keys of a listing, and the format's errors as JS sees them. Opening
+//! the directory, its reads and changes run the protocol shared with the host (see
+//! store_dir_protocol.rs).
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use memdir::store_dir::{self as format, DirError, EntryKind};
+use memdir::store_dir::{self as format, DirError};
 use wasm_bindgen::prelude::*;
 
 /// A format error as a JS `Error` whose message is the text and whose `name` is
@@ -22,16 +23,14 @@ pub(crate) fn js_error(e: DirError) -> JsValue {
     err.into()
 }
 
-/// The format's names and times the Node store uses itself: `{format, markerText,
-/// tmpPrefix, turnLock, turnWaitMs, lockWaitMs}` (the rest is the protocol's).
+/// The format's names and times the Node store uses itself: `{tmpPrefix, turnLock,
+/// turnWaitMs, lockWaitMs}` (the rest is the protocol's).
 #[wasm_bindgen(js_name = storeDirRules)]
 pub fn store_dir_rules() -> JsValue {
     let o = js_sys::Object::new();
     let set = |k: &str, v: JsValue| {
         let _ = js_sys::Reflect::set(&o, &JsValue::from_str(k), &v);
     };
-    set("format", format::FORMAT.into());
-    set("markerText", format::MARKER_TEXT.into());
     set("tmpPrefix", format::TMP_PREFIX.into());
     set("turnLock", format::TURN_LOCK.into());
     set("turnWaitMs", JsValue::from_f64(format::TURN_WAIT_MS as f64));
@@ -60,43 +59,4 @@ pub fn store_dir_list_keys(
         after.as_deref(),
         limit as usize,
     )
-}
-
-/// What a directory is (`"empty"`, `"current"`, `"old-flat"`, `"old-host"`) from
-/// its entries' names and kinds (`f` file, `d` directory, `l` symlink, `o` other,
-/// one character each); throws a `StoreDirectoryError` for one to refuse.
-#[wasm_bindgen(js_name = storeDirClassify)]
-pub fn store_dir_classify(names: Vec<String>, kinds: &str) -> Result<String, JsValue> {
-    let kinds = kinds.bytes().map(|k| match k {
-        b'f' => EntryKind::File,
-        b'd' => EntryKind::Dir,
-        b'l' => EntryKind::Symlink,
-        _ => EntryKind::Other,
-    });
-    format::classify(names.iter().map(String::as_str).zip(kinds))
-        .map(|l| l.as_str().into())
-        .map_err(js_error)
-}
-
-/// Throws a `StoreDirectoryError` unless the marker's bytes name this format in a
-/// version this build reads.
-#[wasm_bindgen(js_name = storeDirCheckMarker)]
-pub fn store_dir_check_marker(bytes: &[u8]) -> Result<(), JsValue> {
-    format::marker_verdict(bytes).map_err(js_error)
-}
-
-/// Throws the error for a problem the JS side found itself (`"not-a-directory"`,
-/// `"symlink"`, `"unreadable"`, `"old-host"`, `"io"`, `"damaged-marker"`, `"damaged-file"`), so its
-/// text is the same as the host's.
-#[wasm_bindgen(js_name = storeDirError)]
-pub fn store_dir_error(problem: &str) -> JsValue {
-    js_error(match problem {
-        "not-a-directory" => DirError::NotADirectory,
-        "symlink" => DirError::Symlink,
-        "unreadable" => DirError::Unreadable,
-        "old-host" => DirError::OldHostLayout,
-        "damaged-marker" => DirError::DamagedMarker,
-        "damaged-file" => DirError::DamagedFile,
-        _ => DirError::Io,
-    })
 }

@@ -8,13 +8,14 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use memdir::store_dir::DirError;
+use memdir::store_dir::{DirError, EntryKind};
 use wasm_bindgen::prelude::*;
 
 use crate::store_dir::js_error;
 
 use memdir::store_dir::protocol::{
-    self, Commit, Delete, DirIo, Durability, Error, Held, IoKind, Opened, Poll, Set, Turn, TurnPoll,
+    self, Commit, Delete, DirIo, Durability, Error, Held, IoKind, Open, Opened, Poll, Set, Turn,
+    TurnPoll,
 };
 
 #[wasm_bindgen]
@@ -58,6 +59,15 @@ extern "C" {
     fn sync_dir(this: &JsDirIo) -> Result<(), JsValue>;
     #[wasm_bindgen(method, catch)]
     fn list(this: &JsDirIo) -> Result<Vec<String>, JsValue>;
+    /// The store directory's own kind, one character as in `entries`.
+    #[wasm_bindgen(method, catch, js_name = rootKind)]
+    fn root_kind(this: &JsDirIo) -> Result<String, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = createRoot)]
+    fn create_root(this: &JsDirIo) -> Result<(), JsValue>;
+    /// Each entry of the directory (or of its subdirectory `sub`) as its kind, one
+    /// character (`f` file, `d` directory, `l` symlink, `o` other), then its name.
+    #[wasm_bindgen(method, catch)]
+    fn entries(this: &JsDirIo, sub: Option<String>) -> Result<Vec<String>, JsValue>;
     #[wasm_bindgen(method)]
     fn unique(this: &JsDirIo) -> String;
     #[wasm_bindgen(method, js_name = nowMs)]
@@ -65,9 +75,20 @@ extern "C" {
     #[wasm_bindgen(method)]
     fn alive(this: &JsDirIo, pid: u32) -> bool;
     /// What a thrown error means, by its `code`: `0` not found, `1` exists, `2` no
-    /// more links, `3` a symlink refused, `4` the disk full, `5` denied, else other.
+    /// more links, `3` a symlink refused, `4` the disk full, `5` denied, `7` not a
+    /// directory, else other.
     #[wasm_bindgen(method, js_name = kindOf)]
     fn kind_of(this: &JsDirIo, e: &JsValue) -> u8;
+}
+
+/// The kind a `NodeDirIo` answer starts with.
+fn entry_kind(answer: &str) -> EntryKind {
+    match answer.as_bytes().first() {
+        Some(b'f') => EntryKind::File,
+        Some(b'd') => EntryKind::Dir,
+        Some(b'l') => EntryKind::Symlink,
+        _ => EntryKind::Other,
+    }
 }
 
 /// A call's outcome, its error (as thrown) with what it means to the protocol.
@@ -86,6 +107,7 @@ fn error(js: &JsDirIo, raw: JsValue) -> JsIoError {
             3 => IoKind::Loop,
             4 => IoKind::Full,
             5 => IoKind::Denied,
+            7 => IoKind::NotADirectory,
             _ => IoKind::Other,
         },
         raw,
@@ -193,6 +215,34 @@ impl DirIo for JsIo {
         wrap(&self.js, self.js.list())
     }
 
+    fn root_kind(&mut self) -> Result<EntryKind, JsIoError> {
+        Ok(entry_kind(&wrap(&self.js, self.js.root_kind())?))
+    }
+
+    fn create_root(&mut self) -> Result<(), JsIoError> {
+        wrap(&self.js, self.js.create_root())
+    }
+
+    fn entries(&mut self, sub: Option<&str>) -> Result<Vec<(String, EntryKind)>, JsIoError> {
+        let entries = wrap(&self.js, self.js.entries(sub.map(String::from)))?;
+        Ok(entries
+            .iter()
+            .map(|e| {
+                let name = e.get(1..).unwrap_or_default();
+                (String::from(name), entry_kind(e))
+            })
+            .collect())
+    }
+
+    /// Never called: Node leaves the old host layout, the one user of `flock`, to
+    /// the host ([`Open::new`]).
+    fn lock_file(&mut self, _: &f64) -> Result<(), JsIoError> {
+        Err(JsIoError {
+            kind: IoKind::Other,
+            raw: js_sys::Error::new("Node has no flock").into(),
+        })
+    }
+
     fn unique(&mut self) -> String {
         self.js.unique()
     }
@@ -234,6 +284,7 @@ fn protocol_error(e: Error<JsIoError>) -> JsValue {
 }
 
 enum Op {
+    Open(Open),
     Set(Set),
     Commit(Commit),
     Delete(Delete<f64, String>),
@@ -292,20 +343,27 @@ pub struct DirProtocol {
 #[wasm_bindgen]
 impl DirProtocol {
     /// `waitMs`: how long a change waits for a key's lock; `syncDirectory`: sync the
-    /// directory after each change. Removes the temporary files a crashed writer
-    /// left long ago.
+    /// directory after each change. Open the directory ([`DirProtocol::open`])
+    /// before anything else.
     #[wasm_bindgen(constructor)]
     pub fn new(io: JsDirIo, pid: u32, host: String, wait_ms: f64, sync_directory: bool) -> Self {
-        let mut p = DirProtocol {
+        DirProtocol {
             io: JsIo { js: io, pid, host },
             wait_ms: wait_ms.max(0.0) as u64,
             durability: Durability {
                 around_swap: false,
                 each_change: sync_directory,
             },
-        };
-        protocol::sweep_temporaries(&mut p.io);
-        p
+        }
+    }
+
+    /// Starts opening the directory ([`Open`]): created when missing, marked when
+    /// new, refused with a `StoreDirectoryError` naming its problem when it is not
+    /// a store this version opens (the old host layout included, which the host
+    /// converts), with nothing written; the temporaries a crashed writer left long
+    /// ago are swept. Polled like a change.
+    pub fn open(&mut self) -> DirOp {
+        DirOp::new(Op::Open(Open::new(false)))
     }
 
     /// The value of `key`, or undefined.
@@ -397,9 +455,12 @@ impl DirProtocol {
         };
         let io = &mut self.io;
         let step = match &mut op.op {
-            Op::Set(s) => map_poll(s.poll(io, last), |()| false),
-            Op::Commit(c) => map_poll(c.poll(io, last), |b| b),
-            Op::Delete(d) => map_poll(d.poll(io, last), |()| false),
+            Op::Open(o) => o
+                .poll(io, last)
+                .map(|r| r.map(|()| false).map_err(Error::from)),
+            Op::Set(s) => s.poll(io, last).map(|r| r.map(|()| false)),
+            Op::Commit(c) => c.poll(io, last),
+            Op::Delete(d) => d.poll(io, last).map(|r| r.map(|()| false)),
             Op::Turn(turn, held) => match turn.poll(io) {
                 TurnPoll::Held(h) => {
                     *held = Some(h);
@@ -424,17 +485,5 @@ impl DirProtocol {
             }
             Poll::SyncDir => Ok(3),
         }
-    }
-}
-
-fn map_poll<T>(
-    p: Poll<Result<T, Error<JsIoError>>>,
-    f: impl FnOnce(T) -> bool,
-) -> Poll<Result<bool, Error<JsIoError>>> {
-    match p {
-        Poll::Ready(r) => Poll::Ready(r.map(f)),
-        Poll::Wait(us) => Poll::Wait(us),
-        Poll::SyncFile(n) => Poll::SyncFile(n),
-        Poll::SyncDir => Poll::SyncDir,
     }
 }
