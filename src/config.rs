@@ -167,6 +167,9 @@ pub const STORE_CLOSE_DELAY_MS: u64 = 2 * API_DEADLINE_MS;
 
 pub const MAX_PATH_BYTES: usize = 1024;
 pub const MAX_NAME_BYTES: usize = 255;
+/// Deepest `%25` nesting a name's percent-decoding unwraps; deeper nesting is
+/// refused outright.
+pub const MAX_DECODE_DEPTH: usize = 8;
 
 // The store contract.
 
@@ -276,6 +279,20 @@ pub const SEARCH_PAGE: u64 = DEFAULT_LIMIT;
 /// How often a toolset write starts over when another writer changed the document
 /// between its read and its write (each attempt is itself an atomic API operation).
 pub(crate) const TOOLSET_ATTEMPTS: usize = 4;
+
+// Sync with a remote Memory Stores API store.
+
+/// Memories asked for in one list page (the API's largest page).
+pub const SYNC_PAGE: u64 = MAX_LIMIT;
+/// Longest id or page token a sync accepts back.
+pub const SYNC_MAX_TOKEN_BYTES: usize = 1_024;
+/// How long a host waits for one answer before it counts as none.
+pub const SYNC_REQUEST_TIMEOUT_MS: u64 = 30_000;
+/// The largest answer a host reads: a page of memories or one memory of the
+/// API's largest size, escaped, with room to spare.
+pub const SYNC_MAX_ANSWER_BYTES: usize = 2 * 1024 * 1024;
+/// Passes over both stores before a sync gives up on one that keeps changing.
+pub const SYNC_MAX_PASSES: u32 = 4;
 
 // The in-memory store.
 

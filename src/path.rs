@@ -12,7 +12,7 @@ use core::fmt;
 
 pub const ROOT: &str = "/memories";
 pub use crate::config::{MAX_NAME_BYTES, MAX_PATH_BYTES};
-use crate::config::{MAX_SEGMENTS, MAX_STORE_PATH_BYTES};
+use crate::config::{MAX_DECODE_DEPTH, MAX_SEGMENTS, MAX_STORE_PATH_BYTES};
 
 /// A path that passed every rule: `/memories` or `/memories/<name>(/<name>)*`.
 ///
@@ -383,9 +383,6 @@ pub fn nfkc_escapes(name: &str) -> bool {
     }
     only_dots && (dots == 1 || dots == 2)
 }
-
-/// Deepest `%25` nesting we unwrap; deeper nesting is refused outright.
-const MAX_DECODE_DEPTH: usize = 8;
 
 /// True if percent-decoding the name, at any depth, yields a `.`, `/` or `\`, an
 /// overlong UTF-8 form (the classic `%c0%ae`), or a look-alike of them.

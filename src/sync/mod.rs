@@ -43,8 +43,7 @@ use merge::{Merged, merge};
 use state::{Pair, Pending, State};
 use wire::Info;
 
-/// Passes over both stores before a sync gives up on one that keeps changing.
-pub const MAX_PASSES: u32 = 4;
+pub use crate::config::SYNC_MAX_PASSES as MAX_PASSES;
 
 /// The remote store, as the host reaches it.
 #[allow(async_fn_in_trait)] // fetch-backed remotes are !Send; callers pick their executor.

@@ -13,25 +13,15 @@ use alloc::vec::Vec;
 
 use serde_json::{Value, json};
 
-/// Memories asked for in one list page (the API's largest page).
-pub const PAGE: usize = 100;
-/// The API's limit on a memory's content, in UTF-8 bytes.
-pub const MAX_CONTENT_BYTES: usize = 102_400;
-/// The API's limit on a path, in bytes.
-pub const MAX_PATH_BYTES: usize = 1_024;
-/// Longest id or page token accepted back.
-const MAX_TOKEN_BYTES: usize = 1_024;
+use crate::config::{Limits, MAX_STORE_PATH_BYTES, SYNC_MAX_TOKEN_BYTES, SYNC_PAGE};
+pub use crate::config::{SYNC_MAX_ANSWER_BYTES, SYNC_REQUEST_TIMEOUT_MS};
+
 /// The beta the Memory Stores API's routes require.
 pub const BETA: &str = "agent-memory-2026-07-22";
 /// The API version every request names.
 pub const API_VERSION: &str = "2023-06-01";
 /// Where the remote is when a host names none: Anthropic's API.
 pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
-/// How long a host waits for one answer before it counts as none.
-pub const REQUEST_TIMEOUT_MS: u64 = 30_000;
-/// The largest answer a host reads: a page of memories or one memory of the
-/// API's largest size, escaped, with room to spare.
-pub const MAX_ANSWER_BYTES: usize = 2 * 1024 * 1024;
 
 /// A memory as a list or a write answers it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,7 +54,7 @@ pub fn is_sha256(s: &str) -> bool {
 }
 
 pub fn is_store_path(s: &str) -> bool {
-    s.starts_with('/') && s.len() <= MAX_PATH_BYTES && !s.chars().any(char::is_control)
+    s.starts_with('/') && s.len() <= MAX_STORE_PATH_BYTES && !s.chars().any(char::is_control)
 }
 
 /// The lowercase hex SHA-256 of `text`, as the API gives `content_sha256`.
@@ -73,7 +63,7 @@ pub fn sha256_hex(text: &str) -> String {
 }
 
 pub fn list(page: Option<&str>) -> Value {
-    let mut query = json!({"limit": PAGE.to_string()});
+    let mut query = json!({"limit": SYNC_PAGE.to_string()});
     if let (Some(p), Some(q)) = (page, query.as_object_mut()) {
         q.insert("page".into(), Value::String(p.into()));
     }
@@ -135,14 +125,14 @@ pub fn memory(body: &Value) -> Option<Info> {
 /// fits the API's limit.
 pub fn content(body: &Value, sha: &str) -> Option<String> {
     let text = body.get("content").and_then(Value::as_str)?;
-    (text.len() <= MAX_CONTENT_BYTES && sha256_hex(text) == sha).then(|| text.into())
+    (text.len() <= Limits::default().max_file_bytes && sha256_hex(text) == sha).then(|| text.into())
 }
 
 /// A list page: its memories (any `memory_prefix` marker skipped) and the next
 /// page's token.
 pub fn page(body: &Value) -> Option<(Vec<Info>, Option<String>)> {
     let data = body.get("data")?.as_array()?;
-    if data.len() > PAGE {
+    if data.len() as u64 > SYNC_PAGE {
         return None;
     }
     let mut out = Vec::with_capacity(data.len());
@@ -154,7 +144,9 @@ pub fn page(body: &Value) -> Option<(Vec<Info>, Option<String>)> {
     }
     let next = match body.get("next_page") {
         None | Some(Value::Null) => None,
-        Some(Value::String(t)) if !t.is_empty() && t.len() <= MAX_TOKEN_BYTES => Some(t.clone()),
+        Some(Value::String(t)) if !t.is_empty() && t.len() <= SYNC_MAX_TOKEN_BYTES => {
+            Some(t.clone())
+        }
         Some(_) => return None,
     };
     Some((out, next))
