@@ -280,6 +280,22 @@ pub const SEARCH_PAGE: u64 = DEFAULT_LIMIT;
 /// between its read and its write (each attempt is itself an atomic API operation).
 pub(crate) const TOOLSET_ATTEMPTS: usize = 4;
 
+// Store directories (`store_dir`): waits and ages.
+
+/// A want older than this was left by a process that stopped waiting.
+pub const WANT_FRESH_MS: u64 = 100;
+/// How often a process waiting for the turn ([`TURN_LOCK`](crate::store_dir::TURN_LOCK)) looks again.
+pub const TURN_POLL_MS: u64 = 1;
+/// How long a process waits for the turn before running its command without it
+/// (a stopped process may hold it; the compare-and-swap keeps going ahead safe).
+pub const TURN_WAIT_MS: u64 = 10_000;
+/// How long a writer waits for a key's lock before giving up.
+pub const LOCK_WAIT_MS: u64 = 10_000;
+/// A lock is held for one read-compare-rename; one this old was left by a crash.
+pub const LOCK_STALE_MS: u64 = 30_000;
+/// A temporary file this old was left by a crashed writer.
+pub const TMP_STALE_MS: u64 = 60 * 60 * 1000;
+
 // Sync with a remote Memory Stores API store.
 
 /// Memories asked for in one list page (the API's largest page).

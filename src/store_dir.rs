@@ -49,19 +49,10 @@ pub const TURN_LOCK: &str = ".lock-turn";
 /// command takes the turn again within microseconds and a polling waiter never
 /// gets it.
 pub const TURN_WANT: &str = ".lock-turn-want";
-/// A want older than this was left by a process that stopped waiting.
-pub const WANT_FRESH_MS: u64 = 100;
-/// How often a process waiting for the turn looks again.
-pub const TURN_POLL_MS: u64 = 1;
-/// How long a process waits for the turn before running its command without it
-/// (a stopped process may hold it; the compare-and-swap keeps going ahead safe).
-pub const TURN_WAIT_MS: u64 = 10_000;
-/// How long a writer waits for a key's lock before giving up.
-pub const LOCK_WAIT_MS: u64 = 10_000;
-/// A lock is held for one read-compare-rename; one this old was left by a crash.
-pub const LOCK_STALE_MS: u64 = 30_000;
-/// A temporary file this old was left by a crashed writer.
-pub const TMP_STALE_MS: u64 = 60 * 60 * 1000;
+// The directory's waits and ages, in config.rs with every other limit.
+pub use crate::config::{
+    LOCK_STALE_MS, LOCK_WAIT_MS, TMP_STALE_MS, TURN_POLL_MS, TURN_WAIT_MS, WANT_FRESH_MS,
+};
 /// Longest key file name: short enough that its lock's name and the name a stale
 /// lock is moved aside to (`.lock-` + name + `.stale-` + 36) stay within 255 bytes.
 pub const MAX_NAME: usize = 200;
