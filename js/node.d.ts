@@ -1,6 +1,6 @@
 // The `node` entry's types: everything shared (index.d.ts), the directory store and
 // catalog, and the Memory Stores API's fetch handler.
-import type { JsStore } from './index.js';
+import type { JsStore, StoreHandle } from './index.js';
 import type { StoreCatalog } from './api/http.js';
 
 export * from './index.js';
@@ -30,6 +30,11 @@ export declare class DirectoryStore implements JsStore {
    * a newer or unknown format, the old memdir-host layout), writing nothing.
    */
   open(): Promise<void>;
+  /**
+   * This directory as the engine runs on it (openMemory uses it): the same
+   * protocol, called from the wasm directly. Opens the directory first.
+   */
+  engineStore(): Promise<StoreHandle>;
   get(key: string): Promise<Uint8Array | undefined>;
   set(key: string, value: Uint8Array): Promise<void>;
   delete(key: string): Promise<void>;

@@ -27,16 +27,15 @@ export async function openMemory(options = {}) {
     // Each mounted directory is opened (checked) before the memory is.
     const mounts = [];
     for (const m of options.mounts) {
-      const store = await m?.store;
-      if (store instanceof DirectoryStore) await store.open();
+      let store = await m?.store;
+      if (store instanceof DirectoryStore) store = await store.engineStore();
       mounts.push(m !== null && typeof m === 'object' ? { ...m, store } : m);
     }
     return openOnAnyStore({ ...options, mounts });
   }
   const store = await options?.store;
   if (!(store instanceof DirectoryStore)) return openOnAnyStore(options);
-  await store.open();
-  const memory = await openOnAnyStore(options);
+  const memory = await openOnAnyStore({ ...options, store: await store.engineStore() });
   // Each call that may write in the directory's turn, shared with memdir-host (see
   // inTurn); reads take part in no race, so they skip the turn's lock file.
   for (const m of TURN_METHODS) {

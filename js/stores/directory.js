@@ -310,6 +310,20 @@ export class DirectoryStore {
     return this.#init();
   }
 
+  /**
+   * This directory as the engine runs on it (openMemory and every catalog use it):
+   * the same protocol, called from the wasm directly instead of through this
+   * object's methods, its waits and fsyncs done here. Opens the directory first.
+   */
+  async engineStore() {
+    await this.#init();
+    return this.#protocol.storeHandle({
+      wait: sleep,
+      syncFile: (name) => fsyncFd(this.#io.takeStaged(name)),
+      syncDir: () => fsyncPath(this.#root, C.O_RDONLY | C.O_DIRECTORY),
+    });
+  }
+
   // The system calls here are synchronous (microseconds on a local disk, where a
   // round trip through libuv's thread pool costs tens), except fsync, which can take
   // milliseconds and so runs off the event loop.

@@ -21,8 +21,13 @@ describe('the store-contract suite', () => {
   test('memoryStore()', async () => {
     await memdir.checkStoreContract(memdir.memoryStore());
   });
-  test('directoryStore(path)', async () => {
+  test('directoryStore(path), through its methods', async () => {
     await memdir.checkStoreContract(memdir.directoryStore(join(tempDir(), 'store')));
+  });
+  test('directoryStore(path), as the engine runs on it (engineStore)', async () => {
+    const handle = await memdir.directoryStore(join(tempDir(), 'store')).engineStore();
+    assert.equal(handle.kind, 'directory');
+    await memdir.checkStoreContract(handle);
   });
   test('customStore over a Map', async () => {
     await memdir.checkStoreContract(memdir.customStore(new MapStore()));

@@ -9,6 +9,8 @@ use alloc::vec::Vec;
 
 use memdir::{MemoryStore, Page, Store, StoreError};
 
+#[cfg(not(feature = "indexeddb"))]
+use crate::dir_store::DirStore;
 use crate::js_store::JsStore;
 #[cfg(feature = "indexeddb")]
 use memdir_idb::IdbStore;
@@ -24,6 +26,10 @@ pub enum AnyStore {
     /// (the browser build only: feature `indexeddb`).
     #[cfg(feature = "indexeddb")]
     Idb(IdbStore),
+    /// A store directory on disk (Node), its protocol called natively (the other
+    /// builds only: the browser has no directory store).
+    #[cfg(not(feature = "indexeddb"))]
+    Dir(DirStore),
 }
 
 impl AnyStore {
@@ -34,6 +40,8 @@ impl AnyStore {
             AnyStore::Js(_) => "js",
             #[cfg(feature = "indexeddb")]
             AnyStore::Idb(_) => "indexeddb",
+            #[cfg(not(feature = "indexeddb"))]
+            AnyStore::Dir(_) => "directory",
         }
     }
 }
@@ -45,6 +53,8 @@ impl Store for AnyStore {
             AnyStore::Js(s) => s.get(key).await,
             #[cfg(feature = "indexeddb")]
             AnyStore::Idb(s) => s.get(key).await,
+            #[cfg(not(feature = "indexeddb"))]
+            AnyStore::Dir(s) => s.get(key).await,
         }
     }
 
@@ -54,6 +64,8 @@ impl Store for AnyStore {
             AnyStore::Js(s) => s.set(key, value).await,
             #[cfg(feature = "indexeddb")]
             AnyStore::Idb(s) => s.set(key, value).await,
+            #[cfg(not(feature = "indexeddb"))]
+            AnyStore::Dir(s) => s.set(key, value).await,
         }
     }
 
@@ -63,6 +75,8 @@ impl Store for AnyStore {
             AnyStore::Js(s) => s.delete(key).await,
             #[cfg(feature = "indexeddb")]
             AnyStore::Idb(s) => s.delete(key).await,
+            #[cfg(not(feature = "indexeddb"))]
+            AnyStore::Dir(s) => s.delete(key).await,
         }
     }
 
@@ -72,6 +86,8 @@ impl Store for AnyStore {
             AnyStore::Js(s) => s.list(prefix, cursor).await,
             #[cfg(feature = "indexeddb")]
             AnyStore::Idb(s) => s.list(prefix, cursor).await,
+            #[cfg(not(feature = "indexeddb"))]
+            AnyStore::Dir(s) => s.list(prefix, cursor).await,
         }
     }
 
@@ -86,6 +102,8 @@ impl Store for AnyStore {
             AnyStore::Js(s) => s.compare_and_swap(key, expected, new).await,
             #[cfg(feature = "indexeddb")]
             AnyStore::Idb(s) => s.compare_and_swap(key, expected, new).await,
+            #[cfg(not(feature = "indexeddb"))]
+            AnyStore::Dir(s) => s.compare_and_swap(key, expected, new).await,
         }
     }
 
@@ -101,6 +119,8 @@ impl Store for AnyStore {
             AnyStore::Js(s) => s.commit(objects, key, expected, new).await,
             #[cfg(feature = "indexeddb")]
             AnyStore::Idb(s) => s.commit(objects, key, expected, new).await,
+            #[cfg(not(feature = "indexeddb"))]
+            AnyStore::Dir(s) => s.commit(objects, key, expected, new).await,
         }
     }
 }

@@ -13,6 +13,9 @@ mod any_store;
 #[cfg(feature = "bench")]
 mod bench;
 mod defaults;
+// The Node directory store, natively; the browser has no directory store.
+#[cfg(not(feature = "indexeddb"))]
+mod dir_store;
 #[cfg(feature = "indexeddb")]
 mod idb;
 mod js_store;

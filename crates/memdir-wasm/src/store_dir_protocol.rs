@@ -5,8 +5,10 @@
 //! (lock waits, the fsyncs of the hot path) comes back to the JS driver as a step of
 //! a [`DirOp`]. Not in the browser's build, which has no directory store.
 
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
+use core::cell::RefCell;
 
 use memdir::store_dir::{DirError, EntryKind};
 use wasm_bindgen::prelude::*;
@@ -115,9 +117,15 @@ fn error(js: &JsDirIo, raw: JsValue) -> JsIoError {
 }
 
 /// A system call's error as thrown, with what it means to the protocol.
-struct JsIoError {
+pub(crate) struct JsIoError {
     kind: IoKind,
     raw: JsValue,
+}
+
+impl JsIoError {
+    pub(crate) fn kind(&self) -> IoKind {
+        self.kind
+    }
 }
 
 struct JsIo {
@@ -283,7 +291,82 @@ fn protocol_error(e: Error<JsIoError>) -> JsValue {
     }
 }
 
-enum Op {
+/// What the JS driver and the native store both ask of the protocol.
+impl Core {
+    pub(crate) fn get(&mut self, key: &str) -> Result<Option<Vec<u8>>, Error<JsIoError>> {
+        protocol::read_value(&mut self.io, key)
+    }
+
+    pub(crate) fn list(
+        &mut self,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, Error<JsIoError>> {
+        protocol::list(&mut self.io, prefix, after, limit)
+    }
+
+    pub(crate) fn set(&self, key: &str, value: &[u8]) -> Result<Op, DirError> {
+        Set::new(key, value, self.wait_ms, self.durability).map(Op::Set)
+    }
+
+    pub(crate) fn delete(&self, key: &str) -> Result<Op, DirError> {
+        Delete::new(key, self.wait_ms, self.durability).map(Op::Delete)
+    }
+
+    pub(crate) fn commit(
+        &mut self,
+        objects: &[(&str, &[u8])],
+        key: &str,
+        expected: Option<&[u8]>,
+        value: &[u8],
+    ) -> Result<Op, Error<JsIoError>> {
+        let (wait_ms, durability) = (self.wait_ms, self.durability);
+        Commit::new(
+            &mut self.io,
+            objects,
+            key,
+            expected,
+            value,
+            wait_ms,
+            durability,
+        )
+        .map(Op::Commit)
+    }
+
+    /// Runs `op` as far as it goes without waiting; `last`: how the step asked last
+    /// went.
+    pub(crate) fn step(
+        &mut self,
+        op: &mut Op,
+        last: Result<(), JsIoError>,
+    ) -> Poll<Result<bool, Error<JsIoError>>> {
+        let io = &mut self.io;
+        match op {
+            Op::Open(o) => o
+                .poll(io, last)
+                .map(|r| r.map(|()| false).map_err(Error::from)),
+            Op::Set(s) => s.poll(io, last).map(|r| r.map(|()| false)),
+            Op::Commit(c) => c.poll(io, last),
+            Op::Delete(d) => d.poll(io, last).map(|r| r.map(|()| false)),
+            Op::Turn(turn, held) => match turn.poll(io) {
+                TurnPoll::Held(h) => {
+                    *held = Some(h);
+                    Poll::Ready(Ok(true))
+                }
+                TurnPoll::Wait(us) => Poll::Wait(us),
+                TurnPoll::GaveUp => Poll::Ready(Ok(false)),
+            },
+        }
+    }
+
+    /// A failed step's error (as the driver caught it) for the next `step`.
+    pub(crate) fn failure(&self, raw: JsValue) -> Result<(), JsIoError> {
+        wrap(&self.io.js, Err(raw))
+    }
+}
+
+pub(crate) enum Op {
     Open(Open),
     Set(Set),
     Commit(Commit),
@@ -332,12 +415,18 @@ impl DirOp {
     }
 }
 
-/// The protocol over one store directory's `NodeDirIo`.
-#[wasm_bindgen]
-pub struct DirProtocol {
+/// The protocol over one store directory's `NodeDirIo`, shared by the JS driver
+/// (`DirProtocol`) and the engine's native store ([`crate::dir_store::DirStore`]).
+pub(crate) struct Core {
     io: JsIo,
     wait_ms: u64,
     durability: Durability,
+}
+
+/// The protocol over one store directory's `NodeDirIo`.
+#[wasm_bindgen]
+pub struct DirProtocol {
+    core: Rc<RefCell<Core>>,
 }
 
 #[wasm_bindgen]
@@ -347,14 +436,28 @@ impl DirProtocol {
     /// before anything else.
     #[wasm_bindgen(constructor)]
     pub fn new(io: JsDirIo, pid: u32, host: String, wait_ms: f64, sync_directory: bool) -> Self {
-        DirProtocol {
+        let core = Core {
             io: JsIo { js: io, pid, host },
             wait_ms: wait_ms.max(0.0) as u64,
             durability: Durability {
                 around_swap: false,
                 each_change: sync_directory,
             },
+        };
+        DirProtocol {
+            core: Rc::new(RefCell::new(core)),
         }
+    }
+
+    /// This directory as a store the engine calls without the JS store protocol:
+    /// reads are direct calls, and a change hands its waits and fsyncs to `driver`
+    /// (open the directory first).
+    #[wasm_bindgen(js_name = storeHandle)]
+    pub fn store_handle(&self, driver: crate::dir_store::JsDriver) -> crate::StoreHandle {
+        crate::StoreHandle::new(crate::AnyStore::Dir(crate::dir_store::DirStore::new(
+            self.core.clone(),
+            driver,
+        )))
     }
 
     /// Starts opening the directory ([`Open`]): created when missing, marked when
@@ -368,7 +471,7 @@ impl DirProtocol {
 
     /// The value of `key`, or undefined.
     pub fn get(&mut self, key: &str) -> Result<Option<Vec<u8>>, JsValue> {
-        protocol::read_value(&mut self.io, key).map_err(protocol_error)
+        self.core.borrow_mut().get(key).map_err(protocol_error)
     }
 
     /// A page of keys (see [`format::list_keys`]).
@@ -378,7 +481,9 @@ impl DirProtocol {
         after: Option<String>,
         limit: u32,
     ) -> Result<Vec<String>, JsValue> {
-        protocol::list(&mut self.io, prefix, after.as_deref(), limit as usize)
+        self.core
+            .borrow_mut()
+            .list(prefix, after.as_deref(), limit as usize)
             .map_err(protocol_error)
     }
 
@@ -386,7 +491,7 @@ impl DirProtocol {
     /// like a change, done with `swapped` true once had (give it back with
     /// `releaseTurn`), false when given up (the command runs without it).
     pub fn turn(&mut self, wait_ms: f64) -> DirOp {
-        let turn = Turn::new(&mut self.io, wait_ms.max(0.0) as u64);
+        let turn = Turn::new(&mut self.core.borrow_mut().io, wait_ms.max(0.0) as u64);
         DirOp::new(Op::Turn(turn, None))
     }
 
@@ -396,18 +501,18 @@ impl DirProtocol {
         if let Op::Turn(_, held) = &mut op.op
             && let Some(h) = held.take()
         {
-            h.release(&mut self.io);
+            h.release(&mut self.core.borrow_mut().io);
         }
     }
 
     pub fn set(&mut self, key: &str, value: &[u8]) -> Result<DirOp, JsValue> {
-        let op = Set::new(key, value, self.wait_ms, self.durability).map_err(js_error)?;
-        Ok(DirOp::new(Op::Set(op)))
+        let op = self.core.borrow().set(key, value).map_err(js_error)?;
+        Ok(DirOp::new(op))
     }
 
     pub fn delete(&mut self, key: &str) -> Result<DirOp, JsValue> {
-        let op = Delete::new(key, self.wait_ms, self.durability).map_err(js_error)?;
-        Ok(DirOp::new(Op::Delete(op)))
+        let op = self.core.borrow().delete(key).map_err(js_error)?;
+        Ok(DirOp::new(op))
     }
 
     /// `objects`' keys, and their values one after the other in `values`, of
@@ -431,45 +536,25 @@ impl DirProtocol {
             objects.push((k.as_str(), v));
             at = end;
         }
-        let op = Commit::new(
-            &mut self.io,
-            &objects,
-            key,
-            expected.as_deref(),
-            value,
-            self.wait_ms,
-            self.durability,
-        )
-        .map_err(protocol_error)?;
-        Ok(DirOp::new(Op::Commit(op)))
+        let op = self
+            .core
+            .borrow_mut()
+            .commit(&objects, key, expected.as_deref(), value)
+            .map_err(protocol_error)?;
+        Ok(DirOp::new(op))
     }
 
     /// Runs `op` as far as it goes: `0` done, `1` wait, `2` sync a file, `3` sync
     /// the directory (see [`DirOp`]); throws what made it fail. `failed` is the error
     /// of the step asked last, if it failed.
     pub fn poll(&mut self, op: &mut DirOp, failed: JsValue) -> Result<u8, JsValue> {
+        let mut core = self.core.borrow_mut();
         let last = if failed.is_undefined() {
             Ok(())
         } else {
-            wrap(&self.io.js, Err(failed))
+            wrap(&core.io.js, Err(failed))
         };
-        let io = &mut self.io;
-        let step = match &mut op.op {
-            Op::Open(o) => o
-                .poll(io, last)
-                .map(|r| r.map(|()| false).map_err(Error::from)),
-            Op::Set(s) => s.poll(io, last).map(|r| r.map(|()| false)),
-            Op::Commit(c) => c.poll(io, last),
-            Op::Delete(d) => d.poll(io, last).map(|r| r.map(|()| false)),
-            Op::Turn(turn, held) => match turn.poll(io) {
-                TurnPoll::Held(h) => {
-                    *held = Some(h);
-                    Poll::Ready(Ok(true))
-                }
-                TurnPoll::Wait(us) => Poll::Wait(us),
-                TurnPoll::GaveUp => Poll::Ready(Ok(false)),
-            },
-        };
+        let step = core.step(&mut op.op, last);
         match step {
             Poll::Ready(r) => {
                 op.swapped = r.map_err(protocol_error)?;
