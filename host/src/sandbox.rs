@@ -391,13 +391,16 @@ impl Host {
 
     /// Runs one export with a fresh fuel budget; on a trap the instance is dropped
     /// (a trapped instance may hold broken state) and the fault says why.
+    /// `writes`: whether the call may change the store; only such a call takes the
+    /// turn (see `Backend::turn`), since a read is in no compare-and-swap race.
     fn call<R>(
         &mut self,
+        writes: bool,
         f: impl FnOnce(&tool::Guest, &mut Store<State>) -> wasmtime::Result<R>,
     ) -> Result<R, (Fault, bool)> {
         let fuel = self.limits.fuel;
-        // Held for the whole call (see `Backend::turn`), released before returning.
-        let turn = self.backend.turn();
+        // Held for the whole call, released before returning.
+        let turn = if writes { self.backend.turn() } else { None };
         let live = self.live().map_err(|f| (f, false))?;
         if live.store.set_fuel(fuel).is_err() {
             self.live = None;
@@ -429,7 +432,7 @@ impl Host {
         if input.len() > self.limits.max_input_bytes {
             return error(&self.too_large());
         }
-        match self.call(|g, s| g.call_execute_json(s, input)) {
+        match self.call(input_may_write(input), |g, s| g.call_execute_json(s, input)) {
             Ok(r) => ToolResult {
                 content: r.content,
                 is_error: r.is_error,
@@ -447,7 +450,7 @@ impl Host {
             let text = messages::request_too_large(self.limits.max_input_bytes);
             return memdir::Response::of(Err(ApiError::TooLarge(text))).to_json();
         }
-        match self.call(|g, s| g.call_api(s, request)) {
+        match self.call(request_may_write(request), |g, s| g.call_api(s, request)) {
             Ok(answer) => answer,
             Err((fault, published)) => {
                 let mut r = memdir::Response::of(Err(ApiError::Storage));
@@ -480,6 +483,7 @@ impl Host {
     /// A call whose `args` are held to the same size limit as a raw input.
     fn typed<R>(
         &mut self,
+        writes: bool,
         args: &[&str],
         f: impl FnOnce(&tool::Guest, &mut Store<State>) -> wasmtime::Result<Result<R, tool::ToolError>>,
     ) -> Result<R, CallError> {
@@ -490,7 +494,7 @@ impl Host {
         if n > self.limits.max_input_bytes {
             return Err(self.too_large());
         }
-        match self.call(f) {
+        match self.call(writes, f) {
             Ok(r) => r.map_err(from_wit),
             Err((fault, published)) => Err(CallError::fault(fault, published)),
         }
@@ -503,11 +507,13 @@ impl Host {
         path: &str,
         view_range: Option<(i64, i64)>,
     ) -> Result<String, CallError> {
-        self.typed(&[path], |g, s| g.call_view(s, path, view_range))
+        self.typed(false, &[path], |g, s| g.call_view(s, path, view_range))
     }
 
     pub fn create(&mut self, path: &str, file_text: &str) -> Result<String, CallError> {
-        self.typed(&[path, file_text], |g, s| g.call_create(s, path, file_text))
+        self.typed(true, &[path, file_text], |g, s| {
+            g.call_create(s, path, file_text)
+        })
     }
 
     pub fn str_replace(
@@ -516,7 +522,7 @@ impl Host {
         old_str: &str,
         new_str: &str,
     ) -> Result<String, CallError> {
-        self.typed(&[path, old_str, new_str], |g, s| {
+        self.typed(true, &[path, old_str, new_str], |g, s| {
             g.call_str_replace(s, path, old_str, new_str)
         })
     }
@@ -527,17 +533,17 @@ impl Host {
         insert_line: i64,
         insert_text: &str,
     ) -> Result<String, CallError> {
-        self.typed(&[path, insert_text], |g, s| {
+        self.typed(true, &[path, insert_text], |g, s| {
             g.call_insert(s, path, insert_line, insert_text)
         })
     }
 
     pub fn delete(&mut self, path: &str) -> Result<String, CallError> {
-        self.typed(&[path], |g, s| g.call_delete(s, path))
+        self.typed(true, &[path], |g, s| g.call_delete(s, path))
     }
 
     pub fn rename(&mut self, old_path: &str, new_path: &str) -> Result<String, CallError> {
-        self.typed(&[old_path, new_path], |g, s| {
+        self.typed(true, &[old_path, new_path], |g, s| {
             g.call_rename(s, old_path, new_path)
         })
     }
@@ -546,13 +552,14 @@ impl Host {
     /// component as JSON: the success text, or the failure with its kind.
     pub fn run(&mut self, cmd: &Command) -> Result<String, CallError> {
         let input = cmd.to_value().to_string();
-        self.typed(&[&input], |g, s| g.call_run(s, &input))
+        let writes = !matches!(cmd, Command::View { .. });
+        self.typed(writes, &[&input], |g, s| g.call_run(s, &input))
     }
 
     /// The store's total size and visible top entries (for `view /memories` across
     /// mounts; see `memdir::mounts::MountTarget`).
     pub fn top_entries(&mut self) -> Result<Top, CallError> {
-        let top = self.typed(&[], |g, s| g.call_top_entries(s))?;
+        let top = self.typed(false, &[], |g, s| g.call_top_entries(s))?;
         Ok(Top {
             size: top.size,
             entries: top
@@ -569,7 +576,7 @@ impl Host {
 
     /// Every directory and file of the tree (see `memdir::Engine::entries`).
     pub fn entries(&mut self) -> Result<Vec<Entry>, CallError> {
-        let out = self.typed(&[], |g, s| g.call_entries(s))?;
+        let out = self.typed(false, &[], |g, s| g.call_entries(s))?;
         Ok(out
             .into_iter()
             .map(|e| Entry {
@@ -599,13 +606,13 @@ impl Host {
                 content: e.content.clone(),
             })
             .collect();
-        self.typed(&[], |g, s| g.call_import(s, &wit))
+        self.typed(true, &[], |g, s| g.call_import(s, &wit))
     }
 
     /// Removes what was not written in the last `older_than_ms` (see
     /// `memdir::Engine::expire`).
     pub fn expire(&mut self, older_than_ms: u64) -> Result<ExpireReport, CallError> {
-        let r = self.typed(&[], |g, s| g.call_expire(s, older_than_ms))?;
+        let r = self.typed(true, &[], |g, s| g.call_expire(s, older_than_ms))?;
         let n = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
         Ok(ExpireReport {
             removed: n(r.removed),
@@ -617,7 +624,7 @@ impl Host {
     /// gc keep count, the input cap and the retry cap, as `memdir::config` has them.
     pub fn component_defaults(&mut self) -> Result<ComponentDefaults, CallError> {
         let d = self
-            .call(|g, s| g.call_defaults(s))
+            .call(false, |g, s| g.call_defaults(s))
             .map_err(|(fault, published)| CallError::fault(fault, published))?;
         let c = d.config;
         let narrow = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
@@ -653,7 +660,7 @@ impl Host {
 
     /// Collects unreferenced objects (see `memdir::Engine::gc`).
     pub fn gc(&mut self, keep_commits: u32) -> Result<GcReport, CallError> {
-        let r = self.typed(&[], |g, s| g.call_gc(s, keep_commits))?;
+        let r = self.typed(true, &[], |g, s| g.call_gc(s, keep_commits))?;
         let n = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
         Ok(GcReport {
             reachable: n(r.reachable),
@@ -668,4 +675,23 @@ fn error(e: &CallError) -> ToolResult {
         content: format!("Error: {e}"),
         is_error: true,
     }
+}
+
+/// Whether a tool input (JSON text) may change the store: anything but a command
+/// the engine lists as read-only, a malformed input included (it is refused
+/// anyway, and taking the turn for it costs nothing but time).
+fn input_may_write(input: &str) -> bool {
+    let command = serde_json::from_str::<serde_json::Value>(input)
+        .ok()
+        .and_then(|v| v.get("command")?.as_str().map(String::from));
+    !command.is_some_and(|c| memdir::READ_ONLY_COMMANDS.contains(&c.as_str()))
+}
+
+/// Whether a Memory Stores API request (JSON text) may change the store: an
+/// operation the engine lists among its writes, or one it cannot tell.
+fn request_may_write(request: &str) -> bool {
+    let op = serde_json::from_str::<serde_json::Value>(request)
+        .ok()
+        .and_then(|v| v.get("op")?.as_str().map(String::from));
+    op.is_none_or(|op| memdir::api::WRITE_OPS.contains(&op.as_str()))
 }

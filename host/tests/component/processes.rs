@@ -322,3 +322,60 @@ fn export_and_gc_from_the_command_line() {
         "[{\"path\":\"/memories/a\"},{\"path\":\"/memories/a/b.md\",\"content\":\"y\"}]\n"
     );
 }
+
+#[test]
+fn reads_run_outside_the_turn_and_a_write_waits_for_it() {
+    let store = TempDir::new("turn");
+    let out = exec(
+        &store,
+        r#"{"command":"create","path":"/memories/a.md","file_text":"one\n"}"#,
+    );
+    assert_eq!(out.status.code(), Some(0));
+    // Another process holds the turn (a fresh lock is not stale for 30 s).
+    let turn = store.0.join(".lock-turn");
+    std::fs::write(&turn, "1 another-host other-process").expect("holding the turn");
+
+    // A read would wait up to 10 s for the turn if it took it.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let dir = store.0.clone();
+    std::thread::spawn(move || {
+        let out = cli()
+            .arg("exec")
+            .arg("--store")
+            .arg(&dir)
+            .arg(r#"{"command":"view","path":"/memories/a.md"}"#)
+            .output();
+        let _ = tx.send(out);
+    });
+    let view = rx
+        .recv_timeout(std::time::Duration::from_secs(5))
+        .expect("the view waited for the turn")
+        .expect("running memdir-host");
+    assert_eq!(
+        result(String::from_utf8_lossy(&view.stdout).trim_end()),
+        (
+            "Here's the content of /memories/a.md with line numbers:\n     1\tone\n     2\t".into(),
+            false
+        )
+    );
+
+    let mut write = cli()
+        .arg("exec")
+        .arg("--store")
+        .arg(&store.0)
+        .arg(r#"{"command":"create","path":"/memories/b.md","file_text":"two\n"}"#)
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("running memdir-host");
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    assert!(
+        write.try_wait().expect("polling the write").is_none(),
+        "the write ran inside another process's turn"
+    );
+    std::fs::remove_file(&turn).expect("giving the turn back");
+    let out = write.wait_with_output().expect("the write");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "{\"content\":\"File created successfully at: /memories/b.md\",\"is_error\":false}\n"
+    );
+}
