@@ -53,10 +53,9 @@ pub trait Backend: Send + Sync {
         self.compare_and_swap(key, expected, new)
     }
 
-    /// Exclusive use for one command that may write (the host asks it for no
-    /// read), across threads and processes, until the
-    /// returned guard is dropped; `None` when the backend has no such thing (or
-    /// could not get it in time). Only fairness depends on it: correctness rests
+    /// Exclusive use for one command that may write (the host asks it for no read),
+    /// across threads and processes, until the returned guard is dropped; `None`
+    /// when the backend has no such thing (or could not get it in time). Only fairness depends on it: correctness rests
     /// on the compare-and-swap alone.
     fn turn(&self) -> Option<Box<dyn Send>> {
         None
