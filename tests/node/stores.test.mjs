@@ -113,6 +113,40 @@ describe('the directory store', () => {
     assert.equal(text(await store.get('head')), '3');
   });
 
+  test('a full disk is the storage-full refusal, and leaves no file and no change', async () => {
+    const dir = join(tempDir(), 'store');
+    // A child process whose writes fail with ENOSPC once told to (node:fs patched
+    // before memdir loads, so the store's own calls see it).
+    const script = `
+      import fs from 'node:fs';
+      import { syncBuiltinESMExports } from 'node:module';
+      const write = fs.writeSync;
+      let full = false;
+      fs.writeSync = (...a) => {
+        if (!full) return write(...a);
+        const e = new Error('ENOSPC: no space left on device, write');
+        e.code = 'ENOSPC';
+        throw e;
+      };
+      syncBuiltinESMExports();
+      const memdir = await import('memdir');
+      const memory = await memdir.openMemory({ store: memdir.directoryStore(${JSON.stringify(dir)}) });
+      await memory.create({ path: '/memories/a.md', file_text: 'one\\n' });
+      full = true;
+      const refused = await memory.execute({ command: 'create', path: '/memories/b.md', file_text: 'two\\n' });
+      full = false;
+      const after = await memory.execute({ command: 'view', path: '/memories' });
+      console.log(JSON.stringify({ refused, after }));
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    for await (const chunk of child.stdout) out += chunk;
+    const { refused, after } = JSON.parse(out);
+    assert.deepEqual(refused, { content: "Error: The memory directory's storage is full; nothing was changed.", is_error: true });
+    assert.equal(after.content.includes('b.md'), false);
+    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.')), []);
+  });
+
   test('reads run outside the turn; a write waits for it', async () => {
     const dir = join(tempDir(), 'store');
     const memory = await memdir.openMemory({ store: memdir.directoryStore(dir) });
