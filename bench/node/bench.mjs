@@ -24,7 +24,8 @@
 // same disk: temporary file, fsync, rename, fsync of the directory); each kind of
 // in-memory command within 3x of its floor: the round trip for a view, the round
 // trip plus hashing the bytes it leaves once (the engine's SHA-256, `floor+hash`)
-// for a write.
+// for a write, and for a rename or a delete making, hashing and keeping one version
+// record.
 //   npm run bench [-- --commands N] [--files N] [--seed N]
 import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, renameSync, rmSync, mkdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,7 +100,8 @@ function floorSystem(staged) {
 /**
  * A write's floor: the same crossing, plus hashing once (the engine's SHA-256) the
  * bytes the command leaves at its path (`leaves`, staged untimed; nothing for a
- * view, a rename or a delete, which write no content).
+ * view, a rename or a delete, which write no content); a rename or a delete, which
+ * leaves no content, also makes, hashes and keeps one version record.
  */
 function floorHashSystem(staged, commands) {
   const floor = floorSystem(staged);
@@ -111,6 +113,8 @@ function floorHashSystem(staged, commands) {
     run: async (input) => {
       const answer = await floor.run(input);
       floorGlue.hashStaged();
+      if (input.command === 'delete') floorGlue.recordStaged('deleted', input.path);
+      if (input.command === 'rename') floorGlue.recordStaged('modified', input.new_path);
       return answer;
     },
   };
@@ -364,7 +368,7 @@ function report(commands, runs) {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
   const fmt = (r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
   console.log('\nper-command medians (the tool runner entry point, betaMemoryTool(...).run; sides in turns of 20 commands, order shuffled;');
-  console.log("its floor: the crossing for a view, the crossing + hashing the bytes it leaves once for a write;");
+  console.log("its floor: the crossing for a view, the crossing + hashing the bytes it leaves once for a write (+ one version record made, hashed and kept for a rename or delete);");
   console.log('durable: the same write of one file made durable on the same disk, the directory store\'s floor):');
   console.log(fmt(head));
   console.log(widths.map((w) => '-'.repeat(w)).join('  '));

@@ -3,7 +3,9 @@
 //! the bench build (`node scripts/build.mjs --bench`, feature `bench`), never in
 //! the npm package.
 
+use alloc::collections::BTreeMap;
 use alloc::string::String;
+use alloc::vec::Vec;
 use core::cell::RefCell;
 
 use js_sys::Promise;
@@ -14,6 +16,27 @@ use crate::memory;
 thread_local! {
     static FLOOR_OUTPUT: RefCell<String> = const { RefCell::new(String::new()) };
     static HASH_INPUT: RefCell<String> = const { RefCell::new(String::new()) };
+    static RECORDS: RefCell<BTreeMap<[u8; 32], Vec<u8>>> = const { RefCell::new(BTreeMap::new()) };
+}
+
+/// A rename's or a delete's floor adds one version record: made (the fields a
+/// memory version holds), hashed with the engine's SHA-256 and kept by its hash,
+/// as every change keeps one. A byte of the digest comes back.
+#[wasm_bindgen(js_name = recordStaged)]
+pub fn record_staged(op: &str, path: &str) -> u8 {
+    let record = serde_json::json!({
+        "type": "memory_version",
+        "memory_id": "mem_0000000000000000000000",
+        "operation": op,
+        "path": path,
+        "created_at": "2026-11-25T00:00:00Z",
+        "created_by": {"type": "api_actor", "api_key_id": "apikey_000000000000000000"},
+    })
+    .to_string()
+    .into_bytes();
+    let hash = memdir::sha256(&record);
+    RECORDS.with(|r| r.borrow_mut().insert(hash, record));
+    hash[0]
 }
 
 /// A write's floor adds hashing the bytes it leaves once: staged here, untimed.
