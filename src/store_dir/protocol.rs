@@ -547,6 +547,23 @@ impl Turn {
 // WRITING
 
 /// Removes a temporary file that was not renamed into place.
+/// A write's last step, whichever way it ended: its key's lock given back and its
+/// staged file removed (the pack already linked or renamed into place, or unused).
+fn finish<I: DirIo, T>(
+    io: &mut I,
+    r: Poll<T>,
+    held: &mut Option<Held>,
+    tmp: &mut Option<String>,
+) -> Poll<T> {
+    if matches!(r, Poll::Ready(_)) {
+        if let Some(h) = held.take() {
+            h.release(io);
+        }
+        discard(io, tmp.take());
+    }
+    r
+}
+
 fn discard<I: DirIo>(io: &mut I, tmp: Option<String>) {
     if let Some(t) = tmp {
         let _ = io.unlink(&t);
@@ -627,14 +644,7 @@ impl Set {
         last: Result<(), I::Error>,
     ) -> Poll<Result<(), Error<I::Error>>> {
         let r = self.step(io, last);
-        if !matches!(r, Poll::Ready(_)) {
-            return r;
-        }
-        if let Some(h) = self.held.take() {
-            h.release(io);
-        }
-        discard(io, self.tmp.take());
-        r
+        finish(io, r, &mut self.held, &mut self.tmp)
     }
 
     fn step<I: DirIo>(
@@ -764,14 +774,7 @@ impl Commit {
         last: Result<(), I::Error>,
     ) -> Poll<Result<bool, Error<I::Error>>> {
         let r = self.step(io, last);
-        if !matches!(r, Poll::Ready(_)) {
-            return r;
-        }
-        if let Some(h) = self.held.take() {
-            h.release(io);
-        }
-        discard(io, self.tmp.take());
-        r
+        finish(io, r, &mut self.held, &mut self.tmp)
     }
 
     fn step<I: DirIo>(
