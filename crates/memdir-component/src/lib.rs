@@ -120,6 +120,13 @@ fn settle<T>(fut: impl core::future::Future<Output = T>) -> Result<T, StoreError
     memdir::now_or_never(fut).ok_or(StoreError::Unavailable)
 }
 
+/// A settled command's outcome in the WIT's terms.
+fn settled<T>(r: Result<Result<T, ToolError>, StoreError>) -> Result<T, tool::ToolError> {
+    r.map_err(ToolError::from)
+        .and_then(|r| r)
+        .map_err(|e| wit_error(&e))
+}
+
 /// Runs `f` with the instance's engine, making a default one on first use.
 fn with_engine<T>(f: impl FnOnce(&Engine<KvStore>) -> T) -> T {
     let mut slot = ENGINE.0.borrow_mut();
@@ -129,10 +136,7 @@ fn with_engine<T>(f: impl FnOnce(&Engine<KvStore>) -> T) -> T {
 
 /// The typed entry point, for the six typed exports.
 fn run(cmd: Command) -> Result<String, tool::ToolError> {
-    with_engine(|e| settle(e.run(cmd)))
-        .map_err(ToolError::from)
-        .and_then(|r| r)
-        .map_err(|e| wit_error(&e))
+    settled(with_engine(|e| settle(e.run(cmd))))
 }
 
 fn wit_error(e: &ToolError) -> tool::ToolError {
@@ -247,10 +251,7 @@ impl tool::Guest for Component {
     }
 
     fn top_entries() -> Result<tool::Top, tool::ToolError> {
-        let top = with_engine(|e| settle(MountTarget::top_entries(e)))
-            .map_err(ToolError::from)
-            .and_then(|r| r)
-            .map_err(|e| wit_error(&e))?;
+        let top = settled(with_engine(|e| settle(MountTarget::top_entries(e))))?;
         Ok(tool::Top {
             size: top.size,
             entries: top
@@ -320,10 +321,7 @@ impl tool::Guest for Component {
     }
 
     fn entries() -> Result<Vec<tool::Entry>, tool::ToolError> {
-        let entries = with_engine(|e| settle(e.entries()))
-            .map_err(ToolError::from)
-            .and_then(|r| r)
-            .map_err(|e| wit_error(&e))?;
+        let entries = settled(with_engine(|e| settle(e.entries())))?;
         Ok(entries
             .into_iter()
             .map(|e| tool::Entry {
@@ -341,17 +339,11 @@ impl tool::Guest for Component {
                 content: e.content,
             })
             .collect();
-        with_engine(|e| settle(e.import(&entries)))
-            .map_err(ToolError::from)
-            .and_then(|r| r)
-            .map_err(|e| wit_error(&e))
+        settled(with_engine(|e| settle(e.import(&entries))))
     }
 
     fn expire(older_than_ms: u64) -> Result<tool::ExpireReport, tool::ToolError> {
-        let r = with_engine(|e| settle(e.expire(older_than_ms)))
-            .map_err(ToolError::from)
-            .and_then(|r| r)
-            .map_err(|e| wit_error(&e))?;
+        let r = settled(with_engine(|e| settle(e.expire(older_than_ms))))?;
         Ok(tool::ExpireReport {
             removed: widen(r.removed),
             bytes: r.bytes,
@@ -359,10 +351,7 @@ impl tool::Guest for Component {
     }
 
     fn gc(keep_commits: u32) -> Result<tool::GcReport, tool::ToolError> {
-        let r = with_engine(|e| settle(e.gc(keep_commits)))
-            .map_err(ToolError::from)
-            .and_then(|r| r)
-            .map_err(|e| wit_error(&e))?;
+        let r = settled(with_engine(|e| settle(e.gc(keep_commits))))?;
         Ok(tool::GcReport {
             reachable: widen(r.reachable),
             deleted: widen(r.deleted),
