@@ -10,7 +10,7 @@
 //! - **Only the documented API** ([`wire`]): every remote update or delete carries
 //!   the base's `content_sha256` precondition, and a 409 (the memory moved on, or a
 //!   path is taken) makes the sync list both sides again and settle what changed,
-//!   at most [`MAX_PASSES`] times.
+//!   at most [`SYNC_MAX_PASSES`](crate::config::SYNC_MAX_PASSES) times.
 //! - **Crash-safe and idempotent**: a run stopped after any request and run again
 //!   converges with no duplicate (memories made on both sides at one path are
 //!   joined, not copied) and no new version when nothing changed; a merge about to
@@ -37,13 +37,12 @@ use alloc::vec::Vec;
 use serde_json::Value;
 
 use crate::api::Response;
+use crate::config::SYNC_MAX_PASSES;
 use crate::storage::Engine;
 use crate::store::Store;
 use merge::{Merged, merge};
 use state::{Pair, Pending, State};
 use wire::Info;
-
-pub use crate::config::SYNC_MAX_PASSES as MAX_PASSES;
 
 /// The remote store, as the host reaches it.
 #[allow(async_fn_in_trait)] // fetch-backed remotes are !Send; callers pick their executor.
@@ -121,7 +120,7 @@ enum Wrote {
 impl<S: Store, R: Remote> Run<'_, S, R> {
     async fn passes(&mut self) -> Result<(), SyncError> {
         let mut unsettled = String::new();
-        for _ in 0..MAX_PASSES {
+        for _ in 0..SYNC_MAX_PASSES {
             self.summary.unchanged = 0;
             self.pass().await?;
             match self.again.take() {
