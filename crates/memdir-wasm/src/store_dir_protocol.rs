@@ -552,7 +552,7 @@ impl DirProtocol {
         let last = if failed.is_undefined() {
             Ok(())
         } else {
-            wrap(&core.io.js, Err(failed))
+            core.failure(failed)
         };
         let step = core.step(&mut op.op, last);
         match step {
