@@ -293,6 +293,8 @@ pub const TURN_WAIT_MS: u64 = 10_000;
 pub const LOCK_WAIT_MS: u64 = 10_000;
 /// A lock is held for one read-compare-rename; one this old was left by a crash.
 pub const LOCK_STALE_MS: u64 = 30_000;
+/// Keys per page when a store directory lists its keys (the Node store's pages).
+pub const STORE_DIR_PAGE: usize = 1000;
 /// A temporary file this old was left by a crashed writer.
 pub const TMP_STALE_MS: u64 = 60 * 60 * 1000;
 

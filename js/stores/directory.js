@@ -33,7 +33,6 @@ import { glue } from '../glue.js';
 
 const FILE_MODE = 0o600;
 const DIR_MODE = 0o700;
-const PAGE = 1000;
 // The format's names and times, read from the engine once the wasm is ready.
 let rulesCache;
 const rules = () => (rulesCache ??= glue.storeDirRules());
@@ -378,11 +377,12 @@ export class DirectoryStore {
     const after = cursor === undefined || cursor === null ? undefined : cursor;
     let keys;
     try {
-      keys = this.#protocol.list(prefix, after, PAGE + 1);
+      keys = this.#protocol.list(prefix, after, rules().listPage + 1);
     } catch (e) {
       throw mapError(e);
     }
-    if (keys.length > PAGE) return { keys: keys.slice(0, PAGE), cursor: keys[PAGE - 1] };
+    const page = rules().listPage;
+    if (keys.length > page) return { keys: keys.slice(0, page), cursor: keys[page - 1] };
     return { keys };
   }
 

@@ -12,6 +12,7 @@ use core::cell::RefCell;
 
 use js_sys::Promise;
 use memdir::config::MAX_VALUE_BYTES;
+use memdir::store_dir::STORE_DIR_PAGE;
 use memdir::store_dir::protocol::{Error, IoKind, Poll};
 use memdir::{Page, Store, StoreError};
 use wasm_bindgen::prelude::*;
@@ -31,9 +32,6 @@ extern "C" {
     #[wasm_bindgen(method, js_name = syncDir)]
     fn sync_dir(this: &JsDriver) -> Promise;
 }
-
-/// Keys per page of `list` (as the JS store pages).
-const PAGE: usize = 1000;
 
 #[derive(Clone)]
 pub struct DirStore {
@@ -108,9 +106,9 @@ impl Store for DirStore {
         let keys = self
             .core
             .borrow_mut()
-            .list(prefix, cursor, PAGE + 1)
+            .list(prefix, cursor, STORE_DIR_PAGE + 1)
             .map_err(store_error)?;
-        Ok(Page::of(keys, PAGE))
+        Ok(Page::of(keys, STORE_DIR_PAGE))
     }
 
     async fn compare_and_swap(

@@ -23,8 +23,8 @@ pub(crate) fn js_error(e: DirError) -> JsValue {
     err.into()
 }
 
-/// The format's names and times the Node store uses itself: `{tmpPrefix, turnLock,
-/// turnWaitMs, lockWaitMs}` (the rest is the protocol's).
+/// The format's names, times and page the Node store uses itself: `{tmpPrefix,
+/// turnLock, turnWaitMs, lockWaitMs, listPage}` (the rest is the protocol's).
 #[wasm_bindgen(js_name = storeDirRules)]
 pub fn store_dir_rules() -> JsValue {
     let o = js_sys::Object::new();
@@ -35,6 +35,7 @@ pub fn store_dir_rules() -> JsValue {
     set("turnLock", format::TURN_LOCK.into());
     set("turnWaitMs", JsValue::from_f64(format::TURN_WAIT_MS as f64));
     set("lockWaitMs", JsValue::from_f64(format::LOCK_WAIT_MS as f64));
+    set("listPage", JsValue::from_f64(format::STORE_DIR_PAGE as f64));
     o.into()
 }
 
