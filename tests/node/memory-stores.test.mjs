@@ -40,6 +40,22 @@ async function apiErrorOf(promise) {
   assert.fail('the call succeeded');
 }
 
+/**
+ * The files of a store directory that hold `text`. The store may be live while this
+ * reads it: a lock or staged file can go between the listing and the read, and
+ * holds nothing then.
+ */
+function filesHolding(dir, text) {
+  return readdirSync(dir).filter((f) => {
+    try {
+      return readFileSync(join(dir, f)).includes(text);
+    } catch (e) {
+      if (e.code === 'ENOENT') return false;
+      throw e;
+    }
+  });
+}
+
 async function all(pagePromise) {
   const out = [];
   for await (const item of pagePromise) out.push(item);
@@ -328,7 +344,7 @@ describe('memdir serve', () => {
     await memories().update(secret.id, { memory_store_id: id, content: 'nothing here' });
     const [newer, older] = await all(versions().list(id, { memory_id: secret.id }));
     const storeDir = join(dir, 'stores', id);
-    const holding = () => readdirSync(storeDir).filter((f) => readFileSync(join(storeDir, f)).includes('QUINCE-48213'));
+    const holding = () => filesHolding(storeDir, 'QUINCE-48213');
     assert.ok(holding().length > 0, 'the text is on disk before');
     await versions().redact(older.id, { memory_store_id: id });
     assert.deepEqual(holding(), [], 'no file holds the redacted text');
@@ -340,7 +356,7 @@ describe('memdir serve', () => {
     await memories().update(renamed.id, { memory_store_id: id, path: '/public.md', content: 'second' });
     const [, named] = await all(versions().list(id, { memory_id: renamed.id }));
     await versions().redact(named.id, { memory_store_id: id });
-    const naming = () => readdirSync(storeDir).filter((f) => readFileSync(join(storeDir, f)).includes('ssn-QUINCE-123'));
+    const naming = () => filesHolding(storeDir, 'ssn-QUINCE-123');
     assert.ok(naming().length > 0, 'old trees still name it before gc');
     const maintenance = await memdir.openMemory({ store: memdir.directoryStore(storeDir) });
     for (let i = 0; i < 2; i++) await maintenance.gc({ keepCommits: 0 });
@@ -363,7 +379,7 @@ describe('memdir serve', () => {
       const before = await history();
       assert.equal(before.length, 23);
       const storeDir = join(root, id);
-      const holding = (text) => readdirSync(storeDir).filter((f) => readFileSync(join(storeDir, f)).includes(text));
+      const holding = (text) => filesHolding(storeDir, text);
       assert.ok(holding('churn text 7').length > 0 && holding('ZEBRA').length > 0, 'on disk before');
       // Past the period, a round drops every version but the memory's current one;
       // the round after deletes what they held, the deleted memory's path included.
