@@ -6,8 +6,9 @@
 //
 // Steps, per build: cargo (wasm32-unknown-unknown, profile release-wasm-browser or
 // release-wasm), the pinned wasm-bindgen CLI (--target web: a glue file each runtime
-// entry can initialise its own way), wasm-opt from the npm `binaryen` package (Debian's is broken), then
-// the gzipped sizes. Honours CARGO_TARGET_DIR; `--no-opt` skips wasm-opt, `--force`
+// entry can initialise its own way), wasm-opt from the npm `binaryen` package (Debian's is broken;
+// -Oz for the browser's build, which a page downloads, -O3 for the others, which run
+// for speed), then the gzipped sizes. Honours CARGO_TARGET_DIR; `--no-opt` skips wasm-opt, `--force`
 // rebuilds dist/ even when cargo's output has not changed. `--bench` builds the
 // benchmark's variant instead (feature `bench`: the round-trip floor's exports) into
 // bench/dist/, which `npm run bench` loads beside the package; it never goes in dist/.
@@ -75,7 +76,7 @@ const PEER = {
  * (so the builds sit side by side in target/ and a no-op build relinks nothing),
  * wasm-bindgen, wasm-opt. Skipped when cargo's output is the one `out` was made from.
  */
-function buildVariant({ profile, features, out, peer }) {
+function buildVariant({ profile, features, out, peer, opt = '-O3' }) {
   const name = peer ? peer.name : 'memdir_wasm';
   if (peer) run('cargo', ['build', '--manifest-path', peer.manifest, '--target-dir', peer.targetDir, '--target', 'wasm32-unknown-unknown', '--profile', profile]);
   else run('cargo', ['build', '-p', 'memdir-wasm', '--target', 'wasm32-unknown-unknown', '--profile', profile, ...(features.length ? ['--features', features.join(',')] : [])]);
@@ -87,7 +88,7 @@ function buildVariant({ profile, features, out, peer }) {
   // Nothing to do when cargo's output is the one `out` was made from (a no-op build
   // stays a second or two long, so every test script can call it).
   const stampFile = join(out, '.stamp');
-  const stamp = `${createHash('sha256').update(readFileSync(built)).digest('hex')} ${args.has('--no-opt') ? 'no-opt' : 'opt'}`;
+  const stamp = `${createHash('sha256').update(readFileSync(built)).digest('hex')} ${args.has('--no-opt') ? 'no-opt' : opt}`;
   const wasm = join(out, `${name}_bg.wasm`);
   if (!args.has('--force') && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(wasm)) {
     console.error(`${relative(root, out)}/ is up to date`);
@@ -114,7 +115,7 @@ function buildVariant({ profile, features, out, peer }) {
       '--enable-reference-types',
       '--enable-multivalue',
     ];
-    run(process.execPath, [wasmOpt, wasm, '-Oz', ...features, '-o', tmp]);
+    run(process.execPath, [wasmOpt, wasm, opt, ...features, '-o', tmp]);
     renameSync(tmp, wasm);
   }
   writeFileSync(stampFile, stamp);
@@ -128,7 +129,7 @@ const variants = empty
   : bench
   ? [{ profile: 'bench-wasm', features: ['bench'], out: join(root, 'bench', 'dist') }]
   : [
-      { profile: 'release-wasm-browser', features: ['indexeddb'], out: join(root, 'dist') },
+      { profile: 'release-wasm-browser', features: ['indexeddb'], out: join(root, 'dist'), opt: '-Oz' },
       { profile: 'release-wasm', features: [], out: join(root, 'dist', 'node') },
     ];
 for (const v of variants) buildVariant(v);
