@@ -192,6 +192,17 @@ pub const MAX_NESTING: usize = 512;
 /// so a tampered size can neither wrap a sum nor lose digits on its way to JS.
 pub const MAX_STORED_SIZE: u64 = (1 << 53) - 1;
 
+// The wasm instance's heap.
+
+/// After a call grows the wasm memory, the npm package's engine reserves this
+/// fraction of the memory again at once (`memory / HEAP_HEADROOM_DIVISOR`, within
+/// the two bounds below): the allocator otherwise grows it a 64 KiB page at a time,
+/// and on V8 each grow costs more than the write that asked for it. Unused headroom
+/// is address space, not resident memory.
+pub const HEAP_HEADROOM_DIVISOR: usize = 4;
+pub const HEAP_HEADROOM_MIN_BYTES: usize = 1 << 20;
+pub const HEAP_HEADROOM_MAX_BYTES: usize = 32 << 20;
+
 // The object cache.
 
 /// Budgets, in bytes of the stored form (a decoded node takes a few times its

@@ -6,7 +6,7 @@
 # stores, the tampered stores on the directory and a custom store, the real SDK tool
 # runner against a loopback fake API, the side-by-side with the SDK's filesystem
 # tool, malformed inputs and misbehaving stores, the CLI end to end, each wasm
-# build's gzipped size against its ceiling; and the .d.ts checked with tsc against
+# build's gzipped size against its ceiling, the wasm heap growing in a few steps; and the .d.ts checked with tsc against
 # the SDK's own types (the memory object must fit the SDK's betaMemoryTool), and each
 # runtime's types holding only what its entry exports (Node's and a bundler's browser resolution).
 set -euo pipefail

@@ -13,6 +13,7 @@ mod any_store;
 #[cfg(feature = "bench")]
 mod bench;
 mod defaults;
+mod heap;
 // The Node directory store, natively; the browser has no directory store.
 #[cfg(not(feature = "indexeddb"))]
 mod dir_store;
@@ -103,5 +104,9 @@ pub(crate) fn promise(body: impl Future<Output = Result<JsValue, JsValue>> + 'st
 
 #[inline(never)]
 fn one_promise(body: Pin<Box<dyn Future<Output = Result<JsValue, JsValue>>>>) -> Promise {
-    wasm_bindgen_futures::future_to_promise(body)
+    wasm_bindgen_futures::future_to_promise(async move {
+        let answer = body.await;
+        heap::keep_headroom();
+        answer
+    })
 }
