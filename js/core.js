@@ -5,6 +5,7 @@
 // (the entry hands its build's glue to glue.js first).
 import { glue } from './glue.js';
 import { remoteCaller, syncOptions } from './sync.js';
+import { processTurn, writesInTurn } from './turn.js';
 
 // The command names, read from the engine when an entry point hands over its glue.
 export { COMMANDS } from './glue.js';
@@ -115,19 +116,36 @@ export async function openMemory(options = {}) {
     maxRetries,
     secrets,
   });
-  if (mounts === undefined) return new Memory(new glue.Memory(toHandle(await store), config, clock));
+  if (mounts === undefined) {
+    const given = await store;
+    return inTurns(new Memory(new glue.Memory(toHandle(given), config, clock)), [given]);
+  }
   if (store !== undefined) throw new TypeError('openMemory: give either store or mounts, not both');
   if (!Array.isArray(mounts)) throw new TypeError('openMemory: mounts must be an array of {name, store, access?, description?, instructions?}');
   const set = new glue.MountSet(config, clock);
+  const stores = [];
   for (const m of mounts) {
     if (m === null || typeof m !== 'object') throw new TypeError('openMemory: each mount must be an object {name, store, access?, description?, instructions?}');
     const { name, access = 'read_write', description = '', instructions = '' } = m;
     for (const [field, value] of [['name', name], ['access', access], ['description', description], ['instructions', instructions]]) {
       if (typeof value !== 'string') throw new TypeError(`openMemory: a mount's ${field} must be a string`);
     }
-    set.add(name, toHandle(await m.store), access, description, instructions);
+    const given = await m.store;
+    stores.push(given);
+    set.add(name, toHandle(given), access, description, instructions);
   }
-  return new Memory(set.open());
+  return inTurns(new Memory(set.open()), stores);
+}
+
+/**
+ * A memory over an application's own store (any store adapted in JS) takes its
+ * writes in turn within this process (js/turn.js); the engine's own stores need
+ * none: the in-memory store runs a command to its end at once, and a directory
+ * store's turn is taken by node.js.
+ */
+function inTurns(memory, stores) {
+  const adapted = stores.some((s) => s !== undefined && !(s instanceof glue.StoreHandle));
+  return adapted ? writesInTurn(memory, processTurn()) : memory;
 }
 
 // A text that is not JSON: the engine answers it with its own "not valid JSON"

@@ -18,6 +18,9 @@ export let READ_ONLY_COMMANDS;
 /** The Memory Stores API operations that change a store (`memdir::api::WRITE_OPS`). */
 export let API_WRITE_OPS;
 
+/** The memory-store toolset's tools that never change a store (`read_only` in `memdir::toolset::TOOLS`). */
+export let READ_ONLY_TOOLS;
+
 /** Called once, by the entry point, with the glue it initialised. */
 export function useGlue(initialised) {
   glue = initialised;
@@ -25,4 +28,5 @@ export function useGlue(initialised) {
   COMMANDS = Object.freeze(tool.commands);
   READ_ONLY_COMMANDS = Object.freeze(tool.read_only_commands);
   API_WRITE_OPS = Object.freeze(JSON.parse(glue.apiWriteOps()));
+  READ_ONLY_TOOLS = Object.freeze(JSON.parse(glue.toolsetTools()).filter((t) => t.read_only).map((t) => t.name));
 }

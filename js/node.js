@@ -2,8 +2,9 @@
 // importing memdir is all the set-up there is.
 import { readFileSync } from 'node:fs';
 import * as nodeBuild from '../dist/node/memdir_wasm.js';
-import { openMemory as openOnAnyStore, toolsetTools } from './core.js';
-import { API_WRITE_OPS, COMMANDS, READ_ONLY_COMMANDS, useGlue } from './glue.js';
+import { openMemory as openOnAnyStore } from './core.js';
+import { writesInTurn } from './turn.js';
+import { useGlue } from './glue.js';
 import { DirectoryStore } from './stores/directory.js';
 
 // The build without the IndexedDB store (Node has no IndexedDB).
@@ -38,34 +39,5 @@ export async function openMemory(options = {}) {
   const memory = await openOnAnyStore({ ...options, store: await store.engineStore() });
   // Each call that may write in the directory's turn, shared with memdir-host (see
   // inTurn); reads take part in no race, so they skip the turn's lock file.
-  for (const m of TURN_METHODS) {
-    const run = memory[m].bind(memory);
-    const value = (...args) => (mayWrite(m, args[0]) ? store.inTurn(() => run(...args)) : run(...args));
-    Object.defineProperty(memory, m, { value, writable: true, configurable: true });
-  }
-  return memory;
+  return writesInTurn(memory, (fn) => store.inTurn(fn));
 }
-
-/**
- * Whether `memory[method](first, ...)` may change the store, by the engine's own
- * lists of what reads. Anything it cannot tell (tool input still in JSON text) may.
- */
-function mayWrite(method, first) {
-  if (READ_ONLY_COMMANDS.includes(method)) return false;
-  if (COMMANDS.includes(method)) return true;
-  switch (method) {
-    case 'handle':
-    case 'execute':
-      return !(first !== null && typeof first === 'object' && READ_ONLY_COMMANDS.includes(first.command));
-    case 'entries':
-      return false;
-    case 'api':
-      return !(first !== null && typeof first === 'object' && typeof first.op === 'string' && !API_WRITE_OPS.includes(first.op));
-    case 'toolset':
-      return !toolsetTools().some((t) => t.name === first && t.read_only);
-    default:
-      return true;
-  }
-}
-
-const TURN_METHODS = [...COMMANDS, 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire', 'retain', 'api', 'toolset'];

@@ -39,6 +39,57 @@ describe('the store-contract suite', () => {
   });
 });
 
+describe("an application's own store", () => {
+  /** A MapStore whose every call yields to the event loop first, so commands interleave; counts lost swaps. */
+  function slowStore() {
+    const inner = new MapStore();
+    const lost = { swaps: 0 };
+    const store = {};
+    for (const m of ['get', 'set', 'delete', 'list', 'compareAndSwap']) {
+      store[m] = async (...args) => {
+        await new Promise((r) => setImmediate(r));
+        const answer = await inner[m](...args);
+        if (m === 'compareAndSwap' && answer === false) lost.swaps += 1;
+        return answer;
+      };
+    }
+    return { store, lost };
+  }
+
+  test('writes of one memory take turns: 20 at once, and not one loses a race', async () => {
+    const { store, lost } = slowStore();
+    const memory = await memdir.openMemory({ store });
+    const writes = Array.from({ length: 20 }, (_, i) => memory.create({ path: `/memories/n${i}.md`, file_text: `${i}\n` }));
+    assert.deepEqual(await Promise.all(writes), writes.map((_, i) => `File created successfully at: /memories/n${i}.md`));
+    assert.equal(lost.swaps, 0);
+    const api = Array.from({ length: 10 }, (_, i) => memory.api({ op: 'memory.create', body: { path: `/api${i}.md`, content: `${i}` } }));
+    assert.deepEqual((await Promise.all(api)).map((a) => a.status), Array(10).fill(200));
+    assert.equal(lost.swaps, 0);
+    assert.equal((await memory.entries()).length, 30);
+  });
+
+  test('a read takes no turn: it answers while a write waits on the store', async () => {
+    const { store } = slowStore();
+    const memory = await memdir.openMemory({ store });
+    await memory.create({ path: '/memories/a.md', file_text: 'one\n' });
+    let open;
+    const gate = new Promise((r) => (open = r));
+    const set = store.set;
+    store.set = async (...args) => {
+      await gate;
+      return set(...args);
+    };
+    let wrote = false;
+    const write = memory.create({ path: '/memories/b.md', file_text: 'two\n' }).then(() => (wrote = true));
+    const shown = "Here's the content of /memories/a.md with line numbers:\n     1\tone\n     2\t";
+    assert.equal(await memory.view({ path: '/memories/a.md' }), shown);
+    assert.equal(wrote, false);
+    open();
+    await write;
+    assert.equal(wrote, true);
+  });
+});
+
 describe('the directory store', () => {
   test('key names: portable, lowercase, never hidden, and reversible', () => {
     for (const key of ['head', 'blob/0a1b', 'ls/A/0', 'ls/a/0', '.x', '_', 'é', 'a b', '']) {

@@ -67,7 +67,18 @@ export class TestMemoryObject extends MemoryObject {
     this.interleave = interleave;
     const unlimited = { maxFileBytes: Number.MAX_SAFE_INTEGER, maxTotalBytes: Number.MAX_SAFE_INTEGER };
     await (await this.open({ limits: unlimited })).import(entries);
-    this.memory = this.open(limits ? { limits } : undefined);
+    const options = limits ? { limits } : undefined;
+    if (interleave) {
+      // Four engines on the one store, the calls dealt out in turn, as several
+      // isolates or server instances would hold it: one engine takes its own
+      // writes one at a time (js/turn.js), so only different engines race.
+      const engines = [0, 1, 2, 3].map(() => this.open(options));
+      await Promise.all(engines);
+      let next = 0;
+      Object.defineProperty(this, 'memory', { get: () => engines[next++ % engines.length], configurable: true });
+    } else {
+      Object.defineProperty(this, 'memory', { value: this.open(options), writable: true, configurable: true });
+    }
     await this.memory;
     this.counter.ops = 0;
     this.counter.lost = 0;

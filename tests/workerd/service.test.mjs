@@ -194,9 +194,10 @@ test('50 concurrent edits of one file all land', async () => {
 });
 
 test('50 interleaved edits of one file: each lands whole or is refused whole, none lost', async (t) => {
-  // The store yields to the event loop before each operation, so the commands
-  // really race for the head: a lost race is retried from the new head, and a
-  // command that keeps losing is refused with nothing written.
+  // Four engines share the store (as several isolates would) and it yields to the
+  // event loop before each operation, so the commands really race for the head: a
+  // lost race is retried from the new head, and a command that keeps losing is
+  // refused with nothing written.
   const { edits, answers, lines, lost } = await fiftyEdits('interleaved', true);
   // Without a lost race this test would prove nothing about retries.
   assert.ok(lost > 0, 'no compare-and-swap lost a race: the edits did not contend');
