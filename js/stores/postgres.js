@@ -5,7 +5,7 @@
 //
 // One table holds every namespace's keys. Keys and namespaces sort in the "C"
 // collation, byte order, the order the engine's list promises whatever the
-// database's locale. A commit is one transaction: the head moves by a conditional
+// database's locale. A commit is one statement: the head moves by a conditional
 // UPDATE (or an INSERT that does nothing if another writer got there first) and the
 // objects go in with it, so several processes on one database lose nothing, and a
 // refused commit writes nothing.
@@ -209,8 +209,10 @@ export function postgresStore(connection, options = {}) {
       return swap(p, checkKey(key), expected, checkValue(value)).catch(failed('swap a key'));
     },
 
-    // The head first, in the transaction: if it moved, nothing is written. The
-    // objects follow; no one sees either until COMMIT.
+    // One statement, so one round trip and atomic on its own: the swap of the head
+    // as a data-modifying CTE, and the objects inserted only if it swapped. No one
+    // sees either until the statement ends. (BEGIN, swap, insert and COMMIT were
+    // four round trips, each a wait for a busy server.)
     async commit(objects, key, expected, value) {
       checkKey(key);
       checkValue(value);
@@ -218,18 +220,23 @@ export function postgresStore(connection, options = {}) {
         checkKey(k);
         checkValue(v);
       }
-      return transaction(await pool(), failed('commit'), async (client) => {
-        if (!(await swap(client, key, expected, value))) return { commit: false, value: false };
-        if (objects.length > 0) {
-          await client.query(
-            `INSERT INTO ${TABLE} (namespace, key, value)
-               SELECT $1, k, v FROM unnest($2::text[], $3::bytea[]) AS o(k, v)
-               ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value`,
-            [namespace, objects.map(([k]) => k), objects.map(([, v]) => v)],
-          );
-        }
-        return { commit: true, value: true };
-      });
+      const swapped =
+        expected === undefined
+          ? `INSERT INTO ${TABLE} (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO NOTHING RETURNING 1`
+          : `UPDATE ${TABLE} SET value = $3 WHERE namespace = $1 AND key = $2 AND value = $6 RETURNING 1`;
+      const values = [namespace, key, value, objects.map(([k]) => k), objects.map(([, v]) => v)];
+      if (expected !== undefined) values.push(checkValue(expected));
+      const { rows } = await query(
+        'commit',
+        `WITH swapped AS (${swapped}),
+              stored AS (
+                INSERT INTO ${TABLE} (namespace, key, value)
+                  SELECT $1, k, v FROM unnest($4::text[], $5::bytea[]) AS o(k, v) WHERE EXISTS (SELECT 1 FROM swapped)
+                  ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value)
+         SELECT count(*)::int AS swapped FROM swapped`,
+        values,
+      );
+      return rows[0]?.swapped === 1;
     },
 
     /** Ends the pool this store opened (a pool passed in stays the caller's). */
