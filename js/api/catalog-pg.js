@@ -4,7 +4,7 @@
 // one database reads the table per request, so all of them agree on what exists: a
 // store created or deleted through one is there, or gone, on every other at once.
 import * as memdir from '../node.js';
-import { ensureTable, failed as failedAs, openPool, transaction } from '../stores/postgres.js';
+import { ensureTable, failed as failedAs, openPool, prepared, transaction } from '../stores/postgres.js';
 import { openStores } from './open-stores.js';
 import { DEFAULT_WORKSPACE, WORKSPACE_NAME } from './http.js';
 
@@ -48,7 +48,7 @@ export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, 
   }
 
   async function query(op, text, values) {
-    return (await pool()).query(text, values).catch(failed(op));
+    return (await pool()).query(prepared(text, values)).catch(failed(op));
   }
 
   async function openStore(id) {

@@ -71,6 +71,21 @@ export function failed(op, what = 'store') {
   };
 }
 
+const statementNames = new Map();
+/**
+ * A query named for its text, so each connection parses and plans it once and then
+ * only binds values (a busy database spent its time on the parsing). The texts are
+ * the few this module and the catalog write, so the names are bounded by the code.
+ */
+export function prepared(text, values) {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `memdir_${statementNames.size}`;
+    statementNames.set(text, name);
+  }
+  return { name, text, values };
+}
+
 /**
  * Runs `fn(client)` in one transaction on a connection of `pool`: committed when
  * it resolves `{ commit: true, value }`, rolled back when `{ commit: false, value }`
@@ -124,7 +139,7 @@ export function postgresStore(connection, options = {}) {
 
   async function query(op, text, values) {
     const p = await pool();
-    return p.query(text, values).catch(failed(op));
+    return p.query(prepared(text, values)).catch(failed(op));
   }
 
   const checkKey = (key) => {
@@ -167,15 +182,20 @@ export function postgresStore(connection, options = {}) {
     const r =
       expected === undefined
         ? await client.query(
-            `INSERT INTO ${TABLE} (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO NOTHING`,
-            [namespace, key, value],
+            prepared(`INSERT INTO ${TABLE} (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO NOTHING`, [
+              namespace,
+              key,
+              value,
+            ]),
           )
-        : await client.query(`UPDATE ${TABLE} SET value = $4 WHERE namespace = $1 AND key = $2 AND value = $3`, [
-            namespace,
-            key,
-            checkValue(expected),
-            value,
-          ]);
+        : await client.query(
+            prepared(`UPDATE ${TABLE} SET value = $4 WHERE namespace = $1 AND key = $2 AND value = $3`, [
+              namespace,
+              key,
+              checkValue(expected),
+              value,
+            ]),
+          );
     return r.rowCount === 1;
   }
 
