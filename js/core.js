@@ -145,7 +145,7 @@ export async function openMemory(options = {}) {
  */
 function inTurns(memory, stores) {
   const adapted = stores.some((s) => s !== undefined && !(s instanceof glue.StoreHandle));
-  return adapted ? writesInTurn(memory, processTurn()) : memory;
+  return adapted ? writesInTurn(memory, processTurn(defaults().turnWaitMs)) : memory;
 }
 
 // A text that is not JSON: the engine answers it with its own "not valid JSON"

@@ -79,6 +79,8 @@ export interface Defaults {
   maxOpenStores: number;
   /** How long a store let go stays open before it is closed (twice apiDeadlineMs). */
   storeCloseDelayMs: number;
+  /** How long a write waits for the one before it (a directory's turn, or a store adapted in JS within one process) before it runs anyway. */
+  turnWaitMs: number;
 }
 
 /** Every default and limit of the engine (where openMemory's defaults come from). */

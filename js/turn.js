@@ -40,12 +40,26 @@ export function writesInTurn(memory, turn) {
   return memory;
 }
 
-/** A turn within this process: one call at a time, in the order they came. */
-export function processTurn() {
+/**
+ * A turn within this process: one call at a time, in the order they came. A call
+ * waits for the one before it at most `maxWaitMs`, then runs anyway: the turn only
+ * spares lost races, the compare-and-swap keeps the store right, and a store call
+ * that never settles must not hold up every write after it.
+ */
+export function processTurn(maxWaitMs) {
   let tail = Promise.resolve();
   return (fn) => {
-    const run = tail.then(fn);
+    const run = atMost(tail, maxWaitMs).then(fn);
     tail = run.catch(() => {});
     return run;
   };
+}
+
+/** Resolves when `previous` settles or `ms` have passed, whichever is first. */
+function atMost(previous, ms) {
+  let timer;
+  const late = new Promise((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([previous, late]).finally(() => clearTimeout(timer));
 }

@@ -124,6 +124,7 @@ pub struct Defaults {
     pub max_stores: u64,
     pub max_open_stores: u64,
     pub store_close_delay_ms: u64,
+    pub turn_wait_ms: u64,
 }
 
 impl Defaults {
@@ -148,6 +149,7 @@ impl Defaults {
             max_stores: MAX_STORES,
             max_open_stores: MAX_OPEN_STORES,
             store_close_delay_ms: STORE_CLOSE_DELAY_MS,
+            turn_wait_ms: TURN_WAIT_MS,
         }
     }
 }
@@ -299,6 +301,9 @@ pub const WANT_FRESH_MS: u64 = 100;
 pub const TURN_POLL_MS: u64 = 1;
 /// How long a process waits for the turn before running its command without it
 /// (a stopped process may hold it; the compare-and-swap keeps going ahead safe).
+/// Also how long a write waits for the one before it on the same memory, within
+/// one process, on a store adapted in JS (js/turn.js): a store call that never
+/// settles holds up the writes after it no longer than this.
 pub const TURN_WAIT_MS: u64 = 10_000;
 /// How long a writer waits for a key's lock before giving up.
 pub const LOCK_WAIT_MS: u64 = 10_000;

@@ -136,6 +136,7 @@ describe('malformed inputs from JavaScript', () => {
       maxStores: 1000,
       maxOpenStores: 64,
       storeCloseDelayMs: 60000,
+      turnWaitMs: 10000,
     });
   });
 

@@ -7,6 +7,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, 
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { keyToName, nameToKey } from '../../js/stores/directory.js';
+import { processTurn } from '../../js/turn.js';
 import { MapStore, memdir, tempDir } from './helpers.mjs';
 
 const bytes = (s) => new TextEncoder().encode(s);
@@ -66,6 +67,20 @@ describe("an application's own store", () => {
     assert.deepEqual((await Promise.all(api)).map((a) => a.status), Array(10).fill(200));
     assert.equal(lost.swaps, 0);
     assert.equal((await memory.entries()).length, 30);
+  });
+
+  test('a write waits for the one before it, but not past the turn\'s wait: a store call that never settles holds up no one for good', async () => {
+    const turn = processTurn(50);
+    const order = [];
+    const first = turn(async () => order.push('first'));
+    const second = turn(async () => order.push('second'));
+    await Promise.all([first, second]);
+    assert.deepEqual(order, ['first', 'second']);
+    turn(() => new Promise(() => {})); // a write whose store never answers
+    const start = performance.now();
+    const after = await turn(async () => performance.now() - start);
+    assert.ok(after >= 40, `the write after it ran at ${after.toFixed(1)} ms, before the wait was over`);
+    assert.equal(memdir.defaults().turnWaitMs, 10000);
   });
 
   test('a read takes no turn: it answers while a write waits on the store', async () => {
