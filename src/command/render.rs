@@ -92,10 +92,10 @@ pub fn numbered(out: &mut String, first: bool, n: usize, line: &str) {
     out.push_str(line);
 }
 
-/// A run of consecutive numbered lines, each as [`numbered`] writes it, for a view
-/// that fits the read limit: the number is counted up in place rather than divided
-/// out each line, and the run is written as bytes and checked as UTF-8 once at the
-/// end rather than a prefix at a time (the two were most of a file view's cost).
+/// A run of consecutive numbered lines, each as [`numbered`] writes it, for a file
+/// view: the number is counted up in place rather than divided out each line, and
+/// the run is written as bytes and checked as UTF-8 once at the end rather than a
+/// prefix at a time (the two were most of a file view's cost).
 struct Numbering {
     out: alloc::vec::Vec<u8>,
     /// The current number right-aligned in spaces (20 digits hold any `usize`).
@@ -130,6 +130,11 @@ impl Numbering {
         self.out.push(b'\t');
         self.out.extend_from_slice(line.as_bytes());
         self.step();
+    }
+
+    /// Text that is not a numbered line (the hint of a view cut at the read limit).
+    fn push_text(&mut self, text: &str) {
+        self.out.extend_from_slice(text.as_bytes());
     }
 
     /// The next number: a 9 carries, and a carry into a space adds a digit.
@@ -247,29 +252,23 @@ pub(crate) fn view_file(
     } else {
         limit
     });
-    if fits {
-        let mut numbering = Numbering::new(out, start);
-        for (i, line) in index.lines_from(start).take(shown).enumerate() {
-            numbering.push(i == 0, line);
-        }
-        return Ok(numbering.finish());
-    }
-    let mut used = out.chars().count();
+    let mut used = if fits { 0 } else { out.chars().count() };
+    let mut numbering = Numbering::new(out, start);
     for (i, line) in index.lines_from(start).take(shown).enumerate() {
         let number = start + i;
         let first = i == 0;
         if !fits {
             let cost = 7.max(1 + digits(number)) + line.chars().count() + usize::from(!first);
             if !first && used + cost > limit {
-                out.push('\n');
-                out.push_str(&cut_hint(limit, number - 1, n, end));
-                return Ok(out);
+                numbering.push_text("\n");
+                numbering.push_text(&cut_hint(limit, number - 1, n, end));
+                return Ok(numbering.finish());
             }
             used += cost;
         }
-        numbered(&mut out, first, number, line);
+        numbering.push(first, line);
     }
-    Ok(out)
+    Ok(numbering.finish())
 }
 
 /// `view_range` as the lines `start..=end` of `n`, or the refusal naming which
