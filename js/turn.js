@@ -12,7 +12,7 @@ const TURN_METHODS = () => [...COMMANDS, 'handle', 'execute', 'executeJson', 'en
  * Whether `memory[method](first, ...)` may change the store, by the engine's own
  * lists of what reads. Anything it cannot tell (tool input still in JSON text) may.
  */
-export function mayWrite(method, first) {
+function mayWrite(method, first) {
   if (READ_ONLY_COMMANDS.includes(method)) return false;
   if (COMMANDS.includes(method)) return true;
   switch (method) {

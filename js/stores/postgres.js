@@ -177,26 +177,35 @@ export function postgresStore(connection, options = {}) {
     );
   }
 
-  // The swap alone, on `client` (a pool or a transaction's connection).
-  async function swap(client, key, expected, value) {
-    const r =
+  // Moves `key` from `expected` (undefined: absent) to `value` and, only if it
+  // moved, stores `objects`: one statement, so one round trip, atomic on its own.
+  // The swap is a data-modifying CTE the insert reads; no one sees either until the
+  // statement ends. (BEGIN, swap, insert and COMMIT were four round trips, each a
+  // wait for a busy server.) `op` names it in a failure.
+  async function publish(op, objects, key, expected, value) {
+    const values = [namespace, key, value, objects.map(([k]) => k), objects.map(([, v]) => v)];
+    if (expected !== undefined) {
+      try {
+        values.push(checkValue(expected));
+      } catch (e) {
+        return failed(op)(e);
+      }
+    }
+    const swapped =
       expected === undefined
-        ? await client.query(
-            prepared(`INSERT INTO ${TABLE} (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO NOTHING`, [
-              namespace,
-              key,
-              value,
-            ]),
-          )
-        : await client.query(
-            prepared(`UPDATE ${TABLE} SET value = $4 WHERE namespace = $1 AND key = $2 AND value = $3`, [
-              namespace,
-              key,
-              checkValue(expected),
-              value,
-            ]),
-          );
-    return r.rowCount === 1;
+        ? `INSERT INTO ${TABLE} (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO NOTHING RETURNING 1`
+        : `UPDATE ${TABLE} SET value = $3 WHERE namespace = $1 AND key = $2 AND value = $6 RETURNING 1`;
+    const { rows } = await query(
+      op,
+      `WITH swapped AS (${swapped}),
+            stored AS (
+              INSERT INTO ${TABLE} (namespace, key, value)
+                SELECT $1, k, v FROM unnest($4::text[], $5::bytea[]) AS o(k, v) WHERE EXISTS (SELECT 1 FROM swapped)
+                ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value)
+       SELECT count(*)::int AS swapped FROM swapped`,
+      values,
+    );
+    return rows[0]?.swapped === 1;
   }
 
   return {
@@ -225,14 +234,9 @@ export function postgresStore(connection, options = {}) {
     },
 
     async compareAndSwap(key, expected, value) {
-      const p = await pool();
-      return swap(p, checkKey(key), expected, checkValue(value)).catch(failed('swap a key'));
+      return publish('swap a key', [], checkKey(key), expected, checkValue(value));
     },
 
-    // One statement, so one round trip and atomic on its own: the swap of the head
-    // as a data-modifying CTE, and the objects inserted only if it swapped. No one
-    // sees either until the statement ends. (BEGIN, swap, insert and COMMIT were
-    // four round trips, each a wait for a busy server.)
     async commit(objects, key, expected, value) {
       checkKey(key);
       checkValue(value);
@@ -240,23 +244,7 @@ export function postgresStore(connection, options = {}) {
         checkKey(k);
         checkValue(v);
       }
-      const swapped =
-        expected === undefined
-          ? `INSERT INTO ${TABLE} (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO NOTHING RETURNING 1`
-          : `UPDATE ${TABLE} SET value = $3 WHERE namespace = $1 AND key = $2 AND value = $6 RETURNING 1`;
-      const values = [namespace, key, value, objects.map(([k]) => k), objects.map(([, v]) => v)];
-      if (expected !== undefined) values.push(checkValue(expected));
-      const { rows } = await query(
-        'commit',
-        `WITH swapped AS (${swapped}),
-              stored AS (
-                INSERT INTO ${TABLE} (namespace, key, value)
-                  SELECT $1, k, v FROM unnest($4::text[], $5::bytea[]) AS o(k, v) WHERE EXISTS (SELECT 1 FROM swapped)
-                  ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value)
-         SELECT count(*)::int AS swapped FROM swapped`,
-        values,
-      );
-      return rows[0]?.swapped === 1;
+      return publish('commit', objects, key, expected, value);
     },
 
     /** Ends the pool this store opened (a pool passed in stays the caller's). */
