@@ -30,23 +30,6 @@ export function oversizedInputResult() {
   return glue.oversizedInput();
 }
 
-/**
- * One page of memory stores from their records (each what `store.retrieve`
- * answered), newest first, filtered and paged by `query` (`include_archived`,
- * `created_at[gte]`, `created_at[lte]`, `limit`, `page`, as URL strings).
- * Resolves nothing asynchronously: returns `{status, body}`.
- */
-export function listStores(records, query = {}) {
-  return JSON.parse(glue.listStores(JSON.stringify(records), JSON.stringify(query)));
-}
-
-/** A new random memory store id (`memstore_…`). */
-export function newStoreId() {
-  const random = new Uint8Array(15);
-  crypto.getRandomValues(random);
-  return glue.newStoreId(random);
-}
-
 const PROTOCOL = ['get', 'set', 'delete', 'list', 'compareAndSwap'];
 
 /** A native in-memory store. Several memories opened over one share its data. */

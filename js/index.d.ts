@@ -179,11 +179,6 @@ export interface ApiResponse {
   body: any;
 }
 
-/** One page of memory stores from each store's record (`store.retrieve`). */
-export declare function listStores(records: unknown[], query?: Record<string, string>): ApiResponse;
-/** A new random memory store id (`memstore_…`). */
-export declare function newStoreId(): string;
-
 export interface OpenOptions {
   /** Where the memory lives (default: a fresh `memoryStore()`). */
   store?: Store | Promise<Store>;

@@ -5,6 +5,7 @@ import type { StoreCatalog } from './api/http.js';
 
 export * from './index.js';
 export { apiHandler, keyEntry, keysFrom, requestId, UnusableStore } from './api/http.js';
+export { listStores, newStoreId } from './api/catalog.js';
 export { formatDuration, parseDuration, upkeepStore } from './api/upkeep.js';
 export type { StoreCatalog } from './api/http.js';
 

@@ -15,6 +15,7 @@ export * from './core.js';
 export { directoryStore, DirectoryStore } from './stores/directory.js';
 export { postgresStore, PostgresStoreError } from './stores/postgres.js';
 export { apiHandler, keyEntry, keysFrom, requestId, UnusableStore } from './api/http.js';
+export { listStores, newStoreId } from './api/catalog.js';
 export { formatDuration, parseDuration, upkeepStore } from './api/upkeep.js';
 export { directoryCatalog } from './api/catalog-dir.js';
 

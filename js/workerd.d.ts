@@ -6,5 +6,6 @@ export type { DurableObjectStore, DurableObjectStorageLike, DurableObjectStoreOp
 export { kvStore } from './stores/kv.js';
 export type { EventuallyConsistentStore, KvNamespaceLike, KvStoreOptions } from './stores/kv.js';
 export { apiHandler, keyEntry, keysFrom, requestId, UnusableStore } from './api/http.js';
+export { listStores, newStoreId } from './api/catalog.js';
 export { formatDuration, parseDuration, upkeepStore } from './api/upkeep.js';
 export type { StoreCatalog } from './api/http.js';

@@ -13,4 +13,5 @@ export { durableObjectStore } from './stores/durable-object.js';
 export { kvStore } from './stores/kv.js';
 // The Memory Stores API router, for a Worker that serves memory stores (examples/worker).
 export { apiHandler, keyEntry, keysFrom, requestId, UnusableStore } from './api/http.js';
+export { listStores, newStoreId } from './api/catalog.js';
 export { formatDuration, parseDuration, upkeepStore } from './api/upkeep.js';

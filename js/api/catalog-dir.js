@@ -13,6 +13,7 @@ import * as fss from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as memdir from '../node.js';
 import { UnusableStore, WORKSPACE_NAME } from './http.js';
+import { newStoreId } from './catalog.js';
 import { openStores } from './open-stores.js';
 
 const DIR_MODE = 0o700;
@@ -109,7 +110,7 @@ export function directoryCatalog(root, { maxStores = memdir.defaults().maxStores
           return { refused: `This server holds at most ${maxStores} memory stores; delete one to create another.` };
         }
         for (;;) {
-          const id = memdir.newStoreId();
+          const id = newStoreId();
           if (!PLAIN_NAME.test(id)) throw new Error('the engine made a store id that is not a plain name');
           try {
             fss.mkdirSync(join(base, id), { mode: DIR_MODE });

@@ -5,6 +5,7 @@
 // store created or deleted through one is there, or gone, on every other at once.
 import * as memdir from '../node.js';
 import { ensureTable, failed as failedAs, openPool, prepared, transaction } from '../stores/postgres.js';
+import { newStoreId } from './catalog.js';
 import { openStores } from './open-stores.js';
 import { DEFAULT_WORKSPACE, WORKSPACE_NAME } from './http.js';
 
@@ -73,7 +74,7 @@ export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, 
           return { commit: false, value: { refused: `This server holds at most ${maxStores} memory stores; delete one to create another.` } };
         }
         for (;;) {
-          const id = memdir.newStoreId();
+          const id = newStoreId();
           if (!PLAIN_NAME.test(id)) throw new Error('the engine made a store id that is not a plain name');
           const r = await client.query('INSERT INTO memdir_stores (id, workspace) VALUES ($1, $2) ON CONFLICT DO NOTHING', [id, workspace]);
           if (r.rowCount === 1) return { commit: true, value: { id } };

@@ -8,6 +8,7 @@
 // body is read, the request id, and that nothing thrown below reaches a client as text.
 import * as core from '../core.js';
 import { readBody } from '../read-body.js';
+import { listStores } from './catalog.js';
 
 const JSON_TYPE = 'application/json';
 // Every failure of the server itself (a throw, a backend gone wrong) answers this,
@@ -287,7 +288,7 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
       const r = await store.api({ op: 'store.retrieve', query: {}, body: null });
       if (r.status === 200) records.push(r.body);
     }
-    return core.listStores(records, query);
+    return listStores(records, query);
   }
 
   async function dispatch(request) {

@@ -27,30 +27,6 @@ pub fn oversized_input() -> JsValue {
     js
 }
 
-/// One page of memory stores from the stores' records (what each answered to
-/// `store.retrieve`), as JSON text; the query as JSON text of string values.
-/// Answers the JSON text of `{status, body}`, like `Memory.api`.
-#[wasm_bindgen(js_name = listStores)]
-pub fn list_stores(records: &str, query: &str) -> String {
-    use memdir::api::{Query, Response, error::ApiError};
-    let parsed = memdir::__hooks::from_text::<alloc::vec::Vec<serde_json::Value>>(records)
-        .ok()
-        .zip(
-            memdir::__hooks::from_text::<alloc::collections::BTreeMap<String, String>>(query).ok(),
-        );
-    let outcome = match parsed {
-        Some((records, query)) => memdir::api::list_stores(&records, &Query(&query)),
-        None => Err(ApiError::Invalid("not a list of stores and a query".into())),
-    };
-    Response::of(outcome).to_json()
-}
-
-/// A new memory store id from at least 15 random bytes (`crypto.getRandomValues`).
-#[wasm_bindgen(js_name = newStoreId)]
-pub fn new_store_id(random: &[u8]) -> Option<String> {
-    memdir::api::rules::new_store_id(random)
-}
-
 /// The answer to a request whose body is over the limit, for a runtime that refuses
 /// it before copying it into the engine.
 #[wasm_bindgen(js_name = oversizedApiBody)]

@@ -12,6 +12,10 @@ extern crate alloc;
 mod any_store;
 #[cfg(feature = "bench")]
 mod bench;
+// The stores' catalog and the directory store's rules: only a server runs them, so
+// the browser build (feature `indexeddb`) leaves them out.
+#[cfg(not(feature = "indexeddb"))]
+mod catalog;
 mod defaults;
 mod heap;
 // The Node directory store, natively; the browser has no directory store.
@@ -21,6 +25,7 @@ mod dir_store;
 mod idb;
 mod js_store;
 mod memory;
+#[cfg(not(feature = "indexeddb"))]
 mod store_dir;
 // The Node directory store's protocol; the browser has no directory store.
 #[cfg(not(feature = "indexeddb"))]

@@ -3,6 +3,8 @@
 import { indexedDbStore, memoryStore, openMemory } from 'memdir';
 // @ts-expect-error directoryStore is the Node entry's: in a page it does not exist.
 import { directoryStore } from 'memdir';
+// @ts-expect-error listStores is a server's catalog: the browser build leaves it out.
+import { listStores } from 'memdir';
 
 export const memory = openMemory({ store: indexedDbStore('agent') });
-export const stores = [memoryStore(), directoryStore];
+export const stores = [memoryStore(), directoryStore, listStores];
