@@ -15,7 +15,7 @@ use crate::storage::tree::{
     BLOB, Branch, Child, FANOUT, Hash, Kind, LEAF_MAX, MAX_BRANCH_DEPTH, Node, Part, Stored, TREE,
     nibble,
 };
-use crate::storage::versions::{DROPPED, LOG, LogHead, LogNode, LogObjects, Op, Pending, RECORD};
+use crate::storage::versions::{LOG, LogHead, LogObjects, Op, Pending, RECORD};
 
 /// Cloned only when a whole-tree import must retry after a lost race.
 #[derive(Clone, Default)]
@@ -173,19 +173,14 @@ impl Overlay {
                 continue;
             }
             out.push((h.key(LOG), bytes.clone()));
-            // Read in place, not through `LogNode::refs`: that collects every
-            // record and blob a leaf names (up to 128), when only the change's
-            // few records can be new.
-            match &**node {
-                LogNode::Inner(kids) => todo.extend(kids.iter().filter(|k| **k != DROPPED)),
-                LogNode::Leaf(slots) => {
-                    for slot in slots.iter().filter(|s| !s.is_dropped()) {
-                        if let Some((_, bytes)) = self.log.records.get(&slot.record)
-                            && seen.insert(slot.record)
-                        {
-                            out.push((slot.record.key(RECORD), bytes.clone()));
-                        }
-                    }
+            for (hash, prefix) in node.refs() {
+                if prefix == LOG {
+                    todo.push(hash);
+                } else if prefix == RECORD
+                    && let Some((_, bytes)) = self.log.records.get(&hash)
+                    && seen.insert(hash)
+                {
+                    out.push((hash.key(RECORD), bytes.clone()));
                 }
             }
         }

@@ -344,24 +344,20 @@ impl LogNode {
         }
     }
 
-    /// The objects this node names, as `(hash, prefix)`: what gc marks (a dropped
-    /// part names none).
-    pub fn refs(&self) -> Vec<(Hash, &'static str)> {
-        match self {
-            LogNode::Inner(kids) => kids
-                .iter()
-                .filter(|h| **h != DROPPED)
-                .map(|h| (*h, LOG))
-                .collect(),
-            LogNode::Leaf(slots) => slots
-                .iter()
-                .filter(|s| !s.is_dropped())
-                .flat_map(|s| {
-                    core::iter::once((s.record, RECORD))
-                        .chain(s.blob.map(|b| (b, crate::storage::tree::BLOB)))
-                })
-                .collect(),
-        }
+    /// The objects this node names, as `(hash, prefix)`: what gc marks and what a
+    /// publish writes (a dropped part names none). An iterator, not a list: a
+    /// leaf names up to 128, and publishing looks at every new node's.
+    pub fn refs(&self) -> impl Iterator<Item = (Hash, &'static str)> + '_ {
+        let (kids, slots): (&[Hash], &[Slot]) = match self {
+            LogNode::Inner(kids) => (kids, &[]),
+            LogNode::Leaf(slots) => (&[], slots),
+        };
+        let kids = kids.iter().filter(|h| **h != DROPPED).map(|h| (*h, LOG));
+        let slots = slots.iter().filter(|s| !s.is_dropped()).flat_map(|s| {
+            core::iter::once((s.record, RECORD))
+                .chain(s.blob.map(|b| (b, crate::storage::tree::BLOB)))
+        });
+        kids.chain(slots)
     }
 }
 
