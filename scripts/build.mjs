@@ -106,7 +106,8 @@ function buildVariant({ profile, features, out, peer, opt = '-O3' }) {
     const wasmOpt = join(root, 'node_modules', 'binaryen', 'bin', 'wasm-opt');
     if (!existsSync(wasmOpt)) throw new Error('node_modules/binaryen is missing: run npm ci');
     const tmp = `${wasm}.opt`;
-    // The features rustc enables by default for wasm32-unknown-unknown.
+    // The features rustc enables by default for wasm32-unknown-unknown, and SIMD,
+    // which .cargo/config.toml adds.
     const features = [
       '--enable-bulk-memory',
       '--enable-mutable-globals',
@@ -114,6 +115,7 @@ function buildVariant({ profile, features, out, peer, opt = '-O3' }) {
       '--enable-sign-ext',
       '--enable-reference-types',
       '--enable-multivalue',
+      '--enable-simd',
     ];
     run(process.execPath, [wasmOpt, wasm, opt, ...features, '-o', tmp]);
     renameSync(tmp, wasm);
