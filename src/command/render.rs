@@ -331,12 +331,16 @@ pub(crate) fn view_dir(
     let shown_rows = rows.get(start - 1..end).unwrap_or_default();
     // A row adds at most its path, a size, a TAB and a newline, and a character is
     // at least a byte, so most listings need no character counting at all.
-    let fits = out.len()
+    let most = out.len()
         + shown_rows
             .iter()
             .map(|(_, s)| s.iter().map(|p| p.len()).sum::<usize>() + HUMAN_SIZE_MAX + 2)
-            .sum::<usize>()
-        <= limit;
+            .sum::<usize>();
+    let fits = most <= limit;
+    if fits {
+        // The whole answer at once, instead of growing it a doubling at a time.
+        out.reserve(most - out.len());
+    }
     for (i, (size, shown)) in shown_rows.iter().enumerate() {
         let number = start + i;
         let first = i == 0;
