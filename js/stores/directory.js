@@ -41,6 +41,7 @@ const C = fss.constants;
 const fsync = promisify(fss.fsync);
 const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
 const CREATE_FLAGS = C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW;
+const NO_ENTRY_UNDEFINED = { throwIfNoEntry: false };
 const HOST = hostname();
 
 /** The file name of `key` (`k` + an escape of its bytes); throws when too long. */
@@ -51,6 +52,14 @@ export function keyToName(key) {
 /** The key a file name encodes, or undefined for any file that is not a key. */
 export function nameToKey(name) {
   return glue.storeDirListKeys([name], '', undefined, 1)[0];
+}
+
+/** An absent name, as the protocol reads it (its code), made without a stack trace. */
+function notFound() {
+  const e = Object.create(Error.prototype);
+  e.code = 'ENOENT';
+  e.message = 'no such file or directory';
+  return e;
 }
 
 function storeError(message, name = 'Error') {
@@ -213,17 +222,16 @@ class NodeDirIo {
       if (fd !== undefined) fss.closeSync(fd);
     }
   }
+  // An absent name is answered without node's exception (a failed lstat builds
+  // one, several times the system call's cost): the protocol asks about absent
+  // names on every write (each new object's name, the turn's want).
   exists(name) {
-    try {
-      fss.lstatSync(this.#path(name));
-      return true;
-    } catch (e) {
-      if (e.code === 'ENOENT') return false;
-      throw e;
-    }
+    return fss.lstatSync(this.#path(name), NO_ENTRY_UNDEFINED) !== undefined;
   }
   ageMs(name) {
-    return Date.now() - fss.lstatSync(this.#path(name)).mtimeMs;
+    const st = fss.lstatSync(this.#path(name), NO_ENTRY_UNDEFINED);
+    if (st === undefined) throw notFound();
+    return Date.now() - st.mtimeMs;
   }
   link(from, to) {
     fss.linkSync(this.#path(from), this.#path(to));

@@ -121,7 +121,9 @@ pub trait DirIo {
     fn replace(&mut self, name: &str, bytes: &[u8]) -> Result<(), Self::Error>;
     /// The first 256 bytes of the regular file `name`, if it can be read.
     fn read_small(&mut self, name: &str) -> Option<Vec<u8>>;
-    /// Whether anything is at `name` (`lstat`).
+    /// Whether anything is at `name` (`lstat`); a path through something that is
+    /// not a directory may also answer false (Node's `lstat` tells it from an
+    /// absent name only by throwing).
     fn exists(&mut self, name: &str) -> Result<bool, Self::Error>;
     /// How long ago `name` was last modified (`lstat`), in milliseconds.
     fn age_ms(&mut self, name: &str) -> Result<u64, Self::Error>;
@@ -691,8 +693,12 @@ impl Set {
 
 /// Whether `key`'s name already holds `value` (a commit then leaves it out of its
 /// pack, so a value is packed once).
+/// Asks first whether anything is at the name: a commit's objects are almost
+/// always new, and Node's failed open builds an exception, several times the cost
+/// of the `lstat` that finds nothing.
 fn holds<I: DirIo>(io: &mut I, key: &str, value: &[u8]) -> bool {
-    matches!(read_value(io, key), Ok(Some(v)) if v == value)
+    let there = super::file_name(key).is_ok_and(|name| matches!(io.exists(&name), Ok(true)));
+    there && matches!(read_value(io, key), Ok(Some(v)) if v == value)
 }
 
 /// Writes `objects` (fresh content-addressed keys nothing reads until the swap

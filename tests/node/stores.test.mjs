@@ -3,7 +3,8 @@
 // across processes and that a crash does not leave stuck.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import fs, { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { keyToName, nameToKey } from '../../js/stores/directory.js';
@@ -440,6 +441,38 @@ describe('the directory store', () => {
     }
     for (const [k, v] of kept) assert.equal(text(await b.get(k)), v, k);
     assert.equal(text(await a.get('head')), 'H');
+  });
+
+  test('a write makes no system call that fails: the names of new objects and the turn\'s want are looked up, not opened', async () => {
+    const memory = await memdir.openMemory({ store: memdir.directoryStore(join(tempDir(), 'store')) });
+    await memory.execute({ command: 'create', path: '/memories/a.md', file_text: 'one' });
+    // Every synchronous node:fs call the store makes, patched in place: a failed one
+    // builds an exception, several times the cost of a call that answers.
+    const failed = [];
+    const originals = new Map();
+    for (const name of Object.keys(fs).filter((n) => n.endsWith('Sync'))) {
+      const f = fs[name];
+      originals.set(name, f);
+      fs[name] = function (...args) {
+        try {
+          return f.apply(this, args);
+        } catch (e) {
+          failed.push(`${name} ${e.code}`);
+          throw e;
+        }
+      };
+    }
+    syncBuiltinESMExports();
+    try {
+      for (const i of [1, 2, 3]) {
+        assert.equal((await memory.execute({ command: 'create', path: `/memories/n${i}.md`, file_text: `new ${i}` })).is_error, false);
+      }
+      assert.equal((await memory.execute({ command: 'str_replace', path: '/memories/a.md', old_str: 'one', new_str: 'two' })).is_error, false);
+    } finally {
+      for (const [name, f] of originals) fs[name] = f;
+      syncBuiltinESMExports();
+    }
+    assert.deepEqual(failed, []);
   });
 
   test('a commit is one pack: the objects and the head share one file', async () => {
