@@ -247,11 +247,9 @@ pub(crate) fn view_file(
     // Each line adds at most 8 bytes (6 digits, a TAB, a newline) and a character is
     // at least a byte, so most views need no character counting at all.
     let fits = out.len() + content.len() + 8 * shown <= limit;
-    out.reserve(if fits {
-        content.len() + 8 * shown
-    } else {
-        limit
-    });
+    // Room for the lines shown, taking them as long as the file's average line: a
+    // view of a few lines of a long file does not reserve the whole file.
+    out.reserve((content.len() / n * shown + 8 * shown).min(limit));
     let mut used = if fits { 0 } else { out.chars().count() };
     let mut numbering = Numbering::new(out, start);
     for (i, line) in index.lines_from(start).take(shown).enumerate() {
