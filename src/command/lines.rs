@@ -13,26 +13,47 @@ pub fn count(content: &str) -> usize {
 /// of its lines without scanning again (a view counts the lines, then numbers some).
 pub struct Index<'a> {
     content: &'a str,
-    /// Byte offsets of the `\n`s.
+    /// Byte offsets of the `\n`s, or of the first ones only ([`Index::keeping`]).
     ends: Vec<usize>,
+    /// How many `\n`s the text has.
+    newlines: usize,
 }
 
 impl<'a> Index<'a> {
     /// The index of `content`, or `None` if it has more than `max_lines` lines
     /// (found without indexing the rest: the index is at most `max_lines` long).
     pub fn new(content: &'a str, max_lines: usize) -> Option<Index<'a>> {
-        let ends: Vec<usize> = memchr::memchr_iter(b'\n', content.as_bytes())
-            .take(max_lines)
+        Index::keeping(content, max_lines, usize::MAX)
+    }
+
+    /// [`Index::new`] for a caller that lists only lines up to `keep`: the lines
+    /// after it are counted (one vectorised count), not indexed, so a view of the
+    /// first lines of a long file keeps a few offsets, not one per line.
+    pub fn keeping(content: &'a str, max_lines: usize, keep: usize) -> Option<Index<'a>> {
+        let bytes = content.as_bytes();
+        let ends: Vec<usize> = memchr::memchr_iter(b'\n', bytes)
+            .take(max_lines.min(keep))
             .collect();
-        (ends.len() < max_lines).then_some(Index { content, ends })
+        let newlines = if ends.len() == keep && keep < max_lines {
+            let rest = bytes.get(ends.last().map_or(0, |e| e + 1)..);
+            ends.len() + memchr::memchr_iter(b'\n', rest.unwrap_or_default()).count()
+        } else {
+            ends.len()
+        };
+        (newlines < max_lines).then_some(Index {
+            content,
+            ends,
+            newlines,
+        })
     }
 
     /// The line count (never zero).
     pub fn count(&self) -> usize {
-        self.ends.len() + 1
+        self.newlines + 1
     }
 
-    /// Lines `first..` (numbered from 1).
+    /// Lines `first..` (numbered from 1); of an index [`Index::keeping`] only some,
+    /// those up to the last it keeps.
     pub fn lines_from(&self, first: usize) -> impl Iterator<Item = &'a str> + '_ {
         let from = first.saturating_sub(1);
         let mut start = match from {
@@ -43,11 +64,13 @@ impl<'a> Index<'a> {
                 .map_or(self.content.len() + 1, |e| e + 1),
         };
         let content = self.content;
+        // The last line runs to the end of the text, unless `\n`s were not kept.
+        let whole = self.ends.len() == self.newlines;
         self.ends
             .iter()
             .skip(from)
             .copied()
-            .chain((start <= content.len()).then_some(content.len()))
+            .chain((whole && start <= content.len()).then_some(content.len()))
             .map(move |end| {
                 // `\n` is ASCII, so both ends are character boundaries.
                 let line = content.get(start..end).unwrap_or_default();
@@ -124,6 +147,40 @@ mod tests {
             for first in 1..=std.len() + 1 {
                 let ours: Vec<&str> = index.lines_from(first).collect();
                 assert_eq!(ours, std[first - 1..], "{text:?} from line {first}");
+            }
+        }
+    }
+
+    #[test]
+    fn an_index_keeping_the_first_lines_lists_them_and_counts_the_rest() {
+        for text in ["", "\n", "a", "a\nb", "a\nb\n", "\n\n\n", "é\n漢字\n\nx\ny"] {
+            let whole = Index::new(text, usize::MAX).unwrap();
+            for keep in 0..=6 {
+                let some = Index::keeping(text, usize::MAX, keep).unwrap();
+                assert_eq!(some.count(), whole.count(), "{text:?} keeping {keep}");
+                for first in 1..=keep {
+                    let want: Vec<&str> = whole.lines_from(first).take(keep + 1 - first).collect();
+                    let got: Vec<&str> = some.lines_from(first).take(keep + 1 - first).collect();
+                    assert_eq!(got, want, "{text:?} keeping {keep} from line {first}");
+                    // Never a line past the kept ones, which it could not delimit.
+                    let listed = if keep < whole.count() - 1 {
+                        keep + 1 - first
+                    } else {
+                        (whole.count() + 1).saturating_sub(first)
+                    };
+                    assert_eq!(
+                        some.lines_from(first).count(),
+                        listed,
+                        "{text:?} keeping {keep}"
+                    );
+                }
+            }
+            // The cap holds on the lines counted, not only the kept ones.
+            if whole.count() > 1 {
+                assert!(
+                    Index::keeping(text, whole.count() - 1, 1).is_none(),
+                    "{text:?}"
+                );
             }
         }
     }

@@ -237,7 +237,12 @@ pub(crate) fn view_file(
     range: Option<(i64, i64)>,
     limit: usize,
 ) -> Result<String, ToolError> {
-    let Some(index) = lines::Index::new(content, MAX_VIEW_LINES) else {
+    // A range that ends before the file does lists no line past its end.
+    let keep = match range {
+        Some((_, e)) if e >= 1 => usize::try_from(e).unwrap_or(usize::MAX),
+        _ => usize::MAX,
+    };
+    let Some(index) = lines::Index::keeping(content, MAX_VIEW_LINES, keep) else {
         return Err(Refusal::TooManyLines(path.clone()).into());
     };
     let n = index.count();
