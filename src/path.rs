@@ -308,13 +308,16 @@ pub fn validate(raw: &str) -> Result<ValidPath, PathError> {
             ch,
         });
     }
-    if let Some(ch) = path.chars().find(|&c| is_format(c)) {
+    // ASCII holds no format character (the first is U+00AD) and is NFC as it
+    // stands: most paths are ASCII, and skip both scans.
+    let ascii = path.is_ascii();
+    if let Some(ch) = path.chars().find(|&c| !ascii && is_format(c)) {
         return Err(PathError::Format {
             path: path.into(),
             ch,
         });
     }
-    if !is_nfc(path) {
+    if !ascii && !is_nfc(path) {
         return Err(PathError::NotNfc { path: path.into() });
     }
     if let Some(name) = names.iter().find(|n| n.len() > MAX_NAME_BYTES) {
@@ -367,7 +370,13 @@ pub fn nfkc_escapes(name: &str) -> bool {
     let mut dots = 0;
     let mut only_dots = true;
     for c in name.chars() {
-        let folded = match NFKC_SEPARATORS.binary_search_by_key(&c, |&(k, _)| k) {
+        // No ASCII character is in the table (its first is U+2024): not searched.
+        let found = if c.is_ascii() {
+            Err(0)
+        } else {
+            NFKC_SEPARATORS.binary_search_by_key(&c, |&(k, _)| k)
+        };
+        let folded = match found {
             Ok(i) => NFKC_SEPARATORS.get(i).map_or("", |&(_, f)| f),
             Err(_) if c == '.' => ".",
             Err(_) => {
@@ -387,6 +396,10 @@ pub fn nfkc_escapes(name: &str) -> bool {
 /// True if percent-decoding the name, at any depth, yields a `.`, `/` or `\`, an
 /// overlong UTF-8 form (the classic `%c0%ae`), or a look-alike of them.
 fn decodes_to_separator(name: &str) -> bool {
+    // Every escape starts with `%`: a name without one decodes to itself.
+    if !name.contains('%') {
+        return false;
+    }
     let mut bytes: Vec<u8> = name.as_bytes().to_vec();
     for _ in 0..MAX_DECODE_DEPTH {
         let Some(decoded) = decode_once(&bytes) else {

@@ -170,3 +170,20 @@ fn the_nfc_check_agrees_with_unicode_normalization() {
         all.len()
     );
 }
+
+/// `path::validate` skips the format and NFC scans of an ASCII path, and the NFKC
+/// rule does not search its table for an ASCII character: no ASCII character is a
+/// format character, changes under NFC, or is in the table.
+#[test]
+fn ascii_needs_none_of_the_tables() {
+    for c in (0u8..0x80).map(char::from) {
+        assert!(!memdir::__hooks::is_format(c), "{c:?}");
+        assert!(memdir::path::is_nfc(&c.to_string()), "{c:?}");
+        assert!(
+            memdir::__hooks::NFKC_SEPARATORS
+                .iter()
+                .all(|(k, _)| *k != c),
+            "{c:?}"
+        );
+    }
+}
