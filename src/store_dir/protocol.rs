@@ -125,7 +125,9 @@ pub trait DirIo {
     /// not a directory may also answer false (Node's `lstat` tells it from an
     /// absent name only by throwing).
     fn exists(&mut self, name: &str) -> Result<bool, Self::Error>;
-    /// How long ago `name` was last modified (`lstat`), in milliseconds.
+    /// How long ago `name` was last modified (`lstat`), in milliseconds; for a
+    /// path through something that is not a directory, Node's may fail as for an
+    /// absent name (see [`DirIo::exists`]).
     fn age_ms(&mut self, name: &str) -> Result<u64, Self::Error>;
     fn link(&mut self, from: &str, to: &str) -> Result<(), Self::Error>;
     fn rename(&mut self, from: &str, to: &str) -> Result<(), Self::Error>;
@@ -693,6 +695,7 @@ impl Set {
 
 /// Whether `key`'s name already holds `value` (a commit then leaves it out of its
 /// pack, so a value is packed once).
+///
 /// Asks first whether anything is at the name: a commit's objects are almost
 /// always new, and Node's failed open builds an exception, several times the cost
 /// of the `lstat` that finds nothing.
