@@ -693,15 +693,14 @@ impl Set {
     }
 }
 
-/// Whether `key`'s name already holds `value` (a commit then leaves it out of its
-/// pack, so a value is packed once).
+/// Whether `key`'s file, `name`, already holds `value` (a commit then leaves it
+/// out of its pack, so a value is packed once).
 ///
 /// Asks first whether anything is at the name: a commit's objects are almost
 /// always new, and Node's failed open builds an exception, several times the cost
 /// of the `lstat` that finds nothing.
-fn holds<I: DirIo>(io: &mut I, key: &str, value: &[u8]) -> bool {
-    let there = super::file_name(key).is_ok_and(|name| matches!(io.exists(&name), Ok(true)));
-    there && matches!(read_value(io, key), Ok(Some(v)) if v == value)
+fn holds<I: DirIo>(io: &mut I, name: &str, key: &str, value: &[u8]) -> bool {
+    matches!(io.exists(name), Ok(true)) && matches!(read_value(io, key), Ok(Some(v)) if v == value)
 }
 
 /// Writes `objects` (fresh content-addressed keys nothing reads until the swap
@@ -745,16 +744,18 @@ impl Commit {
         durability: Durability,
     ) -> Result<Self, Error<I::Error>> {
         let name = super::file_name(key)?;
-        for (k, _) in objects {
-            super::file_name(k)?;
-        }
+        // Every name made before any is looked at: a bad key refuses the commit first.
+        let names = objects
+            .iter()
+            .map(|(k, _)| super::file_name(k))
+            .collect::<Result<Vec<_>, _>>()?;
         let mut entries: Vec<(&str, &[u8])> = Vec::new();
         let (mut fresh, mut stored) = (Vec::new(), Vec::new());
-        for (k, v) in objects {
-            if holds(io, k, v) {
+        for ((k, v), n) in objects.iter().zip(names) {
+            if holds(io, &n, k, v) {
                 stored.push((String::from(*k), Vec::from(*v)));
             } else {
-                fresh.push(super::file_name(k)?);
+                fresh.push(n);
                 entries.push((k, v));
             }
         }
