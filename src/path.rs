@@ -311,7 +311,7 @@ pub fn validate(raw: &str) -> Result<ValidPath, PathError> {
     // ASCII holds no format character (the first is U+00AD) and is NFC as it
     // stands: most paths are ASCII, and skip both scans.
     let ascii = path.is_ascii();
-    if let Some(ch) = path.chars().find(|&c| !ascii && is_format(c)) {
+    if !ascii && let Some(ch) = path.chars().find(|&c| is_format(c)) {
         return Err(PathError::Format {
             path: path.into(),
             ch,

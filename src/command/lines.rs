@@ -9,7 +9,7 @@ pub fn count(content: &str) -> usize {
     memchr::memchr_iter(b'\n', content.as_bytes()).count() + 1
 }
 
-/// Where every line of a text ends, found in one scan: its line count, and any run
+/// Where the lines of a text end, found in one scan: its line count, and any run
 /// of its lines without scanning again (a view counts the lines, then numbers some).
 pub struct Index<'a> {
     content: &'a str,
