@@ -60,43 +60,16 @@ fn push_human_size(out: &mut String, bytes: u64) {
     }
 }
 
-/// One numbered line: the number right-aligned in 6 columns, a TAB, the text
-/// (`format!("{n:>6}\t{line}")`), after a newline unless it is the `first` line.
-/// Written by hand, the prefix in one piece: views number thousands of lines, and
-/// the formatting machinery, then pushing a character at a time, dominated them.
-pub fn numbered(out: &mut String, first: bool, n: usize, line: &str) {
-    // A newline, up to 20 digits (u64::MAX), a TAB.
-    let mut prefix = [b' '; 22];
-    let tab = prefix.len() - 1;
-    if let Some(t) = prefix.get_mut(tab) {
-        *t = b'\t';
-    }
-    let mut start = tab;
-    let mut rest = n;
-    while let Some(slot) = start.checked_sub(1).and_then(|i| prefix.get_mut(i)) {
-        *slot = b'0' + (rest % 10) as u8;
-        start -= 1;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    let mut start = start.min(tab - 6);
-    if !first {
-        start -= 1;
-        if let Some(nl) = prefix.get_mut(start) {
-            *nl = b'\n';
-        }
-    }
-    out.push_str(core::str::from_utf8(prefix.get(start..).unwrap_or_default()).unwrap_or_default());
-    out.push_str(line);
-}
-
-/// A run of consecutive numbered lines, each as [`numbered`] writes it, for a file
-/// view: the number is counted up in place rather than divided out each line, and
-/// the run is written as bytes and checked as UTF-8 once at the end rather than a
-/// prefix at a time (the two were most of a file view's cost).
-struct Numbering {
+/// Numbered lines as every answer shows them: the number right-aligned in 6
+/// columns, a TAB, the text (`format!("{n:>6}\t{line}")`), after a newline unless
+/// it is the first line of a run. The one writer of that format: file views, the
+/// edit snippet and the toolset's search hits.
+///
+/// Written by hand: views number thousands of lines, and the formatting machinery,
+/// then a prefix at a time checked as UTF-8, were most of a file view's cost. So the
+/// number is counted up in place rather than divided out each line, and the lines
+/// are written as bytes and checked as UTF-8 once, at the end.
+pub(crate) struct Numbering {
     out: alloc::vec::Vec<u8>,
     /// The current number right-aligned in spaces (20 digits hold any `usize`).
     digits: [u8; 20],
@@ -104,36 +77,54 @@ struct Numbering {
 }
 
 impl Numbering {
-    fn new(out: String, first: usize) -> Numbering {
-        let mut digits = [b' '; 20];
-        let mut buffer = itoa::Buffer::new();
-        let text = buffer.format(first).as_bytes();
-        let len = text.len();
-        if let Some(tail) = digits.get_mut(20 - len..) {
-            tail.copy_from_slice(text);
-        }
-        Numbering {
+    /// Numbered lines after `out`, the first numbered `first`.
+    pub(crate) fn new(out: String, first: usize) -> Numbering {
+        let mut numbering = Numbering {
             out: out.into_bytes(),
-            digits,
-            len,
+            digits: [b' '; 20],
+            len: 0,
+        };
+        numbering.jump(first);
+        numbering
+    }
+
+    /// The next line is number `n`.
+    pub(crate) fn jump(&mut self, n: usize) {
+        let mut buffer = itoa::Buffer::new();
+        let text = buffer.format(n).as_bytes();
+        self.len = text.len();
+        self.digits = [b' '; 20];
+        if let Some(tail) = self.digits.get_mut(20 - self.len..) {
+            tail.copy_from_slice(text);
         }
     }
 
     /// Writes the current number's line, after a newline unless it is the `first`.
-    fn push(&mut self, first: bool, line: &str) {
-        if !first {
-            self.out.push(b'\n');
+    pub(crate) fn push(&mut self, first: bool, line: &str) {
+        if self.len <= 6 {
+            // The newline, the padded number and the TAB as one piece of fixed
+            // size: plain stores, where a piece of any length was a copy call.
+            let mut piece = [b'\n', b' ', b' ', b' ', b' ', b' ', b' ', b'\t'];
+            if let (Some(to), Some(from)) = (piece.get_mut(1..7), self.digits.get(14..)) {
+                to.copy_from_slice(from);
+            }
+            let piece = if first { piece.get(1..) } else { piece.get(..) };
+            self.out.extend_from_slice(piece.unwrap_or_default());
+        } else {
+            if !first {
+                self.out.push(b'\n');
+            }
+            self.out
+                .extend_from_slice(self.digits.get(20 - self.len..).unwrap_or_default());
+            self.out.push(b'\t');
         }
-        let width = self.len.max(6);
-        self.out
-            .extend_from_slice(self.digits.get(20 - width..).unwrap_or_default());
-        self.out.push(b'\t');
         self.out.extend_from_slice(line.as_bytes());
         self.step();
     }
 
-    /// Text that is not a numbered line (the hint of a view cut at the read limit).
-    fn push_text(&mut self, text: &str) {
+    /// Text that is not a numbered line (a search hit's path, the hint of a view
+    /// cut at the read limit).
+    pub(crate) fn push_text(&mut self, text: &str) {
         self.out.extend_from_slice(text.as_bytes());
     }
 
@@ -155,7 +146,7 @@ impl Numbering {
         }
     }
 
-    fn finish(self) -> String {
+    pub(crate) fn finish(self) -> String {
         // Valid pieces joined: the check never fails, and a lossy copy would be no
         // worse than a panic if it ever did.
         String::from_utf8(self.out)
@@ -217,16 +208,16 @@ pub(crate) fn is_visible(name: &str) -> bool {
 /// Numbered lines from two before the first changed line to two after the last
 /// line of the inserted text, clipped to the file.
 pub(crate) fn snippet(content: &str, first: usize, extra_lines: usize) -> String {
-    let mut out = String::from(SNIPPET_HEADER);
     let Some(index) = lines::Index::new(content, usize::MAX) else {
-        return out;
+        return String::from(SNIPPET_HEADER);
     };
     let start = first.saturating_sub(2).max(1);
     let end = (first + extra_lines + 2).min(index.count());
+    let mut out = Numbering::new(String::from(SNIPPET_HEADER), start);
     for (i, line) in index.lines_from(start).take(end + 1 - start).enumerate() {
-        numbered(&mut out, i == 0, start + i, line);
+        out.push(i == 0, line);
     }
-    out
+    out.finish()
 }
 
 use crate::config::MAX_VIEW_LINES;
@@ -401,21 +392,22 @@ mod tests {
     }
 
     #[test]
-    fn counted_numbering_matches_numbered_across_every_digit_carry() {
-        for first in [1, 7, 95, 99_990, 999_990, 9_999_990] {
+    fn numbered_lines_follow_the_format_across_every_digit_carry() {
+        for first in [0, 1, 7, 95, 99_990, 999_990, 9_999_990] {
             let mut counted = Numbering::new(String::from("head\n"), first);
-            let mut by_hand = String::from("head\n");
+            let mut want = String::from("head\n");
             for i in 0..20 {
                 counted.push(i == 0, "line é");
-                numbered(&mut by_hand, i == 0, first + i, "line é");
+                let n = first + i;
+                want.push_str(&format!("{}{n:>6}\tline é", if i == 0 { "" } else { "\n" }));
             }
-            assert_eq!(counted.finish(), by_hand, "from {first}");
+            assert_eq!(counted.finish(), want, "from {first}");
         }
     }
 
     #[test]
-    fn numbered_lines_match_the_format_rule() {
-        for n in [
+    fn numbered_lines_after_a_jump_follow_the_format() {
+        let numbers = [
             0,
             1,
             9,
@@ -425,12 +417,21 @@ mod tests {
             1_000_000,
             123_456_789,
             usize::MAX,
-        ] {
-            let mut out = String::new();
-            numbered(&mut out, true, n, "text");
-            assert_eq!(out, format!("{n:>6}\ttext"));
-            numbered(&mut out, false, n, "more");
-            assert_eq!(out, format!("{n:>6}\ttext\n{n:>6}\tmore"));
+            3,
+            1_000_000,
+            42,
+        ];
+        let mut out = Numbering::new(String::new(), 5);
+        let mut want = String::new();
+        for (i, n) in numbers.into_iter().enumerate() {
+            out.jump(n);
+            out.push(i == 0, "text");
+            out.push_text(" and");
+            want.push_str(&format!(
+                "{}{n:>6}\ttext and",
+                if i == 0 { "" } else { "\n" }
+            ));
         }
+        assert_eq!(out.finish(), want);
     }
 }

@@ -26,7 +26,7 @@ use crate::api::error::ApiError;
 use crate::api::rules;
 use crate::command::lines;
 use crate::command::plan::Found;
-use crate::command::render::numbered;
+use crate::command::render::Numbering;
 use crate::error::ToolError;
 use crate::path::ValidPath;
 use crate::storage::Engine;
@@ -286,24 +286,21 @@ impl<S: Store> Engine<S> {
             .map(Vec::as_slice)
             .unwrap_or_default();
         let next = at(&page, "next_page").as_str();
-        let mut out = answer::found(hits.len(), next.is_some(), &shown, query);
+        let mut found = Numbering::new(answer::found(hits.len(), next.is_some(), &shown, query), 1);
         for hit in hits {
-            out.push('\n');
-            out.push_str(&m.show(at(hit, "path").as_str().unwrap_or_default()));
+            found.push_text("\n");
+            found.push_text(&m.show(at(hit, "path").as_str().unwrap_or_default()));
             for line in at(hit, "matches")
                 .as_array()
                 .map(Vec::as_slice)
                 .unwrap_or_default()
             {
                 let n = at(line, "line_number").as_u64().unwrap_or_default();
-                numbered(
-                    &mut out,
-                    false,
-                    usize::try_from(n).unwrap_or_default(),
-                    at(line, "text").as_str().unwrap_or_default(),
-                );
+                found.jump(usize::try_from(n).unwrap_or_default());
+                found.push(false, at(line, "text").as_str().unwrap_or_default());
             }
         }
+        let mut out = found.finish();
         if let Some(next) = next {
             answer::more_found(&mut out, next);
         }
