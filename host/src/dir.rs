@@ -28,7 +28,7 @@
 //! objects a new head points at are durable before the head is. A plain `set` is
 //! durable once a later compare-and-swap (or `delete`) has returned.
 //!
-//! Why the turn ([`TURN_LOCK`]): the engine publishes optimistically from its cached
+//! Why the turn ([`TURN_LOCK`](memdir::store_dir::TURN_LOCK)): the engine publishes optimistically from its cached
 //! head, so of two processes streaming writes the one that just won starts its next
 //! command ahead while the loser re-reads what changed, and can lose every retry.
 //! Hosts take turns for a whole command instead; the compare-and-swap still guards

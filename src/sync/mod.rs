@@ -10,7 +10,7 @@
 //! - **Only the documented API** ([`wire`]): every remote update or delete carries
 //!   the base's `content_sha256` precondition, and a 409 (the memory moved on, or a
 //!   path is taken) makes the sync list both sides again and settle what changed,
-//!   at most [`SYNC_MAX_PASSES`](crate::config::SYNC_MAX_PASSES) times.
+//!   at most [`SYNC_MAX_PASSES`] times.
 //! - **Crash-safe and idempotent**: a run stopped after any request and run again
 //!   converges with no duplicate (memories made on both sides at one path are
 //!   joined, not copied) and no new version when nothing changed; a merge about to

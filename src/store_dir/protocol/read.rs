@@ -1,0 +1,120 @@
+//! Reading a store directory: a key's value out of its pack, a pack's mates, the
+//! keys listed, and the sweep of stale temporaries. Straight through, no waits.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use super::{DirIo, Error, IoKind};
+use crate::store_dir::{self as dir, Locate, Mates};
+
+/// Exactly `len` bytes at `offset`; a short file is a damaged one.
+fn read_exact<I: DirIo>(
+    io: &mut I,
+    f: &I::File,
+    offset: u64,
+    len: u64,
+) -> Result<Vec<u8>, Error<I::Error>> {
+    let bytes = io.read_at(f, offset, len).map_err(Error::Io)?;
+    if (bytes.len() as u64) < len {
+        return Err(Error::Damaged);
+    }
+    Ok(bytes)
+}
+
+/// `key`'s value in the pack open at `f` (`size` bytes), reading only its index
+/// and that value: a pack may hold a whole import.
+pub(super) fn value_in<I: DirIo>(
+    io: &mut I,
+    f: &I::File,
+    size: u64,
+    key: &str,
+) -> Result<Vec<u8>, Error<I::Error>> {
+    let mut head = read_exact(io, f, 0, size.min(4096))?;
+    loop {
+        match dir::locate(&head, size, key)? {
+            Locate::Need(n) => head = read_exact(io, f, 0, n)?,
+            Locate::Found { offset, len } => {
+                // A small pack is read whole with its index: no second read.
+                let within = usize::try_from(offset)
+                    .ok()
+                    .zip(usize::try_from(offset + len).ok())
+                    .and_then(|(from, to)| head.get(from..to));
+                return match within {
+                    Some(v) => Ok(Vec::from(v)),
+                    None => read_exact(io, f, offset, len),
+                };
+            }
+        }
+    }
+}
+
+/// The other keys of the pack open at `f` when it holds `key` ([`dir::mates`]);
+/// none for a damaged file, whose keys cannot be known.
+pub(super) fn mates_in<I: DirIo>(
+    io: &mut I,
+    f: &I::File,
+    size: u64,
+    key: &str,
+) -> Result<Vec<String>, Error<I::Error>> {
+    let mut head = match read_exact(io, f, 0, size.min(4096)) {
+        Err(Error::Damaged) => return Ok(Vec::new()),
+        r => r?,
+    };
+    loop {
+        match dir::mates(&head, size, key) {
+            Ok(Mates::Need(n)) => {
+                head = match read_exact(io, f, 0, n) {
+                    Err(Error::Damaged) => return Ok(Vec::new()),
+                    r => r?,
+                }
+            }
+            Ok(Mates::Keys(keys)) => return Ok(keys),
+            Err(_) => return Ok(Vec::new()),
+        }
+    }
+}
+
+/// The value of `key`, or `None` when absent; never through a symlink.
+pub fn read_value<I: DirIo>(io: &mut I, key: &str) -> Result<Option<Vec<u8>>, Error<I::Error>> {
+    let name = dir::file_name(key)?;
+    let opened = match io.open(&name) {
+        Ok(o) => o,
+        Err(e) if I::kind(&e) == IoKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::Io(e)),
+    };
+    let r = if opened.regular {
+        value_in(io, &opened.file, opened.size, key).map(Some)
+    } else {
+        Err(Error::NotAFile)
+    };
+    io.close(opened.file);
+    r
+}
+
+/// The keys starting with `prefix`, strictly after `after`, ascending, at most `limit`.
+pub fn list<I: DirIo>(
+    io: &mut I,
+    prefix: &str,
+    after: Option<&str>,
+    limit: usize,
+) -> Result<Vec<String>, Error<I::Error>> {
+    let names = io.list().map_err(Error::Io)?;
+    Ok(dir::list_keys(
+        names.iter().map(String::as_str),
+        prefix,
+        after,
+        limit,
+    ))
+}
+
+/// Removes temporary files that a crashed writer left long ago.
+pub fn sweep_temporaries<I: DirIo>(io: &mut I) {
+    let Ok(names) = io.list() else { return };
+    for name in names {
+        if name.starts_with(dir::TMP_PREFIX)
+            && io.age_ms(&name).is_ok_and(|a| a > dir::TMP_STALE_MS)
+        {
+            let _ = io.unlink(&name);
+        }
+    }
+}
