@@ -47,9 +47,11 @@ fn push_human_size(out: &mut String, bytes: u64) {
     let name = |u: usize| UNITS.get(u).copied().unwrap_or('G');
     let whole = round(1);
     if tenths < 100 {
-        num(out, tenths / 10);
+        // Two single digits: pushed as bytes, not formatted and copied.
+        let digit = |d: u64| char::from(b'0' + (d % 10) as u8);
+        out.push(digit(tenths / 10));
         out.push('.');
-        num(out, tenths % 10);
+        out.push(digit(tenths));
         out.push(name(unit));
     } else if whole >= 1024 && unit + 1 < UNITS.len() {
         out.push_str("1.0");
@@ -355,7 +357,13 @@ pub(crate) fn view_dir(
         push_human_size(&mut out, *size);
         out.push('\t');
         for part in shown {
-            out.push_str(part);
+            // Most pieces are a slash or nothing: a byte pushed, or none, where a
+            // piece of any length was a copy call.
+            match part.as_bytes() {
+                [] => {}
+                [b] => out.push(char::from(*b)),
+                _ => out.push_str(part),
+            }
         }
     }
     Ok(out)
