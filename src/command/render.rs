@@ -110,8 +110,13 @@ impl Numbering {
             if let (Some(to), Some(from)) = (piece.get_mut(1..7), self.digits.get(14..)) {
                 to.copy_from_slice(from);
             }
-            let piece = if first { piece.get(1..) } else { piece.get(..) };
-            self.out.extend_from_slice(piece.unwrap_or_default());
+            // Each branch a length known when compiled.
+            if first {
+                self.out
+                    .extend_from_slice(piece.get(1..).unwrap_or_default());
+            } else {
+                self.out.extend_from_slice(&piece);
+            }
         } else {
             if !first {
                 self.out.push(b'\n');
