@@ -27,6 +27,7 @@ import {
 import { PassThrough } from 'node:stream';
 import { once } from 'node:events';
 import { MEMORY_SYSTEM_PROMPT, defaults, memoryTool, toolsetTools } from '../js/node.js';
+import { FACE_ERRORS } from '../js/glue.js';
 import { lines } from './ndjson.js';
 
 export const TOOL_NAME = memoryTool().name;
@@ -63,7 +64,7 @@ async function callToolset(memory, name, input) {
     return { content: [{ type: 'text', text: await memory.toolset(name, input) }], isError: false };
   } catch (e) {
     // Only the engine's own failures carry a kind; anything else is not shown raw.
-    const message = typeof e?.kind === 'string' ? e.message : 'memdir stopped unexpectedly while running this tool';
+    const message = typeof e?.kind === 'string' ? e.message : FACE_ERRORS.internal;
     return { content: [{ type: 'text', text: `Error: ${message}` }], isError: true };
   }
 }

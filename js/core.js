@@ -3,7 +3,7 @@
 // workerd.js, default.js) initialises the wasm its runtime's way, then re-exports
 // this module plus its own stores; nothing here touches the wasm until it is called
 // (the entry hands its build's glue to glue.js first).
-import { glue } from './glue.js';
+import { FACE_ERRORS, glue } from './glue.js';
 import { remoteCaller, syncOptions } from './sync.js';
 import { processTurn, writesInTurn } from './turn.js';
 
@@ -188,13 +188,12 @@ function modelCalled(arg, method) {
   }
 }
 
-const CLOSED = 'This memory was closed; open it again to use it.';
-
 function withKind(error, kind) {
   error.kind = kind;
   return error;
 }
-const INTERNAL = 'memdir stopped unexpectedly while running this command';
+/** The wrapper's own failure of `kind` (`closed`, `internal`), in the engine's words. */
+const faceError = (kind) => withKind(new Error(FACE_ERRORS[kind]), kind);
 
 /**
  * One memory directory. The six handler methods are a drop-in for the SDK's
@@ -246,7 +245,7 @@ export class Memory {
   }
 
   async #handle(input, isText) {
-    if (this.#closed) throw withKind(new Error(CLOSED), 'closed');
+    if (this.#closed) throw faceError('closed');
     const text = inputText(input, isText);
     if (text === null) {
       const r = glue.oversizedInput();
@@ -257,7 +256,7 @@ export class Memory {
     } catch (e) {
       if (e instanceof Error && typeof e.kind === 'string') throw e;
       // Unreachable unless the engine itself failed; no raw text goes to the model.
-      throw withKind(new Error(INTERNAL), 'internal');
+      throw faceError('internal');
     }
   }
 
@@ -278,28 +277,28 @@ export class Memory {
   }
 
   async #run(input, isText) {
-    if (this.#closed) return { content: `Error: ${CLOSED}`, is_error: true };
+    if (this.#closed) return { content: `Error: ${FACE_ERRORS.closed}`, is_error: true };
     const text = inputText(input, isText);
     if (text === null) return glue.oversizedInput();
     try {
       return await this.#core.executeJson(text);
     } catch {
       // Unreachable unless the engine itself failed; no raw text goes to the model.
-      return { content: `Error: ${INTERNAL}`, is_error: true };
+      return { content: `Error: ${FACE_ERRORS.internal}`, is_error: true };
     }
   }
 
   /** Every directory and file: `[{path, content?}]`, sorted; directories have no content. */
   entries(...args) {
     if (modelCalled(args[0], 'entries')) return this.#handle(args[0], false);
-    if (this.#closed) return Promise.reject(withKind(new Error(CLOSED), 'closed'));
+    if (this.#closed) return Promise.reject(faceError('closed'));
     return this.#core.entries();
   }
 
   /** Replaces the whole tree with `entries` (as `entries()` returns them), all or nothing. */
   async import(entries) {
     if (modelCalled(entries, 'import')) return this.#handle(entries, false);
-    if (this.#closed) throw withKind(new Error(CLOSED), 'closed');
+    if (this.#closed) throw faceError('closed');
     if (!Array.isArray(entries)) throw new TypeError('import expects an array of {path, content?} entries');
     let text;
     try {
@@ -319,7 +318,7 @@ export class Memory {
    */
   async api(request) {
     if (modelCalled(request, 'api')) return this.#handle(request, false);
-    if (this.#closed) throw withKind(new Error(CLOSED), 'closed');
+    if (this.#closed) throw faceError('closed');
     let text;
     let mount = '';
     try {
@@ -360,7 +359,7 @@ export class Memory {
    */
   async toolset(name, input) {
     if (modelCalled(name, 'toolset')) return this.#handle(name, false);
-    if (this.#closed) throw withKind(new Error(CLOSED), 'closed');
+    if (this.#closed) throw faceError('closed');
     if (typeof name !== 'string') throw new TypeError('toolset expects (name, input), name a string');
     const text = inputText(input, false);
     if (text === null) {
@@ -384,7 +383,7 @@ export class Memory {
     if (!Number.isSafeInteger(minAgeMs) || minAgeMs < 0) {
       return Promise.reject(new RangeError('gc: minAgeMs must be a non-negative integer'));
     }
-    if (this.#closed) return Promise.reject(withKind(new Error(CLOSED), 'closed'));
+    if (this.#closed) return Promise.reject(faceError('closed'));
     return this.#core.gc(keepCommits, minAgeMs);
   }
 
@@ -400,7 +399,7 @@ export class Memory {
     if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) {
       return Promise.reject(new RangeError('retain: olderThanMs must be a non-negative integer'));
     }
-    if (this.#closed) return Promise.reject(withKind(new Error(CLOSED), 'closed'));
+    if (this.#closed) return Promise.reject(faceError('closed'));
     return this.#core.retain(olderThanMs);
   }
 
@@ -415,7 +414,7 @@ export class Memory {
     if (!Number.isSafeInteger(olderThanMs) || olderThanMs < 0) {
       return Promise.reject(new RangeError('expire: olderThanMs must be a non-negative integer'));
     }
-    if (this.#closed) return Promise.reject(withKind(new Error(CLOSED), 'closed'));
+    if (this.#closed) return Promise.reject(faceError('closed'));
     return this.#core.expire(olderThanMs);
   }
 
@@ -433,7 +432,7 @@ export class Memory {
     } catch (e) {
       return Promise.reject(e);
     }
-    if (this.#closed) return Promise.reject(withKind(new Error(CLOSED), 'closed'));
+    if (this.#closed) return Promise.reject(faceError('closed'));
     return this.#core.sync(remoteCaller(checked), checked.name);
   }
 

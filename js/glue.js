@@ -21,6 +21,9 @@ export let API_WRITE_OPS;
 /** The memory-store toolset's tools that never change a store (`read_only` in `memdir::toolset::TOOLS`). */
 export let READ_ONLY_TOOLS;
 
+/** The wrapper's own failures' texts, by kind (`memdir::FaceError`): `closed`, `internal`. */
+export let FACE_ERRORS;
+
 /** Called once, by the entry point, with the glue it initialised. */
 export function useGlue(initialised) {
   glue = initialised;
@@ -28,5 +31,6 @@ export function useGlue(initialised) {
   COMMANDS = Object.freeze(tool.commands);
   READ_ONLY_COMMANDS = Object.freeze(tool.read_only_commands);
   API_WRITE_OPS = Object.freeze(JSON.parse(glue.apiWriteOps()));
+  FACE_ERRORS = Object.freeze(Object.fromEntries(JSON.parse(glue.faceErrors())));
   READ_ONLY_TOOLS = Object.freeze(JSON.parse(glue.toolsetTools()).filter((t) => t.read_only).map((t) => t.name));
 }

@@ -121,6 +121,37 @@ pub enum ToolError {
     Busy,
 }
 
+/// Why a face ran no command at all, beside [`ToolError`]: its memory was closed
+/// (the JavaScript `Memory`'s `close()`), or the engine stopped inside the command
+/// (a trap: a bug, never input). Their kinds are the faces' own, not
+/// [`ErrorKind`]s: no engine call returns them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaceError {
+    Closed,
+    Stopped,
+}
+
+impl FaceError {
+    pub const ALL: [FaceError; 2] = [FaceError::Closed, FaceError::Stopped];
+
+    /// The kind as the JavaScript face spells it (`error.kind`).
+    pub fn kind(self) -> &'static str {
+        match self {
+            FaceError::Closed => "closed",
+            FaceError::Stopped => "internal",
+        }
+    }
+}
+
+impl fmt::Display for FaceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            FaceError::Closed => "This memory was closed; open it again to use it.",
+            FaceError::Stopped => "memdir stopped unexpectedly while running this command",
+        })
+    }
+}
+
 /// The kind of a [`ToolError`], for faces that branch (the explorer's banners, the
 /// host's exit status, a JS `error.kind`). Spelled by [`ErrorKind::name`].
 /// Deliberately exhaustive (not `#[non_exhaustive]`): every face maps each kind to

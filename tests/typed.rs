@@ -294,3 +294,17 @@ fn error_types_are_errors_and_a_store_failure_is_the_source() {
         "its text is the input error's own"
     );
 }
+
+#[test]
+fn a_faces_own_failures_have_their_words_and_kinds() {
+    use memdir::FaceError;
+    assert_eq!(
+        FaceError::Closed.to_string(),
+        "This memory was closed; open it again to use it."
+    );
+    assert_eq!(
+        FaceError::Stopped.to_string(),
+        "memdir stopped unexpectedly while running this command"
+    );
+    assert_eq!(FaceError::ALL.map(FaceError::kind), ["closed", "internal"]);
+}

@@ -2,7 +2,7 @@
 //! explorer read them instead of restating numbers (they live in `memdir::config`).
 
 use alloc::string::String;
-use memdir::{Defaults, InputError, ToolError, ToolResult};
+use memdir::{Defaults, FaceError, InputError, ToolError, ToolResult};
 use wasm_bindgen::prelude::*;
 
 use crate::memory::{mark_kind, result_to_js};
@@ -25,6 +25,14 @@ pub fn oversized_input() -> JsValue {
     let js = result_to_js(&ToolResult::of(&Err(e.clone())));
     mark_kind(&js, &e);
     js
+}
+
+/// The faces' own failures (`memdir::FaceError`) as JSON text, `[[kind, text], …]`:
+/// js/core.js and the MCP server answer with these words.
+#[wasm_bindgen(js_name = faceErrors)]
+pub fn face_errors() -> String {
+    let texts = FaceError::ALL.map(|e| (e.kind(), e.to_string()));
+    serde_json::to_string(&texts).unwrap_or_default()
 }
 
 /// The answer to a request whose body is over the limit, for a runtime that refuses
