@@ -64,8 +64,11 @@ export interface PostgresStore extends JsStore {
  * peer dependency). `connection`: a `postgres://` URL (the store opens a pool of at
  * most 10 connections) or a `pg.Pool` the application owns. Several stores share
  * one database by `namespace` (default "default"). Each commit is one transaction.
+ * `catalogued`: the store lives only while table `memdir_stores` (`memdir serve`'s
+ * catalog) has a row whose id is the namespace; once it is deleted, reads and writes
+ * fail and a commit under way writes nothing.
  */
-export declare function postgresStore(connection: string | { connect(): Promise<unknown> }, options?: { namespace?: string }): PostgresStore;
+export declare function postgresStore(connection: string | { connect(): Promise<unknown> }, options?: { namespace?: string; catalogued?: boolean }): PostgresStore;
 
 /** The error a PostgreSQL store fails with: which operation failed, never the server's text. */
 export declare class PostgresStoreError extends Error {}

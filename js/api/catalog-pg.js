@@ -1,10 +1,13 @@
 // The catalog of memory stores that `memdir serve --store postgres://…` keeps in
 // PostgreSQL: a `memdir_stores` table names the stores that exist, and each store's
-// keys are its namespace of `memdir_kv` (js/stores/postgres.js). Every instance on
-// one database reads the table per request, so all of them agree on what exists: a
-// store created or deleted through one is there, or gone, on every other at once.
+// keys are its namespace of `memdir_kv` (js/stores/postgres.js). All instances on one
+// database agree on what exists: a store not open here is looked up in the table,
+// and an open one is a catalogued store, whose every read asks for its row in the
+// same statement and whose commits hold it. So a store created or deleted through
+// one instance is there, or gone, on every other at once, and a write under way on
+// one when another deletes the store writes nothing.
 import * as memdir from '../node.js';
-import { ensureTable, failed as failedAs, openPool, prepared, transaction } from '../stores/postgres.js';
+import { STORES_TABLE, TABLE, ensureTable, failed as failedAs, openPool, prepared, transaction } from '../stores/postgres.js';
 import { newStoreId } from './catalog.js';
 import { openStores } from './open-stores.js';
 import { DEFAULT_WORKSPACE, WORKSPACE_NAME } from './http.js';
@@ -16,7 +19,7 @@ const ACTOR = 'memdir-serve';
 // instances (any fixed number unlikely to collide with an application's own).
 const CREATE_LOCK = 0x6d656d64; // "memd"
 
-const SCHEMA = `CREATE TABLE IF NOT EXISTS memdir_stores (
+const SCHEMA = `CREATE TABLE IF NOT EXISTS ${STORES_TABLE} (
   id text COLLATE "C" PRIMARY KEY,
   workspace text COLLATE "C" NOT NULL DEFAULT 'default',
   created_at timestamptz NOT NULL DEFAULT now()
@@ -32,7 +35,9 @@ const failed = (op) => failedAs(op, 'catalog');
 export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, maxOpen, closeDelayMs } = {}) {
   if (typeof url !== 'string' || !/^postgres(ql)?:\/\//.test(url)) throw new TypeError('postgresCatalog expects a postgres:// URL');
   if (!Number.isSafeInteger(maxStores) || maxStores < 1) throw new RangeError('postgresCatalog: maxStores must be a positive integer');
-  const open = openStores({ max: maxOpen, closeDelayMs }); // id -> Promise<Memory>, the most recently used
+  // `workspace/id` -> Promise<Memory>, the most recently used: one workspace's key
+  // never reaches a store another workspace opened.
+  const open = openStores({ max: maxOpen, closeDelayMs });
   let ready;
 
   function pool() {
@@ -52,16 +57,22 @@ export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, 
     return (await pool()).query(prepared(text, values)).catch(failed(op));
   }
 
-  async function openStore(id) {
-    let m = open.get(id);
+  async function openStore(workspace, id) {
+    const key = `${workspace}/${id}`;
+    let m = open.get(key);
     if (!m) {
-      const store = memdir.postgresStore(await pool(), { namespace: id });
+      const store = memdir.postgresStore(await pool(), { namespace: id, catalogued: true });
       m = memdir.openMemory({ store, actor: ACTOR });
-      open.set(id, m);
+      open.set(key, m);
       const opening = m;
-      m.catch(() => open.forget(id, opening));
+      m.catch(() => open.forget(key, opening));
     }
     return m;
+  }
+
+  async function listed(workspace, id) {
+    const { rowCount } = await query('look up a store', `SELECT 1 FROM ${STORES_TABLE} WHERE id = $1 AND workspace = $2`, [id, workspace]);
+    return rowCount === 1;
   }
 
   // The catalog of one workspace: the rows of memdir_stores that name it.
@@ -69,33 +80,40 @@ export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, 
     async create() {
       const made = await transaction(await pool(), failed('create a store'), async (client) => {
         await client.query('SELECT pg_advisory_xact_lock($1)', [CREATE_LOCK]);
-        const { rows } = await client.query('SELECT count(*)::int AS n FROM memdir_stores WHERE workspace = $1', [workspace]);
+        const { rows } = await client.query(`SELECT count(*)::int AS n FROM ${STORES_TABLE} WHERE workspace = $1`, [workspace]);
         if (!(rows[0]?.n < maxStores)) {
           return { commit: false, value: { refused: `This server holds at most ${maxStores} memory stores; delete one to create another.` } };
         }
         for (;;) {
           const id = newStoreId();
           if (!PLAIN_NAME.test(id)) throw new Error('the engine made a store id that is not a plain name');
-          const r = await client.query('INSERT INTO memdir_stores (id, workspace) VALUES ($1, $2) ON CONFLICT DO NOTHING', [id, workspace]);
+          const r = await client.query(`INSERT INTO ${STORES_TABLE} (id, workspace) VALUES ($1, $2) ON CONFLICT DO NOTHING`, [id, workspace]);
           if (r.rowCount === 1) return { commit: true, value: { id } };
         }
       });
-      return made.refused ? made : { id: made.id, store: await openStore(made.id) };
+      return made.refused ? made : { id: made.id, store: await openStore(workspace, made.id) };
     },
 
-    // Asked of the table every time: another instance may have deleted the store.
+    // One open here is served at once: its store fails once another instance deleted
+    // it, and has(id) then says so. Any other is asked of the table.
     async open(id) {
       if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return null;
-      const { rowCount } = await query('look up a store', 'SELECT 1 FROM memdir_stores WHERE id = $1 AND workspace = $2', [id, workspace]);
-      if (rowCount !== 1) {
-        open.delete(id);
-        return null;
-      }
-      return openStore(id);
+      const m = open.get(`${workspace}/${id}`);
+      if (m) return m;
+      return (await listed(workspace, id)) ? openStore(workspace, id) : null;
+    },
+
+    // Asked of the table: whether the store is still there (after a command on it failed).
+    async has(id) {
+      if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return false;
+      if (await listed(workspace, id)) return true;
+      const m = open.delete(`${workspace}/${id}`);
+      if (m) (await m.catch(() => undefined))?.close();
+      return false;
     },
 
     async ids() {
-      const { rows } = await query('list its stores', `SELECT id FROM memdir_stores WHERE workspace = $1 ORDER BY id LIMIT ${maxStores}`, [workspace]);
+      const { rows } = await query('list its stores', `SELECT id FROM ${STORES_TABLE} WHERE workspace = $1 ORDER BY id LIMIT ${maxStores}`, [workspace]);
       return rows.map((r) => r.id).filter((id) => typeof id === 'string' && PLAIN_NAME.test(id));
     },
 
@@ -103,14 +121,14 @@ export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, 
     async drop(id) {
       if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return;
       const gone = await transaction(await pool(), failed('delete a store'), async (client) => {
-        const r = await client.query('DELETE FROM memdir_stores WHERE id = $1 AND workspace = $2', [id, workspace]);
+        const r = await client.query(`DELETE FROM ${STORES_TABLE} WHERE id = $1 AND workspace = $2`, [id, workspace]);
         // Another workspace's store of that id is not this one's to delete.
         if (r.rowCount !== 1) return { commit: false, value: false };
-        await client.query('DELETE FROM memdir_kv WHERE namespace = $1', [id]);
+        await client.query(`DELETE FROM ${TABLE} WHERE namespace = $1`, [id]);
         return { commit: true, value: true };
       });
       if (!gone) return;
-      const m = open.delete(id);
+      const m = open.delete(`${workspace}/${id}`);
       if (m) (await m.catch(() => undefined))?.close();
     },
   });

@@ -8,6 +8,12 @@ export interface StoreCatalog {
   open(id: string): Promise<{ api(request: ApiRequest): Promise<ApiResponse> } | null>;
   ids(): Promise<string[]>;
   drop(id: string): Promise<void>;
+  /**
+   * Whether the store is still there, asked of the catalog's own record: for a
+   * catalog whose `open` may answer a store that another instance deleted since.
+   * Asked after a command on the store failed, and before an MCP request.
+   */
+  has?(id: string): Promise<boolean>;
   /** The catalog of another workspace (needed when keys name workspaces). */
   inWorkspace?(name: string): StoreCatalog;
 }

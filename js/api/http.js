@@ -195,7 +195,10 @@ export function keysFrom(list) {
  * A fetch handler serving the Memory Stores API over `catalog`.
  * - catalog: async `create()` -> {id, store} (or {refused: message} when it
  *   holds all the stores it may), `open(id)` -> store | null,
- *   `ids()` -> string[], `drop(id)`; a store has `api(request)` -> {status, body}.
+ *   `ids()` -> string[], `drop(id)`, and optionally `has(id)` -> boolean, asked
+ *   after a store's command failed (5xx) or before an MCP session, when `open` may
+ *   hand out a store another instance has deleted since; a store has
+ *   `api(request)` -> {status, body}.
  * - keys: the API keys a request may send (`x-api-key`, or `Authorization: Bearer`).
  * - noAuth: serve without keys (the caller keeps it to loopback); then `hosts`, the
  *   Host header values (`name:port`) the server is reached by, is required, and
@@ -340,6 +343,8 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
     if (!store) return { status: 404, body: NO_STORE };
     if (match.id !== undefined) engineRequest.id = match.id;
     const answer = await store.api(engineRequest);
+    // A store deleted through another instance fails in its store: gone, not broken.
+    if (answer.status >= 500 && !(await stillThere(catalog, match.store))) return { status: 404, body: NO_STORE };
     if (op === 'store.delete' && answer.status >= 200 && answer.status < 300) await catalog.drop(match.store);
     return answer;
   }
@@ -355,8 +360,9 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
     const read = await readBody(request, MCP_BODY);
     if (read.tooLarge) return { status: 413, body: TOO_LARGE(MCP_BODY) };
     if (read.bad) return { status: 400, body: BAD_BODY };
-    const store = await catalogOf(auth.workspace).open(id);
-    if (!store) return { status: 404, body: NO_STORE };
+    const catalog = catalogOf(auth.workspace);
+    const store = await catalog.open(id);
+    if (!store || !(await stillThere(catalog, id))) return { status: 404, body: NO_STORE };
     const headers = new Headers(request.headers);
     headers.delete('content-length');
     const again = new Request(request.url, { method: request.method, headers, body: read.text ?? undefined });
@@ -409,6 +415,15 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
     }
     return toResponse(answer);
   }
+}
+
+/**
+ * Whether `catalog` still holds store `id`, asked again (`has`); a catalog without
+ * `has`, or one that cannot answer now, is taken at its word from `open`.
+ */
+async function stillThere(catalog, id) {
+  if (typeof catalog.has !== 'function') return true;
+  return catalog.has(id).catch(() => true);
 }
 
 /** Whether `text` is exactly an origin: `http(s)://host[:port]`, nothing after. */

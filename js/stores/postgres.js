@@ -9,6 +9,13 @@
 // UPDATE (or an INSERT that does nothing if another writer got there first) and the
 // objects go in with it, so several processes on one database lose nothing, and a
 // refused commit writes nothing.
+//
+// A store that `memdir serve`'s catalog made (`catalogued`) lives only while the
+// catalog's table lists it: each read also asks whether its row is there, and a
+// commit moves the head only while it is (holding the row, so a delete waits for
+// the commit or the commit sees the delete). A write that was under way when
+// another instance deleted the store then writes nothing, not keys that no
+// catalog row names, and the reads after it fail.
 
 import { MAX_VALUE_BYTES } from './shared.js';
 
@@ -20,7 +27,11 @@ export const POOL_MAX = 10;
 export const CONNECT_TIMEOUT_MS = 10_000;
 export const STATEMENT_TIMEOUT_MS = 30_000;
 /** The table every namespace shares. */
-const TABLE = 'memdir_kv';
+export const TABLE = 'memdir_kv';
+/** The catalog's table (js/api/catalog-pg.js): a row per store `memdir serve` made. */
+export const STORES_TABLE = 'memdir_stores';
+/** What a catalogued store's reads fail with once its catalog row is gone. */
+export const STORE_DELETED = 'this memory store was deleted';
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS ${TABLE} (
   namespace text COLLATE "C" NOT NULL,
@@ -111,14 +122,23 @@ export async function transaction(pool, fail, fn) {
 /**
  * @param {string | import('pg').Pool} connection a `postgres://` URL, or a pool the
  *   application owns (then `close()` leaves it open)
- * @param {{ namespace?: string }} [options] which store inside the database
- *   (default "default"); many stores share one table, one namespace each
+ * @param {{ namespace?: string, catalogued?: boolean }} [options] which store inside
+ *   the database (default "default"); many stores share one table, one namespace
+ *   each. `catalogued`: the store lives only while `memdir_stores` has a row whose
+ *   id is the namespace (the catalog's stores; see the top of this file).
  */
 export function postgresStore(connection, options = {}) {
   const namespace = options.namespace ?? 'default';
   if (typeof namespace !== 'string' || namespace.length === 0 || namespace.length > 200) {
     throw new TypeError('postgresStore: options.namespace must be a string of 1 to 200 characters');
   }
+  const catalogued = options.catalogued ?? false;
+  if (typeof catalogued !== 'boolean') throw new TypeError('postgresStore: options.catalogued must be a boolean');
+  // Every statement below binds the namespace as $1. Reading the row takes no lock;
+  // a commit holds it (KEY SHARE: commits do not wait for each other, a delete of the
+  // row waits for them, and a commit after the delete finds no row).
+  const listed = catalogued ? `EXISTS (SELECT 1 FROM ${STORES_TABLE} WHERE id = $1)` : 'true';
+  const held = catalogued ? `EXISTS (SELECT 1 FROM ${STORES_TABLE} WHERE id = $1 FOR KEY SHARE)` : 'true';
   const owned = typeof connection === 'string';
   if (!owned && (connection === null || typeof connection !== 'object' || typeof connection.connect !== 'function')) {
     throw new TypeError('postgresStore(connection) needs a postgres:// URL or a pg Pool');
@@ -156,25 +176,29 @@ export function postgresStore(connection, options = {}) {
   // The database is input like any store: a value over the engine's limit is
   // refused by the server before it is sent, and a row of another shape is damage.
   async function get(key) {
+    // One row whatever is stored: whether the store is listed, and the value if any.
     const { rows } = await query(
       'read',
-      `SELECT octet_length(value) AS n, CASE WHEN octet_length(value) <= $3 THEN value END AS value
-         FROM ${TABLE} WHERE namespace = $1 AND key = $2`,
+      `SELECT ${listed} AS listed, octet_length(v.value) AS n, CASE WHEN octet_length(v.value) <= $3 THEN v.value END AS value
+         FROM (SELECT 1) AS one LEFT JOIN ${TABLE} v ON v.namespace = $1 AND v.key = $2`,
       [namespace, checkKey(key), MAX_VALUE_BYTES],
     );
-    if (rows.length === 0) return undefined;
-    const value = rows[0]?.value;
+    const row = rows[0];
+    if (row?.listed !== true) throw new PostgresStoreError(row?.listed === false ? STORE_DELETED : 'the PostgreSQL store answered a read with no row');
+    if (row.n === null) return undefined;
+    const value = row.value;
     if (!(value instanceof Uint8Array)) throw new PostgresStoreError('the PostgreSQL store holds a value over the size limit');
     return value;
   }
 
   async function set(key, value) {
-    await query(
+    const { rowCount } = await query(
       'write',
-      `INSERT INTO ${TABLE} (namespace, key, value) VALUES ($1, $2, $3)
+      `INSERT INTO ${TABLE} (namespace, key, value) SELECT $1, $2, $3::bytea WHERE ${held}
          ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value`,
       [namespace, checkKey(key), checkValue(value)],
     );
+    if (rowCount !== 1) throw new PostgresStoreError(STORE_DELETED);
   }
 
   // Moves `key` from `expected` (undefined: absent) to `value` and, only if it
@@ -193,8 +217,8 @@ export function postgresStore(connection, options = {}) {
     }
     const swapped =
       expected === undefined
-        ? `INSERT INTO ${TABLE} (namespace, key, value) VALUES ($1, $2, $3) ON CONFLICT (namespace, key) DO NOTHING RETURNING 1`
-        : `UPDATE ${TABLE} SET value = $3 WHERE namespace = $1 AND key = $2 AND value = $6 RETURNING 1`;
+        ? `INSERT INTO ${TABLE} (namespace, key, value) SELECT $1, $2, $3::bytea WHERE ${held} ON CONFLICT (namespace, key) DO NOTHING RETURNING 1`
+        : `UPDATE ${TABLE} SET value = $3 WHERE namespace = $1 AND key = $2 AND value = $6 AND ${held} RETURNING 1`;
     const { rows } = await query(
       op,
       `WITH swapped AS (${swapped}),

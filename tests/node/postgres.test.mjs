@@ -1,8 +1,9 @@
 // postgresStore on a private PostgreSQL cluster (tests/node/pg-cluster.mjs): the
 // store-contract suite, every tampered store of the hostile-store data, writers in
 // several pools racing on one store with nothing lost, a refused commit that writes
-// nothing, namespaces kept apart, a value over the limit refused by the server, and
-// errors that never carry the server's text or address.
+// nothing, namespaces kept apart, a value over the limit refused by the server,
+// errors that never carry the server's text or address, and a store deleted through
+// one instance while another writes to it.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,6 +14,8 @@ import pg from 'pg';
 import { expected, observe } from '../conformance/hostile-stores.mjs';
 import { startPostgres } from './pg-cluster.mjs';
 import { MEMDIR_BIN, loadJson, memdir, runNode, startServe } from './helpers.mjs';
+import { apiHandler } from '../../js/api/http.js';
+import { postgresCatalog } from '../../js/api/catalog-pg.js';
 
 const bytes = (s) => new TextEncoder().encode(s);
 const text = (b) => (b === undefined ? undefined : new TextDecoder().decode(b));
@@ -269,6 +272,92 @@ describe('two memdir serve instances on one database', () => {
       assert.deepEqual((await B.beta.memoryStores.list()).data, []);
     } finally {
       for (const s of [a, b]) if (s.child.exitCode === null && s.child.signalCode === null) await s.stop();
+    }
+  });
+});
+
+describe('a store deleted through one instance while another writes to it', () => {
+  // Two catalogs in one process stand for two instances; the second one's commit is
+  // held until the first has deleted the store, by holding its statement here.
+  test('the write answers 404 and leaves no key behind; the store is gone on both', async () => {
+    cluster.psql('CREATE DATABASE gone');
+    const url = cluster.url('gone');
+    const [A, B] = [postgresCatalog(url), postgresCatalog(url)];
+    const [a, b] = [A, B].map((catalog) => apiHandler({ catalog, keys: ['k'] }));
+    const call = async (handle, method, path, body) => {
+      const headers = { 'x-api-key': 'k', 'content-type': 'application/json' };
+      const r = await handle(new Request(`http://memdir.test/v1/memory_stores${path}`, { method, headers, body: body && JSON.stringify(body) }));
+      return { status: r.status, body: await r.json() };
+    };
+    const query = pg.Client.prototype.query;
+    try {
+      const { id } = (await call(a, 'POST', '', { name: 'doomed' })).body;
+      assert.equal((await call(a, 'POST', `/${id}/memories`, { path: '/one.md', content: 'one' })).status, 200);
+      assert.equal((await call(b, 'GET', `/${id}/memories`)).status, 200); // open on B too
+
+      let release;
+      const held = new Promise((r) => (release = r));
+      let reached;
+      const committing = new Promise((r) => (reached = r));
+      pg.Client.prototype.query = function (config, ...rest) {
+        if (typeof config?.text === 'string' && config.text.startsWith('WITH swapped') && reached) {
+          reached();
+          reached = undefined;
+          return held.then(() => query.call(this, config, ...rest));
+        }
+        return query.call(this, config, ...rest);
+      };
+      const late = call(b, 'POST', `/${id}/memories`, { path: '/late.md', content: 'late' });
+      await committing;
+      assert.equal((await call(a, 'DELETE', `/${id}`)).status, 200);
+      release();
+      assert.deepEqual(await late, { status: 404, body: { type: 'error', error: { type: 'not_found_error', message: 'No memory store with this id.' } } });
+      pg.Client.prototype.query = query;
+
+      assert.equal(cluster.psql(`SELECT count(*) FROM memdir_kv WHERE namespace = '${id}'`, 'gone').trim(), '0');
+      for (const handle of [a, b]) assert.equal((await call(handle, 'GET', `/${id}/memories`)).status, 404);
+    } finally {
+      pg.Client.prototype.query = query;
+      await Promise.all([A.close(), B.close()]);
+    }
+  });
+});
+
+describe('a catalogued store while its catalog row is deleted', () => {
+  // The catalog deletes a store's row and then its keys in one transaction. A commit
+  // that reaches the database between the two must wait for the row and then write
+  // nothing: had it gone in, the keys it wrote after the delete began would outlive
+  // the store, and its writer would have been told the write was kept.
+  test('a commit meeting the delete under way waits for it, then writes nothing', async () => {
+    cluster.psql('CREATE DATABASE catalogued');
+    const url = cluster.url('catalogued');
+    cluster.psql(`CREATE TABLE memdir_stores (id text COLLATE "C" PRIMARY KEY, workspace text NOT NULL DEFAULT 'default'); INSERT INTO memdir_stores (id) VALUES ('s1')`, 'catalogued');
+    const s = memdir.postgresStore(url, { namespace: 's1', catalogued: true });
+    const other = memdir.postgresStore(url, { namespace: 'free' });
+    const deleting = new pg.Client({ connectionString: url });
+    await deleting.connect();
+    try {
+      assert.equal(await s.commit([['blob/a', bytes('a')]], 'head', undefined, bytes('h1')), true);
+      await deleting.query('BEGIN');
+      await deleting.query("DELETE FROM memdir_stores WHERE id = 's1'");
+      let settled = false;
+      const commit = s.commit([['blob/b', bytes('b')]], 'head', bytes('h1'), bytes('h2')).finally(() => (settled = true));
+      // On until the commit waits on the row (or, unguarded, has already finished).
+      while (!settled && cluster.psql("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'", 'catalogued').trim() === '0') {
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await deleting.query("DELETE FROM memdir_kv WHERE namespace = 's1'");
+      await deleting.query('COMMIT');
+      assert.equal(await commit, false);
+      assert.equal(cluster.psql("SELECT count(*) FROM memdir_kv WHERE namespace = 's1'", 'catalogued').trim(), '0');
+      await assert.rejects(s.get('head'), { name: 'PostgresStoreError', message: 'this memory store was deleted' });
+      await assert.rejects(s.set('blob/c', bytes('c')), { name: 'PostgresStoreError', message: 'this memory store was deleted' });
+      // A store that is not catalogued has no row to ask for.
+      assert.equal(await other.commit([['blob/a', bytes('a')]], 'head', undefined, bytes('h1')), true);
+      assert.equal(text(await other.get('head')), 'h1');
+    } finally {
+      await deleting.end();
+      await Promise.all([s.close(), other.close()]);
     }
   });
 });
