@@ -9,6 +9,7 @@
 // directory there: so a store is opened only when its directory is there at that
 // moment (another server may have deleted it), and kept only once its record names
 // the id its directory is named by (a copy under another name is someone else's).
+import { randomUUID } from 'node:crypto';
 import * as fss from 'node:fs';
 import { join, resolve } from 'node:path';
 import * as memdir from '../node.js';
@@ -20,6 +21,9 @@ const DIR_MODE = 0o700;
 // A subdirectory name the catalog may open: what it makes (the engine's store ids
 // are letters, digits and "_"), never "", ".", "..", a separator or a dot file.
 const PLAIN_NAME = /^[A-Za-z0-9_]{1,128}$/;
+// What a deleted store's directory is renamed to before it is removed: a dot name,
+// so never a store.
+const TOMBSTONE = '.deleted-';
 const ACTOR = 'memdir-serve';
 
 /**
@@ -53,6 +57,24 @@ export function directoryCatalog(root, { maxStores = memdir.defaults().maxStores
       .map((d) => d.name)
       .sort()
       .slice(0, maxStores);
+  }
+
+  /** Removes what deleted stores left; one that will not go now is tried at the next drop. */
+  function sweepTombstones() {
+    let names;
+    try {
+      names = fss.readdirSync(base);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      if (!name.startsWith(TOMBSTONE)) continue;
+      try {
+        fss.rmSync(join(base, name), { recursive: true, force: true });
+      } catch {
+        // left for the next drop
+      }
+    }
   }
 
   function exists(id) {
@@ -152,10 +174,27 @@ export function directoryCatalog(root, { maxStores = memdir.defaults().maxStores
       return presentIds();
     },
 
+    // Renamed away in one step, then removed: another server's command under way on
+    // it fails whole (its paths are gone), and a removal that stops part-way leaves
+    // a tombstone no one opens, never a half-deleted store. Each drop sweeps them.
     async drop(id) {
       if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return;
       await forget(id);
-      fss.rmSync(join(base, id), { recursive: true, force: true });
+      try {
+        fss.renameSync(join(base, id), join(base, `${TOMBSTONE}${id}-${randomUUID()}`));
+      } catch (e) {
+        if (e.code !== 'ENOENT') throw e; // gone already: another server deleted it
+      }
+      sweepTombstones();
+    },
+
+    // Asked again after a command on the store failed: another server on this root
+    // may have deleted it meanwhile.
+    async has(id) {
+      if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return false;
+      if (exists(id)) return true;
+      await forget(id);
+      return false;
     },
 
     /** Closes every open store. */

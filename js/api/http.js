@@ -342,8 +342,15 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
     const store = await catalog.open(match.store);
     if (!store) return { status: 404, body: NO_STORE };
     if (match.id !== undefined) engineRequest.id = match.id;
-    const answer = await store.api(engineRequest);
-    // A store deleted through another instance fails in its store: gone, not broken.
+    // A store deleted meanwhile (through another instance, or closed by a delete
+    // through this one) fails in its store or is closed: gone, not broken.
+    let answer;
+    try {
+      answer = await store.api(engineRequest);
+    } catch (e) {
+      if (!(await stillThere(catalog, match.store))) return { status: 404, body: NO_STORE };
+      throw e;
+    }
     if (answer.status >= 500 && !(await stillThere(catalog, match.store))) return { status: 404, body: NO_STORE };
     if (op === 'store.delete' && answer.status >= 200 && answer.status < 300) await catalog.drop(match.store);
     return answer;
