@@ -10,10 +10,12 @@
 //! node's name is the hash of its bytes, no node can reach itself: trees read this
 //! way have no cycles.
 
-use alloc::collections::BTreeMap;
 use alloc::rc::Rc;
 use alloc::string::String;
 use core::cell::{Cell, RefCell};
+
+use foldhash::fast::FixedState;
+use hashbrown::HashMap;
 
 use crate::error::ToolError;
 use crate::storage::Engine;
@@ -59,7 +61,11 @@ enum Cached {
     Record(Rc<Record>),
 }
 
-type Objects = RefCell<BTreeMap<Hash, Cached>>;
+/// Objects by digest, in a hash table: a lookup is one probe, where an ordered map
+/// compared 32-byte keys down a tree (every command looks up several). A digest is
+/// chosen by whoever writes the content, so where an entry goes is keyed
+/// ([`Cache::keyed`]): no writer can make objects that pile into one place.
+type Objects = RefCell<HashMap<Hash, Cached, FixedState>>;
 
 #[derive(Default)]
 pub(crate) struct Cache {
@@ -100,6 +106,20 @@ fn remember(
 }
 
 impl Cache {
+    /// Empty caches whose tables place entries by `key`: random bits from the
+    /// runtime ([`Engine::set_cache_key`]). `Cache::default()` uses a fixed key.
+    pub fn keyed(key: u64) -> Cache {
+        let table = || RefCell::new(HashMap::with_hasher(FixedState::with_seed(key)));
+        Cache {
+            nodes: table(),
+            blobs: table(),
+            commits: table(),
+            logs: table(),
+            records: table(),
+            ..Cache::default()
+        }
+    }
+
     /// `bytes`: the size of the node's stored form, what the budget counts.
     pub fn remember_node(&self, hash: Hash, node: Rc<Stored>, bytes: usize) {
         remember(
@@ -399,5 +419,39 @@ impl<S: Store> Engine<S> {
         let text: Rc<str> = Rc::from(String::from_utf8(bytes).map_err(|_| ToolError::Damaged)?);
         self.cache.remember_blob(hash, text.clone());
         Ok(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use core::hash::BuildHasher;
+
+    use super::*;
+    use crate::config::Config;
+    use crate::store::MemoryStore;
+
+    /// Where each table would place `hash`.
+    fn places(cache: &Cache, hash: Hash) -> [u64; 5] {
+        [
+            &cache.nodes,
+            &cache.blobs,
+            &cache.commits,
+            &cache.logs,
+            &cache.records,
+        ]
+        .map(|table| table.borrow().hasher().hash_one(hash))
+    }
+
+    #[test]
+    fn every_table_places_a_digest_by_the_engines_key() {
+        let hash = Hash::of(b"content");
+        let mut engine = Engine::new(MemoryStore::new(), Config::default());
+        let fixed = places(&engine.cache, hash);
+        engine.set_cache_key(7);
+        let keyed = places(&engine.cache, hash);
+        assert_eq!(keyed, [keyed[0]; 5]);
+        assert_eq!(keyed, places(&Cache::keyed(7), hash));
+        assert_ne!(keyed[0], fixed[0]);
+        assert_ne!(keyed[0], places(&Cache::keyed(8), hash)[0]);
     }
 }

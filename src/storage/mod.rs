@@ -69,6 +69,15 @@ impl<S: Store> Engine<S> {
         self.clock = clock;
     }
 
+    /// Random bits for the object caches' hash tables, from the runtime (the engine
+    /// has no random source of its own); set before the first command, since the
+    /// caches start again empty. Without it the tables use a fixed key: fine for
+    /// one user's own data, but a writer who knows the key could pick contents whose
+    /// digests crowd one place of a table and slow every lookup there.
+    pub fn set_cache_key(&mut self, key: u64) {
+        self.cache = Cache::keyed(key);
+    }
+
     /// How to wait after losing a compare-and-swap race. Without one the engine
     /// retries at once, which is right for one process but lets a writer that runs
     /// commands back to back starve another (it never needs to re-read): a random,

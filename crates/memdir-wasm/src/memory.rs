@@ -25,7 +25,7 @@ pub struct Memory {
     mounted: Rc<Mounted<Engine<AnyStore>>>,
 }
 
-/// An engine over `store` with the runtime's clock and backoff.
+/// An engine over `store` with the runtime's clock, backoff and random cache key.
 fn engine_for(store: AnyStore, config: Config, clock: Option<Function>) -> Engine<AnyStore> {
     let mut engine = Engine::new(store, config);
     engine.set_clock(match clock {
@@ -33,7 +33,27 @@ fn engine_for(store: AnyStore, config: Config, clock: Option<Function>) -> Engin
         None => Box::new(|| millis(Some(JsValue::from_f64(js_sys::Date::now())))),
     });
     engine.set_backoff(Box::new(memdir_idb::timer::backoff));
+    engine.set_cache_key(random_key());
     engine
+}
+
+/// Eight bytes of `crypto.getRandomValues`, which every runtime memdir runs in has;
+/// `Math.random` should one lack it.
+fn random_key() -> u64 {
+    let from_crypto = || -> Option<u64> {
+        let crypto = Reflect::get(&js_sys::global(), &JsValue::from_str("crypto")).ok()?;
+        let fill = Reflect::get(&crypto, &JsValue::from_str("getRandomValues"))
+            .ok()?
+            .dyn_into::<Function>()
+            .ok()?;
+        let bytes = js_sys::Uint8Array::new_with_length(8);
+        fill.call1(&crypto, &bytes).ok()?;
+        let mut key = [0u8; 8];
+        bytes.copy_to(&mut key);
+        Some(u64::from_le_bytes(key))
+    };
+    // 2^53: the bits a random double carries.
+    from_crypto().unwrap_or_else(|| (js_sys::Math::random() * 9_007_199_254_740_992.0) as u64)
 }
 
 /// Several stores for one memory, gathered before it opens (`openMemory({mounts})`).
