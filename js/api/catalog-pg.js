@@ -57,8 +57,16 @@ export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, 
     return (await pool()).query(prepared(text, values)).catch(failed(op));
   }
 
+  const openKey = (workspace, id) => `${workspace}/${id}`;
+
+  /** Closes and forgets the open store `id` of `workspace`, if it is open. */
+  async function forget(workspace, id) {
+    const m = open.delete(openKey(workspace, id));
+    if (m) (await m.catch(() => undefined))?.close();
+  }
+
   async function openStore(workspace, id) {
-    const key = `${workspace}/${id}`;
+    const key = openKey(workspace, id);
     let m = open.get(key);
     if (!m) {
       const store = memdir.postgresStore(await pool(), { namespace: id, catalogued: true });
@@ -98,7 +106,7 @@ export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, 
     // it, and has(id) then says so. Any other is asked of the table.
     async open(id) {
       if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return null;
-      const m = open.get(`${workspace}/${id}`);
+      const m = open.get(openKey(workspace, id));
       if (m) return m;
       return (await listed(workspace, id)) ? openStore(workspace, id) : null;
     },
@@ -107,8 +115,7 @@ export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, 
     async has(id) {
       if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return false;
       if (await listed(workspace, id)) return true;
-      const m = open.delete(`${workspace}/${id}`);
-      if (m) (await m.catch(() => undefined))?.close();
+      await forget(workspace, id);
       return false;
     },
 
@@ -127,9 +134,7 @@ export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, 
         await client.query(`DELETE FROM ${TABLE} WHERE namespace = $1`, [id]);
         return { commit: true, value: true };
       });
-      if (!gone) return;
-      const m = open.delete(`${workspace}/${id}`);
-      if (m) (await m.catch(() => undefined))?.close();
+      if (gone) await forget(workspace, id);
     },
   });
 
