@@ -52,6 +52,9 @@ export function customStore(obj) {
   if (obj.commit !== undefined && obj.commit !== null && typeof obj.commit !== 'function') {
     throw new TypeError('customStore: the store\'s commit must be a function when present');
   }
+  if (obj.inTurn !== undefined && obj.inTurn !== null && typeof obj.inTurn !== 'function') {
+    throw new TypeError('customStore: the store\'s inTurn must be a function when present');
+  }
   return glue.jsStore(obj);
 }
 
@@ -122,13 +125,17 @@ export async function openMemory(options = {}) {
 
 /**
  * A memory over an application's own store (any store adapted in JS) takes its
- * writes in turn within this process (js/turn.js); the engine's own stores need
- * none: the in-memory store runs a command to its end at once, and a directory
- * store's turn is taken by node.js.
+ * writes in turn within this process (js/turn.js), and then, if the one store it
+ * is over has `inTurn` (PostgreSQL's), in that store's turn across processes. The
+ * engine's own stores need none: the in-memory store runs a command to its end at
+ * once, and a directory store's turn is taken by node.js.
  */
 function inTurns(memory, stores) {
   const adapted = stores.some((s) => s !== undefined && !(s instanceof glue.StoreHandle));
-  return adapted ? writesInTurn(memory, processTurn(defaults().turnWaitMs)) : memory;
+  if (!adapted) return memory;
+  const local = processTurn(defaults().turnWaitMs);
+  const shared = stores.length === 1 && typeof stores[0].inTurn === 'function' ? stores[0] : undefined;
+  return writesInTurn(memory, shared ? (fn) => local(() => shared.inTurn(fn)) : local);
 }
 
 // A text that is not JSON: the engine answers it with its own "not valid JSON"

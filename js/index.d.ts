@@ -126,6 +126,12 @@ export interface JsStore {
   compareAndSwap(key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
   /** Optional: writes `objects`, then the compare-and-swap, in one transaction. */
   commit?(objects: Array<[string, Uint8Array]>, key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
+  /**
+   * Optional: runs `fn` (one write command) while no other process writes this
+   * store, resolving what `fn` resolves. Fairness only: when the turn is not had in
+   * time, run `fn` anyway; the compare-and-swap keeps the store right.
+   */
+  inTurn?<T>(fn: () => Promise<T>): Promise<T>;
 }
 
 /** A store the engine runs on natively (memory, IndexedDB) or an adapted JS store. */

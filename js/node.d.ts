@@ -55,6 +55,8 @@ export declare function directoryCatalog(dir: string): StoreCatalog;
 
 /** A store in a PostgreSQL database (one namespace of the shared `memdir_kv` table). */
 export interface PostgresStore extends JsStore {
+  /** Runs `fn` in this namespace's turn among every process on the database (an advisory lock). */
+  inTurn<T>(fn: () => Promise<T>): Promise<T>;
   /** Ends the connection pool the store opened from a URL (a pool passed in stays open). */
   close(): Promise<void>;
 }

@@ -362,6 +362,85 @@ describe('a catalogued store while its catalog row is deleted', () => {
   });
 });
 
+describe('writes through several processes take turns', () => {
+  // Two stores on their own pools stand for two processes. A write must wait while
+  // the other holds the namespace's turn, and go on once it is given back, or once
+  // a holder that stopped has held it longer than a turn may last.
+  let url;
+  const advisory = (state) =>
+    cluster.psql(`SELECT count(*) FROM pg_stat_activity WHERE datname = 'turns' AND ${state}`, 'turns').trim();
+  const poll = async (done) => {
+    while (!done()) await new Promise((r) => setTimeout(r, 10));
+  };
+  before(() => {
+    cluster.psql('CREATE DATABASE turns');
+    url = cluster.url('turns');
+  });
+
+  test('a write waits for the turn another process holds, then goes in', async () => {
+    const holder = store('t1');
+    const memory = await memdir.openMemory({ store: memdir.postgresStore(url, { namespace: 't1' }) });
+    const mine = memdir.postgresStore(url, { namespace: 't1' });
+    const other = await memdir.openMemory({ store: mine });
+    let give;
+    const holding = new Promise((r) => (give = r));
+    let had;
+    const held = new Promise((r) => (had = r));
+    const turn = memdir.postgresStore(url, { namespace: 't1' });
+    opened.push(turn, mine);
+    const taken = turn.inTurn(() => {
+      had();
+      return holding;
+    });
+    await held;
+    let settled = false;
+    const write = memory.execute({ command: 'create', path: '/memories/a.md', file_text: 'a\n' }).finally(() => (settled = true));
+    // On until the write waits on the advisory lock (or, with no turn, has finished).
+    await poll(() => settled || advisory("wait_event = 'advisory'") !== '0');
+    assert.equal(settled, false, 'the write went in while another process held the turn');
+    give('given back');
+    assert.equal(await taken, 'given back');
+    assert.deepEqual(await write, { content: 'File created successfully at: /memories/a.md', is_error: false });
+    assert.match((await other.execute({ command: 'view', path: '/memories/a.md' })).content, /a$/m);
+    memory.close();
+    other.close();
+  });
+
+  test('a holder that stopped holds no one up past the turn\'s wait, and ending its session ends no process', async () => {
+    const stopped = memdir.postgresStore(url, { namespace: 't2' });
+    opened.push(stopped);
+    let had;
+    const held = new Promise((r) => (had = r));
+    stopped.inTurn(() => {
+      had();
+      return new Promise(() => {}); // never gives the turn back
+    });
+    await held;
+    const memory = await memdir.openMemory({ store: store('t2') });
+    const r = await memory.execute({ command: 'create', path: '/memories/b.md', file_text: 'b\n' });
+    assert.deepEqual(r, { content: 'File created successfully at: /memories/b.md', is_error: false });
+    // The server ended the idle holder's session; this process got the error and lives on.
+    await poll(() => advisory("state = 'idle in transaction'") === '0');
+    memory.close();
+  });
+
+  test('a pool of one connection holds no turn, so its writes do not wait on themselves', { timeout: 30_000 }, async () => {
+    const one = new pg.Pool({ connectionString: url, max: 1 });
+    try {
+      const memory = await memdir.openMemory({ store: memdir.postgresStore(one, { namespace: 't3' }) });
+      for (const path of ['/memories/c.md', '/memories/d.md']) {
+        assert.deepEqual(await memory.execute({ command: 'create', path, file_text: 'c\n' }), {
+          content: `File created successfully at: ${path}`,
+          is_error: false,
+        });
+      }
+      memory.close();
+    } finally {
+      await one.end();
+    }
+  });
+});
+
 describe('upkeep on PostgreSQL', () => {
   test('two instances, each on its own timer: versions past the period go, rows follow what is kept', async () => {
     const db = 'upkeep';

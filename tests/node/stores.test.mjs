@@ -84,6 +84,30 @@ describe("an application's own store", () => {
     assert.equal(memdir.defaults().turnWaitMs, 10000);
   });
 
+  test("a store's own turn (inTurn) wraps each write inside the process's turn, and no read", async () => {
+    const store = new MapStore();
+    const log = [];
+    store.inTurn = async (fn) => {
+      log.push('take');
+      try {
+        return await fn();
+      } finally {
+        log.push('give');
+      }
+    };
+    const memory = await memdir.openMemory({ store });
+    const writes = [1, 2].map((i) => memory.create({ path: `/memories/${i}.md`, file_text: `${i}\n` }));
+    assert.deepEqual(await Promise.all(writes), ['File created successfully at: /memories/1.md', 'File created successfully at: /memories/2.md']);
+    await memory.view({ path: '/memories/1.md' });
+    await memory.api({ op: 'memory.list', body: {} });
+    // Taken once per write, and given back before the next write takes it.
+    assert.deepEqual(log, ['take', 'give', 'take', 'give']);
+    assert.throws(() => memdir.customStore(Object.assign(new MapStore(), { inTurn: 1 })), {
+      name: 'TypeError',
+      message: "customStore: the store's inTurn must be a function when present",
+    });
+  });
+
   test('a read takes no turn: it answers while a write waits on the store', async () => {
     const { store } = slowStore();
     const memory = await memdir.openMemory({ store });
