@@ -195,7 +195,7 @@ export function postgresStore(connection, options = {}) {
     if (!slots || !(await slots.take(waitMs))) return () => {};
     let client;
     try {
-      client = await p.connect();
+      client = await connectWithin(p, until - Date.now());
     } catch {
       slots.give();
       return () => {};
@@ -365,6 +365,27 @@ export function postgresStore(connection, options = {}) {
       await p?.end();
     },
   };
+}
+
+/**
+ * A connection of `p` within `ms`, or a rejection: an application's pool may wait
+ * for one without end. A connection that comes after all goes straight back.
+ */
+function connectWithin(p, ms) {
+  const connecting = Promise.resolve().then(() => p.connect());
+  let timer;
+  const late = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error('no connection in time')), Math.max(0, ms));
+  });
+  return Promise.race([connecting, late])
+    .finally(() => clearTimeout(timer))
+    .catch((e) => {
+      connecting.then(
+        (c) => c.release(),
+        () => {},
+      );
+      throw e;
+    });
 }
 
 const slotsOf = new WeakMap();

@@ -439,6 +439,20 @@ describe('writes through several processes take turns', () => {
       await one.end();
     }
   });
+
+  test('a pool that never hands out a connection holds a write up no longer than the turn\'s wait', { timeout: 30_000 }, async () => {
+    const real = new pg.Pool({ connectionString: url });
+    // Queries go through as ever; a connection of its own, which a turn takes, never comes.
+    const stuck = { query: (...args) => real.query(...args), connect: () => new Promise(() => {}), options: { max: 10 } };
+    try {
+      const memory = await memdir.openMemory({ store: memdir.postgresStore(stuck, { namespace: 't4' }) });
+      const r = await memory.execute({ command: 'create', path: '/memories/e.md', file_text: 'e\n' });
+      assert.deepEqual(r, { content: 'File created successfully at: /memories/e.md', is_error: false });
+      memory.close();
+    } finally {
+      await real.end();
+    }
+  });
 });
 
 describe('upkeep on PostgreSQL', () => {
