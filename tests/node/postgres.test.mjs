@@ -369,8 +369,13 @@ describe('writes through several processes take turns', () => {
   let url;
   const advisory = (state) =>
     cluster.psql(`SELECT count(*) FROM pg_stat_activity WHERE datname = 'turns' AND ${state}`, 'turns').trim();
-  const poll = async (done) => {
-    while (!done()) await new Promise((r) => setTimeout(r, 10));
+  // Until `done()`, for at most 20 s (the turn's wait twice over).
+  const poll = async (done, what) => {
+    const until = Date.now() + 20_000;
+    while (!done()) {
+      if (Date.now() > until) throw new Error(`still waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
   };
   before(() => {
     cluster.psql('CREATE DATABASE turns');
@@ -396,7 +401,7 @@ describe('writes through several processes take turns', () => {
     let settled = false;
     const write = memory.execute({ command: 'create', path: '/memories/a.md', file_text: 'a\n' }).finally(() => (settled = true));
     // On until the write waits on the advisory lock (or, with no turn, has finished).
-    await poll(() => settled || advisory("wait_event = 'advisory'") !== '0');
+    await poll(() => settled || advisory("wait_event = 'advisory'") !== '0', 'the write or its wait');
     assert.equal(settled, false, 'the write went in while another process held the turn');
     give('given back');
     assert.equal(await taken, 'given back');
@@ -411,17 +416,25 @@ describe('writes through several processes take turns', () => {
     opened.push(stopped);
     let had;
     const held = new Promise((r) => (had = r));
-    stopped.inTurn(() => {
+    let wake;
+    const asleep = new Promise((r) => (wake = r));
+    // Gives the turn back only when the test ends (else its pool could never close).
+    const holding = stopped.inTurn(() => {
       had();
-      return new Promise(() => {}); // never gives the turn back
+      return asleep;
     });
     await held;
-    const memory = await memdir.openMemory({ store: store('t2') });
-    const r = await memory.execute({ command: 'create', path: '/memories/b.md', file_text: 'b\n' });
-    assert.deepEqual(r, { content: 'File created successfully at: /memories/b.md', is_error: false });
-    // The server ended the idle holder's session; this process got the error and lives on.
-    await poll(() => advisory("state = 'idle in transaction'") === '0');
-    memory.close();
+    try {
+      const memory = await memdir.openMemory({ store: store('t2') });
+      const r = await memory.execute({ command: 'create', path: '/memories/b.md', file_text: 'b\n' });
+      assert.deepEqual(r, { content: 'File created successfully at: /memories/b.md', is_error: false });
+      // The server ended the idle holder's session; this process got the error and lives on.
+      await poll(() => advisory("state = 'idle in transaction'") === '0', 'the server to end the idle holder');
+      memory.close();
+    } finally {
+      wake();
+      await holding;
+    }
   });
 
   test('a pool of one connection holds no turn, so its writes do not wait on themselves', { timeout: 30_000 }, async () => {
