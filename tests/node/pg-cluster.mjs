@@ -57,13 +57,20 @@ export async function startPostgres({ fsync = false } = {}) {
   }
   const data = join(dir, 'data');
   const port = await freePort();
+  let stopped = false;
   const stop = () => {
+    if (stopped) return;
+    stopped = true;
+    process.off('exit', stop);
     try {
       asOwner('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
   };
+  // Whatever ends the process (a hook that never settles, an uncaught error), no
+  // cluster outlives it: the handler runs the stop synchronously.
+  process.on('exit', stop);
   try {
     asOwner('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
     const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir}${fsync ? '' : ' -c fsync=off'} -c max_connections=100`;
