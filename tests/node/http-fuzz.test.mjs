@@ -55,7 +55,9 @@ describe('the HTTP handler under random requests', () => {
       const spoil = [{ host: 'evil.example' }, { origin: 'http://evil.example' }, { 'sec-fetch-site': 'cross-site' }, { origin: 'null' }];
       for (const seed of SEEDS) {
         const { problems, statuses } = await fuzz({ seed: seed * 1000 + 2, count: 600, send: (req) => over(server.url, req), auth: {}, spoil, maxBody: MAX, secret: root });
-        assert.deepEqual(problems, []);
+        // What the server said on stderr goes with a failure: a request it left
+        // unanswered is otherwise a bare "no answer".
+        assert.deepEqual(problems, [], `memdir serve's stderr:\n${server.stderr()}`);
         assert.ok(statuses[200] > 50 && statuses[403] > 0 && statuses[415] > 0, JSON.stringify(statuses));
       }
       const made = await over(server.url, { method: 'POST', path: '/v1/memory_stores', headers: { 'content-type': 'application/json' }, body: '{"name":"after"}' });
