@@ -313,6 +313,11 @@ pub const LOCK_STALE_MS: u64 = 30_000;
 pub const STORE_DIR_PAGE: usize = 1000;
 /// A temporary file this old was left by a crashed writer.
 pub const TMP_STALE_MS: u64 = 60 * 60 * 1000;
+/// Spare lock files a Node process keeps per store directory (js/stores/directory.js):
+/// a lock is taken by hard-linking a spare that holds its token, since creating a
+/// file costs tens of times a link on a busy disk. One spare per lock held at once
+/// (the turn and a key's lock); with all busy, a lock is created as before.
+pub const LOCK_SPARES: usize = 4;
 
 // Sync with a remote Memory Stores API store.
 

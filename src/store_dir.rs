@@ -12,9 +12,10 @@
 //!   a commit leaves out an object whose name already holds that value, and a
 //!   delete first rewrites every other key still sharing the deleted key's pack
 //!   as a pack of its own ([`mates`]), so no byte of a deleted value stays behind;
-//! - `.tmp-…`: files being written, renamed into place once complete;
-//! - `.lock-…`: lock files, created exclusively (`O_EXCL`) and holding a token
-//!   ([`lock_token`]); `.lock-k…` guards a key's read-compare-rename,
+//! - `.tmp-…`: files being written, renamed into place once complete (and Node's
+//!   spare lock files);
+//! - `.lock-…`: lock files, made exclusively ([`protocol::DirIo::create_excl`])
+//!   and holding a token ([`lock_token`]); `.lock-k…` guards a key's read-compare-rename,
 //!   [`TURN_LOCK`] is a process's turn for a whole command (fairness only: of two
 //!   processes streaming writes, the one that just won would otherwise start its
 //!   next command ahead while the loser re-reads, and the loser can lose every
@@ -51,8 +52,8 @@ pub const TURN_LOCK: &str = ".lock-turn";
 pub const TURN_WANT: &str = ".lock-turn-want";
 // The directory's waits and ages, in config.rs with every other limit.
 pub use crate::config::{
-    LOCK_STALE_MS, LOCK_WAIT_MS, STORE_DIR_PAGE, TMP_STALE_MS, TURN_POLL_MS, TURN_WAIT_MS,
-    WANT_FRESH_MS,
+    LOCK_SPARES, LOCK_STALE_MS, LOCK_WAIT_MS, STORE_DIR_PAGE, TMP_STALE_MS, TURN_POLL_MS,
+    TURN_WAIT_MS, WANT_FRESH_MS,
 };
 /// Longest key file name: short enough that its lock's name and the name a stale
 /// lock is moved aside to (`.lock-` + name + `.stale-` + 36) stay within 255 bytes.

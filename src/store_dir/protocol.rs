@@ -124,8 +124,11 @@ pub trait DirIo {
     fn stage(&mut self, bytes: &[u8]) -> Result<String, Self::Error>;
     /// Makes the file `name` durable.
     fn sync_file(&mut self, name: &str) -> Result<(), Self::Error>;
-    /// Creates `name` exclusively holding `bytes` (a lock); removed again when
-    /// writing fails.
+    /// Makes `name` exclusively, holding `bytes` and modified now (a lock): fails
+    /// with [`IoKind::Exists`] when anything is at `name`, and leaves nothing there
+    /// when writing fails. The host creates the file (`O_EXCL`); Node hard-links a
+    /// spare file that already holds `bytes` (js/stores/directory.js, `LockSpares`),
+    /// one directory entry instead of a new inode.
     fn create_excl(&mut self, name: &str, bytes: &[u8]) -> Result<(), Self::Error>;
     /// Writes `name` whole, created or truncated (0600, never through a symlink):
     /// the turn's want.

@@ -1,7 +1,7 @@
 // Shared pieces of the Node suites: the stores under test, a counting wrapper that
 // proves "no store operation", and the conformance data's tree format.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -142,3 +142,17 @@ export function treeOf(entries) {
 
 // `memdir serve` in a child process, shared with bench/serve/.
 export { MEMDIR_BIN, startServe } from './child-server.mjs';
+
+/**
+ * Whether `name` in a store directory is one of this process's spare lock files,
+ * which it keeps while it runs (js/stores/directory.js, LockSpares; their own tests
+ * are in store-dir.test.mjs).
+ */
+export function isOwnSpare(name) {
+  return name.startsWith(`.tmp-lock-${process.pid}-`);
+}
+
+/** The hidden names (locks, temporaries) in the store directory `dir` but for this process's spares: what a change may not leave behind. */
+export function hiddenNames(dir) {
+  return readdirSync(dir).filter((f) => f.startsWith('.') && !isOwnSpare(f));
+}

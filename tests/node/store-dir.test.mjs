@@ -1,17 +1,19 @@
 // The store-directory format from the Node side: what a directory must be for the
 // CLI and directoryStore() to open it (each refusal's exact text, exit status 2,
-// nothing written), the marker, the old Node layout marked in place, and lock waits
-// that end at their deadline whatever sits at a lock's path. The cross-tool tests
+// nothing written), the marker, the old Node layout marked in place, lock waits
+// that end at their deadline whatever sits at a lock's path, and Node's locks made
+// by hard-linking spare files. The cross-tool tests
 // (the CLI and memdir-host on one directory) live in the host suite, which builds
 // the host: host/tests/component/cross_tool.rs.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, lstatSync, lutimesSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, linkSync, lstatSync, lutimesSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { memdir, tempDir } from './helpers.mjs';
+import { glue } from '../../js/glue.js';
 
 const BIN = fileURLToPath(new URL('../../bin/memdir.js', import.meta.url));
 const NODE_ENTRY = new URL('../../js/node.js', import.meta.url).href;
@@ -261,3 +263,96 @@ describe('a lock wait always ends', () => {
   });
 });
 
+
+describe('a lock is a spare file of the process, hard-linked under its name', () => {
+  const SPARE = /^\.tmp-lock-(\d+)-[0-9a-f-]{36}$/;
+  const spares = (dir) => readdirSync(dir).filter((n) => SPARE.test(n)).sort();
+  const ino = (path) => lstatSync(path).ino;
+  const TOKEN = new RegExp(`^${process.pid} \\S+ [0-9a-f-]{36}$`);
+
+  /** The turn's lock file while `store` holds the turn: its inode, links, token and age. */
+  const duringTurn = (store, dir) =>
+    store.inTurn(async () => {
+      const path = join(dir, '.lock-turn');
+      const st = lstatSync(path);
+      return { ino: st.ino, nlink: st.nlink, token: readFileSync(path, 'utf8'), ageMs: Date.now() - st.mtimeMs };
+    });
+
+  test('the turn is the spare, linked while held, reused turn after turn, with its own token and age', async () => {
+    const dir = join(tempDir(), 'store');
+    const store = memdir.directoryStore(dir);
+    const first = await duringTurn(store, dir);
+    const [spare] = spares(dir);
+    assert.deepEqual(spares(dir), [spare]);
+    assert.equal(first.ino, ino(join(dir, spare)));
+    assert.equal(first.nlink, 2);
+    assert.match(first.token, TOKEN);
+    // Given back: the spare alone again, and no lock left.
+    assert.equal(lstatSync(join(dir, spare)).nlink, 1);
+    assert.equal(readdirSync(dir).includes('.lock-turn'), false);
+    // An old spare (an idle hour) is made young again by the token written into it.
+    const old = new Date(Date.now() - 2 * 3600_000);
+    lutimesSync(join(dir, spare), old, old);
+    const second = await duringTurn(store, dir);
+    assert.equal(second.ino, first.ino);
+    assert.notEqual(second.token, first.token);
+    assert.match(second.token, TOKEN);
+    assert.ok(second.ageMs < 5_000, `the lock is ${second.ageMs} ms old`);
+    assert.deepEqual(spares(dir), [spare]);
+  });
+
+  test('a spare linked elsewhere (a lock being broken) is left as it is; at most lockSpares are kept', async () => {
+    const dir = join(tempDir(), 'store');
+    const store = memdir.directoryStore(dir);
+    const max = glue.storeDirRules().lockSpares;
+    assert.equal(max, 4);
+    const seen = [];
+    for (let i = 0; i <= max; i++) {
+      const turn = await duringTurn(store, dir);
+      seen.push(turn.ino);
+      // Every spare moved aside as a breaker does, holding the token it had.
+      for (const s of spares(dir)) if (lstatSync(join(dir, s)).nlink === 1) linkSync(join(dir, s), join(dir, `.lock-turn.stale-${s}`));
+    }
+    assert.equal(new Set(seen).size, max + 1);
+    const kept = spares(dir);
+    assert.equal(kept.length, max);
+    // The first four turns were spares; with all four linked elsewhere, the fifth was created.
+    assert.deepEqual(seen.slice(0, max).sort(), kept.map((s) => ino(join(dir, s))).sort());
+    assert.equal(kept.map((s) => ino(join(dir, s))).includes(seen[max]), false);
+    // None was rewritten while linked: each aside holds a token of its own.
+    const tokens = kept.map((s) => readFileSync(join(dir, `.lock-turn.stale-${s}`), 'utf8'));
+    for (const t of tokens) assert.match(t, TOKEN);
+    assert.equal(new Set(tokens).size, max);
+  });
+
+  test('a spare that went away (swept, or removed by hand) is forgotten, and the next lock still made', async () => {
+    const dir = join(tempDir(), 'store');
+    const store = memdir.directoryStore(dir);
+    await duringTurn(store, dir);
+    const [gone] = spares(dir);
+    rmSync(join(dir, gone));
+    const turn = await duringTurn(store, dir);
+    const [made] = spares(dir);
+    assert.notEqual(made, gone);
+    assert.equal(turn.ino, ino(join(dir, made)));
+    const memory = await memdir.openMemory({ store });
+    assert.equal(await memory.create({ path: '/memories/a.md', file_text: 'a' }), 'File created successfully at: /memories/a.md');
+  });
+
+  test("a process's spares are removed when it exits, and its writes left only the store's files", () => {
+    const dir = join(tempDir(), 'store');
+    const script = `
+      const m = await import(${JSON.stringify(NODE_ENTRY)});
+      const { readdirSync } = await import('node:fs');
+      const memory = await m.openMemory({ store: m.directoryStore(${JSON.stringify(dir)}) });
+      for (let i = 0; i < 5; i++) await memory.create({ path: '/memories/f' + i + '.md', file_text: 'x' + i });
+      console.log(JSON.stringify(readdirSync(${JSON.stringify(dir)}).filter((n) => n.startsWith('.'))));`;
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(out.status, 0, out.stderr);
+    // While it ran: the turn's spare and the head lock's, nothing else hidden.
+    const during = JSON.parse(out.stdout);
+    assert.equal(during.length, 2, out.stdout);
+    for (const n of during) assert.match(n, SPARE);
+    assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('.')), []);
+  });
+});

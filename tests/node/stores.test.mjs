@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { keyToName, nameToKey } from '../../js/stores/directory.js';
 import { processTurn } from '../../js/turn.js';
-import { MapStore, memdir, tempDir } from './helpers.mjs';
+import { MapStore, hiddenNames, memdir, tempDir } from './helpers.mjs';
 
 const bytes = (s) => new TextEncoder().encode(s);
 const text = (b) => (b === undefined ? undefined : new TextDecoder().decode(b));
@@ -235,7 +235,7 @@ describe('the directory store', () => {
     const { refused, after } = JSON.parse(out);
     assert.deepEqual(refused, { content: "Error: The memory directory's storage is full; nothing was changed.", is_error: true });
     assert.equal(after.content.includes('b.md'), false);
-    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.')), []);
+    assert.deepEqual(hiddenNames(dir), []);
   });
 
   test('reads run outside the turn; a write waits for it', async () => {
@@ -336,7 +336,7 @@ describe('the directory store', () => {
         return Number(count);
       });
       assert.equal(text(await store.get('counter')), String(PROCESSES * n), 'an increment was lost');
-      assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.')), []);
+      assert.deepEqual(hiddenNames(dir), []);
       return lost;
     };
     const rounds = [];
@@ -383,7 +383,7 @@ describe('the directory store', () => {
       const memory = await memdir.openMemory({ store: memdir.directoryStore(fresh) });
       assert.equal(await memory.create({ path: '/memories/x', file_text: 'x' }), 'File created successfully at: /memories/x');
       assert.equal(await memory.view({ path: '/memories/x' }), "Here's the content of /memories/x with line numbers:\n     1\tx");
-      for (const d of [dir, fresh]) assert.deepEqual(readdirSync(d).filter((f) => f.startsWith('.')), []);
+      for (const d of [dir, fresh]) assert.deepEqual(hiddenNames(d), []);
     } finally {
       cjsFs.linkSync = realLink;
       syncBuiltinESMExports();
@@ -407,7 +407,7 @@ describe('the directory store', () => {
     await store.delete('tree/a');
     assert.deepEqual([text(await store.get('blob/b')), text(await store.get('head'))], ['bee', 'H1']);
     await store.delete('blob/secret'); // gone already: no error
-    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.')), []);
+    assert.deepEqual(hiddenNames(dir), []);
   });
 
   test('an object committed again is packed once, so its delete leaves nothing', async () => {
@@ -518,6 +518,6 @@ describe('the directory store', () => {
     // A damaged file is an error, not a wrong value.
     writeFileSync(join(dir, keyToName('blob/bad')), 'garbage');
     await assert.rejects(store.get('blob/bad'), { message: 'a store file is damaged' });
-    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('.')), []);
+    assert.deepEqual(hiddenNames(dir), []);
   });
 });
