@@ -73,9 +73,10 @@ impl Op {
     }
 }
 
-/// Who made a change: the SDK's actor objects.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "type", deny_unknown_fields)]
+/// Who made a change: the SDK's actor objects (read by hand: see the
+/// `Deserialize` below).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "type")]
 pub enum Actor {
     #[serde(rename = "session_actor")]
     Session { session_id: String },
@@ -85,6 +86,65 @@ pub enum Actor {
     User { user_id: String },
     #[serde(rename = "service_account_actor")]
     ServiceAccount { service_account_id: String },
+}
+
+/// The id field of each actor type, as the SDK names them.
+const ACTOR_FIELDS: [(&str, &str); 4] = [
+    ("session_actor", "session_id"),
+    ("api_actor", "api_key_id"),
+    ("user_actor", "user_id"),
+    ("service_account_actor", "service_account_id"),
+];
+
+/// An object of exactly `type` and that type's id field, in either order, nothing
+/// more. By hand because serde's derive for an internally tagged enum buffers the
+/// whole object in its `Content` tree before it looks at the tag, for every record
+/// read, and that machinery was the only use of it in the wasm.
+impl<'de> Deserialize<'de> for Actor {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Actor, D::Error> {
+        struct Object;
+        impl<'de> serde::de::Visitor<'de> for Object {
+            type Value = Actor;
+
+            fn expecting(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.write_str("an actor object")
+            }
+
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<Actor, A::Error> {
+                use serde::de::Error;
+                let mut kind: Option<String> = None;
+                let mut id: Option<(String, String)> = None;
+                while let Some(key) = m.next_key::<String>()? {
+                    if key == "type" {
+                        if kind.is_some() {
+                            return Err(Error::duplicate_field("type"));
+                        }
+                        kind = Some(m.next_value()?);
+                    } else if id.is_none() && ACTOR_FIELDS.iter().any(|(_, f)| *f == key) {
+                        id = Some((key, m.next_value()?));
+                    } else {
+                        return Err(Error::custom("an actor holds a field it may not"));
+                    }
+                }
+                let (Some(kind), Some((field, id))) = (kind, id) else {
+                    return Err(Error::custom("an actor needs its type and id"));
+                };
+                match ACTOR_FIELDS
+                    .iter()
+                    .position(|&pair| pair == (kind.as_str(), field.as_str()))
+                {
+                    Some(0) => Ok(Actor::Session { session_id: id }),
+                    Some(1) => Ok(Actor::Api { api_key_id: id }),
+                    Some(2) => Ok(Actor::User { user_id: id }),
+                    Some(3) => Ok(Actor::ServiceAccount {
+                        service_account_id: id,
+                    }),
+                    _ => Err(Error::custom("an actor's id is not its type's")),
+                }
+            }
+        }
+        d.deserialize_map(Object)
+    }
 }
 
 impl Actor {
@@ -423,6 +483,58 @@ impl LogObjects {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn actors_read_as_serde_wrote_them_and_nothing_else() {
+        for a in [
+            Actor::Session {
+                session_id: "s".into(),
+            },
+            Actor::Api {
+                api_key_id: "k".into(),
+            },
+            Actor::User {
+                user_id: "u".into(),
+            },
+            Actor::ServiceAccount {
+                service_account_id: "x".into(),
+            },
+        ] {
+            let text = serde_json::to_string(&a).unwrap();
+            assert_eq!(serde_json::from_str::<Actor>(&text).unwrap(), a, "{text}");
+            let value = serde_json::to_value(&a).unwrap();
+            assert_eq!(serde_json::from_value::<Actor>(value).unwrap(), a);
+        }
+        assert_eq!(
+            serde_json::to_string(&Actor::Api {
+                api_key_id: "k".into()
+            })
+            .unwrap(),
+            r#"{"type":"api_actor","api_key_id":"k"}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<Actor>(r#"{"user_id":"u","type":"user_actor"}"#).unwrap(),
+            Actor::User {
+                user_id: "u".into()
+            }
+        );
+        for bad in [
+            r#"{"type":"user_actor"}"#,
+            r#"{"user_id":"u"}"#,
+            r#"{"type":"user_actor","session_id":"u"}"#,
+            r#"{"type":"user_actor","user_id":"u","extra":1}"#,
+            r#"{"type":"user_actor","user_id":"u","user_id":"v"}"#,
+            r#"{"type":"user_actor","type":"user_actor","user_id":"u"}"#,
+            r#"{"type":"robot_actor","user_id":"u"}"#,
+            r#"{"type":"user_actor","user_id":7}"#,
+            r#"{"type":null,"user_id":"u"}"#,
+            r#"["user_actor","u"]"#,
+            r#""user_actor""#,
+            "{}",
+        ] {
+            assert!(serde_json::from_str::<Actor>(bad).is_err(), "{bad}");
+        }
+    }
 
     #[test]
     fn heights_grow_by_fanout() {
