@@ -211,7 +211,8 @@ impl<T: MountTarget> Mounted<T> {
         range: Option<(i64, i64)>,
     ) -> Result<String, T::Error> {
         let mut sorted: Vec<&(Mount, T)> = self.mounts.iter().collect();
-        sorted.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        // Names are unique in a mount set: no order among equals to keep.
+        sorted.sort_unstable_by(|a, b| a.0.name.cmp(&b.0.name));
         let mut tops = Vec::new();
         let mut total = 0u64;
         for (m, target) in sorted {

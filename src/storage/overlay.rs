@@ -127,10 +127,12 @@ impl Overlay {
             let k = nibble(&name, depth) % FANOUT;
             parts.entry(k).or_default().insert(name, child);
         }
-        let slots = parts
-            .into_iter()
-            .map(|(k, part)| (k, self.add_part(part, depth + 1)))
-            .collect();
+        // Inserted, not collected: collecting into a B-tree compiles a stable sort
+        // for its element type, several KiB of wasm.
+        let mut slots = BTreeMap::new();
+        for (k, part) in parts {
+            slots.insert(k, self.add_part(part, depth + 1));
+        }
         self.add_branch(Branch { depth, slots })
     }
 

@@ -306,11 +306,15 @@ impl<S: Store, R: Remote> Run<'_, S, R> {
     async fn pass(&mut self) -> Result<(), SyncError> {
         let local = self.list(Side::Local).await?;
         let remote = self.list(Side::Remote).await?;
-        self.taken = local
-            .values()
-            .chain(remote.values())
-            .map(|m| m.path.clone())
-            .collect();
+        // Filled by inserting, here and below: collecting into a B-tree compiles a
+        // stable sort for each element type, several KiB of wasm each.
+        self.taken.clear();
+        self.taken.extend(
+            local
+                .values()
+                .chain(remote.values())
+                .map(|m| m.path.clone()),
+        );
         self.gone.clear();
         let pairs: Vec<(String, Pair)> = self.state.pairs.clone().into_iter().collect();
         for (rid, pair) in pairs {
@@ -320,15 +324,18 @@ impl<S: Store, R: Remote> Run<'_, S, R> {
         // Memories no pair names (and this pass did not delete): made on one side,
         // or left by an edit that beat a delete. One on each side at one path is
         // joined (merged with no base).
-        let paired_local: BTreeSet<&String> = self.state.pairs.values().map(|p| &p.local).collect();
+        let mut paired_local: BTreeSet<&String> = BTreeSet::new();
+        paired_local.extend(self.state.pairs.values().map(|p| &p.local));
         let unpaired = |side: Side, m: &Info, paired: bool| {
             !paired && !self.gone.contains(&(side, m.id.clone()))
         };
-        let mut remote_new: BTreeMap<String, Info> = remote
-            .values()
-            .filter(|r| unpaired(Side::Remote, r, self.state.pairs.contains_key(&r.id)))
-            .map(|r| (r.path.clone(), r.clone()))
-            .collect();
+        let mut remote_new: BTreeMap<String, Info> = BTreeMap::new();
+        remote_new.extend(
+            remote
+                .values()
+                .filter(|r| unpaired(Side::Remote, r, self.state.pairs.contains_key(&r.id)))
+                .map(|r| (r.path.clone(), r.clone())),
+        );
         let local_new: Vec<Info> = local
             .values()
             .filter(|l| unpaired(Side::Local, l, paired_local.contains(&l.id)))
