@@ -168,6 +168,9 @@ function inputText(input, isText) {
     if (text === undefined) text = 'null';
   }
   if (text.length > defaults().maxInputBytes) return null;
+  // Most texts have none: a native check (where the runtime has one) costs a tenth
+  // of the regular expression's pass, which every command paid.
+  if (typeof text.isWellFormed === 'function' && text.isWellFormed()) return text;
   return text.replace(LONE_SURROGATE, escapeLone);
 }
 
