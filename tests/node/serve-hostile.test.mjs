@@ -8,9 +8,11 @@ import { connect } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import { join } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
-import { startServe, tempDir } from './helpers.mjs';
+import { memdir, startServe, tempDir } from './helpers.mjs';
+import { over } from '../conformance/http-over.mjs';
 
 const KEY = 'sk-hostile-test-key';
+const MAX_BODY = memdir.defaults().maxApiBodyBytes;
 
 /**
  * Sends `text` as it is on a fresh connection and reads until the server closes it
@@ -153,6 +155,28 @@ describe('memdir serve --no-auth is for this machine, not its web pages', () => 
     assert.equal(own.status, 200);
     const byName = await raw(server.url, http11('GET', '/v1/memory_stores', { host: `localhost:${port}` }));
     assert.equal(JSON.parse(byName.body).data.length, 1);
+  });
+
+  test('an upload refused before it is read still gets its answer, not a reset connection', async () => {
+    // Each on a connection the client closes (Connection: close), still sending 4 MiB
+    // when the refusal is ready: answered before the body was read to its end, 9 of
+    // 100 of these saw a reset (EPIPE) and no answer.
+    const big = 'x'.repeat(4 * 1024 * 1024);
+    const refusals = [
+      [{ 'sec-fetch-site': 'cross-site', 'content-type': 'application/json' }, 403, CROSS_ORIGIN],
+      [{ 'content-type': 'application/json' }, 413, envelope('request_too_large', `The request body is larger than ${MAX_BODY} bytes.`)],
+    ];
+    const upload = ([headers]) =>
+      over(server.url, { method: 'POST', path: '/v1/memory_stores', headers, body: big }).then(
+        (r) => [r.status, r.text],
+        (e) => [e.code ?? e.message],
+      );
+    const batch = Array.from({ length: 10 }, (_, j) => refusals[j % 2]);
+    const before = await list();
+    for (let round = 0; round < 10; round++) {
+      assert.deepEqual(await Promise.all(batch.map(upload)), batch.map(([, status, body]) => [status, body]), `round ${round}`);
+    }
+    assert.equal(await list(), before);
   });
 
   test('the SDK, which sends JSON and no Origin, is served', async () => {
