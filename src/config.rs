@@ -318,6 +318,9 @@ pub const TMP_STALE_MS: u64 = 60 * 60 * 1000;
 /// file costs tens of times a link on a busy disk. One spare per lock held at once
 /// (the turn and a key's lock); with all busy, a lock is created as before.
 pub const LOCK_SPARES: usize = 4;
+/// Store directories a Node process keeps spare lock files in at once; past it, the
+/// least recently used one with no lock held gives its spares up.
+pub const LOCK_SPARE_DIRS: usize = 64;
 
 // Sync with a remote Memory Stores API store.
 

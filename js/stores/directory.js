@@ -137,24 +137,44 @@ const ERROR_KINDS = new Map([
  * kept here is forgotten at its next use.
  */
 class LockSpares {
-  /** resolved root -> its LockSpares */
+  /** resolved root -> its LockSpares, the most recently used last */
   static #byRoot = new Map();
   static #exitHook = false;
 
-  /** The spares of `root`, which every store of this process on it shares. */
+  /**
+   * The spares of `root`, which every store of this process on it shares. At most
+   * `lockSpareDirs` directories keep spares: past that, the least recently used
+   * one whose spares no lock links gives them up (its files are removed), so a
+   * server that opens and deletes stores for months keeps a bounded set.
+   */
   static of(root) {
-    let spares = LockSpares.#byRoot.get(root);
-    if (!spares) {
+    const byRoot = LockSpares.#byRoot;
+    let spares = byRoot.get(root);
+    if (spares) {
+      byRoot.delete(root);
+    } else {
+      if (byRoot.size >= rules().lockSpareDirs) LockSpares.#evictOne();
       spares = new LockSpares();
-      LockSpares.#byRoot.set(root, spares);
     }
+    byRoot.set(root, spares);
     if (!LockSpares.#exitHook) {
       LockSpares.#exitHook = true;
       process.once('exit', () => {
-        for (const [dir, { names }] of LockSpares.#byRoot) for (const name of names) unlinkQuietly(`${dir}/${name}`);
+        for (const [dir, { names }] of byRoot) for (const name of names) unlinkQuietly(`${dir}/${name}`);
       });
     }
     return spares;
+  }
+
+  /** Removes the least recently used directory whose spares are all free, if any. */
+  static #evictOne() {
+    for (const [dir, { names }] of LockSpares.#byRoot) {
+      const busy = names.some((n) => (fss.lstatSync(`${dir}/${n}`, NO_ENTRY_UNDEFINED)?.nlink ?? 1) > 1);
+      if (busy) continue;
+      for (const n of names) unlinkQuietly(`${dir}/${n}`);
+      LockSpares.#byRoot.delete(dir);
+      return;
+    }
   }
 
   /** The spares' names in the directory. */
@@ -176,10 +196,8 @@ class NodeDirIo {
   }
   #root;
   #staged = new Map();
-  #spares;
   constructor(root) {
     this.#root = root;
-    this.#spares = LockSpares.of(root);
   }
   #path(name) {
     return `${this.#root}/${name}`;
@@ -236,7 +254,8 @@ class NodeDirIo {
   }
   /** A lock: a spare holding `bytes` linked as `name` (LockSpares), else created. */
   createExcl(name, bytes) {
-    const spare = this.#spares.linkable ? this.#spareHolding(bytes) : undefined;
+    const spares = LockSpares.of(this.#root);
+    const spare = spares.linkable ? this.#spareHolding(spares, bytes) : undefined;
     if (spare !== undefined) {
       try {
         fss.linkSync(this.#path(spare), this.#path(name));
@@ -244,8 +263,8 @@ class NodeDirIo {
       } catch (e) {
         if (e?.code === 'EEXIST') throw e;
         // Swept meanwhile, or a filesystem without hard links (then no more spares).
-        if (this.kindOf(e) === 2) this.#spares.linkable = false;
-        this.#forgetSpare(spare);
+        if (this.kindOf(e) === 2) spares.linkable = false;
+        this.#forgetSpare(spares, spare);
       }
     }
     fss.closeSync(this.#create(name, bytes));
@@ -255,11 +274,11 @@ class NodeDirIo {
    * makes it young), or a new one while there are fewer than `lockSpares`;
    * undefined when all are busy or none can be made.
    */
-  #spareHolding(bytes) {
-    for (const spare of [...this.#spares.names]) {
+  #spareHolding(spares, bytes) {
+    for (const spare of [...spares.names]) {
       const st = fss.lstatSync(this.#path(spare), NO_ENTRY_UNDEFINED);
       if (st === undefined || !st.isFile()) {
-        this.#forgetSpare(spare);
+        this.#forgetSpare(spares, spare);
         continue;
       }
       // Linked elsewhere: a lock held now, or one being broken (moved aside).
@@ -272,24 +291,24 @@ class NodeDirIo {
         while (at < bytes.byteLength) at += fss.writeSync(fd, bytes, at, bytes.byteLength - at, at);
         return spare;
       } catch {
-        this.#forgetSpare(spare);
+        this.#forgetSpare(spares, spare);
       } finally {
         if (fd !== undefined) fss.closeSync(fd);
       }
     }
-    if (this.#spares.names.length >= rules().lockSpares) return undefined;
+    if (spares.names.length >= rules().lockSpares) return undefined;
     const spare = `${rules().tmpPrefix}lock-${process.pid}-${randomUUID()}`;
     try {
       fss.closeSync(this.#create(spare, bytes));
     } catch {
       return undefined; // the lock's own create says why
     }
-    this.#spares.names.push(spare);
+    spares.names.push(spare);
     return spare;
   }
-  #forgetSpare(spare) {
-    const at = this.#spares.names.indexOf(spare);
-    if (at >= 0) this.#spares.names.splice(at, 1);
+  #forgetSpare(spares, spare) {
+    const at = spares.names.indexOf(spare);
+    if (at >= 0) spares.names.splice(at, 1);
     unlinkQuietly(this.#path(spare));
   }
   /** `name` created exclusively holding `bytes`; its descriptor, open. */

@@ -339,6 +339,36 @@ describe('a lock is a spare file of the process, hard-linked under its name', ()
     assert.equal(await memory.create({ path: '/memories/a.md', file_text: 'a' }), 'File created successfully at: /memories/a.md');
   });
 
+  test('spares are kept in at most lockSpareDirs directories: the least recently used with no lock held gives them up', async () => {
+    const max = glue.storeDirRules().lockSpareDirs;
+    assert.equal(max, 64);
+    // Run in a child: this file's other tests keep spares in directories of their own.
+    const script = `
+      const m = await import(${JSON.stringify(NODE_ENTRY)});
+      const { readdirSync, lstatSync, linkSync } = await import('node:fs');
+      const { join } = await import('node:path');
+      const base = ${JSON.stringify(tempDir())};
+      const spares = (d) => readdirSync(d).filter((n) => n.startsWith('.tmp-lock-'));
+      const dirs = [];
+      const turn = async (i) => {
+        dirs[i] ??= join(base, 's' + i);
+        await m.directoryStore(dirs[i]).inTurn(async () => {});
+      };
+      for (let i = 0; i <= ${max}; i++) await turn(i);
+      const first = dirs.map((d) => spares(d).length);
+      // The next least recently used (s1) has its spare linked elsewhere, as a lock
+      // being broken: it is passed over, and s2 gives its spare up instead.
+      const [held] = spares(dirs[1]);
+      linkSync(join(dirs[1], held), join(dirs[1], '.lock-turn.stale-x'));
+      await turn(${max + 1});
+      console.log(JSON.stringify({ first, then: dirs.map((d) => spares(d).length) }));`;
+    const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+    assert.equal(out.status, 0, out.stderr);
+    const { first, then } = JSON.parse(out.stdout);
+    assert.deepEqual(first, [0, ...Array(max).fill(1)]);
+    assert.deepEqual(then, [0, 1, 0, ...Array(max - 1).fill(1)]);
+  });
+
   test("a process's spares are removed when it exits, and its writes left only the store's files", () => {
     const dir = join(tempDir(), 'store');
     const script = `

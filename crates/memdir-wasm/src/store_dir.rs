@@ -37,6 +37,10 @@ pub fn store_dir_rules() -> JsValue {
     set("lockWaitMs", JsValue::from_f64(format::LOCK_WAIT_MS as f64));
     set("listPage", JsValue::from_f64(format::STORE_DIR_PAGE as f64));
     set("lockSpares", JsValue::from_f64(format::LOCK_SPARES as f64));
+    set(
+        "lockSpareDirs",
+        JsValue::from_f64(format::LOCK_SPARE_DIRS as f64),
+    );
     o.into()
 }
 
