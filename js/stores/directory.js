@@ -154,15 +154,15 @@ class LockSpares {
       byRoot.delete(root);
     } else {
       if (byRoot.size >= rules().lockSpareDirs) LockSpares.#evictOne();
+      if (!LockSpares.#exitHook) {
+        LockSpares.#exitHook = true;
+        process.once('exit', () => {
+          for (const [dir, { names }] of byRoot) for (const name of names) unlinkQuietly(`${dir}/${name}`);
+        });
+      }
       spares = new LockSpares();
     }
     byRoot.set(root, spares);
-    if (!LockSpares.#exitHook) {
-      LockSpares.#exitHook = true;
-      process.once('exit', () => {
-        for (const [dir, { names }] of byRoot) for (const name of names) unlinkQuietly(`${dir}/${name}`);
-      });
-    }
     return spares;
   }
 

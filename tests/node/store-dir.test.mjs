@@ -345,7 +345,7 @@ describe('a lock is a spare file of the process, hard-linked under its name', ()
     // Run in a child: this file's other tests keep spares in directories of their own.
     const script = `
       const m = await import(${JSON.stringify(NODE_ENTRY)});
-      const { readdirSync, lstatSync, linkSync } = await import('node:fs');
+      const { readdirSync, linkSync } = await import('node:fs');
       const { join } = await import('node:path');
       const base = ${JSON.stringify(tempDir())};
       const spares = (d) => readdirSync(d).filter((n) => n.startsWith('.tmp-lock-'));
