@@ -2,7 +2,7 @@
 // (directory stores) keep one memory through it. The same calls as against memdir
 // serve, so the remote may be any implementation of the documented API.
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -17,9 +17,18 @@ before(async () => {
   mf = start();
   baseURL = (await mf.ready).origin;
 });
-after(() => mf?.dispose());
+// Each device's directory is removed after the run, so test runs leave no store behind.
+const dirs = [];
+after(async () => {
+  await mf?.dispose();
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
 
-const device = () => openMemory({ store: directoryStore(mkdtempSync(join(tmpdir(), 'memdir-sync-edge-'))) });
+const device = () => {
+  const dir = mkdtempSync(join(tmpdir(), 'memdir-sync-edge-'));
+  dirs.push(dir);
+  return openMemory({ store: directoryStore(dir) });
+};
 const read = async (memory) => {
   const r = await memory.api({ op: 'memory.list', query: { view: 'full', limit: '20' } });
   return Object.fromEntries(r.body.data.map((m) => [m.path, m.content]));
