@@ -13,36 +13,54 @@ pub fn count(content: &str) -> usize {
 /// of its lines without scanning again (a view counts the lines, then numbers some).
 pub struct Index<'a> {
     content: &'a str,
-    /// Byte offsets of the `\n`s, or of the first ones only ([`Index::keeping`]).
+    /// Byte offsets of the `\n`s from the `skipped`-th on, or of some of them only
+    /// ([`Index::window`]).
     ends: Vec<usize>,
+    /// `\n`s before the first in `ends`, and where the line after them starts.
+    skipped: usize,
+    skipped_to: usize,
     /// How many `\n`s the text has.
     newlines: usize,
 }
 
 impl<'a> Index<'a> {
-    /// The index of `content`, or `None` if it has more than `max_lines` lines
-    /// (found without indexing the rest: the index is at most `max_lines` long).
+    /// The whole index: the tests check every window against it.
+    #[cfg(test)]
     pub fn new(content: &'a str, max_lines: usize) -> Option<Index<'a>> {
-        Index::keeping(content, max_lines, usize::MAX)
+        Index::window(content, max_lines, 1, usize::MAX)
     }
 
-    /// [`Index::new`] for a caller that lists only lines up to `keep`: the lines
-    /// after it are counted (one vectorised count), not indexed, so a view of the
-    /// first lines of a long file keeps a few offsets, not one per line.
-    pub fn keeping(content: &'a str, max_lines: usize, keep: usize) -> Option<Index<'a>> {
+    /// The index of `content` for a caller that lists only lines `first..=keep`, or
+    /// `None` if it has more than `max_lines` lines (found without indexing the
+    /// rest). The lines before `first` are passed over and those after `keep`
+    /// counted (one vectorised count), none indexed, so a view of a few lines of a
+    /// long file, or an edit's snippet, keeps a few offsets, not one per line.
+    pub fn window(
+        content: &'a str,
+        max_lines: usize,
+        first: usize,
+        keep: usize,
+    ) -> Option<Index<'a>> {
         let bytes = content.as_bytes();
-        let ends: Vec<usize> = memchr::memchr_iter(b'\n', bytes)
-            .take(max_lines.min(keep))
-            .collect();
-        let newlines = if ends.len() == keep && keep < max_lines {
-            let rest = bytes.get(ends.last().map_or(0, |e| e + 1)..);
-            ends.len() + memchr::memchr_iter(b'\n', rest.unwrap_or_default()).count()
+        let cap = max_lines.min(keep);
+        let (skipped, skipped_to) = pass_lines(bytes, first.saturating_sub(1).min(cap));
+        let ends: Vec<usize> =
+            memchr::memchr_iter(b'\n', bytes.get(skipped_to..).unwrap_or_default())
+                .take(cap - skipped)
+                .map(|e| e + skipped_to)
+                .collect();
+        let kept = skipped + ends.len();
+        let newlines = if kept == keep && keep < max_lines {
+            let rest = bytes.get(ends.last().map_or(skipped_to, |e| e + 1)..);
+            kept + memchr::memchr_iter(b'\n', rest.unwrap_or_default()).count()
         } else {
-            ends.len()
+            kept
         };
         (newlines < max_lines).then_some(Index {
             content,
             ends,
+            skipped,
+            skipped_to,
             newlines,
         })
     }
@@ -52,23 +70,22 @@ impl<'a> Index<'a> {
         self.newlines + 1
     }
 
-    /// Lines `first..` (numbered from 1); of an index [`Index::keeping`] only some,
-    /// those up to the last it keeps.
+    /// Lines `first..` (numbered from 1); of an [`Index::window`] only those it keeps
+    /// (none before its first, none past its last).
     pub fn lines_from(&self, first: usize) -> impl Iterator<Item = &'a str> + '_ {
-        let from = first.saturating_sub(1);
-        let mut start = match from {
-            0 => 0,
-            n => self
-                .ends
-                .get(n - 1)
-                .map_or(self.content.len() + 1, |e| e + 1),
-        };
         let content = self.content;
+        // Lines before the window (never asked for) list nothing.
+        let from = first.saturating_sub(1).checked_sub(self.skipped);
+        let mut start = match from {
+            None => content.len() + 1,
+            Some(0) => self.skipped_to,
+            Some(n) => self.ends.get(n - 1).map_or(content.len() + 1, |e| e + 1),
+        };
         // The last line runs to the end of the text, unless `\n`s were not kept.
-        let whole = self.ends.len() == self.newlines;
+        let whole = self.skipped + self.ends.len() == self.newlines;
         self.ends
             .iter()
-            .skip(from)
+            .skip(from.unwrap_or(usize::MAX))
             .copied()
             .chain((whole && start <= content.len()).then_some(content.len()))
             .map(move |end| {
@@ -78,6 +95,37 @@ impl<'a> Index<'a> {
                 line
             })
     }
+}
+
+/// Passes over the first `n` `\n`s of `bytes` (all of them if it has fewer): how
+/// many it passed, and the offset just after the last. Blocks are counted
+/// (vectorised) while they hold fewer than are left to pass, instead of visiting
+/// each line; they start small and double, so passing a few lines costs little more
+/// than visiting them.
+fn pass_lines(bytes: &[u8], n: usize) -> (usize, usize) {
+    if n == 0 {
+        return (0, 0);
+    }
+    let (mut at, mut passed, mut block) = (0, 0, 256);
+    while let Some(chunk) = bytes.get(at..at + block) {
+        let found = memchr::memchr_iter(b'\n', chunk).count();
+        if passed + found >= n {
+            break;
+        }
+        passed += found;
+        at += block;
+        block = (block * 2).min(8192);
+    }
+    let mut after = 0;
+    for end in memchr::memchr_iter(b'\n', bytes.get(at..).unwrap_or_default()).take(n - passed) {
+        passed += 1;
+        after = at + end + 1;
+    }
+    if passed < n {
+        // The text ran out: every `\n` was passed, the last of them perhaps in a block.
+        after = memchr::memrchr(b'\n', bytes).map_or(0, |e| e + 1);
+    }
+    (passed, after)
 }
 
 /// Where `needle` occurs, as byte offsets of non-overlapping matches.
@@ -127,6 +175,7 @@ pub fn insert(content: &str, after: usize, text: &str) -> String {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
+    use alloc::format;
 
     #[test]
     fn the_index_follows_str_split() {
@@ -156,7 +205,7 @@ mod tests {
         for text in ["", "\n", "a", "a\nb", "a\nb\n", "\n\n\n", "é\n漢字\n\nx\ny"] {
             let whole = Index::new(text, usize::MAX).unwrap();
             for keep in 0..=6 {
-                let some = Index::keeping(text, usize::MAX, keep).unwrap();
+                let some = Index::window(text, usize::MAX, 1, keep).unwrap();
                 assert_eq!(some.count(), whole.count(), "{text:?} keeping {keep}");
                 for first in 1..=keep {
                     let want: Vec<&str> = whole.lines_from(first).take(keep + 1 - first).collect();
@@ -178,9 +227,71 @@ mod tests {
             // The cap holds on the lines counted, not only the kept ones.
             if whole.count() > 1 {
                 assert!(
-                    Index::keeping(text, whole.count() - 1, 1).is_none(),
+                    Index::window(text, whole.count() - 1, 1, 1).is_none(),
                     "{text:?}"
                 );
+            }
+        }
+    }
+
+    #[test]
+    fn a_window_lists_its_lines_as_the_whole_index_does() {
+        for text in ["", "\n", "a", "a\nb", "a\nb\n", "\n\n\n", "é\n漢字\n\nx\ny"] {
+            let whole = Index::new(text, usize::MAX).unwrap();
+            for keep in [0, 1, 2, 3, 4, 6, usize::MAX] {
+                for first in 1..=keep.min(8) {
+                    let window = Index::window(text, usize::MAX, first, keep).unwrap();
+                    let kept = Index::window(text, usize::MAX, 1, keep).unwrap();
+                    assert_eq!(window.count(), whole.count(), "{text:?} {first}..={keep}");
+                    let want: Vec<&str> = kept.lines_from(first).collect();
+                    let got: Vec<&str> = window.lines_from(first).collect();
+                    assert_eq!(got, want, "{text:?} {first}..={keep}");
+                    // Before a window the text reaches: nothing, never a wrong line.
+                    if first > 1 && first <= whole.count() {
+                        assert_eq!(window.lines_from(first - 1).count(), 0, "{text:?} {first}");
+                    }
+                }
+            }
+            if whole.count() > 1 {
+                let last = whole.count();
+                assert!(
+                    Index::window(text, last - 1, last, usize::MAX).is_none(),
+                    "{text:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn a_window_of_a_long_text_lists_the_lines_split_gives() {
+        // Texts over several of pass_lines' blocks, with lines short and long.
+        for (lines, width) in [(3000, 3), (400, 41), (9, 2000), (2, 9000)] {
+            for tail in ["", "\n"] {
+                let text: String = (0..lines)
+                    .map(|i| format!("{i:0width$}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+                    + tail;
+                let std: Vec<&str> = text.split('\n').collect();
+                let n = std.len();
+                for first in [1, 2, n / 3, n / 2 + 1, n - 1, n, n + 1, n + 50] {
+                    let first = first.max(1);
+                    for keep in [first, first + 20, usize::MAX] {
+                        let index = Index::window(&text, usize::MAX, first, keep).unwrap();
+                        assert_eq!(index.count(), n, "{lines}x{width}{tail:?} {first}..={keep}");
+                        let got: Vec<&str> = index.lines_from(first).take(21).collect();
+                        let want: Vec<&str> =
+                            std.iter().skip(first - 1).take(21).copied().collect();
+                        // Lines past `keep` only when it is all but the last (as whole).
+                        let listed = if keep < n - 1 {
+                            keep + 1 - first
+                        } else {
+                            usize::MAX
+                        };
+                        let want = &want[..want.len().min(listed)];
+                        assert_eq!(got, want, "{lines}x{width}{tail:?} {first}..={keep}");
+                    }
+                }
             }
         }
     }
