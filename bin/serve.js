@@ -9,14 +9,13 @@ import { postgresCatalog } from '../js/api/catalog-pg.js';
 import { everyInterval, upkeepRound } from '../js/api/upkeep.js';
 import { defaults } from '../js/node.js';
 
-// On SIGTERM, requests under way get this long to finish (a write its answer);
+// On SIGTERM, requests under way get closeGraceMs to finish (a write its answer);
 // then their connections are cut, and the stores are closed once their handlers end.
-const CLOSE_GRACE_MS = 10_000;
 // A body the handler refused part-way (or never read) is read on and thrown away
 // before the answer goes, so the client gets its 413 (or 403...) rather than a broken
-// pipe; past this many bytes, or this long, the answer goes and the connection is cut.
-const DRAIN_LIMIT = 64 * 1024 * 1024;
-const DRAIN_WAIT_MS = 10_000;
+// pipe; past drainMaxBytes, or drainWaitMs, the answer goes and the connection is cut.
+// The three are the engine's (src/config.rs), as every limit is.
+const { closeGraceMs: CLOSE_GRACE_MS, drainMaxBytes: DRAIN_LIMIT, drainWaitMs: DRAIN_WAIT_MS } = defaults();
 
 export class ServeUsageError extends Error {}
 

@@ -81,6 +81,12 @@ export interface Defaults {
   storeCloseDelayMs: number;
   /** How long a write waits for the one before it (a directory's turn, or a store adapted in JS within one process) before it runs anyway. */
   turnWaitMs: number;
+  /** How long `memdir serve`, told to stop, lets requests under way finish before it cuts their connections. */
+  closeGraceMs: number;
+  /** The most bytes of a refused request body `memdir serve` reads and throws away before it answers (a body declaring more is answered at once). */
+  drainMaxBytes: number;
+  /** How long `memdir serve` reads a refused request body before it answers anyway. */
+  drainWaitMs: number;
 }
 
 /** Every default and limit of the engine (where openMemory's defaults come from). */

@@ -125,6 +125,9 @@ pub struct Defaults {
     pub max_open_stores: u64,
     pub store_close_delay_ms: u64,
     pub turn_wait_ms: u64,
+    pub close_grace_ms: u64,
+    pub drain_max_bytes: u64,
+    pub drain_wait_ms: u64,
 }
 
 impl Defaults {
@@ -150,6 +153,9 @@ impl Defaults {
             max_open_stores: MAX_OPEN_STORES,
             store_close_delay_ms: STORE_CLOSE_DELAY_MS,
             turn_wait_ms: TURN_WAIT_MS,
+            close_grace_ms: CLOSE_GRACE_MS,
+            drain_max_bytes: DRAIN_MAX_BYTES,
+            drain_wait_ms: DRAIN_WAIT_MS,
         }
     }
 }
@@ -239,6 +245,18 @@ pub const MAX_API_BODY_BYTES: usize = 1 << 20;
 /// with the others (the work is bounded by what a store holds; this bounds a slow
 /// or stalled store).
 pub const API_DEADLINE_MS: u64 = 30_000;
+
+// A server's connections (`memdir serve`).
+
+/// How long a server told to stop (SIGTERM) lets the requests under way finish (a
+/// write its answer) before it cuts their connections.
+pub const CLOSE_GRACE_MS: u64 = 10_000;
+/// A body the server refused before reading it whole (413, 403...) is read on and
+/// thrown away before the answer goes, so that a client still sending gets the
+/// answer rather than a reset connection: at most this many bytes (a body declaring
+/// more is answered at once and its connection cut), for at most this long.
+pub const DRAIN_MAX_BYTES: u64 = 64 << 20;
+pub const DRAIN_WAIT_MS: u64 = 10_000;
 
 // The Memory Stores API: pages.
 

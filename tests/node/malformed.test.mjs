@@ -137,6 +137,9 @@ describe('malformed inputs from JavaScript', () => {
       maxOpenStores: 64,
       storeCloseDelayMs: 60000,
       turnWaitMs: 10000,
+      closeGraceMs: 10000,
+      drainMaxBytes: 67108864,
+      drainWaitMs: 10000,
     });
   });
 
