@@ -251,6 +251,14 @@ mod tests {
                         assert_eq!(window.lines_from(first - 1).count(), 0, "{text:?} {first}");
                     }
                 }
+                // A window that starts past its end (a range given backwards) still
+                // counts every line, for the refusal that names them.
+                if keep < 8 {
+                    for first in keep + 1..keep + 4 {
+                        let window = Index::window(text, usize::MAX, first, keep).unwrap();
+                        assert_eq!(window.count(), whole.count(), "{text:?} {first}..={keep}");
+                    }
+                }
             }
             if whole.count() > 1 {
                 let last = whole.count();
