@@ -9,14 +9,12 @@ pub fn count(content: &str) -> usize {
     memchr::memchr_iter(b'\n', content.as_bytes()).count() + 1
 }
 
-/// Where the lines of a text end, found in one scan: its line count, and any run
-/// of its lines without scanning again (a view counts the lines, then numbers some).
+/// Where the lines of a text start, without an offset kept per line: its line
+/// count (one vectorised count), and the lines from a first one on, found as they
+/// are listed (a view counts the lines, then numbers some).
 pub struct Index<'a> {
     content: &'a str,
-    /// Byte offsets of the `\n`s from the `skipped`-th on, or of some of them only
-    /// ([`Index::window`]).
-    ends: Vec<usize>,
-    /// `\n`s before the first in `ends`, and where the line after them starts.
+    /// `\n`s passed before the window's first line, and where that line starts.
     skipped: usize,
     skipped_to: usize,
     /// How many `\n`s the text has.
@@ -24,41 +22,18 @@ pub struct Index<'a> {
 }
 
 impl<'a> Index<'a> {
-    /// The whole index: the tests check every window against it.
-    #[cfg(test)]
-    pub fn new(content: &'a str, max_lines: usize) -> Option<Index<'a>> {
-        Index::window(content, max_lines, 1, usize::MAX)
-    }
-
-    /// The index of `content` for a caller that lists only lines `first..=keep`, or
-    /// `None` if it has more than `max_lines` lines (found without indexing the
-    /// rest). The lines before `first` are passed over and those after `keep`
-    /// counted (one vectorised count), none indexed, so a view of a few lines of a
-    /// long file, or an edit's snippet, keeps a few offsets, not one per line.
-    pub fn window(
-        content: &'a str,
-        max_lines: usize,
-        first: usize,
-        keep: usize,
-    ) -> Option<Index<'a>> {
+    /// The index of `content` for a caller that lists lines from `first` on, or
+    /// `None` if it has more than `max_lines` lines. The lines before `first` are
+    /// passed over by counting blocks ([`pass_lines`]) and the rest counted, none
+    /// visited one by one, so a view of a few lines of a long file, or an edit's
+    /// snippet, costs little more than those lines.
+    pub fn window(content: &'a str, max_lines: usize, first: usize) -> Option<Index<'a>> {
         let bytes = content.as_bytes();
-        let cap = max_lines.min(keep);
-        let (skipped, skipped_to) = pass_lines(bytes, first.saturating_sub(1).min(cap));
-        let ends: Vec<usize> =
-            memchr::memchr_iter(b'\n', bytes.get(skipped_to..).unwrap_or_default())
-                .take(cap - skipped)
-                .map(|e| e + skipped_to)
-                .collect();
-        let kept = skipped + ends.len();
-        let newlines = if kept == keep && keep < max_lines {
-            let rest = bytes.get(ends.last().map_or(skipped_to, |e| e + 1)..);
-            kept + memchr::memchr_iter(b'\n', rest.unwrap_or_default()).count()
-        } else {
-            kept
-        };
+        let (skipped, skipped_to) = pass_lines(bytes, first.saturating_sub(1));
+        let rest = bytes.get(skipped_to..).unwrap_or_default();
+        let newlines = skipped + memchr::memchr_iter(b'\n', rest).count();
         (newlines < max_lines).then_some(Index {
             content,
-            ends,
             skipped,
             skipped_to,
             newlines,
@@ -70,24 +45,27 @@ impl<'a> Index<'a> {
         self.newlines + 1
     }
 
-    /// Lines `first..` (numbered from 1); of an [`Index::window`] only those it keeps
-    /// (none before its first, none past its last).
+    /// Lines `first..` (numbered from 1) to the last; none among those the window
+    /// passed over (never asked for), nor past the last.
     pub fn lines_from(&self, first: usize) -> impl Iterator<Item = &'a str> + '_ {
         let content = self.content;
-        // Lines before the window (never asked for) list nothing.
-        let from = first.saturating_sub(1).checked_sub(self.skipped);
-        let mut start = match from {
-            None => content.len() + 1,
-            Some(0) => self.skipped_to,
-            Some(n) => self.ends.get(n - 1).map_or(content.len() + 1, |e| e + 1),
+        let bytes = content.as_bytes();
+        let rest = bytes.get(self.skipped_to..).unwrap_or_default();
+        let more = first
+            .checked_sub(1)
+            .and_then(|before| before.checked_sub(self.skipped));
+        let (mut start, lines) = match more {
+            Some(more) if more <= self.newlines - self.skipped => {
+                let (_, after) = pass_lines(rest, more);
+                (self.skipped_to + after, self.count() + 1 - first)
+            }
+            _ => (content.len(), 0),
         };
-        // The last line runs to the end of the text, unless `\n`s were not kept.
-        let whole = self.skipped + self.ends.len() == self.newlines;
-        self.ends
-            .iter()
-            .skip(from.unwrap_or(usize::MAX))
-            .copied()
-            .chain((whole && start <= content.len()).then_some(content.len()))
+        let from = start;
+        memchr::memchr_iter(b'\n', bytes.get(from..).unwrap_or_default())
+            .map(move |e| e + from)
+            .chain(core::iter::once(content.len()))
+            .take(lines)
             .map(move |end| {
                 // `\n` is ASCII, so both ends are character boundaries.
                 let line = content.get(start..end).unwrap_or_default();
@@ -188,84 +166,29 @@ mod tests {
             "a\n\nb",
             "é\n漢字\n\n",
             "\r\n\n x \n",
+            "é\n漢字\n\nx\ny",
         ] {
             let std: Vec<&str> = text.split('\n').collect();
-            let index = Index::new(text, usize::MAX).unwrap();
-            assert_eq!(index.count(), std.len(), "{text:?}");
             assert_eq!(count(text), std.len(), "{text:?}");
-            for first in 1..=std.len() + 1 {
-                let ours: Vec<&str> = index.lines_from(first).collect();
-                assert_eq!(ours, std[first - 1..], "{text:?} from line {first}");
-            }
-        }
-    }
-
-    #[test]
-    fn an_index_keeping_the_first_lines_lists_them_and_counts_the_rest() {
-        for text in ["", "\n", "a", "a\nb", "a\nb\n", "\n\n\n", "é\n漢字\n\nx\ny"] {
-            let whole = Index::new(text, usize::MAX).unwrap();
-            for keep in 0..=6 {
-                let some = Index::window(text, usize::MAX, 1, keep).unwrap();
-                assert_eq!(some.count(), whole.count(), "{text:?} keeping {keep}");
-                for first in 1..=keep {
-                    let want: Vec<&str> = whole.lines_from(first).take(keep + 1 - first).collect();
-                    let got: Vec<&str> = some.lines_from(first).take(keep + 1 - first).collect();
-                    assert_eq!(got, want, "{text:?} keeping {keep} from line {first}");
-                    // Never a line past the kept ones, which it could not delimit.
-                    let listed = if keep < whole.count() - 1 {
-                        keep + 1 - first
-                    } else {
-                        (whole.count() + 1).saturating_sub(first)
-                    };
-                    assert_eq!(
-                        some.lines_from(first).count(),
-                        listed,
-                        "{text:?} keeping {keep}"
-                    );
+            for window in 1..=std.len() + 2 {
+                let index = Index::window(text, usize::MAX, window).unwrap();
+                // Counted whole, wherever the window starts (a backwards range's
+                // refusal names every line).
+                assert_eq!(index.count(), std.len(), "{text:?} from {window}");
+                for first in window..=std.len() + 2 {
+                    let ours: Vec<&str> = index.lines_from(first).collect();
+                    let want = std.get(first - 1..).unwrap_or_default();
+                    assert_eq!(ours, want, "{text:?} window {window}, from line {first}");
                 }
-            }
-            // The cap holds on the lines counted, not only the kept ones.
-            if whole.count() > 1 {
-                assert!(
-                    Index::window(text, whole.count() - 1, 1, 1).is_none(),
-                    "{text:?}"
-                );
-            }
-        }
-    }
-
-    #[test]
-    fn a_window_lists_its_lines_as_the_whole_index_does() {
-        for text in ["", "\n", "a", "a\nb", "a\nb\n", "\n\n\n", "é\n漢字\n\nx\ny"] {
-            let whole = Index::new(text, usize::MAX).unwrap();
-            for keep in [0, 1, 2, 3, 4, 6, usize::MAX] {
-                for first in 1..=keep.min(8) {
-                    let window = Index::window(text, usize::MAX, first, keep).unwrap();
-                    let kept = Index::window(text, usize::MAX, 1, keep).unwrap();
-                    assert_eq!(window.count(), whole.count(), "{text:?} {first}..={keep}");
-                    let want: Vec<&str> = kept.lines_from(first).collect();
-                    let got: Vec<&str> = window.lines_from(first).collect();
-                    assert_eq!(got, want, "{text:?} {first}..={keep}");
-                    // Before a window the text reaches: nothing, never a wrong line.
-                    if first > 1 && first <= whole.count() {
-                        assert_eq!(window.lines_from(first - 1).count(), 0, "{text:?} {first}");
-                    }
+                // Before the window: nothing among the lines it passed over (those
+                // past a short text's end are still listed right), never a wrong line.
+                assert_eq!(index.lines_from(0).count(), 0, "{text:?} {window}");
+                for first in 1..window {
+                    let ours: Vec<&str> = index.lines_from(first).collect();
+                    let passed = first < window.min(std.len());
+                    let want = if passed { &[][..] } else { &std[first - 1..] };
+                    assert_eq!(ours, want, "{text:?} window {window}, from line {first}");
                 }
-                // A window that starts past its end (a range given backwards) still
-                // counts every line, for the refusal that names them.
-                if keep < 8 {
-                    for first in keep + 1..keep + 4 {
-                        let window = Index::window(text, usize::MAX, first, keep).unwrap();
-                        assert_eq!(window.count(), whole.count(), "{text:?} {first}..={keep}");
-                    }
-                }
-            }
-            if whole.count() > 1 {
-                let last = whole.count();
-                assert!(
-                    Index::window(text, last - 1, last, usize::MAX).is_none(),
-                    "{text:?}"
-                );
             }
         }
     }
@@ -282,22 +205,15 @@ mod tests {
                     + tail;
                 let std: Vec<&str> = text.split('\n').collect();
                 let n = std.len();
-                for first in [1, 2, n / 3, n / 2 + 1, n - 1, n, n + 1, n + 50] {
-                    let first = first.max(1);
-                    for keep in [first, first + 20, usize::MAX] {
-                        let index = Index::window(&text, usize::MAX, first, keep).unwrap();
-                        assert_eq!(index.count(), n, "{lines}x{width}{tail:?} {first}..={keep}");
+                for window in [1, 2, n / 3, n / 2 + 1, n - 1, n, n + 1, n + 50] {
+                    let window = window.max(1);
+                    let index = Index::window(&text, usize::MAX, window).unwrap();
+                    assert_eq!(index.count(), n, "{lines}x{width}{tail:?} {window}");
+                    for first in [window, window + 1, window + 700] {
                         let got: Vec<&str> = index.lines_from(first).take(21).collect();
                         let want: Vec<&str> =
                             std.iter().skip(first - 1).take(21).copied().collect();
-                        // Lines past `keep` only when it is all but the last (as whole).
-                        let listed = if keep < n - 1 {
-                            keep + 1 - first
-                        } else {
-                            usize::MAX
-                        };
-                        let want = &want[..want.len().min(listed)];
-                        assert_eq!(got, want, "{lines}x{width}{tail:?} {first}..={keep}");
+                        assert_eq!(got, want, "{lines}x{width}{tail:?} {window} {first}");
                     }
                 }
             }
@@ -306,8 +222,10 @@ mod tests {
 
     #[test]
     fn the_index_refuses_past_its_line_cap() {
-        assert_eq!(Index::new("a\nb\nc", 3).map(|i| i.count()), Some(3));
-        assert!(Index::new("a\nb\nc\n", 3).is_none());
-        assert!(Index::new("\n\n\n\n\n", 3).is_none());
+        assert_eq!(Index::window("a\nb\nc", 3, 1).map(|i| i.count()), Some(3));
+        assert!(Index::window("a\nb\nc\n", 3, 1).is_none());
+        assert!(Index::window("\n\n\n\n\n", 3, 1).is_none());
+        // Wherever the window starts, every line is counted against the cap.
+        assert!(Index::window("a\nb\nc\n", 3, 4).is_none());
     }
 }

@@ -216,12 +216,14 @@ pub(crate) fn is_visible(name: &str) -> bool {
 /// line of the inserted text, clipped to the file.
 pub(crate) fn snippet(content: &str, first: usize, extra_lines: usize) -> String {
     let start = first.saturating_sub(2).max(1);
-    let last = first.saturating_add(extra_lines).saturating_add(2);
-    // Only the snippet's lines are indexed; the rest of the file is counted.
-    let Some(index) = lines::Index::window(content, usize::MAX, start, last) else {
+    // The lines before the snippet are passed over, the rest counted.
+    let Some(index) = lines::Index::window(content, usize::MAX, start) else {
         return String::from(SNIPPET_HEADER);
     };
-    let end = last.min(index.count());
+    let end = first
+        .saturating_add(extra_lines)
+        .saturating_add(2)
+        .min(index.count());
     let mut out = Numbering::new(String::from(SNIPPET_HEADER), start);
     for (i, line) in index.lines_from(start).take(end + 1 - start).enumerate() {
         out.push(i == 0, line);
@@ -237,16 +239,12 @@ pub(crate) fn view_file(
     range: Option<(i64, i64)>,
     limit: usize,
 ) -> Result<String, ToolError> {
-    // A range lists no line before its first or past its end: only those are indexed.
-    let keep = match range {
-        Some((_, e)) if e >= 1 => usize::try_from(e).unwrap_or(usize::MAX),
-        _ => usize::MAX,
-    };
+    // A range lists no line before its first: those are passed over, not visited.
     let first = match range {
         Some((s, _)) if s >= 1 => usize::try_from(s).unwrap_or(1),
         _ => 1,
     };
-    let Some(index) = lines::Index::window(content, MAX_VIEW_LINES, first, keep) else {
+    let Some(index) = lines::Index::window(content, MAX_VIEW_LINES, first) else {
         return Err(Refusal::TooManyLines(path.clone()).into());
     };
     let n = index.count();
