@@ -78,6 +78,12 @@ function mapError(e) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** Writes all of `bytes` at the start of the file open at `fd` (a write may be short). */
+function writeAll(fd, bytes) {
+  let at = 0;
+  while (at < bytes.byteLength) at += fss.writeSync(fd, bytes, at, bytes.byteLength - at, at);
+}
+
 /** Makes the file (or directory) at `path` durable, off the event loop. */
 function fsyncPath(path, flags) {
   return fsyncFd(fss.openSync(path, flags));
@@ -127,8 +133,8 @@ const ERROR_KINDS = new Map([
  * thread) on it. A lock is made by writing its token into a spare that no lock links
  * now (its link count is 1) and hard-linking the spare under the lock's name: the
  * same exclusive make as a create (a link fails on an existing name), but a link is
- * one directory entry where a create allocates an inode, about 6 µs against 150 on
- * this project's CI disk, and a command takes two locks (the turn and the head's).
+ * one directory entry where a create allocates an inode: 6–27 µs against 15–450 on
+ * this project's CI disk (the most while its journal is busy), and a command takes two locks (the turn and the head's).
  * The lock then holds its token and its age (the spare's mtime, set by the write)
  * exactly as a created one, so every tool reads, waits for and breaks it the same.
  * At most `lockSpares` per directory (one per lock held at once); with all busy, a
@@ -287,8 +293,7 @@ class NodeDirIo {
       try {
         const resize = st.size === bytes.byteLength ? 0 : C.O_TRUNC;
         fd = fss.openSync(this.#path(spare), C.O_WRONLY | C.O_NOFOLLOW | resize);
-        let at = 0;
-        while (at < bytes.byteLength) at += fss.writeSync(fd, bytes, at, bytes.byteLength - at, at);
+        writeAll(fd, bytes);
         return spare;
       } catch {
         this.#forgetSpare(spares, spare);
@@ -316,8 +321,7 @@ class NodeDirIo {
     const path = this.#path(name);
     const fd = fss.openSync(path, CREATE_FLAGS, FILE_MODE);
     try {
-      let at = 0;
-      while (at < bytes.byteLength) at += fss.writeSync(fd, bytes, at, bytes.byteLength - at);
+      writeAll(fd, bytes);
     } catch (e) {
       fss.closeSync(fd);
       unlinkQuietly(path);
