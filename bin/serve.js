@@ -15,7 +15,7 @@ import { defaults } from '../js/node.js';
 // before the answer goes, so the client gets its 413 (or 403...) rather than a broken
 // pipe; past drainMaxBytes, or drainWaitMs, the answer goes and the connection is cut.
 // The three are the engine's (src/config.rs), as every limit is.
-const { closeGraceMs: CLOSE_GRACE_MS, drainMaxBytes: DRAIN_LIMIT, drainWaitMs: DRAIN_WAIT_MS } = defaults();
+const { closeGraceMs: CLOSE_GRACE_MS, drainMaxBytes: DRAIN_MAX_BYTES, drainWaitMs: DRAIN_WAIT_MS } = defaults();
 
 export class ServeUsageError extends Error {}
 
@@ -61,7 +61,7 @@ export async function readKeys(env, keysFile) {
 
 /**
  * The request's body as a web stream, read as the handler reads it. Cancelled (the
- * handler refused it), the rest is drained unheld up to DRAIN_LIMIT bytes.
+ * handler refused it), the rest is drained unheld up to DRAIN_MAX_BYTES bytes.
  */
 function bodyStream(req) {
   let open = true;
@@ -96,7 +96,7 @@ function bodyStream(req) {
 
 const DRAINING = Symbol('draining');
 
-/** Reads the rest of a request body and throws it away, up to DRAIN_LIMIT bytes. */
+/** Reads the rest of a request body and throws it away, up to DRAIN_MAX_BYTES bytes. */
 function drain(req) {
   if (req.complete || req.destroyed || req[DRAINING]) return;
   req[DRAINING] = true;
@@ -104,20 +104,20 @@ function drain(req) {
   let drained = 0;
   req.on('data', (chunk) => {
     drained += chunk.byteLength;
-    if (drained > DRAIN_LIMIT) req.destroy();
+    if (drained > DRAIN_MAX_BYTES) req.destroy();
   });
   req.resume();
 }
 
 /**
  * Resolves once the body nobody read is drained (drain) to its end, or cut, or after
- * DRAIN_WAIT_MS; at once when it declares more than DRAIN_LIMIT. An answer sent
+ * DRAIN_WAIT_MS; at once when it declares more than DRAIN_MAX_BYTES. An answer sent
  * first would close the connection with bytes still arriving, which resets it, and
  * a client still sending then sees that reset (EPIPE) instead of the answer: 9 of
  * 100 refused 4 MiB uploads here. A slow sender holds only its own answer.
  */
 function drained(req) {
-  if (req.complete || req.destroyed || Number(req.headers['content-length']) > DRAIN_LIMIT) return undefined;
+  if (req.complete || req.destroyed || Number(req.headers['content-length']) > DRAIN_MAX_BYTES) return undefined;
   return new Promise((resolve) => {
     const done = () => {
       clearTimeout(timer);
