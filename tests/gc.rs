@@ -37,9 +37,9 @@ fn collects_history_but_keeps_the_tree() {
         second,
         GcReport {
             // The head commit, the root, the 20 files; and their history: 40
-            // version records, the one log leaf, and the 20 first contents the
-            // `created` versions still hold.
-            reachable: 1 + 1 + 20 + 40 + 1 + 20,
+            // version records, the log (a top and its 3 leaves of 16 slots), and
+            // the 20 first contents the `created` versions still hold.
+            reachable: 1 + 1 + 20 + 40 + 4 + 20,
             deleted: first.pending,
             pending: 0
         }
@@ -47,7 +47,7 @@ fn collects_history_but_keeps_the_tree() {
     // head + gc/pending + gc/pending-at + commit + root + 20 blobs, and the history above
     assert_eq!(
         store.len(),
-        3 + 1 + 1 + 20 + 40 + 1 + 20,
+        3 + 1 + 1 + 20 + 40 + 4 + 20,
         "{keys_before} keys before"
     );
     let history = block_on(engine.api(&serde_json::json!({"op": "version.list"})));

@@ -191,14 +191,15 @@ fn a_store_holds_what_is_live_plus_what_is_kept_not_every_version_made() {
     }
     let dump = common::dump(&store);
     // Two live memories: the current version of each (the newest, and `other`'s
-    // first), and a log of 4,203 slots (two levels of inner nodes) in five nodes:
-    // the top, and under each of its two children the one leaf left, the first
-    // (indexing both memories) and the newest's; the 64 leaves between are pruned.
+    // first), and a log of 4,203 slots (three levels of inner nodes) in seven
+    // nodes: the top, and on the way down to each of the two leaves left, the first
+    // (indexing both memories) and the newest's, one node a level; the 261 leaves
+    // between are pruned.
     assert_eq!(records(&store), 2);
     let log_nodes = dump.iter().filter(|(k, _)| k.starts_with("log/")).count();
     assert_eq!(
         log_nodes,
-        5,
+        7,
         "{:?}",
         dump.iter().map(|(k, _)| k).collect::<Vec<_>>()
     );

@@ -6,7 +6,7 @@
 //! the engine's text (a mismatch aborts the bench); then, before divan's table, it
 //! prints each scenario's engine and plain-map medians (the two timed in turns), their
 //! ratio and the engine's store operations. Then the scale table ([`scale`]): a store
-//! of 10,000 files with 10,000 and with 100,000 versions, the same operations on
+//! of 10,000 files with 12,288 and with 65,536 versions, the same operations on
 //! both, each with the store operations it made, which must not grow with the history.
 #![allow(
     clippy::unwrap_used,
@@ -859,7 +859,7 @@ fn report() {
     println!();
 }
 
-// ---- scale: the same operations at 10,000 and at 100,000 versions ------------
+// ---- scale: the same operations at 12,288 and at 65,536 versions -------------
 
 /// Files in the directory the scale table views and renames.
 const SCALE_FILES: usize = 10_000;
@@ -954,12 +954,13 @@ fn scale_op(
 }
 
 fn scale() {
-    // The first multiples of 4,096 past the import and past 100,000 (see scale_store).
-    const SIZES: [u64; 2] = [12_288, 102_400];
+    // Multiples of the log's fanout squared (see scale_store): the first past the
+    // import, and the longest history of the same log height.
+    const SIZES: [u64; 2] = [12_288, 65_536];
     const RUNS: usize = 5;
     use memdir::__hooks::{LOG_FANOUT, height};
     assert!(SIZES.iter().all(|n| n % LOG_FANOUT.pow(2) == 0));
-    assert_eq!(height(SIZES[0]), height(SIZES[1]));
+    assert_eq!(height(SIZES[0], LOG_FANOUT), height(SIZES[1], LOG_FANOUT));
     let t = Instant::now();
     let stores: Vec<(MemoryStore, String)> = SIZES.iter().map(|&n| scale_store(n)).collect();
     println!(
@@ -969,7 +970,7 @@ fn scale() {
         thousands(SIZES[0]),
         thousands(SIZES[1]),
         t.elapsed().as_secs_f64(),
-        height(SIZES[1])
+        height(SIZES[1], LOG_FANOUT)
     );
     println!(
         "each operation on a fresh engine (cold: nothing cached), median of {RUNS}, with its store operations\n"

@@ -19,7 +19,7 @@ use crate::storage::cache::Head;
 use crate::storage::overlay::Overlay;
 use crate::storage::publish::Attempt;
 use crate::storage::tree::{BLOB, Child, Hash, Kind, MAX_NESTING};
-use crate::storage::versions::{Actor, DROPPED, LogNode, Op, RECORD, Record, Slot, height};
+use crate::storage::versions::{Actor, DROPPED, LogNode, Op, RECORD, Record, Slot};
 use crate::store::Store;
 
 pub use crate::config::MAX_VERSION_SCAN;
@@ -320,12 +320,12 @@ impl<S: Store> Engine<S> {
         let none = Overlay::default();
         let mut seen: BTreeSet<Hash> = BTreeSet::new();
         if let Some(root) = head.log.root {
-            let mut todo = alloc::vec![(root, height(head.log.versions))];
+            let mut todo = alloc::vec![(root, head.log.height())];
             while let Some((hash, h)) = todo.pop() {
                 if hash == DROPPED || !seen.insert(hash) {
                     continue;
                 }
-                match &*self.log_node(&none, hash).await? {
+                match &*self.node_of_log(&none, &head.log, hash).await? {
                     LogNode::Inner(kids) if h > 0 => todo.extend(kids.iter().map(|k| (*k, h - 1))),
                     LogNode::Leaf(slots) if h == 0 => {
                         if slots

@@ -60,21 +60,21 @@ impl<S: Store> Engine<S> {
             return Err(ToolError::Damaged);
         }
         let mut index = seq - 1;
-        let mut h = height(log.versions);
+        let mut h = log.height();
         let mut node = log.root.ok_or(ToolError::Damaged)?;
         loop {
             if node == DROPPED {
                 // `node` covers `child_span(h + 1)` slots, `index` being one of them.
-                let span = child_span(h + 1);
+                let span = child_span(h + 1, log.fanout);
                 let first = seq - index % span;
                 return Ok(Place::Pruned {
                     first,
                     last: first.saturating_add(span - 1).min(log.versions),
                 });
             }
-            match &*self.log_node(overlay, node).await? {
+            match &*self.node_of_log(overlay, log, node).await? {
                 LogNode::Inner(kids) if h > 0 => {
-                    let span = child_span(h);
+                    let span = child_span(h, log.fanout);
                     node = *kids
                         .get(usize::try_from(index / span).map_err(|_| ToolError::Damaged)?)
                         .ok_or(ToolError::Damaged)?;
@@ -241,6 +241,7 @@ impl<S: Store> Engine<S> {
             root: Some(root),
             versions,
             memories,
+            fanout: head.log.fanout,
         };
         Ok(())
     }
@@ -267,8 +268,8 @@ impl<S: Store> Engine<S> {
         edit: BTreeMap<u64, Slot>,
     ) -> Result<Hash, ToolError> {
         let mut root = old.root;
-        let new_height = height(versions);
-        let mut h = height(old.versions);
+        let new_height = height(versions, old.fanout);
+        let mut h = old.height();
         // A log that outgrew its top gets a new one above it, the old top its first
         // child (a pruned top stays pruned: the new top reads it as one).
         while h < new_height {
@@ -281,30 +282,32 @@ impl<S: Store> Engine<S> {
             .into_iter()
             .map(|(seq, s)| (seq.saturating_sub(1), s))
             .collect();
-        let old_len = old.versions;
-        self.rewrite_log(overlay, root, new_height, 0, old_len, &changes)
+        self.rewrite_log(overlay, old, root, new_height, 0, &changes)
             .await
     }
 
-    /// The node `node` at `h` (covering slots from `base` of a log that held
-    /// `old_len`) with `changes` applied; a node left with nothing is [`DROPPED`].
+    /// The node `node` at `h` (covering slots from `base` of the `old` log) with
+    /// `changes` applied; a node left with nothing is [`DROPPED`].
     fn rewrite_log<'a>(
         &'a self,
         overlay: &'a mut Overlay,
+        old: &'a LogHead,
         node: Option<Hash>,
         h: u32,
         base: u64,
-        old_len: u64,
         changes: &'a [(u64, Slot)],
     ) -> Boxed<'a, Hash> {
         Box::pin(async move {
             let loaded = match node {
-                Some(n) if n != DROPPED => Some(self.log_node(overlay, n).await?),
+                Some(n) if n != DROPPED => Some(self.node_of_log(overlay, old, n).await?),
                 _ => None,
             };
             // A pruned node held as many empty slots (or pruned children) as the
             // old log had beneath it; a node past the old log held none.
-            let below = old_len.saturating_sub(base).min(child_span(h + 1));
+            let below = old
+                .versions
+                .saturating_sub(base)
+                .min(child_span(h + 1, old.fanout));
             if h == 0 {
                 let mut slots = match loaded.as_deref() {
                     Some(LogNode::Leaf(s)) => s.clone(),
@@ -330,10 +333,13 @@ impl<S: Store> Engine<S> {
             }
             let mut kids = match loaded.as_deref() {
                 Some(LogNode::Inner(k)) => k.clone(),
-                None => vec![DROPPED; usize::try_from(below.div_ceil(child_span(h))).unwrap_or(0)],
+                None => vec![
+                    DROPPED;
+                    usize::try_from(below.div_ceil(child_span(h, old.fanout))).unwrap_or(0)
+                ],
                 Some(_) => return Err(ToolError::Damaged),
             };
-            let span = child_span(h);
+            let span = child_span(h, old.fanout);
             let mut start = 0;
             while let Some(&(first, _)) = changes.get(start) {
                 let k = (first - base) / span;
@@ -346,7 +352,7 @@ impl<S: Store> Engine<S> {
                 let child = kids.get(at).copied();
                 let part = changes.get(start..end).unwrap_or_default();
                 let rebuilt = self
-                    .rewrite_log(overlay, child, h - 1, base + k * span, old_len, part)
+                    .rewrite_log(overlay, old, child, h - 1, base + k * span, part)
                     .await?;
                 match at.cmp(&kids.len()) {
                     core::cmp::Ordering::Less => {

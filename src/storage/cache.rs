@@ -22,7 +22,7 @@ use crate::storage::Engine;
 use crate::storage::meta::StoreMeta;
 use crate::storage::overlay::Overlay;
 use crate::storage::tree::{BLOB, COMMIT, Child, Commit, HEAD, Hash, Node, Stored, TREE};
-use crate::storage::versions::{LOG, LogHead, LogNode, MAX_VERSIONS, RECORD, Record};
+use crate::storage::versions::{LOG, LogHead, LogNode, RECORD, Record};
 use crate::store::Store;
 
 use crate::config::COMMIT_CACHE_MAX;
@@ -285,19 +285,13 @@ impl<S: Store> Engine<S> {
             .and_then(Commit::decode)
             .ok_or(ToolError::Damaged)?;
         let root = parsed.root_hash().ok_or(ToolError::Damaged)?;
-        let log = LogHead {
-            root: parsed.log_hash(),
-            versions: parsed.versions,
-            memories: parsed.memories,
-        };
-        // A log without versions, or versions without a log, is damage; so are
-        // counts no store could reach, which later arithmetic would wrap.
-        if log.root.is_some() != (log.versions > 0)
-            || log.versions > MAX_VERSIONS
-            || log.memories > log.versions
-        {
-            return Err(ToolError::Damaged);
-        }
+        let log = LogHead::of_commit(
+            parsed.log_hash(),
+            parsed.versions,
+            parsed.memories,
+            parsed.log_fanout,
+        )
+        .ok_or(ToolError::Damaged)?;
         let published = Rc::new(Published {
             root,
             log,
@@ -305,6 +299,22 @@ impl<S: Store> Engine<S> {
         });
         self.cache.remember_commit(commit, published.clone());
         Ok(published)
+    }
+
+    /// The node `hash` of `log`: [`Self::log_node`], refused as damage if wider
+    /// than the log's fanout.
+    pub(crate) async fn node_of_log(
+        &self,
+        overlay: &Overlay,
+        log: &LogHead,
+        hash: Hash,
+    ) -> Result<Rc<LogNode>, ToolError> {
+        let node = self.log_node(overlay, hash).await?;
+        if log.fits(&node) {
+            Ok(node)
+        } else {
+            Err(ToolError::Damaged)
+        }
     }
 
     /// The log node `hash`: from the change's new objects, the cache, or the store

@@ -102,6 +102,7 @@ impl<S: Store> Engine<S> {
             log: log.root.map(|h| h.hex()),
             versions: log.versions,
             memories: log.memories,
+            log_fanout: log.commit_fanout(),
             store: store.as_deref().cloned(),
         };
         let commit_bytes = commit.encode();

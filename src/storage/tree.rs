@@ -478,6 +478,9 @@ pub struct Commit {
     /// Memories alive (files with an id).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub memories: u64,
+    /// The log's fanout, when it is not the first one's (see `LogHead::of_commit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_fanout: Option<u64>,
     /// The store's own record (name, description, …), once it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<crate::storage::meta::StoreMeta>,

@@ -1,0 +1,283 @@
+//! A store whose version log was written before the fanout of 16 (leaves of 64
+//! slots, and a commit that names no fanout) reads and grows as it was made. The
+//! old store is made from one written now, its log rebuilt at 64: it answers every
+//! version read as the original does, and after the same writes, retention and
+//! redaction on both, still does, its log still of 64.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod common;
+
+use std::cell::Cell;
+use std::rc::Rc;
+
+use common::{STORE_ID, dump};
+use memdir::__hooks::{LogNode, Slot};
+use memdir::{Config, Engine, MemoryStore, Store, block_on};
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+
+const OLD_FANOUT: usize = 64;
+/// What retention over the last 50 seconds drops below: the versions made more
+/// than 50 seconds before it (the 3 creates and the first 111 updates, a second
+/// apart), none of them a memory's current one.
+const DROPPED: u64 = 3 + 111;
+
+/// An engine over `store` whose clock reads `now`, so that two engines given the
+/// same requests at the same times answer byte for byte alike.
+fn engine(store: &MemoryStore, now: &Rc<Cell<u64>>) -> Engine<MemoryStore> {
+    let mut e = Engine::new(store.clone(), Config::default());
+    let now = now.clone();
+    e.set_clock(Box::new(move || now.get()));
+    e
+}
+
+fn call(e: &Engine<MemoryStore>, request: Value) -> Value {
+    let r = block_on(e.api(&request));
+    assert_eq!(r.status, 200, "{request} -> {}", r.body);
+    r.body
+}
+
+fn put(store: &MemoryStore, prefix: &str, bytes: &[u8]) -> String {
+    let hash: String = Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    block_on(store.set(&format!("{prefix}{hash}"), bytes)).unwrap();
+    hash
+}
+
+fn get(store: &MemoryStore, key: &str) -> Vec<u8> {
+    block_on(store.get(key)).unwrap().unwrap()
+}
+
+fn head_commit(store: &MemoryStore) -> Value {
+    let head = String::from_utf8(get(store, "head")).unwrap();
+    serde_json::from_slice(&get(store, &format!("commit/{head}"))).unwrap()
+}
+
+/// Every slot under the log node `hash`, in order.
+fn slots(store: &MemoryStore, hash: &str, out: &mut Vec<Slot>) {
+    match LogNode::decode(&get(store, &format!("log/{hash}"))).unwrap() {
+        LogNode::Leaf(s) => out.extend(s),
+        LogNode::Inner(kids) => {
+            for k in kids {
+                let hex: String = k.0.iter().map(|b| format!("{b:02x}")).collect();
+                slots(store, &hex, out);
+            }
+        }
+    }
+}
+
+/// A copy of `store` whose log holds the same slots in nodes of 64, as the first
+/// format laid them out, under a head commit that names no fanout; the log nodes
+/// of 16 are gone from it.
+fn as_first_written(store: &MemoryStore) -> MemoryStore {
+    let old = MemoryStore::new();
+    for (k, v) in dump(store) {
+        if !k.starts_with("log/") {
+            block_on(old.set(&k, &v)).unwrap();
+        }
+    }
+    let mut commit = head_commit(store);
+    assert_eq!(commit["log_fanout"], json!(16));
+    let mut all = Vec::new();
+    slots(store, commit["log"].as_str().unwrap(), &mut all);
+    assert_eq!(all.len() as u64, commit["versions"].as_u64().unwrap());
+    let mut level: Vec<String> = all
+        .chunks(OLD_FANOUT)
+        .map(|c| put(&old, "log/", &LogNode::Leaf(c.to_vec()).encode()))
+        .collect();
+    while level.len() > 1 {
+        level = level
+            .chunks(OLD_FANOUT)
+            .map(|kids| {
+                // An inner node's binary form: its tag, its count, each child's hash.
+                let mut inner = b"N1".to_vec();
+                inner.push(kids.len() as u8);
+                for k in kids {
+                    inner.extend(
+                        (0..32).map(|i| u8::from_str_radix(&k[2 * i..2 * i + 2], 16).unwrap()),
+                    );
+                }
+                put(&old, "log/", &inner)
+            })
+            .collect();
+    }
+    commit["log"] = json!(level[0]);
+    commit.as_object_mut().unwrap().remove("log_fanout");
+    let c = put(&old, "commit/", commit.to_string().as_bytes());
+    block_on(old.set("head", c.as_bytes())).unwrap();
+    old
+}
+
+/// Every version read the API offers, over the whole history: the version list in
+/// pages, each memory's versions, each version, and the memories.
+fn reads(e: &Engine<MemoryStore>, memories: &[String]) -> Vec<Value> {
+    let mut out = Vec::new();
+    let mut page: Option<String> = None;
+    loop {
+        let mut query = json!({"limit": "17"});
+        if let Some(p) = &page {
+            query["page"] = json!(p);
+        }
+        let body = call(e, json!({"op": "version.list", "query": query}));
+        for v in body["data"].as_array().unwrap() {
+            out.push(call(e, json!({"op": "version.retrieve", "id": v["id"]})));
+        }
+        page = body["next_page"].as_str().map(String::from);
+        out.push(body);
+        if page.is_none() {
+            break;
+        }
+    }
+    for id in memories {
+        let query = json!({"memory_id": id, "limit": "100"});
+        out.push(call(e, json!({"op": "version.list", "query": query})));
+        let r = block_on(e.api(&json!({"op": "memory.retrieve", "id": id})));
+        out.push(json!([r.status, r.body]));
+    }
+    out.push(call(
+        e,
+        json!({"op": "memory.list", "query": {"limit": "100"}}),
+    ));
+    out
+}
+
+/// The widest node of the log the head names, and whether its commit names a fanout.
+fn widest_node(store: &MemoryStore) -> usize {
+    dump(store)
+        .iter()
+        .filter(|(k, _)| k.starts_with("log/"))
+        .map(|(_, v)| match LogNode::decode(v).unwrap() {
+            LogNode::Leaf(s) => s.len(),
+            LogNode::Inner(k) => k.len(),
+        })
+        .max()
+        .unwrap()
+}
+
+#[test]
+fn a_log_written_at_the_first_fanout_reads_and_grows_at_it() {
+    let now = Rc::new(Cell::new(1_795_000_000_000u64));
+    let store = MemoryStore::new();
+    let e = engine(&store, &now);
+    call(
+        &e,
+        json!({"op": "store.create", "id": STORE_ID, "body": r#"{"name":"Prefs"}"#}),
+    );
+    let mut memories = Vec::new();
+    for name in ["a", "b", "c"] {
+        let body = json!({"path": format!("/{name}.md"), "content": format!("{name} 0")});
+        let m = call(&e, json!({"op": "memory.create", "body": body.to_string()}));
+        memories.push(m["id"].as_str().unwrap().to_string());
+    }
+    // 103 versions: two leaves at 64, seven at 16.
+    for i in 1..=100 {
+        now.set(now.get() + 1000);
+        let id = &memories[i % 3];
+        let body = json!({"content": format!("{id} {i}")}).to_string();
+        call(&e, json!({"op": "memory.update", "id": id, "body": body}));
+    }
+    let old = as_first_written(&store);
+    let mut o = engine(&old, &now);
+    assert_eq!(reads(&o, &memories), reads(&e, &memories));
+
+    // The same writes on both: past the first leaf of 64 again, a delete, then
+    // retention and a redaction.
+    let e = engine(&store, &now);
+    for i in 101..=160 {
+        now.set(now.get() + 1000);
+        for side in [&e, &o] {
+            let id = &memories[i % 2];
+            let body = json!({"content": format!("{id} {i}")}).to_string();
+            call(side, json!({"op": "memory.update", "id": id, "body": body}));
+        }
+    }
+    now.set(now.get() + 1000);
+    for side in [&e, &o] {
+        call(side, json!({"op": "memory.delete", "id": memories[2]}));
+    }
+    let retained = |side: &Engine<MemoryStore>| block_on(side.retain(50_000)).unwrap();
+    now.set(now.get() + 1000);
+    let report = retained(&o);
+    assert_eq!(report, retained(&e));
+    assert_eq!((report.dropped, report.more), (DROPPED, false));
+    let oldest = call(
+        &e,
+        json!({"op": "version.list", "query": {"memory_id": memories[0]}}),
+    );
+    let oldest = oldest["data"].as_array().unwrap().last().unwrap()["id"].clone();
+    for side in [&e, &o] {
+        call(side, json!({"op": "version.redact", "id": oldest}));
+    }
+    assert_eq!(reads(&o, &memories), reads(&e, &memories));
+    // And so does a fresh engine over each: nothing above came from a cache.
+    o = engine(&old, &now);
+    assert_eq!(
+        reads(&o, &memories),
+        reads(&engine(&store, &now), &memories)
+    );
+
+    // The old store's log is still of 64: its head names no fanout, and its nodes
+    // hold more than 16; the new one's are never wider than 16.
+    assert_eq!(head_commit(&old).get("log_fanout"), None);
+    assert_eq!(head_commit(&store)["log_fanout"], json!(16));
+    assert!(widest_node(&old) > 16, "{}", widest_node(&old));
+    assert_eq!(widest_node(&store), 16);
+}
+
+#[test]
+fn a_log_node_wider_than_its_logs_fanout_is_damage() {
+    let now = Rc::new(Cell::new(1_795_000_000_000u64));
+    let store = MemoryStore::new();
+    let e = engine(&store, &now);
+    call(
+        &e,
+        json!({"op": "store.create", "id": STORE_ID, "body": r#"{"name":"Prefs"}"#}),
+    );
+    let m = call(
+        &e,
+        json!({"op": "memory.create", "body": r#"{"path":"/a.md","content":"one"}"#}),
+    );
+    call(
+        &e,
+        json!({"op": "memory.update", "id": m["id"], "body": r#"{"content":"two"}"#}),
+    );
+    // The log's one leaf of 2 slots, as 17 (the second copied): every slot the
+    // commit's 2 versions ask for is still there, but no log of 16 holds such a
+    // leaf, and a rewrite would carry the 15 extra into every new one.
+    let mut commit = head_commit(&store);
+    let mut all = Vec::new();
+    slots(&store, commit["log"].as_str().unwrap(), &mut all);
+    all.resize(17, all[1]);
+    commit["log"] = json!(put(&store, "log/", &LogNode::Leaf(all).encode()));
+    let c = put(&store, "commit/", commit.to_string().as_bytes());
+    block_on(store.set("head", c.as_bytes())).unwrap();
+    let before = dump(&store);
+
+    let e = engine(&store, &now);
+    let r = block_on(e.api(&json!({"op": "version.list"})));
+    assert_eq!(
+        (r.status, r.body["error"]["message"].as_str()),
+        (
+            500,
+            Some("The store holds a damaged record; nothing was changed.")
+        )
+    );
+    let r = block_on(
+        e.api(&json!({"op": "memory.update", "id": m["id"], "body": r#"{"content":"three"}"#})),
+    );
+    assert_eq!(
+        (r.status, r.body["error"]["message"].as_str()),
+        (
+            500,
+            Some("The store holds a damaged record; nothing was changed.")
+        )
+    );
+    assert_eq!(dump(&store), before, "nothing was written");
+}
