@@ -6,6 +6,7 @@
 //! what to fix.
 
 use alloc::format;
+use alloc::rc::Rc;
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
@@ -196,9 +197,9 @@ async fn compare_and_swap<S: Store>(s: &S) -> Result<(), String> {
 
 async fn batched_commit<S: Store>(s: &S) -> Result<(), String> {
     let c = |e| format!("commit failed: {e}");
-    let objs = [
-        ("bc/obj/1".to_string(), b"one".to_vec()),
-        ("bc/obj/2".to_string(), b"two".to_vec()),
+    let objs: [(String, Rc<[u8]>); 2] = [
+        ("bc/obj/1".to_string(), Rc::from(&b"one"[..])),
+        ("bc/obj/2".to_string(), Rc::from(&b"two"[..])),
     ];
     ensure!(
         s.commit(&objs, "bc/head", None, b"h1").await.map_err(c)?,

@@ -94,9 +94,11 @@ pub trait Store {
     /// transactions (IndexedDB, Durable Objects, a disk store's single fsync) may
     /// override this to do the whole command in one round trip. The default does
     /// them one by one, which is just as safe: unpublished objects are invisible.
+    /// The bytes are shared with the engine's own copy (an `Rc`), so a store that
+    /// keeps values in memory keeps them without copying.
     async fn commit(
         &self,
-        objects: &[(String, Vec<u8>)],
+        objects: &[(String, Rc<[u8]>)],
         key: &str,
         expected: Option<&[u8]>,
         new: &[u8],
@@ -160,7 +162,7 @@ macro_rules! forward_store {
             }
             async fn commit(
                 &self,
-                objects: &[(String, Vec<u8>)],
+                objects: &[(String, Rc<[u8]>)],
                 key: &str,
                 expected: Option<&[u8]>,
                 new: &[u8],
@@ -176,10 +178,11 @@ forward_store!(&S, Rc<S>);
 pub use crate::config::MEMORY_PAGE;
 
 /// An in-memory store. Cloning shares the same map, so clones model several
-/// clients (tabs, isolates) over one backend.
+/// clients (tabs, isolates) over one backend. A commit's values are kept as the
+/// engine made them, shared, not copied.
 #[derive(Clone, Debug, Default)]
 pub struct MemoryStore {
-    map: Rc<RefCell<BTreeMap<String, Vec<u8>>>>,
+    map: Rc<RefCell<BTreeMap<String, Rc<[u8]>>>>,
 }
 
 impl MemoryStore {
@@ -198,17 +201,17 @@ impl MemoryStore {
 
     /// Total bytes of all values held.
     pub fn value_bytes(&self) -> usize {
-        self.map.borrow().values().map(Vec::len).sum()
+        self.map.borrow().values().map(|v| v.len()).sum()
     }
 }
 
 impl Store for MemoryStore {
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        Ok(self.map.borrow().get(key).cloned())
+        Ok(self.map.borrow().get(key).map(|v| v.to_vec()))
     }
 
     async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
-        self.map.borrow_mut().insert(key.into(), value.to_vec());
+        self.map.borrow_mut().insert(key.into(), value.into());
         Ok(())
     }
 
@@ -241,10 +244,29 @@ impl Store for MemoryStore {
         new: &[u8],
     ) -> Result<bool, StoreError> {
         let mut map = self.map.borrow_mut();
-        if map.get(key).map(Vec::as_slice) != expected {
+        if map.get(key).map(|v| &**v) != expected {
             return Ok(false);
         }
-        map.insert(key.into(), new.to_vec());
+        map.insert(key.into(), new.into());
+        Ok(true)
+    }
+
+    /// The objects and the swap under one borrow; a refused swap stores nothing.
+    async fn commit(
+        &self,
+        objects: &[(String, Rc<[u8]>)],
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        let mut map = self.map.borrow_mut();
+        if map.get(key).map(|v| &**v) != expected {
+            return Ok(false);
+        }
+        for (k, v) in objects {
+            map.insert(k.clone(), v.clone());
+        }
+        map.insert(key.into(), new.into());
         Ok(true)
     }
 }

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::ops::Bound;
+use std::rc::Rc;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -42,7 +43,7 @@ pub trait Backend: Send + Sync {
     /// override it; this default is safe because unpublished objects are unread.
     fn commit(
         &self,
-        objects: &[(String, Vec<u8>)],
+        objects: &[(String, Rc<[u8]>)],
         key: &str,
         expected: Option<&[u8]>,
         new: &[u8],
@@ -101,7 +102,7 @@ macro_rules! store_for {
             }
             async fn commit(
                 &self,
-                objects: &[(String, Vec<u8>)],
+                objects: &[(String, Rc<[u8]>)],
                 key: &str,
                 expected: Option<&[u8]>,
                 new: &[u8],
@@ -230,7 +231,7 @@ impl Backend for MemoryBackend {
 
     fn commit(
         &self,
-        objects: &[(String, Vec<u8>)],
+        objects: &[(String, Rc<[u8]>)],
         key: &str,
         expected: Option<&[u8]>,
         new: &[u8],
@@ -240,7 +241,7 @@ impl Backend for MemoryBackend {
             return Ok(false);
         }
         for (k, v) in objects {
-            map.insert(k.clone(), v.clone());
+            map.insert(k.clone(), v.to_vec());
         }
         map.insert(key.to_owned(), new.to_vec());
         Ok(true)

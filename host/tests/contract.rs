@@ -181,9 +181,9 @@ fn ino(dir: &std::path::Path, key: &str) -> u64 {
 }
 
 fn commit(s: &DirBackend, objects: &[(&str, &str)], expected: Option<&str>, head: &str) {
-    let objects: Vec<(String, Vec<u8>)> = objects
+    let objects: Vec<(String, std::rc::Rc<[u8]>)> = objects
         .iter()
-        .map(|(k, v)| (k.to_string(), v.as_bytes().to_vec()))
+        .map(|(k, v)| (k.to_string(), v.as_bytes().into()))
         .collect();
     assert!(
         s.commit(

@@ -22,7 +22,7 @@ use crate::storage::versions::{LOG, LogHead, LogObjects, Op, Pending, RECORD};
 pub(crate) struct Overlay {
     /// The command's time: what it writes, and the directories above, carry it.
     pub now: u64,
-    nodes: BTreeMap<Hash, (Rc<Stored>, Vec<u8>)>,
+    nodes: BTreeMap<Hash, (Rc<Stored>, Rc<[u8]>)>,
     blobs: BTreeMap<Hash, Rc<str>>,
     /// Versions the change records, in order; numbered from `first_version`.
     pub pending: Vec<Pending>,
@@ -96,7 +96,7 @@ impl Overlay {
     fn add_stored(&mut self, stored: Stored) -> Hash {
         let bytes = stored.encode();
         let hash = Hash::of(&bytes);
-        self.nodes.insert(hash, (Rc::new(stored), bytes));
+        self.nodes.insert(hash, (Rc::new(stored), bytes.into()));
         hash
     }
 
@@ -163,7 +163,7 @@ impl Overlay {
 
     /// The writes that publish the sealed log: the new nodes its top reaches, and
     /// their new records.
-    pub fn log_writes(&self) -> Vec<(String, Vec<u8>)> {
+    pub fn log_writes(&self) -> Vec<(String, Rc<[u8]>)> {
         let mut out = Vec::new();
         let mut seen = BTreeSet::new();
         let mut todo: Vec<Hash> = self.log_head.root.into_iter().collect();
@@ -190,7 +190,7 @@ impl Overlay {
     }
 
     /// The writes that publish `root`: only the new objects it reaches.
-    pub fn writes(&self, root: Hash) -> Vec<(String, Vec<u8>)> {
+    pub fn writes(&self, root: Hash) -> Vec<(String, Rc<[u8]>)> {
         let mut out = Vec::new();
         let mut seen = BTreeSet::new();
         let mut todo = vec![root];
@@ -208,7 +208,7 @@ impl Overlay {
                 } else if let Some(b) = self.blobs.get(&hash)
                     && seen.insert(hash)
                 {
-                    out.push((hash.key(BLOB), b.as_bytes().to_vec()));
+                    out.push((hash.key(BLOB), Rc::<[u8]>::from(b.clone())));
                 }
             }
         }

@@ -109,7 +109,7 @@ impl<S: Store> Engine<S> {
         let commit_hash = Hash::of(&commit_bytes);
         let mut writes = overlay.writes(root);
         writes.extend(overlay.log_writes());
-        writes.push((commit_hash.key(COMMIT), commit_bytes));
+        writes.push((commit_hash.key(COMMIT), commit_bytes.into()));
         let new_head = commit_hash.hex();
         let swapped = self
             .store

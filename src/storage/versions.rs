@@ -533,24 +533,25 @@ pub(crate) struct Pending {
 }
 
 /// New log objects of one change, by hash, with their encodings.
+/// (Their encodings are shared with the store's commit: see [`crate::Store::commit`].)
 #[derive(Clone, Debug, Default)]
 pub(crate) struct LogObjects {
-    pub nodes: BTreeMap<Hash, (Rc<LogNode>, Vec<u8>)>,
-    pub records: BTreeMap<Hash, (Rc<Record>, Vec<u8>)>,
+    pub nodes: BTreeMap<Hash, (Rc<LogNode>, Rc<[u8]>)>,
+    pub records: BTreeMap<Hash, (Rc<Record>, Rc<[u8]>)>,
 }
 
 impl LogObjects {
     pub fn add_node(&mut self, node: LogNode) -> Hash {
         let bytes = node.encode();
         let hash = Hash::of(&bytes);
-        self.nodes.insert(hash, (Rc::new(node), bytes));
+        self.nodes.insert(hash, (Rc::new(node), bytes.into()));
         hash
     }
 
     pub fn add_record(&mut self, record: Record) -> Hash {
         let bytes = record.encode();
         let hash = Hash::of(&bytes);
-        self.records.insert(hash, (Rc::new(record), bytes));
+        self.records.insert(hash, (Rc::new(record), bytes.into()));
         hash
     }
 }

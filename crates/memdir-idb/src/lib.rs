@@ -379,7 +379,7 @@ impl Store for IdbStore {
     /// with it (see `head_check`).
     async fn commit(
         &self,
-        objects: &[(String, Vec<u8>)],
+        objects: &[(String, Rc<[u8]>)],
         k: &str,
         expected: Option<&[u8]>,
         new: &[u8],
@@ -403,7 +403,7 @@ impl Store for IdbStore {
         drop(store);
         for (ok, ov) in objects
             .iter()
-            .map(|(k, v)| (k.as_str(), v.as_slice()))
+            .map(|(k, v)| (k.as_str(), &**v))
             .chain([(k, new)])
         {
             match faults

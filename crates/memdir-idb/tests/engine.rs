@@ -11,6 +11,7 @@
 )]
 
 use std::cell::Cell;
+use std::rc::Rc;
 
 use memdir::conformance::{self, Case, POSITIONS};
 use memdir::{Config, Engine, Entry, Page, Store, StoreError};
@@ -104,7 +105,7 @@ impl Store for Probe<'_> {
     }
     async fn commit(
         &self,
-        objects: &[(String, Vec<u8>)],
+        objects: &[(String, Rc<[u8]>)],
         key: &str,
         expected: Option<&[u8]>,
         new: &[u8],

@@ -8,6 +8,8 @@
     clippy::indexing_slicing
 )]
 
+use std::rc::Rc;
+
 use memdir::{Store, StoreError};
 use memdir_idb::{Fault, IdbStore, delete_database};
 use wasm_bindgen::prelude::*;
@@ -92,7 +94,12 @@ async fn data_survives_a_reopen_of_the_database() {
     let store = fresh("reopen").await;
     assert_eq!(
         store
-            .commit(&[("blob/1".into(), vec![1, 2, 3])], "head", None, b"c1")
+            .commit(
+                &[("blob/1".into(), vec![1, 2, 3].into())],
+                "head",
+                None,
+                b"c1"
+            )
             .await,
         Ok(true)
     );
@@ -119,9 +126,9 @@ async fn memories_are_separate_databases() {
 async fn a_refused_commit_writes_none_of_its_objects() {
     let store = fresh("refused").await;
     store.set("head", b"theirs").await.expect("set");
-    let objects = vec![
-        ("tree/x".to_string(), b"t".to_vec()),
-        ("blob/y".to_string(), b"b".to_vec()),
+    let objects: Vec<(String, Rc<[u8]>)> = vec![
+        ("tree/x".to_string(), b"t".to_vec().into()),
+        ("blob/y".to_string(), b"b".to_vec().into()),
     ];
     assert_eq!(
         store.commit(&objects, "head", Some(b"mine"), b"new").await,
@@ -139,8 +146,8 @@ async fn a_refused_commit_writes_none_of_its_objects() {
 async fn commit_fails_at_each_step(ns: &str, steps: usize, fault: fn(usize) -> Fault) {
     let store = fresh(ns).await;
     store.set("head", b"h0").await.expect("set");
-    let objects: Vec<(String, Vec<u8>)> = (0..3)
-        .map(|i| (format!("blob/{i}"), vec![i as u8; 10]))
+    let objects: Vec<(String, Rc<[u8]>)> = (0..3)
+        .map(|i| (format!("blob/{i}"), vec![i as u8; 10].into()))
         .collect();
     for k in 0..steps {
         let struck = store.injected_faults();
@@ -251,7 +258,7 @@ async fn a_full_disk_is_quota_exceeded_and_writes_nothing() {
     let restore = break_indexed_db("quota");
     let result = store
         .commit(
-            &[("blob/a".into(), b"x".to_vec())],
+            &[("blob/a".into(), b"x".to_vec().into())],
             "head",
             Some(b"h0"),
             b"h1",
@@ -280,7 +287,7 @@ async fn a_value_that_is_not_ours_is_failed() {
     // A head we cannot read refuses the commit and writes none of its objects.
     assert_eq!(
         store
-            .commit(&[("blob/z".into(), vec![1])], "head", None, b"h")
+            .commit(&[("blob/z".into(), vec![1].into())], "head", None, b"h")
             .await,
         Err(StoreError::Failed)
     );

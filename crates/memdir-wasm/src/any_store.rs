@@ -4,6 +4,7 @@
 //! Adding a backend (the browser's IndexedDB store) is one variant here and one arm
 //! in each method of the delegation below.
 
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -109,7 +110,7 @@ impl Store for AnyStore {
 
     async fn commit(
         &self,
-        objects: &[(String, Vec<u8>)],
+        objects: &[(String, Rc<[u8]>)],
         key: &str,
         expected: Option<&[u8]>,
         new: &[u8],

@@ -122,15 +122,12 @@ impl Store for DirStore {
 
     async fn commit(
         &self,
-        objects: &[(String, Vec<u8>)],
+        objects: &[(String, Rc<[u8]>)],
         key: &str,
         expected: Option<&[u8]>,
         new: &[u8],
     ) -> Result<bool, StoreError> {
-        let objects: Vec<(&str, &[u8])> = objects
-            .iter()
-            .map(|(k, v)| (k.as_str(), v.as_slice()))
-            .collect();
+        let objects: Vec<(&str, &[u8])> = objects.iter().map(|(k, v)| (k.as_str(), &**v)).collect();
         let op = self
             .core
             .borrow_mut()

@@ -5,6 +5,7 @@
 //! backwards) becomes a `StoreError` here, never a panic and never the JS error's
 //! text: the engine turns the kind into one fixed sentence for the model.
 
+use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
@@ -120,7 +121,7 @@ impl JsStore {
 
     pub async fn commit(
         &self,
-        objects: &[(String, Vec<u8>)],
+        objects: &[(String, Rc<[u8]>)],
         key: &str,
         expected: Option<&[u8]>,
         new: &[u8],
@@ -134,7 +135,7 @@ impl JsStore {
         };
         let list = Array::new_with_length(objects.len() as u32);
         for (i, (k, v)) in objects.iter().enumerate() {
-            let pair = Array::of2(&JsValue::from_str(k), &Uint8Array::from(v.as_slice()));
+            let pair = Array::of2(&JsValue::from_str(k), &Uint8Array::from(&**v));
             list.set(i as u32, pair.into());
         }
         let args = Array::of4(
