@@ -87,7 +87,8 @@ pub use toolset::ToolsetError;
 
 /// Not part of the public API, and may change in any release: hooks this
 /// workspace's own crates and tests use. The version log's stored form (for the
-/// tests that build and measure logs), the path rules' Unicode tables (for the test
+/// tests that build and measure logs), tree nodes in their JSON form (for the tests
+/// that edit stored nodes by hand), the path rules' Unicode tables (for the test
 /// that derives them again from the full tables), and the one JSON text reader the
 /// wasm crate shares so serde_json's parser is compiled once.
 #[doc(hidden)]
@@ -95,6 +96,12 @@ pub mod __hooks {
     pub use crate::json::from_text;
     pub use crate::path::{FORMAT_RANGES, NFKC_SEPARATORS, is_format, is_nfc, nfkc_escapes};
     pub use crate::storage::versions::{LOG_FANOUT, LogNode, Slot, height};
+
+    /// A stored tree object in the JSON form earlier builds wrote (which they, and
+    /// this build, read): what tests parse, edit by hand and store again.
+    pub fn tree_json(bytes: &[u8]) -> Option<alloc::vec::Vec<u8>> {
+        crate::storage::tree::Stored::decode(bytes).map(|s| s.encode_json())
+    }
 }
 
 /// The engine's content hash (SHA-256), exactly as every write computes it: the

@@ -52,6 +52,8 @@ fn sha(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 
+/// The seeded store, its two tree nodes in the JSON form (which every build reads),
+/// so that the cases below can tamper with them as text.
 fn seeded() -> Snapshot {
     let store = MemoryStore::new();
     let entries = [("/memories/a.md", "alpha"), ("/memories/d/b.md", "beta")].map(|(p, c)| Entry {
@@ -59,7 +61,17 @@ fn seeded() -> Snapshot {
         content: Some(c.into()),
     });
     block_on(Engine::new(store.clone(), Config::default()).import(&entries)).unwrap();
-    snapshot(&store)
+    let mut s = snapshot(&store);
+    let binary = |s: &Snapshot, key: &str| -> Value {
+        serde_json::from_slice(&memdir::__hooks::tree_json(&s[key]).unwrap()).unwrap()
+    };
+    let (root, d) = (root_key(&s), child_key_of(&binary(&s, &root_key(&s)), "d"));
+    let (d_json, root_json, commit) = (binary(&s, &d), binary(&s, &root), commit_key(&s));
+    republish_d_over(&mut s, &d_json, root_json);
+    for key in [root, d, commit] {
+        s.remove(&key);
+    }
+    s
 }
 
 fn snapshot(store: &MemoryStore) -> Snapshot {
@@ -83,7 +95,10 @@ fn root_key(s: &Snapshot) -> String {
 
 /// The key of the directory `name` in the root node.
 fn child_key(s: &Snapshot, name: &str) -> String {
-    let root = json_of(s, &root_key(s));
+    child_key_of(&json_of(s, &root_key(s)), name)
+}
+
+fn child_key_of(root: &Value, name: &str) -> String {
     let e = root["e"].as_array().unwrap();
     let entry = e.iter().find(|x| x[0] == name).unwrap();
     let prefix = if entry[1] == "d" { "tree/" } else { "blob/" };
@@ -93,7 +108,41 @@ fn child_key(s: &Snapshot, name: &str) -> String {
 /// Stores `value` under the key its hash names and points the commit and head at
 /// the new root: a tampering a reader cannot catch by hashing.
 fn republish_root(s: &mut Snapshot, root: &Value) {
-    let bytes = serde_json::to_vec(root).unwrap();
+    republish_root_bytes(s, serde_json::to_vec(root).unwrap());
+}
+
+/// The leaf `node` (its JSON form) in the binary form this build writes, written
+/// here from the format's description (src/storage/node_binary.rs), entries sorted
+/// by name as the form requires: so a tampered name is refused by the rules on
+/// names, not by the layout.
+fn binary_leaf(node: &Value) -> Vec<u8> {
+    fn number(out: &mut Vec<u8>, mut n: u64) {
+        while n >= 0x80 {
+            out.push((n & 0x7f) as u8 | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+    }
+    let mut entries: Vec<&Value> = node["e"].as_array().unwrap().iter().collect();
+    entries.sort_by_key(|e| e[0].as_str().unwrap().as_bytes().to_vec());
+    let mut out = b"T1".to_vec();
+    number(&mut out, entries.len() as u64);
+    for e in entries {
+        let name = e[0].as_str().unwrap();
+        number(&mut out, name.len() as u64);
+        out.extend_from_slice(name.as_bytes());
+        let memory = e.as_array().unwrap().len() == 7;
+        out.push(u8::from(e[1] == "d") | if memory { 2 } else { 0 });
+        let hash = e[2].as_str().unwrap();
+        out.extend((0..32).map(|i| u8::from_str_radix(&hash[2 * i..2 * i + 2], 16).unwrap()));
+        for field in if memory { 3..7 } else { 3..5 } {
+            number(&mut out, e[field].as_u64().unwrap());
+        }
+    }
+    out
+}
+
+fn republish_root_bytes(s: &mut Snapshot, bytes: Vec<u8>) {
     let hash = sha(&bytes);
     s.insert(format!("tree/{hash}"), bytes);
     let mut commit = json_of(s, &commit_key(s));
@@ -106,10 +155,16 @@ fn republish_root(s: &mut Snapshot, root: &Value) {
 
 /// The directory `d` replaced by `node`, rehashed all the way up.
 fn republish_d(s: &mut Snapshot, node: &Value) {
+    let root = json_of(s, &root_key(s));
+    republish_d_over(s, node, root);
+}
+
+/// `root` (the JSON of the root node) with its directory `d` replaced by `node`,
+/// stored, and the commit and head pointed at it.
+fn republish_d_over(s: &mut Snapshot, node: &Value, mut root: Value) {
     let bytes = serde_json::to_vec(node).unwrap();
     let hash = sha(&bytes);
     s.insert(format!("tree/{hash}"), bytes);
-    let mut root = json_of(s, &root_key(s));
     for e in root["e"].as_array_mut().unwrap() {
         if e[0] == "d" {
             e[2] = json!(hash);
@@ -150,6 +205,25 @@ fn cases() -> Vec<Case> {
     out.push(Case {
         name: "traversal-name",
         what: "a child of the root renamed ../../../../x.txt, rehashed up to the head",
+        store: s,
+        healthy: [false; 4],
+        writes: false,
+        entries_ok: false,
+    });
+
+    // The untampered root in this writer's binary form reads back as the root, so
+    // the case below is refused for its name alone.
+    let healthy = json_of(&seed, &root_key(&seed));
+    assert_eq!(
+        memdir::__hooks::tree_json(&binary_leaf(&healthy)).unwrap(),
+        serde_json::to_vec(&healthy).unwrap()
+    );
+    let mut s = seed.clone();
+    let root = edit_root_entry(&s, "a.md", |e| e[0] = json!("../../../../x.txt"));
+    republish_root_bytes(&mut s, binary_leaf(&root));
+    out.push(Case {
+        name: "binary-traversal-name",
+        what: "a child of the root renamed ../../../../x.txt in the root's binary form, rehashed up to the head",
         store: s,
         healthy: [false; 4],
         writes: false,

@@ -403,7 +403,7 @@ impl<S: Store> Engine<S> {
         if let Some(n) = overlay.stored(&hash) {
             return Ok(n);
         }
-        if hash == self.empty_root {
+        if hash == self.empty_root || hash == self.json_empty_root {
             return Ok(Rc::new(Stored::Leaf(Rc::new(Node::default()))));
         }
         if let Some(n) = self.cache.node(&hash) {

@@ -1,4 +1,5 @@
-//! The storage layer: the stored data model (`tree`, its JSON in `node_json`, a
+//! The storage layer: the stored data model (`tree`, its leaves' binary form in
+//! `node_binary` and the JSON form earlier builds wrote in `node_json`, a
 //! store's record in `meta`, the version log's format in `versions`), the object
 //! cache (`cache`), a change's new objects (`overlay`), large directories split
 //! across branches (`shard`) and the one compare-and-swap that publishes a change
@@ -23,6 +24,7 @@ use crate::store::Store;
 
 pub(crate) mod cache;
 pub(crate) mod meta;
+pub(crate) mod node_binary;
 pub(crate) mod node_json;
 pub(crate) mod overlay;
 pub(crate) mod publish;
@@ -45,6 +47,9 @@ pub struct Engine<S> {
     pub(in crate::storage) clock: Box<dyn Fn() -> u64>,
     pub(in crate::storage) backoff: Option<Backoff>,
     pub(in crate::storage) empty_root: Hash,
+    /// The empty tree as earlier builds wrote it (JSON): a store they made may name
+    /// it without ever having stored it, as this build may its own.
+    pub(in crate::storage) json_empty_root: Hash,
     pub(in crate::storage) cache: Cache,
     /// The version log's slot where the next retention pass starts: past the slots
     /// a pass cut short has read, so passes over a long log make progress.
@@ -59,6 +64,7 @@ impl<S: Store> Engine<S> {
             clock: Box::new(|| 0),
             backoff: None,
             empty_root: Hash::of(&Node::default().encode()),
+            json_empty_root: Hash::of(&Node::default().encode_json()),
             cache: Cache::default(),
             retain_from: core::cell::Cell::new(1),
         }

@@ -20,7 +20,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::storage::node_json;
+use crate::storage::{node_binary, node_json};
 
 pub const HEAD: &str = "head";
 pub const BLOB: &str = "blob/";
@@ -276,9 +276,15 @@ impl Node {
         self.children.values().map(|c| c.written).max().unwrap_or(0)
     }
 
-    /// The leaf's JSON, written directly ([`crate::storage::node_json`] says why); a test holds it
-    /// equal to serializing [`LeafWire`].
+    /// The leaf as this build stores it: its binary form ([`node_binary`] says why).
     pub fn encode(&self) -> Vec<u8> {
+        node_binary::encode(&self.children)
+    }
+
+    /// The leaf's JSON, the form earlier builds wrote (still read), written directly
+    /// ([`crate::storage::node_json`] says why); a test holds it equal to serializing
+    /// [`LeafWire`]. Tests write it to make old stores, and to edit nodes by hand.
+    pub fn encode_json(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(8 + self.children.len() * 128);
         out.extend_from_slice(b"{\"e\":[");
         for (i, (name, c)) in self.children.iter().enumerate() {
@@ -358,6 +364,14 @@ impl Stored {
         }
     }
 
+    /// The JSON form (a branch has no other): what earlier builds wrote.
+    pub fn encode_json(&self) -> Vec<u8> {
+        match self {
+            Stored::Leaf(n) => n.encode_json(),
+            Stored::Branch(b) => b.encode(),
+        }
+    }
+
     pub fn size(&self) -> u64 {
         match self {
             Stored::Leaf(n) => n.size(),
@@ -372,17 +386,19 @@ impl Stored {
         }
     }
 
-    /// Reads a stored tree object, or `None` if it is not one memdir could have
-    /// written: every name must pass the path rules (a stored tree is input, and a
-    /// name like `..` or one holding a newline must never reach a listing or a
-    /// filesystem), names are unique, sizes add up without passing
+    /// Reads a stored tree object, in either form, or `None` if it is not one memdir
+    /// could have written: every name must pass the path rules (a stored tree is
+    /// input, and a name like `..` or one holding a newline must never reach a
+    /// listing or a filesystem), names are unique, sizes add up without passing
     /// [`MAX_STORED_SIZE`], and a branch's depth and nibbles are in range.
     pub fn decode(bytes: &[u8]) -> Option<Stored> {
+        if bytes.starts_with(node_binary::TAG) {
+            return leaf(node_binary::decode(bytes)?);
+        }
         let wire: WireOwned = serde_json::from_slice(bytes).ok()?;
         match (wire.e, wire.b, wire.s) {
             (Some(e), None, None) => {
-                let mut children = BTreeMap::new();
-                let mut total = 0u64;
+                let mut entries = Vec::with_capacity(e.len());
                 for entry in e {
                     let (name, kind, hash, size, written, mem, created) = match entry {
                         LeafEntry::Plain(n, k, h, s, w) => (n, k, h, s, w, 0, 0),
@@ -396,10 +412,6 @@ impl Stored {
                         "d" => Kind::Dir,
                         _ => return None,
                     };
-                    if !crate::path::is_valid_name(&name) {
-                        return None;
-                    }
-                    total = add_size(total, size)?;
                     let child = Child {
                         kind,
                         hash: Hash::from_hex(&hash)?,
@@ -408,11 +420,9 @@ impl Stored {
                         mem,
                         created,
                     };
-                    if children.insert(name, child).is_some() {
-                        return None;
-                    }
+                    entries.push((name, child));
                 }
-                Some(Stored::Leaf(Rc::new(Node { children })))
+                leaf(entries)
             }
             (None, Some(depth), Some(s)) => {
                 if depth > MAX_BRANCH_DEPTH || s.is_empty() {
@@ -440,6 +450,23 @@ impl Stored {
             _ => None,
         }
     }
+}
+
+/// A leaf of `entries`, read from either form, if they keep the rules of every
+/// stored leaf: names that pass the path rules, each once, sizes that add up.
+fn leaf(entries: Vec<(String, Child)>) -> Option<Stored> {
+    let mut children = BTreeMap::new();
+    let mut total = 0u64;
+    for (name, child) in entries {
+        if !crate::path::is_valid_name(&name) {
+            return None;
+        }
+        total = add_size(total, child.size)?;
+        if children.insert(name, child).is_some() {
+            return None;
+        }
+    }
+    Some(Stored::Leaf(Rc::new(Node { children })))
 }
 
 /// Nibble `depth` of SHA-256 of `name`: which slot of a branch at that depth the
@@ -543,12 +570,18 @@ mod tests {
         );
         n.children
             .insert("a\"é".into(), Child::plain(Kind::Dir, Hash::of(b"y"), 7, 9));
+        // Either form reads as the same node, and re-encodes as it was.
+        for bytes in [n.encode(), n.encode_json()] {
+            assert_eq!(
+                Stored::decode(&bytes),
+                Some(Stored::Leaf(Rc::new(n.clone())))
+            );
+        }
         let bytes = n.encode();
-        assert_eq!(
-            Stored::decode(&bytes),
-            Some(Stored::Leaf(Rc::new(n.clone())))
-        );
+        assert_eq!(bytes.get(..3), Some(&b"T1\x02"[..]));
         assert_eq!(Stored::decode(&bytes).map(|m| m.encode()), Some(bytes));
+        let json = n.encode_json();
+        assert_eq!(Stored::decode(&json).map(|m| m.encode_json()), Some(json));
         assert_eq!(n.size(), 8);
     }
 
@@ -573,7 +606,7 @@ mod tests {
     #[test]
     fn the_hand_written_leaf_encoding_is_serdes() {
         let mut n = Node::default();
-        assert_eq!(n.encode(), serde_encoding(&n));
+        assert_eq!(n.encode_json(), serde_encoding(&n));
         let names = [
             "plain.md",
             "quote\"d",
@@ -601,7 +634,7 @@ mod tests {
             }
             n.children.insert((*name).into(), c);
         }
-        assert_eq!(n.encode(), serde_encoding(&n));
+        assert_eq!(n.encode_json(), serde_encoding(&n));
     }
 
     #[test]
@@ -610,7 +643,17 @@ mod tests {
         let leaf = |name: &str, size: u64| {
             serde_json::to_vec(&serde_json::json!({"e": [[name, "f", h, size, 0]]})).unwrap()
         };
+        // The binary form of the same leaf: the same rules.
+        let binary = |name: &str, size: u64| {
+            let mut n = Node::default();
+            n.children.insert(
+                name.into(),
+                Child::plain(Kind::File, Hash::of(b"x"), size, 0),
+            );
+            n.encode()
+        };
         assert!(Stored::decode(&leaf("ok.md", 1)).is_some());
+        assert!(Stored::decode(&binary("ok.md", 1)).is_some());
         for bad in [
             "..",
             ".",
@@ -622,8 +665,10 @@ mod tests {
             "e\u{301}",
         ] {
             assert_eq!(Stored::decode(&leaf(bad, 1)), None, "{bad:?}");
+            assert_eq!(Stored::decode(&binary(bad, 1)), None, "{bad:?}");
         }
         assert_eq!(Stored::decode(&leaf("big", u64::MAX)), None);
+        assert_eq!(Stored::decode(&binary("big", u64::MAX)), None);
         let two =
             serde_json::json!({"e": [["a", "f", h, MAX_STORED_SIZE, 0], ["b", "f", h, 1, 0]]});
         assert_eq!(

@@ -1,8 +1,12 @@
-//! A store whose version log was written before the fanout of 16 (leaves of 64
-//! slots, and a commit that names no fanout) reads and grows as it was made. The
-//! old store is made from one written now, its log rebuilt at 64: it answers every
-//! version read as the original does, and after the same writes, retention and
-//! redaction on both, still does, its log still of 64.
+//! A store an earlier build wrote reads and grows as it was made. Each old store is
+//! made from one written now, with what that build wrote instead:
+//! - a version log of 64 slots a leaf (its commit names no fanout), its log
+//!   rebuilt at 64: it answers every version read as the original does, and after
+//!   the same writes, retention and redaction on both, still does, its log still
+//!   of 64;
+//! - tree nodes in JSON: every answer the same, before and after the same writes,
+//!   and the nodes a write did not touch still JSON;
+//! - a commit naming the empty tree's JSON form, never stored: an empty memory.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -280,4 +284,140 @@ fn a_log_node_wider_than_its_logs_fanout_is_damage() {
         )
     );
     assert_eq!(dump(&store), before, "nothing was written");
+}
+
+/// The tree under `hash` in `from`, every node in the JSON form, stored in `to`:
+/// its new hash.
+fn json_tree(from: &MemoryStore, to: &MemoryStore, hash: &str) -> String {
+    let json = memdir::__hooks::tree_json(&get(from, &format!("tree/{hash}"))).unwrap();
+    let mut node: Value = serde_json::from_slice(&json).unwrap();
+    // A leaf's directories are [name, "d", hash, ...]; a branch's parts [nibble, hash, ...].
+    if let Some(entries) = node["e"].as_array_mut() {
+        for e in entries.iter_mut().filter(|e| e[1] == "d") {
+            e[2] = json!(json_tree(from, to, e[2].as_str().unwrap()));
+        }
+    } else {
+        for part in node["s"].as_array_mut().unwrap() {
+            part[1] = json!(json_tree(from, to, part[1].as_str().unwrap()));
+        }
+    }
+    put(to, "tree/", &serde_json::to_vec(&node).unwrap())
+}
+
+/// Points `store`'s head at a copy of its commit whose root is `root`.
+fn with_root(store: &MemoryStore, root: &str) {
+    let mut commit = head_commit(store);
+    commit["root"] = json!(root);
+    let c = put(store, "commit/", commit.to_string().as_bytes());
+    block_on(store.set("head", c.as_bytes())).unwrap();
+}
+
+/// Every stored tree node, by form: (binary, JSON).
+fn tree_forms(store: &MemoryStore) -> (usize, usize) {
+    let trees: Vec<Vec<u8>> = dump(store)
+        .into_iter()
+        .filter(|(k, _)| k.starts_with("tree/"))
+        .map(|(_, v)| v)
+        .collect();
+    let binary = trees.iter().filter(|v| v.starts_with(b"T1")).count();
+    (binary, trees.len() - binary)
+}
+
+fn tool(e: &Engine<MemoryStore>, input: Value) -> String {
+    let r = block_on(e.execute(&input));
+    format!("{}{}", if r.is_error { "error: " } else { "" }, r.content)
+}
+
+#[test]
+fn tree_nodes_in_json_read_and_grow_beside_binary_ones() {
+    let now = Rc::new(Cell::new(1_795_000_000_000u64));
+    let store = MemoryStore::new();
+    let e = engine(&store, &now);
+    // 200 files in one directory: a branch and its leaves, beside plain leaves.
+    for i in 0..200 {
+        let input = json!({"command": "create", "path": format!("/memories/big/f{i:03}.md"), "file_text": format!("{i}\n")});
+        assert_eq!(
+            tool(&e, input),
+            format!("File created successfully at: /memories/big/f{i:03}.md")
+        );
+    }
+    for p in ["/memories/a.md", "/memories/d/b.md", "/memories/d/e/c.md"] {
+        tool(&e, json!({"command": "create", "path": p, "file_text": p}));
+    }
+    // Everything but the trees, which come over in JSON.
+    let old = MemoryStore::new();
+    for (k, v) in dump(&store) {
+        if !k.starts_with("tree/") {
+            block_on(old.set(&k, &v)).unwrap();
+        }
+    }
+    let root = json_tree(&store, &old, head_commit(&store)["root"].as_str().unwrap());
+    with_root(&old, &root);
+    let (_, json_nodes) = tree_forms(&old);
+    assert_eq!(tree_forms(&old), (0, json_nodes));
+    assert!(json_nodes > 16, "{json_nodes} JSON nodes");
+
+    let views = |e: &Engine<MemoryStore>| -> Vec<String> {
+        [
+            "/memories",
+            "/memories/big",
+            "/memories/d",
+            "/memories/d/e/c.md",
+            "/memories/big/f150.md",
+        ]
+        .iter()
+        .map(|p| tool(e, json!({"command": "view", "path": p})))
+        .collect()
+    };
+    let o = engine(&old, &now);
+    assert_eq!(views(&o), views(&e));
+    assert_eq!(
+        block_on(o.entries()).unwrap(),
+        block_on(e.entries()).unwrap()
+    );
+    for input in [
+        json!({"command": "str_replace", "path": "/memories/d/b.md", "old_str": "b", "new_str": "B"}),
+        json!({"command": "create", "path": "/memories/big/new.md", "file_text": "new"}),
+        json!({"command": "rename", "old_path": "/memories/d/e", "new_path": "/memories/e"}),
+        json!({"command": "delete", "path": "/memories/big/f007.md"}),
+    ] {
+        now.set(now.get() + 1000);
+        assert_eq!(tool(&o, input.clone()), tool(&e, input));
+    }
+    assert_eq!(views(&o), views(&e));
+    assert_eq!(views(&engine(&old, &now)), views(&engine(&store, &now)));
+    // The nodes those writes made are binary; the ones they did not touch stay JSON.
+    let (binary, json_left) = tree_forms(&old);
+    assert!(
+        binary > 0 && json_left > 0,
+        "{binary} binary, {json_left} JSON"
+    );
+}
+
+#[test]
+fn a_commit_naming_the_empty_trees_json_form_is_an_empty_memory() {
+    // As an earlier build could leave a store: a commit whose root is the empty
+    // tree in JSON, which that build knew without storing it.
+    let store = MemoryStore::new();
+    let e = Engine::new(store.clone(), Config::default());
+    block_on(e.execute(&json!({"command": "create", "path": "/memories/x.md", "file_text": "x"})));
+    let empty: String = Sha256::digest(br#"{"e":[]}"#)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    with_root(&store, &empty);
+    assert_eq!(block_on(store.get(&format!("tree/{empty}"))).unwrap(), None);
+    let e = Engine::new(store.clone(), Config::default());
+    assert_eq!(
+        tool(&e, json!({"command": "view", "path": "/memories"})),
+        "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n0B\t/memories"
+    );
+    assert_eq!(
+        tool(
+            &e,
+            json!({"command": "create", "path": "/memories/y.md", "file_text": "y"})
+        ),
+        "File created successfully at: /memories/y.md"
+    );
+    assert_eq!(block_on(e.entries()).unwrap().len(), 1);
 }
