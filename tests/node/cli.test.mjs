@@ -555,6 +555,39 @@ async function snapshot(root, keep = () => true) {
 }
 
 /**
+ * A stored tree leaf's entries as its JSON form lists them (`[name, "f" | "d", hash,
+ * size, written]`, a file with a memory adding its id and creation time), from
+ * either form: the JSON that earlier builds wrote, or the binary form read here from
+ * its description in src/storage/node_binary.rs (tag `T1`, LEB128 numbers).
+ */
+function leafEntries(bytes) {
+  const b = Buffer.from(bytes);
+  if (b[0] === 0x7b) return JSON.parse(b.toString('utf8')).e;
+  assert.equal(b.subarray(0, 2).toString('latin1'), 'T1', 'a tree leaf');
+  let at = 2;
+  const number = () => {
+    let n = 0n;
+    for (let shift = 0n; ; shift += 7n) {
+      const byte = b[at++];
+      n |= BigInt(byte & 0x7f) << shift;
+      if (byte < 0x80) return Number(n);
+    }
+  };
+  const entries = [];
+  for (let count = number(); count > 0; count--) {
+    const len = number();
+    const name = b.subarray(at, (at += len)).toString('utf8');
+    const flags = b[at++];
+    const hash = b.subarray(at, (at += 32)).toString('hex');
+    const entry = [name, flags & 1 ? 'd' : 'f', hash, number(), number()];
+    if (flags & 2) entry.push(number(), number());
+    entries.push(entry);
+  }
+  assert.equal(at, b.length, 'the whole leaf read');
+  return entries;
+}
+
+/**
  * Alters a store the way an edit of its files could: the root node's child `from` is
  * renamed `to`, written as a consistent new node, commit and head (so only the name
  * is wrong), at the key-value level the engine's own checks never see.
@@ -565,9 +598,10 @@ async function renameStoredChild(storeDir, from, to) {
   const sha = (bytes) => createHash('sha256').update(bytes).digest('hex');
   const head = await store.get('head');
   const commit = JSON.parse(text(await store.get(`commit/${text(head)}`)));
-  const node = JSON.parse(text(await store.get(`tree/${commit.root}`)));
+  const node = { e: leafEntries(await store.get(`tree/${commit.root}`)) };
   assert.ok(node.e.some(([name]) => name === from), `no ${from} in the root node`);
   node.e = node.e.map(([name, ...rest]) => [name === from ? to : name, ...rest]);
+  // Written back in the JSON form, which every build reads.
   const nodeBytes = Buffer.from(JSON.stringify(node));
   await store.set(`tree/${sha(nodeBytes)}`, nodeBytes);
   const commitBytes = Buffer.from(JSON.stringify({ ...commit, root: sha(nodeBytes), parent: text(head) }));
