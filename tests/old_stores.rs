@@ -40,6 +40,16 @@ fn engine(store: &MemoryStore, now: &Rc<Cell<u64>>) -> Engine<MemoryStore> {
     e
 }
 
+/// A store with its record made through the API, an engine over it, and its clock.
+fn api_store() -> (MemoryStore, Rc<Cell<u64>>, Engine<MemoryStore>) {
+    let now = Rc::new(Cell::new(1_795_000_000_000u64));
+    let store = MemoryStore::new();
+    let e = engine(&store, &now);
+    let made = json!({"op": "store.create", "id": STORE_ID, "body": r#"{"name":"Prefs"}"#});
+    call(&e, made);
+    (store, now, e)
+}
+
 fn call(e: &Engine<MemoryStore>, request: Value) -> Value {
     let r = block_on(e.api(&request));
     assert_eq!(r.status, 200, "{request} -> {}", r.body);
@@ -167,13 +177,7 @@ fn widest_node(store: &MemoryStore) -> usize {
 
 #[test]
 fn a_log_written_at_the_first_fanout_reads_and_grows_at_it() {
-    let now = Rc::new(Cell::new(1_795_000_000_000u64));
-    let store = MemoryStore::new();
-    let e = engine(&store, &now);
-    call(
-        &e,
-        json!({"op": "store.create", "id": STORE_ID, "body": r#"{"name":"Prefs"}"#}),
-    );
+    let (store, now, e) = api_store();
     let mut memories = Vec::new();
     for name in ["a", "b", "c"] {
         let body = json!({"path": format!("/{name}.md"), "content": format!("{name} 0")});
@@ -237,13 +241,7 @@ fn a_log_written_at_the_first_fanout_reads_and_grows_at_it() {
 
 #[test]
 fn a_log_node_wider_than_its_logs_fanout_is_damage() {
-    let now = Rc::new(Cell::new(1_795_000_000_000u64));
-    let store = MemoryStore::new();
-    let e = engine(&store, &now);
-    call(
-        &e,
-        json!({"op": "store.create", "id": STORE_ID, "body": r#"{"name":"Prefs"}"#}),
-    );
+    let (store, now, e) = api_store();
     let m = call(
         &e,
         json!({"op": "memory.create", "body": r#"{"path":"/a.md","content":"one"}"#}),

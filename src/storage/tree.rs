@@ -172,10 +172,11 @@ pub struct Part {
     pub count: u64,
 }
 
-/// The wire form of a leaf: `{"e":[[name, "f"|"d", hash, size, written], ...]}`,
-/// a file with a memory id adding `mem, created`;
-/// of a branch: `{"b":depth,"s":[[nibble, hash, size, written, count], ...]}`. JSON
-/// keeps stores inspectable by hand; sorted maps make both canonical.
+/// The JSON form of a leaf (which earlier builds wrote; this one writes
+/// [`node_binary`]'s): `{"e":[[name, "f"|"d", hash, size, written], ...]}`, a file
+/// with a memory id adding `mem, created`; of a branch, the form every build writes:
+/// `{"b":depth,"s":[[nibble, hash, size, written, count], ...]}`. Sorted maps make
+/// both canonical.
 #[cfg(test)]
 #[derive(Serialize)]
 struct LeafWire<'a> {

@@ -11,8 +11,9 @@
 //!   with ([`LOG_FANOUT`] now, [`FIRST_LOG_FANOUT`] for a log whose commit names
 //!   none), so a store written by an earlier build reads and grows as it was made.
 //!   Its nodes are binary (fixed-width hashes and numbers, [`LogNode::encode`]): an
-//!   index rewritten on every write, where JSON's hex doubled the bytes hashed;
-//!   records, trees and commits stay JSON, readable by hand;
+//!   index rewritten on every write, where JSON's hex doubled the bytes hashed (tree
+//!   leaves went binary for the same reason); records and commits stay JSON,
+//!   readable by hand;
 //! - a slot names its record and its blob (so gc and redaction see every blob a
 //!   version holds without reading records) and, in the slot of the version that
 //!   created a memory, that memory's newest version and its time: a memory's id is
