@@ -1,5 +1,6 @@
 //! The storage layer: the stored data model (`tree`, its leaves' binary form in
-//! `node_binary` and the JSON form earlier builds wrote in `node_json`, a
+//! `node_binary` and the JSON form earlier builds wrote in `node_json`, the one
+//! checked reader of the binary forms in `reader`, a
 //! store's record in `meta`, the version log's format in `versions`), the object
 //! cache (`cache`), a change's new objects (`overlay`), large directories split
 //! across branches (`shard`) and the one compare-and-swap that publishes a change
@@ -28,6 +29,7 @@ pub(crate) mod node_binary;
 pub(crate) mod node_json;
 pub(crate) mod overlay;
 pub(crate) mod publish;
+pub(crate) mod reader;
 pub(crate) mod shard;
 pub(crate) mod tree;
 pub(crate) mod versions;

@@ -17,7 +17,8 @@ use alloc::collections::BTreeMap;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::storage::tree::{Child, Hash, Kind};
+use crate::storage::reader::Reader;
+use crate::storage::tree::{Child, Kind};
 
 /// The binary form's first bytes (never `{`, so the JSON form stays recognisable).
 pub const TAG: &[u8; 2] = b"T1";
@@ -60,52 +61,17 @@ pub fn encode(children: &BTreeMap<String, Child>) -> Vec<u8> {
     out
 }
 
-/// Reads the binary form front to back; every read is checked.
-struct Reader<'a>(&'a [u8]);
-
-impl<'a> Reader<'a> {
-    fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
-        let (head, rest) = self.0.split_at_checked(n)?;
-        self.0 = rest;
-        Some(head)
-    }
-
-    fn byte(&mut self) -> Option<u8> {
-        let (&b, rest) = self.0.split_first()?;
-        self.0 = rest;
-        Some(b)
-    }
-
-    /// A LEB128 number in its shortest form, within 64 bits.
-    fn number(&mut self) -> Option<u64> {
-        let mut n = 0u64;
-        for shift in (0..64).step_by(7) {
-            let b = self.byte()?;
-            let part = u64::from(b & 0x7f);
-            if part << shift >> shift != part {
-                return None; // past 64 bits
-            }
-            n |= part << shift;
-            if b & 0x80 == 0 {
-                // A last byte of 0 after others is a longer spelling of a shorter number.
-                return (b != 0 || shift == 0).then_some(n);
-            }
-        }
-        None
-    }
-}
-
 /// The entries of a leaf in the binary form (`bytes` starting with [`TAG`]), in
 /// order, or `None` if memdir could not have written them. The rules every stored
 /// leaf keeps whatever its form (names, sizes) are the caller's.
 pub fn decode(bytes: &[u8]) -> Option<Vec<(String, Child)>> {
-    let mut r = Reader(bytes.strip_prefix(TAG)?);
-    let count = usize::try_from(r.number()?).ok()?;
+    let mut r = Reader::new(bytes.strip_prefix(TAG)?);
+    let count = usize::try_from(r.leb128()?).ok()?;
     // A claimed count is input: room for no more entries than the bytes can hold.
     let mut entries: Vec<(String, Child)> =
-        Vec::with_capacity(count.min(r.0.len() / SHORTEST_ENTRY));
+        Vec::with_capacity(count.min(r.rest().len() / SHORTEST_ENTRY));
     for _ in 0..count {
-        let len = usize::try_from(r.number()?).ok()?;
+        let len = usize::try_from(r.leb128()?).ok()?;
         let name = core::str::from_utf8(r.bytes(len)?).ok()?;
         if entries
             .last()
@@ -119,24 +85,25 @@ pub fn decode(bytes: &[u8]) -> Option<Vec<(String, Child)>> {
             DIR => Kind::Dir,
             _ => return None,
         };
-        let hash = Hash(r.bytes(32)?.try_into().ok()?);
-        let mut child = Child::plain(kind, hash, r.number()?, r.number()?);
+        let hash = r.hash()?;
+        let mut child = Child::plain(kind, hash, r.leb128()?, r.leb128()?);
         if flags == MEMORY {
-            child.mem = r.number()?;
-            child.created = r.number()?;
+            child.mem = r.leb128()?;
+            child.created = r.leb128()?;
             if child.mem == 0 {
                 return None;
             }
         }
         entries.push((String::from(name), child));
     }
-    r.0.is_empty().then_some(entries)
+    r.rest().is_empty().then_some(entries)
 }
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
+    use crate::storage::tree::Hash;
 
     fn child(kind: Kind, i: u8, mem: u64) -> Child {
         Child {
@@ -182,7 +149,7 @@ mod tests {
             let mut out = Vec::new();
             number(&mut out, n);
             assert_eq!(out, bytes, "{n}");
-            assert_eq!(Reader(bytes).number(), Some(n));
+            assert_eq!(Reader::new(bytes).leb128(), Some(n));
         }
         let refused: [&[u8]; 5] = [
             &[0x80, 0x00],                                                 // 0, spelled long
@@ -192,7 +159,7 @@ mod tests {
             &[0x80],                                                       // cut short
         ];
         for bad in refused {
-            assert_eq!(Reader(bad).number(), None, "{bad:?}");
+            assert_eq!(Reader::new(bad).leb128(), None, "{bad:?}");
         }
     }
 

@@ -36,6 +36,7 @@ use alloc::vec::Vec;
 
 use serde::{Deserialize, Serialize};
 
+use crate::storage::reader::Reader;
 use crate::storage::tree::Hash;
 
 pub const LOG: &str = "log/";
@@ -288,25 +289,6 @@ struct LogWire {
 const LEAF_TAG: &[u8; 2] = b"L1";
 const INNER_TAG: &[u8; 2] = b"N1";
 
-/// Reads the binary form, front to back; every read is checked.
-struct Reader<'a>(&'a [u8]);
-
-impl Reader<'_> {
-    fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
-        let (head, rest) = self.0.split_first_chunk::<N>()?;
-        self.0 = rest;
-        Some(*head)
-    }
-
-    fn hash(&mut self) -> Option<Hash> {
-        self.take::<32>().map(Hash)
-    }
-
-    fn number(&mut self) -> Option<u64> {
-        self.take::<8>().map(u64::from_le_bytes)
-    }
-}
-
 impl LogNode {
     /// The binary form: a tag, the count, then per slot the record hash, `0` or `1`
     /// and the blob hash, the head and the time as little-endian u64s; per child of
@@ -346,12 +328,12 @@ impl LogNode {
     /// Reads a stored node, binary or the older JSON, or `None` if memdir could not
     /// have written it (a stored node is input).
     pub fn decode(bytes: &[u8]) -> Option<LogNode> {
-        let mut r = Reader(bytes);
+        let mut r = Reader::new(bytes);
         let tag = r.take::<2>()?;
         if tag.first() == Some(&b'{') {
             return Self::decode_json(bytes);
         }
-        let count = r.take::<1>()?[0];
+        let count = r.byte()?;
         if count == 0 || u64::from(count) > FIRST_LOG_FANOUT {
             return None;
         }
@@ -360,12 +342,12 @@ impl LogNode {
                 let mut slots = Vec::with_capacity(usize::from(count));
                 for _ in 0..count {
                     let record = r.hash()?;
-                    let blob = match r.take::<1>()? {
-                        [0] => None,
-                        [1] => Some(r.hash()?),
+                    let blob = match r.byte()? {
+                        0 => None,
+                        1 => Some(r.hash()?),
                         _ => return None,
                     };
-                    let (head, updated) = (r.number()?, r.number()?);
+                    let (head, updated) = (r.u64_le()?, r.u64_le()?);
                     if record == DROPPED && blob.is_some() {
                         return None;
                     }
@@ -381,7 +363,7 @@ impl LogNode {
             INNER_TAG => LogNode::Inner((0..count).map(|_| r.hash()).collect::<Option<_>>()?),
             _ => return None,
         };
-        r.0.is_empty().then_some(node)
+        r.rest().is_empty().then_some(node)
     }
 
     fn decode_json(bytes: &[u8]) -> Option<LogNode> {
