@@ -106,9 +106,15 @@ fn pass_lines(bytes: &[u8], n: usize) -> (usize, usize) {
     (passed, after)
 }
 
-/// Where `needle` occurs, as byte offsets of non-overlapping matches.
+/// Where `needle` occurs, as byte offsets of non-overlapping matches, leftmost
+/// first (as `str::match_indices`). memchr's SIMD search: the standard library's
+/// two-way search was 4% of an edit. An empty needle matches between characters,
+/// not between bytes, so it stays with the standard library.
 pub fn occurrences(haystack: &str, needle: &str) -> Vec<usize> {
-    haystack.match_indices(needle).map(|(i, _)| i).collect()
+    if needle.is_empty() {
+        return haystack.match_indices(needle).map(|(i, _)| i).collect();
+    }
+    memchr::memmem::find_iter(haystack.as_bytes(), needle.as_bytes()).collect()
 }
 
 /// The 1-based line on which each byte offset lies (offsets ascending).
@@ -117,8 +123,9 @@ pub fn lines_of(content: &str, offsets: &[usize]) -> Vec<usize> {
     let (mut line, mut scanned) = (1, 0);
     for &off in offsets {
         line += content
+            .as_bytes()
             .get(scanned..off)
-            .map_or(0, |s| s.bytes().filter(|&b| b == b'\n').count());
+            .map_or(0, |s| memchr::memchr_iter(b'\n', s).count());
         scanned = off;
         out.push(line);
     }
@@ -136,11 +143,12 @@ pub fn insert(content: &str, after: usize, text: &str) -> String {
         out.push_str(content);
         return out;
     }
-    // Byte offset of the end of line `after` (where its `\n` is, or the end).
-    let end = content
-        .match_indices('\n')
-        .nth(after - 1)
-        .map_or(content.len(), |(i, _)| i);
+    // Byte offset of the end of line `after` (where its `\n` is, or the end): the
+    // lines before it passed over in counted blocks, not visited one by one.
+    let end = match pass_lines(content.as_bytes(), after) {
+        (passed, next) if passed == after => next - 1,
+        _ => content.len(),
+    };
     let (head, tail) = content.split_at(end);
     out.push_str(head);
     out.push('\n');
@@ -216,6 +224,52 @@ mod tests {
                         assert_eq!(got, want, "{lines}x{width}{tail:?} {window} {first}");
                     }
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn edits_find_what_the_standard_library_finds() {
+        let long: String = (0..3000).map(|i| format!("l{i} aa\n")).collect();
+        let texts = [
+            "",
+            "a",
+            "aaa",
+            "aaaa\n",
+            "é\n漢字\n\nx aa\n",
+            "\n\n\n",
+            &long,
+        ];
+        for text in texts {
+            for needle in [
+                "",
+                "a",
+                "aa",
+                "\n",
+                "字",
+                "aa\nl",
+                "x",
+                "l2999 aa\n",
+                "missing",
+            ] {
+                let want: Vec<usize> = text.match_indices(needle).map(|(i, _)| i).collect();
+                assert_eq!(occurrences(text, needle), want, "{needle:?} in {text:.20?}");
+                let lines: Vec<usize> = want
+                    .iter()
+                    .map(|&i| text[..i].split('\n').count())
+                    .collect();
+                assert_eq!(lines_of(text, &want), lines, "{needle:?} in {text:.20?}");
+            }
+            let std: Vec<&str> = text.split('\n').collect();
+            for after in [0, 1, 2, std.len() / 2, std.len() - 1, std.len()] {
+                let after = after.min(std.len());
+                let mut want = std.clone();
+                want.insert(after, "new");
+                assert_eq!(
+                    insert(text, after, "new\n"),
+                    want.join("\n"),
+                    "{text:.20?} {after}"
+                );
             }
         }
     }
