@@ -555,7 +555,7 @@ impl<S: Store> Engine<S> {
                 if out.len() >= walk.want {
                     return Ok(());
                 }
-                let resume = match first.map(|f| name.as_str().cmp(f)) {
+                let resume = match first.map(|f| name.as_bytes().cmp(f.as_bytes())) {
                     Some(Ordering::Less) => continue,
                     Some(Ordering::Equal) if rest.is_empty() => continue,
                     Some(Ordering::Equal) => Some(rest),

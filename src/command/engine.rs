@@ -145,7 +145,7 @@ impl<S: Store> Engine<S> {
         let head = self.read_head().await?;
         let node = self.dir(&Overlay::default(), head.root).await?;
         let entries = render::visible(&node)
-            .map(|(name, c)| (name.clone(), c.size, c.kind == Kind::Dir))
+            .map(|(name, c)| (String::from(name), c.size, c.kind == Kind::Dir))
             .collect();
         Ok((node.size(), entries))
     }

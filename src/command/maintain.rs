@@ -354,7 +354,9 @@ fn sweep(
     gone: &mut Vec<(String, Child)>,
 ) -> Option<Child> {
     let node = loaded.get(&hash)?;
-    let mut rebuilt: Option<Node> = None;
+    // What changes, in name order: applied in one pass at the end, since a
+    // directory may be large and each removal from its entries moves the rest.
+    let mut changes: Vec<(&str, Option<Child>)> = Vec::new();
     for (name, child) in &node.children {
         let here = format!("{path}/{name}");
         let keep = if child.written < cutoff {
@@ -375,13 +377,20 @@ fn sweep(
         } else {
             continue;
         };
-        let n = rebuilt.get_or_insert_with(|| (**node).clone());
-        match keep {
-            Some(c) => n.children.insert(name.clone(), c),
-            None => n.children.remove(name),
-        };
+        changes.push((name, keep));
     }
-    rebuilt.map(|n| overlay.add_dir(n))
+    if changes.is_empty() {
+        return None;
+    }
+    let mut rebuilt = (**node).clone();
+    let mut changes = changes.into_iter().peekable();
+    rebuilt.children.retain_map(|name, child| {
+        match changes.next_if(|(changed, _)| *changed == &**name) {
+            Some((_, keep)) => keep,
+            None => Some(child),
+        }
+    });
+    Some(overlay.add_dir(rebuilt))
 }
 
 /// A tree being assembled for `import`, sealed bottom-up into nodes.
@@ -460,7 +469,7 @@ impl Draft {
                 }
                 DraftItem::Dir(d) => d.seal(overlay, &here, old, seen),
             };
-            node.children.insert(name.clone(), child);
+            node.children.set(name, child);
         }
         overlay.add_dir(node)
     }

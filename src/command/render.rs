@@ -202,8 +202,11 @@ pub const SNIPPET_HEADER: &str = "The memory file has been edited. Here is the s
 // ---- views --------------------------------------------------------------
 
 /// Children a directory view lists: not hidden, not `node_modules`.
-pub(crate) fn visible(node: &Node) -> impl Iterator<Item = (&String, &Child)> {
-    node.children.iter().filter(|(name, _)| is_visible(name))
+pub(crate) fn visible(node: &Node) -> impl Iterator<Item = (&str, &Child)> {
+    node.children
+        .iter()
+        .map(|(name, c)| (&**name, c))
+        .filter(|(name, _)| is_visible(name))
 }
 
 /// Whether a listing shows an entry of this name (hidden names and `node_modules`

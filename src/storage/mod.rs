@@ -1,5 +1,6 @@
-//! The storage layer: the stored data model (`tree`, its leaves' binary form in
-//! `node_binary` and the JSON form earlier builds wrote in `node_json`, the one
+//! The storage layer: the stored data model (`tree`, a directory's `entries`, its
+//! leaves' binary form in `node_binary` and the JSON form earlier builds wrote in
+//! `node_json`, the one
 //! checked reader of the binary forms in `reader`, a
 //! store's record in `meta`, the version log's format in `versions`), the object
 //! cache (`cache`), a change's new objects (`overlay`), large directories split
@@ -24,6 +25,7 @@ use crate::config::Config;
 use crate::store::Store;
 
 pub(crate) mod cache;
+pub(crate) mod entries;
 pub(crate) mod meta;
 pub(crate) mod node_binary;
 pub(crate) mod node_json;

@@ -13,10 +13,9 @@
 //! encoding; [`decode`] refuses anything else. Branches stay JSON: only directories
 //! of more than `LEAF_MAX` entries have them.
 
-use alloc::collections::BTreeMap;
-use alloc::string::String;
 use alloc::vec::Vec;
 
+use crate::storage::entries::{Entries, Name};
 use crate::storage::reader::Reader;
 use crate::storage::tree::{Child, Kind};
 
@@ -38,9 +37,9 @@ fn number(out: &mut Vec<u8>, mut n: u64) {
 }
 
 /// The leaf holding `children`.
-pub fn encode(children: &BTreeMap<String, Child>) -> Vec<u8> {
+pub fn encode(children: &Entries) -> Vec<u8> {
     // An entry is at most 50 bytes besides its name: sized once, never grown.
-    let names: usize = children.keys().map(String::len).sum();
+    let names: usize = children.iter().map(|(name, _)| name.len()).sum();
     let mut out = Vec::with_capacity(TAG.len() + 10 + names + children.len() * 52);
     out.extend_from_slice(TAG);
     number(&mut out, children.len() as u64);
@@ -64,21 +63,14 @@ pub fn encode(children: &BTreeMap<String, Child>) -> Vec<u8> {
 /// The entries of a leaf in the binary form (`bytes` starting with [`TAG`]), in
 /// order, or `None` if memdir could not have written them. The rules every stored
 /// leaf keeps whatever its form (names, sizes) are the caller's.
-pub fn decode(bytes: &[u8]) -> Option<Vec<(String, Child)>> {
+pub fn decode(bytes: &[u8]) -> Option<Entries> {
     let mut r = Reader::new(bytes.strip_prefix(TAG)?);
     let count = usize::try_from(r.leb128()?).ok()?;
     // A claimed count is input: room for no more entries than the bytes can hold.
-    let mut entries: Vec<(String, Child)> =
-        Vec::with_capacity(count.min(r.rest().len() / SHORTEST_ENTRY));
+    let mut entries = Entries::with_capacity(count.min(r.rest().len() / SHORTEST_ENTRY));
     for _ in 0..count {
         let len = usize::try_from(r.leb128()?).ok()?;
         let name = core::str::from_utf8(r.bytes(len)?).ok()?;
-        if entries
-            .last()
-            .is_some_and(|(last, _)| last.as_str() >= name)
-        {
-            return None;
-        }
         let flags = r.byte()?;
         let kind = match flags {
             0 | MEMORY => Kind::File,
@@ -94,7 +86,8 @@ pub fn decode(bytes: &[u8]) -> Option<Vec<(String, Child)>> {
                 return None;
             }
         }
-        entries.push((String::from(name), child));
+        // Strictly ascending, or refused.
+        entries.push_last(Name::from(name), child).ok()?;
     }
     r.rest().is_empty().then_some(entries)
 }
@@ -116,8 +109,8 @@ mod tests {
         }
     }
 
-    fn leaf() -> BTreeMap<String, Child> {
-        let mut m = BTreeMap::new();
+    fn leaf() -> Entries {
+        let mut m = Entries::new();
         m.insert("a.md".into(), child(Kind::File, 1, 7));
         m.insert("dir".into(), child(Kind::Dir, 2, 0));
         m.insert("plain".into(), child(Kind::File, 3, 0));
@@ -127,11 +120,11 @@ mod tests {
 
     #[test]
     fn leaves_round_trip() {
-        for m in [BTreeMap::new(), leaf()] {
+        for m in [Entries::new(), leaf()] {
             let bytes = encode(&m);
-            assert_eq!(decode(&bytes), Some(m.into_iter().collect()));
+            assert_eq!(decode(&bytes), Some(m));
         }
-        assert_eq!(encode(&BTreeMap::new()), b"T1\x00");
+        assert_eq!(encode(&Entries::new()), b"T1\x00");
     }
 
     #[test]
@@ -181,22 +174,22 @@ mod tests {
             let mut bytes = encode(&m);
             // `dir` again, appended after `ünï €` and counted: out of order.
             bytes[2] += 1;
-            let mut tail = BTreeMap::new();
-            tail.insert(String::from("dir"), d);
+            let mut tail = Entries::new();
+            tail.set("dir", d);
             bytes.extend_from_slice(&encode(&tail)[3..]);
             bytes
         };
         let twice = {
             let mut bytes = encode(&leaf());
             bytes[2] += 1;
-            let mut tail = BTreeMap::new();
-            tail.insert(String::from("ünï €"), child(Kind::File, 4, u64::MAX));
+            let mut tail = Entries::new();
+            tail.set("ünï €", child(Kind::File, 4, u64::MAX));
             bytes.extend_from_slice(&encode(&tail)[3..]);
             bytes
         };
         let no_id = {
-            let mut m = BTreeMap::new();
-            m.insert(String::from("a"), child(Kind::File, 1, 0));
+            let mut m = Entries::new();
+            m.set("a", child(Kind::File, 1, 0));
             let mut bytes = encode(&m);
             bytes[4] = MEMORY; // flags say a memory follows: its id is 0 and then nothing
             bytes.extend_from_slice(&[0, 0]);
@@ -217,8 +210,8 @@ mod tests {
         for (what, bad) in refused {
             assert_eq!(decode(&bad), None, "{what}");
         }
-        let mut not_utf8 = BTreeMap::new();
-        not_utf8.insert(String::from("ab"), child(Kind::File, 1, 0));
+        let mut not_utf8 = Entries::new();
+        not_utf8.set("ab", child(Kind::File, 1, 0));
         let mut bytes = encode(&not_utf8);
         bytes[4] = 0xff;
         assert_eq!(decode(&bytes), None, "a name that is not UTF-8");

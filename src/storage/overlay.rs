@@ -10,6 +10,7 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::storage::cache::Head;
+use crate::storage::entries::Entries;
 use crate::storage::meta::StoreMeta;
 use crate::storage::tree::{
     BLOB, Branch, Child, FANOUT, Hash, Kind, LEAF_MAX, MAX_BRANCH_DEPTH, Node, Part, Stored, TREE,
@@ -109,7 +110,7 @@ impl Overlay {
 
     /// The entries of one part of a directory (those whose names agree on the
     /// first `depth` nibbles): a leaf if they are few, else a branch at `depth`.
-    pub fn add_part(&mut self, entries: BTreeMap<String, Child>, depth: u8) -> Part {
+    pub fn add_part(&mut self, entries: Entries, depth: u8) -> Part {
         let count = entries.len() as u64;
         if entries.len() <= LEAF_MAX || depth > MAX_BRANCH_DEPTH {
             let node = Node { children: entries };
@@ -122,11 +123,7 @@ impl Overlay {
                 count,
             };
         }
-        let mut parts: BTreeMap<u8, BTreeMap<String, Child>> = BTreeMap::new();
-        for (name, child) in entries {
-            let k = nibble(&name, depth) % FANOUT;
-            parts.entry(k).or_default().insert(name, child);
-        }
+        let parts = entries.split_by(|name| nibble(name, depth) % FANOUT);
         // Inserted, not collected: collecting into a B-tree compiles a stable sort
         // for its element type, several KiB of wasm.
         let mut slots = BTreeMap::new();

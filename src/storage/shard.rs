@@ -5,13 +5,13 @@
 //! directory as a map of names.
 
 use alloc::boxed::Box;
-use alloc::collections::BTreeMap;
 use alloc::rc::Rc;
-use alloc::string::String;
 use alloc::vec;
+use alloc::vec::Vec;
 
 use crate::error::ToolError;
 use crate::storage::Engine;
+use crate::storage::entries::{Entries, Name};
 use crate::storage::overlay::Overlay;
 use crate::storage::tree::{Child, FANOUT, Hash, Kind, LEAF_MAX, Node, Part, Stored, nibble};
 use crate::store::Store;
@@ -30,7 +30,7 @@ impl<S: Store> Engine<S> {
         if branch.depth != 0 {
             return Err(ToolError::Damaged);
         }
-        let mut out = Node::default();
+        let mut entries = Vec::new();
         // (slot, the nibbles on its way, the depth a branch there must have)
         let mut todo = vec![(branch, vec![])];
         while let Some((b, way)) = todo.pop() {
@@ -48,17 +48,18 @@ impl<S: Store> Engine<S> {
                     Stored::Branch(_) => return Err(ToolError::Damaged),
                     Stored::Leaf(leaf) => {
                         for (name, child) in &leaf.children {
-                            if !belongs(name, &way)
-                                || out.children.insert(name.clone(), *child).is_some()
-                            {
+                            if !belongs(name, &way) {
                                 return Err(ToolError::Damaged);
                             }
+                            entries.push((name.clone(), *child));
                         }
                     }
                 }
             }
         }
-        Ok(Rc::new(out))
+        // Gathered in slot order and sorted once; a name twice is damage.
+        let children = Entries::from_unsorted(entries).map_err(|_| ToolError::Damaged)?;
+        Ok(Rc::new(Node { children }))
     }
 
     /// The entry `name` of the directory whose top node is `hash`.
@@ -99,7 +100,7 @@ impl<S: Store> Engine<S> {
         let slot = self.part_set(overlay, hash, 0, name, entry).await?;
         let slot = match slot {
             Some(s) => s,
-            None => overlay.add_part(BTreeMap::new(), 0),
+            None => overlay.add_part(Entries::new(), 0),
         };
         Ok(Child::plain(
             Kind::Dir,
@@ -144,7 +145,9 @@ impl<S: Store> Engine<S> {
                         .await?
                 }
                 None => entry.map(|c| {
-                    overlay.add_part(BTreeMap::from([(String::from(name), c)]), depth + 1)
+                    let mut one = Entries::new();
+                    one.set(name, c);
+                    overlay.add_part(one, depth + 1)
                 }),
             };
             let mut branch = branch;
@@ -157,25 +160,26 @@ impl<S: Store> Engine<S> {
             }
             // Few enough entries for one leaf again: gather them (at most
             // LEAF_MAX, from at most FANOUT parts) and lay them out afresh.
-            let mut entries = BTreeMap::new();
+            let mut entries = Vec::new();
             for slot in branch.slots.values() {
-                let gathered = self.gather(overlay, slot.hash).await?;
-                entries.extend(gathered);
+                self.gather(overlay, slot.hash, &mut entries).await?;
             }
             if entries.is_empty() {
                 return Ok(None);
             }
+            let entries = Entries::from_unsorted(entries).map_err(|_| ToolError::Damaged)?;
             Ok(Some(overlay.add_part(entries, depth)))
         })
     }
 
-    /// Every entry beneath a part of a directory that holds at most [`LEAF_MAX`].
+    /// Adds to `out` every entry beneath a part of a directory that holds at most
+    /// [`LEAF_MAX`] (with those `out` holds already).
     async fn gather(
         &self,
         overlay: &Overlay,
         hash: Hash,
-    ) -> Result<BTreeMap<String, Child>, ToolError> {
-        let mut out = BTreeMap::new();
+        out: &mut Vec<(Name, Child)>,
+    ) -> Result<(), ToolError> {
         let mut todo = vec![hash];
         while let Some(h) = todo.pop() {
             match &*self.stored(overlay, h).await? {
@@ -188,7 +192,7 @@ impl<S: Store> Engine<S> {
                 return Err(ToolError::Damaged);
             }
         }
-        Ok(out)
+        Ok(())
     }
 }
 

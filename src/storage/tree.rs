@@ -20,6 +20,7 @@ use alloc::vec::Vec;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::storage::entries::{Entries, Name};
 use crate::storage::{node_binary, node_json};
 
 pub const HEAD: &str = "head";
@@ -144,7 +145,7 @@ pub use crate::config::{MAX_NESTING, MAX_STORED_SIZE};
 /// their names, which is also the order views list them in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Node {
-    pub children: BTreeMap<String, Child>,
+    pub children: Entries,
 }
 
 /// One stored tree object: all of a directory's entries (a leaf), or one level of
@@ -421,9 +422,9 @@ impl Stored {
                         mem,
                         created,
                     };
-                    entries.push((name, child));
+                    entries.push((Name::from(name), child));
                 }
-                leaf(entries)
+                leaf(Entries::from_unsorted(entries).ok()?)
             }
             (None, Some(depth), Some(s)) => {
                 if depth > MAX_BRANCH_DEPTH || s.is_empty() {
@@ -453,19 +454,16 @@ impl Stored {
     }
 }
 
-/// A leaf of `entries`, read from either form, if they keep the rules of every
-/// stored leaf: names that pass the path rules, each once, sizes that add up.
-fn leaf(entries: Vec<(String, Child)>) -> Option<Stored> {
-    let mut children = BTreeMap::new();
+/// A leaf of `children` (unique names, as [`Entries`] holds them), read from
+/// either form, if they keep the rules of every stored leaf: names that pass the
+/// path rules, sizes that add up.
+fn leaf(children: Entries) -> Option<Stored> {
     let mut total = 0u64;
-    for (name, child) in entries {
-        if !crate::path::is_valid_name(&name) {
+    for (name, child) in &children {
+        if !crate::path::is_valid_name(name) {
             return None;
         }
         total = add_size(total, child.size)?;
-        if children.insert(name, child).is_some() {
-            return None;
-        }
     }
     Some(Stored::Leaf(Rc::new(Node { children })))
 }
