@@ -46,8 +46,10 @@ impl<'a> Index<'a> {
     }
 
     /// Lines `first..` (numbered from 1) to the last; none among those the window
-    /// passed over (never asked for), nor past the last.
-    pub fn lines_from(&self, first: usize) -> impl Iterator<Item = &'a str> + '_ {
+    /// passed over (never asked for), nor past the last. As bytes: they are written
+    /// into an answer checked as UTF-8 once, and slicing them as text checked both
+    /// ends of every line for a character boundary.
+    pub fn lines_from(&self, first: usize) -> impl Iterator<Item = &'a [u8]> + '_ {
         let content = self.content;
         let bytes = content.as_bytes();
         let rest = bytes.get(self.skipped_to..).unwrap_or_default();
@@ -67,8 +69,7 @@ impl<'a> Index<'a> {
             .chain(core::iter::once(content.len()))
             .take(lines)
             .map(move |end| {
-                // `\n` is ASCII, so both ends are character boundaries.
-                let line = content.get(start..end).unwrap_or_default();
+                let line = bytes.get(start..end).unwrap_or_default();
                 start = end + 1;
                 line
             })
@@ -163,6 +164,10 @@ mod tests {
     use super::*;
     use alloc::format;
 
+    fn as_text(line: &[u8]) -> &str {
+        core::str::from_utf8(line).unwrap()
+    }
+
     #[test]
     fn the_index_follows_str_split() {
         for text in [
@@ -184,7 +189,7 @@ mod tests {
                 // refusal names every line).
                 assert_eq!(index.count(), std.len(), "{text:?} from {window}");
                 for first in window..=std.len() + 2 {
-                    let ours: Vec<&str> = index.lines_from(first).collect();
+                    let ours: Vec<&str> = index.lines_from(first).map(as_text).collect();
                     let want = std.get(first - 1..).unwrap_or_default();
                     assert_eq!(ours, want, "{text:?} window {window}, from line {first}");
                 }
@@ -192,7 +197,7 @@ mod tests {
                 // past a short text's end are still listed right), never a wrong line.
                 assert_eq!(index.lines_from(0).count(), 0, "{text:?} {window}");
                 for first in 1..window {
-                    let ours: Vec<&str> = index.lines_from(first).collect();
+                    let ours: Vec<&str> = index.lines_from(first).map(as_text).collect();
                     let passed = first < window.min(std.len());
                     let want = if passed { &[][..] } else { &std[first - 1..] };
                     assert_eq!(ours, want, "{text:?} window {window}, from line {first}");
@@ -218,7 +223,8 @@ mod tests {
                     let index = Index::window(&text, usize::MAX, window).unwrap();
                     assert_eq!(index.count(), n, "{lines}x{width}{tail:?} {window}");
                     for first in [window, window + 1, window + 700] {
-                        let got: Vec<&str> = index.lines_from(first).take(21).collect();
+                        let got: Vec<&str> =
+                            index.lines_from(first).take(21).map(as_text).collect();
                         let want: Vec<&str> =
                             std.iter().skip(first - 1).take(21).copied().collect();
                         assert_eq!(got, want, "{lines}x{width}{tail:?} {window} {first}");

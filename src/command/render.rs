@@ -101,8 +101,9 @@ impl Numbering {
         }
     }
 
-    /// Writes the current number's line, after a newline unless it is the `first`.
-    pub(crate) fn push(&mut self, first: bool, line: &str) {
+    /// Writes the current number's line (a whole line of UTF-8 text), after a
+    /// newline unless it is the `first`.
+    pub(crate) fn push(&mut self, first: bool, line: &[u8]) {
         if self.len <= 6 {
             // The newline, the padded number and the TAB as one piece of fixed
             // size: plain stores, where a piece of any length was a copy call.
@@ -125,7 +126,7 @@ impl Numbering {
                 .extend_from_slice(self.digits.get(20 - self.len..).unwrap_or_default());
             self.out.push(b'\t');
         }
-        self.out.extend_from_slice(line.as_bytes());
+        self.out.extend_from_slice(line);
         self.step();
     }
 
@@ -266,7 +267,7 @@ pub(crate) fn view_file(
         let number = start + i;
         let first = i == 0;
         if !fits {
-            let cost = 7.max(1 + digits(number)) + line.chars().count() + usize::from(!first);
+            let cost = 7.max(1 + digits(number)) + chars(line) + usize::from(!first);
             if !first && used + cost > limit {
                 numbering.push_text("\n");
                 numbering.push_text(&cut_hint(limit, number - 1, n, end));
@@ -277,6 +278,11 @@ pub(crate) fn view_file(
         numbering.push(first, line);
     }
     Ok(numbering.finish())
+}
+
+/// The characters of a line of UTF-8 text: its bytes that do not continue one.
+fn chars(line: &[u8]) -> usize {
+    line.iter().filter(|&&b| (b as i8) >= -0x40).count()
 }
 
 /// `view_range` as the lines `start..=end` of `n`, or the refusal naming which
@@ -412,12 +418,25 @@ mod tests {
     }
 
     #[test]
+    fn a_lines_characters_are_counted_from_its_bytes() {
+        for line in [
+            "",
+            "plain",
+            "é",
+            "漢字 and 🦀",
+            "\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}",
+        ] {
+            assert_eq!(chars(line.as_bytes()), line.chars().count(), "{line:?}");
+        }
+    }
+
+    #[test]
     fn numbered_lines_follow_the_format_across_every_digit_carry() {
         for first in [0, 1, 7, 95, 99_990, 999_990, 9_999_990] {
             let mut counted = Numbering::new(String::from("head\n"), first);
             let mut want = String::from("head\n");
             for i in 0..20 {
-                counted.push(i == 0, "line é");
+                counted.push(i == 0, "line é".as_bytes());
                 let n = first + i;
                 want.push_str(&format!("{}{n:>6}\tline é", if i == 0 { "" } else { "\n" }));
             }
@@ -445,7 +464,7 @@ mod tests {
         let mut want = String::new();
         for (i, n) in numbers.into_iter().enumerate() {
             out.jump(n);
-            out.push(i == 0, "text");
+            out.push(i == 0, b"text");
             out.push_text(" and");
             want.push_str(&format!(
                 "{}{n:>6}\ttext and",

@@ -297,7 +297,10 @@ impl<S: Store> Engine<S> {
             {
                 let n = at(line, "line_number").as_u64().unwrap_or_default();
                 found.jump(usize::try_from(n).unwrap_or_default());
-                found.push(false, at(line, "text").as_str().unwrap_or_default());
+                found.push(
+                    false,
+                    at(line, "text").as_str().unwrap_or_default().as_bytes(),
+                );
             }
         }
         let mut out = found.finish();
