@@ -152,6 +152,99 @@ fn growing_past_a_leaf_and_shrinking_back_gives_the_layout_an_import_gives() {
 }
 
 #[test]
+fn moves_within_and_across_large_directories_give_the_layout_an_import_gives() {
+    // A move rewrites each directory on its ways once (both of its names in one
+    // leaf, in one branch's slots or in two directories): the result must still be
+    // the layout a fresh import of the same entries makes, as it grows past a leaf
+    // and shrinks back (every directory's shape, leaves and branches).
+    let store = MemoryStore::new();
+    let engine = Engine::new(store.clone(), Config::default());
+    let mut model: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let mut entries: Vec<Entry> = ["/memories/d", "/memories/e"]
+        .iter()
+        .map(|d| Entry {
+            path: (*d).into(),
+            content: None,
+        })
+        .collect();
+    for (dir, n) in [("d", 130), ("e", 126)] {
+        for i in 0..n {
+            let path = format!("/memories/{dir}/n{i:04}");
+            entries.push(file(&path, &format!("{dir}{i}")));
+            model.insert(path, Some(format!("{dir}{i}")));
+        }
+    }
+    block_on(engine.import(&entries)).unwrap();
+    let moves = (0..12)
+        .map(|i| {
+            (
+                format!("/memories/d/n{i:04}"),
+                format!("/memories/d/m{i:04}"),
+            )
+        })
+        .chain((12..16).map(|i| {
+            (
+                format!("/memories/d/n{i:04}"),
+                format!("/memories/e/k{i:04}"),
+            )
+        }))
+        .chain((0..6).map(|i| {
+            (
+                format!("/memories/e/n{i:04}"),
+                format!("/memories/f/g/n{i:04}"),
+            )
+        }))
+        .chain((16..20).map(|i| {
+            (
+                format!("/memories/e/n{i:04}"),
+                format!("/memories/d/k{i:04}"),
+            )
+        }));
+    for (from, to) in moves {
+        let r = block_on(
+            engine.execute(&json!({"command": "rename", "old_path": from, "new_path": to})),
+        );
+        assert!(!r.is_error, "{from} -> {to}: {}", r.content);
+        let content = model.remove(&from).unwrap();
+        model.insert(to.clone(), content);
+        let mut want: Vec<Entry> = Vec::new();
+        let mut dirs: Vec<String> = model
+            .keys()
+            .flat_map(|p| {
+                let parts: Vec<&str> = p.split('/').collect();
+                (3..parts.len()).map(move |k| parts[..k].join("/"))
+            })
+            .chain(["/memories/d".into(), "/memories/e".into()])
+            .collect();
+        dirs.sort();
+        dirs.dedup();
+        want.extend(dirs.into_iter().map(|d| Entry {
+            path: d,
+            content: None,
+        }));
+        want.extend(model.iter().map(|(p, c)| Entry {
+            path: p.clone(),
+            content: c.clone(),
+        }));
+        want.sort_by(|a, b| a.path.cmp(&b.path));
+        assert_eq!(
+            block_on(engine.entries()).unwrap(),
+            want,
+            "after {from} -> {to}"
+        );
+        let fresh = MemoryStore::new();
+        block_on(Engine::new(fresh.clone(), Config::default()).import(&want)).unwrap();
+        // Shapes, not hashes: a moved file keeps its memory id, which an import
+        // of the same paths numbers afresh.
+        assert_eq!(
+            layout(&store, &root_key(&store)),
+            layout(&fresh, &root_key(&fresh)),
+            "layout after {from} -> {to}"
+        );
+    }
+}
+
+#[test]
 fn every_entry_of_a_directory_of_50000_files_is_reached_by_paging_its_view() {
     let engine = Engine::new(MemoryStore::new(), Config::default());
     block_on(engine.import(&flat(50_000))).unwrap();

@@ -403,8 +403,13 @@ impl<S: Store> Engine<S> {
                 };
                 next.written = overlay.now;
                 overlay.version(mem, Op::Modified, store_path(target), Some(&next));
-                let without = self.put(&mut overlay, head.root, &from, None).await?;
-                let root = self.put(&mut overlay, without, target, Some(next)).await?;
+                let root = self
+                    .put_all(
+                        &mut overlay,
+                        head.root,
+                        &[(&from, None), (target, Some(next))],
+                    )
+                    .await?;
                 if let Err(e) = self.within_quota(&overlay, head.root, root).await {
                     return Ok(Attempt::Unchanged(Err(e)));
                 }

@@ -4,7 +4,6 @@
 
 use alloc::rc::Rc;
 use alloc::string::String;
-use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::command::input::Checked;
@@ -118,34 +117,89 @@ impl<S: Store> Engine<S> {
         path: &ValidPath,
         entry: Option<Child>,
     ) -> Result<Hash, ToolError> {
-        let names: Vec<&str> = path.names().collect();
-        let Some((last, parents)) = names.split_last() else {
+        self.put_all(overlay, root, &[(path, entry)]).await
+    }
+
+    /// [`Engine::put`] of several paths at once, each directory on their ways
+    /// rewritten (encoded, hashed) once: a move's removal and its arrival in the
+    /// same directory, or under the same parents, rewrite those once, not twice.
+    /// Paths of which one is at or inside another are put one after another.
+    pub(crate) async fn put_all(
+        &self,
+        overlay: &mut Overlay,
+        root: Hash,
+        changes: &[(&ValidPath, Option<Child>)],
+    ) -> Result<Hash, ToolError> {
+        let nested = changes.iter().enumerate().any(|(i, (a, _))| {
+            changes
+                .iter()
+                .skip(i + 1)
+                .any(|(b, _)| a == b || a.is_inside(b) || b.is_inside(a))
+        });
+        let names: Vec<(Vec<&str>, Option<Child>)> = changes
+            .iter()
+            .map(|(path, entry)| (path.names().collect(), *entry))
+            .filter(|(names, _): &(Vec<&str>, _)| !names.is_empty())
+            .collect();
+        let ways: Vec<(&[&str], Option<Child>)> =
+            names.iter().map(|(n, e)| (n.as_slice(), *e)).collect();
+        if ways.is_empty() {
             return Ok(root);
-        };
-        // The directories on the way, outermost first; a missing one starts empty.
-        let mut dirs = vec![root];
-        for name in parents {
-            let here = dirs.last().copied().unwrap_or(root);
-            let below = match self.dir_get(overlay, here, name).await? {
-                Some(c) if c.kind == Kind::Dir => c.hash,
-                Some(_) => return Err(ToolError::Damaged),
-                None => self.empty_root(),
-            };
-            dirs.push(below);
         }
-        let mut entry = entry;
-        let mut name = *last;
-        let mut at = dirs.len();
-        while let Some(dir) = dirs.pop() {
-            at -= 1;
-            let rebuilt = self.dir_set(overlay, dir, name, entry).await?;
-            let Some(parent_name) = at.checked_sub(1).and_then(|i| parents.get(i)) else {
-                return Ok(rebuilt.hash);
-            };
-            entry = Some(rebuilt);
-            name = parent_name;
+        if !nested {
+            return Ok(self.put_in(overlay, root, 0, &ways).await?.hash);
+        }
+        let mut root = root;
+        for way in ways.chunks(1) {
+            root = self.put_in(overlay, root, 0, way).await?.hash;
         }
         Ok(root)
+    }
+
+    /// The directory `dir`, at `depth` names down, with `changes` made beneath it
+    /// (each a path's names from the top, and its entry).
+    fn put_in<'a>(
+        &'a self,
+        overlay: &'a mut Overlay,
+        dir: Hash,
+        depth: usize,
+        changes: &'a [(&'a [&'a str], Option<Child>)],
+    ) -> core::pin::Pin<
+        alloc::boxed::Box<dyn core::future::Future<Output = Result<Child, ToolError>> + 'a>,
+    > {
+        alloc::boxed::Box::pin(async move {
+            // Entries of this directory itself, then one per subdirectory on a way.
+            let mut sets: Vec<(&str, Option<Child>)> = changes
+                .iter()
+                .filter_map(|(names, entry)| match names.get(depth..) {
+                    Some([last]) => Some((*last, *entry)),
+                    _ => None,
+                })
+                .collect();
+            let mut below: Vec<&str> = Vec::new();
+            for (names, _) in changes {
+                if let (Some(name), true) = (names.get(depth), names.len() > depth + 1)
+                    && !below.contains(name)
+                {
+                    below.push(name);
+                }
+            }
+            for name in below {
+                let deeper: Vec<(&[&str], Option<Child>)> = changes
+                    .iter()
+                    .filter(|(names, _)| names.len() > depth + 1 && names.get(depth) == Some(&name))
+                    .copied()
+                    .collect();
+                let sub = match self.dir_get(overlay, dir, name).await? {
+                    Some(c) if c.kind == Kind::Dir => c.hash,
+                    Some(_) => return Err(ToolError::Damaged),
+                    None => self.empty_root(),
+                };
+                let rebuilt = self.put_in(overlay, sub, depth + 1, &deeper).await?;
+                sets.push((name, Some(rebuilt)));
+            }
+            self.dir_set(overlay, dir, &sets).await
+        })
     }
 
     /// Decides a mutating command against the tree at `root`.
@@ -283,8 +337,9 @@ impl<S: Store> Engine<S> {
                     self.versions_beneath(overlay, &moved, new_path, Op::Modified)
                         .await?;
                 }
-                let without = self.put(overlay, root, old_path, None).await?;
-                let root = self.put(overlay, without, new_path, Some(moved)).await?;
+                let root = self
+                    .put_all(overlay, root, &[(old_path, None), (new_path, Some(moved))])
+                    .await?;
                 let message = render::renamed(old_path, new_path);
                 (new_path, Plan { root, message })
             }

@@ -86,18 +86,19 @@ impl<S: Store> Engine<S> {
         }
     }
 
-    /// The directory `hash` with `name` set to `entry` (or removed, with `None`),
-    /// as a new directory entry. Rewrites one leaf and the branches above it; a
-    /// part that grows past [`LEAF_MAX`] entries splits, one that shrinks to it
-    /// merges back into a leaf, so the layout depends only on the entries.
+    /// The directory `hash` with each name of `sets` set to its entry (or removed,
+    /// with `None`; a name twice, the last wins), as a new directory entry. Rewrites
+    /// the leaves that hold those names and the branches above them, each once
+    /// however many of the names it holds; a part that grows past [`LEAF_MAX`]
+    /// entries splits, one that shrinks to it merges back into a leaf, so the layout
+    /// depends only on the entries.
     pub(crate) async fn dir_set(
         &self,
         overlay: &mut Overlay,
         hash: Hash,
-        name: &str,
-        entry: Option<Child>,
+        sets: &[(&str, Option<Child>)],
     ) -> Result<Child, ToolError> {
-        let slot = self.part_set(overlay, hash, 0, name, entry).await?;
+        let slot = self.part_set(overlay, hash, 0, sets).await?;
         let slot = match slot {
             Some(s) => s,
             None => overlay.add_part(Entries::new(), 0),
@@ -116,8 +117,7 @@ impl<S: Store> Engine<S> {
         overlay: &'a mut Overlay,
         hash: Hash,
         depth: u8,
-        name: &'a str,
-        entry: Option<Child>,
+        sets: &'a [(&'a str, Option<Child>)],
     ) -> core::pin::Pin<Box<dyn core::future::Future<Output = Result<Option<Part>, ToolError>> + 'a>>
     {
         Box::pin(async move {
@@ -125,10 +125,7 @@ impl<S: Store> Engine<S> {
             let branch = match &*part {
                 Stored::Leaf(leaf) => {
                     let mut entries = leaf.children.clone();
-                    match entry {
-                        Some(c) => entries.insert(name.into(), c),
-                        None => entries.remove(name),
-                    };
+                    apply(&mut entries, sets);
                     if entries.is_empty() {
                         return Ok(None);
                     }
@@ -137,24 +134,36 @@ impl<S: Store> Engine<S> {
                 Stored::Branch(b) if b.depth == depth => b.clone(),
                 Stored::Branch(_) => return Err(ToolError::Damaged),
             };
-            let k = nibble(name, depth) % FANOUT;
-            let below = match branch.slots.get(&k) {
-                Some(slot) => {
-                    let deeper = depth.checked_add(1).ok_or(ToolError::Damaged)?;
-                    self.part_set(overlay, slot.hash, deeper, name, entry)
-                        .await?
-                }
-                None => entry.map(|c| {
-                    let mut one = Entries::new();
-                    one.set(name, c);
-                    overlay.add_part(one, depth + 1)
-                }),
-            };
+            let deeper = depth.checked_add(1).ok_or(ToolError::Damaged)?;
             let mut branch = branch;
-            match below {
-                Some(s) => branch.slots.insert(k, s),
-                None => branch.slots.remove(&k),
-            };
+            // The slots the names fall in, each rewritten once with its names.
+            let keys: Vec<u8> = sets
+                .iter()
+                .map(|(n, _)| nibble(n, depth) % FANOUT)
+                .collect();
+            let mut slots = keys.clone();
+            slots.sort_unstable();
+            slots.dedup();
+            for k in slots {
+                let here: Vec<(&str, Option<Child>)> = sets
+                    .iter()
+                    .zip(&keys)
+                    .filter(|(_, key)| **key == k)
+                    .map(|(set, _)| *set)
+                    .collect();
+                let below = match branch.slots.get(&k) {
+                    Some(slot) => self.part_set(overlay, slot.hash, deeper, &here).await?,
+                    None => {
+                        let mut entries = Entries::new();
+                        apply(&mut entries, &here);
+                        (!entries.is_empty()).then(|| overlay.add_part(entries, deeper))
+                    }
+                };
+                match below {
+                    Some(s) => branch.slots.insert(k, s),
+                    None => branch.slots.remove(&k),
+                };
+            }
             if branch.count() as usize > LEAF_MAX {
                 return Ok(Some(overlay.add_branch(branch)));
             }
@@ -193,6 +202,16 @@ impl<S: Store> Engine<S> {
             }
         }
         Ok(())
+    }
+}
+
+/// `sets` applied to `entries` in order.
+fn apply(entries: &mut Entries, sets: &[(&str, Option<Child>)]) {
+    for (name, entry) in sets {
+        match entry {
+            Some(c) => entries.set(name, *c),
+            None => entries.remove(name),
+        };
     }
 }
 
