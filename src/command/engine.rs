@@ -5,7 +5,6 @@
 
 use alloc::format;
 use alloc::string::String;
-use alloc::vec;
 use alloc::vec::Vec;
 use core::future::{Future, poll_fn};
 use core::pin::pin;
@@ -207,9 +206,12 @@ impl<S: Store> Engine<S> {
                 subs.push(self.dir(&none, self.subdir(&none, child).await?).await?);
             }
         }
+        // Room for every row at once: a listing has dozens, each grown into was a copy.
+        let most = 1 + node.children.len() + subs.iter().map(|s| s.children.len()).sum::<usize>();
         let mut subs = subs.iter();
         let at = path.as_str();
-        let mut rows: Vec<Row> = vec![(node.size(), [at, "", "", "", "", ""])];
+        let mut rows: Vec<Row> = Vec::with_capacity(most);
+        rows.push((node.size(), [at, "", "", "", "", ""]));
         for (name, child) in render::visible(&node) {
             if child.kind == Kind::File {
                 rows.push((child.size, [at, "/", name, "", "", ""]));
