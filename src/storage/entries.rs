@@ -8,7 +8,6 @@
 //! may be large) are built by [`Entries::from_unsorted`] or in order by
 //! [`Entries::push_last`], never one insert at a time.
 
-use alloc::collections::BTreeMap;
 use alloc::rc::Rc;
 use alloc::vec::Vec;
 
@@ -121,12 +120,15 @@ impl Entries {
         self.0.iter().map(|(_, c)| c)
     }
 
-    /// The entries split by `part` of each name, each part in name order.
-    pub fn split_by(self, part: impl Fn(&str) -> u8) -> BTreeMap<u8, Entries> {
-        let mut parts: BTreeMap<u8, Entries> = BTreeMap::new();
+    /// The entries split into `n` parts by `part` of each name (below `n`), each
+    /// part in name order.
+    pub fn split_by(self, n: usize, part: impl Fn(&str) -> u8) -> Vec<Entries> {
+        let mut parts: Vec<Entries> = (0..n).map(|_| Entries::new()).collect();
         for (name, child) in self.0 {
             // In order already: a part of sorted unique entries is sorted and unique.
-            parts.entry(part(&name)).or_default().0.push((name, child));
+            if let Some(p) = parts.get_mut(usize::from(part(&name))) {
+                p.0.push((name, child));
+            }
         }
         parts
     }

@@ -13,8 +13,8 @@ use crate::storage::cache::Head;
 use crate::storage::entries::Entries;
 use crate::storage::meta::StoreMeta;
 use crate::storage::tree::{
-    BLOB, Branch, Child, FANOUT, Hash, Kind, LEAF_MAX, MAX_BRANCH_DEPTH, Node, Part, Stored, TREE,
-    nibble,
+    BLOB, Branch, Child, FANOUT, Hash, Kind, LEAF_MAX, MAX_BRANCH_DEPTH, Node, Part, Slots, Stored,
+    TREE, nibble,
 };
 use crate::storage::versions::{LOG, LogHead, LogObjects, Op, Pending, RECORD};
 
@@ -123,19 +123,19 @@ impl Overlay {
                 count,
             };
         }
-        let parts = entries.split_by(|name| nibble(name, depth) % FANOUT);
-        // Inserted, not collected: collecting into a B-tree compiles a stable sort
-        // for its element type, several KiB of wasm.
-        let mut slots = BTreeMap::new();
-        for (k, part) in parts {
-            slots.insert(k, self.add_part(part, depth + 1));
+        let parts = entries.split_by(usize::from(FANOUT), |name| nibble(name, depth) % FANOUT);
+        let mut slots = Slots::default();
+        for (k, part) in (0u8..).zip(parts) {
+            if !part.is_empty() {
+                slots.insert(k, self.add_part(part, depth + 1));
+            }
         }
         self.add_branch(Branch { depth, slots })
     }
 
     pub fn add_branch(&mut self, branch: Branch) -> Part {
         let (size, written, count) = (branch.size(), branch.written(), branch.count());
-        let hash = self.add_stored(Stored::Branch(branch));
+        let hash = self.add_stored(Stored::Branch(alloc::boxed::Box::new(branch)));
         Part {
             hash,
             size,

@@ -13,7 +13,9 @@ use crate::error::ToolError;
 use crate::storage::Engine;
 use crate::storage::entries::{Entries, Name};
 use crate::storage::overlay::Overlay;
-use crate::storage::tree::{Child, FANOUT, Hash, Kind, LEAF_MAX, Node, Part, Stored, nibble};
+use crate::storage::tree::{
+    Branch, Child, FANOUT, Hash, Kind, LEAF_MAX, Node, Part, Stored, nibble,
+};
 use crate::store::Store;
 
 impl<S: Store> Engine<S> {
@@ -25,7 +27,7 @@ impl<S: Store> Engine<S> {
         let top = self.stored(overlay, hash).await?;
         let branch = match &*top {
             Stored::Leaf(node) => return Ok(node.clone()),
-            Stored::Branch(b) => b.clone(),
+            Stored::Branch(b) => Branch::clone(b),
         };
         if branch.depth != 0 {
             return Err(ToolError::Damaged);
@@ -34,16 +36,16 @@ impl<S: Store> Engine<S> {
         // (slot, the nibbles on its way, the depth a branch there must have)
         let mut todo = vec![(branch, vec![])];
         while let Some((b, way)) = todo.pop() {
-            for (k, slot) in &b.slots {
+            for (k, slot) in b.slots.iter() {
                 let mut way = way.clone();
-                way.push(*k);
+                way.push(k);
                 let sub = self.stored(overlay, slot.hash).await?;
                 if sub.count() != slot.count || sub.size() != slot.size {
                     return Err(ToolError::Damaged);
                 }
                 match &*sub {
                     Stored::Branch(deeper) if usize::from(deeper.depth) == way.len() => {
-                        todo.push((deeper.clone(), way));
+                        todo.push((Branch::clone(deeper), way));
                     }
                     Stored::Branch(_) => return Err(ToolError::Damaged),
                     Stored::Leaf(leaf) => {
@@ -75,7 +77,7 @@ impl<S: Store> Engine<S> {
             match &*self.stored(overlay, hash).await? {
                 Stored::Leaf(leaf) => return Ok(leaf.children.get(name).copied()),
                 Stored::Branch(b) if b.depth == depth => {
-                    let Some(slot) = b.slots.get(&(nibble(name, depth) % FANOUT)) else {
+                    let Some(slot) = b.slots.get(nibble(name, depth) % FANOUT) else {
                         return Ok(None);
                     };
                     hash = slot.hash;
@@ -131,7 +133,7 @@ impl<S: Store> Engine<S> {
                     }
                     return Ok(Some(overlay.add_part(entries, depth)));
                 }
-                Stored::Branch(b) if b.depth == depth => b.clone(),
+                Stored::Branch(b) if b.depth == depth => Branch::clone(b),
                 Stored::Branch(_) => return Err(ToolError::Damaged),
             };
             let deeper = depth.checked_add(1).ok_or(ToolError::Damaged)?;
@@ -151,7 +153,7 @@ impl<S: Store> Engine<S> {
                     .filter(|(_, key)| **key == k)
                     .map(|(set, _)| *set)
                     .collect();
-                let below = match branch.slots.get(&k) {
+                let below = match branch.slots.get(k) {
                     Some(slot) => self.part_set(overlay, slot.hash, deeper, &here).await?,
                     None => {
                         let mut entries = Entries::new();
@@ -161,7 +163,7 @@ impl<S: Store> Engine<S> {
                 };
                 match below {
                     Some(s) => branch.slots.insert(k, s),
-                    None => branch.slots.remove(&k),
+                    None => branch.slots.remove(k),
                 };
             }
             if branch.count() as usize > LEAF_MAX {

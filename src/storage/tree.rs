@@ -12,7 +12,7 @@
 //! Everything but the head is written to fresh keys nobody reads until the head
 //! points at it, which is what makes every command all-or-nothing on any backend.
 
-use alloc::collections::BTreeMap;
+use alloc::boxed::Box;
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
@@ -153,14 +153,46 @@ pub struct Node {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Stored {
     Leaf(Rc<Node>),
-    Branch(Branch),
+    /// Boxed: its slots are an array of [`FANOUT`] parts.
+    Branch(Box<Branch>),
 }
 
 /// A large directory's entries, split by nibble `depth` of SHA-256 of each name.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Branch {
     pub depth: u8,
-    pub slots: BTreeMap<u8, Part>,
+    pub slots: Slots,
+}
+
+/// A branch's parts by nibble: at most [`FANOUT`], in an array (a B-tree of them
+/// compiled its own insert, removal and walks).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Slots([Option<Part>; FANOUT as usize]);
+
+impl Slots {
+    pub fn get(&self, k: u8) -> Option<&Part> {
+        self.0.get(usize::from(k))?.as_ref()
+    }
+
+    /// Sets slot `k` (a nibble, below [`FANOUT`]); the part it held, if any.
+    pub fn insert(&mut self, k: u8, part: Part) -> Option<Part> {
+        self.0.get_mut(usize::from(k))?.replace(part)
+    }
+
+    pub fn remove(&mut self, k: u8) -> Option<Part> {
+        self.0.get_mut(usize::from(k))?.take()
+    }
+
+    /// The parts with their nibbles, ascending.
+    pub fn iter(&self) -> impl Iterator<Item = (u8, &Part)> {
+        (0u8..)
+            .zip(&self.0)
+            .filter_map(|(k, p)| Some((k, p.as_ref()?)))
+    }
+
+    pub fn values(&self) -> impl Iterator<Item = &Part> {
+        self.0.iter().flatten()
+    }
 }
 
 /// The part of a directory under one nibble: a leaf or a deeper branch.
@@ -338,7 +370,7 @@ impl Branch {
             .slots
             .iter()
             .zip(&hexes)
-            .map(|((k, s), h)| (*k, h.as_str(), s.size, s.written, s.count))
+            .map(|((k, s), h)| (k, h.as_str(), s.size, s.written, s.count))
             .collect();
         serde_json::to_vec(&BranchWire { b: self.depth, s }).unwrap_or_default()
     }
@@ -430,7 +462,7 @@ impl Stored {
                 if depth > MAX_BRANCH_DEPTH || s.is_empty() {
                     return None;
                 }
-                let mut slots = BTreeMap::new();
+                let mut slots = Slots::default();
                 let mut total = 0u64;
                 for (k, hash, size, written, count) in s {
                     if k >= FANOUT || count == 0 {
@@ -447,7 +479,7 @@ impl Stored {
                         return None;
                     }
                 }
-                Some(Stored::Branch(Branch { depth, slots }))
+                Some(Stored::Branch(Box::new(Branch { depth, slots })))
             }
             _ => None,
         }
