@@ -9,6 +9,20 @@ pub fn count(content: &str) -> usize {
     memchr::memchr_iter(b'\n', content.as_bytes()).count() + 1
 }
 
+/// Every line of `content`, as bytes (see [`Index::lines_from`]), found as they are
+/// listed: no count first.
+pub fn all(content: &str) -> impl Iterator<Item = &[u8]> {
+    let bytes = content.as_bytes();
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', bytes)
+        .chain(core::iter::once(bytes.len()))
+        .map(move |end| {
+            let line = bytes.get(start..end).unwrap_or_default();
+            start = end + 1;
+            line
+        })
+}
+
 /// Where the lines of a text start, without an offset kept per line: its line
 /// count (one vectorised count), and the lines from a first one on, found as they
 /// are listed (a view counts the lines, then numbers some).

@@ -130,6 +130,11 @@ impl Numbering {
         self.step();
     }
 
+    /// The bytes written so far.
+    pub(crate) fn len(&self) -> usize {
+        self.out.len()
+    }
+
     /// Text that is not a numbered line (a search hit's path, the hint of a view
     /// cut at the read limit).
     pub(crate) fn push_text(&mut self, text: &str) {
@@ -243,6 +248,23 @@ pub(crate) fn view_file(
     range: Option<(i64, i64)>,
     limit: usize,
 ) -> Result<String, ToolError> {
+    // A whole file of fewer bytes than the line cap has fewer lines than it (a line
+    // but the last ends in a byte): written at once, with no count of its lines
+    // first (a pass over the file, 4-5% of a view). An answer of at most `limit`
+    // bytes has at most `limit` characters, so nothing in it would be cut; a longer
+    // one is written again below, counted and cut.
+    if range.is_none() && content.len() < MAX_VIEW_LINES {
+        let mut out = file_header(path);
+        // Room for the lines at an average of 32 bytes; a file of shorter ones grows.
+        out.reserve((content.len() + content.len() / 4 + 8).min(limit));
+        let mut numbering = Numbering::new(out, 1);
+        for (i, line) in lines::all(content).enumerate() {
+            numbering.push(i == 0, line);
+        }
+        if numbering.len() <= limit {
+            return Ok(numbering.finish());
+        }
+    }
     // A range lists no line before its first: those are passed over, not visited.
     let first = match range {
         Some((s, _)) if s >= 1 => usize::try_from(s).unwrap_or(1),
@@ -388,6 +410,7 @@ pub(crate) fn view_dir(
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -427,6 +450,44 @@ mod tests {
             "\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}",
         ] {
             assert_eq!(chars(line.as_bytes()), line.chars().count(), "{line:?}");
+        }
+    }
+
+    #[test]
+    fn a_whole_file_written_at_once_is_the_view_counted_first() {
+        // The whole-file view writes first and measures after; the same view asked
+        // as the range [1, -1] counts the lines first and cuts by characters. Both
+        // must give the same answer whatever the text and the limit.
+        let path = crate::path::validate("/memories/notes.md").unwrap();
+        let texts = [
+            String::new(),
+            String::from("\n"),
+            String::from("one line"),
+            String::from("é\n漢字\n\n🦀 last\n"),
+            (1..=300)
+                .map(|i| format!("line {i} {}\n", "ü".repeat(i % 17)))
+                .collect(),
+            "x\n".repeat(2000),
+        ];
+        for text in &texts {
+            let whole = view_file(&path, text, None, usize::MAX).unwrap();
+            let chars = whole.chars().count();
+            for limit in [
+                0,
+                10,
+                100,
+                chars - 1,
+                chars,
+                chars + 1,
+                whole.len(),
+                usize::MAX,
+            ] {
+                assert_eq!(
+                    view_file(&path, text, None, limit).ok(),
+                    view_file(&path, text, Some((1, -1)), limit).ok(),
+                    "{text:.20?} at {limit}"
+                );
+            }
         }
     }
 
