@@ -29,8 +29,12 @@ pub struct Memory {
 fn engine_for(store: AnyStore, config: Config, clock: Option<Function>) -> Engine<AnyStore> {
     let mut engine = Engine::new(store, config);
     engine.set_clock(match clock {
-        Some(f) => Box::new(move || millis(f.call0(&JsValue::UNDEFINED).ok())),
-        None => Box::new(|| millis(Some(JsValue::from_f64(js_sys::Date::now())))),
+        Some(f) => {
+            Box::new(move || millis(f.call0(&JsValue::UNDEFINED).ok().and_then(|v| v.as_f64())))
+        }
+        // The number as it is: boxing it as a JsValue first took a slot of the
+        // externref table, and every write reads the clock.
+        None => Box::new(|| millis(Some(js_sys::Date::now()))),
     });
     engine.set_backoff(Box::new(memdir_idb::timer::backoff));
     engine.set_cache_key(random_key());
@@ -425,8 +429,8 @@ pub fn mark_kind(result: &JsValue, e: &ToolError) {
 
 /// A clock reading as milliseconds; anything that is not a finite, non-negative
 /// number (a clock that threw, returned a string) reads as 0 rather than failing a command.
-fn millis(v: Option<JsValue>) -> u64 {
-    match v.and_then(|v| v.as_f64()) {
+fn millis(v: Option<f64>) -> u64 {
+    match v {
         Some(ms) if ms.is_finite() && ms >= 0.0 => ms as u64,
         _ => 0,
     }
