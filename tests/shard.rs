@@ -232,15 +232,7 @@ fn moves_within_and_across_large_directories_give_the_layout_an_import_gives() {
             want,
             "after {from} -> {to}"
         );
-        let fresh = MemoryStore::new();
-        block_on(Engine::new(fresh.clone(), Config::default()).import(&want)).unwrap();
-        // Shapes, not hashes: a moved file keeps its memory id, which an import
-        // of the same paths numbers afresh.
-        assert_eq!(
-            layout(&store, &root_key(&store)),
-            layout(&fresh, &root_key(&fresh)),
-            "layout after {from} -> {to}"
-        );
+        assert_laid_out_as_imported(&store, &want, &format!("after {from} -> {to}"));
     }
 }
 
@@ -355,14 +347,19 @@ fn an_old_single_node_directory_reads_and_is_laid_out_again_on_its_first_write()
     }];
     want.extend((0..299).map(|i| file(&format!("/memories/old/f{i:03}"), "x")));
     assert_eq!(block_on(engine.entries()).unwrap(), want);
+    assert_laid_out_as_imported(&store, &want, "after the first write");
+}
+
+/// `store`'s tree laid out as a fresh import of `entries` lays it out. Shapes, not
+/// hashes: an import numbers memory ids afresh (a moved file keeps its own), so the
+/// hashes differ; which node holds which names, split how, must not.
+fn assert_laid_out_as_imported(store: &MemoryStore, entries: &[Entry], when: &str) {
     let fresh = MemoryStore::new();
-    block_on(Engine::new(fresh.clone(), Config::default()).import(&want)).unwrap();
-    // Import gives the files memory ids, so the hashes differ; the layout (which
-    // node holds which names, split how) must not.
+    block_on(Engine::new(fresh.clone(), Config::default()).import(entries)).unwrap();
     assert_eq!(
-        layout(&store, &root_key(&store)),
+        layout(store, &root_key(store)),
         layout(&fresh, &root_key(&fresh)),
-        "laid out as an import would"
+        "laid out as an import would, {when}"
     );
 }
 
