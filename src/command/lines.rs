@@ -9,18 +9,27 @@ pub fn count(content: &str) -> usize {
     memchr::memchr_iter(b'\n', content.as_bytes()).count() + 1
 }
 
-/// Every line of `content`, as bytes (see [`Index::lines_from`]), found as they are
-/// listed: no count first.
-pub fn all(content: &str) -> impl Iterator<Item = &[u8]> {
-    let bytes = content.as_bytes();
+/// Lines `first..` of `content` (numbered from 1) to the last, as bytes (see
+/// [`Index::lines_from`]): those before passed over in counted blocks, the rest
+/// found as they are listed, none counted first. `None` if the text has fewer
+/// than `first` lines.
+pub fn from(content: &str, first: usize) -> Option<impl Iterator<Item = &[u8]>> {
+    let skip = first.checked_sub(1)?;
+    let (passed, at) = pass_lines(content.as_bytes(), skip);
+    if passed < skip {
+        return None;
+    }
+    let rest = content.as_bytes().get(at..)?;
     let mut start = 0;
-    memchr::memchr_iter(b'\n', bytes)
-        .chain(core::iter::once(bytes.len()))
-        .map(move |end| {
-            let line = bytes.get(start..end).unwrap_or_default();
-            start = end + 1;
-            line
-        })
+    Some(
+        memchr::memchr_iter(b'\n', rest)
+            .chain(core::iter::once(rest.len()))
+            .map(move |end| {
+                let line = rest.get(start..end).unwrap_or_default();
+                start = end + 1;
+                line
+            }),
+    )
 }
 
 /// Where the lines of a text start, without an offset kept per line: its line

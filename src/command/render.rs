@@ -248,23 +248,56 @@ pub(crate) fn view_file(
     range: Option<(i64, i64)>,
     limit: usize,
 ) -> Result<String, ToolError> {
-    // A whole file of fewer bytes than the line cap has fewer lines than it (a line
-    // but the last ends in a byte): written at once, with no count of its lines
-    // first (a pass over the file, 4-5% of a view). An answer of at most `limit`
-    // bytes has at most `limit` characters, so nothing in it would be cut; a longer
-    // one is written again below, counted and cut.
-    if range.is_none() && content.len() < MAX_VIEW_LINES {
+    // A file of fewer bytes than the line cap has fewer lines than it (a line but
+    // the last ends in a byte). Its lines are written at once, with no count of
+    // them first (a pass over the file, 4-5% of a view). An answer of at most
+    // `limit` bytes has at most `limit` characters, so nothing in it would be cut.
+    // A longer answer, a range the file does not hold, or a range refused is
+    // written again the counted way, which has every refusal and the cut.
+    let wanted = match range {
+        None => Some((1, usize::MAX)),
+        Some((s, -1)) if s >= 1 => usize::try_from(s).ok().map(|s| (s, usize::MAX)),
+        Some((s, e)) if s >= 1 && e >= s => usize::try_from(s).ok().zip(usize::try_from(e).ok()),
+        Some(_) => None,
+    };
+    if content.len() < MAX_VIEW_LINES
+        && let Some((first, last)) = wanted
+        && let Some(listed) = lines::from(content, first)
+    {
         let mut out = file_header(path);
-        // Room for the lines at an average of 32 bytes; a file of shorter ones grows.
-        out.reserve((content.len() + content.len() / 4 + 8).min(limit));
-        let mut numbering = Numbering::new(out, 1);
-        for (i, line) in lines::all(content).enumerate() {
-            numbering.push(i == 0, line);
-        }
-        if numbering.len() <= limit {
+        let wanted_lines = last.saturating_sub(first).saturating_add(1);
+        // Room at an average of 32 bytes a line; shorter ones grow it.
+        let room = content.len() + content.len() / 4 + 8;
+        out.reserve(room.min(wanted_lines.saturating_mul(40)).min(limit));
+        let mut numbering = Numbering::new(out, first);
+        let whole = if last == usize::MAX {
+            for (i, line) in listed.enumerate() {
+                numbering.push(i == 0, line);
+            }
+            true
+        } else {
+            let mut shown = 0;
+            for line in listed.take(wanted_lines) {
+                numbering.push(shown == 0, line);
+                shown += 1;
+            }
+            shown == wanted_lines
+        };
+        if whole && numbering.len() <= limit {
             return Ok(numbering.finish());
         }
     }
+    view_file_counted(path, content, range, limit)
+}
+
+/// [`view_file`] with the lines counted first: every refusal, and the cut at the
+/// read limit.
+fn view_file_counted(
+    path: &ValidPath,
+    content: &str,
+    range: Option<(i64, i64)>,
+    limit: usize,
+) -> Result<String, ToolError> {
     // A range lists no line before its first: those are passed over, not visited.
     let first = match range {
         Some((s, _)) if s >= 1 => usize::try_from(s).unwrap_or(1),
@@ -454,10 +487,11 @@ mod tests {
     }
 
     #[test]
-    fn a_whole_file_written_at_once_is_the_view_counted_first() {
-        // The whole-file view writes first and measures after; the same view asked
-        // as the range [1, -1] counts the lines first and cuts by characters. Both
-        // must give the same answer whatever the text and the limit.
+    fn a_view_written_at_once_is_the_view_counted_first() {
+        // A view writes its lines first and measures after; the counted way counts
+        // the lines first, refuses ranges the file does not hold and cuts by
+        // characters. Both must give the same answer (or refusal) whatever the text,
+        // the range and the limit.
         let path = crate::path::validate("/memories/notes.md").unwrap();
         let texts = [
             String::new(),
@@ -469,26 +503,38 @@ mod tests {
                 .collect(),
             "x\n".repeat(2000),
         ];
+        let mut compared = 0;
         for text in &texts {
-            let whole = view_file(&path, text, None, usize::MAX).unwrap();
+            let n = text.split('\n').count() as i64;
+            let whole = view_file_counted(&path, text, None, usize::MAX).unwrap();
             let chars = whole.chars().count();
-            for limit in [
-                0,
-                10,
-                100,
-                chars - 1,
-                chars,
-                chars + 1,
-                whole.len(),
-                usize::MAX,
-            ] {
-                assert_eq!(
-                    view_file(&path, text, None, limit).ok(),
-                    view_file(&path, text, Some((1, -1)), limit).ok(),
-                    "{text:.20?} at {limit}"
-                );
+            let mut ranges = alloc::vec![None];
+            for s in [-1, 0, 1, 2, n / 2, n - 1, n, n + 1] {
+                for e in [-2, -1, 0, 1, s, s + 1, s + 19, n - 1, n, n + 1] {
+                    ranges.push(Some((s, e)));
+                }
+            }
+            for range in ranges {
+                for limit in [
+                    0,
+                    10,
+                    100,
+                    chars - 1,
+                    chars,
+                    chars + 1,
+                    whole.len(),
+                    usize::MAX,
+                ] {
+                    assert_eq!(
+                        view_file(&path, text, range, limit),
+                        view_file_counted(&path, text, range, limit),
+                        "{text:.20?} {range:?} at {limit}"
+                    );
+                    compared += 1;
+                }
             }
         }
+        assert_eq!(compared, 6 * 81 * 8);
     }
 
     #[test]
