@@ -19,17 +19,7 @@ pub fn from(content: &str, first: usize) -> Option<impl Iterator<Item = &[u8]>> 
     if passed < skip {
         return None;
     }
-    let rest = content.as_bytes().get(at..)?;
-    let mut start = 0;
-    Some(
-        memchr::memchr_iter(b'\n', rest)
-            .chain(core::iter::once(rest.len()))
-            .map(move |end| {
-                let line = rest.get(start..end).unwrap_or_default();
-                start = end + 1;
-                line
-            }),
-    )
+    content.as_bytes().get(at..).map(split)
 }
 
 /// Where the lines of a text start, without an offset kept per line: its line
@@ -79,24 +69,28 @@ impl<'a> Index<'a> {
         let more = first
             .checked_sub(1)
             .and_then(|before| before.checked_sub(self.skipped));
-        let (mut start, lines) = match more {
+        let (start, lines) = match more {
             Some(more) if more <= self.newlines - self.skipped => {
                 let (_, after) = pass_lines(rest, more);
                 (self.skipped_to + after, self.count() + 1 - first)
             }
             _ => (content.len(), 0),
         };
-        let from = start;
-        memchr::memchr_iter(b'\n', bytes.get(from..).unwrap_or_default())
-            .map(move |e| e + from)
-            .chain(core::iter::once(content.len()))
-            .take(lines)
-            .map(move |end| {
-                let line = bytes.get(start..end).unwrap_or_default();
-                start = end + 1;
-                line
-            })
+        split(bytes.get(start..).unwrap_or_default()).take(lines)
     }
+}
+
+/// The lines of `bytes`, split at each `\n` as `str::split` would, found as they
+/// are listed.
+fn split(bytes: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', bytes)
+        .chain(core::iter::once(bytes.len()))
+        .map(move |end| {
+            let line = bytes.get(start..end).unwrap_or_default();
+            start = end + 1;
+            line
+        })
 }
 
 /// Passes over the first `n` `\n`s of `bytes` (all of them if it has fewer): how
