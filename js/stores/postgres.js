@@ -18,9 +18,21 @@
 // catalog row names, and the reads after it fail.
 //
 // Writes through several processes take turns (`inTurn`, postgres-turn.js).
+//
+// Several instances on one database each cache what they read, but every object
+// another instance wrote is new to them: after its commit, a read here would fetch
+// the new commit, tree nodes and log nodes one round trip at a time. So a commit
+// numbers the rows it stores (`seq`, one sequence for the table), and every read
+// also brings back, in the same round trip, the rows committed since the last it
+// saw: the tree's and the history's own objects (`STRUCTURE_PREFIXES`, a few and
+// small: `RECENT_*`; not files' contents, read when asked for). Their values never
+// change (each key is its value's hash), so the store keeps them and answers the
+// engine's next reads of them at once; the engine checks every value against its
+// key's hash, wherever it came from.
 
 import { turnTaker } from './postgres-turn.js';
 import { MAX_VALUE_BYTES } from './shared.js';
+import { STRUCTURE_PREFIXES } from '../glue.js';
 
 /** Rows a list page returns; the contract allows any page size. */
 const PAGE = 1000;
@@ -35,6 +47,12 @@ export const TABLE = 'memdir_kv';
 export const STORES_TABLE = 'memdir_stores';
 /** What a catalogued store's reads fail with once its catalog row is gone. */
 export const STORE_DELETED = 'this memory store was deleted';
+/** Rows committed since the last one seen that one read brings back at most. */
+export const RECENT_ROWS = 64;
+/** The largest value such a row may hold; a larger one is read when it is asked for. */
+export const RECENT_VALUE_BYTES = 64 * 1024;
+/** The bytes of such values a store keeps at most until they are asked for; the oldest go first. */
+export const RECENT_BYTES = 4 * 1024 * 1024;
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS ${TABLE} (
   namespace text COLLATE "C" NOT NULL,
@@ -42,6 +60,19 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS ${TABLE} (
   value bytea NOT NULL,
   PRIMARY KEY (namespace, key)
 )`;
+// The commit order of the rows (NULL for rows written before it, or outside a
+// commit): a column added in place (no rewrite), its sequence, and an index of only
+// the numbered rows.
+const RECENT_SCHEMA = [
+  `ALTER TABLE ${TABLE} ADD COLUMN IF NOT EXISTS seq bigint`,
+  `CREATE SEQUENCE IF NOT EXISTS ${TABLE}_seq`,
+  `CREATE INDEX IF NOT EXISTS ${TABLE}_recent ON ${TABLE} (namespace, seq) WHERE seq IS NOT NULL`,
+];
+
+/** A row number as the database sends it (text), or undefined if it is not one. */
+function seqOf(text) {
+  return typeof text === 'string' && /^[0-9]{1,15}$/.test(text) ? Number(text) : undefined;
+}
 
 /** The one error text a failing database gives the engine: never the driver's own. */
 export class PostgresStoreError extends Error {
@@ -152,6 +183,7 @@ export function postgresStore(connection, options = {}) {
     ready ??= (async () => {
       const p = owned ? await openPool(connection) : connection;
       await ensureTable(p);
+      await ensureRecent(p);
       return p;
     })().catch((e) => {
       ready = undefined;
@@ -178,18 +210,68 @@ export function postgresStore(connection, options = {}) {
     return value;
   };
 
+  // Rows other instances committed, by key, until the engine asks for them (see the
+  // top of this file); `since`: the last row number seen, undefined until the first
+  // read has learnt it. Insertion order is age, for dropping the oldest.
+  const recent = new Map();
+  let recentBytes = 0;
+  let since;
+  const keep = (key, value) => {
+    if (!STRUCTURE_PREFIXES.some((p) => key.startsWith(p)) || recent.has(key)) return;
+    recent.set(key, value);
+    recentBytes += value.byteLength;
+    for (const [k, v] of recent) {
+      if (recentBytes <= RECENT_BYTES) break;
+      recent.delete(k);
+      recentBytes -= v.byteLength;
+    }
+  };
+  const forget = (key) => {
+    const v = recent.get(key);
+    if (v === undefined) return undefined;
+    recent.delete(key);
+    recentBytes -= v.byteLength;
+    return v;
+  };
+
   // The database is input like any store: a value over the engine's limit is
   // refused by the server before it is sent, and a row of another shape is damage.
   async function get(key) {
-    // One row whatever is stored: whether the store is listed, and the value if any.
+    checkKey(key);
+    // Kept from an earlier read: a value that never changes, given once (the engine
+    // keeps what it read).
+    const kept = forget(key);
+    if (kept !== undefined) return kept;
+    // One round trip whatever is stored: the row without a key says whether the
+    // store is listed, and holds the value if any (and, before the first read, the
+    // last row number); the rows with one were committed since `since`.
     const { rows } = await query(
       'read',
-      `SELECT ${listed} AS listed, octet_length(v.value) AS n, CASE WHEN octet_length(v.value) <= $3 THEN v.value END AS value
-         FROM (SELECT 1) AS one LEFT JOIN ${TABLE} v ON v.namespace = $1 AND v.key = $2`,
-      [namespace, checkKey(key), MAX_VALUE_BYTES],
+      `WITH one AS (
+         SELECT ${listed} AS listed, octet_length(v.value) AS n, CASE WHEN octet_length(v.value) <= $3 THEN v.value END AS value
+           FROM (SELECT 1) AS one LEFT JOIN ${TABLE} v ON v.namespace = $1 AND v.key = $2)
+       SELECT listed, n, value, NULL::text AS key,
+              CASE WHEN $4::bigint IS NULL THEN (SELECT coalesce(max(seq), 0) FROM ${TABLE} WHERE namespace = $1 AND seq IS NOT NULL) END::text AS seq
+         FROM one
+       UNION ALL
+       (SELECT NULL, NULL, r.value, r.key, r.seq::text FROM ${TABLE} r
+         WHERE r.namespace = $1 AND r.seq > $4::bigint AND octet_length(r.value) <= $5
+           AND split_part(r.key, '/', 1) || '/' = ANY($6::text[]) AND (SELECT listed FROM one)
+         ORDER BY r.seq LIMIT ${RECENT_ROWS})`,
+      [namespace, key, MAX_VALUE_BYTES, since ?? null, RECENT_VALUE_BYTES, STRUCTURE_PREFIXES],
     );
-    const row = rows[0];
+    const row = rows.find((r) => r.key === null);
     if (row?.listed !== true) throw new PostgresStoreError(row?.listed === false ? STORE_DELETED : 'the PostgreSQL store answered a read with no row');
+    if (since === undefined) since = seqOf(row.seq) ?? since;
+    for (const r of rows) {
+      if (r === row) continue;
+      const seq = seqOf(r.seq);
+      if (seq === undefined || typeof r.key !== 'string' || !(r.value instanceof Uint8Array) || r.value.byteLength > RECENT_VALUE_BYTES) {
+        throw new PostgresStoreError('the PostgreSQL store answered a read with a row of another shape');
+      }
+      since = Math.max(since ?? 0, seq);
+      if (r.key !== key) keep(r.key, r.value);
+    }
     if (row.n === null) return undefined;
     const value = row.value;
     if (!(value instanceof Uint8Array)) throw new PostgresStoreError('the PostgreSQL store holds a value over the size limit');
@@ -197,6 +279,7 @@ export function postgresStore(connection, options = {}) {
   }
 
   async function set(key, value) {
+    forget(checkKey(key));
     const { rowCount } = await query(
       'write',
       `INSERT INTO ${TABLE} (namespace, key, value) SELECT $1, $2, $3::bytea WHERE ${held}
@@ -224,16 +307,22 @@ export function postgresStore(connection, options = {}) {
       expected === undefined
         ? `INSERT INTO ${TABLE} (namespace, key, value) SELECT $1, $2, $3::bytea WHERE ${held} ON CONFLICT (namespace, key) DO NOTHING RETURNING 1`
         : `UPDATE ${TABLE} SET value = $3 WHERE namespace = $1 AND key = $2 AND value = $6 AND ${held} RETURNING 1`;
+    // The objects are numbered as they are stored (see the top of this file); the
+    // numbers come back so that this store's next reads skip its own rows when no
+    // other commit took a number between.
     const { rows } = await query(
       op,
       `WITH swapped AS (${swapped}),
             stored AS (
-              INSERT INTO ${TABLE} (namespace, key, value)
-                SELECT $1, k, v FROM unnest($4::text[], $5::bytea[]) AS o(k, v) WHERE EXISTS (SELECT 1 FROM swapped)
-                ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value)
-       SELECT count(*)::int AS swapped FROM swapped`,
+              INSERT INTO ${TABLE} (namespace, key, value, seq)
+                SELECT $1, k, v, nextval('${TABLE}_seq') FROM unnest($4::text[], $5::bytea[]) AS o(k, v) WHERE EXISTS (SELECT 1 FROM swapped)
+                ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value, seq = EXCLUDED.seq
+                RETURNING seq)
+       SELECT (SELECT count(*) FROM swapped)::int AS swapped, min(seq)::text AS first, max(seq)::text AS last FROM stored`,
       values,
     );
+    const first = seqOf(rows[0]?.first);
+    if (since !== undefined && first === since + 1) since = seqOf(rows[0]?.last) ?? since;
     return rows[0]?.swapped === 1;
   }
 
@@ -242,6 +331,7 @@ export function postgresStore(connection, options = {}) {
     set,
 
     async delete(key) {
+      forget(checkKey(key));
       await query('delete', `DELETE FROM ${TABLE} WHERE namespace = $1 AND key = $2`, [namespace, checkKey(key)]);
     },
 
@@ -294,6 +384,45 @@ export function postgresStore(connection, options = {}) {
       await p?.end();
     },
   };
+}
+
+/**
+ * The row numbers' column, sequence and index (RECENT_SCHEMA), once per pool (a
+ * catalog's stores share one). Each is made only when the database lacks it: an
+ * ALTER TABLE locks the whole table, and would wait on every reader each time a
+ * store opens.
+ */
+const recentReady = new WeakMap();
+function ensureRecent(p) {
+  let ready = recentReady.get(p);
+  if (ready === undefined) {
+    ready = makeRecent(p).catch((e) => {
+      recentReady.delete(p);
+      throw e;
+    });
+    recentReady.set(p, ready);
+  }
+  return ready;
+}
+
+async function makeRecent(p) {
+  const { rows } = await p.query(
+    `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('${TABLE}') AND attname = 'seq' AND NOT attisdropped) AS column,
+            to_regclass('${TABLE}_seq') IS NOT NULL AS sequence,
+            to_regclass('${TABLE}_recent') IS NOT NULL AS index`,
+  );
+  const have = rows[0] ?? {};
+  const [column, sequence, index] = RECENT_SCHEMA;
+  for (const [made, statement] of [[have.column, column], [have.sequence, sequence], [have.index, index]]) {
+    if (made === true) continue;
+    // Processes starting together may race here even with IF NOT EXISTS (a unique
+    // violation in the catalog); the loser finds it made.
+    try {
+      await p.query(statement);
+    } catch (e) {
+      if (e?.code !== '23505' && e?.code !== '42P07' && e?.code !== '42701') throw e;
+    }
+  }
 }
 
 // Two processes creating the table at once can collide in the catalog even with IF

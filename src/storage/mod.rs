@@ -39,6 +39,17 @@ pub(crate) mod versions;
 use cache::Cache;
 use tree::{Hash, Node};
 
+/// The prefixes of the keys of the tree's and the history's own objects: tree
+/// nodes, commits, version-log nodes and records, the small objects every command
+/// walks (a file's contents, under [`tree::BLOB`], are not among them). Each such
+/// key names its value by its SHA-256, so the value never changes: it is only ever
+/// written whole or deleted. A store adapter may keep such values it has seen and
+/// answer a later read of the key with them (the PostgreSQL store does, for the rows
+/// other instances commit); the engine checks each value against its key's hash
+/// wherever it came from.
+pub const STRUCTURE_PREFIXES: [&str; 4] =
+    [tree::TREE, tree::COMMIT, versions::LOG, versions::RECORD];
+
 /// A wait supplied by the runtime: given how many races this command has lost in a
 /// row, a future that resolves when it should try again.
 pub type Backoff = Box<dyn Fn(u32) -> Pin<Box<dyn Future<Output = ()>>>>;

@@ -2,8 +2,10 @@
 // store-contract suite, every tampered store of the hostile-store data, writers in
 // several pools racing on one store with nothing lost, a refused commit that writes
 // nothing, namespaces kept apart, a value over the limit refused by the server,
-// errors that never carry the server's text or address, and a store deleted through
-// one instance while another writes to it.
+// errors that never carry the server's text or address, a store deleted through
+// one instance while another writes to it, and what one instance commits coming
+// with another's next read (counted in queries, checked like any row, and the
+// numbering added in place to a table made before it).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -509,4 +511,99 @@ describe('tampered stores on postgresStore', () => {
       assert.deepEqual(await observe(s, () => memdir.openMemory({ store: s }), probes, c), expected(c));
     });
   }
+});
+
+describe("another instance's commits come with the next read", () => {
+  // Two stores on their own pools stand for two `memdir serve` instances; each pool
+  // counts the queries its store sends (the turns' own connections aside).
+  let url;
+  const pools = [];
+  const counted = () => {
+    const pool = new pg.Pool({ connectionString: url });
+    pools.push(pool);
+    const query = pool.query.bind(pool);
+    let n = 0;
+    pool.query = (...args) => {
+      n += 1;
+      return query(...args);
+    };
+    return { pool, count: () => n };
+  };
+  before(() => {
+    cluster.psql('CREATE DATABASE recent');
+    url = cluster.url('recent');
+  });
+  after(async () => {
+    await Promise.all(pools.map((p) => p.end()));
+  });
+
+  /** Instance A writes two files; instance B has read one of them. */
+  async function twoInstances(namespace) {
+    const a = counted();
+    const b = counted();
+    const mine = await memdir.openMemory({ store: memdir.postgresStore(a.pool, { namespace }) });
+    for (const name of ['a', 'b']) {
+      await mine.execute({ command: 'create', path: `/memories/notes/${name}.md`, file_text: `${name} one\n` });
+    }
+    const theirs = await memdir.openMemory({ store: memdir.postgresStore(b.pool, { namespace }) });
+    assert.match((await theirs.execute({ command: 'view', path: '/memories/notes/a.md' })).content, /a one/);
+    return { mine, theirs, b };
+  }
+
+  test("a read after the other's write takes two queries: the head with what it committed, and the file", async () => {
+    const { mine, theirs, b } = await twoInstances('ahead');
+    await mine.execute({ command: 'str_replace', path: '/memories/notes/b.md', old_str: 'one', new_str: 'two' });
+    const before = b.count();
+    const seen = await theirs.execute({ command: 'view', path: '/memories/notes/b.md' });
+    assert.deepEqual(seen, {
+      content: "Here's the content of /memories/notes/b.md with line numbers:\n     1\tb two\n     2\t",
+      is_error: false,
+    });
+    // Without the rows that came ahead: the head, the commit, the root, /notes and the file.
+    assert.equal(b.count() - before, 2);
+    mine.close();
+    theirs.close();
+  });
+
+  test('a row that came ahead is checked like any: one changed in the database is damage', async () => {
+    const { mine, theirs } = await twoInstances('ahead-tampered');
+    await mine.execute({ command: 'str_replace', path: '/memories/notes/b.md', old_str: 'one', new_str: 'two' });
+    // The newest commit now holds the one before it, well formed: only its hash tells
+    // it from the commit its key names (taken for it, the file would read as before).
+    cluster.psql(
+      "WITH c AS (SELECT key, seq FROM memdir_kv WHERE namespace = 'ahead-tampered' AND key LIKE 'commit/%') " +
+        "UPDATE memdir_kv SET value = (SELECT value FROM memdir_kv WHERE namespace = 'ahead-tampered' AND key = (SELECT key FROM c ORDER BY seq DESC LIMIT 1 OFFSET 1)) " +
+        "WHERE namespace = 'ahead-tampered' AND key = (SELECT key FROM c ORDER BY seq DESC LIMIT 1)",
+      'recent',
+    );
+    const seen = await theirs.execute({ command: 'view', path: '/memories/notes/b.md' });
+    assert.deepEqual(seen, {
+      content: "Error: The memory directory's storage is damaged: a stored record is missing or unreadable.",
+      is_error: true,
+    });
+    mine.close();
+    theirs.close();
+  });
+
+  test('a table made before rows were numbered gets the numbers in place, its rows kept', async () => {
+    const { mine } = await twoInstances('before-numbers');
+    mine.close();
+    // As a build before them left the table: no column, no sequence (the index goes with the column).
+    cluster.psql('ALTER TABLE memdir_kv DROP COLUMN seq; DROP SEQUENCE memdir_kv_seq', 'recent');
+    const c = counted();
+    const again = await memdir.openMemory({ store: memdir.postgresStore(c.pool, { namespace: 'before-numbers' }) });
+    const seen = await again.execute({ command: 'view', path: '/memories/notes/a.md' });
+    assert.deepEqual(seen, { content: "Here's the content of /memories/notes/a.md with line numbers:\n     1\ta one\n     2\t", is_error: false });
+    assert.deepEqual(await again.execute({ command: 'create', path: '/memories/notes/c.md', file_text: 'c\n' }), {
+      content: 'File created successfully at: /memories/notes/c.md',
+      is_error: false,
+    });
+    const made = cluster.psql(
+      "SELECT to_regclass('memdir_kv_seq') IS NOT NULL, to_regclass('memdir_kv_recent') IS NOT NULL, " +
+        "(SELECT count(*) FROM memdir_kv WHERE namespace = 'before-numbers' AND seq IS NOT NULL) > 0",
+      'recent',
+    );
+    assert.equal(made.trim(), 't|t|t');
+    again.close();
+  });
 });
