@@ -22,13 +22,13 @@
 // Several instances on one database each cache what they read, but every object
 // another instance wrote is new to them: after its commit, a read here would fetch
 // the new commit, tree nodes and log nodes one round trip at a time. So a commit
-// numbers the rows it stores (`seq`, one sequence for the table), and every read
-// also brings back, in the same round trip, the rows committed since the last it
-// saw: the tree's and the history's own objects (`STRUCTURE_PREFIXES`, a few and
-// small: `RECENT_*`; not files' contents, read when asked for). Their values never
-// change (each key is its value's hash), so the store keeps them and answers the
-// engine's next reads of them at once; the engine checks every value against its
-// key's hash, wherever it came from.
+// numbers the tree's and the history's own objects it stores (`STRUCTURE_PREFIXES`;
+// `seq`, one sequence for the table; not files' contents, read when asked for), and
+// every read also brings back, in the same round trip, those committed since the
+// last it saw (a few and small: `RECENT_*`). Their values never change (each key is
+// its value's hash), so the store keeps them and answers the engine's next reads of
+// them at once; the engine checks every value against its key's hash, wherever it
+// came from.
 
 import { turnTaker } from './postgres-turn.js';
 import { MAX_VALUE_BYTES } from './shared.js';
@@ -60,14 +60,19 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS ${TABLE} (
   value bytea NOT NULL,
   PRIMARY KEY (namespace, key)
 )`;
-// The commit order of the rows (NULL for rows written before it, or outside a
-// commit): a column added in place (no rewrite), its sequence, and an index of only
-// the numbered rows.
+// The commit order of the tree's and the history's rows (NULL for contents, for rows
+// written before it and outside a commit): a column added in place (no rewrite),
+// its sequence, and an index of only the numbered rows.
 const RECENT_SCHEMA = [
   `ALTER TABLE ${TABLE} ADD COLUMN IF NOT EXISTS seq bigint`,
   `CREATE SEQUENCE IF NOT EXISTS ${TABLE}_seq`,
   `CREATE INDEX IF NOT EXISTS ${TABLE}_recent ON ${TABLE} (namespace, seq) WHERE seq IS NOT NULL`,
 ];
+
+/** Whether `key` names one of the tree's or the history's own objects (`STRUCTURE_PREFIXES`). */
+function isStructure(key) {
+  return STRUCTURE_PREFIXES.some((p) => key.startsWith(p));
+}
 
 /** A row number as the database sends it (text), or undefined if it is not one. */
 function seqOf(text) {
@@ -217,7 +222,7 @@ export function postgresStore(connection, options = {}) {
   let recentBytes = 0;
   let since;
   const keep = (key, value) => {
-    if (!STRUCTURE_PREFIXES.some((p) => key.startsWith(p)) || recent.has(key)) return;
+    if (!isStructure(key) || recent.has(key)) return;
     recent.set(key, value);
     recentBytes += value.byteLength;
     for (const [k, v] of recent) {
@@ -295,7 +300,8 @@ export function postgresStore(connection, options = {}) {
   // statement ends. (BEGIN, swap, insert and COMMIT were four round trips, each a
   // wait for a busy server.) `op` names it in a failure.
   async function publish(op, objects, key, expected, value) {
-    const values = [namespace, key, value, objects.map(([k]) => k), objects.map(([, v]) => v)];
+    const numbered = objects.map(([k]) => isStructure(k));
+    const values = [namespace, key, value, objects.map(([k]) => k), objects.map(([, v]) => v), numbered];
     if (expected !== undefined) {
       try {
         values.push(checkValue(expected));
@@ -306,16 +312,18 @@ export function postgresStore(connection, options = {}) {
     const swapped =
       expected === undefined
         ? `INSERT INTO ${TABLE} (namespace, key, value) SELECT $1, $2, $3::bytea WHERE ${held} ON CONFLICT (namespace, key) DO NOTHING RETURNING 1`
-        : `UPDATE ${TABLE} SET value = $3 WHERE namespace = $1 AND key = $2 AND value = $6 AND ${held} RETURNING 1`;
-    // The objects are numbered as they are stored (see the top of this file); the
-    // numbers come back so that this store's next reads skip its own rows when no
-    // other commit took a number between.
+        : `UPDATE ${TABLE} SET value = $3 WHERE namespace = $1 AND key = $2 AND value = $7 AND ${held} RETURNING 1`;
+    // The tree's and the history's objects are numbered as they are stored (see the
+    // top of this file; contents are not, so neither the sequence nor the index
+    // grows with them); the numbers come back so that this store's next reads skip
+    // its own rows when no other commit took a number between.
     const { rows } = await query(
       op,
       `WITH swapped AS (${swapped}),
             stored AS (
               INSERT INTO ${TABLE} (namespace, key, value, seq)
-                SELECT $1, k, v, nextval('${TABLE}_seq') FROM unnest($4::text[], $5::bytea[]) AS o(k, v) WHERE EXISTS (SELECT 1 FROM swapped)
+                SELECT $1, k, v, CASE WHEN n THEN nextval('${TABLE}_seq') END
+                  FROM unnest($4::text[], $5::bytea[], $6::boolean[]) AS o(k, v, n) WHERE EXISTS (SELECT 1 FROM swapped)
                 ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value, seq = EXCLUDED.seq
                 RETURNING seq)
        SELECT (SELECT count(*) FROM swapped)::int AS swapped, min(seq)::text AS first, max(seq)::text AS last FROM stored`,
