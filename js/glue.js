@@ -21,12 +21,6 @@ export let API_WRITE_OPS;
 /** The memory-store toolset's tools that never change a store (`read_only` in `memdir::toolset::TOOLS`). */
 export let READ_ONLY_TOOLS;
 
-/**
- * The prefixes of the keys of the tree's and the history's own objects, whose
- * values never change (`memdir::STRUCTURE_PREFIXES`): a store adapter may keep them.
- */
-export let STRUCTURE_PREFIXES;
-
 /** The wrapper's own failures' texts, by kind (`memdir::FaceError`): `closed`, `internal`. */
 export let FACE_ERRORS;
 
@@ -37,7 +31,6 @@ export function useGlue(initialised) {
   COMMANDS = Object.freeze(tool.commands);
   READ_ONLY_COMMANDS = Object.freeze(tool.read_only_commands);
   API_WRITE_OPS = Object.freeze(JSON.parse(glue.apiWriteOps()));
-  STRUCTURE_PREFIXES = Object.freeze(JSON.parse(glue.structurePrefixes()));
   FACE_ERRORS = Object.freeze(Object.fromEntries(JSON.parse(glue.faceErrors())));
   READ_ONLY_TOOLS = Object.freeze(JSON.parse(glue.toolsetTools()).filter((t) => t.read_only).map((t) => t.name));
 }

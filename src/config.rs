@@ -340,6 +340,17 @@ pub const LOCK_SPARES: usize = 4;
 /// least recently used one with no lock held gives its spares up.
 pub const LOCK_SPARE_DIRS: usize = 64;
 
+// A PostgreSQL store (js/stores/postgres.js): what one instance's read brings back of
+// what the others committed (see `STRUCTURE_PREFIXES`).
+
+/// Rows one read brings back at most.
+pub const PG_AHEAD_ROWS: usize = 64;
+/// The largest value such a row may hold; a larger one is read when it is asked for.
+pub const PG_AHEAD_VALUE_BYTES: usize = 64 * 1024;
+/// The bytes of such values a store keeps at most until the engine asks for them;
+/// past it the oldest go first.
+pub const PG_AHEAD_KEPT_BYTES: usize = 4 * 1024 * 1024;
+
 // Sync with a remote Memory Stores API store.
 
 /// Memories asked for in one list page (the API's largest page).

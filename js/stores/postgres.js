@@ -25,14 +25,14 @@
 // numbers the tree's and the history's own objects it stores (`STRUCTURE_PREFIXES`;
 // `seq`, one sequence for the table; not files' contents, read when asked for), and
 // every read also brings back, in the same round trip, those committed since the
-// last it saw (a few and small: `RECENT_*`). Their values never change (each key is
-// its value's hash), so the store keeps them and answers the engine's next reads of
-// them at once; the engine checks every value against its key's hash, wherever it
-// came from.
+// last it saw (a few and small: `PG_AHEAD_*` in src/config.rs). Their values never
+// change (each key is its value's hash), so the store keeps them and answers the
+// engine's next reads of them at once; the engine checks every value against its
+// key's hash, wherever it came from.
 
 import { turnTaker } from './postgres-turn.js';
 import { MAX_VALUE_BYTES } from './shared.js';
-import { STRUCTURE_PREFIXES } from '../glue.js';
+import { glue } from '../glue.js';
 
 /** Rows a list page returns; the contract allows any page size. */
 const PAGE = 1000;
@@ -47,12 +47,10 @@ export const TABLE = 'memdir_kv';
 export const STORES_TABLE = 'memdir_stores';
 /** What a catalogued store's reads fail with once its catalog row is gone. */
 export const STORE_DELETED = 'this memory store was deleted';
-/** Rows committed since the last one seen that one read brings back at most. */
-export const RECENT_ROWS = 64;
-/** The largest value such a row may hold; a larger one is read when it is asked for. */
-export const RECENT_VALUE_BYTES = 64 * 1024;
-/** The bytes of such values a store keeps at most until they are asked for; the oldest go first. */
-export const RECENT_BYTES = 4 * 1024 * 1024;
+// What a read brings back of others' commits, and its bounds, read from the engine
+// once the wasm is ready: `{structurePrefixes, aheadRows, aheadValueBytes, aheadKeptBytes}`.
+let rulesCache;
+const rules = () => (rulesCache ??= glue.postgresRules());
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS ${TABLE} (
   namespace text COLLATE "C" NOT NULL,
@@ -63,7 +61,7 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS ${TABLE} (
 // The commit order of the tree's and the history's rows (NULL for contents, for rows
 // written before it and outside a commit): a column added in place (no rewrite),
 // its sequence, and an index of only the numbered rows.
-const RECENT_SCHEMA = [
+const NUMBERING_SCHEMA = [
   `ALTER TABLE ${TABLE} ADD COLUMN IF NOT EXISTS seq bigint`,
   `CREATE SEQUENCE IF NOT EXISTS ${TABLE}_seq`,
   `CREATE INDEX IF NOT EXISTS ${TABLE}_recent ON ${TABLE} (namespace, seq) WHERE seq IS NOT NULL`,
@@ -71,7 +69,7 @@ const RECENT_SCHEMA = [
 
 /** Whether `key` names one of the tree's or the history's own objects (`STRUCTURE_PREFIXES`). */
 function isStructure(key) {
-  return STRUCTURE_PREFIXES.some((p) => key.startsWith(p));
+  return rules().structurePrefixes.some((p) => key.startsWith(p));
 }
 
 /** A row number as the database sends it (text), or undefined if it is not one. */
@@ -188,7 +186,7 @@ export function postgresStore(connection, options = {}) {
     ready ??= (async () => {
       const p = owned ? await openPool(connection) : connection;
       await ensureTable(p);
-      await ensureRecent(p);
+      await ensureNumbering(p);
       return p;
     })().catch((e) => {
       ready = undefined;
@@ -218,24 +216,24 @@ export function postgresStore(connection, options = {}) {
   // Rows other instances committed, by key, until the engine asks for them (see the
   // top of this file); `since`: the last row number seen, undefined until the first
   // read has learnt it. Insertion order is age, for dropping the oldest.
-  const recent = new Map();
-  let recentBytes = 0;
+  const ahead = new Map();
+  let aheadBytes = 0;
   let since;
   const keep = (key, value) => {
-    if (!isStructure(key) || recent.has(key)) return;
-    recent.set(key, value);
-    recentBytes += value.byteLength;
-    for (const [k, v] of recent) {
-      if (recentBytes <= RECENT_BYTES) break;
-      recent.delete(k);
-      recentBytes -= v.byteLength;
+    if (!isStructure(key) || ahead.has(key)) return;
+    ahead.set(key, value);
+    aheadBytes += value.byteLength;
+    for (const [k, v] of ahead) {
+      if (aheadBytes <= rules().aheadKeptBytes) break;
+      ahead.delete(k);
+      aheadBytes -= v.byteLength;
     }
   };
   const forget = (key) => {
-    const v = recent.get(key);
+    const v = ahead.get(key);
     if (v === undefined) return undefined;
-    recent.delete(key);
-    recentBytes -= v.byteLength;
+    ahead.delete(key);
+    aheadBytes -= v.byteLength;
     return v;
   };
 
@@ -262,8 +260,8 @@ export function postgresStore(connection, options = {}) {
        (SELECT NULL, NULL, r.value, r.key, r.seq::text FROM ${TABLE} r
          WHERE r.namespace = $1 AND r.seq > $4::bigint AND octet_length(r.value) <= $5
            AND split_part(r.key, '/', 1) || '/' = ANY($6::text[]) AND (SELECT listed FROM one)
-         ORDER BY r.seq LIMIT ${RECENT_ROWS})`,
-      [namespace, key, MAX_VALUE_BYTES, since ?? null, RECENT_VALUE_BYTES, STRUCTURE_PREFIXES],
+         ORDER BY r.seq LIMIT $7)`,
+      [namespace, key, MAX_VALUE_BYTES, since ?? null, rules().aheadValueBytes, rules().structurePrefixes, rules().aheadRows],
     );
     const row = rows.find((r) => r.key === null);
     if (row?.listed !== true) throw new PostgresStoreError(row?.listed === false ? STORE_DELETED : 'the PostgreSQL store answered a read with no row');
@@ -271,7 +269,7 @@ export function postgresStore(connection, options = {}) {
     for (const r of rows) {
       if (r === row) continue;
       const seq = seqOf(r.seq);
-      if (seq === undefined || typeof r.key !== 'string' || !(r.value instanceof Uint8Array) || r.value.byteLength > RECENT_VALUE_BYTES) {
+      if (seq === undefined || typeof r.key !== 'string' || !(r.value instanceof Uint8Array) || r.value.byteLength > rules().aheadValueBytes) {
         throw new PostgresStoreError('the PostgreSQL store answered a read with a row of another shape');
       }
       since = Math.max(since ?? 0, seq);
@@ -395,32 +393,32 @@ export function postgresStore(connection, options = {}) {
 }
 
 /**
- * The row numbers' column, sequence and index (RECENT_SCHEMA), once per pool (a
+ * The row numbers' column, sequence and index (NUMBERING_SCHEMA), once per pool (a
  * catalog's stores share one). Each is made only when the database lacks it: an
  * ALTER TABLE locks the whole table, and would wait on every reader each time a
  * store opens.
  */
-const recentReady = new WeakMap();
-function ensureRecent(p) {
-  let ready = recentReady.get(p);
+const numberingReady = new WeakMap();
+function ensureNumbering(p) {
+  let ready = numberingReady.get(p);
   if (ready === undefined) {
-    ready = makeRecent(p).catch((e) => {
-      recentReady.delete(p);
+    ready = makeNumbering(p).catch((e) => {
+      numberingReady.delete(p);
       throw e;
     });
-    recentReady.set(p, ready);
+    numberingReady.set(p, ready);
   }
   return ready;
 }
 
-async function makeRecent(p) {
+async function makeNumbering(p) {
   const { rows } = await p.query(
     `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('${TABLE}') AND attname = 'seq' AND NOT attisdropped) AS column,
             to_regclass('${TABLE}_seq') IS NOT NULL AS sequence,
             to_regclass('${TABLE}_recent') IS NOT NULL AS index`,
   );
   const have = rows[0] ?? {};
-  const [column, sequence, index] = RECENT_SCHEMA;
+  const [column, sequence, index] = NUMBERING_SCHEMA;
   for (const [made, statement] of [[have.column, column], [have.sequence, sequence], [have.index, index]]) {
     if (made === true) continue;
     // Processes starting together may race here even with IF NOT EXISTS (a unique

@@ -49,14 +49,6 @@ pub fn api_write_ops() -> String {
     serde_json::to_string(&memdir::api::WRITE_OPS).unwrap_or_default()
 }
 
-/// The prefixes of the keys of the tree's and the history's own objects, as JSON
-/// text (`memdir::STRUCTURE_PREFIXES`): values that never change, which a store
-/// adapter may keep once it has seen them.
-#[wasm_bindgen(js_name = structurePrefixes)]
-pub fn structure_prefixes() -> String {
-    serde_json::to_string(&memdir::STRUCTURE_PREFIXES).unwrap_or_default()
-}
-
 /// The memory-store toolset's tools as JSON text: `[{name, description,
 /// input_schema, read_only}]`, the schema as an object (`memdir::toolset::TOOLS`).
 #[wasm_bindgen(js_name = toolsetTools)]

@@ -25,6 +25,9 @@ mod dir_store;
 mod idb;
 mod js_store;
 mod memory;
+// The PostgreSQL store's rules; only Node runs it.
+#[cfg(not(feature = "indexeddb"))]
+mod postgres;
 #[cfg(not(feature = "indexeddb"))]
 mod store_dir;
 // The Node directory store's protocol; the browser has no directory store.
