@@ -263,7 +263,8 @@ export function postgresStore(connection, options = {}) {
          ORDER BY r.seq LIMIT $7)`,
       [namespace, key, MAX_VALUE_BYTES, since ?? null, rules().aheadValueBytes, rules().structurePrefixes, rules().aheadRows],
     );
-    const row = rows.find((r) => r.key === null);
+    // One row of its own, and at most aheadRows of others', whatever the database says.
+    const row = rows.length <= rules().aheadRows + 1 ? rows.find((r) => r.key === null) : undefined;
     if (row?.listed !== true) throw new PostgresStoreError(row?.listed === false ? STORE_DELETED : 'the PostgreSQL store answered a read with no row');
     if (since === undefined) since = seqOf(row.seq) ?? since;
     for (const r of rows) {
