@@ -47,6 +47,8 @@ export const TABLE = 'memdir_kv';
 export const STORES_TABLE = 'memdir_stores';
 /** What a catalogued store's reads fail with once its catalog row is gone. */
 export const STORE_DELETED = 'this memory store was deleted';
+/** What a read fails with when the database answers it with rows it could not have sent. */
+const ANOTHER_SHAPE = 'the PostgreSQL store answered a read with rows of another shape';
 // What a read brings back of others' commits, and its bounds, read from the engine
 // once the wasm is ready: `{structurePrefixes, aheadRows, aheadValueBytes, aheadKeptBytes}`.
 let rulesCache;
@@ -264,14 +266,15 @@ export function postgresStore(connection, options = {}) {
       [namespace, key, MAX_VALUE_BYTES, since ?? null, rules().aheadValueBytes, rules().structurePrefixes, rules().aheadRows],
     );
     // One row of its own, and at most aheadRows of others', whatever the database says.
-    const row = rows.length <= rules().aheadRows + 1 ? rows.find((r) => r.key === null) : undefined;
+    if (rows.length > rules().aheadRows + 1) throw new PostgresStoreError(ANOTHER_SHAPE);
+    const row = rows.find((r) => r.key === null);
     if (row?.listed !== true) throw new PostgresStoreError(row?.listed === false ? STORE_DELETED : 'the PostgreSQL store answered a read with no row');
     if (since === undefined) since = seqOf(row.seq) ?? since;
     for (const r of rows) {
       if (r === row) continue;
       const seq = seqOf(r.seq);
       if (seq === undefined || typeof r.key !== 'string' || !(r.value instanceof Uint8Array) || r.value.byteLength > rules().aheadValueBytes) {
-        throw new PostgresStoreError('the PostgreSQL store answered a read with a row of another shape');
+        throw new PostgresStoreError(ANOTHER_SHAPE);
       }
       since = Math.max(since ?? 0, seq);
       if (r.key !== key) keep(r.key, r.value);

@@ -18,6 +18,7 @@ import { startPostgres } from './pg-cluster.mjs';
 import { MEMDIR_BIN, loadJson, memdir, runNode, startServe } from './helpers.mjs';
 import { apiHandler } from '../../js/api/http.js';
 import { postgresCatalog } from '../../js/api/catalog-pg.js';
+import { glue } from '../../js/glue.js';
 
 const bytes = (s) => new TextEncoder().encode(s);
 const text = (b) => (b === undefined ? undefined : new TextDecoder().decode(b));
@@ -583,6 +584,38 @@ describe("another instance's commits come with the next read", () => {
     });
     mine.close();
     theirs.close();
+  });
+
+  test('a read answered with more rows than it may bring is refused, and none of them is kept', async () => {
+    // A database answering as the caller scripts it: every statement of the schema
+    // step finds what it looks for made; each read answers `next`.
+    let next;
+    let reads = 0;
+    const fake = {
+      options: { max: 10 },
+      connect: () => new Promise(() => {}),
+      query: async (q) => {
+        if (typeof q === 'object' && q.text.includes('WITH one AS')) {
+          reads += 1;
+          return { rows: next };
+        }
+        return { rows: [{ column: true, sequence: true, index: true }] };
+      },
+    };
+    const s = memdir.postgresStore(fake, { namespace: 'scripted' });
+    const own = (value) => ({ listed: true, n: value.length, value: bytes(value), key: null, seq: '1' });
+    const others = (n) => Array.from({ length: n }, (_, i) => ({ listed: null, n: null, value: bytes(`kept ${i}`), key: `tree/${i}`, seq: String(i + 2) }));
+    const { aheadRows } = glue.postgresRules();
+    next = [own('head'), ...others(aheadRows + 1)];
+    await assert.rejects(s.get('head'), { name: 'PostgresStoreError', message: 'the PostgreSQL store answered a read with rows of another shape' });
+    next = [own('from the database')];
+    assert.equal(text(await s.get('tree/0')), 'from the database');
+    // As many as a read may bring: kept, and the next read of one is answered without a query.
+    next = [own('head'), ...others(aheadRows)];
+    assert.equal(text(await s.get('head')), 'head');
+    const before = reads;
+    assert.equal(text(await s.get(`tree/${aheadRows - 1}`)), `kept ${aheadRows - 1}`);
+    assert.equal(reads, before);
   });
 
   test('a table made before rows were numbered gets the numbers in place, its rows kept', async () => {
