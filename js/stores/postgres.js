@@ -291,7 +291,7 @@ export function postgresStore(connection, options = {}) {
       'write',
       `INSERT INTO ${TABLE} (namespace, key, value) SELECT $1, $2, $3::bytea WHERE ${held}
          ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value`,
-      [namespace, checkKey(key), checkValue(value)],
+      [namespace, key, checkValue(value)],
     );
     if (rowCount !== 1) throw new PostgresStoreError(STORE_DELETED);
   }
@@ -342,7 +342,7 @@ export function postgresStore(connection, options = {}) {
 
     async delete(key) {
       forget(checkKey(key));
-      await query('delete', `DELETE FROM ${TABLE} WHERE namespace = $1 AND key = $2`, [namespace, checkKey(key)]);
+      await query('delete', `DELETE FROM ${TABLE} WHERE namespace = $1 AND key = $2`, [namespace, key]);
     },
 
     // Keyset paging: the cursor is the page's last key, so a page costs one index
