@@ -1,0 +1,57 @@
+// When an exported call's work runs (crates/memdir-wasm/src/lib.rs, one_promise):
+// at once, inside the call, so that a store answering at once (in memory) gives a
+// promise already settled; and queued, as before, when the call is made while
+// memdir is already working (a clock or a store's callback calling back in), so
+// that one command never runs inside another.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openMemory, memoryStore } from '../../js/node.js';
+// The same module instance js/node.js initialised: its raw classes, under the wrapper.
+import { Memory as Core, memoryStore as coreStore } from '../../dist/node/memdir_wasm.js';
+
+const CONFIG = JSON.stringify({
+  maxFileBytes: 1 << 20,
+  maxTotalBytes: 1 << 24,
+  readLimitChars: 1 << 20,
+  maxMemories: 1000,
+  actor: '',
+  maxRetries: 3,
+  secrets: 'allow',
+});
+
+/** 'settled' if `promise` had settled (either way) when this was called, else 'pending'. */
+async function stateOf(promise) {
+  // A settled promise's reaction is queued at once, ahead of the marker's; a
+  // promise settled by a queued task settles after the marker's.
+  const settled = () => 'settled';
+  return Promise.race([promise.then(settled, settled), Promise.resolve().then(() => 'pending')]);
+}
+
+test('a command on the memory store has settled when its call returns', async () => {
+  const core = new Core(coreStore(), CONFIG, undefined);
+  assert.equal(await stateOf(core.handleJson(JSON.stringify({ command: 'create', path: '/memories/a.md', file_text: 'one\n' }))), 'settled');
+  const view = core.handleJson(JSON.stringify({ command: 'view', path: '/memories/a.md' }));
+  assert.equal(await stateOf(view), 'settled');
+  assert.equal(await view, "Here's the content of /memories/a.md with line numbers:\n     1\tone\n     2\t");
+  // A failure too: the promise is rejected at once, with the tool's error.
+  const missing = core.handleJson(JSON.stringify({ command: 'view', path: '/memories/none.md' }));
+  assert.equal(await stateOf(missing), 'settled');
+  await assert.rejects(missing, { kind: 'refused', message: 'The path /memories/none.md does not exist. Please provide a valid path.' });
+});
+
+test('a command made from inside another (its clock calling back) runs after it, not inside it', async () => {
+  let memory;
+  let inner = null;
+  const clock = () => {
+    if (memory && inner === null) inner = memory.view({ command: 'view', path: '/memories' });
+    return 1_700_000_000_000;
+  };
+  memory = await openMemory({ store: memoryStore(), clock });
+  await memory.create({ command: 'create', path: '/memories/first.md', file_text: 'x' });
+  assert.notEqual(inner, null, 'the clock was read during the create');
+  // Run inside the create, the view would have listed the directory before first.md was in it.
+  assert.equal(
+    await inner,
+    "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n1B\t/memories\n1B\t/memories/first.md",
+  );
+});
