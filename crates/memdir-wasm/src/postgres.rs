@@ -2,30 +2,27 @@
 //! which rows a read brings back of what other instances committed, and how many.
 
 use memdir::config::{PG_AHEAD_KEPT_BYTES, PG_AHEAD_ROWS, PG_AHEAD_VALUE_BYTES};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 /// `{structurePrefixes, aheadRows, aheadValueBytes, aheadKeptBytes}`: the prefixes
 /// of the keys whose values never change and which a read brings ahead
 /// (`memdir::STRUCTURE_PREFIXES`), and its bounds (`memdir::config::PG_AHEAD_*`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Rules {
+    structure_prefixes: &'static [&'static str],
+    ahead_rows: usize,
+    ahead_value_bytes: usize,
+    ahead_kept_bytes: usize,
+}
+
 #[wasm_bindgen(js_name = postgresRules)]
-pub fn postgres_rules() -> JsValue {
-    let o = js_sys::Object::new();
-    let set = |k: &str, v: JsValue| {
-        let _ = js_sys::Reflect::set(&o, &JsValue::from_str(k), &v);
-    };
-    let prefixes = js_sys::Array::new();
-    for p in memdir::STRUCTURE_PREFIXES {
-        prefixes.push(&JsValue::from_str(p));
-    }
-    set("structurePrefixes", prefixes.into());
-    set("aheadRows", JsValue::from_f64(PG_AHEAD_ROWS as f64));
-    set(
-        "aheadValueBytes",
-        JsValue::from_f64(PG_AHEAD_VALUE_BYTES as f64),
-    );
-    set(
-        "aheadKeptBytes",
-        JsValue::from_f64(PG_AHEAD_KEPT_BYTES as f64),
-    );
-    o.into()
+pub fn postgres_rules() -> Result<JsValue, JsValue> {
+    crate::memory::to_js(&Rules {
+        structure_prefixes: &memdir::STRUCTURE_PREFIXES,
+        ahead_rows: PG_AHEAD_ROWS,
+        ahead_value_bytes: PG_AHEAD_VALUE_BYTES,
+        ahead_kept_bytes: PG_AHEAD_KEPT_BYTES,
+    })
 }

@@ -8,6 +8,7 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
 use memdir::store_dir::{self as format, DirError};
+use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
 /// A format error as a JS `Error` whose message is the text and whose `name` is
@@ -23,25 +24,32 @@ pub(crate) fn js_error(e: DirError) -> JsValue {
     err.into()
 }
 
-/// The format's names, times and page the Node store uses itself: `{tmpPrefix,
-/// turnLock, turnWaitMs, lockWaitMs, listPage}` (the rest is the protocol's).
+/// The format's names, times, page and lock spares the Node store uses itself:
+/// `{tmpPrefix, turnLock, turnWaitMs, lockWaitMs, listPage, lockSpares,
+/// lockSpareDirs}` (the rest is the protocol's).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Rules {
+    tmp_prefix: &'static str,
+    turn_lock: &'static str,
+    turn_wait_ms: u64,
+    lock_wait_ms: u64,
+    list_page: usize,
+    lock_spares: usize,
+    lock_spare_dirs: usize,
+}
+
 #[wasm_bindgen(js_name = storeDirRules)]
-pub fn store_dir_rules() -> JsValue {
-    let o = js_sys::Object::new();
-    let set = |k: &str, v: JsValue| {
-        let _ = js_sys::Reflect::set(&o, &JsValue::from_str(k), &v);
-    };
-    set("tmpPrefix", format::TMP_PREFIX.into());
-    set("turnLock", format::TURN_LOCK.into());
-    set("turnWaitMs", JsValue::from_f64(format::TURN_WAIT_MS as f64));
-    set("lockWaitMs", JsValue::from_f64(format::LOCK_WAIT_MS as f64));
-    set("listPage", JsValue::from_f64(format::STORE_DIR_PAGE as f64));
-    set("lockSpares", JsValue::from_f64(format::LOCK_SPARES as f64));
-    set(
-        "lockSpareDirs",
-        JsValue::from_f64(format::LOCK_SPARE_DIRS as f64),
-    );
-    o.into()
+pub fn store_dir_rules() -> Result<JsValue, JsValue> {
+    crate::memory::to_js(&Rules {
+        tmp_prefix: format::TMP_PREFIX,
+        turn_lock: format::TURN_LOCK,
+        turn_wait_ms: format::TURN_WAIT_MS,
+        lock_wait_ms: format::LOCK_WAIT_MS,
+        list_page: format::STORE_DIR_PAGE,
+        lock_spares: format::LOCK_SPARES,
+        lock_spare_dirs: format::LOCK_SPARE_DIRS,
+    })
 }
 
 /// The file name of `key`; throws when the key is too long for one.
