@@ -211,6 +211,12 @@ const FAULTS = [
   ['set throws QuotaExceededError', 'set', () => { throw named('QuotaExceededError'); }, FULL],
   ['set rejects', 'set', async () => { throw new TypeError(SECRET); }, FAILED],
   ['a thenable whose then throws', 'get', () => ({ get then() { throw new Error(SECRET); } }), FAILED],
+  // The same wrong answers given at once, as plain values (taken without a promise).
+  ['get returns a string at once', 'get', () => 'not bytes', FAILED],
+  ['get returns an object at once', 'get', () => ({ then: 'not a function', length: 3 }), FAILED],
+  ['get returns garbage bytes at once', 'get', () => new Uint8Array([0xff, 0, 1]), null],
+  ['get returns 65 MiB at once', 'get', () => new Uint8Array(65 * 1024 * 1024), FAILED],
+  ['compareAndSwap returns "yes" at once', 'compareAndSwap', () => 'yes', FAILED],
 ];
 
 describe('a store that throws, rejects or returns the wrong type', () => {

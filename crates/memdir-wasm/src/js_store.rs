@@ -150,13 +150,31 @@ impl JsStore {
 }
 
 /// Awaits whatever a store method returned (a promise, a thenable or a plain value)
-/// and maps a throw or a rejection to its error kind.
+/// and maps a throw or a rejection to its error kind. A plain value is the answer as
+/// it is, with no microtask waited: a store that answers at once (a Durable Object's
+/// synchronous table) then lets a whole command finish within its call.
 async fn settle(called: Result<JsValue, JsValue>) -> Result<JsValue, StoreError> {
     let value = called.map_err(|e| error_kind(&e))?;
+    if !thenable(&value)? {
+        return Ok(value);
+    }
     // Promise.resolve also absorbs thenables whose `then` throws (it rejects instead).
     JsFuture::from(Promise::resolve(&value))
         .await
         .map_err(|e| error_kind(&e))
+}
+
+/// Whether `value` is a promise or has a callable `then` (what Promise.resolve
+/// waits for); a `then` getter that throws fails as a rejection would.
+fn thenable(value: &JsValue) -> Result<bool, StoreError> {
+    if !value.is_object() && !value.is_function() {
+        return Ok(false);
+    }
+    if value.is_instance_of::<Promise>() {
+        return Ok(true);
+    }
+    let then = Reflect::get(value, &JsValue::from_str("then")).map_err(|e| error_kind(&e))?;
+    Ok(then.is_function())
 }
 
 /// `QuotaExceededError` (the DOM name, also used by the directory store for a full
