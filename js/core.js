@@ -3,7 +3,7 @@
 // workerd.js, default.js) initialises the wasm its runtime's way, then re-exports
 // this module plus its own stores; nothing here touches the wasm until it is called
 // (the entry hands its build's glue to glue.js first).
-import { FACE_ERRORS, glue } from './glue.js';
+import { AT_ONCE, FACE_ERRORS, glue } from './glue.js';
 import { remoteCaller, syncOptions } from './sync.js';
 import { processTurn, writesInTurn } from './turn.js';
 
@@ -62,7 +62,16 @@ export function customStore(obj) {
 function toHandle(store) {
   if (store === undefined) return glue.memoryStore();
   if (store instanceof glue.StoreHandle) return store;
-  return customStore(store);
+  return customStore(atOnce(store) ?? store);
+}
+
+/** The store's face that answers at once (`AT_ONCE`, glue.js), if it carries one. */
+function atOnce(store) {
+  try {
+    return store?.[AT_ONCE];
+  } catch {
+    return undefined;
+  }
 }
 
 function limitValue(limits, camel, snake) {

@@ -24,6 +24,15 @@ export let READ_ONLY_TOOLS;
 /** The wrapper's own failures' texts, by kind (`memdir::FaceError`): `closed`, `internal`. */
 export let FACE_ERRORS;
 
+/**
+ * A store's face that answers synchronously, for the engine only: a store whose
+ * public methods are async (as the protocol's callers expect) may carry under this
+ * symbol the same methods returning plain values. The engine takes a plain value as
+ * it is, so a command on such a store finishes within its call, with no microtask
+ * per store call (a fifth of a view on a synchronous store).
+ */
+export const AT_ONCE = Symbol('memdir.atOnce');
+
 /** Called once, by the entry point, with the glue it initialised. */
 export function useGlue(initialised) {
   glue = initialised;

@@ -51,6 +51,7 @@
 // table, or a well-formed manifest; chunks are bytes that add up to it); errors name no storage key and carry
 // no backend text.
 
+import { AT_ONCE } from '../glue.js';
 import { equalBytes, exclusive, MAX_VALUE_BYTES } from './shared.js';
 
 /** Durable Object storage caps a key at 2 KiB on both kinds of object. */
@@ -97,12 +98,35 @@ function guarded(store) {
       try {
         return await method(...args);
       } catch (e) {
-        if (ownErrors.has(e)) throw e;
-        throw new Error(`durableObjectStore: the Durable Object storage failed the ${name}`);
+        throw failure(e, name);
       }
     };
   }
   return out;
+}
+
+/**
+ * `guarded` for a store that answers synchronously (the SQLite-backed table): the
+ * same errors, thrown at once, and its answers as they are, with no promise.
+ */
+function guardedAtOnce(store) {
+  const out = {};
+  for (const [name, method] of Object.entries(store)) {
+    out[name] = (...args) => {
+      try {
+        return method(...args);
+      } catch (e) {
+        throw failure(e, name);
+      }
+    };
+  }
+  return out;
+}
+
+/** A store call's error as the caller sees it: the store's own, or one naming no key. */
+function failure(e, name) {
+  if (ownErrors.has(e)) return e;
+  return new Error(`durableObjectStore: the Durable Object storage failed the ${name}`);
 }
 
 /** Whether `v` has a manifest's shape (its size may still be beyond any memdir writes). */
@@ -181,7 +205,10 @@ export function durableObjectStore(storage, options = {}) {
   const prefix = options.prefix ?? '';
   if (typeof prefix !== 'string') throw new TypeError('durableObjectStore: options.prefix must be a string');
   const layout = keyLayout(prefix);
-  return guarded(sqliteBacked(storage) ? sqliteStore(storage, prefix, layout) : keyValueStore(storage, layout));
+  if (!sqliteBacked(storage)) return guarded(keyValueStore(storage, layout));
+  const table = sqliteStore(storage, prefix, layout);
+  // Its methods stay async for callers; the engine takes the face that answers at once.
+  return Object.defineProperty(guarded(table), AT_ONCE, { value: guardedAtOnce(table) });
 }
 
 /** Where a key's record and chunks live, and what writing a value over a record takes. */
@@ -419,17 +446,17 @@ function sqliteStore(storage, prefix, { rec, chunk, plan, page }) {
   }
 
   return {
-    async get(key) {
+    get(key) {
       // No transaction needed: the record and its chunks are read synchronously, and
       // nothing else of the object runs in between.
       return run(() => materialise(key, recordOf(first(SQL.record, rec(key)))));
     },
 
-    async set(key, value) {
+    set(key, value) {
       run(() => storage.transactionSync(() => write(key, value, manifestOf(first(SQL.manifest, rec(key))))));
     },
 
-    async delete(key) {
+    delete(key) {
       run(() =>
         storage.transactionSync(() => {
           const old = manifestOf(first(SQL.take, rec(key)));
@@ -438,7 +465,7 @@ function sqliteStore(storage, prefix, { rec, chunk, plan, page }) {
       );
     },
 
-    async list(listPrefix, cursor) {
+    list(listPrefix, cursor) {
       const below = above(rec(listPrefix));
       const after = cursor !== undefined && cursor !== null;
       const start = after ? rec(cursor) : rec(listPrefix);
@@ -447,11 +474,11 @@ function sqliteStore(storage, prefix, { rec, chunk, plan, page }) {
       return run(() => page(sql.exec(query, ...bindings).toArray().map((row) => row.key)));
     },
 
-    async compareAndSwap(key, expected, value) {
+    compareAndSwap(key, expected, value) {
       return commit([], key, expected, value);
     },
 
-    async commit(objects, key, expected, value) {
+    commit(objects, key, expected, value) {
       return commit(objects, key, expected, value);
     },
   };

@@ -1,13 +1,15 @@
 // When an exported call's work runs (crates/memdir-wasm/src/lib.rs, one_promise):
-// at once, inside the call, so that a store answering at once (in memory) gives a
-// promise already settled; and queued, as before, when the call is made while
-// memdir is already working (a clock or a store's callback calling back in), so
-// that one command never runs inside another.
+// at once, inside the call, so that a store answering at once (in memory, or a JS
+// store answering with plain values: js_store.rs, settle) gives a promise already
+// settled; and queued, as before, when the call is made while memdir is already
+// working (a clock or a store's callback calling back in), so that one command
+// never runs inside another.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openMemory, memoryStore } from '../../js/node.js';
 // The same module instance js/node.js initialised: its raw classes, under the wrapper.
-import { Memory as Core, memoryStore as coreStore } from '../../dist/node/memdir_wasm.js';
+import { Memory as Core, jsStore, memoryStore as coreStore } from '../../dist/node/memdir_wasm.js';
+import { AT_ONCE } from '../../js/glue.js';
 
 const CONFIG = JSON.stringify({
   maxFileBytes: 1 << 20,
@@ -54,4 +56,44 @@ test('a command made from inside another (its clock calling back) runs after it,
     await inner,
     "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n1B\t/memories\n1B\t/memories/first.md",
   );
+});
+
+/** The store protocol over a Map, answering with plain values, or with promises when `later`. */
+function mapStore(later) {
+  const m = new Map();
+  const same = (a, b) => (a === undefined ? b === undefined : b !== undefined && Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0);
+  const methods = {
+    get: (k) => m.get(k),
+    set: (k, v) => void m.set(k, v.slice()),
+    delete: (k) => void m.delete(k),
+    list: (prefix, cursor) => ({ keys: [...m.keys()].filter((k) => k.startsWith(prefix) && (cursor === undefined || k > cursor)).sort() }),
+    compareAndSwap: (k, expected, v) => same(m.get(k), expected) && (m.set(k, v.slice()), true),
+  };
+  if (!later) return methods;
+  return Object.fromEntries(Object.entries(methods).map(([name, f]) => [name, async (...args) => f(...args)]));
+}
+
+test('a command on a JS store answering with plain values has settled when its call returns; on one answering with promises, not', async () => {
+  for (const [later, want] of [[false, 'settled'], [true, 'pending']]) {
+    const core = new Core(jsStore(mapStore(later)), CONFIG, undefined);
+    await core.handleJson(JSON.stringify({ command: 'create', path: '/memories/a.md', file_text: 'one' }));
+    const view = core.handleJson(JSON.stringify({ command: 'view', path: '/memories/a.md' }));
+    assert.equal(await stateOf(view), want, later ? 'promises' : 'plain values');
+    assert.equal(await view, "Here's the content of /memories/a.md with line numbers:\n     1\tone");
+  }
+});
+
+test("a store's face that answers at once is the one the engine calls; its async methods are left to other callers", async () => {
+  const calls = { public: 0, atOnce: 0 };
+  const atOnce = Object.fromEntries(Object.entries(mapStore(false)).map(([name, f]) => [name, (...a) => (calls.atOnce++, f(...a))]));
+  const store = Object.fromEntries(Object.keys(atOnce).map((name) => [name, async () => {
+    calls.public++;
+    throw new Error('the async face was called');
+  }]));
+  Object.defineProperty(store, AT_ONCE, { value: atOnce });
+  const memory = await openMemory({ store });
+  await memory.create({ command: 'create', path: '/memories/b.md', file_text: 'two' });
+  assert.equal(await memory.view({ command: 'view', path: '/memories/b.md' }), "Here's the content of /memories/b.md with line numbers:\n     1\ttwo");
+  assert.equal(calls.public, 0);
+  assert.ok(calls.atOnce >= 3, `the at-once face was called ${calls.atOnce} times`);
 });

@@ -203,6 +203,29 @@ export class StoreTestObject extends DurableObject {
   }
 
   /**
+   * A memory on this object's store, its commands run while each of the store's
+   * public (async) methods counts its calls: on a SQLite-backed object the engine
+   * takes the face that answers at once, so it calls none of them; on a
+   * key-value-backed one every store call is one. Also the view's text, and
+   * whether the memory's view had settled when its call returned.
+   */
+  async atOnce() {
+    const store = durableObjectStore(this.ctx.storage, { prefix: `at-once-${crypto.randomUUID()}/` });
+    let publicCalls = 0;
+    for (const op of OPS) {
+      const method = store[op];
+      store[op] = (...args) => {
+        publicCalls += 1;
+        return method(...args);
+      };
+    }
+    const memory = await openMemory({ store });
+    await memory.execute({ command: 'create', path: '/memories/edge.md', file_text: 'one\ntwo' });
+    const view = await memory.execute({ command: 'view', path: '/memories/edge.md' });
+    return { publicCalls, view: view.content };
+  }
+
+  /**
    * A value of `size` bytes written, swapped and deleted: whether it reads back
    * whole, and the raw keys and largest raw value it left in the object's storage.
    * Over the backend's value limit it is split across keys.
@@ -509,6 +532,8 @@ export default {
         return answer(await stores().contract(args.backend));
       case '/__test/chunks':
         return answer(await stores().chunks(args.size));
+      case '/__test/at-once':
+        return answer(await stores().atOnce());
       case '/__test/all-or-nothing':
         return answer(await stores().allOrNothing());
       case '/__test/hostile':

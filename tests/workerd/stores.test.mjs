@@ -50,6 +50,13 @@ for (const b of backends) {
     assert.equal(await c.test('contract', { ...args('contract'), backend: 'do' }), 'ok');
   });
 
+  test(`durableObjectStore on ${b.storage} objects: the engine ${b.table ? 'calls the table at once, never through its async methods' : 'calls the async methods'}`, async () => {
+    const r = await c.test('at-once', args('at-once'));
+    assert.equal(r.view, "Here's the content of /memories/edge.md with line numbers:\n     1\tone\n     2\ttwo");
+    if (b.table) assert.equal(r.publicCalls, 0);
+    else assert.ok(r.publicCalls >= 3, `the engine called the store ${r.publicCalls} times`);
+  });
+
   for (const [what, want] of [['under', b.whole], ['over', b.split]]) {
     test(`durableObjectStore on ${b.storage} objects: a ${want.size}-byte value (${what} the value limit) is stored as ${want.rawKeys.length} key(s) and read back whole`, async () => {
       const r = await c.test('chunks', { ...args('chunks'), size: want.size });
