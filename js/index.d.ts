@@ -115,23 +115,28 @@ export interface RetainReport {
   more: boolean;
 }
 
+/** A store method's answer: a promise of it, or the value itself when the store has it at once. */
+export type StoreAnswer<T> = T | Promise<T>;
+
 /**
- * The JS store protocol: any object with these async methods over Uint8Array values.
- * Throwing an error named `QuotaExceededError` reports a full store and
- * `UnavailableError` an unreachable one; anything else is a storage failure. The
- * error's text never reaches the model.
+ * The JS store protocol: any object with these methods over Uint8Array values, each
+ * answering with a promise or, when the store has the answer at once (a synchronous
+ * table, a Map), with the plain value, which the engine then takes without waiting:
+ * a command on such a store finishes within its call. Throwing an error named
+ * `QuotaExceededError` reports a full store and `UnavailableError` an unreachable
+ * one; anything else is a storage failure. The error's text never reaches the model.
  */
 export interface JsStore {
-  get(key: string): Promise<Uint8Array | undefined | null>;
-  set(key: string, value: Uint8Array): Promise<void>;
+  get(key: string): StoreAnswer<Uint8Array | undefined | null>;
+  set(key: string, value: Uint8Array): StoreAnswer<void>;
   /** Deleting an absent key is not an error. */
-  delete(key: string): Promise<void>;
+  delete(key: string): StoreAnswer<void>;
   /** Keys starting with `prefix`, ascending, after `cursor`; `cursor` set when more follow. */
-  list(prefix: string, cursor?: string): Promise<{ keys: string[]; cursor?: string | null }>;
+  list(prefix: string, cursor?: string): StoreAnswer<{ keys: string[]; cursor?: string | null }>;
   /** Writes `value` only if the current value is `expected` (undefined: absent). */
-  compareAndSwap(key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
+  compareAndSwap(key: string, expected: Uint8Array | undefined, value: Uint8Array): StoreAnswer<boolean>;
   /** Optional: writes `objects`, then the compare-and-swap, in one transaction. */
-  commit?(objects: Array<[string, Uint8Array]>, key: string, expected: Uint8Array | undefined, value: Uint8Array): Promise<boolean>;
+  commit?(objects: Array<[string, Uint8Array]>, key: string, expected: Uint8Array | undefined, value: Uint8Array): StoreAnswer<boolean>;
   /**
    * Optional: runs `fn` (one write command) while no other process writes this
    * store, resolving what `fn` resolves. Fairness only: when the turn is not had in

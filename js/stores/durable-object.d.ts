@@ -50,7 +50,8 @@ export interface DurableObjectStore extends JsStore {
  * On a SQLite-backed object (`new_sqlite_classes`) the store keeps a table of its
  * own through `storage.sql` (`memdir_store`, one row per key, the prefix leading
  * each key), each commit is one synchronous `transactionSync`, and a value takes one
- * row up to the 2 MB row limit; memories earlier releases wrote there through
+ * row up to the 2 MB row limit; memdir's engine calls that table synchronously (a
+ * command finishes within its call), while these methods stay async for other callers; memories earlier releases wrote there through
  * `storage.kv` are moved into the table on the store's first use. (Measured batched,
  * write commands took 35-48% less time on the table than on `storage.kv`.) On a key-value-backed object
  * the asynchronous calls are used, under a lock, and values over its 128 KiB limit

@@ -59,6 +59,15 @@ export async function example(client: Anthropic): Promise<void> {
   };
   await checkStoreContract(customStore(mine));
   await openMemory({ store: mine });
+  // A store with its answers at once: plain values, no promises.
+  const atOnce: JsStore = {
+    get: (k) => map.get(k),
+    set: (k, v) => void map.set(k, v),
+    delete: (k) => void map.delete(k),
+    list: (prefix) => ({ keys: [...map.keys()].filter((k) => k.startsWith(prefix)).sort() }),
+    compareAndSwap: () => false,
+  };
+  await openMemory({ store: atOnce });
   await openMemory({ store: memoryStore() });
 
   // Several stores, the Memory Stores API, the system-prompt text.
