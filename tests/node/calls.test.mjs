@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openMemory, memoryStore } from '../../js/node.js';
+import { MapStore } from './helpers.mjs';
 // The same module instance js/node.js initialised: its raw classes, under the wrapper.
 import { Memory as Core, jsStore, memoryStore as coreStore } from '../../dist/node/memdir_wasm.js';
 import { AT_ONCE } from '../../js/glue.js';
@@ -58,24 +59,10 @@ test('a command made from inside another (its clock calling back) runs after it,
   );
 });
 
-/** The store protocol over a Map, answering with plain values, or with promises when `later`. */
-function mapStore(later) {
-  const m = new Map();
-  const same = (a, b) => (a === undefined ? b === undefined : b !== undefined && Buffer.compare(Buffer.from(a), Buffer.from(b)) === 0);
-  const methods = {
-    get: (k) => m.get(k),
-    set: (k, v) => void m.set(k, v.slice()),
-    delete: (k) => void m.delete(k),
-    list: (prefix, cursor) => ({ keys: [...m.keys()].filter((k) => k.startsWith(prefix) && (cursor === undefined || k > cursor)).sort() }),
-    compareAndSwap: (k, expected, v) => same(m.get(k), expected) && (m.set(k, v.slice()), true),
-  };
-  if (!later) return methods;
-  return Object.fromEntries(Object.entries(methods).map(([name, f]) => [name, async (...args) => f(...args)]));
-}
-
 test('a command on a JS store answering with plain values has settled when its call returns; on one answering with promises, not', async () => {
   for (const [later, want] of [[false, 'settled'], [true, 'pending']]) {
-    const core = new Core(jsStore(mapStore(later)), CONFIG, undefined);
+    const store = new MapStore();
+    const core = new Core(jsStore(later ? store : store.plain()), CONFIG, undefined);
     await core.handleJson(JSON.stringify({ command: 'create', path: '/memories/a.md', file_text: 'one' }));
     const view = core.handleJson(JSON.stringify({ command: 'view', path: '/memories/a.md' }));
     assert.equal(await stateOf(view), want, later ? 'promises' : 'plain values');
@@ -85,7 +72,7 @@ test('a command on a JS store answering with plain values has settled when its c
 
 test("a store's face that answers at once is the one the engine calls; its async methods are left to other callers", async () => {
   const calls = { public: 0, atOnce: 0 };
-  const atOnce = Object.fromEntries(Object.entries(mapStore(false)).map(([name, f]) => [name, (...a) => (calls.atOnce++, f(...a))]));
+  const atOnce = Object.fromEntries(Object.entries(new MapStore().plain()).map(([name, f]) => [name, (...a) => (calls.atOnce++, f(...a))]));
   const store = Object.fromEntries(Object.keys(atOnce).map((name) => [name, async () => {
     calls.public++;
     throw new Error('the async face was called');

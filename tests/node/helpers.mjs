@@ -63,25 +63,47 @@ export function runNode(args, env, timeoutMs) {
 export class MapStore {
   map = new Map();
   async get(key) {
-    const v = this.map.get(key);
-    return v === undefined ? undefined : v.slice();
+    return this.plain().get(key);
   }
   async set(key, value) {
-    this.map.set(key, value.slice());
+    this.plain().set(key, value);
   }
   async delete(key) {
-    this.map.delete(key);
+    this.plain().delete(key);
   }
   async list(prefix, cursor) {
-    const keys = [...this.map.keys()].filter((k) => k.startsWith(prefix) && (cursor === undefined || k > cursor)).sort();
-    return keys.length > 100 ? { keys: keys.slice(0, 100), cursor: keys[99] } : { keys };
+    return this.plain().list(prefix, cursor);
   }
   async compareAndSwap(key, expected, value) {
-    const cur = this.map.get(key);
-    const same = cur === undefined ? expected === undefined : expected !== undefined && Buffer.compare(cur, expected) === 0;
-    if (!same) return false;
-    this.map.set(key, value.slice());
-    return true;
+    return this.plain().compareAndSwap(key, expected, value);
+  }
+
+  /** The same protocol over the same Map, answering with plain values: no promises. */
+  plain() {
+    const map = this.map;
+    return {
+      get(key) {
+        const v = map.get(key);
+        return v === undefined ? undefined : v.slice();
+      },
+      set(key, value) {
+        map.set(key, value.slice());
+      },
+      delete(key) {
+        map.delete(key);
+      },
+      list(prefix, cursor) {
+        const keys = [...map.keys()].filter((k) => k.startsWith(prefix) && (cursor === undefined || k > cursor)).sort();
+        return keys.length > 100 ? { keys: keys.slice(0, 100), cursor: keys[99] } : { keys };
+      },
+      compareAndSwap(key, expected, value) {
+        const cur = map.get(key);
+        const same = cur === undefined ? expected === undefined : expected !== undefined && Buffer.compare(cur, expected) === 0;
+        if (!same) return false;
+        map.set(key, value.slice());
+        return true;
+      },
+    };
   }
 }
 

@@ -218,8 +218,7 @@ export class StoreTestObject extends DurableObject {
    * A memory on this object's store, its commands run while each of the store's
    * public (async) methods counts its calls: on a SQLite-backed object the engine
    * takes the face that answers at once, so it calls none of them; on a
-   * key-value-backed one every store call is one. Also the view's text, and
-   * whether the memory's view had settled when its call returned.
+   * key-value-backed one every store call is one. Also the view's text.
    */
   async atOnce() {
     const store = durableObjectStore(this.ctx.storage, { prefix: `at-once-${crypto.randomUUID()}/` });
