@@ -18,8 +18,17 @@ export let READ_ONLY_COMMANDS;
 /** The Memory Stores API operations that change a store (`memdir::api::WRITE_OPS`). */
 export let API_WRITE_OPS;
 
-/** The memory-store toolset's tools that never change a store (`read_only` in `memdir::toolset::TOOLS`). */
-export let READ_ONLY_TOOLS;
+/**
+ * The memory-store toolset's tools that never change a store (`read_only` in
+ * `memdir::toolset::TOOLS`). Read on the first toolset call that may need a turn,
+ * not at import: the toolset's definitions are the largest text the engine makes
+ * at start, and most processes never call the toolset.
+ */
+let readOnlyToolNames;
+export function readOnlyTools() {
+  readOnlyToolNames ??= Object.freeze(JSON.parse(glue.toolsetTools()).filter((t) => t.read_only).map((t) => t.name));
+  return readOnlyToolNames;
+}
 
 /** The wrapper's own failures' texts, by kind (`memdir::FaceError`): `closed`, `internal`. */
 export let FACE_ERRORS;
@@ -41,5 +50,4 @@ export function useGlue(initialised) {
   READ_ONLY_COMMANDS = Object.freeze(tool.read_only_commands);
   API_WRITE_OPS = Object.freeze(JSON.parse(glue.apiWriteOps()));
   FACE_ERRORS = Object.freeze(Object.fromEntries(JSON.parse(glue.faceErrors())));
-  READ_ONLY_TOOLS = Object.freeze(JSON.parse(glue.toolsetTools()).filter((t) => t.read_only).map((t) => t.name));
 }

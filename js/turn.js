@@ -3,7 +3,7 @@
 // one process interleaved on an async store (PostgreSQL, a Durable Object, an
 // application's own) would race each other, and the loser waits out a backoff and
 // plans again. Taking them in turn, each writes first time; reads take no turn.
-import { API_WRITE_OPS, COMMANDS, READ_ONLY_COMMANDS, READ_ONLY_TOOLS } from './glue.js';
+import { API_WRITE_OPS, COMMANDS, READ_ONLY_COMMANDS, readOnlyTools } from './glue.js';
 
 /** The Memory methods that reach a store, so the ones a turn may wrap. */
 const TURN_METHODS = () => [...COMMANDS, 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire', 'retain', 'api', 'toolset'];
@@ -24,7 +24,7 @@ function mayWrite(method, first) {
     case 'api':
       return !(first !== null && typeof first === 'object' && typeof first.op === 'string' && !API_WRITE_OPS.includes(first.op));
     case 'toolset':
-      return !READ_ONLY_TOOLS.includes(first);
+      return !readOnlyTools().includes(first);
     default:
       return true;
   }
