@@ -31,8 +31,10 @@
 //! Why the turn ([`TURN_LOCK`](memdir::store_dir::TURN_LOCK)): the engine publishes optimistically from its cached
 //! head, so of two processes streaming writes the one that just won starts its next
 //! command ahead while the loser re-reads what changed, and can lose every retry.
-//! Hosts take turns for a whole command instead; the compare-and-swap still guards
-//! every writer that does not (the Node store).
+//! Hosts take turns for a whole command instead, as Node's memories on a directory
+//! do (`js/stores/directory.js`, `inTurn`); the compare-and-swap still guards every
+//! writer that does not (one that gave up waiting for the turn, or a store's own
+//! `set` and `compareAndSwap` called directly).
 
 use std::fs::{self, File};
 use std::io::{self, ErrorKind, Read, Write};
