@@ -144,25 +144,40 @@ pub fn file_name(key: &str) -> Result<String, DirError> {
     Ok(name)
 }
 
-/// The key a file name stands for; `None` for files that are not keys (one
-/// spelling per key: `_4F` is not `_4f` and `_61` is not `a`).
+/// The key a file name stands for; `None` for files that are not keys. One
+/// spelling per key, [`file_name`]'s, checked as the name is read (`_4F` is not
+/// `_4f` and `_61` is not `a`): opening a store reads every name in it.
 pub fn key_of(name: &str) -> Option<String> {
+    if name.len() > MAX_NAME {
+        return None;
+    }
     let rest = name.strip_prefix('k')?;
     let mut bytes = Vec::with_capacity(rest.len());
     let mut it = rest.bytes();
     while let Some(b) = it.next() {
         if b == b'_' {
-            let hi = char::from(it.next()?).to_digit(16)?;
-            let lo = char::from(it.next()?).to_digit(16)?;
-            bytes.push(u8::try_from(hi * 16 + lo).ok()?);
+            let (hi, lo) = (lower_hex(it.next()?)?, lower_hex(it.next()?)?);
+            let byte = hi * 16 + lo;
+            if plain(byte) {
+                return None;
+            }
+            bytes.push(byte);
         } else if plain(b) {
             bytes.push(b);
         } else {
             return None;
         }
     }
-    let key = String::from_utf8(bytes).ok()?;
-    (file_name(&key).ok().as_deref() == Some(name)).then_some(key)
+    String::from_utf8(bytes).ok()
+}
+
+/// A digit as [`hex`] writes it.
+fn lower_hex(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        _ => None,
+    }
 }
 
 /// The keys among a directory's file names that start with `prefix` and sort
@@ -538,6 +553,52 @@ mod tests {
         for not_a_key in ["lock", "kA", "k_zz", "k_61", "k_4F", "memdir-store", "k_ff"] {
             assert_eq!(key_of(not_a_key), None, "{not_a_key}");
         }
+    }
+
+    /// What `key_of` means: the key whose `file_name` is exactly this name.
+    fn key_of_by_round_trip(name: &str) -> Option<String> {
+        let rest = name.strip_prefix('k')?;
+        let mut bytes = Vec::new();
+        let mut it = rest.bytes();
+        while let Some(b) = it.next() {
+            if b == b'_' {
+                let hi = char::from(it.next()?).to_digit(16)?;
+                let lo = char::from(it.next()?).to_digit(16)?;
+                bytes.push(u8::try_from(hi * 16 + lo).ok()?);
+            } else {
+                bytes.push(b);
+            }
+        }
+        let key = String::from_utf8(bytes).ok()?;
+        (file_name(&key).ok().as_deref() == Some(name)).then_some(key)
+    }
+
+    #[test]
+    fn a_name_is_a_key_exactly_when_it_is_that_key_s_file_name() {
+        // Every name of up to three characters from an alphabet that covers each
+        // case (plain, escapes in both cases, non-hex, non-plain), the long ones
+        // around the limit, and escapes of every byte.
+        let alphabet = ['k', 'a', '-', '0', '9', 'f', 'F', 'g', '_', 'A', '.', 'é'];
+        let mut names = alloc::vec![String::new()];
+        for _ in 0..4 {
+            let longer: Vec<String> = names
+                .iter()
+                .flat_map(|n| alphabet.iter().map(move |c| alloc::format!("{n}{c}")))
+                .collect();
+            names.extend(longer);
+        }
+        for b in 0..=255u8 {
+            names.push(alloc::format!("k_{b:02x}"));
+            names.push(alloc::format!("k_{b:02X}"));
+            names.push(alloc::format!("kx_{b:02x}_{:02x}", b ^ 0x80));
+        }
+        names.push(alloc::format!("k{}", "a".repeat(MAX_NAME - 1)));
+        names.push(alloc::format!("k{}", "a".repeat(MAX_NAME)));
+        names.push(file_name("é/x y").unwrap_or_default());
+        for name in &names {
+            assert_eq!(key_of(name), key_of_by_round_trip(name), "{name:?}");
+        }
+        assert!(names.iter().filter(|n| key_of(n).is_some()).count() > 500);
     }
 
     #[test]
