@@ -107,6 +107,11 @@ function processAlive(pid) {
   }
 }
 
+/** `names`, each followed by a NUL, which no file name holds. */
+function nulTerminated(names) {
+  return names.length === 0 ? '' : `${names.join('\0')}\0`;
+}
+
 /** The kind of a directory entry (or of lstat's answer) as one character: f, d, l or o. */
 function entryKind(d) {
   if (d.isSymbolicLink()) return 'l';
@@ -376,8 +381,9 @@ class NodeDirIo {
       fss.closeSync(fd);
     }
   }
+  /** The directory's names, each followed by a NUL (one string crosses into the wasm at once). */
   list() {
-    return fss.readdirSync(this.#root);
+    return nulTerminated(fss.readdirSync(this.#root));
   }
   /** The store directory's own kind (lstat), one character as in `entries`. */
   rootKind() {
@@ -386,10 +392,10 @@ class NodeDirIo {
   createRoot() {
     fss.mkdirSync(this.#root, { recursive: true, mode: DIR_MODE });
   }
-  /** Each entry of the directory (or of its subdirectory `sub`): its kind's character, then its name. */
+  /** Each entry of the directory (or of its subdirectory `sub`): its kind's character, then its name, then a NUL. */
   entries(sub) {
     const dir = sub === undefined ? this.#root : this.#path(sub);
-    return fss.readdirSync(dir, { withFileTypes: true }).map((d) => entryKind(d) + d.name);
+    return nulTerminated(fss.readdirSync(dir, { withFileTypes: true }).map((d) => entryKind(d) + d.name));
   }
   unique() {
     return randomUUID();

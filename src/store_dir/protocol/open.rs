@@ -7,6 +7,7 @@
 
 use alloc::format;
 use alloc::string::String;
+use alloc::vec::Vec;
 
 use super::{DirIo, IoKind, Poll, copy_as, discard, sweep_temporaries};
 use crate::store_dir::{self as dir, DirError, EntryKind, Layout};
@@ -29,6 +30,8 @@ pub struct Open {
     phase: Phase,
     /// The marker, staged and not yet renamed into place.
     tmp: Option<String>,
+    /// The temporaries the directory held when it was judged, swept once it is open.
+    temporaries: Vec<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +54,7 @@ impl Open {
             convert_old_host,
             phase: Phase::Start,
             tmp: None,
+            temporaries: Vec::new(),
         }
     }
 
@@ -66,7 +70,7 @@ impl Open {
             Err(_) => Poll::Ready(Err(DirError::Io)),
         };
         match &r {
-            Poll::Ready(Ok(())) => sweep_temporaries(io),
+            Poll::Ready(Ok(())) => sweep_temporaries(io, &core::mem::take(&mut self.temporaries)),
             Poll::Ready(Err(_)) => discard(io, self.tmp.take()),
             _ => {}
         }
@@ -102,13 +106,18 @@ impl Open {
     /// Everything up to the marker's syncs: the directory made or checked and
     /// judged, refused with nothing written, converted, or checked; the name of the
     /// marker staged for a store that gets one.
-    fn start<I: DirIo>(&self, io: &mut I) -> Result<Option<String>, DirError> {
+    fn start<I: DirIo>(&mut self, io: &mut I) -> Result<Option<String>, DirError> {
         check_root(io)?;
         let entries = io.entries(None).map_err(|e| match I::kind(&e) {
             IoKind::Denied => DirError::Unreadable,
             _ => DirError::Io,
         })?;
         let layout = dir::classify(entries.iter().map(|(n, k)| (n.as_str(), *k)))?;
+        self.temporaries = entries
+            .iter()
+            .filter(|(n, _)| n.starts_with(dir::TMP_PREFIX))
+            .map(|(n, _)| n.clone())
+            .collect();
         match layout {
             // Empty, or the Node layout from before the marker (the same files):
             // the marker is all there is to write.

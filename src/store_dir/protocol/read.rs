@@ -107,14 +107,14 @@ pub fn list<I: DirIo>(
     ))
 }
 
-/// Removes temporary files that a crashed writer left long ago.
-pub fn sweep_temporaries<I: DirIo>(io: &mut I) {
-    let Ok(names) = io.list() else { return };
+/// Removes the temporary files among `names` (the directory as listed) that a
+/// crashed writer left long ago. Opening passes its own listing: the directory is
+/// read once, and a temporary made since then is young anyway.
+pub fn sweep_temporaries<I: DirIo>(io: &mut I, names: &[String]) {
     for name in names {
-        if name.starts_with(dir::TMP_PREFIX)
-            && io.age_ms(&name).is_ok_and(|a| a > dir::TMP_STALE_MS)
+        if name.starts_with(dir::TMP_PREFIX) && io.age_ms(name).is_ok_and(|a| a > dir::TMP_STALE_MS)
         {
-            let _ = io.unlink(&name);
+            let _ = io.unlink(name);
         }
     }
 }

@@ -47,6 +47,8 @@ struct Fake {
     root: Root,
     /// How many advisory locks were taken.
     flocks: usize,
+    /// How many times the store directory itself was listed.
+    listings: usize,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -327,6 +329,7 @@ impl DirIo for Fake {
     }
 
     fn list(&mut self) -> Result<Vec<String>, IoKind> {
+        self.listings += 1;
         Ok(self
             .names
             .keys()
@@ -360,6 +363,9 @@ impl DirIo for Fake {
         use crate::store_dir::EntryKind;
         if self.root == Root::Unlistable {
             return Err(IoKind::Denied);
+        }
+        if sub.is_none() {
+            self.listings += 1;
         }
         let prefix = sub.map(|s| format!("{s}/")).unwrap_or_default();
         if let Some(s) = sub
@@ -798,7 +804,8 @@ fn old_temporaries_are_swept() {
     let t = io.stage(b"x").unwrap();
     io.now = crate::store_dir::TMP_STALE_MS + 1;
     let fresh = io.stage(b"y").unwrap();
-    sweep_temporaries(&mut io);
+    let listed = io.list().unwrap();
+    sweep_temporaries(&mut io, &listed);
     assert!(!io.names.contains_key(&t));
     assert!(io.names.contains_key(&fresh));
 }
@@ -865,6 +872,24 @@ fn the_turn_goes_to_a_fresh_waiter_first_and_a_held_one_is_given_up_at_its_deadl
 fn open(io: &mut Fake, convert_old_host: bool) -> Result<(), DirError> {
     let mut op = Open::new(convert_old_host);
     run(io, |io, last| op.poll(io, last))
+}
+
+#[test]
+fn opening_reads_the_directory_once_and_sweeps_what_that_listing_held() {
+    let mut io = Fake::default();
+    io.put("a", b"1");
+    io.put_raw(
+        crate::store_dir::FORMAT,
+        crate::store_dir::MARKER_TEXT.as_bytes(),
+    );
+    let stale = io.stage(b"x").unwrap();
+    io.now = crate::store_dir::TMP_STALE_MS + 1;
+    let young = io.stage(b"y").unwrap();
+    assert_eq!(open(&mut io, false), Ok(()));
+    assert_eq!(io.listings, 1);
+    assert!(!io.names.contains_key(&stale));
+    assert!(io.names.contains_key(&young));
+    assert_eq!(io.get("a"), Ok(Some(b"1".to_vec())));
 }
 
 impl Fake {
