@@ -45,9 +45,9 @@ export const AT_ONCE = Symbol('memdir.atOnce');
 /** Called once, by the entry point, with the glue it initialised. */
 export function useGlue(initialised) {
   glue = initialised;
-  const tool = JSON.parse(glue.memoryTool());
-  COMMANDS = Object.freeze(tool.commands);
-  READ_ONLY_COMMANDS = Object.freeze(tool.read_only_commands);
+  const [commands, readOnlyCommands] = JSON.parse(glue.commandNames());
+  COMMANDS = Object.freeze(commands);
+  READ_ONLY_COMMANDS = Object.freeze(readOnlyCommands);
   API_WRITE_OPS = Object.freeze(JSON.parse(glue.apiWriteOps()));
   FACE_ERRORS = Object.freeze(Object.fromEntries(JSON.parse(glue.faceErrors())));
 }
