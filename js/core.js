@@ -3,7 +3,7 @@
 // workerd.js, default.js) initialises the wasm its runtime's way, then re-exports
 // this module plus its own stores; nothing here touches the wasm until it is called
 // (the entry hands its build's glue to glue.js first).
-import { AT_ONCE, FACE_ERRORS, glue } from './glue.js';
+import { AT_ONCE, FACE_ERRORS, deepFreeze, glue, toolsetDefinitions } from './glue.js';
 import { remoteCaller, syncOptions } from './sync.js';
 import { processTurn, writesInTurn } from './turn.js';
 
@@ -487,7 +487,6 @@ export function betaMemoryTool(handlers, extraProps) {
   };
 }
 
-let toolsetCache;
 /**
  * The memory-store toolset's definitions, `[{name, description, input_schema,
  * read_only}]`, as
@@ -495,8 +494,7 @@ let toolsetCache;
  * itself (the MCP server).
  */
 export function toolsetTools() {
-  toolsetCache ??= deepFreeze(JSON.parse(glue.toolsetTools()));
-  return toolsetCache;
+  return toolsetDefinitions();
 }
 
 let memoryToolCache;
@@ -508,14 +506,6 @@ let memoryToolCache;
 export function memoryTool() {
   memoryToolCache ??= deepFreeze(JSON.parse(glue.memoryTool()));
   return memoryToolCache;
-}
-
-function deepFreeze(value) {
-  if (value !== null && typeof value === 'object') {
-    for (const v of Object.values(value)) deepFreeze(v);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 /**

@@ -26,8 +26,27 @@ export let API_WRITE_OPS;
  */
 let readOnlyToolNames;
 export function readOnlyTools() {
-  readOnlyToolNames ??= Object.freeze(JSON.parse(glue.toolsetTools()).filter((t) => t.read_only).map((t) => t.name));
+  readOnlyToolNames ??= Object.freeze(toolsetDefinitions().filter((t) => t.read_only).map((t) => t.name));
   return readOnlyToolNames;
+}
+
+let toolset;
+/**
+ * The toolset's definitions as the engine makes them (`memdir::toolset::TOOLS`),
+ * made and parsed once, frozen: core.js's `toolsetTools` and `readOnlyTools` share them.
+ */
+export function toolsetDefinitions() {
+  toolset ??= deepFreeze(JSON.parse(glue.toolsetTools()));
+  return toolset;
+}
+
+/** `value` and everything in it, frozen. */
+export function deepFreeze(value) {
+  if (value !== null && typeof value === 'object') {
+    for (const v of Object.values(value)) deepFreeze(v);
+    Object.freeze(value);
+  }
+  return value;
 }
 
 /** The wrapper's own failures' texts, by kind (`memdir::FaceError`): `closed`, `internal`. */
