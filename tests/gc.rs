@@ -96,3 +96,17 @@ fn an_unpublished_object_survives_a_pass() {
         "Here's the content of /memories/late.md with line numbers:\n     1\twritten before the sweep"
     );
 }
+
+#[test]
+fn a_pass_lists_the_store_once() {
+    // One listing of every key: a store directory reads itself whole for a
+    // listing, and a listing for each kind of object read it five times a pass.
+    let store = Harness::new(MemoryStore::new());
+    let engine = Engine::new(&store, Config::default());
+    let input = r#"{"command":"create","path":"/memories/a.md","file_text":"a"}"#;
+    assert!(!block_on(engine.execute_json(input)).is_error);
+    store.shared.reset();
+    block_on(engine.gc(0)).unwrap();
+    assert_eq!(store.shared.by_kind.borrow().get("list"), Some(&1));
+    assert_eq!(store.shared.count("list", ""), 1);
+}

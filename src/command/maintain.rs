@@ -288,10 +288,16 @@ impl<S: Store> Engine<S> {
                 }
             }
         }
+        // One listing of every key, not one per kind of object: a store directory
+        // reads itself whole for each listing.
         let mut unreferenced = BTreeSet::new();
-        for prefix in [COMMIT, TREE, BLOB, LOG, RECORD] {
-            let keys = list_all(self.store(), prefix).await?;
-            unreferenced.extend(keys.into_iter().filter(|k| !marked.contains(k)));
+        for key in list_all(self.store(), "").await? {
+            let object = [COMMIT, TREE, BLOB, LOG, RECORD]
+                .iter()
+                .any(|p| key.starts_with(p));
+            if object && !marked.contains(&key) {
+                unreferenced.insert(key);
+            }
         }
         let earlier: BTreeSet<String> = match self.store().get(GC_PENDING).await? {
             Some(bytes) => serde_json::from_slice(&bytes).unwrap_or_default(),
