@@ -329,6 +329,10 @@ pub const LOCK_WAIT_MS: u64 = 10_000;
 pub const LOCK_STALE_MS: u64 = 30_000;
 /// Keys per page when a store directory lists its keys (the Node store's pages).
 pub const STORE_DIR_PAGE: usize = 1000;
+/// How long a store directory's listing is kept for the pages after its first: a
+/// directory can only be read whole, and reading it again for each page made a
+/// listing of n keys (gc's) n / page reads of the whole directory.
+pub const STORE_DIR_LISTING_KEEP_MS: u64 = 5_000;
 /// A temporary file this old was left by a crashed writer.
 pub const TMP_STALE_MS: u64 = 60 * 60 * 1000;
 /// Spare lock files a Node process keeps per store directory (js/stores/directory.js):

@@ -41,13 +41,13 @@ use std::io::{self, ErrorKind, Read, Write};
 use std::os::unix::fs::{DirBuilderExt, FileExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
 use memdir::StoreError;
 use memdir::store_dir::protocol::{
-    self, Commit, Delete, DirIo, Durability, Error, IoKind, Opened, Set, TurnPoll,
+    self, Commit, Delete, DirIo, Durability, Error, IoKind, Listing, Opened, Set, TurnPoll,
 };
 use memdir::store_dir::{self as format, DirError, EntryKind};
 
@@ -63,6 +63,8 @@ pub struct DirBackend {
     root: PathBuf,
     host: String,
     lock_wait: Duration,
+    /// The keys a paged listing read, for its next pages ([`Listing`]).
+    listing: Mutex<Listing>,
 }
 
 store_for!(DirBackend);
@@ -205,6 +207,7 @@ impl DirBackend {
             root: dir.as_ref().to_path_buf(),
             host,
             lock_wait: Duration::from_millis(format::LOCK_WAIT_MS),
+            listing: Mutex::default(),
         };
         let mut open = protocol::Open::new(true);
         protocol::run(&mut store.io(), |io, last| open.poll(io, last))?;
@@ -218,6 +221,12 @@ impl DirBackend {
     }
 
     /// The protocol's system calls in this directory.
+    /// The listing's kept keys; a thread that panicked holding them left nothing
+    /// half-made (a page is cut from them or they are replaced whole).
+    fn listing(&self) -> MutexGuard<'_, Listing> {
+        self.listing.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     fn io(&self) -> HostIo<'_> {
         HostIo {
             root: &self.root,
@@ -467,14 +476,18 @@ impl Backend for DirBackend {
     fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
         let mut op = Set::new(key, value, self.wait_ms(), Durability::strict())
             .map_err(|_| StoreError::Failed)?;
-        protocol::run(&mut self.io(), |io, last| op.poll(io, last)).map_err(store_error)
+        let r = protocol::run(&mut self.io(), |io, last| op.poll(io, last));
+        self.listing().forget();
+        r.map_err(store_error)
     }
 
     /// Leaves no byte of the value on the disk ([`Delete`]).
     fn delete(&self, key: &str) -> Result<(), StoreError> {
         let mut op = Delete::new(key, self.wait_ms(), Durability::strict())
             .map_err(|_| StoreError::Failed)?;
-        protocol::run(&mut self.io(), |io, last| op.poll(io, last)).map_err(store_error)
+        let r = protocol::run(&mut self.io(), |io, last| op.poll(io, last));
+        self.listing().forget();
+        r.map_err(store_error)
     }
 
     fn list(
@@ -483,7 +496,9 @@ impl Backend for DirBackend {
         after: Option<&str>,
         limit: usize,
     ) -> Result<Vec<String>, StoreError> {
-        protocol::list(&mut self.io(), prefix, after, limit).map_err(store_error)
+        self.listing()
+            .page(&mut self.io(), prefix, after, limit)
+            .map_err(store_error)
     }
 
     fn compare_and_swap(
@@ -517,7 +532,9 @@ impl Backend for DirBackend {
             Durability::strict(),
         )
         .map_err(store_error)?;
-        protocol::run(&mut io, |io, last| op.poll(io, last)).map_err(store_error)
+        let r = protocol::run(&mut io, |io, last| op.poll(io, last));
+        self.listing().forget();
+        r.map_err(store_error)
     }
 
     fn turn(&self) -> Option<Box<dyn Send>> {

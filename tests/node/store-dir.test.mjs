@@ -8,6 +8,8 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, chownSync, linkSync, lstatSync, lutimesSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { createRequire, syncBuiltinESMExports } from 'node:module';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -384,5 +386,41 @@ describe('a lock is a spare file of the process, hard-linked under its name', ()
     assert.equal(during.length, 2, out.stdout);
     for (const n of during) assert.match(n, SPARE);
     assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('.')), []);
+  });
+});
+
+describe('a gc pass over a directory of thousands of files', () => {
+  test('reads the directory once, finds every stray object across its pages, and deletes them at the next pass', async () => {
+    const dir = join(tempDir(), 'store');
+    const memory = await memdir.openMemory({ store: memdir.directoryStore(dir) });
+    await memory.create({ path: '/memories/kept.md', file_text: 'kept' });
+    const live = readdirSync(dir).sort();
+    // 2,500 objects no commit reaches: three pages of the store's listing.
+    const stray = Array.from({ length: 2500 }, (_, i) => `kblob_2f${createHash('sha256').update(String(i)).digest('hex')}`);
+    for (const name of stray) writeFileSync(join(dir, name), '');
+    // Counts the store's reads of its directory (node:fs as the store imports it).
+    const fs = createRequire(import.meta.url)('node:fs');
+    const readdir = fs.readdirSync;
+    let reads = 0;
+    fs.readdirSync = function (path, ...rest) {
+      if (path === dir) reads++;
+      return readdir.call(this, path, ...rest);
+    };
+    syncBuiltinESMExports();
+    let first;
+    try {
+      first = await memory.gc({ minAgeMs: 0 });
+    } finally {
+      fs.readdirSync = readdir;
+      syncBuiltinESMExports();
+    }
+    assert.deepEqual(first, { reachable: 5, deleted: 0, pending: 2500 });
+    assert.equal(reads, 1);
+    assert.deepEqual(await memory.gc({ minAgeMs: 0 }), { reachable: 5, deleted: 2500, pending: 0 });
+    // What is left: the memory's files, and the pass's own record of what it found.
+    const kept = [...live, 'kgc_2fpending', 'kgc_2fpending-at'].filter((n) => !n.startsWith('.')).sort();
+    assert.deepEqual(readdirSync(dir).filter((n) => !n.startsWith('.')).sort(), kept);
+    assert.equal((await memory.view({ path: '/memories/kept.md' })), "Here's the content of /memories/kept.md with line numbers:\n     1\tkept");
+    memory.close();
   });
 });

@@ -16,8 +16,8 @@ use wasm_bindgen::prelude::*;
 use crate::store_dir::js_error;
 
 use memdir::store_dir::protocol::{
-    self, Commit, Delete, DirIo, Durability, Error, Held, IoKind, Open, Opened, Poll, Set, Turn,
-    TurnPoll,
+    self, Commit, Delete, DirIo, Durability, Error, Held, IoKind, Listing, Open, Opened, Poll, Set,
+    Turn, TurnPoll,
 };
 
 #[wasm_bindgen]
@@ -313,7 +313,7 @@ impl Core {
         after: Option<&str>,
         limit: usize,
     ) -> Result<Vec<String>, Error<JsIoError>> {
-        protocol::list(&mut self.io, prefix, after, limit)
+        self.listing.page(&mut self.io, prefix, after, limit)
     }
 
     pub(crate) fn set(&self, key: &str, value: &[u8]) -> Result<Op, DirError> {
@@ -352,6 +352,10 @@ impl Core {
         last: Result<(), JsIoError>,
     ) -> Poll<Result<bool, Error<JsIoError>>> {
         let io = &mut self.io;
+        if matches!(op, Op::Set(_) | Op::Commit(_) | Op::Delete(_)) {
+            // A change's pages after it show it (its last step forgets last).
+            self.listing.forget();
+        }
         match op {
             Op::Open(o) => o
                 .poll(io, last)
@@ -431,6 +435,7 @@ pub(crate) struct Core {
     io: JsIo,
     wait_ms: u64,
     durability: Durability,
+    listing: Listing,
 }
 
 /// The protocol over one store directory's `NodeDirIo`.
@@ -453,6 +458,7 @@ impl DirProtocol {
                 around_swap: false,
                 each_change: sync_directory,
             },
+            listing: Listing::default(),
         };
         DirProtocol {
             core: Rc::new(RefCell::new(core)),

@@ -91,20 +91,90 @@ pub fn read_value<I: DirIo>(io: &mut I, key: &str) -> Result<Option<Vec<u8>>, Er
     r
 }
 
-/// The keys starting with `prefix`, strictly after `after`, ascending, at most `limit`.
+/// A store directory's keys, listed a page at a time.
+///
+/// A directory can only be read whole, so a listing keeps the keys it read for
+/// the pages after its first: a paged listing of n keys (gc's, a key-value
+/// guest's) reads the directory once, not n / page times. A page with a cursor
+/// is cut from the kept keys while they are of its prefix and younger than
+/// [`dir::STORE_DIR_LISTING_KEEP_MS`]; a first page, another prefix or an older
+/// listing reads the directory again. So the pages after the first show the
+/// directory as that read found it, which a listing in pages never promised
+/// otherwise. The keys are let go at the listing's last page and at
+/// [`Listing::forget`], which a store calls after each change it makes, so its own
+/// changes show in the pages that follow.
+#[derive(Debug, Default)]
+pub struct Listing {
+    kept: Option<Kept>,
+}
+
+#[derive(Debug)]
+struct Kept {
+    prefix: String,
+    /// Every key of the prefix the directory held after `after`, ascending.
+    keys: Vec<String>,
+    after: Option<String>,
+    at_ms: u64,
+}
+
+impl Listing {
+    /// The keys starting with `prefix`, strictly after `after`, ascending, at most
+    /// `limit`.
+    pub fn page<I: DirIo>(
+        &mut self,
+        io: &mut I,
+        prefix: &str,
+        after: Option<&str>,
+        limit: usize,
+    ) -> Result<Vec<String>, Error<I::Error>> {
+        let now = io.now_ms();
+        if let (Some(after), Some(kept)) = (after, &self.kept)
+            && kept.prefix == prefix
+            && kept.after.as_deref().is_none_or(|a| after >= a)
+            && now.saturating_sub(kept.at_ms) <= dir::STORE_DIR_LISTING_KEEP_MS
+        {
+            let from = kept.keys.partition_point(|k| k.as_str() <= after);
+            let rest = kept.keys.get(from..).unwrap_or_default();
+            let page: Vec<String> = rest.iter().take(limit).cloned().collect();
+            if page.len() == rest.len() {
+                self.kept = None;
+            }
+            return Ok(page);
+        }
+        self.kept = None;
+        let names = io.list().map_err(Error::Io)?;
+        let keys = dir::list_keys(names.iter().map(String::as_str), prefix, after, usize::MAX);
+        if keys.len() <= limit {
+            return Ok(keys);
+        }
+        // All kept, the page's own too: a caller that asks for one key over its
+        // page size, to know whether another page follows, ends its page one key
+        // before this one's end.
+        let page = keys.get(..limit).unwrap_or_default().to_vec();
+        self.kept = Some(Kept {
+            prefix: String::from(prefix),
+            keys,
+            after: after.map(String::from),
+            at_ms: now,
+        });
+        Ok(page)
+    }
+
+    /// Lets the kept keys go: the next page reads the directory.
+    pub fn forget(&mut self) {
+        self.kept = None;
+    }
+}
+
+/// The keys starting with `prefix`, strictly after `after`, ascending, at most
+/// `limit`, from a fresh read of the directory.
 pub fn list<I: DirIo>(
     io: &mut I,
     prefix: &str,
     after: Option<&str>,
     limit: usize,
 ) -> Result<Vec<String>, Error<I::Error>> {
-    let names = io.list().map_err(Error::Io)?;
-    Ok(dir::list_keys(
-        names.iter().map(String::as_str),
-        prefix,
-        after,
-        limit,
-    ))
+    Listing::default().page(io, prefix, after, limit)
 }
 
 /// Removes the temporary files among `names` (the directory as listed) that a

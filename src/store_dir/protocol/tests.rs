@@ -1202,3 +1202,84 @@ fn opening_dies_at_every_step_and_the_next_open_finishes_or_refuses_cleanly() {
     leftovers.durable_names.remove(crate::store_dir::FORMAT);
     open_survives_every_crash(&leftovers, &VALUES, true);
 }
+
+#[test]
+fn a_paged_listing_reads_the_directory_once() {
+    let mut io = Fake::default();
+    let keys: Vec<String> = (0..2500).map(|i| format!("blob/{i:04}")).collect();
+    for k in &keys {
+        io.put(k, b"x");
+    }
+    io.put("head", b"h");
+    // Pages as Node's store asks for them: one key over the page, to know whether
+    // another follows; the next starts after the page's last key.
+    let mut listing = Listing::default();
+    let mut listed = Vec::new();
+    let mut after: Option<String> = None;
+    loop {
+        let mut page = listing
+            .page(&mut io, "blob/", after.as_deref(), 1001)
+            .unwrap();
+        let more = page.len() > 1000;
+        page.truncate(1000);
+        after = page.last().cloned();
+        listed.extend(page);
+        if !more {
+            break;
+        }
+    }
+    assert_eq!(listed, keys);
+    assert_eq!(io.listings, 1);
+    // What reads the directory again: a listing starting over, another prefix, a
+    // listing kept too long, and one forgotten (after a change).
+    let first = listing.page(&mut io, "blob/", None, 1000).unwrap();
+    assert_eq!(first.len(), 1000);
+    assert_eq!(io.listings, 2);
+    assert_eq!(
+        listing
+            .page(&mut io, "", Some("blob/0999"), 1000)
+            .unwrap()
+            .first()
+            .map(String::as_str),
+        Some("blob/1000")
+    );
+    assert_eq!(io.listings, 3);
+    let page = listing.page(&mut io, "", Some("blob/1999"), 1000).unwrap();
+    assert_eq!(page.len(), 501);
+    assert_eq!(page.last().map(String::as_str), Some("head"));
+    assert_eq!(io.listings, 3, "the last page is cut from the kept keys");
+    // The pages after a read show the directory as it found it, until a change
+    // through the store forgets them.
+    listing.page(&mut io, "blob/", None, 10).unwrap();
+    assert_eq!(io.listings, 4);
+    io.put("blob/0005a", b"y");
+    assert_eq!(
+        listing
+            .page(&mut io, "blob/", Some("blob/0005"), 1)
+            .unwrap(),
+        ["blob/0006"]
+    );
+    assert_eq!(io.listings, 4);
+    listing.forget();
+    assert_eq!(
+        listing
+            .page(&mut io, "blob/", Some("blob/0005"), 1)
+            .unwrap(),
+        ["blob/0005a"]
+    );
+    assert_eq!(io.listings, 5);
+    // Kept too long; and a cursor before the keys a read kept.
+    listing.page(&mut io, "blob/", None, 10).unwrap();
+    io.now += crate::store_dir::STORE_DIR_LISTING_KEEP_MS + 1;
+    listing
+        .page(&mut io, "blob/", Some("blob/0009"), 10)
+        .unwrap();
+    assert_eq!(io.listings, 7);
+    assert_eq!(
+        listing
+            .page(&mut io, "blob/", Some("blob/0004"), 1)
+            .unwrap(),
+        ["blob/0005"]
+    );
+    assert_eq!(io.listings, 8);
+}
