@@ -333,6 +333,10 @@ pub const STORE_DIR_PAGE: usize = 1000;
 /// directory can only be read whole, and reading it again for each page made a
 /// listing of n keys (gc's) n / page reads of the whole directory.
 pub const STORE_DIR_LISTING_KEEP_MS: u64 = 5_000;
+/// How long a run of a Node directory store's calls holds the event loop before
+/// it lets it turn: its system calls are synchronous, so a long pass (a gc deleting
+/// thousands of files) would otherwise hold up every other request until its end.
+pub const STORE_DIR_SLICE_MS: u64 = 20;
 /// A temporary file this old was left by a crashed writer.
 pub const TMP_STALE_MS: u64 = 60 * 60 * 1000;
 /// Spare lock files a Node process keeps per store directory (js/stores/directory.js):

@@ -53,7 +53,7 @@ pub const TURN_WANT: &str = ".lock-turn-want";
 // The directory's waits and ages, in config.rs with every other limit.
 pub use crate::config::{
     LOCK_SPARE_DIRS, LOCK_SPARES, LOCK_STALE_MS, LOCK_WAIT_MS, STORE_DIR_LISTING_KEEP_MS,
-    STORE_DIR_PAGE, TMP_STALE_MS, TURN_POLL_MS, TURN_WAIT_MS, WANT_FRESH_MS,
+    STORE_DIR_PAGE, STORE_DIR_SLICE_MS, TMP_STALE_MS, TURN_POLL_MS, TURN_WAIT_MS, WANT_FRESH_MS,
 };
 /// Longest key file name: short enough that its lock's name and the name a stale
 /// lock is moved aside to (`.lock-` + name + `.stale-` + 36) stay within 255 bytes.

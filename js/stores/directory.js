@@ -78,6 +78,23 @@ function mapError(e) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+// How long the event loop has been held since it last turned: the first ask arms a
+// mark that the loop's next turn clears, and later asks measure from it. The engine
+// lets the loop turn (`breathe`) once a run of this store's calls, synchronous
+// system calls all, has held it past STORE_DIR_SLICE_MS (crates/memdir-wasm/src/dir_store.rs).
+let heldSince;
+function heldMs() {
+  if (heldSince === undefined) {
+    heldSince = performance.now();
+    setImmediate(() => {
+      heldSince = undefined;
+    });
+    return 0;
+  }
+  return performance.now() - heldSince;
+}
+const breathe = () => new Promise((r) => setImmediate(r));
+
 /** Writes all of `bytes` at the start of the file open at `fd` (a write may be short). */
 function writeAll(fd, bytes) {
   let at = 0;
@@ -457,6 +474,8 @@ export class DirectoryStore {
       wait: sleep,
       syncFile: (name) => fsyncFd(this.#io.takeStaged(name)),
       syncDir: () => fsyncPath(this.#root, C.O_RDONLY | C.O_DIRECTORY),
+      heldMs,
+      breathe,
     });
   }
 

@@ -390,13 +390,13 @@ describe('a lock is a spare file of the process, hard-linked under its name', ()
 });
 
 describe('a gc pass over a directory of thousands of files', () => {
-  test('reads the directory once, finds every stray object across its pages, and deletes them at the next pass', async () => {
+  test('reads the directory once, finds every stray object across its pages, and deletes them at the next pass, letting the event loop turn', async () => {
     const dir = join(tempDir(), 'store');
     const memory = await memdir.openMemory({ store: memdir.directoryStore(dir) });
     await memory.create({ path: '/memories/kept.md', file_text: 'kept' });
     const live = readdirSync(dir).sort();
-    // 2,500 objects no commit reaches: three pages of the store's listing.
-    const stray = Array.from({ length: 2500 }, (_, i) => `kblob_2f${createHash('sha256').update(String(i)).digest('hex')}`);
+    // 10,000 objects no commit reaches: ten pages of the store's listing.
+    const stray = Array.from({ length: 10_000 }, (_, i) => `kblob_2f${createHash('sha256').update(String(i)).digest('hex')}`);
     for (const name of stray) writeFileSync(join(dir, name), '');
     // Counts the store's reads of its directory (node:fs as the store imports it).
     const fs = createRequire(import.meta.url)('node:fs');
@@ -414,9 +414,16 @@ describe('a gc pass over a directory of thousands of files', () => {
       fs.readdirSync = readdir;
       syncBuiltinESMExports();
     }
-    assert.deepEqual(first, { reachable: 5, deleted: 0, pending: 2500 });
+    assert.deepEqual(first, { reachable: 5, deleted: 0, pending: 10_000 });
     assert.equal(reads, 1);
-    assert.deepEqual(await memory.gc({ minAgeMs: 0 }), { reachable: 5, deleted: 2500, pending: 0 });
+    // The deletes are synchronous system calls: the pass lets the loop turn between
+    // them (STORE_DIR_SLICE_MS), where it used to hold it to its end.
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    const second = await memory.gc({ minAgeMs: 0 });
+    clearInterval(ticking);
+    assert.deepEqual(second, { reachable: 5, deleted: 10_000, pending: 0 });
+    assert.ok(turns >= 5, `the loop turned ${turns} times`);
     // What is left: the memory's files, and the pass's own record of what it found.
     const kept = [...live, 'kgc_2fpending', 'kgc_2fpending-at'].filter((n) => !n.startsWith('.')).sort();
     assert.deepEqual(readdirSync(dir).filter((n) => !n.startsWith('.')).sort(), kept);

@@ -12,8 +12,8 @@ use core::cell::RefCell;
 
 use js_sys::Promise;
 use memdir::config::MAX_VALUE_BYTES;
-use memdir::store_dir::STORE_DIR_PAGE;
 use memdir::store_dir::protocol::{Error, IoKind, Poll};
+use memdir::store_dir::{STORE_DIR_PAGE, STORE_DIR_SLICE_MS};
 use memdir::{Page, Store, StoreError};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -31,6 +31,12 @@ extern "C" {
     fn sync_file(this: &JsDriver, name: &str) -> Promise;
     #[wasm_bindgen(method, js_name = syncDir)]
     fn sync_dir(this: &JsDriver) -> Promise;
+    /// How long the event loop has been held since it last turned, in milliseconds.
+    #[wasm_bindgen(method, js_name = heldMs)]
+    fn held_ms(this: &JsDriver) -> f64;
+    /// Resolves once the event loop has turned.
+    #[wasm_bindgen(method)]
+    fn breathe(this: &JsDriver) -> Promise;
 }
 
 #[derive(Clone)]
@@ -42,6 +48,16 @@ pub struct DirStore {
 impl DirStore {
     pub(crate) fn new(core: Rc<RefCell<Core>>, driver: JsDriver) -> Self {
         DirStore { core, driver }
+    }
+
+    /// Lets the event loop turn once this run of calls has held it for
+    /// [`STORE_DIR_SLICE_MS`]: every call is synchronous system calls, so a long
+    /// pass would hold up every other request. Only between calls, where this
+    /// store holds no key's lock. A command's few calls never get this far.
+    async fn breathe(&self) {
+        if self.driver.held_ms() > STORE_DIR_SLICE_MS as f64 {
+            let _ = JsFuture::from(self.driver.breathe()).await;
+        }
     }
 
     /// Runs a change to its end: its steps here, its waits in the driver.
@@ -76,6 +92,7 @@ fn store_error(e: Error<JsIoError>) -> StoreError {
 
 impl Store for DirStore {
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.breathe().await;
         let value = self.core.borrow_mut().get(key).map_err(store_error)?;
         // What a directory hands back is input: no value past the contract's bound.
         match value {
@@ -85,6 +102,7 @@ impl Store for DirStore {
     }
 
     async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+        self.breathe().await;
         let op = self
             .core
             .borrow()
@@ -94,6 +112,7 @@ impl Store for DirStore {
     }
 
     async fn delete(&self, key: &str) -> Result<(), StoreError> {
+        self.breathe().await;
         let op = self
             .core
             .borrow()
@@ -103,6 +122,7 @@ impl Store for DirStore {
     }
 
     async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
+        self.breathe().await;
         let keys = self
             .core
             .borrow_mut()
@@ -127,6 +147,7 @@ impl Store for DirStore {
         expected: Option<&[u8]>,
         new: &[u8],
     ) -> Result<bool, StoreError> {
+        self.breathe().await;
         let objects: Vec<(&str, &[u8])> = objects.iter().map(|(k, v)| (k.as_str(), &**v)).collect();
         let op = self
             .core
