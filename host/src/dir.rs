@@ -220,13 +220,13 @@ impl DirBackend {
         self
     }
 
-    /// The protocol's system calls in this directory.
     /// The listing's kept keys; a thread that panicked holding them left nothing
     /// half-made (a page is cut from them or they are replaced whole).
     fn listing(&self) -> MutexGuard<'_, Listing> {
         self.listing.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The protocol's system calls in this directory.
     fn io(&self) -> HostIo<'_> {
         HostIo {
             root: &self.root,

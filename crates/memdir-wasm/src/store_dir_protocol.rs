@@ -353,7 +353,8 @@ impl Core {
     ) -> Poll<Result<bool, Error<JsIoError>>> {
         let io = &mut self.io;
         if matches!(op, Op::Set(_) | Op::Commit(_) | Op::Delete(_)) {
-            // A change's pages after it show it (its last step forgets last).
+            // Each step of a change, its last included, lets the kept listing go:
+            // a listing after the change shows it.
             self.listing.forget();
         }
         match op {
