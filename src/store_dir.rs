@@ -575,7 +575,7 @@ mod tests {
 
     #[test]
     fn a_name_is_a_key_exactly_when_it_is_that_key_s_file_name() {
-        // Every name of up to three characters from an alphabet that covers each
+        // Every name of up to four characters from an alphabet that covers each
         // case (plain, escapes in both cases, non-hex, non-plain), the long ones
         // around the limit, and escapes of every byte.
         let alphabet = ['k', 'a', '-', '0', '9', 'f', 'F', 'g', '_', 'A', '.', 'é'];

@@ -47,7 +47,7 @@ use std::time::{Duration, Instant, SystemTime};
 
 use memdir::StoreError;
 use memdir::store_dir::protocol::{
-    self, Commit, Delete, DirIo, Durability, Error, IoKind, Listing, Opened, Set, TurnPoll,
+    self, Commit, Delete, DirIo, Durability, Error, IoKind, Listing, Opened, Poll, Set, TurnPoll,
 };
 use memdir::store_dir::{self as format, DirError, EntryKind};
 
@@ -224,6 +224,18 @@ impl DirBackend {
     /// half-made (a page is cut from them or they are replaced whole).
     fn listing(&self) -> MutexGuard<'_, Listing> {
         self.listing.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Runs a change to its end, then lets the kept listing go, so that the pages
+    /// listed after it show it.
+    fn change<R>(
+        &self,
+        io: &mut HostIo<'_>,
+        poll: impl FnMut(&mut HostIo<'_>, io::Result<()>) -> Poll<R>,
+    ) -> R {
+        let r = protocol::run(io, poll);
+        self.listing().forget();
+        r
     }
 
     /// The protocol's system calls in this directory.
@@ -476,18 +488,16 @@ impl Backend for DirBackend {
     fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
         let mut op = Set::new(key, value, self.wait_ms(), Durability::strict())
             .map_err(|_| StoreError::Failed)?;
-        let r = protocol::run(&mut self.io(), |io, last| op.poll(io, last));
-        self.listing().forget();
-        r.map_err(store_error)
+        self.change(&mut self.io(), |io, last| op.poll(io, last))
+            .map_err(store_error)
     }
 
     /// Leaves no byte of the value on the disk ([`Delete`]).
     fn delete(&self, key: &str) -> Result<(), StoreError> {
         let mut op = Delete::new(key, self.wait_ms(), Durability::strict())
             .map_err(|_| StoreError::Failed)?;
-        let r = protocol::run(&mut self.io(), |io, last| op.poll(io, last));
-        self.listing().forget();
-        r.map_err(store_error)
+        self.change(&mut self.io(), |io, last| op.poll(io, last))
+            .map_err(store_error)
     }
 
     fn list(
@@ -532,9 +542,8 @@ impl Backend for DirBackend {
             Durability::strict(),
         )
         .map_err(store_error)?;
-        let r = protocol::run(&mut io, |io, last| op.poll(io, last));
-        self.listing().forget();
-        r.map_err(store_error)
+        self.change(&mut io, |io, last| op.poll(io, last))
+            .map_err(store_error)
     }
 
     fn turn(&self) -> Option<Box<dyn Send>> {

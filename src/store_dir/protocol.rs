@@ -15,7 +15,7 @@
 //! is taken, [`Poll::SyncDir`] for the directory after a change), which take
 //! milliseconds and run off the event loop in Node. An operation ([`Open`],
 //! [`Set`], [`Commit`], [`Delete`]) is a small state machine polled until it is
-//! ready; reads ([`read_value`], [`list`]) and the rare rewrites of a delete's pack
+//! ready; reads ([`read_value`], [`Listing`]) and the rare rewrites of a delete's pack
 //! mates and of the old host layout's conversion run straight through (syncing
 //! inline). The host drives
 //! everything with [`run`]. Chosen over a full step machine (every system call a
@@ -67,7 +67,7 @@ mod write;
 pub use delete::Delete;
 pub use lock::{Acquire, Held, Turn, TurnPoll, break_if_stale};
 pub use open::Open;
-pub use read::{Listing, list, read_value, sweep_temporaries};
+pub use read::{Listing, read_value, sweep_temporaries};
 pub use write::{Commit, Set};
 // The helpers the steps share.
 use read::{mates_in, value_in};

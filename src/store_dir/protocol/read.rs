@@ -166,17 +166,6 @@ impl Listing {
     }
 }
 
-/// The keys starting with `prefix`, strictly after `after`, ascending, at most
-/// `limit`, from a fresh read of the directory.
-pub fn list<I: DirIo>(
-    io: &mut I,
-    prefix: &str,
-    after: Option<&str>,
-    limit: usize,
-) -> Result<Vec<String>, Error<I::Error>> {
-    Listing::default().page(io, prefix, after, limit)
-}
-
 /// Removes the temporary files among `names` (the directory as listed) that a
 /// crashed writer left long ago. Opening passes its own listing: the directory is
 /// read once, and a temporary made since then is young anyway.

@@ -784,7 +784,7 @@ fn reads_refuse_what_is_not_a_pack_and_lists_page() {
         io.put(k, b"x");
     }
     assert_eq!(
-        list(&mut io, "", Some("a"), 1).unwrap(),
+        Listing::default().page(&mut io, "", Some("a"), 1).unwrap(),
         vec!["b".to_string()]
     );
 }
