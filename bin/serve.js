@@ -1,21 +1,20 @@
-// memdir serve: the Memory Stores API (js/api/http.js, the fetch handler the edge
-// worker serves too) on Node's http server, over a catalog of directory stores.
+// memdir serve: the Memory Stores API (js/api/http.js, whose answers the edge
+// worker serves too) on Node's http server (./serve-http.js), over a catalog of
+// directory stores or a PostgreSQL database.
 import { createServer, STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
 import { readFile } from 'node:fs/promises';
-import { DEFAULT_WORKSPACE, WORKSPACE_NAME, apiHandler, keyEntry, keysFrom, unparsable, unservable } from '../js/api/http.js';
+import { DEFAULT_WORKSPACE, WORKSPACE_NAME, apiAnswerer, keyEntry, keysFrom, unparsable } from '../js/api/http.js';
 import { directoryCatalog } from '../js/api/catalog-dir.js';
 import { postgresCatalog } from '../js/api/catalog-pg.js';
 import { everyInterval, upkeepRound } from '../js/api/upkeep.js';
 import { defaults } from '../js/node.js';
+import { nodeRequest, send } from './serve-http.js';
 
 // On SIGTERM, requests under way get closeGraceMs to finish (a write its answer);
 // then their connections are cut, and the stores are closed once their handlers end.
-// A body the handler refused part-way (or never read) is read on and thrown away
-// before the answer goes, so the client gets its 413 (or 403...) rather than a broken
-// pipe; past drainMaxBytes, or drainWaitMs, the answer goes and the connection is cut.
-// The three are the engine's (src/config.rs), as every limit is.
-const { closeGraceMs: CLOSE_GRACE_MS, drainMaxBytes: DRAIN_MAX_BYTES, drainWaitMs: DRAIN_WAIT_MS } = defaults();
+// It is the engine's (src/config.rs), as every limit is.
+const { closeGraceMs: CLOSE_GRACE_MS } = defaults();
 
 export class ServeUsageError extends Error {}
 
@@ -57,116 +56,6 @@ export async function readKeys(env, keysFile) {
     byKey.set(k.key, k);
   }
   return [...byKey.values()];
-}
-
-/**
- * The request's body as a web stream, read as the handler reads it. Cancelled (the
- * handler refused it), the rest is drained unheld up to DRAIN_MAX_BYTES bytes.
- */
-function bodyStream(req) {
-  let open = true;
-  const settle = (f) => {
-    if (!open) return;
-    open = false;
-    f();
-  };
-  return new ReadableStream(
-    {
-      start(controller) {
-        req.on('data', (chunk) => {
-          if (!open) return;
-          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if (controller.desiredSize <= 0) req.pause();
-        });
-        req.once('end', () => settle(() => controller.close()));
-        req.once('error', (e) => settle(() => controller.error(e)));
-        req.pause();
-      },
-      pull() {
-        req.resume();
-      },
-      cancel() {
-        open = false;
-        drain(req);
-      },
-    },
-    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
-  );
-}
-
-const DRAINING = Symbol('draining');
-
-/** Reads the rest of a request body and throws it away, up to DRAIN_MAX_BYTES bytes. */
-function drain(req) {
-  if (req.complete || req.destroyed || req[DRAINING]) return;
-  req[DRAINING] = true;
-  req.removeAllListeners('data');
-  let drained = 0;
-  req.on('data', (chunk) => {
-    drained += chunk.byteLength;
-    if (drained > DRAIN_MAX_BYTES) req.destroy();
-  });
-  req.resume();
-}
-
-/**
- * Resolves once the body nobody read is drained (drain) to its end, or cut, or after
- * DRAIN_WAIT_MS; at once when it declares more than DRAIN_MAX_BYTES. An answer sent
- * first would close the connection with bytes still arriving, which resets it, and
- * a client still sending then sees that reset (EPIPE) instead of the answer: 9 of
- * 100 refused 4 MiB uploads here. A slow sender holds only its own answer.
- */
-function drained(req) {
-  if (req.complete || req.destroyed || Number(req.headers['content-length']) > DRAIN_MAX_BYTES) return undefined;
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      for (const event of ['end', 'close', 'error']) req.off(event, done);
-      resolve();
-    };
-    const timer = setTimeout(done, DRAIN_WAIT_MS);
-    for (const event of ['end', 'close', 'error']) req.once(event, done);
-    drain(req);
-  });
-}
-
-/** A Node request as a fetch Request; its body streams, unread until the handler reads it. */
-function toRequest(req, origin) {
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) {
-    try {
-      headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-    } catch {
-      // a header fetch cannot carry (Node accepted it): dropped
-    }
-  }
-  const method = req.method ?? 'GET';
-  const hasBody = method !== 'GET' && method !== 'HEAD';
-  let url;
-  try {
-    url = new URL(req.url ?? '/', origin);
-  } catch {
-    url = new URL('/', origin);
-  }
-  return new Request(url, {
-    method,
-    headers,
-    body: hasBody ? bodyStream(req) : undefined,
-    duplex: 'half',
-  });
-}
-
-async function send(res, req, response, closing) {
-  const body = Buffer.from(await response.arrayBuffer());
-  await drained(req);
-  const headers = Object.fromEntries(response.headers);
-  headers['content-length'] = String(body.byteLength);
-  // Stopping: this connection takes no further request.
-  if (closing()) headers.connection = 'close';
-  res.writeHead(response.status, headers);
-  res.end(body);
-  // One declared over the limit, answered at once, is read on until the cut.
-  drain(req);
 }
 
 /**
@@ -220,7 +109,7 @@ export async function serve({ store, host, port, keys, noAuth, allowOrigins = []
   // number of instances; anything else: a directory of store directories.
   const catalog = /^postgres(ql)?:\/\//.test(store) ? postgresCatalog(store) : directoryCatalog(store);
   const log = (line) => process.stderr.write(`memdir serve: ${line.replace(/[\r\n]+/g, ' ')}\n`);
-  let handle; // made once the port is known: without keys, the Host names it
+  let answer; // made once the port is known: without keys, the Host names it
   const origin = `http://${host.includes(':') ? `[${host}]` : host}`;
   const inFlight = new Set();
   // Each connection with the number of its requests under way: stopping, those
@@ -233,15 +122,15 @@ export async function serve({ store, host, port, keys, noAuth, allowOrigins = []
     res.once('close', () => {
       if (sockets.has(socket)) sockets.set(socket, sockets.get(socket) - 1);
     });
-    // Nothing a client sends may end the process: a request fetch cannot carry
-    // (TRACE makes `new Request` throw) is answered here, in the API's words.
-    let answer;
-    try {
-      answer = handle(toRequest(req, origin));
-    } catch {
-      answer = Promise.resolve(unservable(req.method));
-    }
-    const done = answer.then((response) => send(res, req, response, () => closing !== undefined)).catch(() => res.destroy());
+    // Nothing a client sends may end the process: whatever fails on the way cuts
+    // this connection alone.
+    const done = Promise.resolve()
+      .then(() => {
+        const read = nodeRequest(req, origin);
+        return read.answer ?? answer(read.request);
+      })
+      .then((answered) => send(res, req, answered, () => closing !== undefined))
+      .catch(() => res.destroy());
     inFlight.add(done);
     done.finally(() => inFlight.delete(done));
   });
@@ -252,15 +141,10 @@ export async function serve({ store, host, port, keys, noAuth, allowOrigins = []
       socket.destroy();
       return;
     }
-    const response = unparsable(err?.code === 'HPE_HEADER_OVERFLOW');
-    response.text().then(
-      (text) => {
-        const head = [`HTTP/1.1 ${response.status} ${STATUS_CODES[response.status]}`, ...[...response.headers].map(([k, v]) => `${k}: ${v}`)];
-        head.push(`content-length: ${Buffer.byteLength(text)}`, 'connection: close');
-        socket.end(`${head.join('\r\n')}\r\n\r\n${text}`);
-      },
-      () => socket.destroy(),
-    );
+    const { status, headers, text } = unparsable(err?.code === 'HPE_HEADER_OVERFLOW');
+    const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+    head.push(`content-length: ${Buffer.byteLength(text)}`, 'connection: close');
+    socket.end(`${head.join('\r\n')}\r\n\r\n${text}`);
   });
   server.on('connection', (socket) => {
     sockets.set(socket, 0);
@@ -281,7 +165,7 @@ export async function serve({ store, host, port, keys, noAuth, allowOrigins = []
     addr.port === 80 ? [`${bracket(h)}:80`, bracket(h)] : [`${bracket(h)}:${addr.port}`],
   );
   try {
-    handle = apiHandler({ catalog, keys, noAuth, hosts: noAuth ? hosts : undefined, allowOrigins, log, mcp: await mcpAnswerer(log) });
+    answer = apiAnswerer({ catalog, keys, noAuth, hosts: noAuth ? hosts : undefined, allowOrigins, log, mcp: await mcpAnswerer(log) });
   } catch (e) {
     server.close();
     if (e instanceof TypeError && e.message.startsWith('apiHandler: allowOrigins')) {

@@ -177,9 +177,26 @@ function bearer(header) {
   return m ? m[1] : undefined;
 }
 
+// Request ids are random, so they tell a client nothing about the server's other
+// traffic; the bytes are drawn a batch at a time (one call to the system's source
+// per RANDOM_BATCH ids) and written out through a table.
+const ID_BYTES = 12;
+const RANDOM_BATCH = 256;
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+let random = new Uint8Array(0);
+let randomAt = 0;
+
 /** A fresh `request-id` value. */
 export function requestId() {
-  return `req_${hex(crypto.getRandomValues(new Uint8Array(12)))}`;
+  // Drawn on first use, never at load: an edge isolate refuses randomness at start.
+  if (randomAt + ID_BYTES > random.length) {
+    random = crypto.getRandomValues(new Uint8Array(ID_BYTES * RANDOM_BATCH));
+    randomAt = 0;
+  }
+  let id = 'req_';
+  for (let i = 0; i < ID_BYTES; i++) id += HEX[random[randomAt + i]];
+  randomAt += ID_BYTES;
+  return id;
 }
 
 /**
@@ -192,7 +209,22 @@ export function keysFrom(list) {
 }
 
 /**
- * A fetch handler serving the Memory Stores API over `catalog`.
+ * A fetch handler serving the Memory Stores API over `catalog`: `apiAnswerer`'s
+ * answers as web Responses (the edge worker's face, and any fetch server's).
+ */
+export function apiHandler(options) {
+  const answer = apiAnswerer(options);
+  return async (request) => responseOf(await answer(request));
+}
+
+/**
+ * The Memory Stores API over `catalog`, as `answer(request)` -> an answer
+ * `{status, headers, text}` (header names in lower case; text null for none), or
+ * `{response}` (a web Response: the MCP route's). A server writes it out as it
+ * likes: `memdir serve` straight to Node's response, with no web Response between.
+ * `request` is a fetch Request, or anything that reads as one here: `method`, `url`
+ * (absolute), `headers` (`get`, `has`, and pairs when iterated) and `body` (null,
+ * or `getReader()` whose reader has `read()` and `cancel()`).
  * - catalog: async `create()` -> {id, store} (or {refused: message} when it
  *   holds all the stores it may), `open(id)` -> store | null,
  *   `ids()` -> string[], `drop(id)`, and optionally `has(id)` -> boolean, asked
@@ -208,7 +240,7 @@ export function keysFrom(list) {
  * - log: called with a line for the operator (a store skipped, a 500's cause);
  *   nothing it is given reaches a client.
  */
-export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: logger, deadlineMs = core.defaults().apiDeadlineMs, mcp, allowOrigins = [] } = {}) {
+export function apiAnswerer({ catalog, keys = [], noAuth = false, hosts, log: logger, deadlineMs = core.defaults().apiDeadlineMs, mcp, allowOrigins = [] } = {}) {
   if (!catalog || typeof catalog.open !== 'function') throw new TypeError('apiHandler needs a catalog');
   if (!noAuth && (!Array.isArray(keys) || keys.length === 0)) throw new TypeError('apiHandler needs at least one API key, or noAuth');
   if (noAuth && (!Array.isArray(hosts) || hosts.length === 0 || hosts.some((h) => typeof h !== 'string' || h === ''))) {
@@ -370,8 +402,15 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
     const catalog = catalogOf(auth.workspace);
     const store = await catalog.open(id);
     if (!store || !(await stillThere(catalog, id))) return { status: 404, body: NO_STORE };
-    const headers = new Headers(request.headers);
-    headers.delete('content-length');
+    const headers = new Headers();
+    for (const [name, value] of request.headers) {
+      if (name.toLowerCase() === 'content-length') continue;
+      try {
+        headers.append(name, value);
+      } catch {
+        // a header a web Request cannot carry (the server's parser took it): dropped
+      }
+    }
     const again = new Request(request.url, { method: request.method, headers, body: read.text ?? undefined });
     return { response: await mcp(store, again) };
   }
@@ -382,15 +421,19 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
     return origin !== null && (origins.has('*') || origins.has(origin)) ? origin : null;
   }
 
-  return async function handle(request) {
+  return async function answer(request) {
     const origin = allowedOrigin(request);
     if (origin === null) return respond(request);
     if (request.method === 'OPTIONS' && request.headers.has('access-control-request-method')) {
-      return new Response(null, { status: 204, headers: { ...corsHeaders(origin), ...PREFLIGHT } });
+      return { status: 204, headers: { ...corsHeaders(origin), ...PREFLIGHT }, text: null };
     }
-    const response = await respond(request);
-    for (const [k, v] of Object.entries(corsHeaders(origin))) response.headers.set(k, v);
-    return response;
+    const answered = await respond(request);
+    if (answered.response) {
+      for (const [k, v] of Object.entries(corsHeaders(origin))) answered.response.headers.set(k, v);
+    } else {
+      Object.assign(answered.headers, corsHeaders(origin));
+    }
+    return answered;
   };
 
   async function respond(request) {
@@ -402,7 +445,7 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
         log(`${request.method} /mcp failed: ${e instanceof Error ? e.message : String(e)}`);
         answer = { status: 500, body: errorBody('api_error', INTERNAL) };
       }
-      return answer.response ?? toResponse(answer);
+      return answer.response ? answer : plainAnswer(answer);
     }
     let answer;
     let timer;
@@ -420,7 +463,7 @@ export function apiHandler({ catalog, keys = [], noAuth = false, hosts, log: log
     } finally {
       clearTimeout(timer);
     }
-    return toResponse(answer);
+    return plainAnswer(answer);
   }
 }
 
@@ -452,16 +495,22 @@ const PREFLIGHT = {
   'access-control-max-age': '600',
 };
 
-/** An answer `{status, headers?, body}` as the HTTP response every route gives. */
-function toResponse(answer) {
-  const headers = new Headers(answer.headers);
-  headers.set('content-type', JSON_TYPE);
-  headers.set('request-id', requestId());
+/** A route's `{status, headers?, body}` as the answer every route gives: `{status, headers, text}`. */
+function plainAnswer(answer) {
+  const headers = {};
+  for (const [name, value] of Object.entries(answer.headers ?? {})) headers[name.toLowerCase()] = value;
+  headers['content-type'] = JSON_TYPE;
+  headers['request-id'] = requestId();
   // No 4xx answers differently when sent again (a 409 is a precondition or a
   // path, not a lock), so the SDK's retry of 409s is switched off.
-  if (answer.status >= 400 && answer.status < 500) headers.set('x-should-retry', 'false');
+  if (answer.status >= 400 && answer.status < 500) headers['x-should-retry'] = 'false';
   const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
-  return new Response(text, { status: answer.status, headers });
+  return { status: answer.status, headers, text };
+}
+
+/** An answer (`apiAnswerer`'s) as a web Response. */
+function responseOf(answer) {
+  return answer.response ?? new Response(answer.text, { status: answer.status, headers: answer.headers });
 }
 
 const NOT_HTTP = errorBody('invalid_request_error', 'The request is not valid HTTP/1.1.');
@@ -472,7 +521,7 @@ const HEADERS_TOO_LARGE = errorBody('request_too_large', 'The request headers ar
  * its header section is over the server's limit): a 431 or 400 in the API's error object.
  */
 export function unparsable(headersTooLarge) {
-  return headersTooLarge ? toResponse({ status: 431, body: HEADERS_TOO_LARGE }) : toResponse({ status: 400, body: NOT_HTTP });
+  return headersTooLarge ? plainAnswer({ status: 431, body: HEADERS_TOO_LARGE }) : plainAnswer({ status: 400, body: NOT_HTTP });
 }
 
 /**
@@ -483,7 +532,7 @@ export function unparsable(headersTooLarge) {
 export function unservable(method) {
   if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,32}$/.test(method ?? '') || ['TRACE', 'CONNECT', 'TRACK'].includes(method.toUpperCase())) {
     const known = /^[A-Za-z]{1,32}$/.test(method ?? '') ? method : 'This method';
-    return toResponse({ status: 405, headers: { allow: 'GET, POST, PATCH, DELETE' }, body: errorBody('invalid_request_error', `${known} is not a method this API serves.`) });
+    return plainAnswer({ status: 405, headers: { allow: 'GET, POST, PATCH, DELETE' }, body: errorBody('invalid_request_error', `${known} is not a method this API serves.`) });
   }
-  return toResponse({ status: 400, body: BAD_TARGET });
+  return plainAnswer({ status: 400, body: BAD_TARGET });
 }

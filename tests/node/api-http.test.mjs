@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { memdir } from './helpers.mjs';
-import { apiHandler } from '../../js/api/http.js';
+import { apiHandler, requestId } from '../../js/api/http.js';
 
 const KEY = 'sk-test-key-1';
 const OTHER_KEY = 'sk-test-key-2';
@@ -148,6 +148,13 @@ describe('the Memory Stores API fetch handler', () => {
     assert.equal(ids.size, 6);
     assert.equal(catalog.calls.length, 2);
     assert.throws(() => apiHandler({ catalog }), /at least one API key/);
+  });
+
+  test('request ids are fresh past each batch of random bytes drawn for them', () => {
+    // 1,000 ids take four of the batches of 256 that requestId draws at a time.
+    const ids = Array.from({ length: 1000 }, () => requestId());
+    for (const id of ids) assert.match(id, /^req_[0-9a-f]{24}$/);
+    assert.equal(new Set(ids).size, 1000);
   });
 
   test('noAuth serves without a key and gives the engine no actor', async () => {

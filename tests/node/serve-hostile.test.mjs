@@ -106,6 +106,10 @@ describe('memdir serve against hostile clients', () => {
       [`GET /v1/memory_stores HTTP/1.1\r\n${host}\r\nx-api-key: ${KEY}\r\nx-odd: \x01\r\n\r\n`, 400, envelope('invalid_request_error', 'The request is not valid HTTP/1.1.')],
       [`GET /v1/memory_stores HTTP/1.1\r\n${host}\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, envelope('request_too_large', 'The request headers are too large.')],
       [`NOT HTTP\r\n\r\n`, 400, envelope('invalid_request_error', 'The request is not valid HTTP/1.1.')],
+      // Header names in any case; a header sent twice is its values joined by ", ", as
+      // fetch reads it, so a key sent twice is no key of the list.
+      [`GET /v1/memory_stores HTTP/1.1\r\n${host}\r\nX-API-Key: ${KEY}\r\n\r\n`, 200, undefined],
+      [`GET /v1/memory_stores HTTP/1.1\r\n${host}\r\nx-api-key: ${KEY}\r\nX-Api-Key: ${KEY}\r\n\r\n`, 401, envelope('authentication_error', 'Invalid API key.')],
     ];
     for (const [request, status, body] of cases) {
       const r = await raw(keyed.url, request);
