@@ -276,7 +276,13 @@ export function apiAnswerer({ catalog, keys = [], noAuth = false, hosts, log: lo
     }
   };
   if (!Number.isSafeInteger(deadlineMs) || deadlineMs <= 0) throw new TypeError('apiHandler: deadlineMs must be a positive integer');
-  const digests = Promise.all(entries.map(async (e) => ({ digest: await sha256(e.key), workspace: e.workspace })));
+  // Each key's digest, and the id that names it in versions (the key itself is never recorded).
+  const digests = Promise.all(
+    entries.map(async (e) => {
+      const digest = await sha256(e.key);
+      return { digest, workspace: e.workspace, keyId: `apikey_${hex(digest).slice(0, 24)}` };
+    }),
+  );
   // The digest of each key that was accepted, so a client does not pay a hash on
   // every request. Only configured keys get in: at most one entry per key, whatever
   // a client sends.
@@ -295,16 +301,16 @@ export function apiAnswerer({ catalog, keys = [], noAuth = false, hosts, log: lo
     const key = request.headers.get('x-api-key') || bearer(request.headers.get('authorization'));
     if (!key) return { fail: NO_KEY };
     const digest = accepted.get(key) ?? (await sha256(key));
-    let workspace;
+    let matched;
     // Every key is compared, so the time taken does not tell which one matched.
-    for (const d of await digests) if (sameDigest(d.digest, digest)) workspace ??= d.workspace;
-    if (workspace === undefined) return { fail: BAD_KEY };
+    for (const d of await digests) if (sameDigest(d.digest, digest)) matched ??= d;
+    if (matched === undefined) return { fail: BAD_KEY };
+    const { workspace, keyId } = matched;
     accepted.set(key, digest);
     // As the SDK documents: a key of one workspace may omit the header; if sent, it must match.
     const named = request.headers.get('anthropic-workspace-id');
     if (named !== null && named !== workspace) return { fail: OTHER_WORKSPACE, status: 403 };
-    // The key itself is never recorded: a digest names it in versions.
-    return { actor: { type: 'api_actor', api_key_id: `apikey_${hex(digest).slice(0, 24)}` }, workspace };
+    return { actor: { type: 'api_actor', api_key_id: keyId }, workspace };
   }
 
   async function listAll(catalog, query) {
