@@ -72,10 +72,15 @@ function bodyReader(req) {
     failure ??= e;
     notify();
   };
+  // A request whose connection ended before its body did fails the read: Node emits
+  // no 'error' for it to a request nobody listened to, and a client may have gone
+  // before the body was asked for.
+  const onClose = () => onError(new Error('the request ended before its body did'));
+  if (req.destroyed && !req.readableEnded) onClose();
   req.on('data', onData);
   req.once('end', onEnd);
-  // Node fails a request whose connection ends before its body does ("aborted").
   req.once('error', onError);
+  req.once('close', onClose);
   req.pause();
   return {
     async read() {
