@@ -139,23 +139,26 @@ function drained(req) {
 
 /**
  * A Node request as the answerer reads it (its url resolved against `origin`, as a
- * fetch Request's would be), or, for a method no fetch Request carries, the answer
- * to it (`{answer}`).
+ * fetch Request's would be), or, for a method or a target no fetch Request carries,
+ * the answer to it (`{answer}`).
  */
 export function nodeRequest(req, origin) {
   const method = req.method ?? 'GET';
   if (FORBIDDEN_METHODS.has(method.toUpperCase())) return { answer: unservable(method) };
   let url;
   try {
-    url = new URL(req.url ?? '/', origin).href;
+    url = new URL(req.url ?? '/', origin);
   } catch {
-    url = new URL('/', origin).href;
+    url = new URL('/', origin);
   }
+  // A target naming credentials (`http://user:pass@host/...`) is no path this API
+  // reads, as no fetch Request carries one.
+  if (url.username !== '' || url.password !== '') return { answer: unservable(method) };
   const hasBody = method !== 'GET' && method !== 'HEAD';
   return {
     request: {
       method,
-      url,
+      url: url.href,
       headers: new RequestHeaders(req.rawHeaders),
       body: hasBody ? { getReader: () => bodyReader(req) } : null,
     },

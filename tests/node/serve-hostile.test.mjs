@@ -102,6 +102,7 @@ describe('memdir serve against hostile clients', () => {
       [`PROPFIND /v1/memory_stores HTTP/1.1\r\n${host}\r\nx-api-key: ${KEY}\r\n\r\n`, 405, envelope('invalid_request_error', 'PROPFIND is not allowed here; this route takes GET, POST.')],
       [`GET * HTTP/1.1\r\n${host}\r\nx-api-key: ${KEY}\r\n\r\n`, 404, envelope('not_found_error', 'No such route: the Memory Stores API serves /v1/memory_stores and the routes beneath it.')],
       [`GET http://elsewhere.example/v1/memory_stores/%FF HTTP/1.1\r\n${host}\r\nx-api-key: ${KEY}\r\n\r\n`, 404, envelope('not_found_error', 'No such route: the Memory Stores API serves /v1/memory_stores and the routes beneath it.')],
+      [`GET http://user:pw@elsewhere.example/v1/memory_stores HTTP/1.1\r\n${host}\r\nx-api-key: ${KEY}\r\n\r\n`, 400, envelope('invalid_request_error', 'The request target is not a path this API can read.')],
       // Not HTTP at all, as Node's parser sees it: the API's 400 and 431 all the same.
       [`GET /v1/memory_stores HTTP/1.1\r\n${host}\r\nx-api-key: ${KEY}\r\nx-odd: \x01\r\n\r\n`, 400, envelope('invalid_request_error', 'The request is not valid HTTP/1.1.')],
       [`GET /v1/memory_stores HTTP/1.1\r\n${host}\r\nx-big: ${'a'.repeat(20_000)}\r\n\r\n`, 431, envelope('request_too_large', 'The request headers are too large.')],
