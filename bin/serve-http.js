@@ -4,16 +4,13 @@
 // the way: the answerer needs only a few of their parts, and leaving them out cut
 // the server's CPU per call by about 30% under `npm run bench:serve`.
 import { defaults } from '../js/node.js';
-import { unservable } from '../js/api/http.js';
+import { isForbiddenMethod, unservable } from '../js/api/http.js';
 
 // A body the answerer refused part-way (or never read) is read on and thrown away
 // before the answer goes, so the client gets its 413 (or 403...) rather than a broken
 // pipe; past drainMaxBytes, or drainWaitMs, the answer goes and the connection is cut.
 // Both are the engine's (src/config.rs), as every limit is.
 const { drainMaxBytes: DRAIN_MAX_BYTES, drainWaitMs: DRAIN_WAIT_MS } = defaults();
-
-/** Methods a fetch Request cannot carry (and the API never serves): answered at once. */
-const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
 
 /**
  * A request's headers as the answerer reads them: `get` and `has` by name in any
@@ -144,7 +141,7 @@ function drained(req) {
  */
 export function nodeRequest(req, origin) {
   const method = req.method ?? 'GET';
-  if (FORBIDDEN_METHODS.has(method.toUpperCase())) return { answer: unservable(method) };
+  if (isForbiddenMethod(method)) return { answer: unservable(method) };
   let url;
   try {
     url = new URL(req.url ?? '/', origin);

@@ -530,13 +530,18 @@ export function unparsable(headersTooLarge) {
   return headersTooLarge ? plainAnswer({ status: 431, body: HEADERS_TOO_LARGE }) : plainAnswer({ status: 400, body: NOT_HTTP });
 }
 
+/** Methods a fetch Request refuses to carry (and the API never serves), in any case. */
+export function isForbiddenMethod(method) {
+  return ['TRACE', 'CONNECT', 'TRACK'].includes(method.toUpperCase());
+}
+
 /**
  * The answer to a request a server could not hand to the fetch handler at all (a
  * method fetch cannot carry, such as TRACE or CONNECT, or a target that is no URL):
  * `method` is the request's own; a 405 or 400 in the API's error object.
  */
 export function unservable(method) {
-  if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,32}$/.test(method ?? '') || ['TRACE', 'CONNECT', 'TRACK'].includes(method.toUpperCase())) {
+  if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,32}$/.test(method ?? '') || isForbiddenMethod(method)) {
     const known = /^[A-Za-z]{1,32}$/.test(method ?? '') ? method : 'This method';
     return plainAnswer({ status: 405, headers: { allow: 'GET, POST, PATCH, DELETE' }, body: errorBody('invalid_request_error', `${known} is not a method this API serves.`) });
   }
