@@ -133,7 +133,15 @@ function queryOf(url) {
   return { query };
 }
 
-const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+// Each byte's two hex digits, looked up: request ids are written on every answer.
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
+
+/** `bytes` in lower-case hex. */
+function hex(bytes) {
+  let text = '';
+  for (const b of bytes) text += HEX[b];
+  return text;
+}
 
 async function sha256(text) {
   return new Uint8Array(await crypto.subtle.digest('SHA-256', utf8.encode(text)));
@@ -179,10 +187,9 @@ function bearer(header) {
 
 // Request ids are random, so they tell a client nothing about the server's other
 // traffic; the bytes are drawn a batch at a time (one call to the system's source
-// per RANDOM_BATCH ids) and written out through a table.
+// per RANDOM_BATCH ids).
 const ID_BYTES = 12;
 const RANDOM_BATCH = 256;
-const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'));
 let random = new Uint8Array(0);
 let randomAt = 0;
 
@@ -193,8 +200,7 @@ export function requestId() {
     random = crypto.getRandomValues(new Uint8Array(ID_BYTES * RANDOM_BATCH));
     randomAt = 0;
   }
-  let id = 'req_';
-  for (let i = 0; i < ID_BYTES; i++) id += HEX[random[randomAt + i]];
+  const id = `req_${hex(random.subarray(randomAt, randomAt + ID_BYTES))}`;
   randomAt += ID_BYTES;
   return id;
 }
