@@ -258,6 +258,13 @@ pub const CLOSE_GRACE_MS: u64 = 10_000;
 pub const DRAIN_MAX_BYTES: u64 = 64 << 20;
 pub const DRAIN_WAIT_MS: u64 = 10_000;
 
+// Error texts.
+
+/// Most characters of a caller's text an error quotes (an id, an operation, a query
+/// value, a name); longer text is cut there and its length given. Without it, an id
+/// of a megabyte came back as a megabyte-long message that no one could read.
+pub const MAX_ECHO_CHARS: usize = 100;
+
 // The Memory Stores API: pages.
 
 /// Items per page when the request gives no `limit`, and the most it may ask for.

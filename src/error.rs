@@ -11,11 +11,31 @@ use core::fmt;
 
 use serde_json::Number;
 
+use crate::config::MAX_ECHO_CHARS;
 use crate::number::{Thousands, digits};
 use crate::path::{PathError, ValidPath};
 use crate::store::StoreError;
 
 pub const COMMANDS: &str = "view, create, str_replace, insert, delete, rename";
+
+/// A caller's text as an error quotes it: in quotes and escaped as `{:?}` writes
+/// it, its first [`MAX_ECHO_CHARS`] characters only, then how long it was:
+/// `"abc"… (1,000,000 characters)`. The one way memdir's own faces quote input
+/// that no earlier rule has bounded.
+pub(crate) struct Echo<'a>(pub &'a str);
+
+impl fmt::Display for Echo<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.char_indices().nth(MAX_ECHO_CHARS) {
+            None => write!(f, "{:?}", self.0),
+            Some((cut, _)) => {
+                let shown = self.0.get(..cut).unwrap_or_default();
+                let chars = u64::try_from(self.0.chars().count()).unwrap_or(u64::MAX);
+                write!(f, "{shown:?}… ({} characters)", Thousands(chars))
+            }
+        }
+    }
+}
 
 /// A tool input that is not a well-formed command. `Display` is the text.
 #[derive(Clone, Debug, PartialEq, Eq)]

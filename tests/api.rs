@@ -590,6 +590,15 @@ fn bad_requests_get_the_error_object_and_change_nothing() {
     let id = m["id"].as_str().unwrap().to_string();
     let before = a.dump();
     let huge = "x".repeat(102_401);
+    let long_op = format!("No operation {:?}… (5,000 characters).", "é".repeat(100));
+    let long_type = format!(
+        "precondition.type must be content_sha256 or not_exists, got {:?}… (1,000,000 characters)",
+        "z".repeat(100)
+    );
+    let long_path = format!(
+        "path must start with '/', got {:?}… (200,000 characters)",
+        "p".repeat(100)
+    );
     let cases: Vec<(Value, &str)> = vec![
         (
             json!({"op": "memory.retrieve", "id": "mem_abcdefghjkmn_99"}),
@@ -660,6 +669,16 @@ fn bad_requests_get_the_error_object_and_change_nothing() {
             "actor: its id must be 1 to 256 characters without control characters",
         ),
         (json!({"op": "nope"}), "No operation \"nope\"."),
+        // Caller text is quoted up to MAX_ECHO_CHARS characters (not bytes), then counted.
+        (json!({"op": "é".repeat(5_000)}), &long_op),
+        (
+            json!({"op": "memory.update", "id": id, "body": json!({"precondition": {"type": "z".repeat(1_000_000)}}).to_string()}),
+            &long_type,
+        ),
+        (
+            json!({"op": "memory.create", "body": json!({"path": "p".repeat(200_000), "content": "x"}).to_string()}),
+            &long_path,
+        ),
         (
             json!({"op": 5}),
             "not a memdir API request: {op, id?, query?, body?, actor?}",

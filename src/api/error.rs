@@ -9,7 +9,7 @@ use core::fmt;
 use serde_json::{Value, json};
 
 use crate::config::MAX_QUERY_CHARS;
-use crate::error::{Refusal, ToolError};
+use crate::error::{Echo, Refusal, ToolError};
 use crate::number::Thousands;
 use crate::path::{PathError, StorePathFault};
 use crate::storage::meta::MetaFault;
@@ -141,13 +141,13 @@ impl From<StoreError> for ApiError {
 impl ApiError {
     /// A memory id this store does not hold.
     pub(crate) fn no_memory(id: &str) -> ApiError {
-        ApiError::NotFound(format!("No memory {id:?} in this store."))
+        ApiError::NotFound(format!("No memory {} in this store.", Echo(id)))
     }
 
     /// A version id this store does not hold (never made, of another store, or
     /// dropped by retention).
     pub(crate) fn no_version(id: &str) -> ApiError {
-        ApiError::NotFound(format!("No memory version {id:?} in this store."))
+        ApiError::NotFound(format!("No memory version {} in this store.", Echo(id)))
     }
 
     /// A request for a store that has no record.
@@ -228,12 +228,12 @@ impl ApiError {
 
     /// A request for a store no mount names.
     pub(crate) fn no_mount(name: &str) -> ApiError {
-        ApiError::NotFound(format!("No memory store is mounted at {name:?}."))
+        ApiError::NotFound(format!("No memory store is mounted at {}.", Echo(name)))
     }
 
     /// A request whose `op` the API does not have.
     pub(crate) fn no_operation(op: &str) -> ApiError {
-        ApiError::NotFound(format!("No operation {op:?}."))
+        ApiError::NotFound(format!("No operation {}.", Echo(op)))
     }
 
     /// Request text that is not JSON.
@@ -256,7 +256,7 @@ impl ApiError {
 
     /// A `view` that is neither `basic` nor `full`.
     pub(crate) fn bad_view(v: &str) -> ApiError {
-        ApiError::Invalid(format!("view must be basic or full, got {v:?}"))
+        ApiError::Invalid(format!("view must be basic or full, got {}", Echo(v)))
     }
 
     /// A create or change in an archived store.
@@ -294,7 +294,7 @@ impl ApiError {
 pub(crate) fn store_path_refusal(f: &StorePathFault, shown: &str) -> ApiError {
     use crate::config::{MAX_SEGMENTS, MAX_STORE_PATH_BYTES};
     ApiError::Invalid(match f {
-        StorePathFault::NoSlash => alloc::format!("path must start with '/', got {shown:?}"),
+        StorePathFault::NoSlash => alloc::format!("path must start with '/', got {}", Echo(shown)),
         StorePathFault::TooLong(n) => {
             alloc::format!("path must be at most {MAX_STORE_PATH_BYTES} bytes, got {n}")
         }
@@ -350,7 +350,8 @@ impl From<MetaFault> for ApiError {
                 "metadata keys must be 1 to {MAX_METADATA_KEY_CHARS} characters, got {kn}"
             ),
             MetaFault::MetadataValueLength { chars, key } => alloc::format!(
-                "metadata values must be at most {MAX_METADATA_VALUE_CHARS} characters, got {chars} for key {key:?}"
+                "metadata values must be at most {MAX_METADATA_VALUE_CHARS} characters, got {chars} for key {}",
+                Echo(key.as_str())
             ),
         })
     }
@@ -384,16 +385,20 @@ impl ApiError {
 
     pub(crate) fn query_number(name: &str, min: u64, max: u64, raw: &str) -> ApiError {
         ApiError::Invalid(format!(
-            "{name} must be a whole number from {min} to {max}, got {raw:?}"
+            "{name} must be a whole number from {min} to {max}, got {}",
+            Echo(raw)
         ))
     }
 
     pub(crate) fn query_bool(name: &str, raw: &str) -> ApiError {
-        ApiError::Invalid(format!("{name} must be true or false, got {raw:?}"))
+        ApiError::Invalid(format!("{name} must be true or false, got {}", Echo(raw)))
     }
 
     pub(crate) fn query_time(name: &str, raw: &str) -> ApiError {
-        ApiError::Invalid(format!("{name} must be an RFC 3339 date-time, got {raw:?}"))
+        ApiError::Invalid(format!(
+            "{name} must be an RFC 3339 date-time, got {}",
+            Echo(raw)
+        ))
     }
 
     pub(crate) fn query_length(chars: usize) -> ApiError {
@@ -404,7 +409,8 @@ impl ApiError {
 
     pub(crate) fn prefix_shape(prefix: &str) -> ApiError {
         ApiError::Invalid(format!(
-            "path_prefix must start and end with '/', got {prefix:?}"
+            "path_prefix must start and end with '/', got {}",
+            Echo(prefix)
         ))
     }
 
@@ -420,7 +426,8 @@ impl ApiError {
 
     pub(crate) fn precondition_type(got: &str) -> ApiError {
         ApiError::Invalid(format!(
-            "precondition.type must be content_sha256 or not_exists, got {got:?}"
+            "precondition.type must be content_sha256 or not_exists, got {}",
+            Echo(got)
         ))
     }
 
@@ -430,7 +437,8 @@ impl ApiError {
 
     pub(crate) fn operation_filter(got: &str) -> ApiError {
         ApiError::Invalid(format!(
-            "operation must be created, modified or deleted, got {got:?}"
+            "operation must be created, modified or deleted, got {}",
+            Echo(got)
         ))
     }
 
@@ -444,12 +452,13 @@ impl ApiError {
     pub(crate) fn metadata_value(key: &str, or_null: bool) -> ApiError {
         let null = if or_null { " or null" } else { "" };
         ApiError::Invalid(format!(
-            "metadata values must be strings{null} (key {key:?})"
+            "metadata values must be strings{null} (key {})",
+            Echo(key)
         ))
     }
 
     pub(crate) fn not_a_store_id(id: &str) -> ApiError {
-        ApiError::Invalid(format!("not a memory store id: {id:?}"))
+        ApiError::Invalid(format!("not a memory store id: {}", Echo(id)))
     }
 
     pub(crate) fn store_exists() -> ApiError {

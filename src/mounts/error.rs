@@ -4,6 +4,7 @@ use alloc::string::String;
 use core::fmt;
 
 use crate::config::MAX_MOUNTS;
+use crate::error::Echo;
 
 /// Why a set of mounts cannot be opened. `Display` is the text.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -26,14 +27,19 @@ impl fmt::Display for MountError {
             MountError::Count(n) => write!(f, "a memory mounts 1 to {MAX_MOUNTS} stores, got {n}"),
             MountError::BadName(name) => write!(
                 f,
-                "mount name {name:?} is not a valid directory name under /memories"
+                "mount name {} is not a valid directory name under /memories",
+                Echo(name)
             ),
             MountError::Twice(name) => write!(f, "two stores are mounted at /memories/{name}"),
             MountError::RootBeside => {
                 f.write_str("a store mounted at /memories itself (name \"\") must be the only one")
             }
             MountError::TooLong { name, field, max } => {
-                write!(f, "the {field} of mount {name:?} is over {max} characters")
+                write!(
+                    f,
+                    "the {field} of mount {} is over {max} characters",
+                    Echo(name)
+                )
             }
         }
     }

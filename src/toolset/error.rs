@@ -10,6 +10,7 @@ use core::fmt;
 use serde_json::Value;
 
 use crate::api::error::{ApiError, json_kind};
+use crate::error::Echo;
 use crate::number::Thousands;
 
 pub use crate::config::MAX_LINES_LISTED;
@@ -105,7 +106,7 @@ impl fmt::Display for ToolsetError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ToolsetError::UnknownTool(name) => {
-                write!(f, "Unknown tool {name:?}. The memory tools are ")?;
+                write!(f, "Unknown tool {}. The memory tools are ", Echo(name))?;
                 let names = super::TOOLS;
                 for (i, t) in names.iter().enumerate() {
                     if i > 0 {
@@ -220,7 +221,7 @@ impl ToolsetError {
 
     /// `names`: the fields the tool takes, listed as `memory_x takes a, b and c`.
     pub(crate) fn unknown_field(tool: &'static str, field: &str, names: &[&str]) -> ToolsetError {
-        let mut problem = format!("{field:?} is not one of its fields ({tool} takes ");
+        let mut problem = format!("{} is not one of its fields ({tool} takes ", Echo(field));
         for (i, n) in names.iter().enumerate() {
             if i > 0 {
                 problem.push_str(if i + 1 == names.len() { " and " } else { ", " });
