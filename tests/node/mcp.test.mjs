@@ -279,9 +279,14 @@ describe('memdir mcp over stdio, with the MCP SDK client', () => {
   });
 });
 
-/** The server on a raw pipe: lines in, every stdout line parsed as JSON. */
-function rawServer(args) {
+/**
+ * The server on a raw pipe: lines in, every stdout line parsed as JSON. Ended with
+ * test `t`, so a failed assertion fails the run instead of leaving it waiting on a
+ * server that still has its pipes open.
+ */
+function rawServer(t, args) {
   const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  t.after(() => child.kill());
   let buf = '';
   let stderr = '';
   const messages = [];
@@ -317,8 +322,8 @@ function rawServer(args) {
   };
 }
 
-test('malformed JSON-RPC on the pipe: each a clear JSON-RPC error, the server keeps serving, stdout only JSON-RPC', async () => {
-  const s = rawServer(['mcp', '--store', join(tempDir('memdir-mcp-'), 'store')]);
+test('malformed JSON-RPC on the pipe: each a clear JSON-RPC error, the server keeps serving, stdout only JSON-RPC', async (t) => {
+  const s = rawServer(t, ['mcp', '--store', join(tempDir('memdir-mcp-'), 'store')]);
   const req = (id, method, params) => s.send(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params ? { params } : {}) }));
   await req(1, 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
   assert.equal((await s.reply(1)).result.serverInfo.name, 'memdir');
@@ -369,15 +374,15 @@ test('malformed JSON-RPC on the pipe: each a clear JSON-RPC error, the server ke
   assert.equal(s.stderr, SERVING);
 });
 
-test('memdir mcp refuses extra arguments and a directory that is not a store, before serving', async () => {
-  const extra = rawServer(['mcp', 'now']);
+test('memdir mcp refuses extra arguments and a directory that is not a store, before serving', async (t) => {
+  const extra = rawServer(t, ['mcp', 'now']);
   assert.equal(await extra.exited, 2);
   assert.equal(extra.stderr, 'memdir: usage: memdir mcp [--store DIR]\n');
   assert.deepEqual(extra.messages, []);
 
   const file = join(tempDir('memdir-mcp-'), 'file');
   writeFileSync(file, 'not a store');
-  const notStore = rawServer(['mcp', '--store', file]);
+  const notStore = rawServer(t, ['mcp', '--store', file]);
   assert.equal(await notStore.exited, 2);
   assert.equal(notStore.stderr, `memdir: ${file}: the store path is not a directory\n`);
   assert.deepEqual(notStore.messages, []);
