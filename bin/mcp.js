@@ -27,7 +27,7 @@ import {
 import { PassThrough } from 'node:stream';
 import { once } from 'node:events';
 import { MEMORY_SYSTEM_PROMPT, defaults, memoryTool, toolsetTools } from '../js/node.js';
-import { FACE_ERRORS } from '../js/glue.js';
+import { FACE_ERRORS, glue } from '../js/glue.js';
 import { lines } from './ndjson.js';
 
 export const TOOL_NAME = memoryTool().name;
@@ -97,13 +97,13 @@ function paramsOf(schema, request) {
 function uriPath(uri) {
   if (uri === ROOT_URI) return ROOT;
   if (!uri.startsWith(`${ROOT_URI}/`)) {
-    throw rpcError(ErrorCode.InvalidParams, `Unknown resource ${uri}: memdir's resources are ${ROOT_URI} and ${ROOT_URI}/{path}`);
+    throw rpcError(ErrorCode.InvalidParams, `Unknown resource ${glue.echoInput(uri)}: memdir's resources are ${ROOT_URI} and ${ROOT_URI}/{path}`);
   }
   try {
     // Decoded once; the engine then refuses anything that would leave /memories.
     return `${ROOT}/${decodeURIComponent(uri.slice(ROOT_URI.length + 1))}`;
   } catch {
-    throw rpcError(ErrorCode.InvalidParams, `Invalid resource URI ${uri}: a percent sign not followed by two hex digits`);
+    throw rpcError(ErrorCode.InvalidParams, `Invalid resource URI ${glue.echoInput(uri)}: a percent sign not followed by two hex digits`);
   }
 }
 
@@ -133,8 +133,9 @@ export function createMcpServer(memory, { version = '0.0.0' } = {}) {
   server.setRequestHandler(anyParams(CallToolRequestSchema), async (request) => {
     const { name, arguments: input } = paramsOf(CallToolRequestSchema, request);
     if (toolsetNames.has(name)) return callToolset(memory, name, input ?? {});
-    // MCP's protocol error for an unknown tool, as its specification shows it.
-    if (name !== TOOL_NAME) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${name}`);
+    // MCP's protocol error for an unknown tool, as its specification shows it (the
+    // name quoted, and cut, as the engine's errors quote a caller's text).
+    if (name !== TOOL_NAME) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${glue.echoInput(name)}`);
     const r = await memory.execute(input ?? {});
     return { content: [{ type: 'text', text: r.content }], isError: r.is_error };
   });

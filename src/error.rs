@@ -21,8 +21,8 @@ pub const COMMANDS: &str = "view, create, str_replace, insert, delete, rename";
 /// A caller's text as an error quotes it: in quotes and escaped as `{:?}` writes
 /// it, its first [`MAX_ECHO_CHARS`] characters only, then how long it was:
 /// `"abc"… (1,000,000 characters)`. The one way memdir's own faces quote input
-/// that no earlier rule has bounded.
-pub(crate) struct Echo<'a>(pub &'a str);
+/// that no earlier rule has bounded (the JS faces through the wasm's `echoInput`).
+pub struct Echo<'a>(pub &'a str);
 
 impl fmt::Display for Echo<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

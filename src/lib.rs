@@ -76,7 +76,9 @@ pub use command::input::{Command, parse_text};
 pub use command::maintain::{Entry, ExpireReport, GcReport};
 pub use command::tool::{COMMANDS, MEMORY_TOOL, MemoryTool, READ_ONLY_COMMANDS};
 pub use config::{Config, Defaults, Limits, MAX_STORED_SIZE};
-pub use error::{ErrorKind, FaceError, InputError, LimitError, Refusal, ToolError, ViewLines};
+pub use error::{
+    Echo, ErrorKind, FaceError, InputError, LimitError, Refusal, ToolError, ViewLines,
+};
 pub use history::retain::{MAX_RETAIN_SCAN, RetainReport};
 pub use mounts::{Access, Mount, MountError, MountTarget, Mounted};
 pub use path::{PathError, ValidPath};

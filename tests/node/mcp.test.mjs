@@ -168,7 +168,7 @@ describe('memdir mcp over stdio, with the MCP SDK client', () => {
     const { client } = await connect(join(tempDir('memdir-mcp-'), 'store'));
     await assert.rejects(client.callTool({ name: 'memory_rename', arguments: { path: '/memories/x' } }), (e) => {
       assert.equal(e.code, -32602);
-      assert.equal(e.message, 'MCP error -32602: Unknown tool: memory_rename');
+      assert.equal(e.message, 'MCP error -32602: Unknown tool: "memory_rename"');
       return true;
     });
     assert.deepEqual(await call(client, { command: 'create', path: '/memories/x', file_text: 'y' }), text('File created successfully at: /memories/x'));
@@ -248,8 +248,8 @@ describe('memdir mcp over stdio, with the MCP SDK client', () => {
     await refused('memdir://memories/gone.md', -32002, 'The path /memories/gone.md does not exist. Please provide a valid path.');
     await refused('memdir://memories/../etc/passwd', -32602, 'Path /memories/../etc/passwd would escape /memories directory');
     await refused('memdir://memories/%2e%2e/x', -32602, 'Path /memories/../x would escape /memories directory');
-    await refused('memdir://memories/%zz', -32602, 'Invalid resource URI memdir://memories/%zz: a percent sign not followed by two hex digits');
-    await refused('file:///etc/passwd', -32602, 'Unknown resource file:///etc/passwd: memdir\'s resources are memdir://memories and memdir://memories/{path}');
+    await refused('memdir://memories/%zz', -32602, 'Invalid resource URI "memdir://memories/%zz": a percent sign not followed by two hex digits');
+    await refused('file:///etc/passwd', -32602, 'Unknown resource "file:///etc/passwd": memdir\'s resources are memdir://memories and memdir://memories/{path}');
     assert.deepEqual(await read('memdir://memories'), [{ uri: 'memdir://memories', mimeType: 'text/plain', text: listing }], 'still serving');
   });
 
@@ -345,7 +345,10 @@ test('malformed JSON-RPC on the pipe: each a clear JSON-RPC error, the server ke
   await req(5, 'memory/view');
   await error(5, -32601, 'Method not found');
   await req(6, 'tools/call', { name: 'nope', arguments: {} });
-  await error(6, -32602, 'Unknown tool: nope');
+  await error(6, -32602, 'Unknown tool: "nope"');
+  // A name of a megabyte is quoted as every error quotes a caller's text: cut, counted.
+  await req(61, 'tools/call', { name: 'n'.repeat(1_000_000), arguments: {} });
+  await error(61, -32602, `Unknown tool: "${'n'.repeat(100)}"… (1,000,000 characters)`);
 
   // Params that do not fit the method: Invalid params, naming the field.
   await req(7, 'tools/call', { arguments: {} });

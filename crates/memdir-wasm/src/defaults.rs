@@ -35,6 +35,13 @@ pub fn face_errors() -> String {
     serde_json::to_string(&texts).unwrap_or_default()
 }
 
+/// `text` quoted as every error quotes a caller's text (`memdir::Echo`): the JS faces'
+/// own errors (the MCP server's) cut it where the engine's do.
+#[wasm_bindgen(js_name = echoInput)]
+pub fn echo_input(text: &str) -> String {
+    memdir::Echo(text).to_string()
+}
+
 /// The answer to a request whose body is over the limit, for a runtime that refuses
 /// it before copying it into the engine.
 #[wasm_bindgen(js_name = oversizedApiBody)]
