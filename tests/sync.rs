@@ -556,3 +556,81 @@ fn deletes_and_edits_that_beat_them_settle_in_one_pass() {
     let want: BTreeMap<String, String> = [("/e.md".to_string(), "y edited\n".to_string())].into();
     assert_eq!(contents(&remote.engine), want);
 }
+
+/// A remote whose list pages are `page(n)` for its n-th list request, counting them;
+/// every other request is refused.
+struct Pager<F: Fn(u64) -> Value> {
+    page: F,
+    lists: Cell<u64>,
+}
+
+impl<F: Fn(u64) -> Value> Remote for Pager<F> {
+    async fn call(&self, request: &Value) -> Result<Response, Unreachable> {
+        if request["op"] != "memory.list" {
+            return Ok(Response {
+                status: 500,
+                body: json!({"type": "error", "error": {"type": "api_error", "message": "no"}}),
+            });
+        }
+        let n = self.lists.get();
+        self.lists.set(n + 1);
+        // Past any bound the sync should keep, the connection fails, so a sync that
+        // kept paging fails this test instead of running it forever.
+        if n >= 10_000 {
+            return Err(Unreachable);
+        }
+        Ok(Response {
+            status: 200,
+            body: (self.page)(n),
+        })
+    }
+}
+
+#[test]
+fn a_remote_that_pages_without_end_is_refused_within_its_memories_pages() {
+    // A memory as the API lists it, to hand out again and again.
+    let source = engine();
+    let made = call(
+        &source,
+        json!({"op": "memory.create", "body": json!({"path": "/one.md", "content": "one"}).to_string()}),
+    );
+    assert_eq!(made.status, 200, "{}", made.body);
+    let listed = call(&source, json!({"op": "memory.list"})).body["data"][0].clone();
+    assert_eq!(listed["type"], "memory");
+    let stopped = "The remote memory store answered with something that is not a Memory Stores API answer; the sync stopped there.";
+    // An empty page under a fresh token each time: refused at the first.
+    let empty = Pager {
+        page: |n| json!({"data": [], "next_page": format!("t{n}")}),
+        lists: Cell::new(0),
+    };
+    let e = block_on(engine().sync(&empty, "empty pages")).unwrap_err();
+    assert_eq!(e.to_string(), stopped);
+    assert_eq!(empty.lists.get(), 1);
+    // The same memory under a fresh token each time: refused at the second page.
+    let same = Pager {
+        page: |n| json!({"data": [listed.clone()], "next_page": format!("t{n}")}),
+        lists: Cell::new(0),
+    };
+    let e = block_on(engine().sync(&same, "the same page")).unwrap_err();
+    assert_eq!(e.to_string(), stopped);
+    assert_eq!(same.lists.get(), 2);
+    // A new memory on every page is as many pages as the cap allows, and no more.
+    let max = Config::default().limits.max_memories;
+    let endless = Pager {
+        page: |n| {
+            let mut m = listed.clone();
+            m["id"] = json!(format!("mem_zzzzzzzzzzzz_{}", n + 1));
+            m["path"] = json!(format!("/m{n}.md"));
+            json!({"data": [m], "next_page": format!("t{n}")})
+        },
+        lists: Cell::new(0),
+    };
+    let e = block_on(engine().sync(&endless, "endless")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        format!(
+            "The remote memory store holds more than {max} memories, more than this store may hold; nothing was synced."
+        )
+    );
+    assert_eq!(endless.lists.get(), max + 1);
+}

@@ -161,13 +161,13 @@ impl<S: Store, R: Remote> Run<'_, S, R> {
         let max = self.engine.config().limits.max_memories;
         let mut out = BTreeMap::new();
         let mut page: Option<String> = None;
-        let mut seen = BTreeSet::new();
         loop {
             let r = self.call(side, &wire::list(page.as_deref())).await?;
             if r.status != 200 {
                 return Err(self.refused(side, "", &r));
             }
             let (items, next) = wire::page(&r.body).ok_or(SyncError::BadAnswer { side })?;
+            let listed = out.len();
             for m in items {
                 out.insert(m.id.clone(), m);
             }
@@ -175,10 +175,13 @@ impl<S: Store, R: Remote> Run<'_, S, R> {
                 return Err(SyncError::TooMany { side, max });
             }
             match next {
-                // A token handed out twice would page forever.
-                Some(t) if seen.insert(t.clone()) => page = Some(t),
-                Some(_) => return Err(SyncError::BadAnswer { side }),
                 None => return Ok(out),
+                // Each page before the last lists a memory no earlier page did, so a
+                // listing ends within `max + 1` pages whatever the remote answers: an
+                // empty page, or the same memories, under a fresh token each time, or
+                // a token handed out twice, would otherwise page forever.
+                Some(t) if out.len() > listed => page = Some(t),
+                Some(_) => return Err(SyncError::BadAnswer { side }),
             }
         }
     }
