@@ -84,7 +84,8 @@ impl fmt::Display for InputError {
             InputError::UnknownCommand(other) => {
                 write!(
                     f,
-                    "Unknown command \"{other}\". Expected one of: {COMMANDS}"
+                    "Unknown command {}. Expected one of: {COMMANDS}",
+                    Echo(other)
                 )
             }
             InputError::MissingField { command, field } => {

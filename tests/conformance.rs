@@ -412,6 +412,11 @@ fn pathological_inputs_are_refused_before_storage() {
     );
     let long_path = format!("/memories/{}", "a".repeat(5_000_000));
     let big_text = "é".repeat(5_242_880);
+    // A command of five million characters is quoted cut, as every caller's text is.
+    let long_command = format!(
+        "Error: Unknown command {:?}… (5,000,000 characters). Expected one of: view, create, str_replace, insert, delete, rename",
+        "v".repeat(100)
+    );
     let mut checked = 0;
     for (text, want) in [
         (deep_array, None),
@@ -419,6 +424,11 @@ fn pathological_inputs_are_refused_before_storage() {
         (
             serde_json::to_string(&json!({"command": "view", "path": long_path})).expect("json"),
             Some("Error: Path is too long: 5,000,010 bytes, over the limit of 1,024 bytes"),
+        ),
+        (
+            serde_json::to_string(&json!({"command": "v".repeat(5_000_000), "path": "/memories"}))
+                .expect("json"),
+            Some(long_command.as_str()),
         ),
         (
             serde_json::to_string(
