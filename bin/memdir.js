@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // memdir: the Claude memory tool on a directory store, from the command line.
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { defaults, directoryStore, openMemory, oversizedInputResult, postgresStore } from '../js/node.js';
 import { formatDuration as ms, parseDuration } from '../js/api/upkeep.js';
@@ -60,10 +60,13 @@ Sync (docs/sync.md):
                            line: pulled, pushed, merged, conflicts, unchanged
 Upkeep:
   gc [--keep N]            delete stored objects unreachable from the last N
-                           commits (default ${defaults().keepCommits})
-  expire --older-than-ms N remove, in one commit, every file not written in the
-                           last N milliseconds and every directory with nothing
-                           recent beneath it
+                           commits (default ${defaults().keepCommits}) that the previous gc found
+                           unreachable too; those found only now are "pending"
+                           (another process's command may be about to use them)
+                           and go at the next gc. Prints {reachable,deleted,pending}
+  expire --older-than D    remove, in one commit, every file not written in the
+                           last D and every directory with nothing recent beneath
+                           it (--older-than-ms N, milliseconds, still works)
   retain [--retention D]   drop the versions older than D (default ${ms(defaults().retentionMs)}) that
                            hold no live memory's current content; gc then
                            deletes their bytes
@@ -71,15 +74,19 @@ Upkeep:
 A duration D is a whole number and a unit: ms, s, m, h or d (30d, 12h, 500ms).
 
 Options:
-  --store DIR              the store directory (created if missing or empty; one that
-                           is not a memdir store is refused, nothing written), or a
-                           postgres://USER@HOST:PORT/DB URL (needs npm install pg)
+  --store DIR              the store directory, or a postgres://USER@HOST:PORT/DB
+                           URL (needs npm install pg). create, exec, import-dir,
+                           mcp and sync make the directory if missing; the other
+                           commands refuse one that is not there. One that is not
+                           a memdir store is refused, nothing written
   -h, --help               this text
   --version                the version
 
+Each command refuses an option it does not take, by name.
+
 Exit status: 0 success, 1 the tool answered with an error (exec on stdin: any
 line did, after running every line), 2 usage or I/O error, or a store directory
-that cannot be opened.
+that is missing (where needed) or cannot be opened.
 `;
 
 class UsageError extends Error {}
@@ -94,34 +101,71 @@ function duration(flag, text, options) {
 }
 
 
+// The options, each with whether it takes a value; every command accepts GLOBAL
+// and its own (OPTIONS), and refuses any other by name: a mistyped option must not
+// be ignored, nor taken for an argument.
+const GLOBAL = ['--store', '--help', '-h', '--version'];
+const TAKES_VALUE = new Set(['--store', '--host', '--port', '--keys', '--retention', '--upkeep-every', '--allow-origin', '--remote', '--remote-store', '--key-file', '--keep', '--older-than', '--older-than-ms']);
+const FLAGS = new Set(['--help', '-h', '--version', '--force', '--no-auth']);
+const OPTIONS = {
+  serve: ['--host', '--port', '--keys', '--no-auth', '--retention', '--upkeep-every', '--allow-origin'],
+  sync: ['--remote', '--remote-store', '--key-file'],
+  'import-dir': ['--force'],
+  gc: ['--keep'],
+  expire: ['--older-than', '--older-than-ms'],
+  retain: ['--retention'],
+};
+
+/**
+ * The options (by name: a value, true for a flag, a list for --allow-origin) and
+ * the other arguments. An argument is an option when it is one of those named
+ * above, or any other that starts with "--" (refused by name); after "--"
+ * nothing is, and "-1" stays an argument (a view range's end).
+ */
 function parseArgs(argv) {
-  const opts = { store: undefined, force: false, keep: defaults().keepCommits, host: '127.0.0.1', port: 8787, noAuth: false };
+  const opts = {};
+  const given = []; // option names, in order
   const rest = [];
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    if (a === '--store') {
-      if (i + 1 >= argv.length) throw new UsageError('--store needs a directory');
-      opts.store = argv[++i];
-    } else if (a.startsWith('--store=')) opts.store = a.slice(8);
-    else if (['--host', '--port', '--keys', '--retention', '--upkeep-every', '--remote', '--remote-store', '--key-file'].includes(a)) {
-      if (i + 1 >= argv.length) throw new UsageError(`${a} needs a value`);
-      opts[a.slice(2)] = argv[++i];
-    } else if (a === '--allow-origin') {
-      if (i + 1 >= argv.length) throw new UsageError('--allow-origin needs an origin');
-      (opts.allowOrigin ??= []).push(argv[++i]);
-    } else if (a === '--no-auth') opts.noAuth = true;
-    else if (a === '-h' || a === '--help') opts.help = true;
-    else if (a === '--version') opts.version = true;
-    else if (a === '--force') opts.force = true;
-    else if (a === '--keep') opts.keep = Number(argv[++i]);
-    else if (a === '--older-than-ms') opts.olderThanMs = Number(argv[++i]);
-    else if (a === '--') {
+    if (a === '--') {
       rest.push(...argv.slice(i + 1)); // everything after -- is an argument, even "--store"
       break;
-    } else rest.push(a);
+    }
+    if (!(a.startsWith('--') || a === '-h')) {
+      rest.push(a);
+      continue;
+    }
+    const eq = a.indexOf('=');
+    const name = eq > 0 ? a.slice(0, eq) : a;
+    given.push(name);
+    if (TAKES_VALUE.has(name)) {
+      let value;
+      if (eq > 0) value = a.slice(eq + 1);
+      else if (i + 1 < argv.length) value = argv[++i];
+      else throw new UsageError(`${name} needs a value`);
+      if (name === '--allow-origin') (opts.allowOrigin ??= []).push(value);
+      else opts[name.slice(2)] = value;
+    } else if (FLAGS.has(name)) {
+      if (eq > 0) throw new UsageError(`${name} takes no value`);
+      opts[name === '-h' ? 'help' : name.slice(2)] = true;
+    }
+    // Any other: refused once the command is known (see refuseOptions).
   }
-  return { opts, rest };
+  return { opts, given, rest };
 }
+
+/** Refuses, by name, the first option given that command `cmd` does not take. */
+function refuseOptions(cmd, given) {
+  const mine = new Set([...GLOBAL, ...(OPTIONS[cmd] ?? [])]);
+  const bad = given.find((name) => !mine.has(name));
+  if (bad === undefined) return;
+  const which = COMMANDS.has(cmd) ? `${cmd} has no option` : 'unknown option';
+  throw new UsageError(`${which} ${JSON.stringify(bad)}; memdir --help lists each command's options`);
+}
+
+// Every command; any other is refused by name.
+const COMMANDS = new Set(['exec', 'view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'import-dir', 'export-dir', 'mcp', 'serve', 'sync', 'gc', 'expire', 'retain']);
 
 const toPath = (p) => (p.startsWith('/') ? p : `/memories/${p}`);
 
@@ -189,11 +233,12 @@ async function execStream(memory) {
   return status;
 }
 
-async function importDir(memory, dir, force) {
+async function importDir(open, dir, force) {
   const { maxFileBytes, maxTotalBytes } = defaults();
   const { entries, skipped, root } = await readSdkLayout(dir, { maxFileBytes, maxTotalBytes });
+  const memory = await open();
   if (!force && (await memory.entries()).length > 0) {
-    throw new UsageError('import-dir: the memory is not empty; --force replaces it');
+    throw new UsageError('import-dir: the store already holds memories; --force deletes them all and imports DIR in their place (export-dir keeps a copy first)');
   }
   try {
     await memory.import(entries);
@@ -214,8 +259,9 @@ async function exportDir(memory, dir) {
 }
 
 async function serveCommand(opts) {
-  const port = /^\d{1,5}$/.test(String(opts.port)) ? Number(opts.port) : NaN;
+  const port = /^\d{1,5}$/.test(opts.port ?? '8787') ? Number(opts.port ?? '8787') : NaN;
   if (!(port >= 0 && port <= 65535)) throw new UsageError('--port needs a port number from 0 to 65535');
+  const host = opts.host ?? '127.0.0.1';
   // Loaded only here: the other commands do not pay for the HTTP server.
   const { serve, readKeys, ServeUsageError } = await import('./serve.js');
   // Listened for before the URL is printed: a client that reads it and at once
@@ -226,15 +272,15 @@ async function serveCommand(opts) {
   });
   let server;
   try {
-    const keys = opts.noAuth ? [] : await readKeys(process.env, opts.keys);
+    const keys = opts['no-auth'] ? [] : await readKeys(process.env, opts.keys);
     const retentionMs = duration('--retention', opts.retention ?? process.env.MEMDIR_RETENTION ?? ms(defaults().retentionMs), { off: true });
     const upkeepMs = duration('--upkeep-every', opts['upkeep-every'] ?? ms(defaults().upkeepIntervalMs));
     const allowOrigins = [...(opts.allowOrigin ?? []), ...(process.env.MEMDIR_ALLOW_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean)];
-    server = await serve({ store: opts.store ?? './memory-stores', host: opts.host, port, keys, noAuth: opts.noAuth, allowOrigins, retentionMs, upkeepMs });
+    server = await serve({ store: opts.store ?? './memory-stores', host, port, keys, noAuth: opts['no-auth'] === true, allowOrigins, retentionMs, upkeepMs });
   } catch (e) {
     if (e instanceof ServeUsageError) throw new UsageError(`serve: ${e.message}`);
     if (e?.code === 'EADDRINUSE' || e?.code === 'EACCES' || e?.code === 'EADDRNOTAVAIL') {
-      throw new UsageError(`serve: cannot listen on ${opts.host}:${port} (${e.code})`);
+      throw new UsageError(`serve: cannot listen on ${host}:${port} (${e.code})`);
     }
     throw e;
   }
@@ -268,7 +314,7 @@ async function loadMcp() {
 }
 
 async function main(argv) {
-  const { opts, rest } = parseArgs(argv);
+  const { opts, given, rest } = parseArgs(argv);
   if (opts.help || rest[0] === 'help') {
     process.stdout.write(HELP);
     return 0;
@@ -277,14 +323,19 @@ async function main(argv) {
     process.stdout.write(`memdir ${await packageVersion()}\n`);
     return 0;
   }
+  const [cmd] = rest;
+  refuseOptions(cmd, given);
   if (rest.length === 0) throw new UsageError('no command given; memdir --help lists them');
-  if (rest[0] === 'serve') {
+  if (!COMMANDS.has(cmd)) throw new UsageError(`unknown command ${JSON.stringify(cmd)}; memdir --help lists them`);
+  if (cmd === 'serve') {
     arity(rest, 0, 0, 'serve [--store DIR] [--host H] [--port N] [--keys FILE | --no-auth] [--retention D] [--upkeep-every D] [--allow-origin ORIGIN]');
     return serveCommand(opts);
   }
   // Not ./memory: that is the SDK's own folder, which import-dir reads from.
-  opts.store ??= process.env.MEMDIR_STORE || './.memdir';
-  if (rest[0] === 'mcp') {
+  const named = opts.store !== undefined ? '--store' : process.env.MEMDIR_STORE ? '$MEMDIR_STORE' : undefined;
+  opts.store ??= process.env.MEMDIR_STORE || DEFAULT_STORE;
+  if (!STARTS_A_STORE.has(cmd)) storeMustExist(cmd, opts.store, named);
+  if (cmd === 'mcp') {
     arity(rest, 0, 0, 'mcp [--store DIR]');
     // Loaded only here: the other commands do not pay for the MCP SDK.
     const [{ serveStdio }, version] = await Promise.all([loadMcp(), packageVersion()]);
@@ -305,44 +356,85 @@ async function main(argv) {
   }
 }
 
+const DEFAULT_STORE = './.memdir';
+// The commands that make the store directory when there is none: each may be the
+// first a user runs on a new store. Every other one needs a store already there, so
+// a mistyped --store is an error, not a new empty store (docs/cli.md).
+const STARTS_A_STORE = new Set(['create', 'exec', 'import-dir', 'mcp', 'sync']);
+
+/**
+ * Refuses a store directory that is not there. Only what the user typed is named
+ * (or the default, which they can see in --help), never a path made from it.
+ */
+function storeMustExist(cmd, spec, named) {
+  if (/^postgres(ql)?:\/\//.test(spec)) return;
+  try {
+    statSync(spec);
+    return; // there: directoryStore judges what it is
+  } catch (e) {
+    if (e?.code !== 'ENOENT') return; // any other failure is directoryStore's to report
+  }
+  const where = named ? `${named} ${JSON.stringify(spec)}` : `the default store ${JSON.stringify(spec)}`;
+  throw new UsageError(`${where}: no such directory; ${cmd} needs a store that exists (create, exec, import-dir, mcp and sync make one)`);
+}
+
 /** `--store`: a postgres:// URL names a PostgreSQL store (its "default" namespace), anything else a directory. */
 function storeAt(spec) {
   return /^postgres(ql)?:\/\//.test(spec) ? postgresStore(spec) : directoryStore(spec);
 }
 
 async function onStore(store, opts, rest) {
-  const memory = await openMemory({ store, actor: 'memdir-cli' });
+  // Opened once a command's arguments are known good: a usage error touches no store.
+  let memory;
+  const open = async () => (memory ??= await openMemory({ store, actor: 'memdir-cli' }));
   const [cmd] = rest;
   if (cmd === 'exec') {
     if (rest.length > 2) throw new UsageError("usage: memdir exec ['JSON']");
-    return rest.length === 2 ? execOne(memory, rest[1]) : execStream(memory);
+    return rest.length === 2 ? execOne(await open(), rest[1]) : execStream(await open());
   }
   if (cmd === 'import-dir') {
     arity(rest, 1, 1, 'import-dir DIR [--force]');
-    return importDir(memory, rest[1], opts.force);
+    return importDir(open, rest[1], opts.force === true);
   }
   if (cmd === 'export-dir') {
     arity(rest, 1, 1, 'export-dir DIR');
-    return exportDir(memory, rest[1]);
+    return exportDir(await open(), rest[1]);
   }
   if (cmd === 'gc') {
-    if (!Number.isInteger(opts.keep) || opts.keep < 0) throw new UsageError('--keep needs a non-negative integer');
-    const report = await memory.gc({ keepCommits: opts.keep });
+    arity(rest, 0, 0, 'gc [--keep N]');
+    const keep = opts.keep ?? String(defaults().keepCommits);
+    if (!/^\d{1,9}$/.test(keep)) throw new UsageError('--keep needs a non-negative integer');
+    const report = await (await open()).gc({ keepCommits: Number(keep) });
     process.stdout.write(`${JSON.stringify(report)}\n`);
+    // A pass deletes only what an earlier pass found unreferenced too: an object
+    // unreferenced now may be one a command under way in another process has
+    // written and is about to publish. Said, since a user who asked to delete
+    // everything sees objects left (docs/cli.md).
+    if (report.pending > 0) {
+      const n = report.pending;
+      process.stderr.write(
+        `memdir gc: ${n} unreferenced object${n === 1 ? ' is' : 's are'} pending: a command under way in another process may be about to use ${n === 1 ? 'it' : 'them'}, so the next gc deletes ${n === 1 ? 'it if it is' : 'those'} still unreferenced then\n`,
+      );
+    }
     return 0;
   }
   if (cmd === 'expire') {
-    if (!Number.isSafeInteger(opts.olderThanMs) || opts.olderThanMs < 0) {
-      throw new UsageError('expire needs --older-than-ms N, a non-negative integer');
+    arity(rest, 0, 0, 'expire --older-than D');
+    if ((opts['older-than'] === undefined) === (opts['older-than-ms'] === undefined)) {
+      throw new UsageError('expire needs --older-than D, a duration (30d), or the older --older-than-ms N');
     }
-    const report = await memory.expire({ olderThanMs: opts.olderThanMs });
-    process.stdout.write(`${JSON.stringify(report)}
-`);
+    let olderThanMs;
+    if (opts['older-than'] !== undefined) olderThanMs = duration('--older-than', opts['older-than']);
+    else if (/^\d{1,15}$/.test(opts['older-than-ms'])) olderThanMs = Number(opts['older-than-ms']);
+    else throw new UsageError('--older-than-ms needs a whole number of milliseconds (or use --older-than D, as 30d)');
+    const report = await (await open()).expire({ olderThanMs });
+    process.stdout.write(`${JSON.stringify(report)}\n`);
     return 0;
   }
   if (cmd === 'retain') {
     arity(rest, 0, 0, 'retain [--retention D]');
     const olderThanMs = duration('--retention', opts.retention ?? process.env.MEMDIR_RETENTION ?? ms(defaults().retentionMs));
+    const memory = await open();
     const report = { dropped: 0, more: true };
     // Pass after pass (each reads a bounded number of slots) until none is left to
     // drop, or RETAIN_PASSES passes: then `more` says to run it again.
@@ -356,11 +448,11 @@ async function onStore(store, opts, rest) {
   }
   if (cmd === 'sync') {
     arity(rest, 0, 0, 'sync --remote-store ID [--remote URL] [--key-file FILE]');
-    return syncCommand(memory, opts);
+    return syncCommand(open, opts);
   }
   const input = await shorthand(rest);
   if (!input) throw new UsageError(`unknown command "${cmd}"; memdir --help lists them`);
-  const r = await memory.execute(input);
+  const r = await (await open()).execute(input);
   if (r.is_error) {
     process.stderr.write(`${r.content}\n`);
     return 1;
@@ -370,7 +462,7 @@ async function onStore(store, opts, rest) {
 }
 
 /** `memdir sync`: one summary line, or the sync's error (exit 1). */
-async function syncCommand(memory, opts) {
+async function syncCommand(open, opts) {
   if (!opts['remote-store']) throw new UsageError('sync needs --remote-store ID (the remote memory store, memstore_…)');
   let apiKey = process.env.ANTHROPIC_API_KEY;
   if (opts['key-file']) {
@@ -385,7 +477,7 @@ async function syncCommand(memory, opts) {
   if (opts.remote) options.baseURL = opts.remote;
   let s;
   try {
-    s = await memory.sync(options);
+    s = await (await open()).sync(options);
   } catch (e) {
     if (e instanceof TypeError) throw new UsageError(e.message);
     if (e?.name !== 'SyncError') throw e;

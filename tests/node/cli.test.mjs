@@ -24,13 +24,17 @@ const REPORT_RSS = `data:text/javascript,${encodeURIComponent(
 
 /**
  * Runs the CLI; resolves {code, stdout, stderr} (and {maxRssMiB, seconds} with
- * `measure`). `input` is a string or Buffer, or an iterable of chunks streamed in.
+ * `measure`). `input` is a string or Buffer, or an iterable of chunks streamed in;
+ * `env` is added to this process's environment.
  */
-function cli(args, { input, cwd, measure = false } = {}) {
+function cli(args, { input, cwd, env, timeoutMs, measure = false } = {}) {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const node = measure ? [`--import=${REPORT_RSS}`] : [];
-    const child = spawn(process.execPath, [...node, BIN, ...args], { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...node, BIN, ...args], { cwd, env: env && { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    // A command that should have exited but runs on (a server that started) ends
+    // here, and its code is null.
+    if (timeoutMs) setTimeout(() => child.kill('SIGKILL'), timeoutMs).unref();
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
@@ -65,6 +69,53 @@ describe('the memdir CLI', () => {
     assert.equal(none.stderr, 'memdir: no command given; memdir --help lists them\n');
     const bad = await cli(['frobnicate', '--store', tempDir()]);
     assert.deepEqual([bad.code, bad.stderr], [2, 'memdir: unknown command "frobnicate"; memdir --help lists them\n']);
+  });
+
+  test('every command refuses an option it does not take, by name, with exit 2, and opens no store', async () => {
+    const cwd = tempDir('memdir-flags-');
+    // An empty directory: a store opened there would write its format files.
+    await mkdir(join(cwd, 'empty'));
+    const usage = (stderr) => ({ code: 2, stdout: '', stderr: `memdir: ${stderr}\n` });
+    const options = "; memdir --help lists each command's options";
+    assert.deepEqual(await cli(['gc', '--kepp', '0', '--store', 'empty'], { cwd }), usage(`gc has no option "--kepp"${options}`));
+    assert.deepEqual(await cli(['serve', '--prot', '9000'], { cwd }), usage(`serve has no option "--prot"${options}`));
+    assert.deepEqual(await cli(['view', '--force', '--store', 'empty'], { cwd }), usage(`view has no option "--force"${options}`));
+    assert.deepEqual(await cli(['create', 'a.md', 'x', '--keep', '1'], { cwd }), usage(`create has no option "--keep"${options}`));
+    assert.deepEqual(await cli(['--kepp', '0', 'gc'], { cwd }), usage(`unknown option "--kepp"${options}`));
+    assert.deepEqual(await cli(['gc', '--keep=x', '--store', 'empty'], { cwd }), usage('--keep needs a non-negative integer'));
+    assert.deepEqual(await cli(['gc', '--store', 'empty', '--keep'], { cwd }), usage('--keep needs a value'));
+    assert.deepEqual(await cli(['import-dir', 'memory', '--force=yes'], { cwd }), usage('--force takes no value'));
+    assert.deepEqual(await readdir(cwd), ['empty']);
+    assert.deepEqual(await readdir(join(cwd, 'empty')), []);
+    // After "--" every word is an argument, one that starts with "--" too.
+    assert.deepEqual(await cli(['create', 'a.md', '--', '--keep'], { cwd }), { code: 0, stdout: 'File created successfully at: /memories/a.md\n', stderr: '' });
+    assert.deepEqual(await cli(['view', 'a.md', '--store=.memdir'], { cwd }), { code: 0, stdout: "Here's the content of /memories/a.md with line numbers:\n     1\t--keep\n", stderr: '' });
+  });
+
+  test('a command that reads refuses a store directory that is not there, naming it as given; one that starts a store makes it', async () => {
+    const cwd = tempDir('memdir-nostore-');
+    const usage = (stderr) => ({ code: 2, stdout: '', stderr: `memdir: ${stderr}\n` });
+    const makers = '(create, exec, import-dir, mcp and sync make one)';
+    for (const [args, cmd] of [
+      [['view'], 'view'],
+      [['view', 'notes.md'], 'view'],
+      [['str_replace', 'notes.md', 'a', 'b'], 'str_replace'],
+      [['insert', 'notes.md', '0', 'x'], 'insert'],
+      [['delete', 'notes.md'], 'delete'],
+      [['rename', 'a.md', 'b.md'], 'rename'],
+      [['export-dir', 'out'], 'export-dir'],
+      [['gc', '--keep', '0'], 'gc'],
+      [['expire', '--older-than', '1d'], 'expire'],
+      [['retain'], 'retain'],
+    ]) {
+      assert.deepEqual(await cli([...args, '--store', 'typo'], { cwd }), usage(`--store "typo": no such directory; ${cmd} needs a store that exists ${makers}`), args.join(' '));
+    }
+    assert.deepEqual(await cli(['view'], { cwd, env: { MEMDIR_STORE: 'typo' } }), usage(`$MEMDIR_STORE "typo": no such directory; view needs a store that exists ${makers}`));
+    assert.deepEqual(await cli(['view'], { cwd }), usage(`the default store "./.memdir": no such directory; view needs a store that exists ${makers}`));
+    assert.deepEqual(await readdir(cwd), []);
+    // create makes the store; view then reads it.
+    assert.deepEqual(await cli(['create', 'notes.md', 'hi', '--store', 'typo'], { cwd }), { code: 0, stdout: 'File created successfully at: /memories/notes.md\n', stderr: '' });
+    assert.deepEqual(await cli(['view', 'notes.md', '--store', 'typo'], { cwd }), { code: 0, stdout: "Here's the content of /memories/notes.md with line numbers:\n     1\thi\n", stderr: '' });
   });
 
   test('exec, NDJSON on stdin and the shorthands against ./.memdir by default', async () => {
@@ -140,11 +191,19 @@ describe('the memdir CLI', () => {
     const before = (await run('view')).stdout;
     const files = async () => (await readdir(store)).length;
     const count = await files();
-    // The first pass only marks (a writer may be mid-command); the second sweeps.
-    const first = JSON.parse((await run('gc', '--keep', '0')).stdout);
-    const second = JSON.parse((await run('gc', '--keep', '0')).stdout);
+    // The first pass only marks (a writer may be mid-command), and says so; the second sweeps.
+    const marked = await run('gc', '--keep', '0');
+    const first = JSON.parse(marked.stdout);
     assert.equal(first.deleted, 0);
-    assert.ok(second.deleted > 0 && second.deleted === first.pending, JSON.stringify([first, second]));
+    assert.ok(first.pending > 1, marked.stdout);
+    assert.deepEqual([marked.code, marked.stderr], [
+      0,
+      `memdir gc: ${first.pending} unreferenced objects are pending: a command under way in another process may be about to use them, so the next gc deletes those still unreferenced then\n`,
+    ]);
+    const swept = await run('gc', '--keep', '0');
+    const second = JSON.parse(swept.stdout);
+    assert.deepEqual([swept.code, swept.stderr], [0, '']);
+    assert.ok(second.deleted > 0 && second.deleted === first.pending && second.pending === 0, JSON.stringify([first, second]));
     assert.ok((await files()) < count);
     assert.equal((await run('view')).stdout, before);
     assert.equal((await run('view', 'a.md')).stdout, "Here's the content of /memories/a.md with line numbers:\n     1\ttwo\n");
@@ -185,10 +244,16 @@ describe('the memdir CLI', () => {
     await new Promise((r) => setTimeout(r, 4000));
     await run('create', 'new.md', 'x');
     // Everything written more than 3 s ago: old.md only (new.md is as old as one
-    // process start).
-    assert.deepEqual(await run('expire', '--older-than-ms', '3000'), { code: 0, stdout: '{"removed":1,"bytes":4}\n', stderr: '' });
+    // process start). A duration as retain takes it.
+    assert.deepEqual(await run('expire', '--older-than', '3s'), { code: 0, stdout: '{"removed":1,"bytes":4}\n', stderr: '' });
     assert.equal((await run('view')).stdout, 'Here\'re the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n1B\t/memories\n1B\t/memories/new.md\n');
-    assert.deepEqual(await run('expire'), { code: 2, stdout: '', stderr: 'memdir: expire needs --older-than-ms N, a non-negative integer\n' });
+    const usage = (stderr) => ({ code: 2, stdout: '', stderr: `memdir: ${stderr}\n` });
+    assert.deepEqual(await run('expire'), usage('expire needs --older-than D, a duration (30d), or the older --older-than-ms N'));
+    assert.deepEqual(await run('expire', '--older-than', '3000'), usage('--older-than needs a duration: a positive whole number and a unit, ms, s, m, h or d (30d)'));
+    assert.deepEqual(await run('expire', '--older-than', '1d', '--older-than-ms', '0'), usage('expire needs --older-than D, a duration (30d), or the older --older-than-ms N'));
+    assert.deepEqual(await run('expire', '--older-than-ms', '3s'), usage('--older-than-ms needs a whole number of milliseconds (or use --older-than D, as 30d)'));
+    // The older form, in milliseconds, still works: 0 expires everything.
+    assert.deepEqual(await run('expire', '--older-than-ms', '0'), { code: 0, stdout: '{"removed":1,"bytes":1}\n', stderr: '' });
   });
 
   test('two processes writing one directory store at once lose no update', async () => {
@@ -263,7 +328,7 @@ describe('the memdir CLI', () => {
     );
     // A second import over a non-empty memory needs --force.
     const refused = await cli(['import-dir', sdkBase, '--store', store]);
-    assert.deepEqual([refused.code, refused.stderr], [2, 'memdir: import-dir: the memory is not empty; --force replaces it\n']);
+    assert.deepEqual([refused.code, refused.stderr], [2, 'memdir: import-dir: the store already holds memories; --force deletes them all and imports DIR in their place (export-dir keeps a copy first)\n']);
 
     const outBase = tempDir('memdir-exp-');
     const exported = await cli(['export-dir', outBase, '--store', store]);
