@@ -3,9 +3,10 @@
 // directory stores or a PostgreSQL database.
 import { createServer, STATUS_CODES } from 'node:http';
 import { isIP } from 'node:net';
+import { mkdirSync, readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_WORKSPACE, WORKSPACE_NAME, apiAnswerer, keyEntry, keysFrom, unparsable } from '../js/api/http.js';
-import { directoryCatalog } from '../js/api/catalog-dir.js';
+import { WorkspaceNameClash, directoryCatalog } from '../js/api/catalog-dir.js';
 import { postgresCatalog } from '../js/api/catalog-pg.js';
 import { everyInterval, upkeepRound } from '../js/api/upkeep.js';
 import { defaults } from '../js/node.js';
@@ -90,6 +91,30 @@ async function mcpAnswerer(log) {
 }
 
 /**
+ * Makes sure `root` is a directory the catalog can keep its stores in (made, mode
+ * 0700, when missing), or says why not: a file there would otherwise start a server
+ * whose every request fails. Only the path as given is named.
+ */
+function catalogRoot(root) {
+  const named = `--store ${JSON.stringify(root)}`;
+  let st;
+  try {
+    st = statSync(root);
+  } catch (e) {
+    if (e?.code !== 'ENOENT') throw new ServeUsageError(`${named}: cannot be read (${e?.code ?? 'error'})`);
+  }
+  if (st !== undefined && !st.isDirectory()) {
+    throw new ServeUsageError(`${named} is not a directory: serve keeps its stores in a directory (made when missing) or a postgres:// database`);
+  }
+  try {
+    mkdirSync(root, { recursive: true, mode: 0o700 });
+    readdirSync(root);
+  } catch (e) {
+    throw new ServeUsageError(`${named}: cannot keep stores there (${e?.code ?? 'error'})`);
+  }
+}
+
+/**
  * Starts the server; resolves {url, close}. opts: {store, host, port, keys, noAuth,
  * allowOrigins (pages that may call with a key: CORS), retentionMs (null: keep every version; default defaults().retentionMs), upkeepMs
  * (how often every store gets its retention pass and gc; default
@@ -107,7 +132,21 @@ export async function serve({ store, host, port, keys, noAuth, allowOrigins = []
   }
   // A postgres:// URL: the catalog and every store in that database, shared by any
   // number of instances; anything else: a directory of store directories.
-  const catalog = /^postgres(ql)?:\/\//.test(store) ? postgresCatalog(store) : directoryCatalog(store);
+  const postgres = /^postgres(ql)?:\/\//.test(store);
+  if (!postgres) catalogRoot(store);
+  const catalog = postgres ? postgresCatalog(store) : directoryCatalog(store);
+  // Every workspace a key can reach, its catalog made now: one the catalog refuses
+  // (two names a case-insensitive file system would make one directory) is an
+  // error at start, not a 500 on the first request.
+  const workspaces = [...new Set(keys.map((k) => k.workspace ?? DEFAULT_WORKSPACE))].filter((w) => w !== DEFAULT_WORKSPACE);
+  let catalogs;
+  try {
+    catalogs = [catalog, ...workspaces.map((w) => catalog.inWorkspace(w))];
+  } catch (e) {
+    await catalog.close();
+    if (e instanceof WorkspaceNameClash) throw new ServeUsageError(e.message);
+    throw e;
+  }
   const log = (line) => process.stderr.write(`memdir serve: ${line.replace(/[\r\n]+/g, ' ')}\n`);
   let answer; // made once the port is known: without keys, the Host names it
   const origin = `http://${host.includes(':') ? `[${host}]` : host}`;
@@ -175,8 +214,6 @@ export async function serve({ store, host, port, keys, noAuth, allowOrigins = []
   }
   // Every workspace a key can reach has its stores kept up; gc waits a whole
   // interval before deleting, so instances on one database never race a write.
-  const workspaces = [...new Set(keys.map((k) => k.workspace ?? DEFAULT_WORKSPACE))].filter((w) => w !== DEFAULT_WORKSPACE);
-  const catalogs = [catalog, ...workspaces.map((w) => catalog.inWorkspace(w))];
   const upkeep = everyInterval(async (stopped) => {
     const r = await upkeepRound(catalogs, { retentionMs, minAgeMs: upkeepMs, keepCommits: defaults().upkeepKeepCommits, log, stopped });
     if (r.dropped + r.deleted > 0) log(`upkeep: ${r.stores} stores, ${r.dropped} versions dropped, ${r.deleted} objects deleted`);

@@ -25,6 +25,21 @@ const PLAIN_NAME = /^[A-Za-z0-9_]{1,128}$/;
 // so never a store.
 const TOMBSTONE = '.deleted-';
 const ACTOR = 'memdir-serve';
+// Where workspace NAME's stores are: `ws-NAME` under the root.
+const WORKSPACE_DIR = 'ws-';
+
+/**
+ * Two workspace names that differ only in case: on a case-insensitive file system
+ * (macOS's, Windows') `ws-Team` and `ws-team` are one directory, so one workspace's
+ * key would reach the other's stores. Refused on every file system, so a catalog
+ * moved from one to another keeps its meaning.
+ */
+export class WorkspaceNameClash extends Error {
+  constructor(a, b) {
+    super(`workspace names ${JSON.stringify(a)} and ${JSON.stringify(b)} differ only in case: on a case-insensitive file system they would share one directory, so a directory catalog refuses the pair; rename one`);
+    this.name = 'WorkspaceNameClash';
+  }
+}
 
 /**
  * The catalog over the directory `root` (made, mode 0700, when missing), with at
@@ -75,6 +90,18 @@ export function directoryCatalog(root, { maxStores = memdir.defaults().maxStores
         // left for the next drop
       }
     }
+  }
+
+  /** The workspace names whose directories are under the root now. */
+  function workspaceDirs() {
+    let names;
+    try {
+      names = fss.readdirSync(base);
+    } catch (e) {
+      if (e.code === 'ENOENT') return [];
+      throw e;
+    }
+    return names.filter((n) => n.startsWith(WORKSPACE_DIR) && WORKSPACE_NAME.test(n.slice(WORKSPACE_DIR.length))).map((n) => n.slice(WORKSPACE_DIR.length));
   }
 
   function exists(id) {
@@ -205,7 +232,15 @@ export function directoryCatalog(root, { maxStores = memdir.defaults().maxStores
      */
     inWorkspace(name) {
       if (typeof name !== 'string' || !WORKSPACE_NAME.test(name)) throw new TypeError('directoryCatalog: not a workspace name');
-      if (!workspaces.has(name)) workspaces.set(name, directoryCatalog(join(base, `ws-${name}`), { maxStores, ...openLimits }));
+      if (!workspaces.has(name)) {
+        const folded = name.toLowerCase();
+        // Those asked for before, and those already on disk (made under another
+        // configuration): a name differing only in case from either is refused.
+        for (const other of [...workspaces.keys(), ...workspaceDirs()]) {
+          if (other !== name && other.toLowerCase() === folded) throw new WorkspaceNameClash(other, name);
+        }
+        workspaces.set(name, directoryCatalog(join(base, `${WORKSPACE_DIR}${name}`), { maxStores, ...openLimits }));
+      }
       return workspaces.get(name);
     },
 

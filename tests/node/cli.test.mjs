@@ -118,6 +118,31 @@ describe('the memdir CLI', () => {
     assert.deepEqual(await cli(['view', 'notes.md', '--store', 'typo'], { cwd }), { code: 0, stdout: "Here's the content of /memories/notes.md with line numbers:\n     1\thi\n", stderr: '' });
   });
 
+  test('serve refuses at start a --store that is a file, and workspace names that differ only in case', async () => {
+    const cwd = tempDir('memdir-serve-store-');
+    await writeFile(join(cwd, 'afile'), 'not a directory');
+    const env = { MEMDIR_API_KEYS: 'k1' };
+    const refused = await cli(['serve', '--port', '0', '--store', 'afile'], { cwd, env, timeoutMs: 10_000 });
+    assert.deepEqual(refused, {
+      code: 2,
+      stdout: '',
+      stderr: 'memdir: serve: --store "afile" is not a directory: serve keeps its stores in a directory (made when missing) or a postgres:// database\n',
+    });
+    const clash = (a, b) => `memdir: serve: workspace names "${a}" and "${b}" differ only in case: on a case-insensitive file system they would share one directory, so a directory catalog refuses the pair; rename one\n`;
+    // Two keys' workspaces at once.
+    const both = await cli(['serve', '--port', '0', '--store', 'stores'], { cwd, env: { MEMDIR_API_KEYS: 'k1=Team,k2=team' }, timeoutMs: 10_000 });
+    assert.deepEqual(both, { code: 2, stdout: '', stderr: clash('Team', 'team') });
+    // One key's, against a workspace already on disk.
+    await mkdir(join(cwd, 'stores', 'ws-Team'), { recursive: true });
+    const onDisk = await cli(['serve', '--port', '0', '--store', 'stores'], { cwd, env: { MEMDIR_API_KEYS: 'k1=team' }, timeoutMs: 10_000 });
+    assert.deepEqual(onDisk, { code: 2, stdout: '', stderr: clash('Team', 'team') });
+    // The catalog itself, as a library uses it: the same name again is the same catalog.
+    const catalog = memdir.directoryCatalog(join(cwd, 'stores'));
+    assert.equal(catalog.inWorkspace('Team'), catalog.inWorkspace('Team'));
+    assert.throws(() => catalog.inWorkspace('TEAM'), { name: 'WorkspaceNameClash', message: clash('Team', 'TEAM').slice('memdir: serve: '.length, -1) });
+    await catalog.close();
+  });
+
   test('exec, NDJSON on stdin and the shorthands against ./.memdir by default', async () => {
     const cwd = tempDir('memdir-cwd-');
     const created = await cli(['exec', '{"command":"create","path":"/memories/notes.md","file_text":"hello\\nworld"}'], { cwd });
