@@ -100,7 +100,6 @@ function duration(flag, text, options) {
   }
 }
 
-
 // The options, each with whether it takes a value; every command accepts GLOBAL
 // and its own (OPTIONS), and refuses any other by name: a mistyped option must not
 // be ignored, nor taken for an argument.
@@ -116,11 +115,15 @@ const OPTIONS = {
   retain: ['--retention'],
 };
 
+// What an option looks like: "--" and a name (a letter, then letters, digits and
+// "-"), then "=VALUE" or nothing. Anything else is an argument: "---" (a front
+// matter's first line), "--two words", "-1" (a view range's end).
+const OPTION = /^(--[A-Za-z][A-Za-z0-9-]{0,63})(=[\s\S]*)?$/;
+
 /**
- * The options (by name: a value, true for a flag, a list for --allow-origin) and
- * the other arguments. An argument is an option when it is one of those named
- * above, or any other that starts with "--" (refused by name); after "--"
- * nothing is, and "-1" stays an argument (a view range's end).
+ * The options (by name: a value, true for a flag, a list for --allow-origin),
+ * the names of those given, and the other arguments. After "--" every word is an
+ * argument. An option no command takes is kept by name, to be refused by name.
  */
 function parseArgs(argv) {
   const opts = {};
@@ -132,22 +135,22 @@ function parseArgs(argv) {
       rest.push(...argv.slice(i + 1)); // everything after -- is an argument, even "--store"
       break;
     }
-    if (!(a.startsWith('--') || a === '-h')) {
+    const m = a === '-h' ? [a, a, undefined] : OPTION.exec(a);
+    if (!m) {
       rest.push(a);
       continue;
     }
-    const eq = a.indexOf('=');
-    const name = eq > 0 ? a.slice(0, eq) : a;
+    const [, name, assigned] = m;
     given.push(name);
     if (TAKES_VALUE.has(name)) {
       let value;
-      if (eq > 0) value = a.slice(eq + 1);
+      if (assigned !== undefined) value = assigned.slice(1);
       else if (i + 1 < argv.length) value = argv[++i];
       else throw new UsageError(`${name} needs a value`);
       if (name === '--allow-origin') (opts.allowOrigin ??= []).push(value);
       else opts[name.slice(2)] = value;
     } else if (FLAGS.has(name)) {
-      if (eq > 0) throw new UsageError(`${name} takes no value`);
+      if (assigned !== undefined) throw new UsageError(`${name} takes no value`);
       opts[name === '-h' ? 'help' : name.slice(2)] = true;
     }
     // Any other: refused once the command is known (see refuseOptions).

@@ -90,6 +90,11 @@ describe('the memdir CLI', () => {
     // After "--" every word is an argument, one that starts with "--" too.
     assert.deepEqual(await cli(['create', 'a.md', '--', '--keep'], { cwd }), { code: 0, stdout: 'File created successfully at: /memories/a.md\n', stderr: '' });
     assert.deepEqual(await cli(['view', 'a.md', '--store=.memdir'], { cwd }), { code: 0, stdout: "Here's the content of /memories/a.md with line numbers:\n     1\t--keep\n", stderr: '' });
+    // Text that is not an option's form is an argument without "--": a front matter's
+    // first line, words after dashes.
+    assert.deepEqual(await cli(['create', 'b.md', '---\ntitle: b\n---'], { cwd }), { code: 0, stdout: 'File created successfully at: /memories/b.md\n', stderr: '' });
+    assert.deepEqual(await cli(['insert', 'b.md', '3', '--two words'], { cwd }), { code: 0, stdout: 'The file /memories/b.md has been edited.\n', stderr: '' });
+    assert.deepEqual(await cli(['view', 'b.md', '1', '-1'], { cwd }), { code: 0, stdout: "Here's the content of /memories/b.md with line numbers:\n     1\t---\n     2\ttitle: b\n     3\t---\n     4\t--two words\n", stderr: '' });
   });
 
   test('a command that reads refuses a store directory that is not there, naming it as given; one that starts a store makes it', async () => {
