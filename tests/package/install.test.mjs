@@ -205,7 +205,7 @@ test('npm pack, install the tarball into a scratch project, run it on Node, in C
 
     await t.test("(d) README.md's checked blocks, run as a user runs them", async () => {
       const blocks = readmeBlocks();
-      assert.deepEqual(Object.keys(blocks), ['install', 'quick-start', 'cli']);
+      assert.deepEqual(Object.keys(blocks), ['install', 'import', 'quick-start', 'cli']);
 
       // Install: setup.sh is what CI ran before this suite; `npm pack` made the
       // tarball the README names; the two installs run as written, in a project of
@@ -223,6 +223,16 @@ test('npm pack, install the tarball into a scratch project, run it on Node, in C
       assert.deepEqual(install.slice(2), [`npm install ./${packed.filename}`, `npm install -g ./${packed.filename}`]);
       for (const line of install.slice(2)) await step(line, () => run('sh', ['-c', `${line} --no-audit --no-fund --loglevel=error --prefer-offline`], { cwd: project, env }));
 
+      // Every block after the install runs in this one project, in order, as a user
+      // follows the README: what one block writes, the next must not lose.
+      // The import, from the SDK tool's own ./memory, with the globally installed
+      // `memdir` on the PATH.
+      mkdirSync(join(project, 'memory', 'memories'), { recursive: true });
+      writeFileSync(join(project, 'memory', 'memories', 'from-the-sdk.md'), 'kept\n');
+      const imported = [];
+      for (const line of commands(blocks.import)) imported.push(await step(line.split(' ').slice(0, 2).join(' '), () => run('sh', ['-c', line], { cwd: project, env })));
+      assert.deepEqual(imported, [`Imported 1 files and 0 directories from ${join(project, 'memory', 'memories')}\n`]);
+
       // The quick start, with the SDK a user brings, against a loopback fake API.
       const sdk = `@anthropic-ai/sdk@${JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')).packages['node_modules/@anthropic-ai/sdk'].version}`;
       await step('npm install sdk', () => npm(['install', '--prefer-offline', sdk], project));
@@ -239,15 +249,12 @@ test('npm pack, install the tarball into a scratch project, run it on Node, in C
         api.close();
       }
 
-      // The CLI lines, in a folder holding the SDK tool's own ./memory, with the
-      // globally installed `memdir` on the PATH: each exits 0, the last two show the result.
-      const folder = join(scratch, 'cli');
-      mkdirSync(join(folder, 'memory', 'memories'), { recursive: true });
-      writeFileSync(join(folder, 'memory', 'memories', 'from-the-sdk.md'), 'kept\n');
+      // The CLI lines: each exits 0, the last two show the result, the imported file
+      // and what the quick start's model wrote among it.
       const outputs = [];
-      for (const line of commands(blocks.cli)) outputs.push(await step(line.split(' ').slice(0, 2).join(' '), () => run('sh', ['-c', line], { cwd: folder, env })));
+      for (const line of commands(blocks.cli)) outputs.push(await step(line.split(' ').slice(0, 2).join(' '), () => run('sh', ['-c', line], { cwd: project, env })));
       assert.deepEqual(outputs.slice(-2), [
-        `${DIR_HEAD}\n16B\t/memories\n5B\t/memories/from-the-sdk.md\n11B\t/memories/notes.md\n`,
+        `${DIR_HEAD}\n34B\t/memories\n5B\t/memories/from-the-sdk.md\n11B\t/memories/notes.md\n18B\t/memories/preferences.md\n`,
         "Here's the content of /memories/notes.md with line numbers:\n     1\thello again\n",
       ]);
     });
