@@ -143,7 +143,13 @@ export async function startAgent(root, { memdir, memoryName, onToolCall, reveal,
   let conversation = [];
   let running = null; // the AbortController of the turn in progress
 
-  function showSetup(open) {
+  /**
+   * `open`: the settings form instead of the chat. The key field takes the focus
+   * when a person opened the form; when the page opens on it, it takes the focus
+   * without scrolling, so a phone (where the chat is the third panel down) opens at
+   * the top of the page, not at the key field.
+   */
+  function showSetup(open, { atStart = false } = {}) {
     const configured = settings.key !== '';
     setup.hidden = !open;
     needs.hidden = configured;
@@ -158,7 +164,7 @@ export async function startAgent(root, { memdir, memoryName, onToolCall, reveal,
     modelInput.value = settings.model;
     summary.textContent = configured ? `${settings.model} · ${settings.api} · key …${settings.key.slice(-4)}` : '';
     root.dataset.state = open || !configured ? 'setup' : 'chat';
-    if (open) keyInput.focus();
+    if (open) keyInput.focus({ preventScroll: atStart });
   }
 
   async function loadSdk() {
@@ -298,11 +304,11 @@ export async function startAgent(root, { memdir, memoryName, onToolCall, reveal,
   const checked = checkApi(settings.api);
   if (checked.error) {
     settings.api = OFFICIAL_API;
-    showSetup(true);
+    showSetup(true, { atStart: true });
     setupError.textContent = checked.error;
     apiInput.value = params.get('api') ?? '';
   } else {
     settings.api = checked.api;
-    showSetup(settings.key === '');
+    showSetup(settings.key === '', { atStart: true });
   }
 }

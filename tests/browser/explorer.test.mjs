@@ -261,3 +261,134 @@ test('on a phone (390 px) nothing is wider than the screen and the file view tak
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+// What a person sees at a phone's size and a laptop's, measured from the DOM: the
+// page opens at its top, the console's result box stays clear of its History list,
+// a file's History table keeps Restore and Redact inside its panel, and the file
+// header shows the whole path. Screenshots of each go to target/browser-test/.
+// 1440×860, the other suites' size, is the one where the History table keeps its
+// columns.
+for (const [width, height] of [
+  [390, 844],
+  [1280, 800],
+  [1440, 860],
+]) {
+  test(`at ${width}×${height} the page opens at its top and every panel shows its whole content`, async () => {
+    const size = `${width}x${height}`;
+    const shot = (name) => join(OUT, `layout-${size}-${name}.png`);
+    const context = await env.browser.newContext();
+    const { page, errors } = await env.openExplorer(context, `?memory=layout-${size}`, (p) => p.setViewportSize({ width, height }));
+
+    // Opened as a newcomer opens it (the chat tab, no key yet): at the top, the bar
+    // and the tree in view.
+    const box = (sel) =>
+      page.evaluate((s) => {
+        const r = document.querySelector(s).getBoundingClientRect();
+        return { top: Math.round(r.top), bottom: Math.round(r.bottom), left: Math.round(r.left), right: Math.round(r.right) };
+      }, sel);
+    const inView = (r) => r.top >= 0 && r.left >= 0 && r.bottom <= height && r.right <= width;
+    // Every measure is taken before any is compared, so a failure shows them all.
+    const found = {};
+    await page.screenshot({ path: shot('open') });
+    found.opened = {
+      scrollY: await page.evaluate(() => window.scrollY),
+      barInView: inView(await box('.bar')),
+      treeInView: inView(await box('.tree-panel')),
+    };
+
+    // A file with three versions, opened from the tree: the header shows its whole
+    // path. The middle version's actor has a long name, as an API key's digest has.
+    await page.evaluate(async () => {
+      const m = window.memdirExplorer.memory;
+      const lines = Array.from({ length: 40 }, (_, i) => `- item ${i + 1} of the day`).join('\n');
+      await m.execute({ command: 'create', path: '/memories/notes/today.md', file_text: `# Today\n${lines}` });
+      const memdir = await import('/js/browser.js');
+      const other = await memdir.openMemory({ store: memdir.indexedDbStore(new URLSearchParams(location.search).get('memory')), actor: 'nightly-summary-agent-0123456789abcdef' });
+      await other.execute({ command: 'str_replace', path: '/memories/notes/today.md', old_str: '# Today', new_str: '# Today (Monday)' });
+      await m.execute({ command: 'str_replace', path: '/memories/notes/today.md', old_str: 'item 1 ', new_str: 'item one ' });
+      await window.memdirExplorer.refresh();
+    });
+    await row(page, '/memories/notes').waitFor();
+    if ((await row(page, '/memories/notes/today.md').count()) === 0) await row(page, '/memories/notes').locator('.caret').click();
+    await row(page, '/memories/notes/today.md').click();
+    await page.waitForSelector('.code .line');
+    found.header = await page.evaluate(() => {
+      const c = document.querySelector('#view-head .crumbs');
+      const r = c.getBoundingClientRect();
+      const head = document.querySelector('#view-head').getBoundingClientRect();
+      return { text: c.textContent, cut: c.scrollWidth > c.clientWidth, inside: r.left >= head.left && r.right <= head.right };
+    });
+    await page.locator('.view-panel').screenshot({ path: shot('file') });
+
+    // Its History: no row wider than the panel, Restore and Redact of every row inside it.
+    await page.click('#view-head button:has-text("History")');
+    await page.waitForFunction(() => document.querySelectorAll('#history-panel tr.version').length === 3);
+    found.history = await page.evaluate(() => {
+      const body = document.querySelector('#view-body');
+      const v = body.getBoundingClientRect();
+      const outside = [];
+      for (const tr of document.querySelectorAll('#history-panel tr.version')) {
+        for (const b of tr.querySelectorAll('button')) {
+          const r = b.getBoundingClientRect();
+          if (!(r.left >= v.left && r.right <= v.right && r.top >= v.top && r.bottom <= v.bottom)) outside.push(`${tr.dataset.id} ${b.textContent}`);
+        }
+      }
+      return {
+        overflow: body.scrollWidth > body.clientWidth,
+        rows: [...document.querySelectorAll('#history-panel tr.version')].map((tr) =>
+          [tr.querySelector('td.actor').textContent, ...[...tr.querySelectorAll('button')].map((b) => b.textContent)].join(' '),
+        ),
+        outside,
+      };
+    });
+    await page.locator('.view-panel').screenshot({ path: shot('history') });
+
+    // The console after a few commands, the last with a long result: the result box
+    // ends above the History heading, which ends above the list.
+    await page.click('#tab-console');
+    for (const path of ['/memories', '/memories/notes', '/memories/notes/today.md']) {
+      await page.fill('#tool-input', JSON.stringify({ command: 'view', path }));
+      await page.click('#run');
+      await page.waitForFunction((p) => document.querySelector('#history summary .path')?.textContent === p, path);
+    }
+    found.console = await page.evaluate(() => {
+      const r = (s) => document.querySelector(s).getBoundingClientRect();
+      const result = r('#tool-result');
+      const head = r('#console .history-head');
+      const list = r('#history');
+      const pre = document.querySelector('#tool-result pre.content');
+      return {
+        resultAboveHead: result.bottom <= head.top,
+        // What the box holds, too: the result's text ends above the History heading.
+        textAboveHead: pre.getBoundingClientRect().bottom <= head.top,
+        headAboveList: head.bottom <= list.top,
+        // The box is as tall as what it holds: its text scrolls inside it, not over the list.
+        resultWhole: document.querySelector('#tool-result').scrollHeight <= document.querySelector('#tool-result').clientHeight,
+        preVisible: pre.getBoundingClientRect().bottom <= result.bottom,
+      };
+    });
+    // The console scrolled to where the result ends and the History begins.
+    await page.evaluate(() => {
+      const c = document.querySelector('#console');
+      c.scrollTop = document.querySelector('#console .history-head').offsetTop - c.offsetTop - c.clientHeight / 2;
+    });
+    await page.locator('.side-panel').screenshot({ path: shot('console') });
+    await page.screenshot({ path: shot('page'), fullPage: true });
+    assert.deepEqual(found, {
+      opened: { scrollY: 0, barInView: true, treeInView: true },
+      header: { text: '/memories/notes/today.md', cut: false, inside: true },
+      history: {
+        overflow: false,
+        rows: [
+          'session:explorer Show Restore Redact',
+          'session:nightly-summary-agent-0123456789abcdef Show Restore Redact',
+          'session:explorer Show Restore Redact',
+        ],
+        outside: [],
+      },
+      console: { resultAboveHead: true, textAboveHead: true, headAboveList: true, resultWhole: true, preVisible: true },
+    });
+    assert.deepEqual(errors, []);
+    await context.close();
+  });
+}
