@@ -2,15 +2,18 @@
 // isolation between users, concurrent edits, and data surviving a restart.
 
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, test } from 'node:test';
-import { mintToken } from '../../examples/worker/src/auth.js';
+import { MAX_TOKEN_LIFETIME_SECONDS, mintToken, TOKEN_LIFETIME_SECONDS, verifyToken } from '../../examples/worker/src/auth.js';
 import { client, entriesOf, plain, useService } from './client.js';
 import { API_KEYS, AUTH_SECRET, start } from './mf.js';
 
 const { mf, c } = useService();
+const WORKER = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'examples', 'worker');
 
 const VIEW = JSON.stringify({ command: 'view', path: '/memories/note.md' });
 const CREATE = JSON.stringify({ command: 'create', path: '/memories/new.md', file_text: 'should not exist' });
@@ -48,17 +51,23 @@ describe('credentials', () => {
   test('forged tokens get 401 and change nothing', async () => {
     const unchanged = await seeded('alice-forged');
     const good = await mintToken(AUTH_SECRET, 'alice-forged');
-    const [id, sig] = good.split('.');
+    const [id, exp, sig] = good.split('.');
     const bob = await c.token('bob-forged');
+    // The format before tokens carried an expiry: the user id alone, signed.
+    const key = await crypto.subtle.importKey('raw', new TextEncoder().encode(AUTH_SECRET), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    const unending = Buffer.from(await crypto.subtle.sign('HMAC', key, new TextEncoder().encode('alice-forged'))).toString('base64url');
     const forged = {
       'another secret': await mintToken('some-other-secret-that-is-long-enough-000', 'alice-forged'),
-      "bob's signature": `${id}.${bob.split('.')[1]}`,
-      'flipped signature': `${id}.${sig[0] === 'A' ? 'B' : 'A'}${sig.slice(1)}`,
-      'no signature': id,
-      'empty signature': `${id}.`,
-      'padded base64': `${id}=.${sig}`,
+      "bob's signature": `${id}.${exp}.${bob.split('.')[2]}`,
+      'flipped signature': `${id}.${exp}.${sig[0] === 'A' ? 'B' : 'A'}${sig.slice(1)}`,
+      'expiry moved a year on': `${id}.${Number(exp) + 365 * 86400}.${sig}`,
+      'expiry with a leading zero': `${id}.0${exp}.${sig}`,
+      'no expiry (the old, unending format)': `${id}.${unending}`,
+      'no signature': `${id}.${exp}`,
+      'empty signature': `${id}.${exp}.`,
+      'padded base64': `${id}=.${exp}.${sig}`,
       garbage: 'not-a-token',
-      'three parts': `${good}.x`,
+      'four parts': `${good}.x`,
     };
     for (const [what, token] of Object.entries(forged)) {
       const r = await post({ 'content-type': 'application/json', authorization: `Bearer ${token}` });
@@ -67,6 +76,58 @@ describe('credentials', () => {
       assert.equal(r.headers.get('www-authenticate'), 'Bearer realm="memdir", error="invalid_token"', what);
     }
     await unchanged();
+  });
+
+  test('an expired token gets 401 saying so and changes nothing', async () => {
+    const unchanged = await seeded('alice-expired');
+    // Minted two days ago for the default lifetime (one day): its end has passed.
+    const stale = await mintToken(AUTH_SECRET, 'alice-expired', { now: Date.now() - 2 * 86400 * 1000 });
+    const r = await post({ 'content-type': 'application/json', authorization: `Bearer ${stale}` });
+    assert.equal(r.status, 401);
+    assert.deepEqual(r.body, { error: 'invalid_token', message: 'The bearer token has expired: mint a new one.' });
+    assert.equal(r.headers.get('www-authenticate'), 'Bearer realm="memdir", error="invalid_token", error_description="The token expired"');
+    await unchanged();
+    // The same user with a token minted now is served.
+    const fresh = await post({ 'content-type': 'application/json', authorization: `Bearer ${await mintToken(AUTH_SECRET, 'alice-expired')}` }, VIEW);
+    assert.equal(fresh.status, 200);
+    assert.deepEqual(fresh.body, { content: "Here's the content of /memories/note.md with line numbers:\n     1\thello", is_error: false });
+  });
+
+  test('a token runs one day by default, ends at its expiry second, and none is minted for longer than 30 days', async () => {
+    const now = 1_700_000_000_250;
+    const token = await mintToken(AUTH_SECRET, 'alice', { now });
+    assert.equal(TOKEN_LIFETIME_SECONDS, 86_400);
+    assert.equal(MAX_TOKEN_LIFETIME_SECONDS, 2_592_000);
+    assert.equal(token.split('.').slice(0, 2).join('.'), 'YWxpY2U.1700086400');
+    assert.deepEqual(await verifyToken(AUTH_SECRET, token, 1_700_086_399_999), { userId: 'alice' });
+    assert.deepEqual(await verifyToken(AUTH_SECRET, token, 1_700_086_400_000), { expired: true });
+    const short = await mintToken(AUTH_SECRET, 'alice', { now, lifetimeSeconds: 60 });
+    assert.equal(short.split('.')[1], '1700000060');
+    const longest = await mintToken(AUTH_SECRET, 'alice', { now, lifetimeSeconds: 2_592_000 });
+    assert.equal(longest.split('.')[1], '1702592000');
+    for (const lifetimeSeconds of [0, -1, 2_592_001, 1.5, Infinity]) {
+      await assert.rejects(mintToken(AUTH_SECRET, 'alice', { now, lifetimeSeconds }), {
+        name: 'RangeError',
+        message: "a token's lifetime must be 1 to 2592000 seconds",
+      });
+    }
+  });
+
+  test('mint-token.mjs mints for the lifetime it is given and refuses one past 30 days', async () => {
+    const mint = (...args) =>
+      spawnSync(process.execPath, [join(WORKER, 'mint-token.mjs'), ...args], { env: { ...process.env, AUTH_SECRET }, encoding: 'utf8' });
+    const before = Date.now();
+    const made = mint('alice', '60');
+    assert.equal(made.status, 0, made.stderr);
+    const token = made.stdout.trim();
+    assert.deepEqual(await verifyToken(AUTH_SECRET, token, before), { userId: 'alice' });
+    assert.deepEqual(await verifyToken(AUTH_SECRET, token, Date.now() + 61_000), { expired: true });
+    const usage =
+      'usage: AUTH_SECRET=<at least 32 characters> node mint-token.mjs <user-id> [lifetime: 1 to 2592000 seconds, default 86400]\n';
+    for (const args of [['alice', '0'], ['alice', '2592001'], ['alice', '1h'], ['alice', '60', 'extra'], []]) {
+      const refused = mint(...args);
+      assert.deepEqual([refused.status, refused.stdout, refused.stderr], [2, '', usage], args.join(' '));
+    }
   });
 
   test('each token reaches only its own user', async () => {

@@ -99,12 +99,19 @@ export default {
         'www-authenticate': 'Bearer realm="memdir"',
       });
     }
-    const userId = await verifyToken(secret, token);
-    if (userId === null) {
+    const verified = await verifyToken(secret, token);
+    if (verified === null) {
       return refuse(401, 'invalid_token', 'The bearer token is not valid.', {
         'www-authenticate': 'Bearer realm="memdir", error="invalid_token"',
       });
     }
+    if (verified.expired) {
+      // RFC 6750 names an expired token invalid_token too; the message says which.
+      return refuse(401, 'invalid_token', 'The bearer token has expired: mint a new one.', {
+        'www-authenticate': 'Bearer realm="memdir", error="invalid_token", error_description="The token expired"',
+      });
+    }
+    const { userId } = verified;
     if (!isJson(request.headers.get('content-type'))) {
       return refuse(415, 'unsupported_media_type', 'Send the tool input with Content-Type: application/json.');
     }
