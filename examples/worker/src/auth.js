@@ -5,10 +5,11 @@
 // The service keeps no token list: the HMAC secret (AUTH_SECRET) signs the user id
 // and the expiry together, so a token names its own user and its own end, and nobody
 // without the secret can make one for another user or move its end. A token leaked
-// from a log stops working by itself: TOKEN_LIFETIME_SECONDS after it was minted
-// by default, and mintToken makes none that runs longer than
-// MAX_TOKEN_LIFETIME_SECONDS. Verification uses crypto.subtle.verify, which compares in constant
-// time. Plain WebCrypto, so the same module mints tokens in Node (mint-token.mjs).
+// from a log stops working by itself: TOKEN_LIFETIME_SECONDS after it was minted by
+// default, and mintToken makes none that runs longer than MAX_TOKEN_LIFETIME_SECONDS.
+// To end every token at once, rotate the secret. Verification uses
+// crypto.subtle.verify, which compares in constant time. Plain WebCrypto, so the
+// same module mints tokens in Node (mint-token.mjs).
 
 const encoder = new TextEncoder();
 const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
@@ -76,8 +77,9 @@ export async function mintToken(secret, userId, { lifetimeSeconds = TOKEN_LIFETI
 /**
  * What a token says at `now` (milliseconds since the epoch): `{ userId }` when it was
  * minted with `secret` and has not expired, `{ expired: true }` when it was minted
- * with `secret` but its expiry is past (from the expiry's second on), or null when it was not minted with `secret`. Only a token the secret signed is told
- * apart as expired, so the answer says nothing about a forgery.
+ * with `secret` but its expiry is past (from the expiry's second on), or null when
+ * it was not minted with `secret`. Only a token the secret signed is told apart as
+ * expired, so the answer says nothing about a forgery.
  */
 export async function verifyToken(secret, token, now = Date.now()) {
   if (typeof token !== 'string' || token.length > MAX_TOKEN_CHARS) return null;
