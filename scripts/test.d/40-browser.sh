@@ -10,8 +10,9 @@
 #     read-only, its database read raw before and after; then every write path ×
 #     access of tests/conformance/write-paths.mjs), two pages syncing their
 #     memories through memdir serve from the Sync dialog, and the browser agent (the
-#     official SDK in the page against a loopback fake Messages API); screenshots go
-#     to target/browser-test/.
+#     official SDK in the page against a loopback fake Messages API); the explorer's
+#     layout measured at 390×844, 1280×800 and 1440×860; screenshots go to
+#     target/browser-test/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PATH="$HOME/.cargo/bin:$PATH"
