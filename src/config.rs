@@ -379,6 +379,11 @@ pub const SYNC_REQUEST_TIMEOUT_MS: u64 = 30_000;
 pub const SYNC_MAX_ANSWER_BYTES: usize = 2 * 1024 * 1024;
 /// Passes over both stores before a sync gives up on one that keeps changing.
 pub const SYNC_MAX_PASSES: u32 = 4;
+/// The most lines a sync's merge diffs: its three texts (base, ours, theirs)
+/// together. The line diff costs up to the square of its lines (100 KB of 2-byte
+/// lines took tens of seconds), so past this the texts are not diffed: both stay
+/// whole, between conflict markers. Three 100 KB memories of 30-byte lines fit.
+pub const SYNC_MERGE_MAX_LINES: usize = 10_000;
 
 // The in-memory store.
 

@@ -634,3 +634,47 @@ fn a_remote_that_pages_without_end_is_refused_within_its_memories_pages() {
     );
     assert_eq!(endless.lists.get(), max + 1);
 }
+
+#[test]
+fn a_remote_replaced_by_tens_of_thousands_of_short_lines_is_a_conflict_not_a_long_diff() {
+    // The review's case: a memory pulled, its first line edited here, its lines
+    // past the tenth replaced on the remote by 100 KB of 2-byte lines. Not diffed
+    // (diffed, they merge, after tens of seconds), both texts stay whole; together
+    // past the size limit, the store refuses them, and each side keeps its own
+    // text, as for any merge past the limit, sync after sync.
+    let a = engine();
+    let remote = model();
+    let base: String = (0..300).map(|i| format!("line {i}\n")).collect();
+    call(
+        &remote.engine,
+        json!({"op": "memory.create", "body": json!({"path": "/n.md", "content": base}).to_string()}),
+    );
+    assert_eq!(
+        sync(&a, &remote, None).unwrap().to_string(),
+        "pulled 1, pushed 0, merged 0, conflicts 0, unchanged 0"
+    );
+    let ours = base.replacen("line 0\n", "line zero\n", 1);
+    edit(&a, &ours);
+    let kept: String = base.lines().take(10).map(|l| format!("{l}\n")).collect();
+    let theirs = format!("{kept}{}", "x\n".repeat(49_960));
+    edit(&remote.engine, &theirs);
+    for _ in 0..2 {
+        let e = sync(&a, &remote, None).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "This memory store refused a change to /n.md (400 invalid_request_error); the other memories were synced as far as they got."
+        );
+        assert_eq!(contents(&a)["/n.md"], ours);
+        assert_eq!(contents(&remote.engine)["/n.md"], theirs);
+    }
+    // A shorter replacement fits beside the edit: one conflict, both texts whole.
+    let theirs = "x\n".repeat(20_000);
+    edit(&remote.engine, &theirs);
+    assert_eq!(
+        sync(&a, &remote, None).unwrap().to_string(),
+        "pulled 0, pushed 0, merged 0, conflicts 1, unchanged 0"
+    );
+    let whole = format!("<<<<<<< ours\n{ours}=======\n{theirs}>>>>>>> theirs\n");
+    assert_eq!(contents(&a)["/n.md"], whole);
+    assert_eq!(contents(&remote.engine)["/n.md"], whole);
+}
