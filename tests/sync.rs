@@ -635,6 +635,60 @@ fn a_remote_that_pages_without_end_is_refused_within_its_memories_pages() {
     assert_eq!(endless.lists.get(), max + 1);
 }
 
+/// A client with one memory, `/doc.md`, and the same store opened again with
+/// `config` (read-only, say): what a second face over the store would see.
+fn seeded_then(config: Config) -> (Engine<MemoryStore>, MemoryStore) {
+    let (seeder, store) = common::api_engine(Config::default());
+    let made = call(
+        &seeder,
+        json!({"op": "memory.create", "body": json!({"path": "/doc.md", "content": "kept\n"}).to_string()}),
+    );
+    assert_eq!(made.status, 200, "{}", made.body);
+    (Engine::new(store.clone(), config), store)
+}
+
+#[test]
+fn a_read_only_store_is_refused_before_any_request_or_write() {
+    let config = Config {
+        read_only: true,
+        ..Config::default()
+    };
+    let (client, store) = seeded_then(config);
+    let remote = model();
+    call(
+        &remote.engine,
+        json!({"op": "memory.create", "body": json!({"path": "/remote.md", "content": "there\n"}).to_string()}),
+    );
+    let before = common::dump(&store);
+    let e = sync(&client, &remote, None).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "This memory store is mounted read-only, and a sync writes to both stores; nothing was synced."
+    );
+    // Not a byte here (no sync record), not a request there (nothing pushed).
+    assert_eq!(common::dump(&store), before);
+    assert_eq!(remote.calls.get(), 0);
+    let there: BTreeMap<String, String> =
+        [("/remote.md".to_string(), "there\n".to_string())].into();
+    assert_eq!(contents(&remote.engine), there);
+}
+
+#[test]
+fn an_archived_store_is_refused_before_any_request_or_write() {
+    let (client, store) = seeded_then(Config::default());
+    assert_eq!(call(&client, json!({"op": "store.archive"})).status, 200);
+    let remote = model();
+    let before = common::dump(&store);
+    let e = sync(&client, &remote, None).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "This memory store is archived, and a sync writes to both stores; nothing was synced."
+    );
+    assert_eq!(common::dump(&store), before);
+    assert_eq!(remote.calls.get(), 0);
+    assert!(contents(&remote.engine).is_empty());
+}
+
 #[test]
 fn a_remote_replaced_by_tens_of_thousands_of_short_lines_is_a_conflict_not_a_long_diff() {
     // The review's case: a memory pulled, its first line edited here, its lines

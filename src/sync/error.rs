@@ -48,6 +48,12 @@ pub enum SyncError {
     Unsettled {
         path: String,
     },
+    /// This store is mounted read-only: a sync writes to both stores (its record
+    /// here, and what each side lacks), so it is refused before any request.
+    ReadOnly,
+    /// This store is archived: its memories may not be created or changed, so a
+    /// sync is refused before any request, as for a read-only store.
+    Archived,
 }
 
 impl fmt::Display for SyncError {
@@ -79,6 +85,12 @@ impl fmt::Display for SyncError {
             SyncError::Unsettled { path } => write!(
                 f,
                 "{path} kept changing while it was synced; run the sync again."
+            ),
+            SyncError::ReadOnly => f.write_str(
+                "This memory store is mounted read-only, and a sync writes to both stores; nothing was synced.",
+            ),
+            SyncError::Archived => f.write_str(
+                "This memory store is archived, and a sync writes to both stores; nothing was synced.",
             ),
         }
     }

@@ -64,7 +64,19 @@ fn state_key(remote: &str) -> String {
 impl<S: Store> Engine<S> {
     /// Syncs this store with `remote`, named `name` (its URL and store id: the
     /// sync record is kept per name).
+    ///
+    /// A store mounted read-only, or archived, is refused before anything is read
+    /// or sent: a sync writes to both stores (its record here, and whatever either
+    /// side lacks), and stopping at the first refused write would already have
+    /// pushed this store's memories out and written its record.
     pub async fn sync(&self, remote: &impl Remote, name: &str) -> Result<Summary, SyncError> {
+        if self.config().read_only {
+            return Err(SyncError::ReadOnly);
+        }
+        let head = self.read_head().await.map_err(|_| SyncError::Storage)?;
+        if head.store.as_ref().is_some_and(|m| m.archived_at.is_some()) {
+            return Err(SyncError::Archived);
+        }
         let key = state_key(name);
         let max = self.config().limits.max_memories;
         let state = match self
