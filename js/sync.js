@@ -1,7 +1,8 @@
 // Sync's carrier: each request the engine makes (memdir::sync) goes out as one
 // HTTP request of the Memory Stores API, spelled by the engine (glue.syncHttp),
 // and its answer comes back as {status, body}. The engine decides everything
-// else; here are only fetch, the key, a timeout and a size bound on answers.
+// else; here are only fetch, the key, a timeout, a size bound on answers, and
+// no redirect followed.
 import { glue } from './glue.js';
 import { readBody } from './read-body.js';
 
@@ -52,7 +53,17 @@ export function remoteCaller({ root, apiKey, storeId, fetch: fetchFn }) {
       headers,
       body: http.body ?? undefined,
       signal: AbortSignal.timeout(timeoutMs),
+      // No redirect is followed: fetch would send the key (Node's, x-api-key even
+      // to another origin), the listing and the body on to wherever it points.
+      // 'manual' rather than 'error', which workerd does not implement.
+      redirect: 'manual',
     });
+    // Passed on as it is, unread, for the engine to refuse: a 3xx, or a browser's
+    // opaque redirect (status 0, nothing of it readable).
+    if (response.type === 'opaqueredirect' || (response.status >= 300 && response.status < 400)) {
+      await response.body?.cancel().catch(() => {});
+      return JSON.stringify({ status: response.status, body: null });
+    }
     const read = await readBody(response, maxAnswerBytes);
     if (read.tooLarge || read.bad) throw new Error('not an answer of the Memory Stores API');
     const body = read.text === null ? null : JSON.parse(read.text);

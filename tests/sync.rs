@@ -689,6 +689,43 @@ fn an_archived_store_is_refused_before_any_request_or_write() {
     assert!(contents(&remote.engine).is_empty());
 }
 
+/// A remote that answers every request with `status` and no body, counting them.
+struct Answering {
+    status: u16,
+    calls: Cell<u64>,
+}
+
+impl Remote for Answering {
+    async fn call(&self, _: &Value) -> Result<Response, Unreachable> {
+        self.calls.set(self.calls.get() + 1);
+        Ok(Response {
+            status: self.status,
+            body: Value::Null,
+        })
+    }
+}
+
+#[test]
+fn a_redirect_stops_the_sync_at_the_first_request() {
+    // 0 is a browser's opaque redirect (fetch's `redirect: 'manual'`).
+    for status in [0, 301, 302, 303, 307, 308] {
+        let (client, store) = seeded_then(Config::default());
+        let before = common::dump(&store);
+        let remote = Answering {
+            status,
+            calls: Cell::new(0),
+        };
+        let e = block_on(client.sync(&remote, "redirecting")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "The remote memory store answered with a redirect, which sync does not follow (the key goes to the URL given and nowhere else); nothing more was synced.",
+            "{status}"
+        );
+        assert_eq!(remote.calls.get(), 1, "{status}");
+        assert_eq!(common::dump(&store), before, "{status}");
+    }
+}
+
 #[test]
 fn a_remote_replaced_by_tens_of_thousands_of_short_lines_is_a_conflict_not_a_long_diff() {
     // The review's case: a memory pulled, its first line edited here, its lines

@@ -54,6 +54,9 @@ pub enum SyncError {
     /// This store is archived: its memories may not be created or changed, so a
     /// sync is refused before any request, as for a read-only store.
     Archived,
+    /// The remote answered with a redirect. Sync follows none: the request would
+    /// carry the key (and a listing, a memory) to wherever the redirect points.
+    Redirected,
 }
 
 impl fmt::Display for SyncError {
@@ -91,6 +94,9 @@ impl fmt::Display for SyncError {
             ),
             SyncError::Archived => f.write_str(
                 "This memory store is archived, and a sync writes to both stores; nothing was synced.",
+            ),
+            SyncError::Redirected => f.write_str(
+                "The remote memory store answered with a redirect, which sync does not follow (the key goes to the URL given and nowhere else); nothing more was synced.",
             ),
         }
     }

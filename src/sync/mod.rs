@@ -160,11 +160,20 @@ impl<S: Store, R: Remote> Run<'_, S, R> {
     async fn call(&self, side: Side, request: &Value) -> Result<Response, SyncError> {
         match side {
             Side::Local => Ok(self.engine.api(request).await),
-            Side::Remote => self
-                .remote
-                .call(request)
-                .await
-                .map_err(|_| SyncError::Unreachable),
+            Side::Remote => {
+                let r = self
+                    .remote
+                    .call(request)
+                    .await
+                    .map_err(|_| SyncError::Unreachable)?;
+                // A redirect is never followed (hosts ask their fetch not to), and
+                // is not the API's answer either: 0 is how a browser's fetch shows
+                // one it did not follow (an opaque redirect).
+                if r.status == 0 || (300..400).contains(&r.status) {
+                    return Err(SyncError::Redirected);
+                }
+                Ok(r)
+            }
         }
     }
 

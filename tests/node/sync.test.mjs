@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { MEMDIR_BIN, memdir, runNode, startServe, tempDir } from './helpers.mjs';
 
@@ -165,4 +166,41 @@ test('a sync of 2,000 memories with nothing changed reads one list and writes no
   assert.equal((await client.beta.memoryStores.memoryVersions.list(store.id, { limit: 1 })).data[0].id, before);
   t.diagnostic(`no-change sync of 2,000 memories: ${requests} requests, all GET, ${(bytes / 1024).toFixed(1)} KiB moved`);
   m.close();
+});
+
+test('a redirect is not followed: the other origin receives nothing, not the key, not a listing', async () => {
+  const listen = (srv) => new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${srv.address().port}`)));
+  // Two ports, two origins: the remote named, and where it points.
+  const received = [];
+  const other = createServer((req, res) => {
+    received.push(`${req.method} ${req.url} ${req.headers['x-api-key']}`);
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"next_page":null}');
+  });
+  let status = 0;
+  const asked = [];
+  const named = createServer((req, res) => {
+    asked.push(`${req.method} ${req.url}`);
+    res.writeHead(status, { location: `${otherURL}${req.url}` }).end();
+  });
+  const otherURL = await listen(other);
+  const baseURL = await listen(named);
+  try {
+    const m = await device();
+    await m.execute({ command: 'create', path: '/memories/secret.md', file_text: 'not for the other origin\n' });
+    const storeId = 'memstore_abcdefghjkmn0123456789ab';
+    for (status of [301, 302, 303, 307, 308]) {
+      asked.length = 0;
+      await assert.rejects(m.sync({ baseURL, apiKey: 'redirect-test-key', storeId }), {
+        name: 'SyncError',
+        message: 'The remote memory store answered with a redirect, which sync does not follow (the key goes to the URL given and nowhere else); nothing more was synced.',
+      });
+      // The sync stopped at its first request.
+      assert.deepEqual(asked, [`GET /v1/memory_stores/${storeId}/memories?limit=100`], String(status));
+    }
+    assert.deepEqual(received, []);
+    m.close();
+  } finally {
+    named.close();
+    other.close();
+  }
 });
