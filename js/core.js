@@ -439,10 +439,12 @@ export class Memory {
 
   /**
    * Syncs this memory's store with a store of a Memory Stores API (memdir serve,
-   * the edge example, Anthropic's API): `{baseURL, apiKey, storeId, fetch}`.
-   * Resolves `{pulled, pushed, merged, conflicts, unchanged}`; rejects with an
-   * Error named SyncError saying why it stopped (what it synced stays synced).
-   * See docs/sync.md.
+   * the edge example, Anthropic's API): `{baseURL, apiKey, storeId, fetch,
+   * mount}` (`mount` names the store when several are mounted). Resolves
+   * `{pulled, pushed, merged, conflicts, unchanged}`; rejects with an Error named
+   * SyncError saying why it stopped (what it synced stays synced). A store
+   * mounted read-only (or archived) is refused before any request. See
+   * docs/sync.md.
    */
   sync(options) {
     let checked;
@@ -452,7 +454,7 @@ export class Memory {
       return Promise.reject(e);
     }
     if (this.#closed) return Promise.reject(faceError('closed'));
-    return this.#core.sync(remoteCaller(checked), checked.name);
+    return this.#core.sync(remoteCaller(checked), checked.name, checked.mount);
   }
 
   /** Releases the engine; pending commands finish first. */

@@ -248,7 +248,10 @@ export declare class Memory {
    * that hold no live memory's current content; `gc` then deletes their bytes.
    */
   retain(options?: { olderThanMs?: number }): Promise<RetainReport>;
-  /** Syncs this memory's store (opened alone) with a Memory Stores API store (docs/sync.md). */
+  /**
+   * Syncs this memory's store (opened alone, or `options.mount`'s) with a Memory
+   * Stores API store (docs/sync.md); a store mounted read-only is refused.
+   */
   sync(options: SyncOptions): Promise<SyncSummary>;
   /**
    * Removes, in one commit, every file not written in the last `olderThanMs`
@@ -345,8 +348,13 @@ export interface SyncOptions {
   apiKey: string;
   /** The remote memory store's id (`memstore_…`). */
   storeId: string;
-  /** The fetch to send requests with (default: globalThis.fetch). */
+  /**
+   * The fetch to send requests with (default: globalThis.fetch). It is asked to
+   * follow no redirect (`redirect: 'manual'`); a redirect stops the sync.
+   */
   fetch?: typeof globalThis.fetch;
+  /** Which store to sync when several are mounted (default '': the store opened alone). */
+  mount?: string;
 }
 
 /** What a sync did, memory by memory. */

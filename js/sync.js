@@ -17,10 +17,11 @@ const STORE_ID = /^memstore_[A-Za-z0-9_]{1,120}$/;
 
 /**
  * The checked options of a sync and the name its record is kept under:
- * `{baseURL, apiKey, storeId, fetch}`.
+ * `{baseURL, apiKey, storeId, fetch, mount}` (`mount`: which store of a memory
+ * with several, as the API's requests name it; '' for a store opened alone).
  */
 export function syncOptions(options) {
-  const { baseURL = syncDefaults().baseUrl, apiKey, storeId, fetch: fetchFn = globalThis.fetch } = options ?? {};
+  const { baseURL = syncDefaults().baseUrl, apiKey, storeId, fetch: fetchFn = globalThis.fetch, mount = '' } = options ?? {};
   let base;
   try {
     base = new URL(baseURL);
@@ -33,8 +34,9 @@ export function syncOptions(options) {
   }
   if (typeof storeId !== 'string' || !STORE_ID.test(storeId)) throw new TypeError('sync: storeId must be a memory store id (memstore_…)');
   if (typeof fetchFn !== 'function') throw new TypeError('sync: fetch must be a function (globalThis.fetch is missing)');
+  if (typeof mount !== 'string') throw new TypeError('sync: mount must be the name of a mount (a string)');
   const root = base.href.replace(/\/+$/, '');
-  return { root, apiKey, storeId, fetch: fetchFn, name: `${root} ${storeId}` };
+  return { root, apiKey, storeId, fetch: fetchFn, mount, name: `${root} ${storeId}` };
 }
 
 /**

@@ -110,4 +110,60 @@ export const FACES = {
     readOnly: 'dropped 1',
     readWrite: null,
   },
+  // sync (docs/sync.md): the store at `at` synced, by its mount, with an empty
+  // remote store that this file plays (remoteApi), in every runtime alike. The
+  // answer is the summary line or the SyncError's text, with every request the
+  // remote received: on the read-only store, none (nothing pushed out), and the
+  // runner finds its bytes unchanged (no sync record written).
+  sync: {
+    run: async (m, at) => {
+      const remote = remoteApi();
+      const said = await m
+        .sync({ baseURL: 'http://remote.test', apiKey: 'remote-key', storeId: REMOTE_STORE, fetch: remote.fetch, mount: at })
+        .then((s) => s.text, (e) => `${e.name}: ${e.message}`);
+      return { said, remoteReceived: remote.received };
+    },
+    readOnly: {
+      said: 'SyncError: This memory store is mounted read-only, and a sync writes to both stores; nothing was synced.',
+      remoteReceived: [],
+    },
+    readWrite: {
+      said: 'pulled 0, pushed 1, merged 0, conflicts 0, unchanged 0',
+      remoteReceived: ['GET /v1/memory_stores/memstore_remote/memories', 'POST /v1/memory_stores/memstore_remote/memories'],
+    },
+  },
 };
+
+// The remote store's id (read when a face runs, after the table is made).
+const REMOTE_STORE = 'memstore_remote';
+
+/**
+ * An empty store of the Memory Stores API, as much of it as a sync into it uses
+ * (list, create, retrieve), behind a fetch; `received` lists each request as
+ * `METHOD /path`. Web APIs only (Response, crypto.subtle), so every runtime runs it.
+ */
+function remoteApi() {
+  const memories = new Map();
+  const received = [];
+  const answer = (status, body) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+  const sha256 = async (text) =>
+    [...new Uint8Array(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text)))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  const fetch = async (url, init) => {
+    const { pathname } = new URL(url);
+    received.push(`${init.method} ${pathname}`);
+    const id = /\/memories\/([^/]+)$/.exec(pathname)?.[1];
+    if (init.method === 'GET' && id === undefined) {
+      return answer(200, { data: [...memories.values()].map(({ content, ...listed }) => listed), next_page: null });
+    }
+    if (init.method === 'GET' && memories.has(id)) return answer(200, memories.get(id));
+    if (init.method === 'POST' && id === undefined) {
+      const { path, content } = JSON.parse(init.body);
+      const n = memories.size + 1;
+      const made = { type: 'memory', id: `mem_${n}`, path, content, content_sha256: await sha256(content), memory_version_id: `memver_${n}` };
+      memories.set(made.id, made);
+      return answer(200, made);
+    }
+    return answer(404, { type: 'error', error: { type: 'not_found_error', message: 'Not here.' } });
+  };
+  return { fetch, received };
+}

@@ -6,10 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { MEMDIR_BIN, memdir, runNode, startServe, tempDir } from './helpers.mjs';
+import { MEMDIR_BIN, isOwnSpare, memdir, runNode, startServe, tempDir } from './helpers.mjs';
 
 const KEY = 'sync-key';
 let server;
@@ -166,6 +166,54 @@ test('a sync of 2,000 memories with nothing changed reads one list and writes no
   assert.equal((await client.beta.memoryStores.memoryVersions.list(store.id, { limit: 1 })).data[0].id, before);
   t.diagnostic(`no-change sync of 2,000 memories: ${requests} requests, all GET, ${(bytes / 1024).toFixed(1)} KiB moved`);
   m.close();
+});
+
+/** Every file of the store directory `dir` (its locks and temporaries too, not this process's spare locks), with its bytes. */
+const files = (dir) => Object.fromEntries(readdirSync(dir).filter((f) => !isOwnSpare(f)).map((f) => [f, readFileSync(join(dir, f), 'hex')]));
+
+test('a store mounted read-only is refused before any request: not a file written in it, nothing pushed out', async () => {
+  const store = await client.beta.memoryStores.create({ name: 'Read-only' });
+  const options = { baseURL: server.url, apiKey: KEY, storeId: store.id };
+  const dir = tempDir('memdir-sync-read-only-');
+  const writer = await memdir.openMemory({ store: memdir.directoryStore(dir) });
+  await writer.execute({ command: 'create', path: '/memories/local.md', file_text: 'only here\n' });
+  writer.close();
+  const before = files(dir);
+  // The review's case: the store alone, read-only.
+  const memory = await memdir.openMemory({ mounts: [{ name: '', store: memdir.directoryStore(dir), access: 'read_only' }] });
+  await assert.rejects(memdir.syncMemory(memory, options), {
+    name: 'SyncError',
+    message: 'This memory store is mounted read-only, and a sync writes to both stores; nothing was synced.',
+  });
+  memory.close();
+  assert.deepEqual(files(dir), before);
+  assert.deepEqual((await client.beta.memoryStores.memories.list(store.id)).data, []);
+});
+
+test('a memory of several stores syncs the one its mount names', async () => {
+  const store = await client.beta.memoryStores.create({ name: 'Mounts' });
+  const options = { baseURL: server.url, apiKey: KEY, storeId: store.id };
+  const [teamDir, meDir] = [tempDir('memdir-sync-team-'), tempDir('memdir-sync-me-')];
+  const me = await memdir.openMemory({ store: memdir.directoryStore(meDir) });
+  await me.execute({ command: 'create', path: '/memories/mine.md', file_text: 'mine\n' });
+  me.close();
+  const memory = await memdir.openMemory({
+    mounts: [
+      { name: 'team', store: memdir.directoryStore(teamDir), access: 'read_only' },
+      { name: 'me', store: memdir.directoryStore(meDir) },
+    ],
+  });
+  await assert.rejects(memory.sync(options), { name: 'Error', message: "sync works on one store: name its mount (mount: 'name') or open that store alone" });
+  await assert.rejects(memory.sync({ ...options, mount: 'nope' }), { name: 'Error', message: 'sync: no memory store is mounted at "nope"' });
+  await assert.rejects(memory.sync({ ...options, mount: 1 }), { name: 'TypeError', message: 'sync: mount must be the name of a mount (a string)' });
+  await assert.rejects(memory.sync({ ...options, mount: 'team' }), {
+    name: 'SyncError',
+    message: 'This memory store is mounted read-only, and a sync writes to both stores; nothing was synced.',
+  });
+  assert.deepEqual(await memory.sync({ ...options, mount: 'me' }), { pulled: 0, pushed: 1, merged: 0, conflicts: 0, unchanged: 0 });
+  const [pushed] = (await client.beta.memoryStores.memories.list(store.id, { view: 'full' })).data;
+  assert.deepEqual([pushed.path, pushed.content], ['/mine.md', 'mine\n']);
+  memory.close();
 });
 
 test('a redirect is not followed: the other origin receives nothing, not the key, not a listing', async () => {

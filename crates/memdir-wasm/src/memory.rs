@@ -286,18 +286,24 @@ impl Memory {
         })
     }
 
-    /// Syncs this memory's store with a Memory Stores API store named `name` (see
-    /// `memdir::sync`): `call` takes one request as JSON text and resolves the JSON
-    /// text of `{status, body}`. Resolves `{pulled, pushed, merged, conflicts,
-    /// unchanged}` (and `text`, not enumerable: the summary line), or rejects with an `Error` named `SyncError` saying why it
-    /// stopped (what was synced so far stays).
-    pub fn sync(&self, call: Function, name: String) -> Promise {
+    /// Syncs this memory's store mounted at `mount` (`""`: the store opened
+    /// alone) with a Memory Stores API store named `name` (see `memdir::sync`):
+    /// `call` takes one request as JSON text and resolves the JSON text of
+    /// `{status, body}`. Resolves `{pulled, pushed, merged, conflicts,
+    /// unchanged}` (and `text`, not enumerable: the summary line), or rejects with
+    /// an `Error` named `SyncError` saying why it stopped (what was synced so far
+    /// stays). A store mounted read-only is refused by the engine, as any write.
+    pub fn sync(&self, call: Function, name: String, mount: String) -> Promise {
         let mounted = Rc::clone(&self.mounted);
         promise(async move {
-            let engine = mounted.engine("").ok_or_else(|| {
-                JsValue::from(js_sys::Error::new(
-                    "sync works on one store: open that store alone (without mounts) to sync it",
-                ))
+            let engine = mounted.engine(&mount).ok_or_else(|| {
+                JsValue::from(js_sys::Error::new(&if mount.is_empty() {
+                    String::from(
+                        "sync works on one store: name its mount (mount: 'name') or open that store alone",
+                    )
+                } else {
+                    alloc::format!("sync: no memory store is mounted at {}", memdir::Echo(&mount))
+                }))
             })?;
             let s = engine
                 .sync(&crate::sync::JsRemote(call), &name)

@@ -102,6 +102,10 @@ async function syncTypes(memory: Memory) {
   const s = await syncMemory(memory, { baseURL: 'http://127.0.0.1:8787', apiKey: 'k', storeId: 'memstore_x' });
   const n: number = s.pulled + s.pushed + s.merged + s.conflicts + s.unchanged;
   const line: string = (await memory.sync({ apiKey: 'k', storeId: 'memstore_x' })).text;
+  // One store of several, by its mount.
+  await memory.sync({ apiKey: 'k', storeId: 'memstore_x', mount: 'me' });
+  // @ts-expect-error a mount is named by a string
+  await memory.sync({ apiKey: 'k', storeId: 'memstore_x', mount: 1 });
   void n;
   void line;
 }
