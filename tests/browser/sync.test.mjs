@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { MEMDIR_BIN, runNode, startServe, tempDir } from '../node/helpers.mjs';
 import { useBrowser, watchErrors } from './chromium.mjs';
@@ -68,4 +69,45 @@ test('two pages sync their IndexedDB memories through memdir serve, from the Syn
   assert.deepEqual(await entries(b), [{ path: '/memories/plan.md', content: 'one (a)\ntwo (cli)\nthree (b)\n' }]);
   assert.deepEqual([...errorsA, ...errorsB], []);
   await context.close();
+});
+
+test('a page follows no redirect: the other origin receives nothing, not even a preflight', async () => {
+  const listen = (srv) => new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${srv.address().port}`)));
+  // Both allow the page's requests (CORS), so only the redirect stands between
+  // the page and the other origin. Two ports: two origins.
+  const cors = { 'access-control-allow-origin': '*', 'access-control-allow-headers': '*', 'access-control-allow-methods': 'GET, POST, DELETE' };
+  const received = [];
+  const other = createServer((req, res) => {
+    received.push(`${req.method} ${req.url}`);
+    res.writeHead(200, { ...cors, 'content-type': 'application/json' }).end('{"data":[],"next_page":null}');
+  });
+  const named = createServer((req, res) => {
+    if (req.method === 'OPTIONS') res.writeHead(204, cors).end();
+    else res.writeHead(307, { ...cors, location: `${otherURL}${req.url}` }).end();
+  });
+  const otherURL = await listen(other);
+  const baseURL = await listen(named);
+  const context = await env.browser.newContext();
+  const page = await context.newPage();
+  const errors = watchErrors(page);
+  try {
+    await page.goto(`${env.url}/www/serve.mjs`); // any same-origin document will do
+    const said = await page.evaluate(async (baseURL) => {
+      const m = await import('/js/browser.js');
+      const memory = await m.openMemory({ store: m.memoryStore() });
+      await memory.execute({ command: 'create', path: '/memories/secret.md', file_text: 'not for the other origin\n' });
+      const options = { baseURL, apiKey: 'redirect-test-key', storeId: 'memstore_abcdefghjkmn0123456789ab' };
+      return memory.sync(options).then((s) => s.text, (e) => `${e.name}: ${e.message}`);
+    }, baseURL);
+    assert.equal(
+      said,
+      'SyncError: The remote memory store answered with a redirect, which sync does not follow (the key goes to the URL given and nowhere else); nothing more was synced.',
+    );
+    assert.deepEqual(received, []);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+    named.close();
+    other.close();
+  }
 });

@@ -569,6 +569,15 @@ export default {
         out.again = (await syncMemory(a, options)).text;
         return answer(out);
       }
+      case '/__test/sync-redirect': {
+        // memdir's sync inside workerd with workerd's own fetch, against a remote
+        // (args.baseURL) that answers with a redirect: what the sync said.
+        const memory = await openMemory({ store: memoryStore() });
+        await memory.execute({ command: 'create', path: '/memories/secret.md', file_text: 'not for the other origin\n' });
+        const options = { baseURL: args.baseURL, apiKey: args.apiKey, storeId: args.storeId };
+        const said = await syncMemory(memory, options).then((s) => s.text, (e) => `${e.name}: ${e.message}`);
+        return answer({ said });
+      }
       case '/__test/write-paths':
         return answer(await stores().writePaths(args.face));
       case '/__test/race':

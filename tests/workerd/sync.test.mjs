@@ -3,6 +3,7 @@
 // serve, so the remote may be any implementation of the documented API.
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -66,4 +67,33 @@ test('memdir syncs from inside workerd too: the package\'s workerd build, the ex
   });
   const [m] = (await client.beta.memoryStores.memories.list(store.id, { view: 'full' })).data;
   assert.equal(m.content, 'one\ntwo\n');
+});
+
+test('memdir inside workerd follows no redirect: workerd\'s own fetch, the other origin receives nothing', async () => {
+  const listen = (srv) => new Promise((resolve) => srv.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${srv.address().port}`)));
+  // Two loopback ports, two origins: the remote named, and where it points.
+  const received = [];
+  const other = createServer((req, res) => {
+    received.push(`${req.method} ${req.url} ${req.headers['x-api-key']}`);
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{"data":[],"next_page":null}');
+  });
+  const asked = [];
+  const named = createServer((req, res) => {
+    asked.push(`${req.method} ${req.url}`);
+    res.writeHead(307, { location: `${otherURL}${req.url}` }).end();
+  });
+  const otherURL = await listen(other);
+  const baseURL = await listen(named);
+  try {
+    const storeId = 'memstore_abcdefghjkmn0123456789ab';
+    const seen = await testClient(mf).test('sync-redirect', { baseURL, apiKey: 'redirect-test-key', storeId });
+    assert.deepEqual(seen, {
+      said: 'SyncError: The remote memory store answered with a redirect, which sync does not follow (the key goes to the URL given and nowhere else); nothing more was synced.',
+    });
+    assert.deepEqual(asked, [`GET /v1/memory_stores/${storeId}/memories?limit=100`]);
+    assert.deepEqual(received, []);
+  } finally {
+    named.close();
+    other.close();
+  }
 });
