@@ -65,10 +65,10 @@ impl<S: Store> Engine<S> {
     /// Syncs this store with `remote`, named `name` (its URL and store id: the
     /// sync record is kept per name).
     ///
-    /// A store mounted read-only, or archived, is refused before anything is read
-    /// or sent: a sync writes to both stores (its record here, and whatever either
-    /// side lacks), and stopping at the first refused write would already have
-    /// pushed this store's memories out and written its record.
+    /// A store mounted read-only, or archived, is refused before anything is sent
+    /// or written: a sync writes to both stores (its record here, and whatever
+    /// either side lacks), and stopping at the first refused write would already
+    /// have pushed this store's memories out and written its record.
     pub async fn sync(&self, remote: &impl Remote, name: &str) -> Result<Summary, SyncError> {
         if self.config().read_only {
             return Err(SyncError::ReadOnly);
