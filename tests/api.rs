@@ -985,3 +985,64 @@ fn a_store_at_the_largest_version_count_numbers_no_further() {
     common::claim_versions(&a.store, 8, (1 << 53) - 1);
     writes_are_refused_as_damage(&a);
 }
+
+#[test]
+fn a_memory_never_conflicts_with_itself() {
+    let a = api();
+    let m = a.create("/d/a.md", "a");
+    let id = m["id"].as_str().unwrap().to_string();
+    // Up onto its own parent directory: /d exists only because of this memory.
+    let up = a.ok(json!({"op": "memory.update", "id": id, "body": r#"{"path":"/d"}"#}));
+    assert_eq!(
+        (up["id"].as_str(), up["path"].as_str()),
+        (Some(id.as_str()), Some("/d"))
+    );
+    assert_eq!(
+        a.tool(json!({"command": "view", "path": "/memories/d"})),
+        "Here's the content of /memories/d with line numbers:\n     1\ta"
+    );
+    // And back down beneath its own path: the file at /d is this memory.
+    let down = a.ok(json!({"op": "memory.update", "id": id, "body": r#"{"path":"/d/a.md"}"#}));
+    assert_eq!(down["path"], "/d/a.md");
+    assert_eq!(
+        a.versions(&id),
+        [
+            ("modified".to_string(), "/d/a.md".to_string()),
+            ("modified".to_string(), "/d".to_string()),
+            ("created".to_string(), "/d/a.md".to_string()),
+        ]
+    );
+    // Another memory beneath the target still blocks, and is the one named.
+    let b = a.create("/d/b.md", "b");
+    let r = a.call(
+        json!({"op": "memory.update", "id": id, "body": r#"{"path":"/d","content":"changed"}"#}),
+    );
+    assert_eq!(
+        r,
+        json!({"status": 409, "body": {"type": "error", "error": {
+            "type": "memory_path_conflict_error",
+            "message": "The path /d conflicts with memory mem_abcdefghjkmn_4 at /d/b.md.",
+            "conflicting_path": "/d/b.md",
+            "conflicting_memory_id": "mem_abcdefghjkmn_4"
+        }}})
+    );
+    // not_exists onto the taken path: the whole update is a no-op, content included.
+    let before = a.dump();
+    let kept = a.ok(json!({"op": "memory.update", "id": id, "query": {"view": "full"}, "body": r#"{"path":"/d","content":"changed","precondition":{"type":"not_exists"}}"#}));
+    assert_eq!(
+        (kept["path"].as_str(), kept["content"].as_str()),
+        (Some("/d/a.md"), Some("a"))
+    );
+    assert_eq!(a.dump(), before);
+    // Once the other memory is gone, the same update applies whole.
+    a.ok(json!({"op": "memory.delete", "id": b["id"]}));
+    let moved = a.ok(json!({"op": "memory.update", "id": id, "query": {"view": "full"}, "body": r#"{"path":"/d","content":"changed","precondition":{"type":"not_exists"}}"#}));
+    assert_eq!(
+        (moved["path"].as_str(), moved["content"].as_str()),
+        (Some("/d"), Some("changed"))
+    );
+    assert_eq!(
+        a.tool(json!({"command": "view", "path": "/memories"})),
+        "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n7B\t/memories\n7B\t/memories/d"
+    );
+}

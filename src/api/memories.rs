@@ -112,14 +112,20 @@ fn conflict(ids: &StoreIds, path: &str, blocker_path: &str, blocker: &Child) -> 
 
 impl<S: Store> Engine<S> {
     /// Why nothing can be made at `path` in the tree at `root`, if something is there.
+    /// `moving`: the memory's own path when it moves to `path`; it leaves that path
+    /// in the same commit, so it never blocks itself (onto `/d` from `/d/a.md`, the
+    /// directory `/d` may be there only because of it, and from `/d` to `/d/a.md`
+    /// the file above is the memory itself).
     async fn blocker(
         &self,
         overlay: &Overlay,
         root: Hash,
         ids: &StoreIds,
         path: &ValidPath,
+        moving: Option<&ValidPath>,
     ) -> Result<Option<ApiError>, ToolError> {
         let sp = store_path(path);
+        let own = moving.map(store_path);
         match self.lookup(overlay, root, path).await? {
             Found::Missing => Ok(None),
             Found::Root => Ok(Some(conflict(
@@ -132,7 +138,7 @@ impl<S: Store> Engine<S> {
             // it gives way (the new memory replaces it); one holding files names
             // the first of them, so a client is told which memory blocks.
             Found::Entry(c) if c.kind == Kind::Dir => {
-                match self.first_file_beneath(overlay, sp, &c).await? {
+                match self.first_file_beneath(overlay, sp, &c, own).await? {
                     None => Ok(None),
                     Some((at, file)) => Ok(Some(conflict(ids, sp, &at, &file))),
                 }
@@ -140,6 +146,9 @@ impl<S: Store> Engine<S> {
             Found::Entry(c) => Ok(Some(conflict(ids, sp, sp, &c))),
             Found::UnderFile(depth) => {
                 let above = path.ancestor(depth);
+                if moving == Some(&above) {
+                    return Ok(None);
+                }
                 match self.lookup(overlay, root, &above).await? {
                     Found::Entry(c) => Ok(Some(conflict(ids, sp, store_path(&above), &c))),
                     _ => Err(ToolError::Damaged),
@@ -149,14 +158,15 @@ impl<S: Store> Engine<S> {
     }
 
     /// The first file at or beneath the directory `dir` (at store path `path`), in
-    /// tree order. Each directory node is read once however often a tree names it,
-    /// so a stored tree that repeats one empty directory costs one read, not one per
-    /// place it is named.
+    /// tree order, other than the one at store path `except`. Each directory node is
+    /// read once however often a tree names it, so a stored tree that repeats one
+    /// empty directory costs one read, not one per place it is named.
     async fn first_file_beneath(
         &self,
         overlay: &Overlay,
         path: &str,
         dir: &Child,
+        except: Option<&str>,
     ) -> Result<Option<(String, Child)>, ToolError> {
         let mut seen = BTreeSet::new();
         let mut todo = vec![(String::from(path), *dir, 0usize)];
@@ -165,6 +175,9 @@ impl<S: Store> Engine<S> {
                 return Err(ToolError::Damaged);
             }
             if c.kind == Kind::File {
+                if except == Some(p.as_str()) {
+                    continue;
+                }
                 return Ok(Some((p, c)));
             }
             let hash = self.subdir(overlay, &c).await?;
@@ -300,7 +313,10 @@ impl<S: Store> Engine<S> {
                 }
                 let mut overlay = Overlay::on(head, self.now());
                 overlay.by = by.clone();
-                if let Some(blocked) = self.blocker(&overlay, head.root, &fresh.ids, &vp).await? {
+                if let Some(blocked) = self
+                    .blocker(&overlay, head.root, &fresh.ids, &vp, None)
+                    .await?
+                {
                     let e = match pre {
                         Some(Precondition::NotExists) => ApiError::taken(store_path(&vp)),
                         _ => blocked,
@@ -384,7 +400,7 @@ impl<S: Store> Engine<S> {
                 overlay.by = by.clone();
                 if *target != from
                     && let Some(blocked) = self
-                        .blocker(&overlay, head.root, &fresh.ids, target)
+                        .blocker(&overlay, head.root, &fresh.ids, target, Some(&from))
                         .await?
                 {
                     return Ok(Attempt::Unchanged(match pre {

@@ -291,6 +291,12 @@ describe('memdir serve', () => {
     await memories().delete(gone.id, { memory_store_id: other });
     const there = await memories().create(other, { path: '/emptied', content: 'a memory now' });
     assert.equal(there.path, '/emptied');
+    // A memory never conflicts with itself: onto its own parent directory, and back.
+    const self = await memories().create(other, { path: '/self/a.md', content: 'mine' });
+    const up = await memories().update(self.id, { memory_store_id: other, path: '/self' });
+    assert.deepEqual([up.id, up.path], [self.id, '/self']);
+    const down = await memories().update(self.id, { memory_store_id: other, path: '/self/a.md', precondition: { type: 'not_exists' } });
+    assert.deepEqual([down.id, down.path], [self.id, '/self/a.md']);
 
     const paths = (items) => items.map((m) => `${m.type}:${m.path}`).sort();
     assert.deepEqual(paths(await all(memories().list(id))), ['memory:/notes/deep/b.md', 'memory:/notes/renamed.md', 'memory:/top.md']);
