@@ -1046,3 +1046,157 @@ fn a_memory_never_conflicts_with_itself() {
         "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n7B\t/memories\n7B\t/memories/d"
     );
 }
+
+/// Another instance's command, run to its end just before this engine's first
+/// `op` ("get" or "delete") of a key under `prefix`: a race landing at that exact
+/// point, every time.
+type Cut = std::rc::Rc<
+    std::cell::RefCell<Option<std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>>>,
+>;
+
+struct Between {
+    inner: MemoryStore,
+    op: &'static str,
+    prefix: &'static str,
+    cut: Cut,
+}
+
+impl Between {
+    async fn maybe(&self, op: &str, key: &str) {
+        if op != self.op || !key.starts_with(self.prefix) {
+            return;
+        }
+        let other = self.cut.borrow_mut().take();
+        if let Some(other) = other {
+            other.await;
+        }
+    }
+}
+
+impl Store for Between {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, memdir::StoreError> {
+        self.maybe("get", key).await;
+        self.inner.get(key).await
+    }
+    async fn set(&self, key: &str, value: &[u8]) -> Result<(), memdir::StoreError> {
+        self.inner.set(key, value).await
+    }
+    async fn delete(&self, key: &str) -> Result<(), memdir::StoreError> {
+        self.maybe("delete", key).await;
+        self.inner.delete(key).await
+    }
+    async fn list(
+        &self,
+        prefix: &str,
+        cursor: Option<&str>,
+    ) -> Result<memdir::Page, memdir::StoreError> {
+        self.inner.list(prefix, cursor).await
+    }
+    async fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, memdir::StoreError> {
+        self.inner.compare_and_swap(key, expected, new).await
+    }
+}
+
+/// An engine over `store` as [`common::api_engine`] makes one (its clock and its
+/// store record), whose store runs `cut` at the first `op` of a key under `prefix`;
+/// and a second engine on the same store, another instance whose clock is a day on.
+fn two_instances(
+    op: &'static str,
+    prefix: &'static str,
+) -> (
+    Engine<Between>,
+    std::rc::Rc<Engine<MemoryStore>>,
+    MemoryStore,
+    Cut,
+) {
+    let store = MemoryStore::new();
+    let cut: Cut = Default::default();
+    let config = Config {
+        actor: "sesn_test".into(),
+        ..Config::default()
+    };
+    let between = Between {
+        inner: store.clone(),
+        op,
+        prefix,
+        cut: cut.clone(),
+    };
+    let mut engine = Engine::new(between, config.clone());
+    let now = std::rc::Rc::new(std::cell::Cell::new(1_795_000_000_000u64));
+    engine.set_clock(Box::new(move || {
+        now.set(now.get() + 1000);
+        now.get()
+    }));
+    let made = block_on(
+        engine.api(&json!({"op": "store.create", "id": STORE_ID, "body": r#"{"name":"Prefs"}"#})),
+    );
+    assert_eq!(made.status, 200, "{:?}", made.body);
+    let mut other = Engine::new(store.clone(), config);
+    other.set_clock(Box::new(|| 1_795_086_400_000));
+    (engine, std::rc::Rc::new(other), store, cut)
+}
+
+fn call_on<S: Store>(engine: &Engine<S>, request: Value) -> Value {
+    let r = block_on(engine.api(&request));
+    json!({"status": r.status, "body": r.body})
+}
+
+#[test]
+fn a_redaction_answers_what_it_published_when_retention_drops_the_version_at_once() {
+    let (a, other, store, cut) = two_instances("delete", "rec/");
+    let m = call_on(
+        &a,
+        json!({"op": "memory.create", "body": r#"{"path":"/s.md","content":"secret QUINCE"}"#}),
+    );
+    let id = m["body"]["id"].as_str().unwrap().to_string();
+    call_on(
+        &a,
+        json!({"op": "memory.update", "id": id, "body": r#"{"content":"public"}"#}),
+    );
+    // The redaction has published and starts erasing the old record: another
+    // instance's retention pass drops the (now redacted) version right then.
+    *cut.borrow_mut() = Some(Box::pin(async move {
+        let report = other.retain(1000).await.unwrap();
+        assert_eq!(report.dropped, 1);
+    }));
+    let r = call_on(
+        &a,
+        json!({"op": "version.redact", "id": "memver_abcdefghjkmn_1", "body": "{}"}),
+    );
+    assert!(cut.borrow().is_none(), "the retention pass ran");
+    assert_eq!(
+        r,
+        json!({"status": 200, "body": {
+            "type": "memory_version",
+            "id": "memver_abcdefghjkmn_1",
+            "memory_id": "mem_abcdefghjkmn_1",
+            "memory_store_id": STORE_ID,
+            "operation": "created",
+            "created_at": "2026-11-18T11:06:43.000Z",
+            "created_by": {"type": "session_actor", "session_id": "sesn_test"},
+            "path": null,
+            "content_sha256": null,
+            "content_size_bytes": null,
+            "content": null,
+            "redacted_at": "2026-11-18T11:06:47.000Z",
+            "redacted_by": {"type": "session_actor", "session_id": "sesn_test"}
+        }})
+    );
+    // Dropped since, and the text is in no stored value.
+    let gone = call_on(
+        &a,
+        json!({"op": "version.retrieve", "id": "memver_abcdefghjkmn_1"}),
+    );
+    assert_eq!(gone["status"], 404);
+    assert!(
+        !common::dump(&store)
+            .iter()
+            .any(|(_, v)| v.windows(7).any(|w| w == b"QUINCE ")),
+        "the redacted text is gone"
+    );
+}

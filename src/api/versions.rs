@@ -210,6 +210,12 @@ impl<S: Store> Engine<S> {
     /// and path, then the old record and (unless still held elsewhere) the blob are
     /// deleted from the store. Whether the blob is held elsewhere is decided before
     /// anything is published, so damage found on the way refuses the redaction whole.
+    ///
+    /// The answer is the record the redaction published (or found already redacted),
+    /// made before anything is erased: the store is not read again afterwards, since
+    /// by then another instance's retention pass may have dropped the version, or a
+    /// reader may have left this engine's head at one that still names the record
+    /// just erased; either read was a false "damaged record".
     pub(crate) async fn version_redact(
         &self,
         ctx: &Ctx,
@@ -231,7 +237,8 @@ impl<S: Store> Engine<S> {
                 }
                 let (slot, record) = self.version_at(&overlay, &head.log, seq).await?;
                 if record.redacted_at.is_some() {
-                    return Ok(Attempt::Unchanged(Ok(None)));
+                    let answer = fresh.ids.version(seq, &record, None);
+                    return Ok(Attempt::Unchanged(Ok((None, answer))));
                 }
                 let first = self.slot(&overlay, &head.log, record.mem).await?;
                 if first.head == seq && record.op != Op::Deleted {
@@ -257,6 +264,7 @@ impl<S: Store> Engine<S> {
                     redacted_by: by.clone(),
                     ..(*record).clone()
                 };
+                let answer = fresh.ids.version(seq, &redacted, None);
                 let new_record = overlay.log.add_record(redacted);
                 overlay.log_edit.insert(
                     seq,
@@ -271,21 +279,18 @@ impl<S: Store> Engine<S> {
                     overlay,
                     root,
                     summary: format!("api redact {}", fresh.ids.version_id(seq)),
-                    value: Ok(Some((slot.record, erase))),
+                    value: Ok((Some((slot.record, erase)), answer)),
                 })
             })
             .await??;
-        if let Some((old_record, erase)) = outcome {
+        let (erased, answer) = outcome;
+        if let Some((old_record, erase)) = erased {
             // Published: a failure now must not say that nothing was changed.
             self.erase_redacted(old_record, erase)
                 .await
                 .map_err(|_| ApiError::Unerased)?;
         }
-        let (head, _) = self.cached_head().await?;
-        let ctx = super::Ctx::of(&head, None);
-        let (slot, record) = self.version_at(&Overlay::default(), &head.log, seq).await?;
-        self.version_json(&ctx, seq, &slot, &record, View::Basic)
-            .await
+        Ok(answer)
     }
 
     /// Deletes a redacted version's old record and, when `erase` names it, its blob.
