@@ -245,6 +245,11 @@ pub const MAX_API_BODY_BYTES: usize = 1 << 20;
 /// with the others (the work is bounded by what a store holds; this bounds a slow
 /// or stalled store).
 pub const API_DEADLINE_MS: u64 = 30_000;
+/// Times an API read that met a missing object is taken again at a newer head:
+/// another writer erased what it read (a redaction, gc) after it read its head.
+/// Each retry needs the head to have moved, so a store damaged at its head answers
+/// so at once; a store moving on faster than a read can finish gives up after this.
+pub const API_READ_RETRIES: u32 = 3;
 
 // A server's connections (`memdir serve`).
 

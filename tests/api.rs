@@ -1200,3 +1200,54 @@ fn a_redaction_answers_what_it_published_when_retention_drops_the_version_at_onc
         "the redacted text is gone"
     );
 }
+
+#[test]
+fn a_read_racing_a_redaction_on_another_instance_reads_again_at_the_new_head() {
+    let (reader, other, _, cut) = two_instances("get", "rec/");
+    let w = other.clone();
+    let write = |request: Value| {
+        let r = block_on(w.api(&request));
+        assert_eq!(r.status, 200, "{:?}", r.body);
+        r.body
+    };
+    let m = write(json!({"op": "memory.create", "body": r#"{"path":"/s.md","content":"secret"}"#}));
+    write(json!({"op": "memory.update", "id": m["id"], "body": r#"{"content":"public"}"#}));
+    // The reader has read the head and asks for the first record: the other instance
+    // redacts that version (erasing its record) right then.
+    *cut.borrow_mut() = Some(Box::pin(async move {
+        let r = other
+            .api(&json!({"op": "version.redact", "id": "memver_abcdefghjkmn_1", "body": "{}"}))
+            .await;
+        assert_eq!(r.status, 200, "{:?}", r.body);
+    }));
+    let r = call_on(
+        &reader,
+        json!({"op": "version.retrieve", "id": "memver_abcdefghjkmn_1"}),
+    );
+    assert!(cut.borrow().is_none(), "the redaction ran");
+    assert_eq!(r["status"], 200, "{r}");
+    assert_eq!(
+        (
+            &r["body"]["content"],
+            &r["body"]["path"],
+            &r["body"]["redacted_at"]
+        ),
+        (
+            &Value::Null,
+            &Value::Null,
+            &json!("2026-11-19T11:06:40.000Z")
+        )
+    );
+    // A record missing at an unmoved head is damage, at once.
+    for key in memdir::block_on(memdir::store::list_all(&reader.store().inner, "rec/")).unwrap() {
+        block_on(reader.store().inner.delete(&key)).unwrap();
+    }
+    let fresh = call_on(
+        &reader,
+        json!({"op": "version.retrieve", "id": "memver_abcdefghjkmn_2"}),
+    );
+    assert_eq!(
+        fresh,
+        json!({"status": 500, "body": {"type": "error", "error": {"type": "api_error", "message": "The store holds a damaged record; nothing was changed."}}})
+    );
+}

@@ -35,7 +35,7 @@ pub use search::{MAX_LINES_PER_MEMORY, MAX_QUERY_CHARS, MAX_SEARCH_BYTES};
 pub use stores::list_stores;
 pub use versions::MAX_VERSION_SCAN;
 
-pub use crate::config::{API_DEADLINE_MS, MAX_API_BODY_BYTES};
+pub use crate::config::{API_DEADLINE_MS, API_READ_RETRIES, MAX_API_BODY_BYTES};
 
 pub(crate) type Outcome = Result<Value, ApiError>;
 
@@ -178,23 +178,55 @@ impl<S: Store> Engine<S> {
         let body = body::parse(r.body.as_deref())?;
         let q = Query(&r.query);
         let id = r.id.as_deref();
-        let head = self.read_head().await?;
-        let ctx = Ctx::of(&head, r.actor);
-        match r.op.as_str() {
-            "store.create" => self.store_create(id, &body).await,
-            "store.retrieve" => self.store_retrieve(&ctx),
-            "store.update" => self.store_update(&body).await,
+        let mut ctx = Ctx::of(&self.read_head().await?, r.actor.clone());
+        let mut retries = 0;
+        loop {
+            let outcome = self.api_op(&r.op, &ctx, id, &body, &q).await;
+            // A read that met a missing object may have raced a writer that erased
+            // it after this read its head (a redaction erases at once, another
+            // instance's gc a pass later): if the head has moved, the read is taken
+            // again at the new head, a bounded number of times. At an unmoved head
+            // the object is missing indeed, and that is damage. A write plans in its
+            // own transaction, which re-reads on its own.
+            if retries == API_READ_RETRIES
+                || WRITE_OPS.contains(&r.op.as_str())
+                || !matches!(outcome, Err(ApiError::Damaged))
+            {
+                return outcome;
+            }
+            let now = self.read_head().await?;
+            if now == ctx.head {
+                return outcome;
+            }
+            retries += 1;
+            ctx = Ctx::of(&now, r.actor.clone());
+        }
+    }
+
+    /// Operation `op` against the state `ctx` read.
+    async fn api_op(
+        &self,
+        op: &str,
+        ctx: &Ctx,
+        id: Option<&str>,
+        body: &Value,
+        q: &Query<'_>,
+    ) -> Outcome {
+        match op {
+            "store.create" => self.store_create(id, body).await,
+            "store.retrieve" => self.store_retrieve(ctx),
+            "store.update" => self.store_update(body).await,
             "store.archive" => self.store_archive().await,
-            "store.delete" => self.store_delete(&ctx),
-            "memory.create" => self.memory_create(&ctx, &body, &q).await,
-            "memory.retrieve" => self.memory_retrieve(&ctx, id, &q).await,
-            "memory.update" => self.memory_update(&ctx, id, &body, &q).await,
-            "memory.delete" => self.memory_delete(&ctx, id, &q).await,
-            "memory.list" => self.memory_list(&ctx, &q).await,
-            "memory.search" => self.memory_search(&ctx, &q).await,
-            "version.list" => self.version_list(&ctx, &q).await,
-            "version.retrieve" => self.version_retrieve(&ctx, id, &q).await,
-            "version.redact" => self.version_redact(&ctx, id, &body).await,
+            "store.delete" => self.store_delete(ctx),
+            "memory.create" => self.memory_create(ctx, body, q).await,
+            "memory.retrieve" => self.memory_retrieve(ctx, id, q).await,
+            "memory.update" => self.memory_update(ctx, id, body, q).await,
+            "memory.delete" => self.memory_delete(ctx, id, q).await,
+            "memory.list" => self.memory_list(ctx, q).await,
+            "memory.search" => self.memory_search(ctx, q).await,
+            "version.list" => self.version_list(ctx, q).await,
+            "version.retrieve" => self.version_retrieve(ctx, id, q).await,
+            "version.redact" => self.version_redact(ctx, id, body).await,
             other => Err(ApiError::no_operation(other)),
         }
     }
