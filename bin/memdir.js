@@ -344,6 +344,7 @@ async function main(argv) {
     const [{ serveStdio }, version] = await Promise.all([loadMcp(), packageVersion()]);
     const store = storeAt(opts.store);
     try {
+      await store.ready?.();
       await serveStdio(await openMemory({ store, actor: 'memdir-mcp' }), { version });
     } finally {
       await store.close?.();
@@ -352,6 +353,9 @@ async function main(argv) {
   }
   const store = storeAt(opts.store);
   try {
+    // A PostgreSQL store connects first, so that `pg` missing, a database it cannot
+    // reach or a table it cannot use is said as such, not as "storage failed".
+    await store.ready?.();
     return await onStore(store, opts, rest);
   } finally {
     // A PostgreSQL store's pool would keep the process alive until it idles out.

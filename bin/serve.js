@@ -135,6 +135,10 @@ export async function serve({ store, host, port, keys, noAuth, allowOrigins = []
   const postgres = /^postgres(ql)?:\/\//.test(store);
   if (!postgres) catalogRoot(store);
   const catalog = postgres ? postgresCatalog(store) : directoryCatalog(store);
+  // A PostgreSQL catalog connects and brings its tables up to date before the port
+  // opens: `pg` missing, a database it cannot reach or a table it cannot use is a
+  // startup error in those words, not a 500 on every request.
+  await catalog.ready?.();
   // Every workspace a key can reach, its catalog made now: one the catalog refuses
   // (two names a case-insensitive file system would make one directory) is an
   // error at start, not a 500 on the first request.

@@ -57,6 +57,13 @@ export declare function directoryCatalog(dir: string): StoreCatalog;
 export interface PostgresStore extends JsStore {
   /** Runs `fn` in this namespace's turn among every process on the database (an advisory lock). */
   inTurn<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Connects and brings the table up to date (what an earlier build's table lacks is
+   * added in place), or rejects with a PostgresStoreError saying why not: `pg`
+   * missing, a database it cannot reach, a table it cannot use. Every read and write
+   * does this first; a command line calls it to say so before it starts.
+   */
+  ready(): Promise<void>;
   /** Ends the connection pool the store opened from a URL (a pool passed in stays open). */
   close(): Promise<void>;
 }

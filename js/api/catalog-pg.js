@@ -7,7 +7,7 @@
 // one instance is there, or gone, on every other at once, and a write under way on
 // one when another deletes the store writes nothing.
 import * as memdir from '../node.js';
-import { STORES_TABLE, TABLE, ensureTable, failed as failedAs, openPool, prepared, transaction } from '../stores/postgres.js';
+import { STORES_TABLE, TABLE, failed as failedAs, openPool, prepareSchema, prepared, transaction } from '../stores/postgres.js';
 import { newStoreId } from './catalog.js';
 import { openStores } from './open-stores.js';
 import { DEFAULT_WORKSPACE, WORKSPACE_NAME } from './http.js';
@@ -18,12 +18,6 @@ const ACTOR = 'memdir-serve';
 // Creates take this transaction-scoped advisory lock, so the cap holds across
 // instances (any fixed number unlikely to collide with an application's own).
 const CREATE_LOCK = 0x6d656d64; // "memd"
-
-const SCHEMA = `CREATE TABLE IF NOT EXISTS ${STORES_TABLE} (
-  id text COLLATE "C" PRIMARY KEY,
-  workspace text COLLATE "C" NOT NULL DEFAULT 'default',
-  created_at timestamptz NOT NULL DEFAULT now()
-)`;
 
 const failed = (op) => failedAs(op, 'catalog');
 
@@ -43,8 +37,15 @@ export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, 
   function pool() {
     ready ??= (async () => {
       const p = await openPool(url);
-      await ensureTable(p);
-      await ensureTable(p, SCHEMA);
+      // Its table and the stores' (made by any earlier build: what they lack is
+      // added in place; one of another shape is refused, saying which).
+      try {
+        await prepareSchema(p, { catalog: true });
+      } catch (e) {
+        // Nothing is served from a database it cannot use: its connections go too.
+        await p.end().catch(() => {});
+        throw e;
+      }
       return p;
     })().catch((e) => {
       ready = undefined;
@@ -147,6 +148,15 @@ export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, 
       if (typeof name !== 'string' || !WORKSPACE_NAME.test(name)) throw new TypeError('postgresCatalog: not a workspace name');
       if (!workspaces.has(name)) workspaces.set(name, view(name));
       return workspaces.get(name);
+    },
+
+    /**
+     * Connects and brings the tables up to date, or rejects with the one text that
+     * says why not (`pg` missing, a database it cannot reach, a table it cannot
+     * use): `memdir serve` waits for it before it listens.
+     */
+    async ready() {
+      await pool();
     },
 
     /** Closes every open store and the pool. */

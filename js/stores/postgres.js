@@ -54,20 +54,33 @@ const ANOTHER_SHAPE = 'the PostgreSQL store answered a read with rows of another
 let rulesCache;
 const rules = () => (rulesCache ??= glue.postgresRules());
 
-const SCHEMA = `CREATE TABLE IF NOT EXISTS ${TABLE} (
+// The tables, and every change a table made by an earlier build needs, each made
+// in place (no rewrite, rows kept) and only when the database lacks it (see
+// prepareSchema below). The catalog's table is `memdir serve`'s (js/api/catalog-pg.js).
+//
+// memdir_kv: namespace, key, value since the first build; then `seq`, the commit
+// order of the tree's and the history's rows (NULL for contents, for rows written
+// before it and outside a commit), its sequence, and an index of only the numbered rows.
+// memdir_stores: id and created_at since the first build; then `workspace`, whose
+// default names the one workspace a store made before workspaces belongs to.
+const KV_TABLE = `CREATE TABLE IF NOT EXISTS ${TABLE} (
   namespace text COLLATE "C" NOT NULL,
   key text COLLATE "C" NOT NULL,
   value bytea NOT NULL,
   PRIMARY KEY (namespace, key)
 )`;
-// The commit order of the tree's and the history's rows (NULL for contents, for rows
-// written before it and outside a commit): a column added in place (no rewrite),
-// its sequence, and an index of only the numbered rows.
-const NUMBERING_SCHEMA = [
-  `ALTER TABLE ${TABLE} ADD COLUMN IF NOT EXISTS seq bigint`,
-  `CREATE SEQUENCE IF NOT EXISTS ${TABLE}_seq`,
-  `CREATE INDEX IF NOT EXISTS ${TABLE}_recent ON ${TABLE} (namespace, seq) WHERE seq IS NOT NULL`,
-];
+const KV_SEQ = `ALTER TABLE ${TABLE} ADD COLUMN IF NOT EXISTS seq bigint`;
+const KV_SEQUENCE = `CREATE SEQUENCE IF NOT EXISTS ${TABLE}_seq`;
+const KV_RECENT = `CREATE INDEX IF NOT EXISTS ${TABLE}_recent ON ${TABLE} (namespace, seq) WHERE seq IS NOT NULL`;
+const STORES = `CREATE TABLE IF NOT EXISTS ${STORES_TABLE} (
+  id text COLLATE "C" PRIMARY KEY,
+  workspace text COLLATE "C" NOT NULL DEFAULT 'default',
+  created_at timestamptz NOT NULL DEFAULT now()
+)`;
+const STORES_WORKSPACE = `ALTER TABLE ${STORES_TABLE} ADD COLUMN IF NOT EXISTS workspace text COLLATE "C" NOT NULL DEFAULT 'default'`;
+const STORES_CREATED_AT = `ALTER TABLE ${STORES_TABLE} ADD COLUMN IF NOT EXISTS created_at timestamptz NOT NULL DEFAULT now()`;
+/** Schema changes are made under this transaction-scoped advisory lock, one process at a time. */
+export const SCHEMA_LOCK = 0x6d656d73; // "mems"
 
 /** Whether `key` names one of the tree's or the history's own objects (`STRUCTURE_PREFIXES`). */
 function isStructure(key) {
@@ -187,8 +200,12 @@ export function postgresStore(connection, options = {}) {
   function pool() {
     ready ??= (async () => {
       const p = owned ? await openPool(connection) : connection;
-      await ensureTable(p);
-      await ensureNumbering(p);
+      try {
+        await prepareSchema(p);
+      } catch (e) {
+        if (owned) await p.end().catch(() => {});
+        throw e;
+      }
       return p;
     })().catch((e) => {
       ready = undefined;
@@ -386,6 +403,15 @@ export function postgresStore(connection, options = {}) {
       }
     },
 
+    /**
+     * Connects and brings the table up to date: what a command line does before it
+     * starts, so that a missing `pg`, a database it cannot reach or a table it cannot
+     * use is said in those words, not as the engine's "storage failed".
+     */
+    async ready() {
+      await pool();
+    },
+
     /** Ends the pool this store opened (a pool passed in stays the caller's). */
     async close() {
       if (!owned || ready === undefined) return;
@@ -396,51 +422,126 @@ export function postgresStore(connection, options = {}) {
   };
 }
 
+// What the database holds of memdir's tables, in one query: each column's type
+// (and the key's collation), what kind of relation each table is, the sequence,
+// the index, and whether (namespace, key) is unique (what every write's ON
+// CONFLICT names). Names only memdir chose, so nothing of it is the server's text.
+const INSPECT = `SELECT
+  coalesce((SELECT json_object_agg(c.relname || '.' || a.attname, json_build_object('type', format_type(a.atttypid, NULL), 'collation', co.collname))
+     FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped
+     LEFT JOIN pg_collation co ON co.oid = a.attcollation
+    WHERE c.oid IN (to_regclass('${TABLE}'), to_regclass('${STORES_TABLE}'))), '{}') AS columns,
+  coalesce((SELECT json_object_agg(c.relname, c.relkind::text) FROM pg_class c
+    WHERE c.oid IN (to_regclass('${TABLE}'), to_regclass('${STORES_TABLE}'))), '{}') AS tables,
+  to_regclass('${TABLE}_seq') IS NOT NULL AS sequence,
+  to_regclass('${TABLE}_recent') IS NOT NULL AS index,
+  EXISTS (SELECT 1 FROM pg_index i WHERE i.indrelid = to_regclass('${TABLE}') AND i.indisunique AND i.indpred IS NULL
+    AND (SELECT array_agg(a.attname::text ORDER BY a.attname::text) FROM unnest(i.indkey::int2[]) AS k(n)
+          JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.n) = ARRAY['key', 'namespace']) AS unique_key`;
+
+// What each table must hold to be used: a column memdir adds in place may be
+// missing (`added`), any other must be there with its type.
+const NEEDED = {
+  [TABLE]: { namespace: 'text', key: 'text', value: 'bytea', seq: 'bigint' },
+  [STORES_TABLE]: { id: 'text', workspace: 'text' },
+};
+const ADDED = new Set([`${TABLE}.seq`, `${STORES_TABLE}.workspace`, `${STORES_TABLE}.created_at`]);
+
 /**
- * The row numbers' column, sequence and index (NUMBERING_SCHEMA), once per pool (a
- * catalog's stores share one). Each is made only when the database lacks it: an
- * ALTER TABLE locks the whole table, and would wait on every reader each time a
- * store opens.
+ * Why the tables the database holds cannot be used, as the one text a caller sees
+ * (undefined: they can, once what is missing is added). A table of another shape is
+ * never altered: it may be another application's.
  */
-const numberingReady = new WeakMap();
-function ensureNumbering(p) {
-  let ready = numberingReady.get(p);
+function unusable(state, catalog) {
+  const refuse = (table, why) => `the PostgreSQL database holds a ${table} table memdir cannot use (${why}); rename or drop it, or name another database`;
+  for (const table of catalog ? [TABLE, STORES_TABLE] : [TABLE]) {
+    const kind = state.tables?.[table];
+    if (kind === undefined) continue; // made below
+    if (kind !== 'r' && kind !== 'p') return refuse(table, 'it is not a table');
+    for (const [column, type] of Object.entries(NEEDED[table])) {
+      const have = state.columns?.[`${table}.${column}`];
+      if (have === undefined) {
+        if (ADDED.has(`${table}.${column}`)) continue;
+        return refuse(table, `it has no column ${column}`);
+      }
+      if (have.type !== type) return refuse(table, `its column ${column} is not ${type}`);
+    }
+    if (table === TABLE) {
+      if (state.columns?.[`${TABLE}.key`]?.collation !== 'C') return refuse(table, 'its column key does not sort in the "C" collation');
+      if (state.unique_key !== true) return refuse(table, 'it has no unique index on (namespace, key)');
+    }
+  }
+  return undefined;
+}
+
+/** The statements that bring the tables to what memdir needs, given what is there. */
+function changes(state, catalog) {
+  const has = (name) => state.columns?.[name] !== undefined;
+  const out = [];
+  if (state.tables?.[TABLE] === undefined) out.push(KV_TABLE);
+  if (!has(`${TABLE}.seq`)) out.push(KV_SEQ);
+  if (state.sequence !== true) out.push(KV_SEQUENCE);
+  if (state.index !== true) out.push(KV_RECENT);
+  if (catalog) {
+    if (state.tables?.[STORES_TABLE] === undefined) out.push(STORES);
+    else {
+      if (!has(`${STORES_TABLE}.workspace`)) out.push(STORES_WORKSPACE);
+      if (!has(`${STORES_TABLE}.created_at`)) out.push(STORES_CREATED_AT);
+    }
+  }
+  return out;
+}
+
+async function inspect(p) {
+  const { rows } = await p.query(INSPECT);
+  return rows[0] ?? {};
+}
+
+/**
+ * Brings memdir's tables in the database of pool `p` to what this build needs:
+ * memdir_kv, and with `catalog` memdir_stores too. What is there is read first, and
+ * a database that has it all is left alone (an ALTER TABLE locks the whole table,
+ * and would wait on every reader each time a store opens). What is missing is made
+ * in place (no rewrite, every row kept: a store catalogued before workspaces is the
+ * default workspace's), in one transaction under an advisory lock, so processes
+ * starting together take turns and the later ones find it made. A table of another
+ * shape is refused with a PostgresStoreError saying which and why. Once per pool.
+ */
+const schemaReady = new WeakMap();
+export function prepareSchema(p, { catalog = false } = {}) {
+  let made = schemaReady.get(p);
+  if (made === undefined) {
+    made = new Map();
+    schemaReady.set(p, made);
+  }
+  const kind = catalog ? 'catalog' : 'store';
+  let ready = made.get(kind);
   if (ready === undefined) {
-    ready = makeNumbering(p).catch((e) => {
-      numberingReady.delete(p);
+    ready = migrate(p, catalog).catch((e) => {
+      made.delete(kind);
       throw e;
     });
-    numberingReady.set(p, ready);
+    made.set(kind, ready);
   }
   return ready;
 }
 
-async function makeNumbering(p) {
-  const { rows } = await p.query(
-    `SELECT EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('${TABLE}') AND attname = 'seq' AND NOT attisdropped) AS column,
-            to_regclass('${TABLE}_seq') IS NOT NULL AS sequence,
-            to_regclass('${TABLE}_recent') IS NOT NULL AS index`,
-  );
-  const have = rows[0] ?? {};
-  const [column, sequence, index] = NUMBERING_SCHEMA;
-  for (const [made, statement] of [[have.column, column], [have.sequence, sequence], [have.index, index]]) {
-    if (made === true) continue;
-    // Processes starting together may race here even with IF NOT EXISTS (a unique
-    // violation in the catalog); the loser finds it made.
-    try {
-      await p.query(statement);
-    } catch (e) {
-      if (e?.code !== '23505' && e?.code !== '42P07' && e?.code !== '42701') throw e;
-    }
-  }
-}
-
-// Two processes creating the table at once can collide in the catalog even with IF
-// NOT EXISTS (a unique violation on pg_type); the loser's table exists by then.
-export async function ensureTable(p, schema = SCHEMA) {
-  try {
-    await p.query(schema);
-  } catch (e) {
-    if (e?.code !== '23505' && e?.code !== '42P07') throw e;
-  }
+async function migrate(p, catalog) {
+  const what = catalog ? 'catalog' : 'store';
+  // The first query: a failure here is the database not reached.
+  let state = await inspect(p).catch(failed('connect to its database', what));
+  let why = unusable(state, catalog);
+  if (why !== undefined) throw new PostgresStoreError(why);
+  if (changes(state, catalog).length === 0) return;
+  await transaction(p, failed('bring its tables up to date', what), async (client) => {
+    await client.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+    // Another process may have made some of it while this one waited for the lock.
+    const now = await inspect(client);
+    if (unusable(now, catalog) !== undefined) return { commit: false, value: undefined };
+    for (const statement of changes(now, catalog)) await client.query(statement);
+    return { commit: true, value: undefined };
+  });
+  state = await inspect(p).catch(failed('bring its tables up to date', what));
+  why = unusable(state, catalog) ?? (changes(state, catalog).length > 0 ? `the PostgreSQL ${what} could not bring its tables up to date` : undefined);
+  if (why !== undefined) throw new PostgresStoreError(why);
 }

@@ -19,6 +19,7 @@ import { MEMDIR_BIN, loadJson, memdir, runNode, startServe } from './helpers.mjs
 import { apiHandler } from '../../js/api/http.js';
 import { postgresCatalog } from '../../js/api/catalog-pg.js';
 import { glue } from '../../js/glue.js';
+import { SCHEMA_LOCK } from '../../js/stores/postgres.js';
 
 const bytes = (s) => new TextEncoder().encode(s);
 const text = (b) => (b === undefined ? undefined : new TextDecoder().decode(b));
@@ -599,7 +600,10 @@ describe("another instance's commits come with the next read", () => {
           reads += 1;
           return { rows: next };
         }
-        return { rows: [{ column: true, sequence: true, index: true }] };
+        // The schema step's one look at the tables: all there, of the shape it needs.
+        const column = (type, collation = 'C') => ({ type, collation });
+        const columns = { 'memdir_kv.namespace': column('text'), 'memdir_kv.key': column('text'), 'memdir_kv.value': column('bytea', null), 'memdir_kv.seq': column('bigint', null) };
+        return { rows: [{ columns, tables: { memdir_kv: 'r' }, sequence: true, index: true, unique_key: true }] };
       },
     };
     const s = memdir.postgresStore(fake, { namespace: 'scripted' });
@@ -638,5 +642,153 @@ describe("another instance's commits come with the next read", () => {
     );
     assert.equal(made.trim(), 't|t|t');
     again.close();
+  });
+});
+
+describe('a database an earlier build made', () => {
+  // The tables as each earlier build created them (`git show COMMIT:js/api/catalog-pg.js`
+  // and `…:js/stores/postgres.js`): the first store (b0e5fec) had no row numbers,
+  // the first catalog (e982d0f) no workspaces, and workspaces (a72b01a) came before
+  // the row numbers (a944e1d).
+  const KV_FIRST = 'CREATE TABLE memdir_kv (namespace text COLLATE "C" NOT NULL, key text COLLATE "C" NOT NULL, value bytea NOT NULL, PRIMARY KEY (namespace, key))';
+  const VARIANTS = {
+    e982d0f: [KV_FIRST, 'CREATE TABLE memdir_stores (id text COLLATE "C" PRIMARY KEY, created_at timestamptz NOT NULL DEFAULT now())'],
+    a72b01a: [KV_FIRST, 'CREATE TABLE memdir_stores (id text COLLATE "C" PRIMARY KEY, workspace text COLLATE "C" NOT NULL DEFAULT \'default\', created_at timestamptz NOT NULL DEFAULT now())'],
+  };
+  const KEY = 'old-key';
+  const sdk = (s) => new Anthropic({ apiKey: KEY, baseURL: s.url, logLevel: 'off', maxRetries: 0 });
+  const status = (p) => p.then(() => 200, (e) => e.status);
+  let made; // what a current build wrote: the store's id and every row
+
+  before(async () => {
+    // A store written by this build, its rows then copied into each old schema.
+    cluster.psql('CREATE DATABASE old_source');
+    const s = await startServe(['--store', cluster.url('old_source')], { MEMDIR_API_KEYS: KEY });
+    try {
+      const c = sdk(s);
+      const { id } = await c.beta.memoryStores.create({ name: 'Kept' });
+      const m = await c.beta.memoryStores.memories.create(id, { path: '/notes/a.md', content: 'alpha' });
+      await c.beta.memoryStores.memories.update(m.id, { memory_store_id: id, content: 'alpha 2' });
+      await c.beta.memoryStores.memories.create(id, { path: '/notes/b.md', content: 'beta' });
+      made = { id, memory: m.id };
+    } finally {
+      await s.stop();
+    }
+    const source = new pg.Client({ connectionString: cluster.url('old_source') });
+    await source.connect();
+    try {
+      made.kv = (await source.query('SELECT namespace, key, value FROM memdir_kv')).rows;
+      made.stores = (await source.query('SELECT id, created_at FROM memdir_stores')).rows;
+    } finally {
+      await source.end();
+    }
+  });
+
+  async function oldDatabase(name, schema) {
+    cluster.psql(`CREATE DATABASE ${name}`);
+    const c = new pg.Client({ connectionString: cluster.url(name) });
+    await c.connect();
+    try {
+      for (const statement of schema) await c.query(statement);
+      for (const r of made.kv) await c.query('INSERT INTO memdir_kv (namespace, key, value) VALUES ($1, $2, $3)', [r.namespace, r.key, r.value]);
+      for (const r of made.stores) await c.query('INSERT INTO memdir_stores (id, created_at) VALUES ($1, $2)', [r.id, r.created_at]);
+    } finally {
+      await c.end();
+    }
+    return cluster.url(name);
+  }
+
+  for (const [commit, schema] of Object.entries(VARIANTS)) {
+    test(`as ${commit} left it: two instances starting at once bring it up to date, every route answers, nothing is lost`, async () => {
+      const db = `old_${commit}`;
+      const url = await oldDatabase(db, schema);
+      const [a, b] = await Promise.all([0, 1].map(() => startServe(['--store', url], { MEMDIR_API_KEYS: KEY })));
+      try {
+        const [A, B] = [sdk(a), sdk(b)];
+        const { id } = made;
+        assert.deepEqual((await A.beta.memoryStores.list()).data.map((s) => [s.id, s.name]), [[id, 'Kept']]);
+        assert.equal((await B.beta.memoryStores.retrieve(id)).name, 'Kept');
+        const paths = [];
+        for await (const m of B.beta.memoryStores.memories.list(id)) paths.push(m.path);
+        assert.deepEqual(paths, ['/notes/a.md', '/notes/b.md']);
+        assert.equal((await A.beta.memoryStores.memories.retrieve(made.memory, { memory_store_id: id })).content, 'alpha 2');
+        const found = await A.get(`/v1/memory_stores/${id}/memories/search`, { query: { query: 'BETA' } });
+        assert.deepEqual(found.data.map((r) => r.path), ['/notes/b.md']);
+        await B.beta.memoryStores.memories.update(made.memory, { memory_store_id: id, content: 'alpha 3' });
+        const c = await A.beta.memoryStores.memories.create(id, { path: '/notes/c.md', content: 'gamma' });
+        await B.beta.memoryStores.memories.delete(c.id, { memory_store_id: id });
+        const history = [];
+        for await (const v of A.beta.memoryStores.memoryVersions.list(id, { memory_id: made.memory })) history.push(v);
+        assert.deepEqual(history.map((v) => v.operation), ['modified', 'modified', 'created']);
+        assert.equal((await B.beta.memoryStores.memoryVersions.retrieve(history[2].id, { memory_store_id: id })).content, 'alpha');
+        assert.equal((await A.beta.memoryStores.memoryVersions.redact(history[2].id, { memory_store_id: id })).content ?? null, null);
+        await A.beta.memoryStores.update(id, { description: 'still here' });
+        const other = await B.beta.memoryStores.create({ name: 'New' });
+        await A.beta.memoryStores.delete(other.id);
+        assert.equal(await status(B.beta.memoryStores.retrieve(other.id)), 404);
+        assert.deepEqual((await B.beta.memoryStores.list()).data.map((s) => [s.id, s.description]), [[id, 'still here']]);
+        // The old store is the default workspace's (the only one there was), and the
+        // rows are numbered from here on.
+        assert.equal(cluster.psql(`SELECT workspace FROM memdir_stores WHERE id = '${id}'`, db).trim(), 'default');
+        assert.equal(cluster.psql("SELECT to_regclass('memdir_kv_seq') IS NOT NULL, to_regclass('memdir_kv_recent') IS NOT NULL", db).trim(), 't|t');
+      } finally {
+        await Promise.all([a.stop(), b.stop()]);
+      }
+    });
+  }
+
+  test('an instance starting while another makes the tables waits for it, then finds them made', async () => {
+    cluster.psql('CREATE DATABASE racing_start');
+    const url = cluster.url('racing_start');
+    // The other instance, mid-way: under the schema lock, its tables made but not committed.
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    const catalog = postgresCatalog(url);
+    try {
+      await other.query(`BEGIN; SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+      await other.query(VARIANTS.a72b01a[0]);
+      await other.query(VARIANTS.a72b01a[1]);
+      let settled = false;
+      const starting = catalog.ready().finally(() => (settled = true));
+      starting.catch(() => {});
+      // Until this one waits on the other (for the lock; without it, on the other's
+      // uncommitted tables, and then it would collide with them).
+      const deadline = Date.now() + 10_000;
+      while (cluster.psql('SELECT count(*) FROM pg_locks WHERE NOT granted', 'racing_start').trim() === '0' && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(settled, false);
+      await other.query('COMMIT');
+      await starting;
+      assert.deepEqual((await catalog.ids()), []);
+      assert.equal(cluster.psql("SELECT to_regclass('memdir_kv_seq') IS NOT NULL", 'racing_start').trim(), 't');
+    } finally {
+      await other.end();
+      await catalog.close();
+    }
+  });
+
+  test('a table it cannot use is a startup error saying which and why, and is left as it was', async () => {
+    const env = { PATH: process.env.PATH, MEMDIR_API_KEYS: KEY };
+    const url = await oldDatabase('old_unusable', [KV_FIRST, "CREATE TABLE memdir_stores (id text PRIMARY KEY, workspace integer NOT NULL DEFAULT 0, created_at timestamptz NOT NULL DEFAULT now())"]);
+    const started = await runNode([MEMDIR_BIN, 'serve', '--port', '0', '--store', url], env, 20_000);
+    assert.deepEqual(started, {
+      code: 2,
+      stdout: '',
+      stderr: 'memdir: the PostgreSQL database holds a memdir_stores table memdir cannot use (its column workspace is not text); rename or drop it, or name another database\n',
+    });
+    // The command line's store: a memdir_kv of another shape.
+    cluster.psql('CREATE DATABASE old_other_kv');
+    cluster.psql('CREATE TABLE memdir_kv (namespace text, key text, value text, PRIMARY KEY (namespace, key))', 'old_other_kv');
+    const viewed = await runNode([MEMDIR_BIN, '--store', cluster.url('old_other_kv'), 'view', '/memories'], env, 20_000);
+    assert.deepEqual(viewed, {
+      code: 2,
+      stdout: '',
+      stderr: 'memdir: the PostgreSQL database holds a memdir_kv table memdir cannot use (its column value is not bytea); rename or drop it, or name another database\n',
+    });
+    // Neither table was touched: no column added, no sequence made.
+    assert.equal(cluster.psql("SELECT string_agg(attname, ',' ORDER BY attnum) FROM pg_attribute WHERE attrelid = 'memdir_stores'::regclass AND attnum > 0", 'old_unusable').trim(), 'id,workspace,created_at');
+    assert.equal(cluster.psql("SELECT string_agg(attname, ',' ORDER BY attnum) FROM pg_attribute WHERE attrelid = 'memdir_kv'::regclass AND attnum > 0", 'old_other_kv').trim(), 'namespace,key,value');
+    assert.equal(cluster.psql("SELECT to_regclass('memdir_kv_seq') IS NULL", 'old_other_kv').trim(), 't');
   });
 });
