@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import Anthropic from '@anthropic-ai/sdk';
 import pg from 'pg';
 import { expected, observe } from '../conformance/hostile-stores.mjs';
@@ -185,6 +186,21 @@ describe('the CLI and the MCP server on a PostgreSQL store', () => {
       assert.deepEqual(r, { content: [{ type: 'text', text: "Here's the content of /memories/cli.md with line numbers:\n     1\tfrom the CLI" }], isError: false });
     } finally {
       await client.close();
+    }
+  });
+});
+
+describe('without node-postgres installed', () => {
+  // tests/node/without-pg.mjs makes `pg` unresolvable in the child, as on a machine
+  // where only memdir is installed.
+  const WITHOUT_PG = fileURLToPath(new URL('./without-pg.mjs', import.meta.url));
+  const HINT = 'memdir: a PostgreSQL store needs node-postgres, which memdir does not install by itself: npm install pg@8\n';
+  const env = { PATH: process.env.PATH, MEMDIR_API_KEYS: 'k' };
+
+  test('the command line, the MCP server and serve say to install it, and exit', async () => {
+    for (const args of [['--store', cluster.url(), 'view', '/memories'], ['mcp', '--store', cluster.url()], ['serve', '--port', '0', '--store', cluster.url()]]) {
+      const r = await runNode(['--import', WITHOUT_PG, MEMDIR_BIN, ...args], env, 20_000);
+      assert.deepEqual(r, { code: 2, stdout: '', stderr: HINT }, args.join(' '));
     }
   });
 });
