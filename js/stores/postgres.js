@@ -113,6 +113,7 @@ export async function openPool(url) {
     throw new PostgresStoreError('a PostgreSQL store needs node-postgres, which memdir does not install by itself: npm install pg@8');
   }
   const p = new pg.Pool({
+    Client: closingClient(pg),
     connectionString: url,
     max: POOL_MAX,
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
@@ -123,6 +124,30 @@ export async function openPool(url) {
   // next query gets a fresh connection.
   p.on('error', () => {});
   return p;
+}
+
+/**
+ * node-postgres's client, except that a connection that fails while it is made is
+ * closed at once: node-postgres 8 leaves one the server refused mid-authentication
+ * (no password, or a wrong one) open until the server gives up on it (60 s by
+ * default), and a command line that already said why it cannot go on would wait.
+ */
+const closingClients = new WeakMap();
+function closingClient(pg) {
+  let Client = closingClients.get(pg);
+  if (Client === undefined) {
+    Client = class extends pg.Client {
+      connect(callback) {
+        if (typeof callback !== 'function') return super.connect(callback);
+        return super.connect((err, ...rest) => {
+          if (err) this.connection?.stream?.destroy?.();
+          callback(err, ...rest);
+        });
+      }
+    };
+    closingClients.set(pg, Client);
+  }
+  return Client;
 }
 
 // What a caller (and, through the engine, a client) may see of a failure: which

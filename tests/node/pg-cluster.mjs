@@ -1,11 +1,12 @@
 // A private PostgreSQL cluster for the tests: initdb in a temporary directory, the
 // server on 127.0.0.1 at a free port with its socket in that directory, trust
-// authentication (nothing else can reach it), stopped and removed at the end.
+// authentication (nothing else can reach it), or with `password` a password asked
+// of every TCP connection (SCRAM), stopped and removed at the end.
 // Run as the `postgres` user when the tests run as root (initdb refuses root).
 // Also bench/serve/'s PostgreSQL, which keeps fsync on so its writes are as durable
 // as those it is compared with.
 import { execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -35,11 +36,11 @@ function freePort() {
   });
 }
 
-function asOwner(cmd, args) {
+function asOwner(cmd, args, env = process.env) {
   const root = process.getuid?.() === 0;
   const [file, argv] = root ? ['runuser', ['-u', 'postgres', '--', join(BIN, cmd), ...args]] : [join(BIN, cmd), args];
   // Bounded: a tool that hangs (a cluster that never comes up) fails the caller.
-  return execFileSync(file, argv, { stdio: ['ignore', 'pipe', 'pipe'], timeout: PROGRAM_TIMEOUT_MS }).toString();
+  return execFileSync(file, argv, { stdio: ['ignore', 'pipe', 'pipe'], timeout: PROGRAM_TIMEOUT_MS, env }).toString();
 }
 
 /**
@@ -47,7 +48,7 @@ function asOwner(cmd, args) {
  * `fsync: false` (the tests' default) trades durability for speed; a benchmark of
  * durable writes passes `true`.
  */
-export async function startPostgres({ fsync = false } = {}) {
+export async function startPostgres({ fsync = false, password } = {}) {
   if (BIN === undefined) throw new Error('PostgreSQL is not installed (bash scripts/setup.sh installs it)');
   const dir = mkdtempSync(join(tmpdir(), 'memdir-pg-'));
   if (process.getuid?.() === 0) {
@@ -72,7 +73,14 @@ export async function startPostgres({ fsync = false } = {}) {
   // cluster outlives it: the handler runs the stop synchronously.
   process.on('exit', stop);
   try {
-    asOwner('initdb', ['-D', data, '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
+    let auth = ['-A', 'trust'];
+    if (password !== undefined) {
+      const pwfile = join(dir, 'pwfile');
+      writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+      if (process.getuid?.() === 0) chownSync(pwfile, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+      auth = ['--auth-local=trust', '--auth-host=scram-sha-256', `--pwfile=${pwfile}`];
+    }
+    asOwner('initdb', ['-D', data, ...auth, '-U', 'postgres', '--no-sync', '-E', 'UTF8', '--locale=C']);
     const opts = `-c listen_addresses=127.0.0.1 -c port=${port} -c unix_socket_directories=${dir}${fsync ? '' : ' -c fsync=off'} -c max_connections=100`;
     asOwner('pg_ctl', ['-D', data, '-o', opts, '-l', join(dir, 'log'), '-w', '-t', '30', 'start']);
   } catch (e) {
@@ -88,7 +96,8 @@ export async function startPostgres({ fsync = false } = {}) {
   return {
     port,
     url: (db = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${db}`,
-    psql: (sql, db = 'postgres') => asOwner('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', db, '-Atqc', sql]),
+    psql: (sql, db = 'postgres') =>
+      asOwner('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', db, '-Atqc', sql], password === undefined ? process.env : { ...process.env, PGPASSWORD: password }),
     stop,
   };
 }
