@@ -75,9 +75,10 @@ export interface PostgresStore extends JsStore {
  * one database by `namespace` (default "default"). Each commit is one transaction.
  * `catalogued`: the store lives only while table `memdir_stores` (`memdir serve`'s
  * catalog) has a row whose id is the namespace; once it is deleted, reads and writes
- * fail and a commit under way writes nothing.
+ * fail and a commit under way writes nothing. `workspace` (with `catalogued`): only
+ * while that row names this workspace.
  */
-export declare function postgresStore(connection: string | { connect(): Promise<unknown> }, options?: { namespace?: string; catalogued?: boolean }): PostgresStore;
+export declare function postgresStore(connection: string | { connect(): Promise<unknown> }, options?: { namespace?: string; catalogued?: boolean; workspace?: string }): PostgresStore;
 
 /** The error a PostgreSQL store fails with: which operation failed, never the server's text. */
 export declare class PostgresStoreError extends Error {}

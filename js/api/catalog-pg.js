@@ -70,7 +70,9 @@ export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, 
     const key = openKey(workspace, id);
     let m = open.get(key);
     if (!m) {
-      const store = memdir.postgresStore(await pool(), { namespace: id, catalogued: true });
+      // Its row must name this workspace: a store moved to another one in the
+      // database is gone for this one from its next read or commit.
+      const store = memdir.postgresStore(await pool(), { namespace: id, catalogued: true, workspace });
       m = memdir.openMemory({ store, actor: ACTOR });
       open.set(key, m);
       const opening = m;

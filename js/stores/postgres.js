@@ -199,10 +199,12 @@ export async function transaction(pool, fail, fn) {
 /**
  * @param {string | import('pg').Pool} connection a `postgres://` URL, or a pool the
  *   application owns (then `close()` leaves it open)
- * @param {{ namespace?: string, catalogued?: boolean }} [options] which store inside
- *   the database (default "default"); many stores share one table, one namespace
- *   each. `catalogued`: the store lives only while `memdir_stores` has a row whose
- *   id is the namespace (the catalog's stores; see the top of this file).
+ * @param {{ namespace?: string, catalogued?: boolean, workspace?: string }} [options]
+ *   which store inside the database (default "default"); many stores share one
+ *   table, one namespace each. `catalogued`: the store lives only while
+ *   `memdir_stores` has a row whose id is the namespace (the catalog's stores; see
+ *   the top of this file), and, given `workspace`, only while that row names it: a
+ *   store moved to another workspace in the database is gone for the old one at once.
  */
 export function postgresStore(connection, options = {}) {
   const namespace = options.namespace ?? 'default';
@@ -211,11 +213,19 @@ export function postgresStore(connection, options = {}) {
   }
   const catalogued = options.catalogued ?? false;
   if (typeof catalogued !== 'boolean') throw new TypeError('postgresStore: options.catalogued must be a boolean');
-  // Every statement below binds the namespace as $1. Reading the row takes no lock;
-  // a commit holds it (KEY SHARE: commits do not wait for each other, a delete of the
-  // row waits for them, and a commit after the delete finds no row).
-  const listed = catalogued ? `EXISTS (SELECT 1 FROM ${STORES_TABLE} WHERE id = $1)` : 'true';
-  const held = catalogued ? `EXISTS (SELECT 1 FROM ${STORES_TABLE} WHERE id = $1 FOR KEY SHARE)` : 'true';
+  const workspace = options.workspace;
+  if (workspace !== undefined && (!catalogued || typeof workspace !== 'string' || workspace.length === 0 || workspace.length > 200)) {
+    throw new TypeError('postgresStore: options.workspace must be a string of 1 to 200 characters, and needs catalogued');
+  }
+  // Every statement below binds the namespace as $1, and the workspace (if the row
+  // must name one) after its own values, as $n. Reading the row takes no lock; a
+  // commit holds it (KEY SHARE: commits do not wait for each other, a delete of the
+  // row waits for them, and a commit after the delete, or after the row moved to
+  // another workspace, finds no row).
+  const row = (n) => `SELECT 1 FROM ${STORES_TABLE} WHERE id = $1${workspace === undefined ? '' : ` AND workspace = $${n}`}`;
+  const listed = (n) => (catalogued ? `EXISTS (${row(n)})` : 'true');
+  const held = (n) => (catalogued ? `EXISTS (${row(n)} FOR KEY SHARE)` : 'true');
+  const bound = (values) => (workspace === undefined ? values : [...values, workspace]);
   const owned = typeof connection === 'string';
   if (!owned && (connection === null || typeof connection !== 'object' || typeof connection.connect !== 'function')) {
     throw new TypeError('postgresStore(connection) needs a postgres:// URL or a pg Pool');
@@ -295,7 +305,7 @@ export function postgresStore(connection, options = {}) {
     const { rows } = await query(
       'read',
       `WITH one AS (
-         SELECT ${listed} AS listed, octet_length(v.value) AS n, CASE WHEN octet_length(v.value) <= $3 THEN v.value END AS value
+         SELECT ${listed(8)} AS listed, octet_length(v.value) AS n, CASE WHEN octet_length(v.value) <= $3 THEN v.value END AS value
            FROM (SELECT 1) AS one LEFT JOIN ${TABLE} v ON v.namespace = $1 AND v.key = $2)
        SELECT listed, n, value, NULL::text AS key,
               CASE WHEN $4::bigint IS NULL THEN (SELECT coalesce(max(seq), 0) FROM ${TABLE} WHERE namespace = $1 AND seq IS NOT NULL) END::text AS seq
@@ -305,7 +315,7 @@ export function postgresStore(connection, options = {}) {
          WHERE r.namespace = $1 AND r.seq > $4::bigint AND octet_length(r.value) <= $5
            AND split_part(r.key, '/', 1) || '/' = ANY($6::text[]) AND (SELECT listed FROM one)
          ORDER BY r.seq LIMIT $7)`,
-      [namespace, key, MAX_VALUE_BYTES, since ?? null, rules().aheadValueBytes, rules().structurePrefixes, rules().aheadRows],
+      bound([namespace, key, MAX_VALUE_BYTES, since ?? null, rules().aheadValueBytes, rules().structurePrefixes, rules().aheadRows]),
     );
     // One row of its own, and at most aheadRows of others', whatever the database says.
     if (rows.length > rules().aheadRows + 1) throw new PostgresStoreError(ANOTHER_SHAPE);
@@ -331,9 +341,9 @@ export function postgresStore(connection, options = {}) {
     forget(checkKey(key));
     const { rowCount } = await query(
       'write',
-      `INSERT INTO ${TABLE} (namespace, key, value) SELECT $1, $2, $3::bytea WHERE ${held}
+      `INSERT INTO ${TABLE} (namespace, key, value) SELECT $1, $2, $3::bytea WHERE ${held(4)}
          ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value`,
-      [namespace, key, checkValue(value)],
+      bound([namespace, key, checkValue(value)]),
     );
     if (rowCount !== 1) throw new PostgresStoreError(STORE_DELETED);
   }
@@ -353,10 +363,11 @@ export function postgresStore(connection, options = {}) {
         return failed(op)(e);
       }
     }
+    const at = values.length + 1;
     const swapped =
       expected === undefined
-        ? `INSERT INTO ${TABLE} (namespace, key, value) SELECT $1, $2, $3::bytea WHERE ${held} ON CONFLICT (namespace, key) DO NOTHING RETURNING 1`
-        : `UPDATE ${TABLE} SET value = $3 WHERE namespace = $1 AND key = $2 AND value = $7 AND ${held} RETURNING 1`;
+        ? `INSERT INTO ${TABLE} (namespace, key, value) SELECT $1, $2, $3::bytea WHERE ${held(at)} ON CONFLICT (namespace, key) DO NOTHING RETURNING 1`
+        : `UPDATE ${TABLE} SET value = $3 WHERE namespace = $1 AND key = $2 AND value = $7 AND ${held(at)} RETURNING 1`;
     // The tree's and the history's objects are numbered as they are stored (see the
     // top of this file; contents are not, so neither the sequence nor the index
     // grows with them); the numbers come back so that this store's next reads skip
@@ -371,7 +382,7 @@ export function postgresStore(connection, options = {}) {
                 ON CONFLICT (namespace, key) DO UPDATE SET value = EXCLUDED.value, seq = EXCLUDED.seq
                 RETURNING seq)
        SELECT (SELECT count(*) FROM swapped)::int AS swapped, min(seq)::text AS first, max(seq)::text AS last FROM stored`,
-      values,
+      bound(values),
     );
     const first = seqOf(rows[0]?.first);
     if (since !== undefined && first === since + 1) since = seqOf(rows[0]?.last) ?? since;

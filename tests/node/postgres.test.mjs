@@ -381,6 +381,35 @@ describe('a store deleted through one instance while another writes to it', () =
   });
 });
 
+describe('a store moved to another workspace in the database', () => {
+  test("is gone for the old workspace's keys at once, on the instance that has it open, and there for the new one's", async () => {
+    cluster.psql('CREATE DATABASE moved');
+    const catalog = postgresCatalog(cluster.url('moved'));
+    const handle = apiHandler({ catalog, keys: ['key-a', 'key-b=team-b'] });
+    const call = async (key, method, path, body) => {
+      const headers = { 'x-api-key': key, 'content-type': 'application/json' };
+      const r = await handle(new Request(`http://memdir.test/v1/memory_stores${path}`, { method, headers, body: body && JSON.stringify(body) }));
+      return { status: r.status, body: await r.json() };
+    };
+    const NO_STORE = { status: 404, body: { type: 'error', error: { type: 'not_found_error', message: 'No memory store with this id.' } } };
+    try {
+      const { id } = (await call('key-a', 'POST', '', { name: 'Moving' })).body;
+      assert.equal((await call('key-a', 'POST', `/${id}/memories`, { path: '/kept.md', content: 'kept' })).status, 200);
+      assert.equal((await call('key-a', 'GET', `/${id}/memories`)).status, 200); // open here, for workspace default
+      assert.deepEqual(await call('key-b', 'GET', `/${id}/memories`), NO_STORE);
+      cluster.psql(`UPDATE memdir_stores SET workspace = 'team-b' WHERE id = '${id}'`, 'moved');
+      assert.deepEqual(await call('key-a', 'GET', `/${id}/memories`), NO_STORE);
+      assert.deepEqual(await call('key-a', 'POST', `/${id}/memories`, { path: '/late.md', content: 'late' }), NO_STORE);
+      assert.deepEqual((await call('key-a', 'GET', '')).body.data, []);
+      const seen = await call('key-b', 'GET', `/${id}/memories`);
+      assert.deepEqual([seen.status, seen.body.data.map((m) => m.path)], [200, ['/kept.md']]);
+      assert.equal(cluster.psql(`SELECT count(*) FROM memdir_kv WHERE namespace = '${id}' AND position('late'::bytea in value) > 0`, 'moved').trim(), '0');
+    } finally {
+      await catalog.close();
+    }
+  });
+});
+
 describe('a catalogued store while its catalog row is deleted', () => {
   // The catalog deletes a store's row and then its keys in one transaction. A commit
   // that reaches the database between the two must wait for the row and then write
