@@ -381,6 +381,56 @@ describe('a store deleted through one instance while another writes to it', () =
   });
 });
 
+describe('a redaction while another instance runs its retention pass', () => {
+  // The redaction's store runs the other instance's retention pass right when the
+  // redaction, published, starts erasing the version's old record: the pass drops
+  // that version (older than its period, not the memory's current one).
+  test('answers the version as the redaction left it, not a false "damaged record"', async () => {
+    const namespace = 'redact-race';
+    const theirs = await memdir.openMemory({ store: store(namespace) });
+    let cut;
+    const pgStore = store(namespace);
+    // The store's own methods, without its cross-process turn: the other instance's
+    // pass must not wait for this write's turn.
+    const { inTurn, ...plain } = pgStore;
+    assert.equal(typeof inTurn, 'function');
+    const mine = await memdir.openMemory({
+      store: {
+        ...plain,
+        delete: async (key) => {
+          if (key.startsWith('rec/') && cut) {
+            const run = cut;
+            cut = undefined;
+            await run();
+          }
+          return pgStore.delete(key);
+        },
+      },
+    });
+    const api = async (m, request) => m.api(request);
+    const id = memdir.newStoreId();
+    assert.equal((await api(mine, { op: 'store.create', id, body: '{"name":"Race"}' })).status, 200);
+    const made = await api(mine, { op: 'memory.create', body: '{"path":"/s.md","content":"secret QUINCE"}' });
+    await api(mine, { op: 'memory.update', id: made.body.id, body: '{"content":"public"}' });
+    const [, first] = (await api(mine, { op: 'version.list', query: { memory_id: made.body.id } })).body.data;
+    await new Promise((r) => setTimeout(r, 5)); // older than a period of 1 ms
+    let dropped;
+    cut = async () => {
+      dropped = (await theirs.retain({ olderThanMs: 1 })).dropped;
+    };
+    const r = await api(mine, { op: 'version.redact', id: first.id, body: '{}' });
+    assert.equal(dropped, 1);
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    assert.deepEqual(
+      [r.body.id, r.body.operation, r.body.path, r.body.content_sha256, r.body.redacted_at === null],
+      [first.id, 'created', null, null, false],
+    );
+    assert.equal((await api(mine, { op: 'version.retrieve', id: first.id })).status, 404);
+    mine.close();
+    theirs.close();
+  });
+});
+
 describe('a store moved to another workspace in the database', () => {
   test("is gone for the old workspace's keys at once, on the instance that has it open, and there for the new one's", async () => {
     cluster.psql('CREATE DATABASE moved');
