@@ -5,7 +5,10 @@
 // errors that never carry the server's text or address, a store deleted through
 // one instance while another writes to it, and what one instance commits coming
 // with another's next read (counted in queries, checked like any row, and the
-// numbering added in place to a table made before it).
+// numbering added in place to a table made before it); the tables each earlier build
+// made brought up to date at start and one of another shape refused; `pg` missing;
+// the password from PGPASSWORD or ~/.pgpass; a store moved to another workspace; a
+// redaction meeting another instance's retention pass.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
