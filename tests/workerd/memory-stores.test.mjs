@@ -292,6 +292,14 @@ describe('memories', () => {
         taken.id,
         onTaken,
       ],
+      [
+        // The first memory beneath /conflict is the one moving: it never blocks itself.
+        'a rename onto its own directory, which holds another memory',
+        () => memories().update(moving.id, { memory_store_id: store, path: '/conflict' }),
+        '/conflict/taken.md',
+        taken.id,
+        `The path /conflict conflicts with memory ${taken.id} at /conflict/taken.md.`,
+      ],
     ];
     for (const [what, call, path, id, message] of cases) {
       const e = await failure(call());
@@ -304,6 +312,9 @@ describe('memories', () => {
       );
     }
     assert.equal((await memories().retrieve(moving.id, { memory_store_id: store })).path, '/conflict/moving.md');
+    // Alone beneath a directory, a memory moves up onto it.
+    const alone = await memories().create(store, { path: '/alone/a.md', content: 'a' });
+    assert.equal((await memories().update(alone.id, { memory_store_id: store, path: '/alone' })).path, '/alone');
   });
 
   test('list: path_prefix, depth and view', async () => {
