@@ -194,6 +194,58 @@ fn the_memory_tool_records_a_version_for_every_change() {
 }
 
 #[test]
+fn the_memory_tool_refuses_to_create_or_change_in_an_archived_store() {
+    // The API's rule for an archived store (its memories read and deleted, not
+    // created or changed) holds for the memory tool too, whichever face runs it.
+    let a = api();
+    a.tool(json!({"command": "create", "path": "/memories/a.md", "file_text": "one\n"}));
+    a.tool(json!({"command": "create", "path": "/memories/b.md", "file_text": "two\n"}));
+    a.ok(json!({"op": "store.archive"}));
+    let before = a.dump();
+    let refused = |input: Value| {
+        let r = block_on(a.engine.execute(&input));
+        assert!(r.is_error, "{input} -> {}", r.content);
+        assert_eq!(a.dump(), before, "{input} changed the store");
+        r.content
+    };
+    let why = "the memory store is archived; its memories can be viewed and deleted, not created or changed";
+    assert_eq!(
+        refused(json!({"command": "create", "path": "/memories/c.md", "file_text": "x"})),
+        format!("Error: Cannot create /memories/c.md: {why}")
+    );
+    assert_eq!(
+        refused(json!({"command": "create", "path": "/memories/a.md", "file_text": "x"})),
+        format!("Error: Cannot create /memories/a.md: {why}")
+    );
+    assert_eq!(
+        refused(
+            json!({"command": "str_replace", "path": "/memories/a.md", "old_str": "one", "new_str": "uno"})
+        ),
+        format!("Error: Cannot str_replace /memories/a.md: {why}")
+    );
+    assert_eq!(
+        refused(
+            json!({"command": "insert", "path": "/memories/a.md", "insert_line": 0, "insert_text": "x\n"})
+        ),
+        format!("Error: Cannot insert /memories/a.md: {why}")
+    );
+    assert_eq!(
+        refused(
+            json!({"command": "rename", "old_path": "/memories/a.md", "new_path": "/memories/z.md"})
+        ),
+        format!("Error: Cannot rename /memories/a.md: {why}")
+    );
+    assert_eq!(
+        a.tool(json!({"command": "view", "path": "/memories/a.md"})),
+        "Here's the content of /memories/a.md with line numbers:\n     1\tone\n     2\t"
+    );
+    assert_eq!(
+        a.tool(json!({"command": "delete", "path": "/memories/b.md"})),
+        "Successfully deleted /memories/b.md"
+    );
+}
+
+#[test]
 fn creating_on_a_taken_path_is_a_conflict_naming_what_blocks() {
     let a = api();
     let m = a.create("/notes/todo.md", "x");

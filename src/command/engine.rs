@@ -122,6 +122,7 @@ impl<S: Store> Engine<S> {
             _ => {
                 let summary = cmd.summary();
                 self.transact(true, async |head| {
+                    self.not_archived(head, &cmd)?;
                     let mut overlay = Overlay::on(head, self.now());
                     let plan = self.plan(&mut overlay, head.root, &cmd).await?;
                     Ok(Attempt::Publish {
@@ -134,6 +135,33 @@ impl<S: Store> Engine<S> {
                 .await
             }
         }
+    }
+
+    /// An archived store's memories can be viewed and deleted, not created or
+    /// changed: the rule the Memory Stores API and the toolset apply, checked here
+    /// against the head the change is planned on, so every face that runs the
+    /// memory tool (an MCP server, a worker, the host) refuses alike.
+    fn not_archived(&self, head: &Head, cmd: &Checked) -> Result<(), ToolError> {
+        let archived = head.store.as_ref().is_some_and(|s| s.archived_at.is_some());
+        if !archived || matches!(cmd, Checked::View { .. } | Checked::Delete { .. }) {
+            return Ok(());
+        }
+        let path = cmd
+            .paths()
+            .first()
+            .copied()
+            .cloned()
+            .ok_or(ToolError::Damaged)?;
+        let mount = match self.config().mount.as_str() {
+            "" => String::new(),
+            name => format!("{}/{name}", crate::path::ROOT),
+        };
+        Err(Refusal::Archived {
+            command: cmd.name(),
+            path,
+            mount,
+        }
+        .into())
     }
 
     /// The top of the store for a listing of `/memories` across mounts: its total

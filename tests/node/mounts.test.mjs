@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { loadJson, memdir, tempDir } from './helpers.mjs';
 import { scriptedApi } from '../fake-model.mjs';
-import { FACES, OPEN_CLOCK, SEED_CLOCK, seed } from '../conformance/write-paths.mjs';
+import { FACES, OPEN_CLOCK, SEED_CLOCK, archive, seed } from '../conformance/write-paths.mjs';
 
 const TURNS = [
   [
@@ -189,8 +189,9 @@ describe('every write path × access, through the package', () => {
     return ids;
   }
 
-  for (const [face, { run, readOnly, readWrite }] of Object.entries(FACES)) {
+  for (const [face, { run, readOnly, readWrite, archived }] of Object.entries(FACES)) {
     test(face, async () => {
+      assert.notEqual(archived, undefined, `${face} names no archived answer`);
       const [teamDir, meDir] = [tempDir('memdir-team-'), tempDir('memdir-me-')];
       const ids = await seeded(teamDir);
       const meIds = await seeded(meDir);
@@ -210,6 +211,16 @@ describe('every write path × access, through the package', () => {
       if (readWrite !== null) {
         const both = await open('read_write');
         assert.deepEqual(await run(both, 'me', meIds), readWrite);
+        both.close();
+      }
+      if (archived !== null) {
+        const both = await open('read_write');
+        await archive(both, 'team');
+        const kept = snapshot(teamDir);
+        const answer = await run(both, 'team', ids);
+        assert.deepEqual(answer, archived);
+        // A refusal leaves the archived store as it was.
+        if (answer !== 'ok') assert.deepEqual(snapshot(teamDir), kept, `${face} changed the archived store`);
         both.close();
       }
     });
