@@ -12,9 +12,18 @@
 // The SDK's low-level `Server` is used, not `McpServer`: McpServer takes Zod schemas
 // and validates inputs itself, so a bad input would get Zod's words instead of the
 // engine's, and the tool's answers would no longer be the memory tool's.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
+//
+// The SDK is found where memdir or the working directory's project has it
+// (./mcp-sdk.js): importing this module rejects with SdkMissing when neither does.
+import { PassThrough } from 'node:stream';
+import { once } from 'node:events';
+import { MEMORY_SYSTEM_PROMPT, defaults, memoryTool, toolsetTools } from '../js/node.js';
+import { FACE_ERRORS, glue } from '../js/glue.js';
+import { importSdk } from './mcp-sdk.js';
+import { lines } from './ndjson.js';
+
+const [{ Server }, { StdioServerTransport }, types] = await importSdk('server/index.js', 'server/stdio.js', 'types.js');
+const {
   CallToolRequestSchema,
   ErrorCode,
   JSONRPCMessageSchema,
@@ -23,12 +32,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   RequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import { PassThrough } from 'node:stream';
-import { once } from 'node:events';
-import { MEMORY_SYSTEM_PROMPT, defaults, memoryTool, toolsetTools } from '../js/node.js';
-import { FACE_ERRORS, glue } from '../js/glue.js';
-import { lines } from './ndjson.js';
+} = types;
 
 export const TOOL_NAME = memoryTool().name;
 const ROOT = '/memories';
