@@ -79,8 +79,8 @@ async function mcpAnswerer(log) {
     return undefined;
   }
   const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
-  return async (memory, request) => {
-    const server = mcp.createMcpServer(memory, { version });
+  return async (memory, request, actor) => {
+    const server = mcp.createMcpServer(memory, { version, actor });
     const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

@@ -12,7 +12,7 @@
 mod common;
 
 use common::STORE_ID;
-use memdir::{Config, Engine, Limits, MemoryStore, Store, block_on};
+use memdir::{Actor, Command, Config, Engine, Limits, MemoryStore, Store, block_on};
 use serde_json::{Value, json};
 
 const OTHER_STORE_ID: &str = "memstore_zzzzzzzzzzzz0123456789ab";
@@ -242,6 +242,62 @@ fn the_memory_tool_refuses_to_create_or_change_in_an_archived_store() {
     assert_eq!(
         a.tool(json!({"command": "delete", "path": "/memories/b.md"})),
         "Successfully deleted /memories/b.md"
+    );
+}
+
+#[test]
+fn the_memory_tool_and_the_toolset_record_the_actor_they_act_for() {
+    // A server running either for an API key passes the key's actor: the versions
+    // name it, as the API's own writes do, not the store's configured session.
+    let a = api();
+    let key = Actor::Api {
+        api_key_id: "apikey_0123".into(),
+    };
+    let cmd = Command::from_value(
+        &json!({"command": "create", "path": "/memories/a.md", "file_text": "one\n"}),
+    )
+    .unwrap();
+    block_on(a.engine.run_by(cmd, Some(&key))).unwrap();
+    let cmd = Command::from_value(&json!({"command": "str_replace", "path": "/memories/a.md", "old_str": "one", "new_str": "uno"})).unwrap();
+    block_on(a.engine.run_by(cmd, Some(&key))).unwrap();
+    block_on(a.engine.toolset_by(
+        "",
+        "memory_write",
+        &json!({"path": "/b.md", "content": "two"}),
+        Some(&key),
+    ))
+    .unwrap();
+    block_on(a.engine.toolset_by(
+        "",
+        "memory_edit",
+        &json!({"path": "/b.md", "old_str": "two", "new_str": "dos"}),
+        Some(&key),
+    ))
+    .unwrap();
+    a.tool(json!({"command": "create", "path": "/memories/c.md", "file_text": "three"}));
+    let page = a.ok(json!({"op": "version.list", "query": {"limit": "10"}}));
+    let by: Vec<(String, Value)> = page["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["path"].as_str().unwrap().to_string(),
+                v["created_by"].clone(),
+            )
+        })
+        .collect();
+    let api = json!({"type": "api_actor", "api_key_id": "apikey_0123"});
+    let session = json!({"type": "session_actor", "session_id": "sesn_test"});
+    assert_eq!(
+        by,
+        [
+            ("/c.md".into(), session),
+            ("/b.md".into(), api.clone()),
+            ("/b.md".into(), api.clone()),
+            ("/a.md".into(), api.clone()),
+            ("/a.md".into(), api),
+        ]
     );
 }
 

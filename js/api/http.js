@@ -407,7 +407,8 @@ export function apiAnswerer({ catalog, keys = [], noAuth = false, hosts, log: lo
   }
 
   // `/mcp?store=ID`: the MCP server over one store of the key's workspace, behind
-  // the same keys and loopback checks; `mcp(memory, request)` answers it.
+  // the same keys and loopback checks; `mcp(memory, request, actor)` answers it,
+  // its writes on behalf of the key's actor (undefined without keys).
   const MCP_BODY = core.defaults().maxInputBytes + 64 * 1024;
   async function mcpRoute(request) {
     const auth = await authenticate(request);
@@ -430,7 +431,8 @@ export function apiAnswerer({ catalog, keys = [], noAuth = false, hosts, log: lo
       }
     }
     const again = new Request(request.url, { method: request.method, headers, body: read.text ?? undefined });
-    return { response: await mcp(store, again) };
+    // Its writes name the key's actor, as the API's do (none without keys).
+    return { response: await mcp(store, again, auth.actor) };
   }
 
   /** The origin of a page allowed to call with a key (CORS), or null. */

@@ -14,6 +14,7 @@ use crate::config::Limits;
 use crate::error::{Refusal, ToolError};
 use crate::path::{self, ValidPath};
 use crate::storage::Engine;
+use crate::storage::versions::Actor;
 use crate::store::Store;
 use crate::toolset::{self, ToolsetError};
 use serde_json::Value;
@@ -74,6 +75,13 @@ impl<S: Store> MountTarget for Engine<S> {
     }
 }
 
+/// What [`Mounted::route`] decided: the answer, or the target to run the
+/// command (its paths as the model wrote them).
+enum Routed<'a, T> {
+    Answered(String),
+    To(&'a T, Command),
+}
+
 /// The stores of one memory, each with its target (its engine).
 pub struct Mounted<T> {
     mounts: Vec<(Mount, T)>,
@@ -111,10 +119,19 @@ impl<T: MountTarget> Mounted<T> {
 
     /// The typed face, over every store.
     pub async fn run(&self, cmd: Command) -> Result<String, T::Error> {
+        match self.route(cmd).await? {
+            Routed::Answered(text) => Ok(text),
+            Routed::To(target, cmd) => target.run(cmd).await,
+        }
+    }
+
+    /// Where a command goes: the store whose mount its paths lie in, or an answer
+    /// given before any store is touched (`view /memories` across stores).
+    async fn route(&self, cmd: Command) -> Result<Routed<'_, T>, T::Error> {
         if let [(m, target)] = self.mounts.as_slice()
             && m.name.is_empty()
         {
-            return target.run(cmd).await;
+            return Ok(Routed::To(target, cmd));
         }
         let checked = cmd.validate_paths()?;
         let Some((_, first)) = self.mounts.first() else {
@@ -127,7 +144,9 @@ impl<T: MountTarget> Mounted<T> {
         };
         if path.is_root() {
             return match checked {
-                Checked::View { view_range, .. } => self.view_top(path, view_range).await,
+                Checked::View { view_range, .. } => {
+                    self.view_top(path, view_range).await.map(Routed::Answered)
+                }
                 // Everything else on `/memories` itself was refused above, but a
                 // line edit, which finds no file there.
                 _ => Err(ToolError::from(Refusal::NotFoundHint(path.clone())).into()),
@@ -183,7 +202,7 @@ impl<T: MountTarget> Mounted<T> {
             return Err(ToolError::from(Refusal::AlreadyExists(path.clone())).into());
         }
         // The target checks the paths again (cheap) and takes its mount's share.
-        target.run(checked.into_command()).await
+        Ok(Routed::To(target, checked.into_command()))
     }
 
     /// Which store `path` (not `/memories`) lies in.
@@ -239,9 +258,27 @@ impl<T: MountTarget> Mounted<T> {
 
 /// The toolset needs each store's engine (it runs the API's operations).
 impl<S: Store> Mounted<Engine<S>> {
+    /// [`Mounted::run`] on behalf of `by` (see [`Engine::run_by`]).
+    pub async fn run_by(&self, cmd: Command, by: Option<&Actor>) -> Result<String, ToolError> {
+        match self.route(cmd).await? {
+            Routed::Answered(text) => Ok(text),
+            Routed::To(engine, cmd) => engine.run_by(cmd, by).await,
+        }
+    }
+
     /// [`Mounted::toolset`] for an input still in JSON text.
     pub async fn toolset_json(&self, name: &str, input: &str) -> Result<String, ToolsetError> {
-        self.toolset(name, &toolset::parse_input(name, input)?)
+        self.toolset_json_by(name, input, None).await
+    }
+
+    /// [`Mounted::toolset_json`] on behalf of `by` (see [`Engine::toolset_by`]).
+    pub async fn toolset_json_by(
+        &self,
+        name: &str,
+        input: &str,
+        by: Option<&Actor>,
+    ) -> Result<String, ToolsetError> {
+        self.toolset_by(name, &toolset::parse_input(name, input)?, by)
             .await
     }
 
@@ -250,10 +287,20 @@ impl<S: Store> Mounted<Engine<S>> {
     /// the whole memory asks every store in turn, and a write into a read-only store
     /// is refused before it is touched. One store at `/memories` takes paths as is.
     pub async fn toolset(&self, name: &str, input: &Value) -> Result<String, ToolsetError> {
+        self.toolset_by(name, input, None).await
+    }
+
+    /// [`Mounted::toolset`] on behalf of `by` (see [`Engine::toolset_by`]).
+    pub async fn toolset_by(
+        &self,
+        name: &str,
+        input: &Value,
+        by: Option<&Actor>,
+    ) -> Result<String, ToolsetError> {
         if let [(m, engine)] = self.mounts.as_slice()
             && m.name.is_empty()
         {
-            return engine.toolset("", name, input).await;
+            return engine.toolset_by("", name, input, by).await;
         }
         let tool =
             toolset::tools::tool(name).ok_or_else(|| ToolsetError::UnknownTool(name.into()))?;
@@ -292,7 +339,7 @@ impl<S: Store> Mounted<Engine<S>> {
             let mut parts = Vec::new();
             for (m, engine) in &self.mounts {
                 let prefix = format!("/{}", m.name);
-                parts.push(engine.toolset(&prefix, name, &with("/")).await?);
+                parts.push(engine.toolset_by(&prefix, name, &with("/"), by).await?);
             }
             return Ok(parts.join("\n\n"));
         };
@@ -314,7 +361,7 @@ impl<S: Store> Mounted<Engine<S>> {
         }
         let local = format!("/{below}");
         engine
-            .toolset(&format!("/{}", m.name), name, &with(&local))
+            .toolset_by(&format!("/{}", m.name), name, &with(&local), by)
             .await
     }
 }

@@ -324,10 +324,12 @@ describe('the Memory Stores API fetch handler', () => {
     assert.match(r.headers.get('request-id'), /^req_[0-9a-f]{24}$/);
     assert.throws(() => apiHandler({ catalog: recordingCatalog(), keys: [KEY], deadlineMs: 0 }), { message: 'apiHandler: deadlineMs must be a positive integer' });
   });
-  test('/mcp has the API\'s deadline', { timeout: 20_000 }, async () => {
+  test('/mcp has the API\'s deadline, and its server acts as the key\'s actor', { timeout: 20_000 }, async () => {
+    const seen = [];
     let calls = 0;
     // The first MCP request never answers (a store that stalls under a tool call).
-    const mcp = async () => {
+    const mcp = async (memory, request, actor) => {
+      seen.push(actor);
       return ++calls === 1 ? new Promise(() => {}) : new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } });
     };
     const handle = apiHandler({ catalog: recordingCatalog(), keys: [KEY], deadlineMs: 1500, mcp });
@@ -342,6 +344,7 @@ describe('the Memory Stores API fetch handler', () => {
       apiError('api_error', 'The request did not finish within 1.5 seconds. A write still under way commits whole or not at all: read before you retry it.'),
     );
     assert.match(r.headers.get('request-id'), /^req_[0-9a-f]{24}$/);
+    assert.deepEqual(seen, [ACTOR, ACTOR]);
   });
 
   test('pages of an allowed origin may call with a key (CORS); others get no CORS headers', async () => {

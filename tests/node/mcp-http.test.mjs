@@ -2,6 +2,7 @@
 // SDK's Streamable HTTP transport, behind the same keys, scoped to the key's
 // workspace. Driven by the SDK's own HTTP client.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
@@ -100,4 +101,27 @@ test('an archived store refuses the memory tool over /mcp as the API and the too
   }
   const left = (await api.beta.memoryStores.memories.list(id, { view: 'full' })).data.map((m) => [m.path, m.content]);
   assert.deepEqual(left, [['/kept.md', 'one\n']]);
+});
+
+test('versions written over /mcp name the key that wrote them, as the API records it', async () => {
+  const api = new Anthropic({ apiKey: KEY, baseURL: server.url, logLevel: 'off', maxRetries: 0 });
+  const id = (await api.beta.memoryStores.create({ name: 'Actors' })).id;
+  await api.beta.memoryStores.memories.create(id, { path: '/by-api.md', content: 'api' });
+  const client = await connect(KEY, id);
+  try {
+    await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/by-tool.md', file_text: 'tool' } });
+    await client.callTool({ name: 'memory_write', arguments: { path: '/by-toolset.md', content: 'toolset' } });
+    await client.callTool({ name: 'memory', arguments: { command: 'delete', path: '/memories/by-api.md' } });
+  } finally {
+    await client.close();
+  }
+  const versions = (await api.beta.memoryStores.memoryVersions.list(id)).data.map((v) => [v.operation, v.path, JSON.stringify(v.created_by)]);
+  // The API's JSON of the actor, exactly (before: {"session_id":"memdir-serve","type":"session_actor"} from /mcp).
+  const key = `{"api_key_id":"apikey_${createHash('sha256').update(KEY).digest('hex').slice(0, 24)}","type":"api_actor"}`;
+  assert.deepEqual(versions, [
+    ['deleted', '/by-api.md', key],
+    ['created', '/by-toolset.md', key],
+    ['created', '/by-tool.md', key],
+    ['created', '/by-api.md', key],
+  ]);
 });
