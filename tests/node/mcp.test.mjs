@@ -464,3 +464,20 @@ describe('the MCP SDK in the project memdir runs in, memdir installed elsewhere 
     }
   });
 });
+
+test('memdir mcp over an archived store: the memory tool refuses to create or change, as the API does', async () => {
+  const dir = join(tempDir('memdir-mcp-'), 'store');
+  const memory = await memdir.openMemory({ store: memdir.directoryStore(dir) });
+  assert.equal((await memory.api({ op: 'store.create', id: 'memstore_abcdefghjkmn0123456789ab', body: { name: 'Old' } })).status, 200);
+  assert.equal((await memory.api({ op: 'memory.create', body: { path: '/kept.md', content: 'one\n' } })).status, 200);
+  assert.equal((await memory.api({ op: 'store.archive' })).status, 200);
+  memory.close();
+  const { client } = await connect(dir);
+  const why = 'the memory store is archived; its memories can be viewed and deleted, not created or changed';
+  assert.deepEqual(await call(client, { command: 'create', path: '/memories/new.md', file_text: 'x' }), text(`Error: Cannot create /memories/new.md: ${why}`, true));
+  assert.deepEqual(
+    await call(client, { command: 'str_replace', path: '/memories/kept.md', old_str: 'one', new_str: 'uno' }),
+    text(`Error: Cannot str_replace /memories/kept.md: ${why}`, true),
+  );
+  assert.deepEqual(await call(client, { command: 'view', path: '/memories/kept.md' }), text("Here's the content of /memories/kept.md with line numbers:\n     1\tone\n     2\t"));
+});
