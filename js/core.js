@@ -211,16 +211,20 @@ function modelCalled(arg, method) {
  * The JSON text of `options.actor`, or undefined without one: an actor object as
  * the Memory Stores API records it (`{type: 'api_actor', api_key_id}`), which the
  * versions a call makes name instead of the memory's own actor (a server running
- * the tools for one of its API keys passes that key's). The engine judges it.
+ * the tools for one of its API keys passes that key's). The engine judges it: an
+ * actor it refuses is its TypeError, thrown here, before anything runs.
  */
 function actorOption(options) {
   const actor = options === undefined || options === null ? undefined : options.actor;
   if (actor === undefined) return undefined;
+  let text;
   try {
-    return JSON.stringify(actor) ?? 'null';
+    text = JSON.stringify(actor) ?? 'null';
   } catch {
-    return 'null'; // cycles, BigInt, throwing getters: no actor, in the engine's words
+    text = 'null'; // cycles, BigInt, throwing getters: no actor, in the engine's words
   }
+  glue.checkActor(text);
+  return text;
 }
 
 function withKind(error, kind) {
@@ -288,10 +292,8 @@ export class Memory {
       const r = glue.oversizedInput();
       throw withKind(new Error(r.content.slice('Error: '.length)), 'input');
     }
-    // A bad actor is the caller's mistake: the engine's TypeError, before anything runs.
-    const running = this.#core.handleJson(text, actor);
     try {
-      return await running;
+      return await this.#core.handleJson(text, actor);
     } catch (e) {
       if (e instanceof Error && typeof e.kind === 'string') throw e;
       // Unreachable unless the engine itself failed; no raw text goes to the model.
@@ -321,10 +323,8 @@ export class Memory {
     const actor = actorOption(options);
     const text = inputText(input, isText);
     if (text === null) return glue.oversizedInput();
-    // A bad actor is the caller's mistake: the engine's TypeError, before anything runs.
-    const running = this.#core.executeJson(text, actor);
     try {
-      return await running;
+      return await this.#core.executeJson(text, actor);
     } catch {
       // Unreachable unless the engine itself failed; no raw text goes to the model.
       return { content: `Error: ${FACE_ERRORS.internal}`, is_error: true };

@@ -427,6 +427,14 @@ async fn run_json(
     }
 }
 
+/// Checks an actor as [`actor_of`] does, before any call is made with it: the
+/// `TypeError` for one the engine refuses. The calls check it again, but a throw
+/// from them is the wrapper's internal failure, never the caller's.
+#[wasm_bindgen(js_name = checkActor)]
+pub fn check_actor(text: String) -> Result<(), JsValue> {
+    actor_of(Some(text)).map(|_| ())
+}
+
 /// Whom a call acts for: `None` (absent), the memory's configured actor as a
 /// session; else the JSON text of an actor object as the Memory Stores API records
 /// it (`{"type":"api_actor","api_key_id":…}`), which the versions the call makes
