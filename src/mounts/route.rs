@@ -75,13 +75,6 @@ impl<S: Store> MountTarget for Engine<S> {
     }
 }
 
-/// What [`Mounted::route`] decided: the answer, or the target to run the
-/// command (its paths as the model wrote them).
-enum Routed<'a, T> {
-    Answered(String),
-    To(&'a T, Command),
-}
-
 /// The stores of one memory, each with its target (its engine).
 pub struct Mounted<T> {
     mounts: Vec<(Mount, T)>,
@@ -119,19 +112,21 @@ impl<T: MountTarget> Mounted<T> {
 
     /// The typed face, over every store.
     pub async fn run(&self, cmd: Command) -> Result<String, T::Error> {
-        match self.route(cmd).await? {
-            Routed::Answered(text) => Ok(text),
-            Routed::To(target, cmd) => target.run(cmd).await,
-        }
+        self.route(cmd, async |target: &T, cmd| target.run(cmd).await)
+            .await
     }
 
-    /// Where a command goes: the store whose mount its paths lie in, or an answer
-    /// given before any store is touched (`view /memories` across stores).
-    async fn route(&self, cmd: Command) -> Result<Routed<'_, T>, T::Error> {
+    /// Runs `cmd` through `go` on the store whose mount its paths lie in, or
+    /// answers it before any store is touched (`view /memories` across stores).
+    async fn route(
+        &self,
+        cmd: Command,
+        go: impl AsyncFnOnce(&T, Command) -> Result<String, T::Error>,
+    ) -> Result<String, T::Error> {
         if let [(m, target)] = self.mounts.as_slice()
             && m.name.is_empty()
         {
-            return Ok(Routed::To(target, cmd));
+            return go(target, cmd).await;
         }
         let checked = cmd.validate_paths()?;
         let Some((_, first)) = self.mounts.first() else {
@@ -144,9 +139,7 @@ impl<T: MountTarget> Mounted<T> {
         };
         if path.is_root() {
             return match checked {
-                Checked::View { view_range, .. } => {
-                    self.view_top(path, view_range).await.map(Routed::Answered)
-                }
+                Checked::View { view_range, .. } => self.view_top(path, view_range).await,
                 // Everything else on `/memories` itself was refused above, but a
                 // line edit, which finds no file there.
                 _ => Err(ToolError::from(Refusal::NotFoundHint(path.clone())).into()),
@@ -202,7 +195,7 @@ impl<T: MountTarget> Mounted<T> {
             return Err(ToolError::from(Refusal::AlreadyExists(path.clone())).into());
         }
         // The target checks the paths again (cheap) and takes its mount's share.
-        Ok(Routed::To(target, checked.into_command()))
+        go(target, checked.into_command()).await
     }
 
     /// Which store `path` (not `/memories`) lies in.
@@ -260,10 +253,10 @@ impl<T: MountTarget> Mounted<T> {
 impl<S: Store> Mounted<Engine<S>> {
     /// [`Mounted::run`] on behalf of `by` (see [`Engine::run_by`]).
     pub async fn run_by(&self, cmd: Command, by: Option<&Actor>) -> Result<String, ToolError> {
-        match self.route(cmd).await? {
-            Routed::Answered(text) => Ok(text),
-            Routed::To(engine, cmd) => engine.run_by(cmd, by).await,
-        }
+        self.route(cmd, async |engine: &Engine<S>, cmd| {
+            engine.run_by(cmd, by).await
+        })
+        .await
     }
 
     /// [`Mounted::toolset`] for an input still in JSON text.
