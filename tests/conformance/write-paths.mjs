@@ -36,6 +36,12 @@ export async function seed(memory) {
   return { mem: mem.body.id, ver: versions.body.data[1].id };
 }
 
+/** Archives `at`'s store through the API (step 4), throwing unless it answers 200. */
+export async function archive(memory, at) {
+  const r = await memory.api({ mount: at, op: 'store.archive' });
+  if (r.status !== 200) throw new Error(`store.archive answered ${r.status}: ${JSON.stringify(r.body)}`);
+}
+
 const RO_API = { status: 403, type: 'permission_error', message: 'This memory store is mounted read-only; nothing was changed.' };
 const ARCHIVED_API = { status: 400, type: 'invalid_request_error', message: 'This memory store is archived: its memories can be read and deleted, not created or changed.' };
 const ARCHIVED_TOOL = 'the memory store mounted at /memories/team is archived; its memories can be viewed and deleted, not created or changed';
@@ -134,9 +140,3 @@ export const FACES = {
     archived: null,
   },
 };
-
-/** Archives `at`'s store through the API (step 4), throwing unless it answers 200. */
-export async function archive(memory, at) {
-  const r = await memory.api({ mount: at, op: 'store.archive' });
-  if (r.status !== 200) throw new Error(`store.archive answered ${r.status}: ${JSON.stringify(r.body)}`);
-}
