@@ -12,9 +12,18 @@
 // The SDK's low-level `Server` is used, not `McpServer`: McpServer takes Zod schemas
 // and validates inputs itself, so a bad input would get Zod's words instead of the
 // engine's, and the tool's answers would no longer be the memory tool's.
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import {
+//
+// The SDK is found where memdir or the working directory's project has it
+// (./mcp-sdk.js): importing this module rejects with SdkMissing when neither does.
+import { PassThrough } from 'node:stream';
+import { once } from 'node:events';
+import { MEMORY_SYSTEM_PROMPT, defaults, memoryTool, toolsetTools } from '../js/node.js';
+import { FACE_ERRORS, glue } from '../js/glue.js';
+import { importSdk } from './mcp-sdk.js';
+import { lines } from './ndjson.js';
+
+const [{ Server }, { StdioServerTransport }, types] = await importSdk('server/index.js', 'server/stdio.js', 'types.js');
+const {
   CallToolRequestSchema,
   ErrorCode,
   JSONRPCMessageSchema,
@@ -23,12 +32,7 @@ import {
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
   RequestSchema,
-} from '@modelcontextprotocol/sdk/types.js';
-import { PassThrough } from 'node:stream';
-import { once } from 'node:events';
-import { MEMORY_SYSTEM_PROMPT, defaults, memoryTool, toolsetTools } from '../js/node.js';
-import { FACE_ERRORS, glue } from '../js/glue.js';
-import { lines } from './ndjson.js';
+} = types;
 
 export const TOOL_NAME = memoryTool().name;
 const ROOT = '/memories';
@@ -59,9 +63,9 @@ function toolsetMcpTools() {
 }
 
 /** One toolset call's MCP result: the engine's text, or `Error: <text>` with isError. */
-async function callToolset(memory, name, input) {
+async function callToolset(memory, name, input, options) {
   try {
-    return { content: [{ type: 'text', text: await memory.toolset(name, input) }], isError: false };
+    return { content: [{ type: 'text', text: await memory.toolset(name, input, options) }], isError: false };
   } catch (e) {
     // Only the engine's own failures carry a kind; anything else is not shown raw.
     const message = typeof e?.kind === 'string' ? e.message : FACE_ERRORS.internal;
@@ -118,9 +122,12 @@ function resourceError(e) {
 
 /**
  * An MCP `Server` (not yet connected) answering for `memory`: the `memory` tool, the
- * memory-store toolset and the listing resource.
+ * memory-store toolset and the listing resource. `actor`: whom the versions its
+ * writes make name (`memdir serve` passes the API key's, as its API records it);
+ * without one, the memory's own actor.
  */
-export function createMcpServer(memory, { version = '0.0.0' } = {}) {
+export function createMcpServer(memory, { version = '0.0.0', actor } = {}) {
+  const options = actor === undefined ? undefined : { actor };
   const server = new Server(
     { name: 'memdir', title: 'memdir: the Claude memory tool', version },
     { capabilities: { tools: {}, resources: {} }, instructions: MEMORY_SYSTEM_PROMPT },
@@ -132,11 +139,11 @@ export function createMcpServer(memory, { version = '0.0.0' } = {}) {
 
   server.setRequestHandler(anyParams(CallToolRequestSchema), async (request) => {
     const { name, arguments: input } = paramsOf(CallToolRequestSchema, request);
-    if (toolsetNames.has(name)) return callToolset(memory, name, input ?? {});
+    if (toolsetNames.has(name)) return callToolset(memory, name, input ?? {}, options);
     // MCP's protocol error for an unknown tool, as its specification shows it (the
     // name quoted, and cut, as the engine's errors quote a caller's text).
     if (name !== TOOL_NAME) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${glue.echoInput(name)}`);
-    const r = await memory.execute(input ?? {});
+    const r = await memory.execute(input ?? {}, options);
     return { content: [{ type: 'text', text: r.content }], isError: r.is_error };
   });
 

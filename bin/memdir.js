@@ -306,13 +306,12 @@ async function packageVersion() {
  * it (and its web frameworks) only to the projects that run `memdir mcp`.
  */
 async function loadMcp() {
+  const { SDK_INSTALL, SdkMissing } = await import('./mcp-sdk.js');
   try {
     return await import('./mcp.js');
   } catch (e) {
-    const sdk = '@modelcontextprotocol/sdk';
-    if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !String(e.message).includes(sdk)) throw e;
-    const version = (await packageJson()).peerDependencies[sdk];
-    throw new UsageError(`mcp needs the MCP SDK, which memdir does not install by itself: npm install ${sdk}@${version}`);
+    if (!(e instanceof SdkMissing)) throw e;
+    throw new UsageError(`mcp needs the MCP SDK, which memdir does not install by itself: ${SDK_INSTALL}`);
   }
 }
 

@@ -62,24 +62,26 @@ export async function readKeys(env, keysFile) {
 /**
  * What answers `/mcp`: a stateless MCP server (the one `memdir mcp` runs) over the
  * chosen store, on the MCP SDK's web-standard Streamable HTTP transport, JSON
- * answers, one server per request. Without the SDK (an optional peer dependency)
- * there is no /mcp route, said once on stderr.
+ * answers, one server per request. Without the SDK (an optional peer dependency,
+ * found as `memdir mcp` finds it: ./mcp-sdk.js) there is no /mcp route, said once
+ * on stderr.
  */
 async function mcpAnswerer(log) {
+  const { SDK_INSTALL, SdkMissing, importSdk } = await import('./mcp-sdk.js');
   let mcp;
   let Transport;
   try {
-    [mcp, { WebStandardStreamableHTTPServerTransport: Transport }] = await Promise.all([
+    [mcp, [{ WebStandardStreamableHTTPServerTransport: Transport }]] = await Promise.all([
       import('./mcp.js'),
-      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+      importSdk('server/webStandardStreamableHttp.js'),
     ]);
-  } catch {
-    log('no /mcp route: the MCP SDK is not installed (npm install @modelcontextprotocol/sdk)');
+  } catch (e) {
+    log(e instanceof SdkMissing ? `no /mcp route: the MCP SDK is not installed (${SDK_INSTALL})` : `no /mcp route: the MCP SDK failed to load: ${e?.message ?? e}`);
     return undefined;
   }
   const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
-  return async (memory, request) => {
-    const server = mcp.createMcpServer(memory, { version });
+  return async (memory, request, actor) => {
+    const server = mcp.createMcpServer(memory, { version, actor });
     const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

@@ -207,6 +207,26 @@ function modelCalled(arg, method) {
   }
 }
 
+/**
+ * The JSON text of `options.actor`, or undefined without one: an actor object as
+ * the Memory Stores API records it (`{type: 'api_actor', api_key_id}`), which the
+ * versions a call makes name instead of the memory's own actor (a server running
+ * the tools for one of its API keys passes that key's). The engine judges it: an
+ * actor it refuses is its TypeError, thrown here, before anything runs.
+ */
+function actorOption(options) {
+  const actor = options === undefined || options === null ? undefined : options.actor;
+  if (actor === undefined) return undefined;
+  let text;
+  try {
+    text = JSON.stringify(actor) ?? 'null';
+  } catch {
+    text = 'null'; // cycles, BigInt, throwing getters: no actor, in the engine's words
+  }
+  glue.checkActor(text);
+  return text;
+}
+
 function withKind(error, kind) {
   error.kind = kind;
   return error;
@@ -257,21 +277,23 @@ export class Memory {
    * an `Error` whose message is the protocol's and whose `kind` names the failure
    * (`input`, `path`, `refused`, `limit`, `secret`, `storage_full`,
    * `storage_unavailable`, `storage_failed`, `damaged`, `busy`; `closed` and
-   * `internal` from this wrapper).
+   * `internal` from this wrapper). `options.actor` (see `actorOption`): whom the
+   * versions a change makes name.
    */
-  handle(input) {
-    return this.#handle(input, false);
+  handle(input, options) {
+    return this.#handle(input, false, options);
   }
 
-  async #handle(input, isText) {
+  async #handle(input, isText, options) {
     if (this.#closed) throw faceError('closed');
+    const actor = actorOption(options);
     const text = inputText(input, isText);
     if (text === null) {
       const r = glue.oversizedInput();
       throw withKind(new Error(r.content.slice('Error: '.length)), 'input');
     }
     try {
-      return await this.#core.handleJson(text);
+      return await this.#core.handleJson(text, actor);
     } catch (e) {
       if (e instanceof Error && typeof e.kind === 'string') throw e;
       // Unreachable unless the engine itself failed; no raw text goes to the model.
@@ -281,11 +303,12 @@ export class Memory {
 
   /**
    * Runs any tool input (the value the model sent) on the raw face: resolves to
-   * `{content, is_error}` with `Error: ` before a failure's message. Never rejects.
+   * `{content, is_error}` with `Error: ` before a failure's message. Never rejects,
+   * but with a `TypeError` for a bad `options.actor` (see `actorOption`).
    */
-  execute(input) {
+  execute(input, options) {
     if (modelCalled(input, 'execute')) return this.#handle(input, false);
-    return this.#run(input, false);
+    return this.#run(input, false, options);
   }
 
   /** `execute` for a tool input still in JSON text (a stream, a file, the CLI). */
@@ -295,12 +318,13 @@ export class Memory {
     return this.#run(text, true);
   }
 
-  async #run(input, isText) {
+  async #run(input, isText, options) {
     if (this.#closed) return { content: `Error: ${FACE_ERRORS.closed}`, is_error: true };
+    const actor = actorOption(options);
     const text = inputText(input, isText);
     if (text === null) return glue.oversizedInput();
     try {
-      return await this.#core.executeJson(text);
+      return await this.#core.executeJson(text, actor);
     } catch {
       // Unreachable unless the engine itself failed; no raw text goes to the model.
       return { content: `Error: ${FACE_ERRORS.internal}`, is_error: true };
@@ -375,16 +399,18 @@ export class Memory {
    * `kind` names the failure (`unknown_tool`, `input`, `path`, `not_found`,
    * `no_match`, `many_matches`, `precondition`, `conflict`, `archived`, `refused`,
    * `read_only`, `busy`, `damaged`, `storage_failed`, `no_mount`; `closed`).
+   * `options.actor` (see `actorOption`): whom the versions its writes make name.
    */
-  async toolset(name, input) {
+  async toolset(name, input, options) {
     if (modelCalled(name, 'toolset')) return this.#handle(name, false);
     if (this.#closed) throw faceError('closed');
     if (typeof name !== 'string') throw new TypeError('toolset expects (name, input), name a string');
+    const actor = actorOption(options);
     const text = inputText(input, false);
     if (text === null) {
       throw withKind(new Error(glue.oversizedInput().content.slice('Error: '.length)), 'input');
     }
-    return this.#core.toolset(name, text);
+    return this.#core.toolset(name, text, actor);
   }
 
   /**

@@ -191,6 +191,17 @@ export interface ApiRequest {
   mount?: string;
 }
 
+/** Options of one memory-tool or toolset call. */
+export interface CallOptions {
+  /**
+   * Whom the versions the call makes name, as the API records a request's actor
+   * (`{type: 'api_actor', api_key_id: '…'}`); without it, the memory's `actor`
+   * as a `session_actor`. A server running the tools for one of its API keys passes
+   * the key's actor.
+   */
+  actor?: { type: string; [id: string]: string };
+}
+
 export interface ApiResponse {
   status: number;
   body: any;
@@ -229,9 +240,9 @@ export declare class Memory {
   delete(command: DeleteCommand): Promise<string>;
   rename(command: RenameCommand): Promise<string>;
   /** Any tool input on the handler face (resolves the text, rejects with a `MemdirError`). */
-  handle(input: unknown): Promise<string>;
-  /** Any tool input on the raw face; never rejects. */
-  execute(input: unknown): Promise<ToolResult>;
+  handle(input: unknown, options?: CallOptions): Promise<string>;
+  /** Any tool input on the raw face; never rejects (but with a `TypeError` for a bad `options.actor`). */
+  execute(input: unknown, options?: CallOptions): Promise<ToolResult>;
   /** `execute` for a tool input still in JSON text. */
   executeJson(text: string): Promise<ToolResult>;
   /** Every directory and file, sorted by path. */
@@ -268,7 +279,7 @@ export declare class Memory {
    * rejects with an `Error` whose message is the text for the model and whose
    * `kind` names the failure.
    */
-  toolset(name: ToolsetToolName, input: unknown): Promise<string>;
+  toolset(name: ToolsetToolName, input: unknown, options?: CallOptions): Promise<string>;
   /** Releases the engine. */
   close(): void;
 }

@@ -382,6 +382,14 @@ pub enum Refusal {
     /// A write that reached a store mounted read-only (the engine's own backstop;
     /// a memory of several stores refuses with [`Refusal::ReadOnly`] first).
     StoreReadOnly,
+    /// A create or change in an archived store (its memories can still be viewed
+    /// and deleted, as the Memory Stores API and the toolset allow). `mount`: where
+    /// the store is mounted (`""`: at `/memories` itself).
+    Archived {
+        command: &'static str,
+        path: ValidPath,
+        mount: String,
+    },
     /// A write into a store mounted read-only.
     ReadOnly {
         command: &'static str,
@@ -513,6 +521,19 @@ impl fmt::Display for Refusal {
             Refusal::DestinationExists(to) => write!(f, "The destination {to} already exists"),
             Refusal::StoreReadOnly => {
                 f.write_str("This memory store is mounted read-only; nothing was changed")
+            }
+            Refusal::Archived {
+                command,
+                path,
+                mount,
+            } => {
+                write!(f, "Cannot {command} {path}: the memory store ")?;
+                if !mount.is_empty() {
+                    write!(f, "mounted at {mount} ")?;
+                }
+                f.write_str(
+                    "is archived; its memories can be viewed and deleted, not created or changed",
+                )
             }
             Refusal::ReadOnly {
                 command,

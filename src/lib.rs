@@ -83,6 +83,7 @@ pub use history::retain::{MAX_RETAIN_SCAN, RetainReport};
 pub use mounts::{Access, Mount, MountError, MountTarget, Mounted};
 pub use path::{PathError, ValidPath};
 pub use secrets::SecretPolicy;
+pub use storage::versions::Actor;
 pub use storage::{Backoff, Engine, STRUCTURE_PREFIXES};
 pub use store::{MemoryStore, Page, Store, StoreError};
 pub use toolset::ToolsetError;

@@ -12,7 +12,7 @@
 mod common;
 
 use common::STORE_ID;
-use memdir::{Config, Engine, Limits, MemoryStore, Store, block_on};
+use memdir::{Actor, Command, Config, Engine, Limits, MemoryStore, Store, block_on};
 use serde_json::{Value, json};
 
 const OTHER_STORE_ID: &str = "memstore_zzzzzzzzzzzz0123456789ab";
@@ -191,6 +191,114 @@ fn the_memory_tool_records_a_version_for_every_change() {
     );
     let all = a.ok(json!({"op": "version.list", "query": {"operation": "deleted"}}));
     assert_eq!(all["data"].as_array().unwrap().len(), 2);
+}
+
+#[test]
+fn the_memory_tool_refuses_to_create_or_change_in_an_archived_store() {
+    // The API's rule for an archived store (its memories read and deleted, not
+    // created or changed) holds for the memory tool too, whichever face runs it.
+    let a = api();
+    a.tool(json!({"command": "create", "path": "/memories/a.md", "file_text": "one\n"}));
+    a.tool(json!({"command": "create", "path": "/memories/b.md", "file_text": "two\n"}));
+    a.ok(json!({"op": "store.archive"}));
+    let before = a.dump();
+    let refused = |input: Value| {
+        let r = block_on(a.engine.execute(&input));
+        assert!(r.is_error, "{input} -> {}", r.content);
+        assert_eq!(a.dump(), before, "{input} changed the store");
+        r.content
+    };
+    let why = "the memory store is archived; its memories can be viewed and deleted, not created or changed";
+    assert_eq!(
+        refused(json!({"command": "create", "path": "/memories/c.md", "file_text": "x"})),
+        format!("Error: Cannot create /memories/c.md: {why}")
+    );
+    assert_eq!(
+        refused(json!({"command": "create", "path": "/memories/a.md", "file_text": "x"})),
+        format!("Error: Cannot create /memories/a.md: {why}")
+    );
+    assert_eq!(
+        refused(
+            json!({"command": "str_replace", "path": "/memories/a.md", "old_str": "one", "new_str": "uno"})
+        ),
+        format!("Error: Cannot str_replace /memories/a.md: {why}")
+    );
+    assert_eq!(
+        refused(
+            json!({"command": "insert", "path": "/memories/a.md", "insert_line": 0, "insert_text": "x\n"})
+        ),
+        format!("Error: Cannot insert /memories/a.md: {why}")
+    );
+    assert_eq!(
+        refused(
+            json!({"command": "rename", "old_path": "/memories/a.md", "new_path": "/memories/z.md"})
+        ),
+        format!("Error: Cannot rename /memories/a.md: {why}")
+    );
+    assert_eq!(
+        a.tool(json!({"command": "view", "path": "/memories/a.md"})),
+        "Here's the content of /memories/a.md with line numbers:\n     1\tone\n     2\t"
+    );
+    assert_eq!(
+        a.tool(json!({"command": "delete", "path": "/memories/b.md"})),
+        "Successfully deleted /memories/b.md"
+    );
+}
+
+#[test]
+fn the_memory_tool_and_the_toolset_record_the_actor_they_act_for() {
+    // A server running either for an API key passes the key's actor: the versions
+    // name it, as the API's own writes do, not the store's configured session.
+    let a = api();
+    let key = Actor::Api {
+        api_key_id: "apikey_0123".into(),
+    };
+    let cmd = Command::from_value(
+        &json!({"command": "create", "path": "/memories/a.md", "file_text": "one\n"}),
+    )
+    .unwrap();
+    block_on(a.engine.run_by(cmd, Some(&key))).unwrap();
+    let cmd = Command::from_value(&json!({"command": "str_replace", "path": "/memories/a.md", "old_str": "one", "new_str": "uno"})).unwrap();
+    block_on(a.engine.run_by(cmd, Some(&key))).unwrap();
+    block_on(a.engine.toolset_by(
+        "",
+        "memory_write",
+        &json!({"path": "/b.md", "content": "two"}),
+        Some(&key),
+    ))
+    .unwrap();
+    block_on(a.engine.toolset_by(
+        "",
+        "memory_edit",
+        &json!({"path": "/b.md", "old_str": "two", "new_str": "dos"}),
+        Some(&key),
+    ))
+    .unwrap();
+    a.tool(json!({"command": "create", "path": "/memories/c.md", "file_text": "three"}));
+    let page = a.ok(json!({"op": "version.list", "query": {"limit": "10"}}));
+    let by: Vec<(String, Value)> = page["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| {
+            (
+                v["path"].as_str().unwrap().to_string(),
+                v["created_by"].clone(),
+            )
+        })
+        .collect();
+    let api = json!({"type": "api_actor", "api_key_id": "apikey_0123"});
+    let session = json!({"type": "session_actor", "session_id": "sesn_test"});
+    assert_eq!(
+        by,
+        [
+            ("/c.md".into(), session),
+            ("/b.md".into(), api.clone()),
+            ("/b.md".into(), api.clone()),
+            ("/a.md".into(), api.clone()),
+            ("/a.md".into(), api),
+        ]
+    );
 }
 
 #[test]

@@ -84,6 +84,12 @@ const ROUTES = [
   { path: ['{store}', 'memory_versions', '{id}', 'redact'], methods: { POST: 'version.redact' } },
 ];
 const PREFIX = ['v1', 'memory_stores'];
+/**
+ * Every method some route takes, in the routes' order: what a preflight allows and
+ * a method no route takes names. Read from ROUTES, so a route's new method is
+ * allowed cross-origin the moment it is served (PATCH once was not).
+ */
+const METHODS = [...new Set(ROUTES.flatMap((r) => Object.keys(r.methods)))].join(', ');
 
 function decodeSegment(s) {
   try {
@@ -401,7 +407,8 @@ export function apiAnswerer({ catalog, keys = [], noAuth = false, hosts, log: lo
   }
 
   // `/mcp?store=ID`: the MCP server over one store of the key's workspace, behind
-  // the same keys and loopback checks; `mcp(memory, request)` answers it.
+  // the same keys and loopback checks; `mcp(memory, request, actor)` answers it,
+  // its writes on behalf of the key's actor (undefined without keys).
   const MCP_BODY = core.defaults().maxInputBytes + 64 * 1024;
   async function mcpRoute(request) {
     const auth = await authenticate(request);
@@ -424,7 +431,8 @@ export function apiAnswerer({ catalog, keys = [], noAuth = false, hosts, log: lo
       }
     }
     const again = new Request(request.url, { method: request.method, headers, body: read.text ?? undefined });
-    return { response: await mcp(store, again) };
+    // Its writes name the key's actor, as the API's do (none without keys).
+    return { response: await mcp(store, again, auth.actor) };
   }
 
   /** The origin of a page allowed to call with a key (CORS), or null. */
@@ -449,33 +457,25 @@ export function apiAnswerer({ catalog, keys = [], noAuth = false, hosts, log: lo
   };
 
   async function respond(request) {
-    if (mcp && new URL(request.url).pathname === '/mcp') {
-      let answer;
-      try {
-        answer = await mcpRoute(request);
-      } catch (e) {
-        log(`${request.method} /mcp failed: ${e instanceof Error ? e.message : String(e)}`);
-        answer = { status: 500, body: errorBody('api_error', INTERNAL) };
-      }
-      return answer.response ? answer : plainAnswer(answer);
-    }
+    const route = mcp && new URL(request.url).pathname === '/mcp' ? mcpRoute : dispatch;
     let answer;
     let timer;
-    // A request still running at the deadline is answered 504; its work may still
-    // finish (a write commits whole or not at all), and the others go on meanwhile.
+    // A request still running at the deadline, an API route's or /mcp's, is answered
+    // 504; its work may still finish (a write commits whole or not at all), and the
+    // others go on meanwhile.
     const late = new Promise((resolve) => {
       timer = setTimeout(() => resolve({ status: 504, body: errorBody('api_error', PAST_DEADLINE(deadlineMs)) }), deadlineMs);
     });
     try {
-      answer = await Promise.race([dispatch(request), late]);
-      if (!answer || !Number.isInteger(answer.status)) throw new Error('no answer');
+      answer = await Promise.race([route(request), late]);
+      if (!answer || !(answer.response || Number.isInteger(answer.status))) throw new Error('no answer');
     } catch (e) {
       log(`${request.method} ${new URL(request.url).pathname} failed: ${e instanceof Error ? e.message : String(e)}`);
       answer = { status: 500, body: errorBody('api_error', INTERNAL) };
     } finally {
       clearTimeout(timer);
     }
-    return plainAnswer(answer);
+    return answer.response ? answer : plainAnswer(answer);
   }
 }
 
@@ -502,7 +502,7 @@ function isOrigin(text) {
 const corsHeaders = (origin) => ({ 'access-control-allow-origin': origin, 'access-control-expose-headers': 'request-id', vary: 'Origin' });
 /** A preflight's answer: the methods and headers the API's clients send. */
 const PREFLIGHT = {
-  'access-control-allow-methods': 'GET, POST, DELETE',
+  'access-control-allow-methods': METHODS,
   'access-control-allow-headers': 'x-api-key, authorization, anthropic-version, anthropic-beta, anthropic-workspace-id, content-type',
   'access-control-max-age': '600',
 };
@@ -549,7 +549,7 @@ export function isForbiddenMethod(method) {
 export function unservable(method) {
   if (!/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,32}$/.test(method ?? '') || isForbiddenMethod(method)) {
     const known = /^[A-Za-z]{1,32}$/.test(method ?? '') ? method : 'This method';
-    return plainAnswer({ status: 405, headers: { allow: 'GET, POST, PATCH, DELETE' }, body: errorBody('invalid_request_error', `${known} is not a method this API serves.`) });
+    return plainAnswer({ status: 405, headers: { allow: METHODS }, body: errorBody('invalid_request_error', `${known} is not a method this API serves.`) });
   }
   return plainAnswer({ status: 400, body: BAD_TARGET });
 }

@@ -22,6 +22,7 @@ use crate::storage::cache::Head;
 use crate::storage::overlay::Overlay;
 use crate::storage::publish::Attempt;
 use crate::storage::tree::Kind;
+use crate::storage::versions::Actor;
 use crate::store::Store;
 
 /// The raw face of a command: what goes back to the model as a `tool_result`.
@@ -49,8 +50,18 @@ impl ToolResult {
 
 impl<S: Store> Engine<S> {
     /// The typed face: one command in, the success text or a [`ToolError`] out.
+    /// Its versions name the configured actor, as a session.
     pub async fn run(&self, cmd: Command) -> Result<String, ToolError> {
-        let result = self.run_checked(cmd).await;
+        self.run_by(cmd, None).await
+    }
+
+    /// [`Engine::run`] on behalf of `by` (`None`: the configured actor, as a
+    /// session): the versions a change makes name it, as the Memory Stores API's
+    /// do a request's actor. A server running the memory tool for one of its API
+    /// keys passes the key's actor, so a version says which key acted whichever
+    /// face it came through.
+    pub async fn run_by(&self, cmd: Command, by: Option<&Actor>) -> Result<String, ToolError> {
+        let result = self.run_checked(cmd, by).await;
         if result.is_err() {
             // A failure may have come from a store in an unknown state: trust
             // nothing cached about the head (objects stay valid: they are immutable).
@@ -79,9 +90,9 @@ impl<S: Store> Engine<S> {
         ToolResult::of(&outcome)
     }
 
-    async fn run_checked(&self, cmd: Command) -> Result<String, ToolError> {
+    async fn run_checked(&self, cmd: Command, by: Option<&Actor>) -> Result<String, ToolError> {
         let cmd = self.in_mount(cmd.validate_paths()?)?;
-        self.run_validated(cmd).await
+        self.run_validated(cmd, by).await
     }
 
     /// The path of the store's top: `/memories`, or where it is mounted.
@@ -114,7 +125,11 @@ impl<S: Store> Engine<S> {
     }
 
     /// Runs a command whose paths are this store's (see [`Engine::in_mount`]).
-    pub(crate) async fn run_validated(&self, cmd: Checked) -> Result<String, ToolError> {
+    pub(crate) async fn run_validated(
+        &self,
+        cmd: Checked,
+        by: Option<&Actor>,
+    ) -> Result<String, ToolError> {
         let cmd = screen_secrets(cmd, self.config().secrets)?;
         refuse_without_storage(&cmd, &self.config().limits)?;
         match &cmd {
@@ -122,7 +137,9 @@ impl<S: Store> Engine<S> {
             _ => {
                 let summary = cmd.summary();
                 self.transact(true, async |head| {
+                    self.not_archived(head, &cmd)?;
                     let mut overlay = Overlay::on(head, self.now());
+                    overlay.by = by.cloned();
                     let plan = self.plan(&mut overlay, head.root, &cmd).await?;
                     Ok(Attempt::Publish {
                         overlay,
@@ -134,6 +151,33 @@ impl<S: Store> Engine<S> {
                 .await
             }
         }
+    }
+
+    /// An archived store's memories can be viewed and deleted, not created or
+    /// changed: the rule the Memory Stores API and the toolset apply, checked here
+    /// against the head the change is planned on, so every face that runs the
+    /// memory tool (an MCP server, a worker, the host) refuses alike.
+    fn not_archived(&self, head: &Head, cmd: &Checked) -> Result<(), ToolError> {
+        let archived = head.store.as_ref().is_some_and(|s| s.archived_at.is_some());
+        if !archived || matches!(cmd, Checked::View { .. } | Checked::Delete { .. }) {
+            return Ok(());
+        }
+        let path = cmd
+            .paths()
+            .first()
+            .copied()
+            .cloned()
+            .ok_or(ToolError::Damaged)?;
+        let mount = match self.config().mount.as_str() {
+            "" => String::new(),
+            name => format!("{}/{name}", crate::path::ROOT),
+        };
+        Err(Refusal::Archived {
+            command: cmd.name(),
+            path,
+            mount,
+        }
+        .into())
     }
 
     /// The top of the store for a listing of `/memories` across mounts: its total

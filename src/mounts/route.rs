@@ -14,6 +14,7 @@ use crate::config::Limits;
 use crate::error::{Refusal, ToolError};
 use crate::path::{self, ValidPath};
 use crate::storage::Engine;
+use crate::storage::versions::Actor;
 use crate::store::Store;
 use crate::toolset::{self, ToolsetError};
 use serde_json::Value;
@@ -111,10 +112,21 @@ impl<T: MountTarget> Mounted<T> {
 
     /// The typed face, over every store.
     pub async fn run(&self, cmd: Command) -> Result<String, T::Error> {
+        self.route(cmd, async |target: &T, cmd| target.run(cmd).await)
+            .await
+    }
+
+    /// Runs `cmd` through `go` on the store whose mount its paths lie in, or
+    /// answers it before any store is touched (`view /memories` across stores).
+    async fn route(
+        &self,
+        cmd: Command,
+        go: impl AsyncFnOnce(&T, Command) -> Result<String, T::Error>,
+    ) -> Result<String, T::Error> {
         if let [(m, target)] = self.mounts.as_slice()
             && m.name.is_empty()
         {
-            return target.run(cmd).await;
+            return go(target, cmd).await;
         }
         let checked = cmd.validate_paths()?;
         let Some((_, first)) = self.mounts.first() else {
@@ -183,7 +195,7 @@ impl<T: MountTarget> Mounted<T> {
             return Err(ToolError::from(Refusal::AlreadyExists(path.clone())).into());
         }
         // The target checks the paths again (cheap) and takes its mount's share.
-        target.run(checked.into_command()).await
+        go(target, checked.into_command()).await
     }
 
     /// Which store `path` (not `/memories`) lies in.
@@ -239,9 +251,27 @@ impl<T: MountTarget> Mounted<T> {
 
 /// The toolset needs each store's engine (it runs the API's operations).
 impl<S: Store> Mounted<Engine<S>> {
+    /// [`Mounted::run`] on behalf of `by` (see [`Engine::run_by`]).
+    pub async fn run_by(&self, cmd: Command, by: Option<&Actor>) -> Result<String, ToolError> {
+        self.route(cmd, async |engine: &Engine<S>, cmd| {
+            engine.run_by(cmd, by).await
+        })
+        .await
+    }
+
     /// [`Mounted::toolset`] for an input still in JSON text.
     pub async fn toolset_json(&self, name: &str, input: &str) -> Result<String, ToolsetError> {
-        self.toolset(name, &toolset::parse_input(name, input)?)
+        self.toolset_json_by(name, input, None).await
+    }
+
+    /// [`Mounted::toolset_json`] on behalf of `by` (see [`Engine::toolset_by`]).
+    pub async fn toolset_json_by(
+        &self,
+        name: &str,
+        input: &str,
+        by: Option<&Actor>,
+    ) -> Result<String, ToolsetError> {
+        self.toolset_by(name, &toolset::parse_input(name, input)?, by)
             .await
     }
 
@@ -250,10 +280,20 @@ impl<S: Store> Mounted<Engine<S>> {
     /// the whole memory asks every store in turn, and a write into a read-only store
     /// is refused before it is touched. One store at `/memories` takes paths as is.
     pub async fn toolset(&self, name: &str, input: &Value) -> Result<String, ToolsetError> {
+        self.toolset_by(name, input, None).await
+    }
+
+    /// [`Mounted::toolset`] on behalf of `by` (see [`Engine::toolset_by`]).
+    pub async fn toolset_by(
+        &self,
+        name: &str,
+        input: &Value,
+        by: Option<&Actor>,
+    ) -> Result<String, ToolsetError> {
         if let [(m, engine)] = self.mounts.as_slice()
             && m.name.is_empty()
         {
-            return engine.toolset("", name, input).await;
+            return engine.toolset_by("", name, input, by).await;
         }
         let tool =
             toolset::tools::tool(name).ok_or_else(|| ToolsetError::UnknownTool(name.into()))?;
@@ -292,7 +332,7 @@ impl<S: Store> Mounted<Engine<S>> {
             let mut parts = Vec::new();
             for (m, engine) in &self.mounts {
                 let prefix = format!("/{}", m.name);
-                parts.push(engine.toolset(&prefix, name, &with("/")).await?);
+                parts.push(engine.toolset_by(&prefix, name, &with("/"), by).await?);
             }
             return Ok(parts.join("\n\n"));
         };
@@ -314,7 +354,7 @@ impl<S: Store> Mounted<Engine<S>> {
         }
         let local = format!("/{below}");
         engine
-            .toolset(&format!("/{}", m.name), name, &with(&local))
+            .toolset_by(&format!("/{}", m.name), name, &with(&local), by)
             .await
     }
 }

@@ -33,6 +33,7 @@ use crate::storage::Engine;
 use crate::storage::cache::Head;
 use crate::storage::overlay::Overlay;
 use crate::storage::tree::{Child, Hash, Kind};
+use crate::storage::versions::Actor;
 use crate::store::Store;
 
 pub use error::ToolsetError;
@@ -70,12 +71,18 @@ pub fn parse_input(name: &str, input: &str) -> Result<Value, ToolsetError> {
     })
 }
 
-/// Where the store is mounted for the model: every path shown starts with it.
-struct Mount<'a>(&'a str);
+/// Where the store is mounted for the model (every path shown starts with it),
+/// and on whose behalf the call writes (`None`: the configured actor).
+struct Mount<'a>(&'a str, Option<&'a Actor>);
 
 impl Mount<'_> {
     fn show(&self, store_path: &str) -> String {
         format!("{}{store_path}", self.0)
+    }
+
+    /// The request context of a write planned on `head`, naming this call's actor.
+    fn ctx(&self, head: &Head) -> Ctx {
+        Ctx::of(head, self.1.cloned())
     }
 
     /// The document path `input.path`: the memory tool's path and the path shown.
@@ -175,7 +182,19 @@ impl<S: Store> Engine<S> {
     /// store mounted at `prefix` (`""` for a single store; no trailing `/`).
     /// Answers the text the model reads, or the error whose `Display` is it.
     pub async fn toolset(&self, prefix: &str, name: &str, input: &Value) -> Answer {
-        let answer = self.toolset_answer(prefix, name, input).await;
+        self.toolset_by(prefix, name, input, None).await
+    }
+
+    /// [`Engine::toolset`] on behalf of `by` (`None`: the configured actor, as a
+    /// session): the versions its writes make name it (see [`Engine::run_by`]).
+    pub async fn toolset_by(
+        &self,
+        prefix: &str,
+        name: &str,
+        input: &Value,
+        by: Option<&Actor>,
+    ) -> Answer {
+        let answer = self.toolset_answer(prefix, name, input, by).await;
         if answer.is_err() {
             self.forget_head();
         }
@@ -187,10 +206,16 @@ impl<S: Store> Engine<S> {
         self.toolset(prefix, name, &parse_input(name, input)?).await
     }
 
-    async fn toolset_answer(&self, prefix: &str, name: &str, input: &Value) -> Answer {
+    async fn toolset_answer(
+        &self,
+        prefix: &str,
+        name: &str,
+        input: &Value,
+        by: Option<&Actor>,
+    ) -> Answer {
         let tool = tools::tool(name).ok_or_else(|| ToolsetError::UnknownTool(name.into()))?;
         tools::check(tool, input)?;
-        let m = Mount(prefix.strip_suffix('/').unwrap_or(prefix));
+        let m = Mount(prefix.strip_suffix('/').unwrap_or(prefix), by);
         match tool.name {
             "memory_list" => self.tool_list(&m, input).await,
             "memory_search" => self.tool_search(&m, input).await,
@@ -214,13 +239,14 @@ impl<S: Store> Engine<S> {
     /// The fresh state and the live document at `path` in it.
     async fn document(
         &self,
+        m: &Mount<'_>,
         path: &ValidPath,
         shown: &str,
     ) -> Result<(Head, Ctx, Child), ToolsetError> {
         let head = self.read_head().await?;
         match self.memory_at(&head, path).await? {
             Some(file) => {
-                let ctx = Ctx::of(&head, None);
+                let ctx = m.ctx(&head);
                 Ok((head, ctx, file))
             }
             None => Err(self.missing(&head, path, shown.into()).await),
@@ -312,7 +338,7 @@ impl<S: Store> Engine<S> {
 
     async fn tool_read(&self, m: &Mount<'_>, input: &Value) -> Answer {
         let (path, shown) = m.path(input)?;
-        let (_, _, file) = self.document(&path, &shown).await?;
+        let (_, _, file) = self.document(m, &path, &shown).await?;
         let content = self.blob(&file).await?;
         Ok(answer::document(&shown, file.size, &file.hash, &content))
     }
@@ -326,7 +352,7 @@ impl<S: Store> Engine<S> {
         for _ in 0..ATTEMPTS {
             let head = self.read_head().await?;
             archived(&head)?;
-            let ctx = Ctx::of(&head, None);
+            let ctx = m.ctx(&head);
             match self.memory_at(&head, &path).await? {
                 Some(_) if create_only => return Err(ToolsetError::Exists(shown)),
                 Some(file) => {
@@ -377,7 +403,7 @@ impl<S: Store> Engine<S> {
         let expected = sha_arg("memory_edit", input)?;
         let none = BTreeMap::new();
         for _ in 0..ATTEMPTS {
-            let (head, ctx, file) = self.document(&path, &shown).await?;
+            let (head, ctx, file) = self.document(m, &path, &shown).await?;
             archived(&head)?;
             if expected.is_some_and(|want| want != file.hash) {
                 return Err(ToolsetError::Changed {
@@ -435,7 +461,7 @@ impl<S: Store> Engine<S> {
         let (path, shown) = m.path(input)?;
         let expected = sha_arg("memory_delete", input)?;
         for _ in 0..ATTEMPTS {
-            let (_, ctx, file) = self.document(&path, &shown).await?;
+            let (_, ctx, file) = self.document(m, &path, &shown).await?;
             if expected.is_some_and(|want| want != file.hash) {
                 return Err(ToolsetError::Changed {
                     path: shown,

@@ -168,7 +168,8 @@ test('every write path × access over IndexedDB: the answers of write-paths.mjs,
   await page.goto(`${env.url}/www/serve.mjs`); // any same-origin document will do
 
   let n = 0;
-  for (const [face, { readOnly, readWrite }] of Object.entries(FACES)) {
+  for (const [face, { readOnly, readWrite, archived }] of Object.entries(FACES)) {
+    assert.notEqual(archived, undefined, `${face} names no archived answer`);
     const [team, me] = [`wp-${n}-team`, `wp-${n}-me`];
     n += 1;
     // In the page: each store seeded alone; the ids of both.
@@ -188,10 +189,11 @@ test('every write path × access over IndexedDB: the answers of write-paths.mjs,
     );
     const before = await readDatabase(page, `memdir:${team}`);
     assert.ok(before && Object.values(before.stores).flat().length > 0, `${face}: the seeded database is empty`);
-    // In the page: the face over `team` mounted with `access` (and `me` read-write), at `at`.
-    const runFace = (access, at) =>
+    // In the page: the face over `team` mounted with `access` (and `me` read-write), at
+    // `at`; with `archiveTeam`, team's store archived first (step 4).
+    const runFace = (access, at, archiveTeam = false) =>
       page.evaluate(
-        async ({ face, team, me, access, at, ids }) => {
+        async ({ face, team, me, access, at, ids, archiveTeam }) => {
           const m = await import('/js/browser.js');
           const wp = await import('/__tests/write-paths.mjs');
           const memory = await m.openMemory({
@@ -202,16 +204,18 @@ test('every write path × access over IndexedDB: the answers of write-paths.mjs,
             clock: () => wp.OPEN_CLOCK,
           });
           try {
+            if (archiveTeam) await wp.archive(memory, 'team');
             return await wp.FACES[face].run(memory, at, ids);
           } finally {
             memory.close();
           }
         },
-        { face, team, me, access, at, ids: at === 'team' ? ids.team : ids.me },
+        { face, team, me, access, at, ids: at === 'team' ? ids.team : ids.me, archiveTeam },
       );
     assert.deepEqual(await runFace('read_only', 'team'), readOnly, face);
     assert.deepEqual(await readDatabase(page, `memdir:${team}`), before, `${face} changed the read-only database`);
     if (readWrite !== null) assert.deepEqual(await runFace('read_write', 'me'), readWrite, `${face} on the writable store`);
+    if (archived !== null) assert.deepEqual(await runFace('read_write', 'team', true), archived, `${face} on the archived store`);
   }
   assert.deepEqual(errors, []);
   await context.close();

@@ -1,8 +1,8 @@
-// Every write path × access: the one table each runtime with mounts runs over its
-// own stores (Node: directories; Chromium: IndexedDB; workerd: a Durable Object's
-// storage). Plain JS with no imports, so a page and a Worker can load it as they
-// are; each runner supplies the stores and checks that the read-only store's raw
-// bytes are what they were.
+// Every write path × access (read-only, archived, read-write): the one table each
+// runtime with mounts runs over its own stores (Node: directories; Chromium:
+// IndexedDB; workerd: a Durable Object's storage). Plain JS with no imports, so a
+// page and a Worker can load it as they are; each runner supplies the stores and
+// checks that the read-only store's raw bytes are what they were.
 //
 // A runner, for each face:
 //   1. opens each of two fresh stores alone at SEED_CLOCK and calls seed(memory);
@@ -10,7 +10,13 @@
 //      OPEN_CLOCK, and runs face.run(memory, 'team', ids) with team read-only: the
 //      answer is face.readOnly and team's stored bytes are unchanged;
 //   3. when face.readWrite is not null, mounts both read-write and runs
-//      face.run(memory, 'me', meIds): the answer is face.readWrite.
+//      face.run(memory, 'me', meIds): the answer is face.readWrite;
+//   4. when face.archived is not null, mounts both read-write, archives `team`
+//      (store.archive through the API) and runs face.run(memory, 'team', ids): the
+//      answer is face.archived (an archived store's memories are read and deleted,
+//      not created or changed, whichever face asks; the MCP server's memory tool is
+//      the `create` and `rename` faces' execute, tested over /mcp in
+//      tests/node/mcp-http.test.mjs). Every face names its archived answer.
 
 export const SEED_CLOCK = 1_795_000_000_000;
 export const OPEN_CLOCK = 1_900_000_000_000;
@@ -30,7 +36,15 @@ export async function seed(memory) {
   return { mem: mem.body.id, ver: versions.body.data[1].id };
 }
 
+/** Archives `at`'s store through the API (step 4), throwing unless it answers 200. */
+export async function archive(memory, at) {
+  const r = await memory.api({ mount: at, op: 'store.archive' });
+  if (r.status !== 200) throw new Error(`store.archive answered ${r.status}: ${JSON.stringify(r.body)}`);
+}
+
 const RO_API = { status: 403, type: 'permission_error', message: 'This memory store is mounted read-only; nothing was changed.' };
+const ARCHIVED_API = { status: 400, type: 'invalid_request_error', message: 'This memory store is archived: its memories can be read and deleted, not created or changed.' };
+const ARCHIVED_TOOL = 'the memory store mounted at /memories/team is archived; its memories can be viewed and deleted, not created or changed';
 
 async function api(memory, request) {
   const r = await memory.api(request);
@@ -45,52 +59,64 @@ async function tool(memory, input) {
   return r.is_error ? r.content : 'ok';
 }
 
-/** face -> { run(memory, at, ids), readOnly: its answer on read-only `team`, readWrite: on `me` (null: not a per-store write) }. */
+/**
+ * face -> { run(memory, at, ids), readOnly: its answer on read-only `team`, readWrite:
+ * on `me`, archived: on `team` archived (null: not a per-store write) }.
+ */
 export const FACES = {
   create: {
     run: (m, at) => tool(m, { command: 'create', path: `/memories/${at}/new.md`, file_text: 'x' }),
     readOnly: 'Error: Cannot create /memories/team/new.md: the memory store mounted at /memories/team is read-only',
     readWrite: 'ok',
+    archived: `Error: Cannot create /memories/team/new.md: ${ARCHIVED_TOOL}`,
   },
   rename: {
     run: (m, at) => tool(m, { command: 'rename', old_path: `/memories/${at}/doc.md`, new_path: `/memories/${at}/moved.md` }),
     readOnly: 'Error: Cannot rename /memories/team/doc.md: the memory store mounted at /memories/team is read-only',
     readWrite: 'ok',
+    archived: `Error: Cannot rename /memories/team/doc.md: ${ARCHIVED_TOOL}`,
   },
   memory_write: {
     run: (m, at) => toolset(m, 'memory_write', { path: `/${at}/w.md`, content: 'x' }),
     readOnly: 'read_only: Cannot write /team/w.md: the memory store at /team is read-only; nothing was written.',
     readWrite: 'ok',
+    archived: 'archived: This memory store is archived: its documents can be listed, searched, read and deleted, not written or edited.',
   },
   'memory_write /': {
     run: (m) => toolset(m, 'memory_write', { path: '/', content: 'x' }),
     readOnly: 'read_only: Cannot write /: the memory store at /team is read-only; nothing was written.',
     readWrite: null,
+    archived: null,
   },
   'memory.create': {
     run: (m, at) => api(m, { mount: at, op: 'memory.create', body: '{"path":"/api.md","content":"x"}' }),
     readOnly: RO_API,
     readWrite: 'ok',
+    archived: ARCHIVED_API,
   },
   'memory.update': {
     run: (m, at, ids) => api(m, { mount: at, op: 'memory.update', id: ids.mem, body: '{"content":"changed"}' }),
     readOnly: RO_API,
     readWrite: 'ok',
+    archived: ARCHIVED_API,
   },
   'memory.delete': {
     run: (m, at, ids) => api(m, { mount: at, op: 'memory.delete', id: ids.mem }),
     readOnly: RO_API,
     readWrite: 'ok',
+    archived: 'ok',
   },
   'version.redact': {
     run: (m, at, ids) => api(m, { mount: at, op: 'version.redact', id: ids.ver, body: '{}' }),
     readOnly: RO_API,
     readWrite: 'ok',
+    archived: 'ok',
   },
   'store.update': {
     run: (m, at) => api(m, { mount: at, op: 'store.update', body: '{"name":"x"}' }),
     readOnly: RO_API,
     readWrite: 'ok',
+    archived: { status: 400, type: 'invalid_request_error', message: 'This memory store is archived and cannot be updated.' },
   },
   // gc, expire and retain run over every store of the memory: what they report is
   // the writable store's work alone (its one document expired, its old objects
@@ -99,16 +125,19 @@ export const FACES = {
     run: (m) => m.gc({ keepCommits: 0 }).then(() => m.gc({ keepCommits: 0 })).then((r) => (r.deleted > 0 ? 'swept' : 'none')),
     readOnly: 'swept',
     readWrite: null,
+    archived: null,
   },
   expire: {
     run: (m) => m.expire({ olderThanMs: 0 }).then((r) => `removed ${r.removed}`),
     readOnly: 'removed 1',
     readWrite: null,
+    archived: null,
   },
   retain: {
     run: (m) => m.retain({ olderThanMs: 0 }).then((r) => `dropped ${r.dropped}`),
     readOnly: 'dropped 1',
     readWrite: null,
+    archived: null,
   },
   // sync (docs/sync.md): the store at `at` synced, by its mount, with an empty
   // remote store that this file plays (remoteApi), in every runtime alike. The

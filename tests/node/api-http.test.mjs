@@ -324,6 +324,29 @@ describe('the Memory Stores API fetch handler', () => {
     assert.match(r.headers.get('request-id'), /^req_[0-9a-f]{24}$/);
     assert.throws(() => apiHandler({ catalog: recordingCatalog(), keys: [KEY], deadlineMs: 0 }), { message: 'apiHandler: deadlineMs must be a positive integer' });
   });
+  test('/mcp has the API\'s deadline, and its server acts as the key\'s actor', { timeout: 20_000 }, async () => {
+    const seen = [];
+    let calls = 0;
+    // The first MCP request never answers (a store that stalls under a tool call).
+    const mcp = async (memory, request, actor) => {
+      seen.push(actor);
+      return ++calls === 1 ? new Promise(() => {}) : new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } });
+    };
+    const handle = apiHandler({ catalog: recordingCatalog(), keys: [KEY], deadlineMs: 1500, mcp });
+    const post = () =>
+      call(handle, 'POST', '/mcp?store=memstore_a', { body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', headers: { 'content-type': 'application/json' } });
+    const stuck = post();
+    assert.deepEqual((await post()).json, { ok: true });
+    const r = await stuck;
+    assert.equal(r.status, 504);
+    assert.deepEqual(
+      r.json,
+      apiError('api_error', 'The request did not finish within 1.5 seconds. A write still under way commits whole or not at all: read before you retry it.'),
+    );
+    assert.match(r.headers.get('request-id'), /^req_[0-9a-f]{24}$/);
+    assert.deepEqual(seen, [ACTOR, ACTOR]);
+  });
+
   test('pages of an allowed origin may call with a key (CORS); others get no CORS headers', async () => {
     const handle = apiHandler({ catalog: recordingCatalog(), keys: [KEY], allowOrigins: ['http://127.0.0.1:8080'] });
     const page = 'http://127.0.0.1:8080';
@@ -338,7 +361,7 @@ describe('the Memory Stores API fetch handler', () => {
       Object.fromEntries([...preflight.headers].filter(([k]) => k.startsWith('access-control-') || k === 'vary')),
       {
         'access-control-allow-headers': 'x-api-key, authorization, anthropic-version, anthropic-beta, anthropic-workspace-id, content-type',
-        'access-control-allow-methods': 'GET, POST, DELETE',
+        'access-control-allow-methods': 'GET, POST, PATCH, DELETE',
         'access-control-allow-origin': page,
         'access-control-expose-headers': 'request-id',
         'access-control-max-age': '600',

@@ -14,13 +14,14 @@ export const MEMDIR_BIN = fileURLToPath(new URL('../../bin/memdir.js', import.me
  * and the promise rejects if no line comes by then; default: no bound, as the test
  * runner bounds a test), `onSpawn(child)` (called at once, so a caller can kill it
  * on its own exit even before it listens), `nodeArgs` (Node's own flags, before the
- * script: a bench's --cpu-prof). `stop(killAfterMs?)` sends SIGTERM and
+ * script: a bench's --cpu-prof), `cwd` (the child's working directory; default
+ * this process's). `stop(killAfterMs?)` sends SIGTERM and
  * resolves {code, signal} once it exits; with `killAfterMs`, a child still running
  * then gets SIGKILL.
  */
-export function startListening(args, env, { timeoutMs, onSpawn, nodeArgs = [] } = {}) {
+export function startListening(args, env, { timeoutMs, onSpawn, nodeArgs = [], cwd } = {}) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, ...args], { env, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     onSpawn?.(child);
     let stdout = '';
     let stderr = '';

@@ -2,6 +2,7 @@
 // SDK's Streamable HTTP transport, behind the same keys, scoped to the key's
 // workspace. Driven by the SDK's own HTTP client.
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
@@ -63,4 +64,64 @@ test('no key is refused, another workspace finds no such store, and the store mu
   assert.deepEqual(await status(TEAM_KEY, storeId), [404, 'No memory store with this id.']);
   assert.deepEqual(await status(KEY, undefined), [400, 'Name the memory store this MCP session uses: /mcp?store=memstore_….']);
   await assert.rejects(connect(TEAM_KEY));
+});
+
+test('an archived store refuses the memory tool over /mcp as the API and the toolset refuse it', async () => {
+  const api = new Anthropic({ apiKey: KEY, baseURL: server.url, logLevel: 'off', maxRetries: 0 });
+  const id = (await api.beta.memoryStores.create({ name: 'Archived' })).id;
+  await api.beta.memoryStores.memories.create(id, { path: '/kept.md', content: 'one\n' });
+  await api.beta.memoryStores.memories.create(id, { path: '/gone.md', content: 'two\n' });
+  assert.equal(typeof (await api.beta.memoryStores.archive(id)).archived_at, 'string');
+  const client = await connect(KEY, id);
+  const why = 'the memory store is archived; its memories can be viewed and deleted, not created or changed';
+  const memory = (input) => client.callTool({ name: 'memory', arguments: input });
+  try {
+    assert.deepEqual(await memory({ command: 'create', path: '/memories/new.md', file_text: 'x' }), text(`Error: Cannot create /memories/new.md: ${why}`, true));
+    assert.deepEqual(
+      await memory({ command: 'str_replace', path: '/memories/kept.md', old_str: 'one', new_str: 'uno' }),
+      text(`Error: Cannot str_replace /memories/kept.md: ${why}`, true),
+    );
+    assert.deepEqual(
+      await memory({ command: 'insert', path: '/memories/kept.md', insert_line: 0, insert_text: 'x\n' }),
+      text(`Error: Cannot insert /memories/kept.md: ${why}`, true),
+    );
+    assert.deepEqual(
+      await memory({ command: 'rename', old_path: '/memories/kept.md', new_path: '/memories/moved.md' }),
+      text(`Error: Cannot rename /memories/kept.md: ${why}`, true),
+    );
+    assert.deepEqual(
+      await client.callTool({ name: 'memory_write', arguments: { path: '/new.md', content: 'x' } }),
+      text('Error: This memory store is archived: its documents can be listed, searched, read and deleted, not written or edited.', true),
+    );
+    // Reading and deleting stay open, as through the API.
+    assert.deepEqual(await memory({ command: 'view', path: '/memories/kept.md' }), text("Here's the content of /memories/kept.md with line numbers:\n     1\tone\n     2\t"));
+    assert.deepEqual(await memory({ command: 'delete', path: '/memories/gone.md' }), text('Successfully deleted /memories/gone.md'));
+  } finally {
+    await client.close();
+  }
+  const left = (await api.beta.memoryStores.memories.list(id, { view: 'full' })).data.map((m) => [m.path, m.content]);
+  assert.deepEqual(left, [['/kept.md', 'one\n']]);
+});
+
+test('versions written over /mcp name the key that wrote them, as the API records it', async () => {
+  const api = new Anthropic({ apiKey: KEY, baseURL: server.url, logLevel: 'off', maxRetries: 0 });
+  const id = (await api.beta.memoryStores.create({ name: 'Actors' })).id;
+  await api.beta.memoryStores.memories.create(id, { path: '/by-api.md', content: 'api' });
+  const client = await connect(KEY, id);
+  try {
+    await client.callTool({ name: 'memory', arguments: { command: 'create', path: '/memories/by-tool.md', file_text: 'tool' } });
+    await client.callTool({ name: 'memory_write', arguments: { path: '/by-toolset.md', content: 'toolset' } });
+    await client.callTool({ name: 'memory', arguments: { command: 'delete', path: '/memories/by-api.md' } });
+  } finally {
+    await client.close();
+  }
+  const versions = (await api.beta.memoryStores.memoryVersions.list(id)).data.map((v) => [v.operation, v.path, JSON.stringify(v.created_by)]);
+  // The API's JSON of the actor, exactly (before: {"session_id":"memdir-serve","type":"session_actor"} from /mcp).
+  const key = `{"api_key_id":"apikey_${createHash('sha256').update(KEY).digest('hex').slice(0, 24)}","type":"api_actor"}`;
+  assert.deepEqual(versions, [
+    ['deleted', '/by-api.md', key],
+    ['created', '/by-toolset.md', key],
+    ['created', '/by-tool.md', key],
+    ['created', '/by-api.md', key],
+  ]);
 });

@@ -7,13 +7,15 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { cpSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { memdir, tempDir } from './helpers.mjs';
+import { startListening } from './child-server.mjs';
 
 const BIN = fileURLToPath(new URL('../../bin/memdir.js', import.meta.url));
 const DIR_HEAD = "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:";
@@ -389,4 +391,93 @@ test('memdir mcp refuses extra arguments and a directory that is not a store, be
   assert.equal(await notStore.exited, 2);
   assert.equal(notStore.stderr, `memdir: ${file}: the store path is not a directory\n`);
   assert.deepEqual(notStore.messages, []);
+});
+
+describe('the MCP SDK in the project memdir runs in, memdir installed elsewhere (globally)', () => {
+  // memdir copied where its own resolution finds no SDK (a global install without
+  // it), and a project holding the SDK (a link to this repository's copy): the path
+  // `claude mcp add … -- memdir mcp` takes, memdir run with the project as its cwd.
+  const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+  const SDK = '@modelcontextprotocol/sdk';
+  const VERSION = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).peerDependencies[SDK];
+  const HINT = `npm install ${SDK}@${VERSION} in the project memdir runs in (or -g beside a global memdir)`;
+  const global = join(tempDir('memdir-global-'), 'lib', 'node_modules', 'memdir');
+  for (const part of ['bin', 'js', 'dist', 'package.json']) cpSync(join(ROOT, part), join(global, part), { recursive: true });
+  const bin = join(global, 'bin', 'memdir.js');
+  const project = tempDir('memdir-project-');
+  mkdirSync(join(project, 'node_modules', '@modelcontextprotocol'), { recursive: true });
+  symlinkSync(realpathSync(join(ROOT, 'node_modules', SDK)), join(project, 'node_modules', SDK), 'dir');
+  const bare = tempDir('memdir-bare-');
+
+  test('the version named is the peerDependency', () => {
+    assert.equal(VERSION, '1.32.2');
+  });
+
+  test('memdir mcp serves with the project\'s SDK', async () => {
+    const store = join(tempDir('memdir-mcp-'), 'store');
+    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--store', store], cwd: project, stderr: 'pipe' });
+    let stderr = '';
+    transport.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const client = new Client({ name: 'memdir-test', version: '1.0.0' });
+    await client.connect(transport);
+    open.push(client);
+    assert.deepEqual(await call(client, { command: 'create', path: N, file_text: 'found\n' }), text(`File created successfully at: ${N}`));
+    assert.equal(stderr, SERVING);
+  });
+
+  test('without the SDK anywhere, memdir mcp names the version to install and where', async () => {
+    const child = spawn(process.execPath, [bin, 'mcp', '--store', join(bare, 'store')], { cwd: bare, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (out += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (err += d));
+    child.stdin.end();
+    const [code] = await once(child, 'exit');
+    assert.equal(code, 2);
+    assert.equal(err, `memdir: mcp needs the MCP SDK, which memdir does not install by itself: ${HINT}\n`);
+    assert.equal(out, '');
+  });
+
+  test('memdir serve answers /mcp with the project\'s SDK, and without one says what to install', async () => {
+    const env = { ...process.env, MEMDIR_API_KEYS: '' };
+    const args = [bin, 'serve', '--port', '0', '--no-auth'];
+    const found = await startListening([...args, '--store', join(tempDir('memdir-serve-'), 'stores')], env, { cwd: project });
+    try {
+      const r = await fetch(`${found.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', host: new URL(found.url).host },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      });
+      // Past the MCP route's own check (a store must be named): the route is there.
+      assert.deepEqual([r.status, (await r.json()).error.message], [400, 'Name the memory store this MCP session uses: /mcp?store=memstore_….']);
+      assert.equal(found.stderr(), '');
+    } finally {
+      assert.deepEqual(await found.stop(), { code: 0, signal: null });
+    }
+    const missing = await startListening([...args, '--store', join(bare, 'stores')], env, { cwd: bare });
+    try {
+      // Written before the URL, but the two pipes are read in either order.
+      if (!missing.stderr().endsWith('\n')) await once(missing.child.stderr, 'data');
+      assert.equal(missing.stderr(), `memdir serve: no /mcp route: the MCP SDK is not installed (${HINT})\n`);
+    } finally {
+      assert.deepEqual(await missing.stop(), { code: 0, signal: null });
+    }
+  });
+});
+
+test('memdir mcp over an archived store: the memory tool refuses to create or change, as the API does', async () => {
+  const dir = join(tempDir('memdir-mcp-'), 'store');
+  const memory = await memdir.openMemory({ store: memdir.directoryStore(dir) });
+  assert.equal((await memory.api({ op: 'store.create', id: 'memstore_abcdefghjkmn0123456789ab', body: { name: 'Old' } })).status, 200);
+  assert.equal((await memory.api({ op: 'memory.create', body: { path: '/kept.md', content: 'one\n' } })).status, 200);
+  assert.equal((await memory.api({ op: 'store.archive' })).status, 200);
+  memory.close();
+  const { client } = await connect(dir);
+  const why = 'the memory store is archived; its memories can be viewed and deleted, not created or changed';
+  assert.deepEqual(await call(client, { command: 'create', path: '/memories/new.md', file_text: 'x' }), text(`Error: Cannot create /memories/new.md: ${why}`, true));
+  assert.deepEqual(
+    await call(client, { command: 'str_replace', path: '/memories/kept.md', old_str: 'one', new_str: 'uno' }),
+    text(`Error: Cannot str_replace /memories/kept.md: ${why}`, true),
+  );
+  assert.deepEqual(await call(client, { command: 'view', path: '/memories/kept.md' }), text("Here's the content of /memories/kept.md with line numbers:\n     1\tone\n     2\t"));
 });

@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import { loadJson, memdir, tempDir } from './helpers.mjs';
 import { scriptedApi } from '../fake-model.mjs';
-import { FACES, OPEN_CLOCK, SEED_CLOCK, seed } from '../conformance/write-paths.mjs';
+import { FACES, OPEN_CLOCK, SEED_CLOCK, archive, seed } from '../conformance/write-paths.mjs';
 
 const TURNS = [
   [
@@ -189,8 +189,9 @@ describe('every write path × access, through the package', () => {
     return ids;
   }
 
-  for (const [face, { run, readOnly, readWrite }] of Object.entries(FACES)) {
+  for (const [face, { run, readOnly, readWrite, archived }] of Object.entries(FACES)) {
     test(face, async () => {
+      assert.notEqual(archived, undefined, `${face} names no archived answer`);
       const [teamDir, meDir] = [tempDir('memdir-team-'), tempDir('memdir-me-')];
       const ids = await seeded(teamDir);
       const meIds = await seeded(meDir);
@@ -212,6 +213,56 @@ describe('every write path × access, through the package', () => {
         assert.deepEqual(await run(both, 'me', meIds), readWrite);
         both.close();
       }
+      if (archived !== null) {
+        const both = await open('read_write');
+        await archive(both, 'team');
+        const kept = snapshot(teamDir);
+        const answer = await run(both, 'team', ids);
+        assert.deepEqual(answer, archived);
+        // A refusal leaves the archived store as it was.
+        if (answer !== 'ok') assert.deepEqual(snapshot(teamDir), kept, `${face} changed the archived store`);
+        both.close();
+      }
     });
   }
+});
+
+describe('a call on behalf of an actor', () => {
+  const KEY_ACTOR = { type: 'api_actor', api_key_id: 'apikey_0123' };
+  async function mounted() {
+    return memdir.openMemory({ mounts: [{ name: 'team', store: memdir.memoryStore() }, { name: 'me', store: memdir.memoryStore() }] });
+  }
+  const createdBy = async (memory, at) =>
+    (await memory.api({ mount: at, op: 'version.list' })).body.data.map((v) => [v.path, JSON.stringify(v.created_by)]);
+
+  test('its versions name it, in the store the call is routed to', async () => {
+    const memory = await mounted();
+    assert.deepEqual(await memory.execute({ command: 'create', path: '/memories/team/a.md', file_text: 'a' }, { actor: KEY_ACTOR }), {
+      content: 'File created successfully at: /memories/team/a.md',
+      is_error: false,
+    });
+    assert.equal(await memory.handle({ command: 'rename', old_path: '/memories/team/a.md', new_path: '/memories/team/b.md' }, { actor: KEY_ACTOR }), 'Successfully renamed /memories/team/a.md to /memories/team/b.md');
+    await memory.toolset('memory_write', { path: '/me/c.md', content: 'c' }, { actor: KEY_ACTOR });
+    await memory.execute({ command: 'create', path: '/memories/me/d.md', file_text: 'd' });
+    const key = '{"api_key_id":"apikey_0123","type":"api_actor"}';
+    assert.deepEqual(await createdBy(memory, 'team'), [['/b.md', key], ['/a.md', key]]);
+    // Without one: the memory's own actor ('' here, so none is recorded).
+    assert.deepEqual(await createdBy(memory, 'me'), [['/d.md', 'null'], ['/c.md', key]]);
+    memory.close();
+  });
+
+  test('an actor the engine refuses is a TypeError, before anything runs', async () => {
+    const memory = await mounted();
+    const refused = {
+      name: 'TypeError',
+      message: "actor must be an actor object ({type: 'api_actor', api_key_id}, or a session_actor, user_actor or service_account_actor) whose id is 1 to 256 characters without control characters",
+    };
+    const write = { command: 'create', path: '/memories/team/x.md', file_text: 'x' };
+    await assert.rejects(memory.execute(write, { actor: { type: 'api_actor', api_key_id: '' } }), refused);
+    await assert.rejects(memory.handle(write, { actor: { type: 'robot', robot_id: 'r' } }), refused);
+    await assert.rejects(memory.toolset('memory_write', { path: '/team/x.md', content: 'x' }, { actor: 'apikey_0123' }), refused);
+    await assert.rejects(memory.execute(write, { actor: { type: 'api_actor', api_key_id: 'x'.repeat(257) } }), refused);
+    assert.deepEqual(await createdBy(memory, 'team'), []);
+    memory.close();
+  });
 });

@@ -98,6 +98,8 @@ describe('memdir serve reads a Node request', () => {
     assert.equal(request, undefined);
     assert.equal(answer.status, 405);
     assert.equal(answer.text, JSON.stringify({ type: 'error', error: { type: 'invalid_request_error', message: 'TRACE is not a method this API serves.' } }));
+    // Every method a route takes, the list the preflight allows (js/api/http.js, METHODS).
+    assert.equal(answer.headers.allow, 'GET, POST, PATCH, DELETE');
     res.end();
     socket.destroy();
   });

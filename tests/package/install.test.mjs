@@ -50,7 +50,7 @@ function filesIn(dir) {
 // What the package may hold: anything else in the tarball got there by accident. Two
 // wasm builds: dist/ (the browser's, with IndexedDB) and dist/node/ (every other runtime's).
 const SHIPPED = [/^js\/.+\.(js|d\.ts)$/, /^bin\/[a-z-]+\.js$/, /^dist\/(node\/)?memdir_wasm(\.js|\.d\.ts|_bg\.wasm|_bg\.wasm\.d\.ts)$/, /^docs\/[a-z-]+\.md$/, /^(README\.md|LICENSE|package\.json)$/];
-const REQUIRED = ['package.json', 'README.md', 'docs/spec.md', 'docs/memory-stores.md', 'bin/memdir.js', 'bin/serve.js', 'bin/serve-http.js', 'js/api/http.js', 'js/api/catalog-dir.js', 'bin/mcp.js', 'bin/ndjson.js', 'bin/sdk-layout.js', 'dist/memdir_wasm.js', 'dist/memdir_wasm_bg.wasm', 'dist/node/memdir_wasm.js', 'dist/node/memdir_wasm_bg.wasm', 'js/index.d.ts', 'js/node.d.ts', 'js/browser.d.ts', 'js/workerd.d.ts', 'js/api/http.d.ts', 'js/core.js', 'js/glue.js', 'js/node.js', 'js/browser.js', 'js/workerd.js', 'js/default.js'];
+const REQUIRED = ['package.json', 'README.md', 'docs/spec.md', 'docs/memory-stores.md', 'bin/memdir.js', 'bin/serve.js', 'bin/serve-http.js', 'js/api/http.js', 'js/api/catalog-dir.js', 'bin/mcp.js', 'bin/mcp-sdk.js', 'bin/ndjson.js', 'bin/sdk-layout.js', 'dist/memdir_wasm.js', 'dist/memdir_wasm_bg.wasm', 'dist/node/memdir_wasm.js', 'dist/node/memdir_wasm_bg.wasm', 'js/index.d.ts', 'js/node.d.ts', 'js/browser.d.ts', 'js/workerd.d.ts', 'js/api/http.d.ts', 'js/core.js', 'js/glue.js', 'js/node.js', 'js/browser.js', 'js/workerd.js', 'js/default.js'];
 
 // The Node entry's public surface, pinned: a name added or dropped is a decision.
 const NODE_EXPORTS = ['COMMANDS', 'DirectoryStore', 'MEMORY_SYSTEM_PROMPT', 'Memory', 'PostgresStoreError', 'UnusableStore', 'apiHandler', 'betaMemoryTool', 'checkStoreContract', 'customStore', 'defaults', 'directoryCatalog', 'directoryStore', 'formatDuration', 'keyEntry', 'keysFrom', 'listStores', 'memoryStore', 'memoryStoreTools', 'memoryTool', 'newStoreId', 'openMemory', 'oversizedInputResult', 'parseDuration', 'postgresStore', 'requestId', 'syncMemory', 'toolsetTools', 'upkeepStore'];
@@ -116,7 +116,10 @@ test('npm pack, install the tarball into a scratch project, run it on Node, in C
     } catch (e) {
       noMcp = e.message;
     }
-    assert.match(noMcp ?? '', /failed \(2\):\n\nmemdir: mcp needs the MCP SDK, which memdir does not install by itself: npm install @modelcontextprotocol\/sdk@1\.32\.2\n$/);
+    assert.match(
+      noMcp ?? '',
+      /failed \(2\):\n\nmemdir: mcp needs the MCP SDK, which memdir does not install by itself: npm install @modelcontextprotocol\/sdk@1\.32\.2 in the project memdir runs in \(or -g beside a global memdir\)\n$/,
+    );
 
     const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'));
     const tools = TOOLS.map((name) => `${name}@${lock.packages[`node_modules/${name}`].version}`);

@@ -11,7 +11,7 @@ import { DurableObject } from 'cloudflare:workers';
 import service, { MemoryObject, MemoryStoreObject } from '../../examples/worker/src/index.js';
 import { checkStoreContract, durableObjectStore, kvStore, memoryStore, openMemory, syncMemory } from 'memdir';
 import { observe } from '../conformance/hostile-stores.mjs';
-import { FACES, OPEN_CLOCK, SEED_CLOCK, seed } from '../conformance/write-paths.mjs';
+import { FACES, OPEN_CLOCK, SEED_CLOCK, archive, seed } from '../conformance/write-paths.mjs';
 import { MAX_VALUE_BYTES } from '../../js/stores/shared.js';
 // The same module the bundled package's entry imports, so the same symbol.
 import { AT_ONCE } from '../../js/glue.js';
@@ -310,8 +310,9 @@ export class StoreTestObject extends DurableObject {
   /**
    * One face of tests/conformance/write-paths.mjs over two durableObjectStores of
    * this object (prefixes team/ and me/), each seeded alone: its answer with team
-   * mounted read-only, whether team's raw records are unchanged after it, and its
-   * answer with both read-write on me (null where the table has none).
+   * mounted read-only, whether team's raw records are unchanged after it, its
+   * answer with both read-write on me, and on team once archived (null where the
+   * table has none).
    */
   async writePaths(face) {
     const storage = this.ctx.storage;
@@ -324,7 +325,7 @@ export class StoreTestObject extends DurableObject {
       return ids;
     };
     const ids = { team: await seeded('team/'), me: await seeded('me/') };
-    const run = async (access, at) => {
+    const run = async (access, at, first = async () => {}) => {
       const memory = await openMemory({
         mounts: [
           { name: 'team', store: store('team/'), access },
@@ -333,6 +334,7 @@ export class StoreTestObject extends DurableObject {
         clock: () => OPEN_CLOCK,
       });
       try {
+        await first(memory);
         return await FACES[face].run(memory, at, ids[at]);
       } finally {
         memory.close();
@@ -341,8 +343,11 @@ export class StoreTestObject extends DurableObject {
     const before = dump(await this.raw('team/'));
     const readOnly = await run('read_only', 'team');
     const after = dump(await this.raw('team/'));
+    const records = (await this.raw('team/')).size;
     const readWrite = FACES[face].readWrite === null ? null : await run('read_write', 'me');
-    return { readOnly, unchanged: after === before, records: (await this.raw('team/')).size, readWrite };
+    // Step 4: team archived, then the face on it.
+    const archived = FACES[face].archived === null ? null : await run('read_write', 'team', (memory) => archive(memory, 'team'));
+    return { readOnly, unchanged: after === before, records, readWrite, archived };
   }
 
   /**

@@ -12,8 +12,8 @@ use alloc::vec::Vec;
 
 use js_sys::{Function, Object, Promise, Reflect};
 use memdir::{
-    Access, Config, Engine, Entry, InputError, Limits, Mount, Mounted, SecretPolicy, ToolError,
-    ToolResult,
+    Access, Actor, Config, Engine, Entry, InputError, Limits, Mount, Mounted, SecretPolicy,
+    ToolError, ToolResult,
 };
 use wasm_bindgen::prelude::*;
 
@@ -164,31 +164,35 @@ impl Memory {
     /// with `Error: ` before the message on failure, and on failure a
     /// non-enumerable `kind` (so it never travels with a spread `tool_result`).
     /// Never rejects.
+    /// `actor`: see [`actor_of`]; a bad one is a `TypeError`, thrown at once.
     #[wasm_bindgen(js_name = executeJson)]
-    pub fn execute_json(&self, input: String) -> Promise {
+    pub fn execute_json(&self, input: String, actor: Option<String>) -> Result<Promise, JsValue> {
+        let by = actor_of(actor)?;
         let mounted = Rc::clone(&self.mounted);
-        promise(async move {
-            let outcome = run_json(&mounted, &input).await;
+        Ok(promise(async move {
+            let outcome = run_json(&mounted, &input, by.as_ref()).await;
             let js = result_to_js(&ToolResult::of(&outcome));
             if let Err(e) = &outcome {
                 mark_kind(&js, e);
             }
             Ok(js)
-        })
+        }))
     }
 
     /// The handler face: one tool input as JSON text; resolves the tool's text or
     /// rejects with an `Error` whose message is the protocol's and whose `kind` is
     /// the error's kind (`refused`, `storage_full`, …).
+    /// `actor`: see [`actor_of`]; a bad one is a `TypeError`, thrown at once.
     #[wasm_bindgen(js_name = handleJson)]
-    pub fn handle_json(&self, input: String) -> Promise {
+    pub fn handle_json(&self, input: String, actor: Option<String>) -> Result<Promise, JsValue> {
+        let by = actor_of(actor)?;
         let mounted = Rc::clone(&self.mounted);
-        promise(async move {
-            let outcome = run_json(&mounted, &input).await;
+        Ok(promise(async move {
+            let outcome = run_json(&mounted, &input, by.as_ref()).await;
             outcome
                 .map(|text| JsValue::from_str(&text))
                 .map_err(|e| error(&e))
-        })
+        }))
     }
 
     /// Every directory and file, sorted: `[{path, content?}]` (no `content`: a directory).
@@ -340,16 +344,23 @@ impl Memory {
     /// text), over every store of this memory (`/<mount>/…` paths when several are
     /// mounted). Resolves the text, or rejects with an `Error` whose message is the
     /// text and whose `kind` names the failure (`input`, `not_found`, …).
-    pub fn toolset(&self, name: String, input: String) -> Promise {
+    /// `actor`: see [`actor_of`]; a bad one is a `TypeError`, thrown at once.
+    pub fn toolset(
+        &self,
+        name: String,
+        input: String,
+        actor: Option<String>,
+    ) -> Result<Promise, JsValue> {
+        let by = actor_of(actor)?;
         let mounted = Rc::clone(&self.mounted);
-        promise(async move {
-            let answer = mounted.toolset_json(&name, &input).await;
+        Ok(promise(async move {
+            let answer = mounted.toolset_json_by(&name, &input, by.as_ref()).await;
             answer.map(|text| JsValue::from_str(&text)).map_err(|e| {
                 let err = js_sys::Error::new(&alloc::format!("{e}"));
                 let _ = Reflect::set(&err, &"kind".into(), &e.kind().into());
                 err.into()
             })
-        })
+        }))
     }
 
     /// Garbage-collects objects unreachable from the last `keep_commits` commits
@@ -410,11 +421,40 @@ fn parse_config(text: &str) -> Result<Config, &'static str> {
     })
 }
 
-/// The typed entry point for a tool input in JSON text.
-async fn run_json(mounted: &Mounted<Engine<AnyStore>>, input: &str) -> Result<String, ToolError> {
+/// The typed entry point for a tool input in JSON text, on behalf of `by`.
+async fn run_json(
+    mounted: &Mounted<Engine<AnyStore>>,
+    input: &str,
+    by: Option<&Actor>,
+) -> Result<String, ToolError> {
     match memdir::parse_text(input) {
-        Ok(cmd) => mounted.run(cmd).await,
+        Ok(cmd) => mounted.run_by(cmd, by).await,
         Err(e) => Err(e.into()),
+    }
+}
+
+/// Checks an actor as [`actor_of`] does, before any call is made with it: the
+/// `TypeError` for one the engine refuses. The calls check it again, but a throw
+/// from them is the wrapper's internal failure, never the caller's.
+#[wasm_bindgen(js_name = checkActor)]
+pub fn check_actor(text: String) -> Result<(), JsValue> {
+    actor_of(Some(text)).map(|_| ())
+}
+
+/// Whom a call acts for: `None` (absent), the memory's configured actor as a
+/// session; else the JSON text of an actor object as the Memory Stores API records
+/// it (`{"type":"api_actor","api_key_id":…}`), which the versions the call makes
+/// name. Checked by the engine's rules for an actor, as the API checks a request's.
+fn actor_of(text: Option<String>) -> Result<Option<Actor>, JsValue> {
+    let Some(text) = text else {
+        return Ok(None);
+    };
+    match memdir::__hooks::from_text::<Actor>(&text) {
+        Ok(actor) if actor.is_valid() => Ok(Some(actor)),
+        _ => Err(JsValue::from(js_sys::TypeError::new(&alloc::format!(
+            "actor must be an actor object ({{type: 'api_actor', api_key_id}}, or a session_actor, user_actor or service_account_actor) whose id is 1 to {} characters without control characters",
+            memdir::config::MAX_ACTOR_ID_CHARS
+        )))),
     }
 }
 

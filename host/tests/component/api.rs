@@ -73,6 +73,46 @@ fn a_memory_created_through_the_api_is_retrieved_and_versioned() {
 }
 
 #[test]
+fn an_archived_store_refuses_the_memory_tool_in_the_component_too() {
+    // The engine's rule, so the wasmtime face refuses as the API and MCP do.
+    let mut h = host(Arc::new(MemoryBackend::new()));
+    let made = json!({"op": "store.create", "id": "memstore_abcdefghjkmn0123456789ab", "body": r#"{"name":"Team"}"#});
+    assert_eq!(call(&mut h, &made).0, 200);
+    h.create("/memories/a.md", "one\n").expect("created");
+    h.create("/memories/b.md", "two\n").expect("created");
+    assert_eq!(call(&mut h, &json!({"op": "store.archive"})).0, 200);
+    let why = "the memory store is archived; its memories can be viewed and deleted, not created or changed";
+    assert_eq!(
+        h.create("/memories/c.md", "x").unwrap_err().to_string(),
+        format!("Cannot create /memories/c.md: {why}")
+    );
+    let r = h.execute_json(
+        r#"{"command":"str_replace","path":"/memories/a.md","old_str":"one","new_str":"uno"}"#,
+    );
+    assert_eq!(
+        (r.content.as_str(), r.is_error),
+        (
+            format!("Error: Cannot str_replace /memories/a.md: {why}").as_str(),
+            true
+        )
+    );
+    assert_eq!(
+        h.rename("/memories/a.md", "/memories/z.md")
+            .unwrap_err()
+            .to_string(),
+        format!("Cannot rename /memories/a.md: {why}")
+    );
+    assert_eq!(
+        h.delete("/memories/b.md").expect("deleted"),
+        "Successfully deleted /memories/b.md"
+    );
+    assert_eq!(
+        h.view("/memories/a.md", None).expect("viewed"),
+        "Here's the content of /memories/a.md with line numbers:\n     1\tone\n     2\t"
+    );
+}
+
+#[test]
 fn a_request_over_the_input_limit_is_refused_before_the_guest() {
     let mut h = support::runtime().host(
         Arc::new(MemoryBackend::new()),

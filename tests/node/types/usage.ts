@@ -35,6 +35,14 @@ export async function example(client: Anthropic): Promise<void> {
   const text: string = await memory.view({ command: 'view', path: '/memories' });
   const raw: ToolResult = await memory.execute({ command: 'create', path: '/memories/a', file_text: text });
   const fromText: ToolResult = await memory.executeJson('{"command":"view","path":"/memories"}');
+  // On behalf of an API key, as memdir serve's MCP server calls them.
+  const byKey = { actor: { type: 'api_actor', api_key_id: 'apikey_0123' } };
+  const asKey: ToolResult = await memory.execute({ command: 'create', path: '/memories/k', file_text: 'k' }, byKey);
+  const handled: string = await memory.handle({ command: 'view', path: '/memories' }, byKey);
+  const wrote: string = await memory.toolset('memory_write', { path: '/k2.md', content: 'k' }, byKey);
+  void asKey;
+  void handled;
+  void wrote;
   const entries: Entry[] = await memory.entries();
   await memory.import(entries);
   void raw;
