@@ -160,6 +160,10 @@ export const FACES = {
       said: 'pulled 0, pushed 1, merged 0, conflicts 0, unchanged 0',
       remoteReceived: ['GET /v1/memory_stores/memstore_remote/memories', 'POST /v1/memory_stores/memstore_remote/memories'],
     },
+    archived: {
+      said: 'SyncError: This memory store is archived, and a sync writes to both stores; nothing was synced.',
+      remoteReceived: [],
+    },
   },
 };
 
