@@ -7,6 +7,7 @@
 //! JSON answers), `page` (page tokens), `error` (errors, their types and statuses).
 
 pub(crate) mod body;
+mod erase;
 pub mod error;
 mod memories;
 pub(crate) mod meta;
@@ -176,25 +177,40 @@ impl<S: Store> Engine<S> {
             return Err(ApiError::ReadOnly);
         }
         let body = body::parse(r.body.as_deref())?;
+        let head = self.read_head().await?;
+        let outcome = self.dispatch(&r, &body, &head).await;
+        // A read that met a missing object while the head moved on was walking a
+        // tree a redaction erased from (or gc collected) after the read began: it
+        // is answered once more, from the head as it now is (see `erase.rs`).
+        if matches!(outcome, Err(ApiError::Damaged)) && !WRITE_OPS.contains(&r.op.as_str()) {
+            let now = self.read_head().await?;
+            if now != head {
+                return self.dispatch(&r, &body, &now).await;
+            }
+        }
+        outcome
+    }
+
+    /// Runs the operation `r` names against the state `head`.
+    async fn dispatch(&self, r: &Request, body: &Value, head: &Head) -> Outcome {
         let q = Query(&r.query);
         let id = r.id.as_deref();
-        let head = self.read_head().await?;
-        let ctx = Ctx::of(&head, r.actor);
+        let ctx = Ctx::of(head, r.actor.clone());
         match r.op.as_str() {
-            "store.create" => self.store_create(id, &body).await,
+            "store.create" => self.store_create(id, body).await,
             "store.retrieve" => self.store_retrieve(&ctx),
-            "store.update" => self.store_update(&body).await,
+            "store.update" => self.store_update(body).await,
             "store.archive" => self.store_archive().await,
             "store.delete" => self.store_delete(&ctx),
-            "memory.create" => self.memory_create(&ctx, &body, &q).await,
+            "memory.create" => self.memory_create(&ctx, body, &q).await,
             "memory.retrieve" => self.memory_retrieve(&ctx, id, &q).await,
-            "memory.update" => self.memory_update(&ctx, id, &body, &q).await,
+            "memory.update" => self.memory_update(&ctx, id, body, &q).await,
             "memory.delete" => self.memory_delete(&ctx, id, &q).await,
             "memory.list" => self.memory_list(&ctx, &q).await,
             "memory.search" => self.memory_search(&ctx, &q).await,
             "version.list" => self.version_list(&ctx, &q).await,
             "version.retrieve" => self.version_retrieve(&ctx, id, &q).await,
-            "version.redact" => self.version_redact(&ctx, id, &body).await,
+            "version.redact" => self.version_redact(&ctx, id, body).await,
             other => Err(ApiError::no_operation(other)),
         }
     }

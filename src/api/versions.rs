@@ -249,6 +249,13 @@ impl<S: Store> Engine<S> {
                     }
                     _ => None,
                 };
+                // The leaves of older trees that name the version's path: deleted
+                // once published, with history starting again at this commit.
+                let leaves = match record.path.as_deref() {
+                    Some(path) => self.leaves_naming(head, path, seq).await?,
+                    None => Vec::new(),
+                };
+                overlay.new_history = !leaves.is_empty();
                 let redacted = Record {
                     path: None,
                     sha: None,
@@ -271,13 +278,13 @@ impl<S: Store> Engine<S> {
                     overlay,
                     root,
                     summary: format!("api redact {}", fresh.ids.version_id(seq)),
-                    value: Ok(Some((slot.record, erase))),
+                    value: Ok(Some((slot.record, erase, leaves))),
                 })
             })
             .await??;
-        if let Some((old_record, erase)) = outcome {
+        if let Some((old_record, erase, leaves)) = outcome {
             // Published: a failure now must not say that nothing was changed.
-            self.erase_redacted(old_record, erase)
+            self.erase_redacted(old_record, erase, &leaves)
                 .await
                 .map_err(|_| ApiError::Unerased)?;
         }
@@ -288,25 +295,39 @@ impl<S: Store> Engine<S> {
             .await
     }
 
-    /// Deletes a redacted version's old record and, when `erase` names it, its blob.
+    /// Deletes a redacted version's old record, its blob when `erase` names it, and
+    /// the tree leaves that named its path (see `erase.rs`). Each is unreachable
+    /// from the redaction's head, so the store is whole after any step.
     async fn erase_redacted(
         &self,
         record: Hash,
         erase: Option<(Hash, alloc::rc::Rc<str>)>,
+        leaves: &[Hash],
     ) -> Result<(), ToolError> {
         self.store().delete(&record.key(RECORD)).await?;
         self.forget_record(&record);
-        let Some((blob, text)) = erase else {
+        if erase.is_none() && leaves.is_empty() {
             return Ok(());
-        };
+        }
         let (before, _) = self.cached_head().await?;
-        self.store().delete(&blob.key(BLOB)).await?;
-        self.forget_blob(&blob);
-        // A writer that stored the same text again (a restore in another tab) and
-        // published meanwhile needs it back: its blob key is ours.
+        if let Some((blob, _)) = &erase {
+            self.store().delete(&blob.key(BLOB)).await?;
+            self.forget_blob(blob);
+        }
+        let deleted = self.delete_leaves(leaves).await?;
+        // A writer that stored the same text again (a restore in another tab), or
+        // made a deleted leaf's bytes again, and published meanwhile needs them
+        // back: their keys are ours. Leaves first: the blob's check reads the tree.
         let now = self.read_head().await?;
-        if now.commit != before.commit && self.holds_blob(&now, blob, record).await? {
-            self.store().set(&blob.key(BLOB), text.as_bytes()).await?;
+        if now.commit != before.commit {
+            if !deleted.is_empty() {
+                self.tree_nodes(now.root, &deleted).await?;
+            }
+            if let Some((blob, text)) = erase
+                && self.holds_blob(&now, blob, record).await?
+            {
+                self.store().set(&blob.key(BLOB), text.as_bytes()).await?;
+            }
         }
         Ok(())
     }

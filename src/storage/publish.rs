@@ -54,6 +54,16 @@ impl<S: Store> Engine<S> {
                     }
                     head = now;
                 }
+                // An object of the state planned on is missing: if the head has
+                // moved, a redaction (or gc) deleted it from a tree no longer the
+                // head's after this attempt read that head, so plan on the new one.
+                Err(ToolError::Damaged) => {
+                    let now = self.read_head().await?;
+                    if now == head {
+                        return Err(ToolError::Damaged);
+                    }
+                    head = now;
+                }
                 Err(e) => return Err(e),
                 Ok(Attempt::Unchanged(value)) => return Ok(value),
                 Ok(Attempt::Publish {
@@ -95,7 +105,10 @@ impl<S: Store> Engine<S> {
         let (log, store) = (overlay.log_head, overlay.store.clone());
         let commit = Commit {
             root: root.hex(),
-            parent: head.commit.map(|c| c.hex()),
+            parent: head
+                .commit
+                .filter(|_| !overlay.new_history)
+                .map(|c| c.hex()),
             time: (self.clock)(),
             actor: self.config.actor.clone(),
             command: summary,
