@@ -497,3 +497,29 @@ fn a_redaction_reads_at_most_max_redact_commits_commits_back() {
     // again at the redaction only if it deleted something (here nothing).
     assert_eq!(holding(&store, "secret-name"), ["tree"]);
 }
+
+#[test]
+fn a_gc_pass_that_began_before_the_rename_marks_from_the_new_head() {
+    let (store, act) = with_a_rename_and_redaction_by_another_client();
+    // The pass has read the head (the name still there) when the other client
+    // renames and redacts; the old tree it goes on to mark has lost its leaf.
+    let collector = Engine::new(
+        Hooked {
+            inner: store.clone(),
+            when: ("get", "head"),
+            hook: RefCell::new(Some(act)),
+            before: false,
+        },
+        Config::default(),
+    );
+    block_on(collector.gc(1000)).unwrap();
+    block_on(collector.gc(1000)).unwrap();
+    let fresh = Engine::new(store.clone(), Config::default());
+    let paths: Vec<String> = block_on(fresh.entries())
+        .unwrap()
+        .into_iter()
+        .map(|e| e.path)
+        .collect();
+    assert_eq!(paths, ["/memories/other.md", "/memories/public.md"]);
+    assert_eq!(holding(&store, "secret-name"), Vec::<String>::new());
+}
