@@ -14,14 +14,15 @@
 //! Readers under way: every request reads the head first, and the redaction never
 //! deletes a node the head before or after it reaches (its commit keeps the tree
 //! as it was). Only a request that read a head from before the rename and is still
-//! walking that old tree, or a writer planning on such a head it cached, can meet a
-//! deleted leaf; it is answered from the head as it now is: a change re-plans
-//! (`transact` retries a missing object once the head has moved), and an API read
-//! is run once more on the new head (`Engine::api`). What such a reader needed is
-//! kept only as long as it is in this engine's own hands: nothing is kept in the
-//! store for it. A writer publishing meanwhile a tree that reaches a deleted leaf
-//! (the same bytes made again, which takes a clock that stands still) gets it back:
-//! the redaction reads the head once more after deleting and restores each deleted
+//! walking that old tree, a writer planning on such a head it cached, or a gc pass
+//! keeping such a commit, can meet a deleted leaf. Nothing is kept in the store for
+//! it; it goes on from the head as it now is: a change plans again (`transact`
+//! retries a missing object once the head has moved; its compare-and-swap would
+//! have failed anyway), an API read runs once more (`Engine::api`), and a gc pass
+//! marks again (`gc_after`; the old commits are then unreferenced, collected as
+//! ever). A writer publishing meanwhile a tree that reaches a deleted leaf (the
+//! same bytes made again, which takes a clock that stands still) gets it back: the
+//! redaction reads the head once more after deleting and restores each deleted
 //! leaf the new tree reaches, as it does the content's blob.
 
 use alloc::collections::{BTreeMap, BTreeSet};
