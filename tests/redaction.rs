@@ -523,3 +523,128 @@ fn a_gc_pass_that_began_before_the_rename_marks_from_the_new_head() {
     assert_eq!(paths, ["/memories/other.md", "/memories/public.md"]);
     assert_eq!(holding(&store, "secret-name"), Vec::<String>::new());
 }
+
+/// The id of the version that created the memory `id`.
+fn created_version(id: &str) -> String {
+    id.replace("mem_", "memver_")
+}
+
+#[test]
+fn a_second_redaction_finds_the_older_trees_past_the_first_ones_new_start() {
+    // Two leaked names, the older memory renamed first; the newer memory's
+    // redaction starts history again, and the older one's must still reach the
+    // trees it names, stored before that start.
+    let (engine, store) = common::api_engine(Config::default());
+    let create = |path: &str| {
+        let body = json!({"path": path, "content": "x"}).to_string();
+        ok(&engine, json!({"op": "memory.create", "body": body}))["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let rename = |id: &str, path: &str| {
+        let body = json!({"path": path}).to_string();
+        ok(
+            &engine,
+            json!({"op": "memory.update", "id": id, "body": body}),
+        );
+    };
+    let older = create("/secret-older.md");
+    rename(&older, "/public-older.md");
+    let newer = create("/secret-newer.md");
+    rename(&newer, "/public-newer.md");
+    ok(
+        &engine,
+        json!({"op": "version.redact", "id": created_version(&newer)}),
+    );
+    assert_eq!(holding(&store, "secret-newer"), Vec::<String>::new());
+    assert_eq!(holding(&store, "secret-older"), ["rec", "tree"]);
+    ok(
+        &engine,
+        json!({"op": "version.redact", "id": created_version(&older)}),
+    );
+    assert_eq!(holding(&store, "secret-older"), Vec::<String>::new());
+    for keep in [1000, 0, 0] {
+        block_on(engine.gc(keep)).unwrap();
+    }
+}
+
+#[test]
+fn what_lay_beneath_a_deleted_leaf_goes_with_it_so_no_name_is_stranded() {
+    // `/d/secret-b.md` lived only while `/secret-a.md` did: the first redaction
+    // deletes those commits' root leaves, and with them `/d`'s leaf naming the
+    // other, which no walk from a root could reach afterwards.
+    let (engine, store) = common::api_engine(Config::default());
+    let create = |path: &str| {
+        let body = json!({"path": path, "content": "x"}).to_string();
+        ok(&engine, json!({"op": "memory.create", "body": body}))["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let rename = |id: &str, path: &str| {
+        let body = json!({"path": path}).to_string();
+        ok(
+            &engine,
+            json!({"op": "memory.update", "id": id, "body": body}),
+        );
+    };
+    let a = create("/secret-a.md");
+    let b = create("/d/secret-b.md");
+    rename(&b, "/d/public-b.md");
+    rename(&a, "/public-a.md");
+    ok(
+        &engine,
+        json!({"op": "version.redact", "id": created_version(&a)}),
+    );
+    assert_eq!(holding(&store, "secret-a"), Vec::<String>::new());
+    // Only its own version's record names the other now.
+    assert_eq!(holding(&store, "secret-b"), ["rec"]);
+    ok(
+        &engine,
+        json!({"op": "version.redact", "id": created_version(&b)}),
+    );
+    assert_eq!(holding(&store, "secret-b"), Vec::<String>::new());
+    for keep in [1000, 0, 0] {
+        block_on(engine.gc(keep)).unwrap();
+    }
+    let listed = ok(&engine, json!({"op": "memory.list"}));
+    let paths: Vec<&str> = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["/d/public-b.md", "/public-a.md"]);
+}
+
+#[test]
+fn a_renamed_directorys_old_name_goes_with_the_redaction_of_its_files_version() {
+    let (engine, store) = common::api_engine(Config::default());
+    let tool = |input: Value| {
+        let r = block_on(engine.execute(&input));
+        assert!(!r.is_error, "{}", r.content);
+    };
+    tool(json!({"command": "create", "path": "/memories/ssn-dir-42/notes.md", "file_text": "x"}));
+    tool(json!({"command": "create", "path": "/memories/top.md", "file_text": "y"}));
+    tool(
+        json!({"command": "rename", "old_path": "/memories/ssn-dir-42", "new_path": "/memories/public-dir"}),
+    );
+    assert_eq!(holding(&store, "ssn-dir-42"), ["rec", "tree", "tree"]);
+    // The file's own leaf lives on under the new name: it is kept.
+    ok(
+        &engine,
+        json!({"op": "version.redact", "id": "memver_abcdefghjkmn_1"}),
+    );
+    assert_eq!(holding(&store, "ssn-dir-42"), Vec::<String>::new());
+    let r = block_on(
+        engine.execute(&json!({"command": "view", "path": "/memories/public-dir/notes.md"})),
+    );
+    assert_eq!(
+        r.content,
+        "Here's the content of /memories/public-dir/notes.md with line numbers:\n     1\tx"
+    );
+    for keep in [1000, 0, 0] {
+        block_on(engine.gc(keep)).unwrap();
+    }
+}

@@ -1,15 +1,18 @@
 //! What a redaction erases besides the version's record and content: its path,
 //! from the trees of older commits.
 //!
-//! A memory that was renamed or deleted still has its old path in the trees of the
-//! commits made while it lived there; nothing else holds it (commit messages hold a
-//! command's name, log nodes hold hashes, and the redacted record is deleted). So
-//! the redaction finds, before it publishes, the leaves of those trees that hold the
-//! path's last name in its directory (a branch holds only hashes), keeps those the
-//! head's tree still reaches, and deletes the others right after its commit, in the
-//! same call. Its commit names no parent: history starts again at it, so no walk of
-//! history (gc's `keepCommits`) reaches a tree missing a leaf. The older commits
-//! and the nodes only they reach hold no name: gc deletes them as ever.
+//! A memory that was renamed or deleted (or whose directory was) still has its old
+//! path in the trees of the commits made while it lived there; nothing else holds
+//! it (commit messages hold a command's name, log nodes hold hashes, and the
+//! redacted record is deleted). So the redaction finds, before it publishes, the
+//! leaves of those trees that hold the path's names the head's tree no longer has
+//! (a branch holds only hashes), and right after its commit, in the same call,
+//! deletes them and every tree node beneath them the head's tree does not reach.
+//! Its commit names no parent: history starts again at it, so no walk of history
+//! (gc's `keepCommits`) reaches a tree missing a node; it names the head it
+//! followed as `cut`, which only a later redaction follows, to the older trees
+//! still stored. The older commits and what only they reach hold no name: gc
+//! deletes them as ever.
 //!
 //! Readers under way: every request reads the head first, and the redaction never
 //! deletes a node the head before or after it reaches (its commit keeps the tree
@@ -29,7 +32,6 @@ use alloc::collections::{BTreeMap, BTreeSet};
 use alloc::vec::Vec;
 
 use super::rules;
-use crate::command::plan::Found;
 use crate::config::MAX_REDACT_COMMITS;
 use crate::error::ToolError;
 use crate::storage::Engine;
@@ -39,25 +41,26 @@ use crate::storage::tree::{COMMIT, Commit, Hash, Kind, TREE};
 use crate::store::Store;
 
 impl<S: Store> Engine<S> {
-    /// The leaves of the trees of `head`'s commit and its ancestors back to the
-    /// one that published version `seq` (at most [`MAX_REDACT_COMMITS`] commits)
-    /// that hold a file at the store path `path`, less those `head`'s tree reaches.
-    /// Empty when `head`'s tree has something at `path`: the path is in use.
-    /// History unreadable from some commit on (gone to gc, or damaged) ends the
-    /// walk there: what it holds is no longer reachable from the head.
-    pub(crate) async fn leaves_naming(
+    /// The tree nodes to delete so that no stored tree names the store path `path`
+    /// of version `seq`: in the trees of `head`'s commit and those before it back
+    /// to the one that published the version (at most [`MAX_REDACT_COMMITS`]
+    /// commits, across earlier redactions' new starts of history), each leaf that
+    /// holds one of the path's names the head's tree lacks, and every tree node
+    /// beneath such a leaf, less what the head's tree reaches. Beneath goes too so
+    /// that no node is left reachable only through a deleted one, where a later
+    /// redaction's walk could not find it. Empty when the head has something at
+    /// `path`: the path is in use. A commit gone (to gc) ends the walk; a tree that
+    /// cannot be read (an earlier redaction deleted its way) is passed over, since
+    /// what lay beneath a deleted node was deleted with it.
+    pub(crate) async fn nodes_naming(
         &self,
         head: &Head,
         path: &str,
         seq: u64,
     ) -> Result<Vec<Hash>, ToolError> {
-        let none = Overlay::default();
         let vp = rules::store_path(path).map_err(|_| ToolError::Damaged)?;
-        if let Found::Entry(_) = self.lookup(&none, head.root, &vp).await? {
-            return Ok(Vec::new());
-        }
         let names: Vec<&str> = vp.names().collect();
-        let Some((last, parents)) = names.split_last() else {
+        let Some(from) = self.first_missing(head.root, &names).await? else {
             return Ok(Vec::new());
         };
         let mut found = BTreeSet::new();
@@ -78,48 +81,84 @@ impl<S: Store> Engine<S> {
             if parsed.versions < seq {
                 break;
             }
-            let Some(root) = parsed.root_hash() else {
-                break;
-            };
-            if roots.insert(root) {
-                match self.leaf_naming(root, parents, last).await {
-                    Ok(Some(leaf)) => {
-                        found.insert(leaf);
-                    }
-                    Ok(None) => {}
-                    Err(ToolError::Damaged) => break,
+            if let Some(root) = parsed.root_hash()
+                && roots.insert(root)
+            {
+                match self.leaves_on_path(root, &names, from).await {
+                    Ok(leaves) => found.extend(leaves),
+                    Err(ToolError::Damaged) => {}
                     Err(e) => return Err(e),
                 }
             }
-            commit = parsed.parent_hash();
+            commit = parsed.parent_hash().or_else(|| parsed.cut_hash());
         }
         if found.is_empty() {
             return Ok(Vec::new());
         }
-        let live = self.tree_nodes(head.root, &BTreeMap::new()).await?;
-        Ok(found.into_iter().filter(|h| !live.contains(h)).collect())
-    }
-
-    /// The leaf of the tree `root` holding the file `last` in the directory
-    /// `parents`, if there is one.
-    async fn leaf_naming(
-        &self,
-        root: Hash,
-        parents: &[&str],
-        last: &str,
-    ) -> Result<Option<Hash>, ToolError> {
         let none = Overlay::default();
-        let mut dir = root;
-        for name in parents {
-            match self.dir_get(&none, dir, name).await? {
-                Some(c) if c.kind == Kind::Dir => dir = self.subdir(&none, &c).await?,
-                _ => return Ok(None),
+        let live = self.tree_nodes(head.root, &BTreeMap::new()).await?;
+        let mut doomed = BTreeSet::new();
+        let mut todo: Vec<Hash> = found.into_iter().collect();
+        while let Some(h) = todo.pop() {
+            if live.contains(&h) || doomed.contains(&h) {
+                continue;
+            }
+            match self.stored(&none, h).await {
+                Ok(node) => {
+                    doomed.insert(h);
+                    todo.extend(node.refs().into_iter().filter(|r| r.1).map(|r| r.0));
+                }
+                Err(ToolError::Damaged) => {}
+                Err(e) => return Err(e),
             }
         }
-        Ok(match self.dir_find(&none, dir, last).await? {
-            Some((leaf, c)) if c.kind == Kind::File => Some(leaf),
-            _ => None,
-        })
+        Ok(doomed.into_iter().collect())
+    }
+
+    /// How many of `names` (a path's, outermost first) the tree `root` has in a
+    /// row: `None` if it has them all (something is at the path).
+    async fn first_missing(&self, root: Hash, names: &[&str]) -> Result<Option<usize>, ToolError> {
+        let none = Overlay::default();
+        let mut dir = root;
+        for (depth, name) in names.iter().enumerate() {
+            let Some(child) = self.dir_get(&none, dir, name).await? else {
+                return Ok(Some(depth));
+            };
+            if depth + 1 == names.len() {
+                break;
+            }
+            if child.kind != Kind::Dir {
+                return Ok(Some(depth + 1));
+            }
+            dir = self.subdir(&none, &child).await?;
+        }
+        Ok(None)
+    }
+
+    /// The leaves of the tree `root` that hold the path's names from depth `from`
+    /// on, each in its directory (a branch holds only hashes).
+    async fn leaves_on_path(
+        &self,
+        root: Hash,
+        names: &[&str],
+        from: usize,
+    ) -> Result<Vec<Hash>, ToolError> {
+        let none = Overlay::default();
+        let mut out = Vec::new();
+        let mut dir = root;
+        for (depth, name) in names.iter().enumerate() {
+            let Some((leaf, child)) = self.dir_find(&none, dir, name).await? else {
+                break;
+            };
+            if depth >= from {
+                out.push(leaf);
+            }
+            if depth + 1 == names.len() || child.kind != Kind::Dir {
+                break;
+            }
+            dir = self.subdir(&none, &child).await?;
+        }
+        Ok(out)
     }
 
     /// Every tree node (leaf or branch) the tree `root` reaches, each read once.
@@ -149,21 +188,21 @@ impl<S: Store> Engine<S> {
         Ok(seen)
     }
 
-    /// Deletes the leaves [`Engine::leaves_naming`] found (the redaction has
+    /// Deletes the nodes [`Engine::nodes_naming`] found (the redaction has
     /// published: its head reaches none of them), answering each one's bytes, for
     /// a writer that publishes one again meanwhile.
-    pub(crate) async fn delete_leaves(
+    pub(crate) async fn delete_nodes(
         &self,
-        leaves: &[Hash],
+        nodes: &[Hash],
     ) -> Result<BTreeMap<Hash, Vec<u8>>, ToolError> {
         let mut deleted = BTreeMap::new();
-        for leaf in leaves {
-            let key = leaf.key(TREE);
+        for node in nodes {
+            let key = node.key(TREE);
             if let Some(bytes) = self.store().get(&key).await? {
                 self.store().delete(&key).await?;
-                deleted.insert(*leaf, bytes);
+                deleted.insert(*node, bytes);
             }
-            self.forget_node(leaf);
+            self.forget_node(node);
         }
         Ok(deleted)
     }

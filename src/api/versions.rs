@@ -249,13 +249,14 @@ impl<S: Store> Engine<S> {
                     }
                     _ => None,
                 };
-                // The leaves of older trees that name the version's path: deleted
-                // once published, with history starting again at this commit.
-                let leaves = match record.path.as_deref() {
-                    Some(path) => self.leaves_naming(head, path, seq).await?,
+                // The nodes of older trees that name the version's path (leaves,
+                // and what only they reach): deleted once published, with history
+                // starting again at this commit.
+                let nodes = match record.path.as_deref() {
+                    Some(path) => self.nodes_naming(head, path, seq).await?,
                     None => Vec::new(),
                 };
-                overlay.new_history = !leaves.is_empty();
+                overlay.new_history = !nodes.is_empty();
                 let redacted = Record {
                     path: None,
                     sha: None,
@@ -278,13 +279,13 @@ impl<S: Store> Engine<S> {
                     overlay,
                     root,
                     summary: format!("api redact {}", fresh.ids.version_id(seq)),
-                    value: Ok(Some((slot.record, erase, leaves))),
+                    value: Ok(Some((slot.record, erase, nodes))),
                 })
             })
             .await??;
-        if let Some((old_record, erase, leaves)) = outcome {
+        if let Some((old_record, erase, nodes)) = outcome {
             // Published: a failure now must not say that nothing was changed.
-            self.erase_redacted(old_record, erase, &leaves)
+            self.erase_redacted(old_record, erase, &nodes)
                 .await
                 .map_err(|_| ApiError::Unerased)?;
         }
@@ -296,17 +297,17 @@ impl<S: Store> Engine<S> {
     }
 
     /// Deletes a redacted version's old record, its blob when `erase` names it, and
-    /// the tree leaves that named its path (see `erase.rs`). Each is unreachable
+    /// the tree nodes that named its path (see `erase.rs`). Each is unreachable
     /// from the redaction's head, so the store is whole after any step.
     async fn erase_redacted(
         &self,
         record: Hash,
         erase: Option<(Hash, alloc::rc::Rc<str>)>,
-        leaves: &[Hash],
+        nodes: &[Hash],
     ) -> Result<(), ToolError> {
         self.store().delete(&record.key(RECORD)).await?;
         self.forget_record(&record);
-        if erase.is_none() && leaves.is_empty() {
+        if erase.is_none() && nodes.is_empty() {
             return Ok(());
         }
         let (before, _) = self.cached_head().await?;
@@ -314,10 +315,10 @@ impl<S: Store> Engine<S> {
             self.store().delete(&blob.key(BLOB)).await?;
             self.forget_blob(blob);
         }
-        let deleted = self.delete_leaves(leaves).await?;
+        let deleted = self.delete_nodes(nodes).await?;
         // A writer that stored the same text again (a restore in another tab), or
-        // made a deleted leaf's bytes again, and published meanwhile needs them
-        // back: their keys are ours. Leaves first: the blob's check reads the tree.
+        // made a deleted node's bytes again, and published meanwhile needs them
+        // back: their keys are ours. Nodes first: the blob's check reads the tree.
         let now = self.read_head().await?;
         if now.commit != before.commit {
             if !deleted.is_empty() {

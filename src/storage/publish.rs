@@ -109,6 +109,7 @@ impl<S: Store> Engine<S> {
                 .commit
                 .filter(|_| !overlay.new_history)
                 .map(|c| c.hex()),
+            cut: head.commit.filter(|_| overlay.new_history).map(|c| c.hex()),
             time: (self.clock)(),
             actor: self.config.actor.clone(),
             command: summary,
