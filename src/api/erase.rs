@@ -28,7 +28,7 @@
 //! redaction reads the head once more after deleting and restores each deleted
 //! leaf the new tree reaches, as it does the content's blob.
 
-use alloc::collections::{BTreeMap, BTreeSet};
+use alloc::collections::BTreeSet;
 use alloc::vec::Vec;
 
 use super::rules;
@@ -96,7 +96,7 @@ impl<S: Store> Engine<S> {
             return Ok(Vec::new());
         }
         let none = Overlay::default();
-        let live = self.tree_nodes(head.root, &BTreeMap::new()).await?;
+        let live = self.tree_nodes(head.root, &[]).await?;
         let mut doomed = BTreeSet::new();
         let mut todo: Vec<Hash> = found.into_iter().collect();
         while let Some(h) = todo.pop() {
@@ -167,7 +167,7 @@ impl<S: Store> Engine<S> {
     pub(crate) async fn tree_nodes(
         &self,
         root: Hash,
-        restore: &BTreeMap<Hash, Vec<u8>>,
+        restore: &[(Hash, Vec<u8>)],
     ) -> Result<BTreeSet<Hash>, ToolError> {
         let none = Overlay::default();
         let mut seen = BTreeSet::new();
@@ -176,7 +176,7 @@ impl<S: Store> Engine<S> {
             if !seen.insert(h) {
                 continue;
             }
-            if let Some(bytes) = restore.get(&h) {
+            if let Some((_, bytes)) = restore.iter().find(|(r, _)| *r == h) {
                 self.store().set(&h.key(TREE), bytes).await?;
             }
             for (hash, is_tree) in self.stored(&none, h).await?.refs() {
@@ -194,13 +194,13 @@ impl<S: Store> Engine<S> {
     pub(crate) async fn delete_nodes(
         &self,
         nodes: &[Hash],
-    ) -> Result<BTreeMap<Hash, Vec<u8>>, ToolError> {
-        let mut deleted = BTreeMap::new();
+    ) -> Result<Vec<(Hash, Vec<u8>)>, ToolError> {
+        let mut deleted = Vec::new();
         for node in nodes {
             let key = node.key(TREE);
             if let Some(bytes) = self.store().get(&key).await? {
                 self.store().delete(&key).await?;
-                deleted.insert(*node, bytes);
+                deleted.push((*node, bytes));
             }
             self.forget_node(node);
         }

@@ -177,18 +177,24 @@ impl<S: Store> Engine<S> {
             return Err(ApiError::ReadOnly);
         }
         let body = body::parse(r.body.as_deref())?;
-        let head = self.read_head().await?;
-        let outcome = self.dispatch(&r, &body, &head).await;
-        // A read that met a missing object while the head moved on was walking a
-        // tree a redaction erased from (or gc collected) after the read began: it
-        // is answered once more, from the head as it now is (see `erase.rs`).
-        if matches!(outcome, Err(ApiError::Damaged)) && !WRITE_OPS.contains(&r.op.as_str()) {
-            let now = self.read_head().await?;
-            if now != head {
-                return self.dispatch(&r, &body, &now).await;
+        let mut head = self.read_head().await?;
+        let mut again = !WRITE_OPS.contains(&r.op.as_str());
+        loop {
+            let outcome = self.dispatch(&r, &body, &head).await;
+            // A read that met a missing object while the head moved on was walking
+            // a tree a redaction erased from (or gc collected) after the read
+            // began: it is answered once more, from the head as it now is (see
+            // `erase.rs`).
+            if again && matches!(outcome, Err(ApiError::Damaged)) {
+                again = false;
+                let now = self.read_head().await?;
+                if now != head {
+                    head = now;
+                    continue;
+                }
             }
+            return outcome;
         }
-        outcome
     }
 
     /// Runs the operation `r` names against the state `head`.

@@ -47,20 +47,14 @@ impl<S: Store> Engine<S> {
         let mut lost = 0;
         for _ in 0..=self.config.max_retries {
             match attempt(&head).await {
-                Err(e) if !verified && e.depends_on_tree() => {
+                // A refusal planned on a head this engine had cached, or an object
+                // of the state planned on missing (a redaction, or gc, deleted it
+                // from a tree no longer the head's after the attempt read that
+                // head): if the head has moved, plan on the new one.
+                Err(e) if (!verified && e.depends_on_tree()) || matches!(e, ToolError::Damaged) => {
                     let now = self.read_head().await?;
                     if now == head {
                         return Err(e);
-                    }
-                    head = now;
-                }
-                // An object of the state planned on is missing: if the head has
-                // moved, a redaction (or gc) deleted it from a tree no longer the
-                // head's after this attempt read that head, so plan on the new one.
-                Err(ToolError::Damaged) => {
-                    let now = self.read_head().await?;
-                    if now == head {
-                        return Err(ToolError::Damaged);
                     }
                     head = now;
                 }

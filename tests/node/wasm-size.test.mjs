@@ -27,7 +27,10 @@ const BUILDS = [
   // raw, 355.6 KiB gzipped: memchr's substring search for str_replace (+4.1 KiB; the
   // edit 7% faster), a move rewriting each directory once (+3.7; a rename in its
   // directory 14% faster), and a branch's slots in an array, not a B-tree (-4.4).
-  { name: 'browser', dir: '../../dist/', ceilingKib: 360, budgetKib: 200, indexedDb: true },
+  // 2026-11-28: 842.2 KiB raw, 362.6 KiB gzipped (from 829.5 and 356.7): a redaction
+  // erases its path from older trees before it answers, and readers, writers and gc
+  // passes under way go on from the new head (issue 44, row 9).
+  { name: 'browser', dir: '../../dist/', ceilingKib: 365, budgetKib: 200, indexedDb: true },
   // 2026-11-25: 1277.6 KiB raw, 493.6 KiB gzipped, built for speed (opt-level 3 and
   // wasm-opt -O3; 916.8 KiB raw, 381.1 KiB gzipped at "z" and -Oz), with the
   // store-directory protocol and the native directory store that Node runs and
@@ -38,7 +41,9 @@ const BUILDS = [
   // with the log fanout per log and shared commit bytes, then 1176.3 KiB raw, 466.3
   // KiB gzipped with binary tree leaves, as the browser's; 1158.1 KiB raw, 466.6 KiB
   // gzipped after this build's changes of 2026-11-27 again (the browser's).
-  { name: 'Node/workerd/default', dir: '../../dist/node/', ceilingKib: 470, indexedDb: false },
+  // 2026-11-28: 1189.1 KiB raw, 479.5 KiB gzipped (from 1166.7 and 469.8), the
+  // browser's redaction change.
+  { name: 'Node/workerd/default', dir: '../../dist/node/', ceilingKib: 480, indexedDb: false },
 ];
 
 /** The build's wasm, gzipped as build.mjs reports it (level 9). */
