@@ -40,6 +40,14 @@ use crate::storage::overlay::Overlay;
 use crate::storage::tree::{COMMIT, Commit, Hash, Kind, TREE};
 use crate::store::Store;
 
+/// What a redaction erases once published: the content's blob and its text (to
+/// put back should another writer store the same text meanwhile), unless another
+/// version or a file holds it, and the tree nodes that named the version's path.
+pub(crate) struct Erase {
+    pub blob: Option<(Hash, alloc::rc::Rc<str>)>,
+    pub nodes: Vec<Hash>,
+}
+
 impl<S: Store> Engine<S> {
     /// The tree nodes to delete so that no stored tree names the store path `path`
     /// of version `seq`: in the trees of `head`'s commit and those before it back

@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 use serde_json::{Value, json};
 
 use super::body::{Fields, Query};
+use super::erase::Erase;
 use super::error::ApiError;
 use super::page::{self, PageRequest};
 use super::rules;
@@ -257,6 +258,7 @@ impl<S: Store> Engine<S> {
                     None => Vec::new(),
                 };
                 overlay.new_history = !nodes.is_empty();
+                let erase = Erase { blob: erase, nodes };
                 let redacted = Record {
                     path: None,
                     sha: None,
@@ -279,13 +281,13 @@ impl<S: Store> Engine<S> {
                     overlay,
                     root,
                     summary: format!("api redact {}", fresh.ids.version_id(seq)),
-                    value: Ok(Some((slot.record, erase, nodes))),
+                    value: Ok(Some((slot.record, erase))),
                 })
             })
             .await??;
-        if let Some((old_record, erase, nodes)) = outcome {
+        if let Some((old_record, erase)) = outcome {
             // Published: a failure now must not say that nothing was changed.
-            self.erase_redacted(old_record, erase, &nodes)
+            self.erase_redacted(old_record, erase)
                 .await
                 .map_err(|_| ApiError::Unerased)?;
         }
@@ -296,17 +298,13 @@ impl<S: Store> Engine<S> {
             .await
     }
 
-    /// Deletes a redacted version's old record, its blob when `erase` names it, and
-    /// the tree nodes that named its path (see `erase.rs`). Each is unreachable
+    /// Deletes a redacted version's old record and, when `erase` names it, its blob.
+    /// Also the tree nodes that named its path (see `erase.rs`). Each is unreachable
     /// from the redaction's head, so the store is whole after any step.
-    async fn erase_redacted(
-        &self,
-        record: Hash,
-        erase: Option<(Hash, alloc::rc::Rc<str>)>,
-        nodes: &[Hash],
-    ) -> Result<(), ToolError> {
+    async fn erase_redacted(&self, record: Hash, erase: Erase) -> Result<(), ToolError> {
         self.store().delete(&record.key(RECORD)).await?;
         self.forget_record(&record);
+        let Erase { blob: erase, nodes } = erase;
         if erase.is_none() && nodes.is_empty() {
             return Ok(());
         }
@@ -315,7 +313,7 @@ impl<S: Store> Engine<S> {
             self.store().delete(&blob.key(BLOB)).await?;
             self.forget_blob(blob);
         }
-        let deleted = self.delete_nodes(nodes).await?;
+        let deleted = self.delete_nodes(&nodes).await?;
         // A writer that stored the same text again (a restore in another tab), or
         // made a deleted node's bytes again, and published meanwhile needs them
         // back: their keys are ours. Nodes first: the blob's check reads the tree.

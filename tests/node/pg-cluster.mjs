@@ -89,8 +89,6 @@ export async function startPostgres({ fsync = false } = {}) {
     port,
     url: (db = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${db}`,
     psql: (sql, db = 'postgres') => asOwner('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', db, '-Atqc', sql]),
-    // Every row of every table of `db`, as pg_dump writes it (a bytea in hex).
-    dump: (db = 'postgres') => asOwner('pg_dump', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', db, '--data-only']),
     stop,
   };
 }

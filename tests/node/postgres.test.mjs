@@ -5,8 +5,7 @@
 // errors that never carry the server's text or address, a store deleted through
 // one instance while another writes to it, and what one instance commits coming
 // with another's next read (counted in queries, checked like any row, and the
-// numbering added in place to a table made before it), and a redaction leaving
-// the old path and content in no row.
+// numbering added in place to a table made before it).
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -469,37 +468,6 @@ describe('writes through several processes take turns', () => {
     } finally {
       await real.end();
     }
-  });
-});
-
-describe('redaction on PostgreSQL', () => {
-  test('a renamed memory\'s old path and content are in no row of the database when the redaction answers', async () => {
-    const memory = await memdir.openMemory({ store: store('redaction') });
-    const api = async (request) => {
-      const r = await memory.api({ query: {}, body: null, ...request });
-      assert.equal(r.status, 200, JSON.stringify(r.body));
-      return r.body;
-    };
-    // Every byte of the database: each row of each table, text and bytea (hex).
-    const holding = (needle) => {
-      const dumped = cluster.dump();
-      return dumped.includes(needle) || dumped.includes(Buffer.from(needle).toString('hex'));
-    };
-    await api({ op: 'memory.create', body: JSON.stringify({ path: '/other.md', content: 'other' }) });
-    const m = await api({ op: 'memory.create', body: JSON.stringify({ path: '/secret-name.md', content: 'PLUM-CONTENT-77' }) });
-    await api({ op: 'memory.create', body: JSON.stringify({ path: '/later.md', content: 'later' }) });
-    await api({ op: 'memory.update', id: m.id, body: JSON.stringify({ path: '/public.md', content: 'public' }) });
-    assert.deepEqual([holding('secret-name'), holding('PLUM-CONTENT-77')], [true, true]);
-    const redacted = await api({ op: 'version.redact', id: m.id.replace('mem_', 'memver_') });
-    assert.deepEqual([redacted.path ?? null, redacted.content_sha256 ?? null], [null, null]);
-    assert.deepEqual([holding('secret-name'), holding('PLUM-CONTENT-77')], [false, false]);
-    // What is left is whole, through another pool too.
-    const again = await memdir.openMemory({ store: store('redaction') });
-    for (const keepCommits of [1000, 0, 0]) await again.gc({ keepCommits });
-    const listed = await again.api({ op: 'memory.list', query: {}, body: null });
-    assert.deepEqual(listed.body.data.map((x) => x.path), ['/later.md', '/other.md', '/public.md']);
-    again.close();
-    memory.close();
   });
 });
 
