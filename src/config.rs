@@ -309,6 +309,12 @@ pub const MAX_METADATA_VALUE_CHARS: usize = 512;
 /// that skip many make a short page with a `next_page`, never an unbounded scan.
 pub const MAX_VERSION_SCAN: usize = 10_000;
 
+/// Most commits a redaction reads back from the head for the trees that still
+/// name the version's path (it deletes their leaves before it answers). Past it,
+/// in a store that ran no gc through that many commits, the older trees are left
+/// unreachable (history starts again at the redaction) and go with gc.
+pub const MAX_REDACT_COMMITS: usize = 10_000;
+
 // The toolset.
 
 /// Most line numbers a "several matches" error lists.

@@ -198,3 +198,93 @@ fn a_store_that_refuses_secrets_refuses_before_storage_and_redacts_on_request() 
         "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n     1\tcard [redacted: card number] [redacted: AWS access key]"
     );
 }
+
+/// Every value the store holds that contains `needle`, by key.
+fn holding(store: &MemoryStore, needle: &str) -> Vec<String> {
+    common::dump(store)
+        .into_iter()
+        .filter(|(_, v)| v.windows(needle.len()).any(|w| w == needle.as_bytes()))
+        .map(|(k, _)| k)
+        .collect()
+}
+
+#[test]
+fn a_redaction_failing_at_any_step_leaves_a_whole_store_and_gc_erases_the_rest() {
+    use serde_json::json;
+    // A renamed memory: the redaction of its first version publishes, then deletes
+    // the old record, the old content and the old trees' leaves naming the path.
+    let (engine, base) = common::api_engine(Config::default());
+    let call = |request: serde_json::Value| {
+        let r = block_on(engine.api(&request));
+        assert_eq!(r.status, 200, "{request} -> {}", r.body);
+        r.body
+    };
+    call(json!({"op": "memory.create", "body": r#"{"path":"/other.md","content":"other"}"#}));
+    let m = call(
+        json!({"op": "memory.create", "body": r#"{"path":"/secret-name.md","content":"SECRET-CONTENT"}"#}),
+    );
+    let id = m["id"].as_str().unwrap();
+    call(
+        json!({"op": "memory.update", "id": id, "body": r#"{"path":"/public.md","content":"new"}"#}),
+    );
+    let before = block_on(Engine::new(fork(&base), Config::default()).entries()).unwrap();
+    let versions = history(fork(&base));
+    let redact = json!({"op": "version.redact", "id": id.replace("mem_", "memver_")});
+
+    let clean = Harness::new(fork(&base));
+    let r = block_on(Engine::new(&clean, Config::default()).api(&redact));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(holding(&clean.inner, "secret-name"), Vec::<String>::new());
+    let total = clean.shared.ops.get();
+    let (mut unchanged, mut unerased) = (0, 0);
+    for k in 0..total {
+        let store = Harness::new(fork(&base));
+        store.shared.fail_at.set(Some(k));
+        let r = block_on(Engine::new(&store, Config::default()).api(&redact));
+        let message = r.body["error"]["message"].as_str().unwrap_or_default();
+        match message {
+            "The store failed; nothing was changed." => {
+                unchanged += 1;
+                assert_eq!(history(&store.inner), versions, "failing at {k} of {total}");
+            }
+            "The version is redacted, but the store failed while erasing its old content; gc erases what remains." =>
+            {
+                unerased += 1;
+            }
+            other => panic!("failing at {k} of {total}: {} {other}", r.status),
+        }
+        assert_eq!(r.status, 500);
+        // Whatever step failed, the store is whole: its tree, every version, and
+        // gc keeping any number of commits.
+        let fresh = Engine::new(&store.inner, Config::default());
+        assert!(
+            block_on(fresh.entries()).unwrap() == before,
+            "failing at {k} of {total}"
+        );
+        let listed = block_on(fresh.api(&json!({"op": "version.list", "query": {"limit": "100"}})));
+        assert_eq!(listed.status, 200, "failing at {k} of {total}");
+        block_on(fresh.gc(1000)).unwrap();
+        // Redacted or not, a redaction now erases the path at once; if it was
+        // published, gc's two passes erase what the failure left.
+        let again = block_on(fresh.api(&redact));
+        assert_eq!(
+            again.status, 200,
+            "failing at {k} of {total}: {}",
+            again.body
+        );
+        for _ in 0..2 {
+            block_on(fresh.gc(0)).unwrap();
+        }
+        assert_eq!(
+            holding(&store.inner, "secret-name"),
+            Vec::<String>::new(),
+            "failing at {k} of {total}"
+        );
+        assert_eq!(
+            holding(&store.inner, "SECRET-CONTENT"),
+            Vec::<String>::new()
+        );
+    }
+    assert!(unchanged > 0 && unerased > 0, "{unchanged} {unerased}");
+    println!("redaction: {total} failure points, {unchanged} before its commit, {unerased} after");
+}

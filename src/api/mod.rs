@@ -7,6 +7,7 @@
 //! JSON answers), `page` (page tokens), `error` (errors, their types and statuses).
 
 pub(crate) mod body;
+mod erase;
 pub mod error;
 mod memories;
 pub(crate) mod meta;

@@ -8,6 +8,7 @@ use alloc::vec::Vec;
 use serde_json::{Value, json};
 
 use super::body::{Fields, Query};
+use super::erase::Erase;
 use super::error::ApiError;
 use super::page::{self, PageRequest};
 use super::rules;
@@ -256,6 +257,15 @@ impl<S: Store> Engine<S> {
                     }
                     _ => None,
                 };
+                // The nodes of older trees that name the version's path (leaves,
+                // and what only they reach): deleted once published, with history
+                // starting again at this commit.
+                let nodes = match record.path.as_deref() {
+                    Some(path) => self.nodes_naming(head, path, seq).await?,
+                    None => Vec::new(),
+                };
+                overlay.new_history = !nodes.is_empty();
+                let erase = Erase { blob: erase, nodes };
                 let redacted = Record {
                     path: None,
                     sha: None,
@@ -294,24 +304,34 @@ impl<S: Store> Engine<S> {
     }
 
     /// Deletes a redacted version's old record and, when `erase` names it, its blob.
-    async fn erase_redacted(
-        &self,
-        record: Hash,
-        erase: Option<(Hash, alloc::rc::Rc<str>)>,
-    ) -> Result<(), ToolError> {
+    /// Also the tree nodes that named its path (see `erase.rs`). Each is unreachable
+    /// from the redaction's head, so the store is whole after any step.
+    async fn erase_redacted(&self, record: Hash, erase: Erase) -> Result<(), ToolError> {
         self.store().delete(&record.key(RECORD)).await?;
         self.forget_record(&record);
-        let Some((blob, text)) = erase else {
+        let Erase { blob: erase, nodes } = erase;
+        if erase.is_none() && nodes.is_empty() {
             return Ok(());
-        };
+        }
         let (before, _) = self.cached_head().await?;
-        self.store().delete(&blob.key(BLOB)).await?;
-        self.forget_blob(&blob);
-        // A writer that stored the same text again (a restore in another tab) and
-        // published meanwhile needs it back: its blob key is ours.
+        if let Some((blob, _)) = &erase {
+            self.store().delete(&blob.key(BLOB)).await?;
+            self.forget_blob(blob);
+        }
+        let deleted = self.delete_nodes(&nodes).await?;
+        // A writer that stored the same text again (a restore in another tab), or
+        // made a deleted node's bytes again, and published meanwhile needs them
+        // back: their keys are ours. Nodes first: the blob's check reads the tree.
         let now = self.read_head().await?;
-        if now.commit != before.commit && self.holds_blob(&now, blob, record).await? {
-            self.store().set(&blob.key(BLOB), text.as_bytes()).await?;
+        if now.commit != before.commit {
+            if !deleted.is_empty() {
+                self.tree_nodes(now.root, &deleted).await?;
+            }
+            if let Some((blob, text)) = erase
+                && self.holds_blob(&now, blob, record).await?
+            {
+                self.store().set(&blob.key(BLOB), text.as_bytes()).await?;
+            }
         }
         Ok(())
     }

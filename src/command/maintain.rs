@@ -242,52 +242,25 @@ impl<S: Store> Engine<S> {
         if self.config().read_only {
             return Ok(GcReport::default());
         }
-        let head = self.read_head().await?;
-        let none = Overlay::default();
-        let mut marked: BTreeSet<String> = BTreeSet::new();
-        let mut commit = head.commit;
-        let mut roots = Vec::new();
-        let mut logs = Vec::new();
-        for _ in 0..=keep_commits {
-            let Some(c) = commit else { break };
-            let Some(bytes) = self.store().get(&c.key(COMMIT)).await? else {
-                break;
-            };
-            let Some(parsed) = Commit::decode(&bytes) else {
-                break;
-            };
-            marked.insert(c.key(COMMIT));
-            roots.extend(parsed.root_hash());
-            logs.extend(parsed.log_hash().filter(|h| *h != DROPPED));
-            commit = parsed.parent_hash();
-        }
-        // The version logs: their nodes, records, and the blobs versions hold.
-        while let Some(h) = logs.pop() {
-            if !marked.insert(h.key(LOG)) {
-                continue;
-            }
-            for (hash, prefix) in self.log_node(&none, h).await?.refs() {
-                if prefix == LOG {
-                    logs.push(hash);
-                } else {
-                    marked.insert(hash.key(prefix));
+        let mut head = self.read_head().await?;
+        let mut tries = 0;
+        let marked = loop {
+            match self.mark(head.commit, keep_commits).await {
+                Ok(marked) => break marked,
+                // A tree of a kept commit lost a leaf while it was walked: a
+                // redaction erased it, and started history again at a newer head
+                // (see api/erase.rs). Mark from that head; damage stays damage.
+                Err(ToolError::Damaged) if tries < self.config().max_retries => {
+                    let now = self.read_head().await?;
+                    if now == head {
+                        return Err(ToolError::Damaged);
+                    }
+                    head = now;
+                    tries += 1;
                 }
+                Err(e) => return Err(e),
             }
-        }
-        // Every stored object the kept roots reach: leaves, branches and blobs.
-        let mut todo: Vec<Hash> = roots;
-        while let Some(h) = todo.pop() {
-            if !marked.insert(h.key(TREE)) {
-                continue;
-            }
-            for (hash, is_tree) in self.stored(&none, h).await?.refs() {
-                if is_tree {
-                    todo.push(hash);
-                } else {
-                    marked.insert(hash.key(BLOB));
-                }
-            }
-        }
+        };
         // One listing of every key, not one per kind of object: a store directory
         // reads itself whole for each listing.
         let mut unreferenced = BTreeSet::new();
@@ -344,6 +317,62 @@ impl<S: Store> Engine<S> {
             deleted,
             pending,
         })
+    }
+
+    /// The keys of every object the commit `head` and its last `keep_commits`
+    /// ancestors reach: the commits, their version logs (nodes, records and the
+    /// blobs versions hold) and their trees (leaves, branches and blobs).
+    async fn mark(
+        &self,
+        head: Option<Hash>,
+        keep_commits: u32,
+    ) -> Result<BTreeSet<String>, ToolError> {
+        let none = Overlay::default();
+        let mut marked: BTreeSet<String> = BTreeSet::new();
+        let mut commit = head;
+        let mut roots = Vec::new();
+        let mut logs = Vec::new();
+        for _ in 0..=keep_commits {
+            let Some(c) = commit else { break };
+            let Some(bytes) = self.store().get(&c.key(COMMIT)).await? else {
+                break;
+            };
+            let Some(parsed) = Commit::decode(&bytes) else {
+                break;
+            };
+            marked.insert(c.key(COMMIT));
+            roots.extend(parsed.root_hash());
+            logs.extend(parsed.log_hash().filter(|h| *h != DROPPED));
+            commit = parsed.parent_hash();
+        }
+        // The version logs: their nodes, records, and the blobs versions hold.
+        while let Some(h) = logs.pop() {
+            if !marked.insert(h.key(LOG)) {
+                continue;
+            }
+            for (hash, prefix) in self.log_node(&none, h).await?.refs() {
+                if prefix == LOG {
+                    logs.push(hash);
+                } else {
+                    marked.insert(hash.key(prefix));
+                }
+            }
+        }
+        // Every stored object the kept roots reach: leaves, branches and blobs.
+        let mut todo: Vec<Hash> = roots;
+        while let Some(h) = todo.pop() {
+            if !marked.insert(h.key(TREE)) {
+                continue;
+            }
+            for (hash, is_tree) in self.stored(&none, h).await?.refs() {
+                if is_tree {
+                    todo.push(hash);
+                } else {
+                    marked.insert(hash.key(BLOB));
+                }
+            }
+        }
+        Ok(marked)
     }
 }
 

@@ -218,6 +218,10 @@ impl Cache {
         self.blobs.borrow_mut().remove(hash);
     }
 
+    pub fn forget_node(&self, hash: &Hash) {
+        self.nodes.borrow_mut().remove(hash);
+    }
+
     /// Forgets the head, so the next command reads it (objects stay: immutable).
     pub fn forget_head(&self) {
         self.head.replace(None);

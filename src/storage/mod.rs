@@ -154,6 +154,11 @@ impl<S> Engine<S> {
         self.cache.forget_blob(hash);
     }
 
+    /// Forgets a tree node the store no longer holds (a redaction's erase).
+    pub(crate) fn forget_node(&self, hash: &Hash) {
+        self.cache.forget_node(hash);
+    }
+
     /// The head this engine saw last, without asking the store.
     pub(crate) fn last_head(&self) -> Option<cache::Head> {
         self.cache.head.borrow().clone()

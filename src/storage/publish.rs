@@ -47,7 +47,11 @@ impl<S: Store> Engine<S> {
         let mut lost = 0;
         for _ in 0..=self.config.max_retries {
             match attempt(&head).await {
-                Err(e) if !verified && e.depends_on_tree() => {
+                // A refusal planned on a head this engine had cached, or an object
+                // of the state planned on missing (a redaction, or gc, deleted it
+                // from a tree no longer the head's after the attempt read that
+                // head): if the head has moved, plan on the new one.
+                Err(e) if (!verified && e.depends_on_tree()) || matches!(e, ToolError::Damaged) => {
                     let now = self.read_head().await?;
                     if now == head {
                         return Err(e);
@@ -95,7 +99,11 @@ impl<S: Store> Engine<S> {
         let (log, store) = (overlay.log_head, overlay.store.clone());
         let commit = Commit {
             root: root.hex(),
-            parent: head.commit.map(|c| c.hex()),
+            parent: head
+                .commit
+                .filter(|_| !overlay.new_history)
+                .map(|c| c.hex()),
+            cut: head.commit.filter(|_| overlay.new_history).map(|c| c.hex()),
             time: (self.clock)(),
             actor: self.config.actor.clone(),
             command: summary,

@@ -71,11 +71,28 @@ impl<S: Store> Engine<S> {
         hash: Hash,
         name: &str,
     ) -> Result<Option<Child>, ToolError> {
+        Ok(self
+            .dir_find(overlay, hash, name)
+            .await?
+            .map(|(_, child)| child))
+    }
+
+    /// The entry `name` of the directory whose top node is `hash`, with the leaf
+    /// that holds it: the one stored node whose bytes hold the name (a branch
+    /// holds only hashes).
+    pub(crate) async fn dir_find(
+        &self,
+        overlay: &Overlay,
+        hash: Hash,
+        name: &str,
+    ) -> Result<Option<(Hash, Child)>, ToolError> {
         let mut hash = hash;
         let mut depth = 0u8;
         loop {
             match &*self.stored(overlay, hash).await? {
-                Stored::Leaf(leaf) => return Ok(leaf.children.get(name).copied()),
+                Stored::Leaf(leaf) => {
+                    return Ok(leaf.children.get(name).map(|child| (hash, *child)));
+                }
                 Stored::Branch(b) if b.depth == depth => {
                     let Some(slot) = b.slots.get(nibble(name, depth) % FANOUT) else {
                         return Ok(None);

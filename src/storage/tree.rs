@@ -542,6 +542,11 @@ pub struct Commit {
     /// The store's own record (name, description, …), once it has one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub store: Option<crate::storage::meta::StoreMeta>,
+    /// A commit that starts history again (it names no parent: a redaction that
+    /// deleted leaves of older trees) names here the head it followed. gc never
+    /// follows it; a later redaction does, to find the older trees still stored.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut: Option<String>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -556,9 +561,9 @@ impl Commit {
     pub fn decode(bytes: &[u8]) -> Option<Commit> {
         let c: Commit = serde_json::from_slice(bytes).ok()?;
         // A store is input: a record memdir could not have written is damage.
-        if c.log
-            .as_deref()
-            .is_some_and(|h| Hash::from_hex(h).is_none())
+        if [&c.log, &c.cut]
+            .iter()
+            .any(|h| h.as_deref().is_some_and(|h| Hash::from_hex(h).is_none()))
             || c.store.as_ref().is_some_and(|m| m.check().is_err())
             || c.memories > c.versions
         {
@@ -577,6 +582,11 @@ impl Commit {
 
     pub fn parent_hash(&self) -> Option<Hash> {
         self.parent.as_deref().and_then(Hash::from_hex)
+    }
+
+    /// The head before a commit that starts history again (see [`Commit::cut`]).
+    pub fn cut_hash(&self) -> Option<Hash> {
+        self.cut.as_deref().and_then(Hash::from_hex)
     }
 }
 

@@ -231,22 +231,32 @@ test('history: versions of a file, its content, restore and redact through the p
   await context.close();
 });
 
-test('a redacted path, and versions past retention, leave no byte in IndexedDB once gc has passed', async () => {
+test('a redacted path leaves no byte in IndexedDB when the redaction answers, nor versions past retention once gc has passed', async () => {
   const context = await env.browser.newContext();
   const { page, errors } = await open(context, 'forget');
   const SECRET_PATH = 'ssn-OKAPI-5512';
-  const before = await page.evaluate(async (name) => {
+  const made = await page.evaluate(async (name) => {
     const m = window.memdirExplorer.memory;
     const made = (await m.api({ op: 'memory.create', body: JSON.stringify({ path: `/${name}.md`, content: 'okapi one' }) })).body;
+    await m.api({ op: 'memory.create', body: JSON.stringify({ path: '/beside.md', content: 'beside' }) });
     await m.api({ op: 'memory.update', id: made.id, body: JSON.stringify({ path: '/public.md', content: 'okapi two' }) });
-    const [, older] = (await m.api({ op: 'version.list', query: { memory_id: made.id } })).body.data;
-    const redacted = (await m.api({ op: 'version.redact', id: older.id, body: '{}' })).body;
-    return { id: made.id, redactedPath: redacted.path };
+    return made.id;
   }, SECRET_PATH);
-  assert.equal(before.redactedPath, null);
   const naming = async () => (await readAllIndexedDb(page)).filter((e) => e.key.includes(SECRET_PATH) || e.value.includes(SECRET_PATH)).map((e) => e.key);
-  // Older trees still name it until gc passes the commits that hold them.
-  assert.ok((await naming()).length > 0, 'the path is in an older tree before gc');
+  const holdingOne = async () => (await readAllIndexedDb(page)).filter((e) => e.value.includes('okapi one')).map((e) => e.key);
+  // Before: the old trees name the path, and the first content is kept.
+  assert.ok((await naming()).length > 0, 'the path is in IndexedDB before');
+  assert.ok((await holdingOne()).length > 0, 'the content is in IndexedDB before');
+  const before = await page.evaluate(async (id) => {
+    const m = window.memdirExplorer.memory;
+    const [, older] = (await m.api({ op: 'version.list', query: { memory_id: id } })).body.data;
+    const redacted = (await m.api({ op: 'version.redact', id: older.id, body: '{}' })).body;
+    return { id, redactedPath: redacted.path };
+  }, made);
+  assert.equal(before.redactedPath, null);
+  // Right after the call, with no gc: neither the path nor the content, anywhere.
+  assert.deepEqual(await naming(), []);
+  assert.deepEqual(await holdingOne(), []);
   const after = await page.evaluate(async (id) => {
     const m = window.memdirExplorer.memory;
     for (let i = 0; i < 2; i++) await m.gc({ keepCommits: 0 });
@@ -259,8 +269,7 @@ test('a redacted path, and versions past retention, leave no byte in IndexedDB o
   }, before.id);
   assert.deepEqual(await naming(), []);
   assert.deepEqual(after, { dropped: { dropped: 1, more: false }, versions: [['modified', '/public.md']] });
-  const holdingOne = (await readAllIndexedDb(page)).filter((e) => e.value.includes('okapi one'));
-  assert.deepEqual(holdingOne, []);
+  assert.deepEqual(await holdingOne(), []);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -356,18 +356,23 @@ describe('memdir serve', () => {
     assert.deepEqual(holding(), [], 'no file holds the redacted text');
     assert.equal((await versions().retrieve(newer.id, { memory_store_id: id })).content, 'nothing here');
 
-    // And the path: moved away, then its version redacted, it is in no commit message,
-    // and once gc has passed the commits whose trees named it, in no file at all.
-    const renamed = await memories().create(id, { path: '/ssn-QUINCE-123.md', content: 'first' });
+    // And the path: moved away (renamed, then renamed with new content), then the
+    // version that held it redacted, it is in no file as soon as the call answers,
+    // not even in the trees of the commits made while the memory lived there.
+    const renamed = await memories().create(id, { path: '/secret-name.md', content: 'first' });
+    await memories().update(renamed.id, { memory_store_id: id, path: '/moved.md' });
     await memories().update(renamed.id, { memory_store_id: id, path: '/public.md', content: 'second' });
-    const [, named] = await all(versions().list(id, { memory_id: renamed.id }));
+    const [, , named] = await all(versions().list(id, { memory_id: renamed.id }));
+    assert.equal(named.path, '/secret-name.md');
+    const naming = () => filesHolding(storeDir, 'secret-name');
+    assert.ok(naming().length > 0, 'the path is on disk before');
     await versions().redact(named.id, { memory_store_id: id });
-    const naming = () => filesHolding(storeDir, 'ssn-QUINCE-123');
-    assert.ok(naming().length > 0, 'old trees still name it before gc');
-    const maintenance = await memdir.openMemory({ store: memdir.directoryStore(storeDir) });
-    for (let i = 0; i < 2; i++) await maintenance.gc({ keepCommits: 0 });
-    maintenance.close();
     assert.deepEqual(naming(), [], 'no file holds the redacted path');
+    assert.equal((await memories().retrieve(renamed.id, { memory_store_id: id })).content, 'second');
+    // What is left is whole: gc keeping every commit, then the head only.
+    const maintenance = await memdir.openMemory({ store: memdir.directoryStore(storeDir) });
+    for (const keepCommits of [1000, 0, 0]) await maintenance.gc({ keepCommits });
+    maintenance.close();
     assert.equal((await memories().retrieve(renamed.id, { memory_store_id: id })).content, 'second');
   });
 

@@ -2,7 +2,8 @@
 // driven by the official SDK's own client (`@anthropic-ai/sdk`) with only its
 // baseURL changed: every method of memoryStores, memories and memoryVersions, pages
 // walked with `for await`, the API's errors as the SDK's error classes, and a
-// redaction that leaves the redacted text nowhere in the store's Durable Object.
+// redaction that leaves the redacted text, and a renamed memory's old path,
+// nowhere in the store's Durable Object when it answers.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -447,6 +448,28 @@ describe('versions', () => {
       message: `Version ${history[0].id} holds the current content of memory ${m.id}; update or delete the memory first, then redact this version.`,
     });
   });
+
+  test('a renamed memory\'s old path and content are in no byte of the object when the redaction answers', async () => {
+    const s = (await stores().create({ name: 'Renamed' })).id;
+    await memories().create(s, { path: '/other.md', content: 'other' });
+    const m = await memories().create(s, { path: '/ssn-LYNX-4471.md', content: 'lynx one' });
+    await memories().create(s, { path: '/later.md', content: 'later' });
+    await memories().update(m.id, { memory_store_id: s, path: '/public.md', content: 'lynx two' });
+    const [, older] = await all(versions().list(s, { memory_id: m.id }));
+    assert.equal(older.path, '/ssn-LYNX-4471.md');
+    // The scan finds both before: it can fail.
+    assert.ok((await scan(s, 'ssn-LYNX-4471')).hits.length > 0, 'the path is in the object before');
+    assert.ok((await scan(s, 'lynx one')).hits.length > 0, 'the content is in the object before');
+    assert.equal((await versions().redact(older.id, { memory_store_id: s })).path ?? null, null);
+    // Right after the call (this worker's gc runs hourly): in no key or value.
+    assert.deepEqual((await scan(s, 'ssn-LYNX-4471')).hits, []);
+    assert.deepEqual((await scan(s, 'lynx one')).hits, []);
+    assert.deepEqual(
+      (await all(memories().list(s))).map((x) => x.path),
+      ['/later.md', '/other.md', '/public.md'],
+    );
+    assert.equal((await memories().retrieve(m.id, { memory_store_id: s })).content, 'lynx two');
+  });
 });
 
 describe('pages', () => {
@@ -649,7 +672,7 @@ describe('upkeep in each store object\'s alarm', () => {
     }
   });
 
-  test('with retention off, a redacted path leaves the object once the alarm\'s gc has passed', async () => {
+  test('with retention off, the alarm\'s gc after a redaction leaves the store whole and the path gone', async () => {
     const upkept = start({ bindings: { MEMDIR_RETENTION: 'off', MEMDIR_UPKEEP_EVERY: '1s' } });
     try {
       const base = await upkept.ready;
@@ -667,13 +690,14 @@ describe('upkeep in each store object\'s alarm', () => {
             body: JSON.stringify({ id, text }),
           })
         ).json();
-      assert.ok((await scanned('ssn-LYNX-4471')).hits.length > 0, 'an older tree names it before gc');
-      const deadline = Date.now() + 30_000;
-      while ((await scanned('ssn-LYNX-4471')).hits.length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 300));
+      assert.deepEqual((await scanned('ssn-LYNX-4471')).hits, []);
+      // Two of the alarm's gc passes later (each a second apart), the store reads whole.
+      await new Promise((r) => setTimeout(r, 2500));
       assert.deepEqual((await scanned('ssn-LYNX-4471')).hits, []);
       assert.deepEqual((await scanned('lynx one')).hits, []);
       // Retention off: both versions are still listed.
       assert.equal((await all(c.beta.memoryStores.memoryVersions.list(id, { memory_id: m.id }))).length, 2);
+      assert.equal((await c.beta.memoryStores.memories.retrieve(m.id, { memory_store_id: id })).content, 'lynx two');
     } finally {
       await upkept.dispose();
     }
