@@ -224,7 +224,6 @@ export function directoryCatalog(root, { maxStores = memdir.defaults().maxStores
       return false;
     },
 
-    /** Closes every open store. */
     /**
      * The catalog of workspace `name`: its own directory `ws-<name>` under the root
      * (a name no store id takes, so the root's own list never shows it), with its
@@ -244,6 +243,7 @@ export function directoryCatalog(root, { maxStores = memdir.defaults().maxStores
       return workspaces.get(name);
     },
 
+    /** Closes every open store, each workspace's too. */
     async close() {
       for (const w of workspaces.values()) await w.close();
       workspaces.clear();

@@ -272,6 +272,10 @@ export function apiAnswerer({ catalog, keys = [], noAuth = false, hosts, log: lo
     if (!catalogs.has(workspace)) catalogs.set(workspace, catalog.inWorkspace(workspace));
     return catalogs.get(workspace);
   };
+  // Every key's workspace catalog made now: one the catalog refuses (a directory
+  // catalog's names that differ only in case) throws here, where the handler is made,
+  // not as a 500 on that workspace's first request.
+  for (const e of entries) catalogOf(e.workspace);
   const loopbackHosts = new Set((hosts ?? []).map((h) => h.toLowerCase()));
   if (!Array.isArray(allowOrigins) || allowOrigins.some((o) => o !== '*' && !isOrigin(o))) {
     throw new TypeError('apiHandler: allowOrigins must be origins (scheme://host[:port]) or "*"');

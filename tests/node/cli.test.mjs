@@ -145,6 +145,11 @@ describe('the memdir CLI', () => {
     const catalog = memdir.directoryCatalog(join(cwd, 'stores'));
     assert.equal(catalog.inWorkspace('Team'), catalog.inWorkspace('Team'));
     assert.throws(() => catalog.inWorkspace('TEAM'), { name: 'WorkspaceNameClash', message: clash('Team', 'TEAM').slice('memdir: serve: '.length, -1) });
+    // A library's own server: the handler refuses such keys when it is made, not
+    // with a 500 on the clashing workspace's first request.
+    const fresh = memdir.directoryCatalog(join(cwd, 'other-stores'));
+    assert.throws(() => memdir.apiHandler({ catalog: fresh, keys: ['k1=Ops', 'k2=OPS'] }), { name: 'WorkspaceNameClash', message: clash('Ops', 'OPS').slice('memdir: serve: '.length, -1) });
+    await fresh.close();
     await catalog.close();
   });
 
