@@ -1,0 +1,311 @@
+//! `memdir._memdir`: the memdir component in wasmtime, in-process, for Python.
+//!
+//! The same host library the `memdir-host` CLI runs (`memdir_host`): the
+//! component (embedded in the extension at build time), its fuel and memory caps,
+//! its compile cache, and the memory and directory backends. Python's
+//! `memdir.MemdirMemoryTool` wraps [`Memory`]; this module holds no command rule of
+//! its own: a tool input goes to the engine as the JSON text Python made of it.
+//!
+//! Every call releases the GIL and takes the memory's lock (one call at a time per
+//! memory, as [`Host`] runs them), so a memory can be shared by threads. A failure
+//! is raised as `memdir.MemdirError` (the engine's kind and words) or
+//! `memdir.MemdirFault` (the sandbox stopped the call); no Rust panic can reach
+//! Python as one, since the workspace denies panics and pyo3 turns any that slipped
+//! through into an exception.
+
+// pyo3's macros expand to the unsafe FFI glue of a Python extension; this crate
+// writes no unsafe code of its own.
+#![allow(
+    unsafe_code,
+    reason = "pyo3's #[pymodule] and #[pyclass] expand to FFI glue"
+)]
+
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
+
+use memdir::{Entry, ErrorKind, SecretPolicy};
+use memdir_host::{
+    Backend, CallError, CallErrorKind, DirBackend, Fault, Host, HostLimits, MemoryBackend, Runtime,
+    ToolConfig,
+};
+use pyo3::exceptions::{PyOSError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+
+/// The component, built for wasm32-wasip2 (see build.rs).
+static COMPONENT: &[u8] = include_bytes!(env!("MEMDIR_COMPONENT_WASM"));
+
+/// The compiled component, once per process: every memory instantiates it. Kept
+/// in the host's compile cache (`memdir_host::cache::default_dir`, shared with the
+/// CLI), so a fresh process loads it instead of compiling it. `None`: it could not
+/// be compiled (every memory then fails to start, with the host's words).
+fn runtime() -> Option<&'static Runtime> {
+    static RUNTIME: OnceLock<Option<Runtime>> = OnceLock::new();
+    RUNTIME
+        .get_or_init(|| {
+            match memdir_host::cache::default_dir() {
+                Some(dir) => Runtime::from_bytes_cached(COMPONENT, &dir),
+                None => Runtime::from_bytes(COMPONENT),
+            }
+            .ok()
+        })
+        .as_ref()
+}
+
+/// The name a failure's kind has in Python: the engine's kinds as every face
+/// spells them, and the sandbox's faults.
+fn kind_name(kind: CallErrorKind) -> &'static str {
+    match kind {
+        CallErrorKind::Tool(k) => k.name(),
+        CallErrorKind::Fault(Fault::Fuel) => "fuel",
+        CallErrorKind::Fault(Fault::Memory) => "memory",
+        CallErrorKind::Fault(Fault::Trap) => "trap",
+        CallErrorKind::Fault(Fault::Start) => "start",
+    }
+}
+
+/// The Python exception of a failed call: `memdir.MemdirFault` for a fault,
+/// `memdir.MemdirError` for the engine's answer, each made with (kind, message).
+fn raise(py: Python<'_>, e: &CallError) -> PyErr {
+    let class = match e.kind {
+        CallErrorKind::Fault(_) => "MemdirFault",
+        CallErrorKind::Tool(_) => "MemdirError",
+    };
+    let made = py
+        .import("memdir._errors")
+        .and_then(|m| m.getattr(class))
+        .and_then(|c| c.call1((kind_name(e.kind), e.message.as_str())));
+    match made {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(err) => err,
+    }
+}
+
+/// A tool input as Python hands it over: text (the JSON text itself), or bytes
+/// (which may not be UTF-8). Text that cannot be UTF-8 (a lone surrogate) is the
+/// engine's not-UTF-8 refusal, as invalid bytes are.
+enum Input {
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+impl Input {
+    fn from_py(input: &Bound<'_, PyAny>) -> PyResult<Self> {
+        if let Ok(s) = input.cast::<PyString>() {
+            return Ok(match s.to_str() {
+                Ok(t) => Input::Text(t.to_owned()),
+                // Not UTF-8: pass bytes that are not UTF-8 either, so the host
+                // refuses them in the engine's words.
+                Err(_) => Input::Bytes(vec![0xff]),
+            });
+        }
+        if let Ok(b) = input.cast::<PyBytes>() {
+            return Ok(Input::Bytes(b.as_bytes().to_vec()));
+        }
+        Err(PyValueError::new_err(
+            "the tool input must be str (JSON text) or bytes",
+        ))
+    }
+}
+
+/// One memory: the engine in its sandbox over one store.
+#[pyclass(frozen, module = "memdir._memdir")]
+struct Memory {
+    host: Mutex<Host>,
+    backend: &'static str,
+}
+
+fn secrets(name: Option<&str>) -> PyResult<SecretPolicy> {
+    match name {
+        None => Ok(SecretPolicy::default()),
+        Some(n) => SecretPolicy::from_name(n).ok_or_else(|| {
+            let names: Vec<&str> = SecretPolicy::ALL.iter().map(|p| p.name()).collect();
+            PyValueError::new_err(format!("secrets must be one of: {}", names.join(", ")))
+        }),
+    }
+}
+
+impl Memory {
+    /// The host, for one call. A call never panics holding the lock, but if one
+    /// ever did the host is still whole: each call starts from the store.
+    fn host(&self) -> MutexGuard<'_, Host> {
+        self.host.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    fn call<R: Send>(
+        &self,
+        py: Python<'_>,
+        f: impl FnOnce(&mut Host) -> Result<R, CallError> + Send,
+    ) -> PyResult<R> {
+        py.detach(|| f(&mut self.host())).map_err(|e| raise(py, &e))
+    }
+}
+
+#[pymethods]
+impl Memory {
+    /// Opens a memory: in this process when `directory` is None, else the store
+    /// directory (format memdir-store, shared with the memdir CLI and memdir-host;
+    /// created when missing or empty). Limits left out are the engine's defaults.
+    #[new]
+    #[pyo3(signature = (
+        directory=None, *, max_file_bytes=None, max_total_bytes=None,
+        read_limit_chars=None, max_memories=None, actor=None, secrets=None,
+        max_retries=None, fuel=None, memory_bytes=None, max_input_bytes=None,
+    ))]
+    #[allow(clippy::too_many_arguments, reason = "Python's keyword arguments")]
+    fn new(
+        py: Python<'_>,
+        directory: Option<PathBuf>,
+        max_file_bytes: Option<usize>,
+        max_total_bytes: Option<u64>,
+        read_limit_chars: Option<usize>,
+        max_memories: Option<u64>,
+        actor: Option<String>,
+        secrets: Option<&str>,
+        max_retries: Option<u32>,
+        fuel: Option<u64>,
+        memory_bytes: Option<usize>,
+        max_input_bytes: Option<usize>,
+    ) -> PyResult<Self> {
+        let mut config = ToolConfig::default();
+        let e = &mut config.engine;
+        let l = &mut e.limits;
+        l.max_file_bytes = max_file_bytes.unwrap_or(l.max_file_bytes);
+        l.max_total_bytes = max_total_bytes.unwrap_or(l.max_total_bytes);
+        l.read_limit_chars = read_limit_chars.unwrap_or(l.read_limit_chars);
+        l.max_memories = max_memories.unwrap_or(l.max_memories);
+        if let Some(a) = actor {
+            e.actor = a;
+        }
+        e.secrets = self::secrets(secrets)?;
+        e.max_retries = max_retries.unwrap_or(e.max_retries);
+        let d = HostLimits::default();
+        let limits = HostLimits {
+            fuel: fuel.unwrap_or(d.fuel),
+            memory_bytes: memory_bytes.unwrap_or(d.memory_bytes),
+            max_input_bytes: max_input_bytes.unwrap_or(d.max_input_bytes),
+        };
+        let (backend, kind): (Arc<dyn Backend>, _) = match &directory {
+            None => (Arc::new(MemoryBackend::new()), "memory"),
+            Some(dir) => {
+                let open = py.detach(|| DirBackend::open(dir));
+                let store = open
+                    .map_err(|e| PyOSError::new_err(format!("{}: {e}", dir.to_string_lossy())))?;
+                (Arc::new(store), "directory")
+            }
+        };
+        let runtime = py.detach(runtime).ok_or_else(|| {
+            raise(
+                py,
+                &CallError {
+                    kind: CallErrorKind::Fault(Fault::Start),
+                    message: memdir_host::messages::fault(Fault::Start, false),
+                },
+            )
+        })?;
+        let mut host = runtime.host(backend, limits);
+        host.configure(config);
+        Ok(Memory {
+            host: Mutex::new(host),
+            backend: kind,
+        })
+    }
+
+    /// `"memory"` or `"directory"`.
+    #[getter]
+    fn backend(&self) -> &'static str {
+        self.backend
+    }
+
+    /// The raw face: a tool input (JSON text, or bytes) in, `(content, is_error)`
+    /// out, exactly as every runtime answers it. Never raises for the input.
+    fn execute_json(&self, py: Python<'_>, input: &Bound<'_, PyAny>) -> PyResult<(String, bool)> {
+        let input = Input::from_py(input)?;
+        let r = py.detach(|| {
+            let mut host = self.host();
+            match &input {
+                Input::Text(t) => host.execute_json(t),
+                Input::Bytes(b) => host.execute_bytes(b),
+            }
+        });
+        Ok((r.content, r.is_error))
+    }
+
+    /// A tool input (JSON text, or bytes), passed to the engine unchanged: the
+    /// success text, or `MemdirError`/`MemdirFault` whose message is the engine's
+    /// (the raw face's answer without `Error: `).
+    fn run_json(&self, py: Python<'_>, input: &Bound<'_, PyAny>) -> PyResult<String> {
+        let input = Input::from_py(input)?;
+        self.call(py, move |host| match input {
+            Input::Text(t) => host.run_json(&t),
+            Input::Bytes(b) => match String::from_utf8(b) {
+                Ok(t) => host.run_json(&t),
+                Err(_) => Err(CallError {
+                    kind: CallErrorKind::Tool(ErrorKind::Input),
+                    message: memdir::InputError::NotUtf8.to_string(),
+                }),
+            },
+        })
+    }
+
+    /// Every directory and file under `/memories`, as `(path, content)` pairs
+    /// (`content` is None for a directory).
+    fn entries(&self, py: Python<'_>) -> PyResult<Vec<(String, Option<String>)>> {
+        let entries = self.call(py, |host| host.entries())?;
+        Ok(entries.into_iter().map(|e| (e.path, e.content)).collect())
+    }
+
+    /// Replaces the whole tree with `entries` (`(path, content)` pairs, None for a
+    /// directory), all or nothing, in one commit.
+    fn import_entries(
+        &self,
+        py: Python<'_>,
+        entries: Vec<(String, Option<String>)>,
+    ) -> PyResult<()> {
+        let entries: Vec<Entry> = entries
+            .into_iter()
+            .map(|(path, content)| Entry { path, content })
+            .collect();
+        self.call(py, move |host| host.import(&entries))
+    }
+
+    /// Sets the sandbox's limits from the next call on (a fresh instance).
+    #[pyo3(signature = (*, fuel=None, memory_bytes=None, max_input_bytes=None))]
+    fn set_limits(
+        &self,
+        fuel: Option<u64>,
+        memory_bytes: Option<usize>,
+        max_input_bytes: Option<usize>,
+    ) {
+        let d = HostLimits::default();
+        self.host().set_limits(HostLimits {
+            fuel: fuel.unwrap_or(d.fuel),
+            memory_bytes: memory_bytes.unwrap_or(d.memory_bytes),
+            max_input_bytes: max_input_bytes.unwrap_or(d.max_input_bytes),
+        });
+    }
+}
+
+/// The engine's defaults, as `memdir::Defaults` has them, and the sandbox's.
+#[pyfunction]
+fn defaults() -> Vec<(&'static str, u64)> {
+    let h = HostLimits::default();
+    let d = memdir::Defaults::get();
+    let wide = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
+    vec![
+        ("max_file_bytes", wide(d.max_file_bytes)),
+        ("max_total_bytes", d.max_total_bytes),
+        ("read_limit_chars", wide(d.read_limit_chars)),
+        ("max_retries", u64::from(d.max_retries)),
+        ("fuel", h.fuel),
+        ("memory_bytes", wide(h.memory_bytes)),
+        ("max_input_bytes", wide(h.max_input_bytes)),
+    ]
+}
+
+#[pymodule]
+fn _memdir(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<Memory>()?;
+    m.add_function(wrap_pyfunction!(defaults, m)?)?;
+    Ok(())
+}
