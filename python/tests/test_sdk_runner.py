@@ -106,7 +106,7 @@ class FakeApi:
     """A loopback Messages API: request i gets the tool calls of turn i, then a
     final "Done."; every request body is kept."""
 
-    def __init__(self) -> None:
+    def __init__(self, turns: List[List[Tuple[Any, str, bool]]] = TURNS) -> None:
         self.requests: List[Dict[str, Any]] = []
         api = self
 
@@ -115,7 +115,7 @@ class FakeApi:
                 body = json.loads(self.rfile.read(int(self.headers["content-length"])))
                 i = len(api.requests)
                 api.requests.append(body)
-                turn = TURNS[i] if i < len(TURNS) else None
+                turn = turns[i] if i < len(turns) else None
                 content = (
                     [{"type": "tool_use", "id": f"toolu_{i}_{j}", "name": "memory", "input": inp} for j, (inp, _, _) in enumerate(turn)]
                     if turn
