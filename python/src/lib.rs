@@ -13,13 +13,6 @@
 //! Python as one, since the workspace denies panics and pyo3 turns any that slipped
 //! through into an exception.
 
-// pyo3's macros expand to the unsafe FFI glue of a Python extension; this crate
-// writes no unsafe code of its own.
-#![allow(
-    unsafe_code,
-    reason = "pyo3's #[pymodule] and #[pyclass] expand to FFI glue"
-)]
-
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
