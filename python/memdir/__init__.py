@@ -81,6 +81,12 @@ class _Faces:
         """The raw face: a tool input's JSON text in, ``(content, is_error)`` out."""
         return self._memory.execute_json(input)
 
+    def api_json(self, request: Union[str, bytes]) -> str:
+        """The Memory Stores API (docs/memory-stores.md) over this memory: one
+        request's JSON text (``{"op", "id", "query", "body", "actor"}``) in, the
+        JSON text of ``{"status", "body"}`` out. Never raises for the request."""
+        return self._memory.api(request)
+
     def entries(self) -> List[Tuple[str, Optional[str]]]:
         """Every directory and file under ``/memories``: ``(path, content)``,
         ``content`` None for a directory."""
@@ -138,6 +144,11 @@ class MemdirMemoryTool(_Faces, BetaAbstractMemoryTool):
     def rename(self, command: Any) -> str:
         return self.call(_command_input(command))
 
+    def api(self, request: Dict[str, Any]) -> Dict[str, Any]:
+        """``api_json`` for a request as a dict: ``{"status": int, "body": ...}``."""
+        answer: Dict[str, Any] = json.loads(self._memory.api(_json_text(request)))
+        return answer
+
     def clear_all_memory(self) -> str:
         self._memory.import_entries([])
         return "All memory cleared"
@@ -171,6 +182,12 @@ class AsyncMemdirMemoryTool(_Faces, BetaAsyncAbstractMemoryTool):
 
     async def rename(self, command: Any) -> str:
         return await self.call(_command_input(command))
+
+    async def api(self, request: Dict[str, Any]) -> Dict[str, Any]:
+        """``api_json`` for a request as a dict, on a worker thread."""
+        text = await anyio.to_thread.run_sync(self._memory.api, _json_text(request))
+        answer: Dict[str, Any] = json.loads(text)
+        return answer
 
     async def clear_all_memory(self) -> str:
         await anyio.to_thread.run_sync(self._memory.import_entries, [])

@@ -241,6 +241,18 @@ impl Memory {
         })
     }
 
+    /// The Memory Stores API (docs/memory-stores.md): one request's JSON text in,
+    /// the JSON text of `{status, body}` out. Never raises for the request: a
+    /// refusal is a status and the engine's error object. Text that cannot be
+    /// UTF-8 is answered as text that is not JSON (the engine's 400).
+    fn api(&self, py: Python<'_>, request: &Bound<'_, PyAny>) -> PyResult<String> {
+        let text = match Input::from_py(request)? {
+            Input::Text(t) => t,
+            Input::Bytes(b) => String::from_utf8(b).unwrap_or_default(),
+        };
+        Ok(py.detach(|| self.host().api(&text)))
+    }
+
     /// Every directory and file under `/memories`, as `(path, content)` pairs
     /// (`content` is None for a directory).
     fn entries(&self, py: Python<'_>) -> PyResult<Vec<(String, Option<String>)>> {
