@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 import anyio.to_thread
@@ -30,6 +31,7 @@ from ._errors import MemdirError, MemdirFault
 
 __all__ = [
     "AsyncMemdirMemoryTool",
+    "Mount",
     "MemdirError",
     "MemdirFault",
     "MemdirMemoryTool",
@@ -63,19 +65,51 @@ def _command_input(command: Any) -> object:
     return dump(exclude_unset=True) if dump is not None else command
 
 
-def _open(directory: Optional[StrPath], options: Dict[str, Any]) -> _memdir.Memory:
+@dataclass(frozen=True)
+class Mount:
+    """One store of a mounted memory: at ``/memories/NAME`` (or alone at
+    ``/memories`` with ``name=""``), a store directory or (``directory=None``) a
+    store in this process, read-only if asked; ``description`` and
+    ``instructions`` go into ``instructions()``, for the system prompt."""
+
+    name: str
+    directory: Optional[StrPath] = None
+    read_only: bool = False
+    description: str = ""
+    instructions: str = ""
+
+
+def _open(directory: Optional[StrPath], mounts: Optional[List[Mount]], options: Dict[str, Any]) -> Any:
+    if mounts is not None:
+        if directory is not None:
+            raise ValueError("give either directory or mounts, not both")
+        specs = [
+            (m.name, None if m.directory is None else os.fspath(m.directory), m.read_only, m.description, m.instructions)
+            for m in mounts
+        ]
+        return _memdir.MountedMemory(specs, **options)
     return _memdir.Memory(None if directory is None else os.fspath(directory), **options)
 
 
 class _Faces:
     """What the sync and async tools share: the memory and its direct faces."""
 
-    _memory: _memdir.Memory
+    _memory: Any  # _memdir.Memory, or _memdir.MountedMemory (mounts=)
+
+    def instructions(self) -> str:
+        """For a mounted memory: the text for the system prompt, saying where each
+        store is mounted, whether it is read-only, and its description and
+        instructions."""
+        if not isinstance(self._memory, _memdir.MountedMemory):
+            raise TypeError("instructions() is for a memory opened with mounts=")
+        return self._memory.instructions()
 
     @property
     def backend(self) -> str:
-        """``"memory"`` or ``"directory"``."""
-        return self._memory.backend
+        """``"memory"``, ``"directory"``, or ``"mounts"``."""
+        if isinstance(self._memory, _memdir.MountedMemory):
+            return "mounts"
+        return str(self._memory.backend)
 
     def execute_json(self, input: Union[str, bytes]) -> Tuple[str, bool]:
         """The raw face: a tool input's JSON text in, ``(content, is_error)`` out."""
@@ -113,15 +147,23 @@ class MemdirMemoryTool(_Faces, BetaAbstractMemoryTool):
     run one at a time, without holding the GIL.
 
     ``directory``: a store directory (created when missing or empty); None keeps
-    the memory in this process. Other keywords: ``max_file_bytes``,
+    the memory in this process. ``mounts``: several stores as one memory (a list
+    of ``Mount``), instead of ``directory``. Other keywords: ``max_file_bytes``,
     ``max_total_bytes``, ``read_limit_chars``, ``max_memories``, ``actor``,
     ``secrets`` (``allow``, ``refuse`` or ``redact``), ``max_retries``, and the
     sandbox's ``fuel``, ``memory_bytes`` and ``max_input_bytes``.
     """
 
-    def __init__(self, *, directory: Optional[StrPath] = None, cache_control: Any = None, **options: Any) -> None:
+    def __init__(
+        self,
+        *,
+        directory: Optional[StrPath] = None,
+        mounts: Optional[List[Mount]] = None,
+        cache_control: Any = None,
+        **options: Any,
+    ) -> None:
         super().__init__(cache_control=cache_control)
-        self._memory = _open(directory, options)
+        self._memory = _open(directory, mounts, options)
 
     def call(self, input: object) -> str:
         return self._memory.run_json(_json_text(input))
@@ -158,9 +200,16 @@ class AsyncMemdirMemoryTool(_Faces, BetaAsyncAbstractMemoryTool):
     """``MemdirMemoryTool`` for the async tool runner: each call runs on a worker
     thread (the engine releases the GIL), so the event loop never waits on it."""
 
-    def __init__(self, *, directory: Optional[StrPath] = None, cache_control: Any = None, **options: Any) -> None:
+    def __init__(
+        self,
+        *,
+        directory: Optional[StrPath] = None,
+        mounts: Optional[List[Mount]] = None,
+        cache_control: Any = None,
+        **options: Any,
+    ) -> None:
         super().__init__(cache_control=cache_control)
-        self._memory = _open(directory, options)
+        self._memory = _open(directory, mounts, options)
 
     async def call(self, input: object) -> str:
         return await anyio.to_thread.run_sync(self._memory.run_json, _json_text(input))

@@ -16,10 +16,11 @@
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
-use memdir::{Entry, ErrorKind, SecretPolicy};
+use memdir::mounts::{Access, Mount};
+use memdir::{Entry, ErrorKind, InputError, SecretPolicy, ToolError};
 use memdir_host::{
-    Backend, CallError, CallErrorKind, DirBackend, Fault, Host, HostLimits, MemoryBackend, Runtime,
-    ToolConfig,
+    Backend, CallError, CallErrorKind, DirBackend, Fault, Host, HostLimits, MemoryBackend,
+    MountedHost, Runtime, ToolConfig,
 };
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -101,6 +102,79 @@ impl Input {
     }
 }
 
+/// What a memory is opened with: the engine's settings and the sandbox's limits,
+/// each left out the default.
+struct Settings {
+    config: ToolConfig,
+    limits: HostLimits,
+}
+
+impl Settings {
+    #[allow(clippy::too_many_arguments, reason = "Python's keyword arguments")]
+    fn new(
+        max_file_bytes: Option<usize>,
+        max_total_bytes: Option<u64>,
+        read_limit_chars: Option<usize>,
+        max_memories: Option<u64>,
+        actor: Option<String>,
+        secrets: Option<&str>,
+        max_retries: Option<u32>,
+        fuel: Option<u64>,
+        memory_bytes: Option<usize>,
+        max_input_bytes: Option<usize>,
+    ) -> PyResult<Self> {
+        let mut config = ToolConfig::default();
+        let e = &mut config.engine;
+        let l = &mut e.limits;
+        l.max_file_bytes = max_file_bytes.unwrap_or(l.max_file_bytes);
+        l.max_total_bytes = max_total_bytes.unwrap_or(l.max_total_bytes);
+        l.read_limit_chars = read_limit_chars.unwrap_or(l.read_limit_chars);
+        l.max_memories = max_memories.unwrap_or(l.max_memories);
+        if let Some(a) = actor {
+            e.actor = a;
+        }
+        e.secrets = self::secrets(secrets)?;
+        e.max_retries = max_retries.unwrap_or(e.max_retries);
+        let d = HostLimits::default();
+        let limits = HostLimits {
+            fuel: fuel.unwrap_or(d.fuel),
+            memory_bytes: memory_bytes.unwrap_or(d.memory_bytes),
+            max_input_bytes: max_input_bytes.unwrap_or(d.max_input_bytes),
+        };
+        Ok(Settings { config, limits })
+    }
+}
+
+/// A store: in memory when `directory` is None, else the store directory (an
+/// `OSError` naming the directory the caller gave when it cannot be opened).
+fn open_backend(
+    py: Python<'_>,
+    directory: Option<&PathBuf>,
+) -> PyResult<(Arc<dyn Backend>, &'static str)> {
+    match directory {
+        None => Ok((Arc::new(MemoryBackend::new()), "memory")),
+        Some(dir) => {
+            let open = py.detach(|| DirBackend::open(dir));
+            let store =
+                open.map_err(|e| PyOSError::new_err(format!("{}: {e}", dir.to_string_lossy())))?;
+            Ok((Arc::new(store), "directory"))
+        }
+    }
+}
+
+/// The compiled component, or the fault that it cannot be started.
+fn started(py: Python<'_>) -> PyResult<&'static Runtime> {
+    py.detach(runtime).ok_or_else(|| {
+        raise(
+            py,
+            &CallError {
+                kind: CallErrorKind::Fault(Fault::Start),
+                message: memdir_host::messages::fault(Fault::Start, false),
+            },
+        )
+    })
+}
+
 /// One memory: the engine in its sandbox over one store.
 #[pyclass(frozen, module = "memdir._memdir")]
 struct Memory {
@@ -160,42 +234,21 @@ impl Memory {
         memory_bytes: Option<usize>,
         max_input_bytes: Option<usize>,
     ) -> PyResult<Self> {
-        let mut config = ToolConfig::default();
-        let e = &mut config.engine;
-        let l = &mut e.limits;
-        l.max_file_bytes = max_file_bytes.unwrap_or(l.max_file_bytes);
-        l.max_total_bytes = max_total_bytes.unwrap_or(l.max_total_bytes);
-        l.read_limit_chars = read_limit_chars.unwrap_or(l.read_limit_chars);
-        l.max_memories = max_memories.unwrap_or(l.max_memories);
-        if let Some(a) = actor {
-            e.actor = a;
-        }
-        e.secrets = self::secrets(secrets)?;
-        e.max_retries = max_retries.unwrap_or(e.max_retries);
-        let d = HostLimits::default();
-        let limits = HostLimits {
-            fuel: fuel.unwrap_or(d.fuel),
-            memory_bytes: memory_bytes.unwrap_or(d.memory_bytes),
-            max_input_bytes: max_input_bytes.unwrap_or(d.max_input_bytes),
-        };
-        let (backend, kind): (Arc<dyn Backend>, _) = match &directory {
-            None => (Arc::new(MemoryBackend::new()), "memory"),
-            Some(dir) => {
-                let open = py.detach(|| DirBackend::open(dir));
-                let store = open
-                    .map_err(|e| PyOSError::new_err(format!("{}: {e}", dir.to_string_lossy())))?;
-                (Arc::new(store), "directory")
-            }
-        };
-        let runtime = py.detach(runtime).ok_or_else(|| {
-            raise(
-                py,
-                &CallError {
-                    kind: CallErrorKind::Fault(Fault::Start),
-                    message: memdir_host::messages::fault(Fault::Start, false),
-                },
-            )
-        })?;
+        let settings = Settings::new(
+            max_file_bytes,
+            max_total_bytes,
+            read_limit_chars,
+            max_memories,
+            actor,
+            secrets,
+            max_retries,
+            fuel,
+            memory_bytes,
+            max_input_bytes,
+        )?;
+        let (backend, kind) = open_backend(py, directory.as_ref())?;
+        let runtime = started(py)?;
+        let (config, limits) = (settings.config, settings.limits);
         let mut host = runtime.host(backend, limits);
         host.configure(config);
         Ok(Memory {
@@ -291,6 +344,127 @@ impl Memory {
     }
 }
 
+/// Several stores as one memory under `/memories` (`memdir_host::MountedHost`): an
+/// instance per mount, some read-only. Calls run one at a time, as on [`Memory`].
+#[pyclass(frozen, module = "memdir._memdir")]
+struct MountedMemory {
+    host: Mutex<MountedHost>,
+    max_input_bytes: usize,
+}
+
+impl MountedMemory {
+    fn host(&self) -> MutexGuard<'_, MountedHost> {
+        self.host.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+#[pymethods]
+impl MountedMemory {
+    /// `mounts`: `(name, directory or None, read_only, description, instructions)`
+    /// each, in order; `""` alone mounts one store at `/memories`. The other
+    /// keywords are [`Memory`]'s, for every mount.
+    #[new]
+    #[pyo3(signature = (
+        mounts, *, max_file_bytes=None, max_total_bytes=None,
+        read_limit_chars=None, max_memories=None, actor=None, secrets=None,
+        max_retries=None, fuel=None, memory_bytes=None, max_input_bytes=None,
+    ))]
+    #[allow(clippy::too_many_arguments, reason = "Python's keyword arguments")]
+    fn new(
+        py: Python<'_>,
+        mounts: Vec<(String, Option<PathBuf>, bool, String, String)>,
+        max_file_bytes: Option<usize>,
+        max_total_bytes: Option<u64>,
+        read_limit_chars: Option<usize>,
+        max_memories: Option<u64>,
+        actor: Option<String>,
+        secrets: Option<&str>,
+        max_retries: Option<u32>,
+        fuel: Option<u64>,
+        memory_bytes: Option<usize>,
+        max_input_bytes: Option<usize>,
+    ) -> PyResult<Self> {
+        let settings = Settings::new(
+            max_file_bytes,
+            max_total_bytes,
+            read_limit_chars,
+            max_memories,
+            actor,
+            secrets,
+            max_retries,
+            fuel,
+            memory_bytes,
+            max_input_bytes,
+        )?;
+        let mut opened = Vec::new();
+        for (name, directory, read_only, description, instructions) in mounts {
+            let backend = open_backend(py, directory.as_ref())?.0;
+            let mount = Mount {
+                name,
+                access: if read_only {
+                    Access::ReadOnly
+                } else {
+                    Access::ReadWrite
+                },
+                description,
+                instructions,
+            };
+            opened.push((mount, backend));
+        }
+        let runtime = started(py)?;
+        let host = MountedHost::new(runtime, opened, &settings.config, settings.limits)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(MountedMemory {
+            host: Mutex::new(host),
+            max_input_bytes: settings.limits.max_input_bytes,
+        })
+    }
+
+    /// As [`Memory::execute_json`], across the mounts.
+    fn execute_json(&self, py: Python<'_>, input: &Bound<'_, PyAny>) -> PyResult<(String, bool)> {
+        let input = Input::from_py(input)?;
+        let r = py.detach(|| {
+            let host = self.host();
+            match &input {
+                Input::Text(t) => host.execute_json(t),
+                Input::Bytes(b) => host.execute_bytes(b),
+            }
+        });
+        Ok((r.content, r.is_error))
+    }
+
+    /// As [`Memory::run_json`], across the mounts: the input is parsed by the
+    /// engine's own parser (`memdir::parse_text`, as the mounted host parses it)
+    /// and routed to each mount's instance.
+    fn run_json(&self, py: Python<'_>, input: &Bound<'_, PyAny>) -> PyResult<String> {
+        let input = Input::from_py(input)?;
+        let limit = self.max_input_bytes;
+        py.detach(move || {
+            let host = self.host();
+            let text = match input {
+                Input::Text(t) => t,
+                Input::Bytes(b) if b.len() > limit => return Err(host.too_large()),
+                Input::Bytes(b) => String::from_utf8(b)
+                    .map_err(|_| CallError::from(ToolError::from(InputError::NotUtf8)))?,
+            };
+            if text.len() > limit {
+                return Err(host.too_large());
+            }
+            match memdir::parse_text(&text) {
+                Ok(cmd) => host.run(cmd),
+                Err(e) => Err(CallError::from(ToolError::from(e))),
+            }
+        })
+        .map_err(|e| raise(py, &e))
+    }
+
+    /// The text for the system prompt: where each store is mounted, whether it is
+    /// read-only, its description and instructions.
+    fn instructions(&self) -> String {
+        self.host().instructions()
+    }
+}
+
 /// The engine's defaults, as `memdir::Defaults` has them, and the sandbox's.
 #[pyfunction]
 fn defaults() -> Vec<(&'static str, u64)> {
@@ -311,6 +485,7 @@ fn defaults() -> Vec<(&'static str, u64)> {
 #[pymodule]
 fn _memdir(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Memory>()?;
+    m.add_class::<MountedMemory>()?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     Ok(())
 }
