@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every memdir test suite, in order: the engine (10), Node (20), the wasmtime
-# component and host (30), the browser (40), the edge (50), the packed tarball
+# component and host (30), the Python package (35), the browser (40), the edge (50), the packed tarball
 # installed and run on all three JS runtimes (60). Each suite is one file
 # in scripts/test.d/ and can be run alone. `npm test` runs this; run
 # scripts/setup.sh once first on a fresh machine. Suites name their test files by a

@@ -548,6 +548,17 @@ impl Host {
         })
     }
 
+    /// A tool input as JSON text, passed to the engine unchanged (the raw face's
+    /// input), answered as the typed faces answer: the success text, or the failure
+    /// with its kind. Where [`Host::execute_json`] answers `Error: {message}`, this
+    /// fails with that message, so a face that raises (Python) keeps the kind and
+    /// the engine's exact words.
+    pub fn run_json(&mut self, input: &str) -> Result<String, CallError> {
+        self.typed(input_may_write(input), &[input], |g, s| {
+            g.call_run(s, input)
+        })
+    }
+
     /// A parsed command (the typed face for a whole tool input), crossing into the
     /// component as JSON: the success text, or the failure with its kind.
     pub fn run(&mut self, cmd: &Command) -> Result<String, CallError> {

@@ -208,7 +208,8 @@ test('npm pack, install the tarball into a scratch project, run it on Node, in C
 
     await t.test("(d) README.md's checked blocks, run as a user runs them", async () => {
       const blocks = readmeBlocks();
-      assert.deepEqual(Object.keys(blocks), ['install', 'import', 'quick-start', 'cli']);
+      // The Python blocks are run by the Python suite (scripts/test.d/35-python.sh).
+      assert.deepEqual(Object.keys(blocks), ['install', 'python-install', 'import', 'quick-start', 'cli', 'python-use']);
 
       // Install: setup.sh is what CI ran before this suite; `npm pack` made the
       // tarball the README names; the two installs run as written, in a project of

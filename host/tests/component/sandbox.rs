@@ -517,3 +517,54 @@ fn the_world_takes_every_setting_and_its_defaults_are_the_engines() {
     );
     assert_eq!(host.entries().expect("entries"), []);
 }
+
+/// `run_json` (the face Python raises from) hands the raw text to the engine and
+/// answers as `execute_json` does, with the kind kept: the same text on success,
+/// `Error: ` + its message on failure, for malformed and valid inputs alike.
+#[test]
+fn run_json_answers_as_execute_json_with_the_kind() {
+    let inputs = [
+        (VIEW_A, None),
+        (
+            r#"{"command":"view","path":"/memories/a.txt",}"#,
+            Some(ErrorKind::Input),
+        ),
+        (r#"{"command":"view"}"#, Some(ErrorKind::Input)),
+        (
+            r#"{"command":"view","path":"/etc/passwd"}"#,
+            Some(ErrorKind::Path),
+        ),
+        (
+            r#"{"command":"create","path":"/memories/a.txt","file_text":"x"}"#,
+            Some(ErrorKind::Refused),
+        ),
+        (
+            r#"{"command":"create","path":"/memories/b.txt","file_text":"x"}"#,
+            None,
+        ),
+    ];
+    let (_, raw_backend) = seeded_memory();
+    let (_, typed_backend) = seeded_memory();
+    let mut raw = support::runtime().host(raw_backend, HostLimits::default());
+    let mut typed = support::runtime().host(typed_backend, HostLimits::default());
+    for (input, kind) in inputs {
+        let want = raw.execute_json(input);
+        let got = typed.run_json(input);
+        match (&got, kind) {
+            (Ok(text), None) => assert_eq!(
+                (text.as_str(), false),
+                (want.content.as_str(), want.is_error),
+                "{input}"
+            ),
+            (Err(e), Some(k)) => {
+                assert_eq!(e.kind, CallErrorKind::Tool(k), "{input}");
+                assert_eq!(
+                    (format!("Error: {e}"), true),
+                    (want.content, want.is_error),
+                    "{input}"
+                );
+            }
+            _ => panic!("{input}: {got:?}, want kind {kind:?}"),
+        }
+    }
+}

@@ -1,0 +1,243 @@
+"""memdir for Python: Claude's memory tool (``memory_20250818``) as a sandboxed
+engine, in-process, for the Python SDK's tool runner.
+
+``MemdirMemoryTool()`` keeps the memory in this process;
+``MemdirMemoryTool(directory=PATH)`` opens a store directory, the same
+``memdir-store`` format the ``memdir`` CLI (Node) and ``memdir-host`` read and
+write, safely from several processes at once. Either is used unchanged as
+``client.beta.messages.tool_runner(tools=[memory])``; ``AsyncMemdirMemoryTool``
+is the async twin.
+
+The model's input goes to the engine as the JSON text of what the SDK decoded, so
+each answer is the engine's exact string, the same as every other memdir runtime.
+A failure raises ``MemdirError`` (a ``ToolError``: the runner sends it as an
+``is_error`` result, ``"Error: "`` and the engine's words), or ``MemdirFault``
+when the sandbox stopped the call (fuel, memory cap, trap); the next call gets a
+fresh instance.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, List, Optional, Tuple, Union
+
+import anyio.to_thread
+from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool
+
+from . import _memdir
+from ._errors import MemdirError, MemdirFault
+
+__all__ = [
+    "AsyncMemdirMemoryTool",
+    "Mount",
+    "MemdirError",
+    "MemdirFault",
+    "MemdirMemoryTool",
+    "defaults",
+]
+
+StrPath = Union[str, "os.PathLike[str]"]
+
+
+def defaults() -> Dict[str, int]:
+    """The engine's default limits and the sandbox's (fuel, memory, input size)."""
+    return dict(_memdir.defaults())
+
+
+def _json_text(input: object) -> str:
+    """The JSON text of a tool input as the SDK decoded it.
+
+    Input with no JSON form (a set, a circular dict) becomes text that is not JSON,
+    so the engine refuses it in its own words rather than this module in others.
+    """
+    try:
+        return json.dumps(input, ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return ""
+
+
+def _command_input(command: Any) -> object:
+    """A command model the SDK built (``execute`` dispatching to ``view`` etc.)
+    back to the input it was made from."""
+    dump = getattr(command, "model_dump", None)
+    return dump(exclude_unset=True) if dump is not None else command
+
+
+@dataclass(frozen=True)
+class Mount:
+    """One store of a mounted memory: at ``/memories/NAME`` (or alone at
+    ``/memories`` with ``name=""``), a store directory or (``directory=None``) a
+    store in this process, read-only if asked; ``description`` and
+    ``instructions`` go into ``instructions()``, for the system prompt."""
+
+    name: str
+    directory: Optional[StrPath] = None
+    read_only: bool = False
+    description: str = ""
+    instructions: str = ""
+
+
+def _open(directory: Optional[StrPath], mounts: Optional[List[Mount]], options: Dict[str, Any]) -> Any:
+    if mounts is not None:
+        if directory is not None:
+            raise ValueError("give either directory or mounts, not both")
+        specs = [
+            (m.name, None if m.directory is None else os.fspath(m.directory), m.read_only, m.description, m.instructions)
+            for m in mounts
+        ]
+        return _memdir.MountedMemory(specs, **options)
+    return _memdir.Memory(None if directory is None else os.fspath(directory), **options)
+
+
+class _Faces:
+    """What the sync and async tools share: the memory and its direct faces."""
+
+    _memory: Any  # _memdir.Memory, or _memdir.MountedMemory (mounts=)
+
+    def instructions(self) -> str:
+        """For a mounted memory: the text for the system prompt, saying where each
+        store is mounted, whether it is read-only, and its description and
+        instructions."""
+        if not isinstance(self._memory, _memdir.MountedMemory):
+            raise TypeError("instructions() is for a memory opened with mounts=")
+        return self._memory.instructions()
+
+    @property
+    def backend(self) -> str:
+        """``"memory"``, ``"directory"``, or ``"mounts"``."""
+        if isinstance(self._memory, _memdir.MountedMemory):
+            return "mounts"
+        return str(self._memory.backend)
+
+    def execute_json(self, input: Union[str, bytes]) -> Tuple[str, bool]:
+        """The raw face: a tool input's JSON text in, ``(content, is_error)`` out."""
+        return self._memory.execute_json(input)
+
+    def api_json(self, request: Union[str, bytes]) -> str:
+        """The Memory Stores API (docs/memory-stores.md) over this memory: one
+        request's JSON text (``{"op", "id", "query", "body", "actor"}``) in, the
+        JSON text of ``{"status", "body"}`` out. Never raises for the request."""
+        return self._memory.api(request)
+
+    def entries(self) -> List[Tuple[str, Optional[str]]]:
+        """Every directory and file under ``/memories``: ``(path, content)``,
+        ``content`` None for a directory."""
+        return self._memory.entries()
+
+    def import_entries(self, entries: List[Tuple[str, Optional[str]]]) -> None:
+        """Replaces the whole tree with ``entries``, all or nothing."""
+        self._memory.import_entries(entries)
+
+    def set_limits(
+        self,
+        *,
+        fuel: Optional[int] = None,
+        memory_bytes: Optional[int] = None,
+        max_input_bytes: Optional[int] = None,
+    ) -> None:
+        """The sandbox's limits from the next call on; None is the default."""
+        self._memory.set_limits(fuel=fuel, memory_bytes=memory_bytes, max_input_bytes=max_input_bytes)
+
+
+class MemdirMemoryTool(_Faces, BetaAbstractMemoryTool):
+    """The memory tool for ``client.beta.messages.tool_runner``, run by memdir's
+    engine in a wasmtime sandbox in this process. Thread-safe: calls on one tool
+    run one at a time, without holding the GIL.
+
+    ``directory``: a store directory (created when missing or empty); None keeps
+    the memory in this process. ``mounts``: several stores as one memory (a list
+    of ``Mount``), instead of ``directory``. Other keywords: ``max_file_bytes``,
+    ``max_total_bytes``, ``read_limit_chars``, ``max_memories``, ``actor``,
+    ``secrets`` (``allow``, ``refuse`` or ``redact``), ``max_retries``, and the
+    sandbox's ``fuel``, ``memory_bytes`` and ``max_input_bytes``.
+    """
+
+    def __init__(
+        self,
+        *,
+        directory: Optional[StrPath] = None,
+        mounts: Optional[List[Mount]] = None,
+        cache_control: Any = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(cache_control=cache_control)
+        self._memory = _open(directory, mounts, options)
+
+    def call(self, input: object) -> str:
+        return self._memory.run_json(_json_text(input))
+
+    def view(self, command: Any) -> str:
+        return self.call(_command_input(command))
+
+    def create(self, command: Any) -> str:
+        return self.call(_command_input(command))
+
+    def str_replace(self, command: Any) -> str:
+        return self.call(_command_input(command))
+
+    def insert(self, command: Any) -> str:
+        return self.call(_command_input(command))
+
+    def delete(self, command: Any) -> str:
+        return self.call(_command_input(command))
+
+    def rename(self, command: Any) -> str:
+        return self.call(_command_input(command))
+
+    def api(self, request: Dict[str, Any]) -> Dict[str, Any]:
+        """``api_json`` for a request as a dict: ``{"status": int, "body": ...}``."""
+        answer: Dict[str, Any] = json.loads(self._memory.api(_json_text(request)))
+        return answer
+
+    def clear_all_memory(self) -> str:
+        self._memory.import_entries([])
+        return "All memory cleared"
+
+
+class AsyncMemdirMemoryTool(_Faces, BetaAsyncAbstractMemoryTool):
+    """``MemdirMemoryTool`` for the async tool runner: each call runs on a worker
+    thread (the engine releases the GIL), so the event loop never waits on it."""
+
+    def __init__(
+        self,
+        *,
+        directory: Optional[StrPath] = None,
+        mounts: Optional[List[Mount]] = None,
+        cache_control: Any = None,
+        **options: Any,
+    ) -> None:
+        super().__init__(cache_control=cache_control)
+        self._memory = _open(directory, mounts, options)
+
+    async def call(self, input: object) -> str:
+        return await anyio.to_thread.run_sync(self._memory.run_json, _json_text(input))
+
+    async def view(self, command: Any) -> str:
+        return await self.call(_command_input(command))
+
+    async def create(self, command: Any) -> str:
+        return await self.call(_command_input(command))
+
+    async def str_replace(self, command: Any) -> str:
+        return await self.call(_command_input(command))
+
+    async def insert(self, command: Any) -> str:
+        return await self.call(_command_input(command))
+
+    async def delete(self, command: Any) -> str:
+        return await self.call(_command_input(command))
+
+    async def rename(self, command: Any) -> str:
+        return await self.call(_command_input(command))
+
+    async def api(self, request: Dict[str, Any]) -> Dict[str, Any]:
+        """``api_json`` for a request as a dict, on a worker thread."""
+        text = await anyio.to_thread.run_sync(self._memory.api, _json_text(request))
+        answer: Dict[str, Any] = json.loads(text)
+        return answer
+
+    async def clear_all_memory(self) -> str:
+        await anyio.to_thread.run_sync(self._memory.import_entries, [])
+        return "All memory cleared"
