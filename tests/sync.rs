@@ -769,3 +769,40 @@ fn a_remote_replaced_by_tens_of_thousands_of_short_lines_is_a_conflict_not_a_lon
     assert_eq!(contents(&a)["/n.md"], whole);
     assert_eq!(contents(&remote.engine)["/n.md"], whole);
 }
+
+/// The sync record keeps what both sides agreed on per memory; a path there would
+/// outlive the redaction of the version that named it.
+#[test]
+fn a_redacted_old_name_is_in_no_byte_of_the_sync_record() {
+    let (a, store) = common::api_engine(Config::default());
+    let remote = model();
+    let made = call(
+        &a,
+        json!({"op": "memory.create", "body": json!({"path": "/secret-name.md", "content": "kept\n"}).to_string()}),
+    );
+    assert_eq!(made.status, 200, "{}", made.body);
+    let first = made.body["memory_version_id"].as_str().unwrap().to_string();
+    assert_eq!(
+        sync(&a, &remote, None).unwrap().to_string(),
+        "pulled 0, pushed 1, merged 0, conflicts 0, unchanged 0"
+    );
+    call(
+        &a,
+        json!({"op": "memory.update", "id": id(&a), "body": json!({"path": "/public.md"}).to_string()}),
+    );
+    let redacted = call(&a, json!({"op": "version.redact", "id": first}));
+    assert_eq!(redacted.status, 200, "{}", redacted.body);
+    let holding: Vec<String> = common::dump(&store)
+        .into_iter()
+        .filter(|(_, v)| v.windows(11).any(|w| w == b"secret-name"))
+        .map(|(k, _)| k)
+        .collect();
+    assert_eq!(holding, Vec::<String>::new());
+    // The record still does its work: the rename goes out as one.
+    assert_eq!(
+        sync(&a, &remote, None).unwrap().to_string(),
+        "pulled 0, pushed 1, merged 0, conflicts 0, unchanged 0"
+    );
+    let want: BTreeMap<String, String> = [("/public.md".to_string(), "kept\n".to_string())].into();
+    assert_eq!(contents(&remote.engine), want);
+}

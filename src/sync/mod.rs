@@ -41,7 +41,7 @@ use crate::config::SYNC_MAX_PASSES;
 use crate::storage::Engine;
 use crate::store::Store;
 use merge::{Merged, merge};
-use state::{Pair, Pending, State};
+use state::{Pair, Pending, State, path_sha256};
 use wire::Info;
 
 /// The remote store, as the host reaches it.
@@ -438,7 +438,7 @@ impl<S: Store, R: Remote> Run<'_, S, R> {
         let pair = Pair {
             local: l.id.clone(),
             sha: wire::sha256_hex(""),
-            path: l.path.clone(),
+            path_sha: path_sha256(&l.path),
             base: l.version.clone(),
             pending: None,
         };
@@ -453,7 +453,7 @@ impl<S: Store, R: Remote> Run<'_, S, R> {
             Pair {
                 local: local.id.clone(),
                 sha: sha.into(),
-                path: path.into(),
+                path_sha: path_sha256(path),
                 base: local.version.clone(),
                 pending: None,
             },
@@ -467,7 +467,7 @@ impl<S: Store, R: Remote> Run<'_, S, R> {
         l: Option<&Info>,
         r: Option<&Info>,
     ) -> Result<(), SyncError> {
-        let changed = |m: &Info, p: &Pair| m.sha != p.sha || m.path != p.path;
+        let changed = |m: &Info, p: &Pair| m.sha != p.sha || path_sha256(&m.path) != p.path_sha;
         let (l, r) = match (l, r) {
             (None, None) => {
                 self.state.pairs.remove(rid);
@@ -567,7 +567,7 @@ impl<S: Store, R: Remote> Run<'_, S, R> {
             }
             (true, true) => {
                 // Two renames: the remote's path; one rename: that one.
-                let path = if r.path != pair.path {
+                let path = if path_sha256(&r.path) != pair.path_sha {
                     r.path.clone()
                 } else {
                     l.path.clone()
