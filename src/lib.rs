@@ -6,7 +6,7 @@
 //! in through the five-operation [`Store`] contract, time through a clock callback.
 //!
 //! The source is laid out in layers, bottom to top; a module names only its own
-//! layer and those below it (`tests/layers.rs` fails on an upward `crate::` path):
+//! layer and those below it (`tests/all/layers.rs` fails on an upward `crate::` path):
 //!
 //! - the foundation, flat files: [`config`] (every default and limit), `error`
 //!   (every failure and its text: [`ToolError`], [`InputError`]), [`path`] (what a

@@ -212,7 +212,7 @@ fn is_control(c: char) -> bool {
 }
 
 /// Unicode category Cf (zero-width joiners, bidi overrides, the BOM, …).
-#[doc(hidden)] // public for tests/unicode_tables.rs only (through `__hooks`)
+#[doc(hidden)] // public for tests/all/unicode_tables.rs only (through `__hooks`)
 pub fn is_format(c: char) -> bool {
     let c = u32::from(c);
     FORMAT_RANGES
@@ -365,7 +365,7 @@ fn is_dot_name(name: &str) -> bool {
 /// NFKC composes no sequence into or out of `.`, `/` or `\`, so the name's form is
 /// the concatenation of its characters' forms as far as these three are concerned;
 /// only characters in [`NFKC_SEPARATORS`] fold into them.
-#[doc(hidden)] // public for tests/unicode_tables.rs only (through `__hooks`)
+#[doc(hidden)] // public for tests/all/unicode_tables.rs only (through `__hooks`)
 pub fn nfkc_escapes(name: &str) -> bool {
     let mut dots = 0;
     let mut only_dots = true;
@@ -485,10 +485,10 @@ fn hex_at(input: &[u8], start: usize, len: usize) -> Option<u32> {
 }
 
 /// Whether `s` is in Unicode NFC. Same answer as `unicode_normalization::is_nfc`
-/// (tests/unicode_tables.rs compares them), but built on the crate's canonical-only
+/// (tests/all/unicode_tables.rs compares them), but built on the crate's canonical-only
 /// primitives: its own `is_nfc` runs a normaliser that also links the compatibility
 /// tables, which NFC never uses and which cost a third of the wasm.
-#[doc(hidden)] // public for tests/unicode_tables.rs only (through `__hooks`)
+#[doc(hidden)] // public for tests/all/unicode_tables.rs only (through `__hooks`)
 pub fn is_nfc(s: &str) -> bool {
     use unicode_normalization::IsNormalized;
     match unicode_normalization::is_nfc_quick(s.chars()) {
@@ -545,8 +545,8 @@ fn nfc(s: &str) -> Vec<char> {
 }
 
 /// Code point ranges of Unicode category Cf. Generated from unicode-properties and
-/// checked against it by tests/unicode_tables.rs.
-#[doc(hidden)] // public for tests/unicode_tables.rs only (through `__hooks`)
+/// checked against it by tests/all/unicode_tables.rs.
+#[doc(hidden)] // public for tests/all/unicode_tables.rs only (through `__hooks`)
 pub const FORMAT_RANGES: &[(u32, u32)] = &[
     (0x00AD, 0x00AD),
     (0x0600, 0x0605),
@@ -573,8 +573,8 @@ pub const FORMAT_RANGES: &[(u32, u32)] = &[
 
 /// Every character whose NFKC form differs from it and holds `.`, `/` or `\`, with
 /// that form, sorted. Generated from unicode-normalization and checked against it by
-/// tests/unicode_tables.rs.
-#[doc(hidden)] // public for tests/unicode_tables.rs only (through `__hooks`)
+/// tests/all/unicode_tables.rs.
+#[doc(hidden)] // public for tests/all/unicode_tables.rs only (through `__hooks`)
 pub const NFKC_SEPARATORS: &[(char, &str)] = &[
     ('\u{2024}', "."),
     ('\u{2025}', ".."),

@@ -24,7 +24,7 @@ use memdir::path::{self, ValidPath};
 use memdir::{Command, Config, Engine, Entry, Limits, MemoryStore, block_on};
 
 // The tests' store wrapper, for its operation counts.
-#[path = "../../tests/common/mod.rs"]
+#[path = "../../tests/all/common/mod.rs"]
 mod common;
 use serde_json::{Value, json};
 

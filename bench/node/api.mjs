@@ -10,7 +10,7 @@
 //    directory), and the floor (the bench build's round trip: the same answer
 //    crossing JS -> wasm -> JS, parsed as `memory.api` parses it). Sides take turns,
 //    the order rotated every call, after the same untimed warm-up on throwaway memories.
-// 2. Store operations, counted by a JS store that wraps a Map (as tests/common's
+// 2. Store operations, counted by a JS store that wraps a Map (as tests/all/common's
 //    Harness does in Rust): (a) every write, memory tool's and API's, at 10,000
 //    versions: one `commit()` call (the one IndexedDB readwrite transaction of
 //    memdir-idb's `commit`; `npm run bench:browser` counts the real transactions of
@@ -64,7 +64,7 @@ async function api(memory, request) {
   return r.body;
 }
 
-// ---- the history: tests/common/history.rs's layout, so both count the same thing ----
+// ---- the history: tests/all/common/history.rs's layout, so both count the same thing ----
 
 const HOT_EDITS = 39;
 const LISTED = 20;

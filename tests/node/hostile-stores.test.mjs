@@ -1,6 +1,6 @@
 // Every tampered store of tests/conformance/hostile-stores.json on the directory
 // store and on a custom JS store: the exact answers, and nothing written, in the
-// store or beside it. (The native memory store runs it in tests/hostile_store.rs.)
+// store or beside it. (The native memory store runs it in tests/all/hostile_store.rs.)
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

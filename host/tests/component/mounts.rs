@@ -1,5 +1,5 @@
 //! Several stores as one memory in the host: an instance per mount, the routing and
-//! refusals of `memdir::mounts` (the same texts as the engine's tests/mounts.rs), a
+//! refusals of `memdir::mounts` (the same texts as the engine's tests/all/mounts.rs), a
 //! read-only store's directory left byte for byte as it was, and the CLI's flags.
 
 use std::collections::BTreeMap;

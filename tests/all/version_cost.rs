@@ -12,7 +12,7 @@
     clippy::indexing_slicing
 )]
 
-mod common;
+use crate::common;
 #[path = "common/history.rs"]
 mod history;
 

@@ -10,7 +10,7 @@
     clippy::indexing_slicing
 )]
 
-mod common;
+use crate::common;
 
 use common::{Harness, dir, file};
 use memdir::{Config, Engine, Entry, MemoryStore, Store, StoreError, ToolError, block_on};

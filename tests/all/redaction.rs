@@ -9,7 +9,7 @@
     clippy::indexing_slicing
 )]
 
-mod common;
+use crate::common;
 
 use std::cell::RefCell;
 

@@ -15,7 +15,7 @@
     clippy::indexing_slicing
 )]
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 
@@ -410,7 +410,7 @@ fn data() -> Value {
         })
         .collect();
     json!({
-        "about": "Tampered stores and the exact answers over them; see tests/hostile_store.rs, which makes this file (MEMDIR_REGENERATE=1).",
+        "about": "Tampered stores and the exact answers over them; see tests/all/hostile_store.rs, which makes this file (MEMDIR_REGENERATE=1).",
         "probes": probes(),
         "cases": cases,
     })
@@ -448,6 +448,6 @@ fn tampered_stores_are_answered_as_damage_and_nothing_is_written() {
     let on_disk = std::fs::read_to_string(path).unwrap_or_default();
     assert!(
         on_disk == text,
-        "tests/conformance/hostile-stores.json is stale: run MEMDIR_REGENERATE=1 cargo test --test hostile_store"
+        "tests/conformance/hostile-stores.json is stale: run MEMDIR_REGENERATE=1 cargo test -p memdir --test all hostile_store::"
     );
 }

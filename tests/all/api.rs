@@ -9,7 +9,7 @@
     clippy::indexing_slicing
 )]
 
-mod common;
+use crate::common;
 
 use common::STORE_ID;
 use memdir::{Actor, Command, Config, Engine, Limits, MemoryStore, Store, block_on};
@@ -802,7 +802,7 @@ fn bad_requests_get_the_error_object_and_change_nothing() {
         assert_eq!(r["body"]["type"], "error");
     }
     let hostile: Value =
-        serde_json::from_str(include_str!("conformance/hostile-paths.json")).unwrap();
+        serde_json::from_str(include_str!("../conformance/hostile-paths.json")).unwrap();
     let mut tried = 0;
     for case in hostile["paths"].as_array().unwrap() {
         let path = case["path"].as_str().unwrap();

@@ -9,7 +9,7 @@
     clippy::indexing_slicing
 )]
 
-mod common;
+use crate::common;
 
 use common::Harness;
 use memdir::{Config, Engine, MemoryStore, block_on};

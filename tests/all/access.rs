@@ -10,7 +10,7 @@
     clippy::indexing_slicing
 )]
 
-mod common;
+use crate::common;
 
 use memdir::{
     Access, Config, Engine, Entry, MemoryStore, Mount, Mounted, block_on, mounts::MountTarget,

@@ -8,7 +8,7 @@
     clippy::indexing_slicing
 )]
 
-mod common;
+use crate::common;
 
 use std::cell::Cell;
 use std::rc::Rc;

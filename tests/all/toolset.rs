@@ -8,7 +8,7 @@
     clippy::indexing_slicing
 )]
 
-mod common;
+use crate::common;
 
 use memdir::toolset::{TOOLS, ToolsetError};
 use memdir::{Config, Engine, Limits, MemoryStore, SecretPolicy, block_on};

@@ -1,7 +1,13 @@
 //! A store wrapper for the engine's own tests: counts operations by kind, can fail
 //! the k-th operation, and can make every operation wait one poll so several
 //! engines' commands interleave at each store call.
-#![allow(dead_code, clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    dead_code,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;

@@ -7,7 +7,7 @@
     clippy::indexing_slicing
 )]
 
-mod common;
+use crate::common;
 
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};

@@ -1,5 +1,5 @@
 //! A store with a history of exactly `n` versions, built fast, for what reading
-//! versions and lists costs as the history grows (tests/version_cost.rs and
+//! versions and lists costs as the history grows (tests/all/version_cost.rs and
 //! `cargo bench --bench engine`).
 //!
 //! Layout (`F` files in `/memories/bulk`, `P` padding edits):

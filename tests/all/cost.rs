@@ -9,7 +9,7 @@
     clippy::indexing_slicing
 )]
 
-mod common;
+use crate::common;
 
 use common::{Harness, file};
 use memdir::__hooks::{LOG_FANOUT, height};

@@ -12,7 +12,7 @@
 
 use serde_json::Value;
 
-const WIT: &str = include_str!("../wit/memdir.wit");
+const WIT: &str = include_str!("../../wit/memdir.wit");
 
 /// The parameters of `name: func(...)` in the WIT, in snake case.
 fn wit_params(name: &str) -> Vec<String> {

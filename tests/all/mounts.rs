@@ -8,7 +8,7 @@
     clippy::indexing_slicing
 )]
 
-mod common;
+use crate::common;
 
 use common::dump;
 use memdir::mounts::{self, Access, Mount, MountError, Mounted};
@@ -72,7 +72,7 @@ fn run(m: &Mounted<Engine<MemoryStore>>, input: serde_json::Value) -> Result<Str
 #[test]
 fn the_shared_scenario_answers_exactly() {
     let data: serde_json::Value =
-        serde_json::from_str(include_str!("conformance/mounts.json")).unwrap();
+        serde_json::from_str(include_str!("../conformance/mounts.json")).unwrap();
     let mut mounted = Vec::new();
     let mut stores = Vec::new();
     for m in data["mounts"].as_array().unwrap() {
