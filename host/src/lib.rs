@@ -4,7 +4,8 @@
 //!
 //! - [`backend`]: the storage a host lends, in memory ([`MemoryBackend`]);
 //! - [`dir`]: in a directory on disk, safe across processes ([`DirBackend`]);
-//! - `keyvalue`: the world's imports over a backend;
+//! - `keyvalue`: the world's imports over a backend (the handles it serves in
+//!   `resources`, the memory cap it carries in `limiter`);
 //! - [`sandbox`]: compiling and running the component within limits ([`Runtime`], [`Host`]);
 //! - [`cache`]: compiled components kept on disk for fast starts;
 //! - [`messages`]: the host's own answers (oversized or non-UTF-8 input, traps);
@@ -24,15 +25,18 @@ pub mod backend;
 pub mod cache;
 pub mod dir;
 mod keyvalue;
+mod limiter;
 pub mod messages;
 pub mod mounted;
+mod resources;
 pub mod sandbox;
 
 pub use backend::{Backend, MemoryBackend};
 pub use dir::DirBackend;
+pub use messages::Fault;
 pub use mounted::{Instance, MountedHost};
 pub use sandbox::{
-    CallError, CallErrorKind, ComponentDefaults, Fault, Host, HostLimits, Runtime, ToolConfig,
+    CallError, CallErrorKind, ComponentDefaults, Host, HostLimits, Runtime, ToolConfig,
 };
 
 mod bindings {
@@ -41,8 +45,8 @@ mod bindings {
         world: "memdir",
         imports: { default: trappable },
         with: {
-            "wasi:keyvalue/store.bucket": crate::keyvalue::BucketHandle,
-            "wasi:keyvalue/atomics.cas": crate::keyvalue::CasHandle,
+            "wasi:keyvalue/store.bucket": crate::resources::BucketHandle,
+            "wasi:keyvalue/atomics.cas": crate::resources::CasHandle,
         },
     });
 }
