@@ -3,7 +3,7 @@
 //! `wasi:keyvalue@0.2.0-draft2` and nothing else.
 //!
 //! - [`backend`]: the storage a host lends, in memory ([`MemoryBackend`]);
-//! - [`dir`]: in a directory on disk, safe across processes ([`DirBackend`]);
+//! - [`store_dir`]: in a store directory on disk, safe across processes ([`DirBackend`]);
 //! - `keyvalue`: the world's imports over a backend (the handles it serves in
 //!   `resources`, the memory cap it carries in `limiter`);
 //! - [`sandbox`]: compiling and running the component within limits ([`Runtime`], [`Host`]);
@@ -23,21 +23,21 @@
 
 pub mod backend;
 pub mod cache;
-pub mod dir;
 mod keyvalue;
 mod limiter;
 pub mod messages;
 pub mod mounted;
 mod resources;
 pub mod sandbox;
+pub mod store_dir;
 
 pub use backend::{Backend, MemoryBackend};
-pub use dir::DirBackend;
 pub use messages::Fault;
 pub use mounted::{Instance, MountedHost};
 pub use sandbox::{
     CallError, CallErrorKind, ComponentDefaults, Host, HostLimits, Runtime, ToolConfig,
 };
+pub use store_dir::DirBackend;
 
 mod bindings {
     wasmtime::component::bindgen!({
