@@ -149,8 +149,9 @@ fn the_check_sees_an_upward_import() {
 //
 // What counts as an import: every `crate::…` and `super::…` path in a file's code
 // (comments, strings and `$crate` in macros are not), resolved to the deepest
-// module of the path that is a file of the crate; an item of an inline module
-// (`mod bindings { … }`) or of the crate root counts as its file. A module's own
+// module of the path that is a file of the crate; a name the crate root re-exports
+// (`crate::MemoryStore`) to the module it comes from; an item of an inline module
+// (`mod bindings { … }`) or defined in the crate root counts as its file. A module's own
 // children named without `crate::` (its `mod` lines and `use child::…`) are the
 // module's table of contents, not imports.
 
@@ -346,6 +347,30 @@ fn import_graph(
         .collect();
     let modules: BTreeMap<Vec<String>, String> =
         rels.iter().map(|r| (module_of(r), r.clone())).collect();
+    // The crate root's `use` lines (`pub use store::MemoryStore;`): a path through
+    // a root re-export (`crate::MemoryStore`) imports the module it comes from, so
+    // a circle cannot hide behind the root.
+    let mut reexports: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    if let Ok(root) = fs::read_to_string(src.join("lib.rs")) {
+        let t = tokens(&code_only(&root));
+        for (i, tok) in t.iter().enumerate() {
+            if tok != "use" {
+                continue;
+            }
+            let mut at = i + 1;
+            if t.get(at).is_some_and(|s| s == "crate") && t.get(at + 1).is_some_and(|s| s == "::") {
+                at += 2;
+            }
+            for path in use_tree(&t, &mut at) {
+                let from_a_module = path
+                    .first()
+                    .is_some_and(|m| modules.contains_key(&vec![m.clone()]));
+                if let (true, Some(name)) = (from_a_module, path.last()) {
+                    reexports.insert(name.clone(), path.clone());
+                }
+            }
+        }
+    }
     let mut graph = BTreeMap::new();
     for rel in &rels {
         let own = module_of(rel);
@@ -397,7 +422,19 @@ fn import_graph(
                             at += 2;
                         }
                     }
-                    for path in use_tree(&t, &mut at) {
+                    for mut path in use_tree(&t, &mut at) {
+                        if let Some(via) = path
+                            .first()
+                            .filter(|_| base.is_empty())
+                            .filter(|n| !modules.contains_key(&vec![(*n).clone()]))
+                            .and_then(|n| reexports.get(n))
+                        {
+                            path = via
+                                .iter()
+                                .cloned()
+                                .chain(path.into_iter().skip(1))
+                                .collect();
+                        }
                         let mut full: Vec<String> = base.iter().cloned().chain(path).collect();
                         while !modules.contains_key(&full) {
                             full.pop();
@@ -507,16 +544,17 @@ fn no_crate_has_an_import_circle() {
 fn the_check_sees_an_import_circle() {
     let dir = std::env::temp_dir().join(format!("memdir-circles-{}", std::process::id()));
     fs::create_dir_all(dir.join("store_dir")).unwrap();
-    // a → b → store_dir/names.rs → a, through a use tree, `crate::` and `super::`;
-    // comments, strings, `$crate` and a test module's `super::` name nothing.
+    // a → b → store_dir/names.rs → a, through a use tree and a root re-export,
+    // `crate::` and `super::`; comments, strings, `$crate` and a test module's
+    // `super::` name nothing.
     fs::write(
         dir.join("lib.rs"),
-        "mod a;\nmod b;\nmod c;\nmod store_dir;\n",
+        "mod a;\nmod b;\nmod c;\nmod store_dir;\npub use b::Thing;\n",
     )
     .unwrap();
     fs::write(
         dir.join("a.rs"),
-        "use crate::{c, b::Thing};\n// crate::store_dir in a comment is prose\n\
+        "use crate::{c, Thing};\n// crate::store_dir in a comment is prose\n\
          const S: &str = \"crate::c in a string is text\";\n",
     )
     .unwrap();
