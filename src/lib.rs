@@ -86,6 +86,7 @@ pub use secrets::SecretPolicy;
 pub use storage::versions::Actor;
 pub use storage::{Backoff, Engine, STRUCTURE_PREFIXES};
 pub use store::{MemoryStore, Page, Store, StoreError};
+pub use store_dir::error::DirError;
 pub use toolset::ToolsetError;
 
 /// Not part of the public API, and may change in any release: hooks this

@@ -15,16 +15,8 @@ use crate::backend::{Backend, PAGE};
 use crate::bindings::wasi::clocks::wall_clock;
 use crate::bindings::wasi::keyvalue::atomics::{self, CasError};
 use crate::bindings::wasi::keyvalue::store::{self, Error, KeyResponse};
-use crate::sandbox::Limiter;
-
-/// The one bucket a host lends; it carries nothing, the backend is in [`State`].
-pub struct BucketHandle;
-
-/// A compare-and-swap in progress: the value seen when it began.
-pub struct CasHandle {
-    key: String,
-    seen: Option<Vec<u8>>,
-}
+use crate::limiter::Limiter;
+use crate::resources::{BucketHandle, CasHandle};
 
 /// Live handles an instance may hold at once; the component holds one or two, a
 /// runaway guest is trapped instead of growing the host's table without end.
@@ -240,7 +232,7 @@ mod tests {
     use crate::MemoryBackend;
     use crate::bindings::wasi::keyvalue::atomics::{Host as _, HostCas as _};
     use crate::bindings::wasi::keyvalue::store::{Host as _, HostBucket as _};
-    use crate::sandbox::Limiter;
+    use crate::limiter::Limiter;
 
     fn state(backend: Arc<dyn Backend>) -> State {
         State::new(backend, "default".into(), Limiter::new(1 << 20))

@@ -3,8 +3,9 @@
 //! `wasi:keyvalue@0.2.0-draft2` and nothing else.
 //!
 //! - [`backend`]: the storage a host lends, in memory ([`MemoryBackend`]);
-//! - [`dir`]: in a directory on disk, safe across processes ([`DirBackend`]);
-//! - `keyvalue`: the world's imports over a backend;
+//! - [`store_dir`]: in a store directory on disk, safe across processes ([`DirBackend`]);
+//! - `keyvalue`: the world's imports over a backend (the handles it serves in
+//!   `resources`, the memory cap it carries in `limiter`);
 //! - [`sandbox`]: compiling and running the component within limits ([`Runtime`], [`Host`]);
 //! - [`cache`]: compiled components kept on disk for fast starts;
 //! - [`messages`]: the host's own answers (oversized or non-UTF-8 input, traps);
@@ -22,18 +23,21 @@
 
 pub mod backend;
 pub mod cache;
-pub mod dir;
 mod keyvalue;
+mod limiter;
 pub mod messages;
 pub mod mounted;
+mod resources;
 pub mod sandbox;
+pub mod store_dir;
 
 pub use backend::{Backend, MemoryBackend};
-pub use dir::DirBackend;
+pub use messages::Fault;
 pub use mounted::{Instance, MountedHost};
 pub use sandbox::{
-    CallError, CallErrorKind, ComponentDefaults, Fault, Host, HostLimits, Runtime, ToolConfig,
+    CallError, CallErrorKind, ComponentDefaults, Host, HostLimits, Runtime, ToolConfig,
 };
+pub use store_dir::DirBackend;
 
 mod bindings {
     wasmtime::component::bindgen!({
@@ -41,8 +45,8 @@ mod bindings {
         world: "memdir",
         imports: { default: trappable },
         with: {
-            "wasi:keyvalue/store.bucket": crate::keyvalue::BucketHandle,
-            "wasi:keyvalue/atomics.cas": crate::keyvalue::CasHandle,
+            "wasi:keyvalue/store.bucket": crate::resources::BucketHandle,
+            "wasi:keyvalue/atomics.cas": crate::resources::CasHandle,
         },
     });
 }

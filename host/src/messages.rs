@@ -2,7 +2,19 @@
 //! Like the engine's, they name no host path, no key and no backend text. (Inputs
 //! refused before the guest get the engine's own words: `memdir::InputError`.)
 
-use crate::sandbox::Fault;
+/// Why a call produced no answer from the component. The store holds nothing of it
+/// either way: only the final compare-and-swap publishes a command's effect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The call used up its fuel.
+    Fuel,
+    /// The instance asked for more memory than [`HostLimits::memory_bytes`](crate::HostLimits::memory_bytes).
+    Memory,
+    /// Any other trap (the engine never panics by design; this is the net).
+    Trap,
+    /// The instance could not be created (for example a memory cap below its needs).
+    Start,
+}
 
 /// A call that ended without an answer. `published`: the command's swap had
 /// already succeeded, so its change is saved and must not be denied.

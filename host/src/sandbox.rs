@@ -11,13 +11,14 @@ use memdir::{
     Command, Config, Entry, ErrorKind, ExpireReport, GcReport, InputError, ToolError, ToolResult,
 };
 use wasmtime::component::{Component, HasSelf, Linker, types::ComponentItem};
-use wasmtime::{Engine, ResourceLimiter, Store, Trap};
+use wasmtime::{Engine, Store, Trap};
 
 use crate::backend::Backend;
 use crate::bindings::exports::memdir::memory::tool;
 use crate::bindings::{Memdir, MemdirPre};
 use crate::keyvalue::State;
-use crate::messages;
+use crate::limiter::{Limiter, OverMemory};
+use crate::messages::{self, Fault};
 
 /// What the host allows one instance and one call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,65 +150,6 @@ fn from_wit(e: tool::ToolError) -> CallError {
     CallError {
         kind: CallErrorKind::Tool(kind),
         message: e.message,
-    }
-}
-
-/// Why a call produced no answer from the component. The store holds nothing of it
-/// either way: only the final compare-and-swap publishes a command's effect.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    /// The call used up its fuel.
-    Fuel,
-    /// The instance asked for more memory than [`HostLimits::memory_bytes`].
-    Memory,
-    /// Any other trap (the engine never panics by design; this is the net).
-    Trap,
-    /// The instance could not be created (for example a memory cap below its needs).
-    Start,
-}
-
-/// Refused memory growth; the trap it raises is recognised by its type.
-#[derive(Debug)]
-struct OverMemory;
-
-impl std::fmt::Display for OverMemory {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("instance memory limit reached")
-    }
-}
-
-impl std::error::Error for OverMemory {}
-
-pub(crate) struct Limiter {
-    memory_bytes: usize,
-}
-
-impl Limiter {
-    pub(crate) fn new(memory_bytes: usize) -> Self {
-        Limiter { memory_bytes }
-    }
-}
-
-impl ResourceLimiter for Limiter {
-    fn memory_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _max: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        if desired > self.memory_bytes {
-            return Err(wasmtime::Error::new(OverMemory));
-        }
-        Ok(true)
-    }
-
-    fn table_growing(
-        &mut self,
-        _current: usize,
-        desired: usize,
-        _max: Option<usize>,
-    ) -> wasmtime::Result<bool> {
-        Ok(desired <= 100_000)
     }
 }
 

@@ -174,7 +174,7 @@ fn files_holding(dir: &std::path::Path, marker: &str) -> Vec<String> {
 
 fn ino(dir: &std::path::Path, key: &str) -> u64 {
     use std::os::unix::fs::MetadataExt;
-    let name = memdir_host::dir::file_name(key).expect("a name");
+    let name = memdir::store_dir::file_name(key).expect("a name");
     std::fs::symlink_metadata(dir.join(name))
         .expect("the key's file")
         .ino()

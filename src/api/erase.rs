@@ -35,7 +35,7 @@ use super::rules;
 use crate::config::MAX_REDACT_COMMITS;
 use crate::error::ToolError;
 use crate::storage::Engine;
-use crate::storage::cache::Head;
+use crate::storage::head::Head;
 use crate::storage::overlay::Overlay;
 use crate::storage::tree::{COMMIT, Commit, Hash, Kind, TREE};
 use crate::store::Store;

@@ -23,7 +23,7 @@ use crate::error::{LimitError, ToolError};
 use crate::path::ValidPath;
 use crate::secrets::{self, SecretPolicy};
 use crate::storage::Engine;
-use crate::storage::cache::Head;
+use crate::storage::head::Head;
 use crate::storage::overlay::Overlay;
 use crate::storage::publish::Attempt;
 use crate::storage::tree::{Child, Hash, Kind, MAX_NESTING};

@@ -16,7 +16,7 @@ use super::{Ctx, Outcome, View};
 use crate::error::ToolError;
 use crate::history::log::Place;
 use crate::storage::Engine;
-use crate::storage::cache::Head;
+use crate::storage::head::Head;
 use crate::storage::overlay::Overlay;
 use crate::storage::publish::Attempt;
 use crate::storage::tree::{BLOB, Child, Hash, Kind, MAX_NESTING};

@@ -18,7 +18,7 @@ use crate::command::render::{self, Row};
 use crate::error::{Refusal, ToolError};
 use crate::path::ValidPath;
 use crate::storage::Engine;
-use crate::storage::cache::Head;
+use crate::storage::head::Head;
 use crate::storage::overlay::Overlay;
 use crate::storage::publish::Attempt;
 use crate::storage::tree::Kind;

@@ -328,3 +328,56 @@ impl Checked {
         String::from(self.name())
     }
 }
+
+// The tool's definition (`tool.rs`) read against the parser: here, above both, so
+// that the definition does not name the parser.
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
+    use super::*;
+    use crate::command::tool::MEMORY_TOOL;
+    use alloc::vec::Vec;
+    use serde_json::json;
+
+    #[test]
+    fn the_schema_names_exactly_the_commands_the_parser_takes() {
+        let schema: Value = serde_json::from_str(MEMORY_TOOL.input_schema).unwrap();
+        let listed: Vec<&str> = schema["properties"]["command"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(listed, COMMANDS);
+        for name in COMMANDS {
+            let e = Command::from_value(&json!({"command": name}));
+            assert!(!matches!(e, Err(InputError::UnknownCommand(_))), "{name}");
+        }
+        assert!(matches!(
+            Command::from_value(&json!({"command": "move"})),
+            Err(InputError::UnknownCommand(_))
+        ));
+    }
+
+    #[test]
+    fn every_field_in_the_schema_is_one_the_parser_reads() {
+        let schema: Value = serde_json::from_str(MEMORY_TOOL.input_schema).unwrap();
+        let props = schema["properties"].as_object().unwrap();
+        // A full input of each command: every schema field is read by one of them.
+        let inputs = [
+            json!({"command": "view", "path": "/memories", "view_range": [1, 2]}),
+            json!({"command": "create", "path": "/memories/a", "file_text": ""}),
+            json!({"command": "str_replace", "path": "/memories/a", "old_str": "x", "new_str": ""}),
+            json!({"command": "insert", "path": "/memories/a", "insert_line": 0, "insert_text": ""}),
+            json!({"command": "delete", "path": "/memories/a"}),
+            json!({"command": "rename", "old_path": "/memories/a", "new_path": "/memories/b"}),
+        ];
+        let mut used = alloc::collections::BTreeSet::new();
+        for input in &inputs {
+            assert!(Command::from_value(input).is_ok(), "{input}");
+            used.extend(input.as_object().unwrap().keys().cloned());
+        }
+        let named: alloc::collections::BTreeSet<_> = props.keys().cloned().collect();
+        assert_eq!(named, used);
+    }
+}

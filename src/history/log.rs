@@ -14,7 +14,7 @@ use core::pin::Pin;
 
 use crate::error::ToolError;
 use crate::storage::Engine;
-use crate::storage::cache::Head;
+use crate::storage::head::Head;
 use crate::storage::overlay::Overlay;
 use crate::storage::tree::{Child, Hash, Kind, MAX_NESTING};
 use crate::storage::versions::{

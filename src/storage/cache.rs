@@ -19,7 +19,7 @@ use hashbrown::HashMap;
 
 use crate::error::ToolError;
 use crate::storage::Engine;
-use crate::storage::meta::StoreMeta;
+use crate::storage::head::{Head, Published};
 use crate::storage::overlay::Overlay;
 use crate::storage::tree::{BLOB, COMMIT, Child, Commit, HEAD, Hash, Node, Stored, TREE};
 use crate::storage::versions::{LOG, LogHead, LogNode, RECORD, Record};
@@ -29,25 +29,6 @@ use crate::config::COMMIT_CACHE_MAX;
 pub use crate::config::{
     BLOB_CACHE_MAX_BYTES, LOG_CACHE_MAX_BYTES, NODE_CACHE_MAX_BYTES, RECORD_CACHE_MAX_BYTES,
 };
-
-/// What the head said when it was read.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Head {
-    /// The head's raw value, the `expected` of the next compare-and-swap.
-    pub raw: Option<alloc::vec::Vec<u8>>,
-    pub commit: Option<Hash>,
-    pub root: Hash,
-    pub log: LogHead,
-    pub store: Option<Rc<StoreMeta>>,
-}
-
-/// What a commit names, as the cache keeps it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Published {
-    pub root: Hash,
-    pub log: LogHead,
-    pub store: Option<Rc<StoreMeta>>,
-}
 
 /// One cached object. Each kind keeps its own map and budget, but every map has
 /// this one value type, so the map's code (insert, lookup, removal, drop) is

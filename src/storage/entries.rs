@@ -11,7 +11,7 @@
 use alloc::rc::Rc;
 use alloc::vec::Vec;
 
-use crate::storage::tree::Child;
+use crate::storage::child::Child;
 
 /// An entry's name, shared by every copy of the leaves that hold it.
 pub type Name = Rc<str>;
@@ -153,7 +153,8 @@ impl<'a> IntoIterator for &'a Entries {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::storage::tree::{Hash, Kind};
+    use crate::storage::child::Kind;
+    use crate::storage::hash::Hash;
     use alloc::collections::BTreeMap;
     use alloc::string::String;
 

@@ -25,7 +25,10 @@ use crate::config::Config;
 use crate::store::Store;
 
 pub(crate) mod cache;
+pub(crate) mod child;
 pub(crate) mod entries;
+pub(crate) mod hash;
+pub(crate) mod head;
 pub(crate) mod meta;
 pub(crate) mod node_binary;
 pub(crate) mod node_json;
@@ -160,7 +163,7 @@ impl<S> Engine<S> {
     }
 
     /// The head this engine saw last, without asking the store.
-    pub(crate) fn last_head(&self) -> Option<cache::Head> {
+    pub(crate) fn last_head(&self) -> Option<head::Head> {
         self.cache.head.borrow().clone()
     }
 

@@ -15,9 +15,9 @@
 
 use alloc::vec::Vec;
 
+use crate::storage::child::{Child, Kind};
 use crate::storage::entries::{Entries, Name};
 use crate::storage::reader::Reader;
-use crate::storage::tree::{Child, Kind};
 
 /// The binary form's first bytes (never `{`, so the JSON form stays recognisable).
 pub const TAG: &[u8; 2] = b"T1";
@@ -96,7 +96,7 @@ pub fn decode(bytes: &[u8]) -> Option<Entries> {
 #[allow(clippy::unwrap_used, clippy::indexing_slicing)]
 mod tests {
     use super::*;
-    use crate::storage::tree::Hash;
+    use crate::storage::hash::Hash;
 
     fn child(kind: Kind, i: u8, mem: u64) -> Child {
         Child {

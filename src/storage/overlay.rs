@@ -9,8 +9,8 @@ use alloc::string::String;
 use alloc::vec;
 use alloc::vec::Vec;
 
-use crate::storage::cache::Head;
 use crate::storage::entries::Entries;
+use crate::storage::head::Head;
 use crate::storage::meta::StoreMeta;
 use crate::storage::tree::{
     BLOB, Branch, Child, FANOUT, Hash, Kind, LEAF_MAX, MAX_BRANCH_DEPTH, Node, Part, Slots, Stored,

@@ -8,7 +8,7 @@ use alloc::string::String;
 
 use crate::error::{Refusal, ToolError};
 use crate::storage::Engine;
-use crate::storage::cache::{Head, Published};
+use crate::storage::head::{Head, Published};
 use crate::storage::overlay::Overlay;
 use crate::storage::tree::{COMMIT, Commit, HEAD, Hash};
 use crate::store::Store;

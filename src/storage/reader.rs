@@ -1,7 +1,7 @@
 //! Reading the stored binary forms (version-log nodes, tree leaves) front to back.
 //! A stored value is input: every read is checked, and a short value is `None`.
 
-use crate::storage::tree::Hash;
+use crate::storage::hash::Hash;
 
 pub(crate) struct Reader<'a>(&'a [u8]);
 

@@ -30,7 +30,7 @@ use crate::command::render::Numbering;
 use crate::error::ToolError;
 use crate::path::ValidPath;
 use crate::storage::Engine;
-use crate::storage::cache::Head;
+use crate::storage::head::Head;
 use crate::storage::overlay::Overlay;
 use crate::storage::tree::{Child, Hash, Kind};
 use crate::storage::versions::Actor;

@@ -10,9 +10,9 @@ use alloc::vec::Vec;
 
 use memdir::{MemoryStore, Page, Store, StoreError};
 
-#[cfg(not(feature = "indexeddb"))]
-use crate::dir_store::DirStore;
 use crate::js_store::JsStore;
+#[cfg(not(feature = "indexeddb"))]
+use crate::store_dir::store::DirStore;
 #[cfg(feature = "indexeddb")]
 use memdir_idb::IdbStore;
 

@@ -11,7 +11,7 @@ use crate::memory::{mark_kind, result_to_js};
 /// keepCommits, maxInputBytes, secrets}`.
 #[wasm_bindgen]
 pub fn defaults() -> Result<JsValue, JsValue> {
-    crate::memory::to_js(&Defaults::get())
+    crate::to_js::to_js(&Defaults::get())
         .map_err(|_| JsValue::from(js_sys::Error::new("memdir could not convert its defaults")))
 }
 

@@ -18,9 +18,6 @@ mod bench;
 mod catalog;
 mod defaults;
 mod heap;
-// The Node directory store, natively; the browser has no directory store.
-#[cfg(not(feature = "indexeddb"))]
-mod dir_store;
 #[cfg(feature = "indexeddb")]
 mod idb;
 mod js_store;
@@ -28,12 +25,12 @@ mod memory;
 // The PostgreSQL store's rules; only Node runs it.
 #[cfg(not(feature = "indexeddb"))]
 mod postgres;
+// The Node directory store: the format's rules, the protocol and the engine's
+// native store over it; the browser has no directory store.
 #[cfg(not(feature = "indexeddb"))]
 mod store_dir;
-// The Node directory store's protocol; the browser has no directory store.
-#[cfg(not(feature = "indexeddb"))]
-mod store_dir_protocol;
 mod sync;
+mod to_js;
 
 use alloc::boxed::Box;
 use alloc::string::String;
@@ -48,6 +45,8 @@ use wasm_bindgen::prelude::*;
 pub use any_store::AnyStore;
 pub use js_store::JsStore;
 pub use memory::Memory;
+#[cfg(not(feature = "indexeddb"))]
+use store_dir::protocol::DirProtocol;
 
 /// A store the engine can run on, whatever its backend; made by `memoryStore()` or
 /// `jsStore(obj)`. Opening several memories over one handle shares its data, which
@@ -89,6 +88,24 @@ pub fn js_store(obj: JsValue) -> Result<StoreHandle, JsValue> {
     JsStore::new(obj)
         .map(|s| StoreHandle::new(AnyStore::Js(s)))
         .map_err(|m| js_sys::TypeError::new(&m).into())
+}
+
+// The Node directory store's handle for the engine: beside the other stores'
+// handles, above both the protocol (`store_dir/protocol.rs`) and the store over it
+// (`store_dir/store.rs`), so that neither names the other.
+#[cfg(not(feature = "indexeddb"))]
+#[wasm_bindgen]
+impl DirProtocol {
+    /// This directory as a store the engine calls without the JS store protocol:
+    /// reads are direct calls, and a change hands its waits and fsyncs to `driver`
+    /// (open the directory first).
+    #[wasm_bindgen(js_name = storeHandle)]
+    pub fn store_handle(&self, driver: store_dir::store::JsDriver) -> StoreHandle {
+        StoreHandle::new(AnyStore::Dir(store_dir::store::DirStore::new(
+            self.core.clone(),
+            driver,
+        )))
+    }
 }
 
 /// Runs the engine's store-contract suite against an empty store; rejects with an

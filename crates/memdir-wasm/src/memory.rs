@@ -18,6 +18,7 @@ use memdir::{
 use wasm_bindgen::prelude::*;
 
 use crate::any_store::AnyStore;
+use crate::to_js::{cannot_convert, to_js};
 use crate::{StoreHandle, promise};
 
 #[wasm_bindgen]
@@ -492,21 +493,6 @@ pub fn error(e: &ToolError) -> JsValue {
         &JsValue::from_str(e.kind().name()),
     );
     err.into()
-}
-
-/// A plain object from a report or a list, through JSON text and `JSON.parse`: the
-/// same plain objects, arrays, strings and numbers serde-wasm-bindgen built a
-/// field at a time, without linking a second serializer (serde_json is already
-/// in). These types always serialize, so a failure is internal.
-pub fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, JsValue> {
-    serde_json::to_string(value)
-        .ok()
-        .and_then(|t| js_sys::JSON::parse(&t).ok())
-        .ok_or_else(cannot_convert)
-}
-
-fn cannot_convert() -> JsValue {
-    js_sys::Error::new("memdir could not convert its answer").into()
 }
 
 /// `{content, is_error}` as a plain object, built directly: it cannot fail.

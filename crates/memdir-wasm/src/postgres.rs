@@ -19,7 +19,7 @@ struct Rules {
 
 #[wasm_bindgen(js_name = postgresRules)]
 pub fn postgres_rules() -> Result<JsValue, JsValue> {
-    crate::memory::to_js(&Rules {
+    crate::to_js::to_js(&Rules {
         structure_prefixes: &memdir::STRUCTURE_PREFIXES,
         ahead_rows: PG_AHEAD_ROWS,
         ahead_value_bytes: PG_AHEAD_VALUE_BYTES,

@@ -4,7 +4,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Acquire, DirIo, Durability, Error, Held, IoKind, Poll, copy_as, mates_in, value_in};
-use crate::store_dir::{self as dir, DirError};
+use crate::store_dir::error::DirError;
+use crate::store_dir::{self as dir};
 
 /// Removes a key leaving no byte of its value on the disk: when its file is a pack
 /// shared with other keys, each of them still holding it is first rewritten as a

@@ -139,7 +139,7 @@ pub struct Turn {
 }
 
 impl Turn {
-    /// Waits at most `wait_ms` ([`dir::TURN_WAIT_MS`] in both tools).
+    /// Waits at most `wait_ms` ([`crate::config::TURN_WAIT_MS`] in both tools).
     pub fn new<I: DirIo>(io: &mut I, wait_ms: u64) -> Self {
         let unique = io.unique();
         Turn {
@@ -156,10 +156,10 @@ impl Turn {
         if io.now_ms() >= deadline {
             return TurnPoll::GaveUp;
         }
-        let pause = dir::TURN_POLL_MS * 1000;
+        let pause = crate::config::TURN_POLL_MS * 1000;
         let wanted = io
             .age_ms(dir::TURN_WANT)
-            .is_ok_and(|a| a < dir::WANT_FRESH_MS);
+            .is_ok_and(|a| a < crate::config::WANT_FRESH_MS);
         if wanted && io.read_small(dir::TURN_WANT).as_deref() != Some(self.token.as_bytes()) {
             return TurnPoll::Wait(pause);
         }

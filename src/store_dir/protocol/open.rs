@@ -10,7 +10,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{DirIo, IoKind, Poll, copy_as, discard, sweep_temporaries};
-use crate::store_dir::{self as dir, DirError, EntryKind, Layout};
+use crate::store_dir::error::DirError;
+use crate::store_dir::{self as dir, EntryKind, Layout};
 
 /// The old host layout's names: raw values in `keys/`, temporaries in `tmp/`, the
 /// advisory lock of its changes and its turn.

@@ -97,7 +97,7 @@ pub fn read_value<I: DirIo>(io: &mut I, key: &str) -> Result<Option<Vec<u8>>, Er
 /// the pages after its first: a paged listing of n keys (gc's, a key-value
 /// guest's) reads the directory once, not n / page times. A page with a cursor
 /// is cut from the kept keys while they are of its prefix and younger than
-/// [`dir::STORE_DIR_LISTING_KEEP_MS`]; a first page, another prefix or an older
+/// [`crate::config::STORE_DIR_LISTING_KEEP_MS`]; a first page, another prefix or an older
 /// listing reads the directory again. So the pages after the first show the
 /// directory as that read found it, which a listing in pages never promised
 /// otherwise. The keys are let go at the listing's last page and at
@@ -131,7 +131,7 @@ impl Listing {
         if let (Some(after), Some(kept)) = (after, &self.kept)
             && kept.prefix == prefix
             && kept.after.as_deref().is_none_or(|a| after >= a)
-            && now.saturating_sub(kept.at_ms) <= dir::STORE_DIR_LISTING_KEEP_MS
+            && now.saturating_sub(kept.at_ms) <= crate::config::STORE_DIR_LISTING_KEEP_MS
         {
             let from = kept.keys.partition_point(|k| k.as_str() <= after);
             let rest = kept.keys.get(from..).unwrap_or_default();
@@ -171,7 +171,10 @@ impl Listing {
 /// read once, and a temporary made since then is young anyway.
 pub fn sweep_temporaries<I: DirIo>(io: &mut I, names: &[String]) {
     for name in names {
-        if name.starts_with(dir::TMP_PREFIX) && io.age_ms(name).is_ok_and(|a| a > dir::TMP_STALE_MS)
+        if name.starts_with(dir::TMP_PREFIX)
+            && io
+                .age_ms(name)
+                .is_ok_and(|a| a > crate::config::TMP_STALE_MS)
         {
             let _ = io.unlink(name);
         }

@@ -745,7 +745,7 @@ fn a_lock_of_a_dead_owner_is_broken_and_a_live_one_is_waited_for_until_the_deadl
         crate::store_dir::lock_token(99, "box", "x").as_bytes(),
     )
     .unwrap();
-    io.now = crate::store_dir::LOCK_STALE_MS + 1;
+    io.now = crate::config::LOCK_STALE_MS + 1;
     assert_eq!(set(&mut io, "head", b"v", Durability::strict()), Ok(()));
 }
 
@@ -802,7 +802,7 @@ fn a_delete_unlinks_whatever_sits_at_a_name_without_following_it() {
 fn old_temporaries_are_swept() {
     let mut io = Fake::default();
     let t = io.stage(b"x").unwrap();
-    io.now = crate::store_dir::TMP_STALE_MS + 1;
+    io.now = crate::config::TMP_STALE_MS + 1;
     let fresh = io.stage(b"y").unwrap();
     let listed = io.list().unwrap();
     sweep_temporaries(&mut io, &listed);
@@ -811,7 +811,7 @@ fn old_temporaries_are_swept() {
 }
 
 fn take_turn(io: &mut Fake) -> Option<Held> {
-    let mut turn = Turn::new(io, crate::store_dir::TURN_WAIT_MS);
+    let mut turn = Turn::new(io, crate::config::TURN_WAIT_MS);
     loop {
         match turn.poll(io) {
             TurnPoll::Held(h) => return Some(h),
@@ -823,7 +823,8 @@ fn take_turn(io: &mut Fake) -> Option<Held> {
 
 #[test]
 fn the_turn_goes_to_a_fresh_waiter_first_and_a_held_one_is_given_up_at_its_deadline() {
-    use crate::store_dir::{TURN_LOCK, TURN_WAIT_MS, TURN_WANT, WANT_FRESH_MS, lock_token};
+    use crate::config::{TURN_WAIT_MS, WANT_FRESH_MS};
+    use crate::store_dir::{TURN_LOCK, TURN_WANT, lock_token};
     // Free: had at once, and released by its holder.
     let mut io = Fake::default();
     let held = take_turn(&mut io).unwrap();
@@ -883,7 +884,7 @@ fn opening_reads_the_directory_once_and_sweeps_what_that_listing_held() {
         crate::store_dir::MARKER_TEXT.as_bytes(),
     );
     let stale = io.stage(b"x").unwrap();
-    io.now = crate::store_dir::TMP_STALE_MS + 1;
+    io.now = crate::config::TMP_STALE_MS + 1;
     let young = io.stage(b"y").unwrap();
     assert_eq!(open(&mut io, false), Ok(()));
     assert_eq!(io.listings, 1);
@@ -1270,7 +1271,7 @@ fn a_paged_listing_reads_the_directory_once() {
     assert_eq!(io.listings, 5);
     // Kept too long; and a cursor before the keys a read kept.
     listing.page(&mut io, "blob/", None, 10).unwrap();
-    io.now += crate::store_dir::STORE_DIR_LISTING_KEEP_MS + 1;
+    io.now += crate::config::STORE_DIR_LISTING_KEEP_MS + 1;
     listing
         .page(&mut io, "blob/", Some("blob/0009"), 10)
         .unwrap();

@@ -5,7 +5,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use super::{Acquire, DirIo, Durability, Error, Held, IoKind, Poll, read_value};
-use crate::store_dir::{self as dir, DirError};
+use crate::store_dir::error::DirError;
+use crate::store_dir::{self as dir};
 
 /// A write's last step, whichever way it ended: its key's lock given back and its
 /// staged file removed (the pack already linked or renamed into place, or unused).

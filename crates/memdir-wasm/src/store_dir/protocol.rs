@@ -10,10 +10,11 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use memdir::store_dir::{DirError, EntryKind};
+use memdir::DirError;
+use memdir::store_dir::EntryKind;
 use wasm_bindgen::prelude::*;
 
-use crate::store_dir::js_error;
+use super::js_error;
 
 use memdir::store_dir::protocol::{
     self, Commit, Delete, DirIo, Durability, Error, Held, IoKind, Listing, Open, Opened, Poll, Set,
@@ -431,7 +432,7 @@ impl DirOp {
 }
 
 /// The protocol over one store directory's `NodeDirIo`, shared by the JS driver
-/// (`DirProtocol`) and the engine's native store ([`crate::dir_store::DirStore`]).
+/// (`DirProtocol`) and the engine's native store (`DirStore` (store.rs)).
 pub(crate) struct Core {
     io: JsIo,
     wait_ms: u64,
@@ -442,7 +443,7 @@ pub(crate) struct Core {
 /// The protocol over one store directory's `NodeDirIo`.
 #[wasm_bindgen]
 pub struct DirProtocol {
-    core: Rc<RefCell<Core>>,
+    pub(crate) core: Rc<RefCell<Core>>,
 }
 
 #[wasm_bindgen]
@@ -464,17 +465,6 @@ impl DirProtocol {
         DirProtocol {
             core: Rc::new(RefCell::new(core)),
         }
-    }
-
-    /// This directory as a store the engine calls without the JS store protocol:
-    /// reads are direct calls, and a change hands its waits and fsyncs to `driver`
-    /// (open the directory first).
-    #[wasm_bindgen(js_name = storeHandle)]
-    pub fn store_handle(&self, driver: crate::dir_store::JsDriver) -> crate::StoreHandle {
-        crate::StoreHandle::new(crate::AnyStore::Dir(crate::dir_store::DirStore::new(
-            self.core.clone(),
-            driver,
-        )))
     }
 
     /// Starts opening the directory ([`Open`]): created when missing, marked when

@@ -1,7 +1,7 @@
 //! The store directory's protocol: the order of system calls of opening a store
 //! directory and of every change to one, written once for both tools that share one (the Node directory
 //! store, `js/stores/directory.js`, through the wasm; the host's directory backend,
-//! `host/src/dir.rs`). [`super`] says what a name or a file means; this module says
+//! `host/src/store_dir.rs`). [`super`] says what a name or a file means; this module says
 //! in which order they are written, locked, linked, renamed, synced and removed.
 //!
 //! Design: the sequencing is sans-IO. Each tool implements [`DirIo`], a handful of
@@ -57,7 +57,7 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::DirError;
+use super::error::DirError;
 
 mod delete;
 mod lock;

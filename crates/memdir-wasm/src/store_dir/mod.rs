@@ -1,13 +1,18 @@
-//! The store-directory format's rules ([`memdir::store_dir`]) for the Node
-//! directory store (`js/stores/directory.js`): its names and times, a key's file
-//! name, the keys of a listing, and the format's errors as JS sees them. Opening
-//! the directory, its reads and changes run the protocol shared with the host (see
-//! store_dir_protocol.rs).
+//! The Node directory store (`js/stores/directory.js`) over the store-directory
+//! format ([`memdir::store_dir`]): here its names and times, a key's file name,
+//! the keys of a listing, and the format's errors as JS sees them; in
+//! `protocol.rs` its reads and changes, run by the protocol shared with the host;
+//! in `store.rs` the directory as the engine's own store.
+
+pub(crate) mod protocol;
+pub(crate) mod store;
 
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 
-use memdir::store_dir::{self as format, DirError};
+use memdir::DirError;
+use memdir::config;
+use memdir::store_dir as format;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
 
@@ -41,14 +46,14 @@ struct Rules {
 
 #[wasm_bindgen(js_name = storeDirRules)]
 pub fn store_dir_rules() -> Result<JsValue, JsValue> {
-    crate::memory::to_js(&Rules {
+    crate::to_js::to_js(&Rules {
         tmp_prefix: format::TMP_PREFIX,
         turn_lock: format::TURN_LOCK,
-        turn_wait_ms: format::TURN_WAIT_MS,
-        lock_wait_ms: format::LOCK_WAIT_MS,
-        list_page: format::STORE_DIR_PAGE,
-        lock_spares: format::LOCK_SPARES,
-        lock_spare_dirs: format::LOCK_SPARE_DIRS,
+        turn_wait_ms: config::TURN_WAIT_MS,
+        lock_wait_ms: config::LOCK_WAIT_MS,
+        list_page: config::STORE_DIR_PAGE,
+        lock_spares: config::LOCK_SPARES,
+        lock_spare_dirs: config::LOCK_SPARE_DIRS,
     })
 }
 

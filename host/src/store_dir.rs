@@ -45,15 +45,14 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant, SystemTime};
 
+use memdir::DirError;
 use memdir::StoreError;
 use memdir::store_dir::protocol::{
     self, Commit, Delete, DirIo, Durability, Error, IoKind, Listing, Opened, Poll, Set, TurnPoll,
 };
-use memdir::store_dir::{self as format, DirError, EntryKind};
+use memdir::store_dir::{self as format, EntryKind};
 
 use crate::backend::{Backend, TURN_WAIT, store_for};
-
-pub use memdir::store_dir::{file_name, key_of};
 
 const FILE_MODE: u32 = 0o600;
 const DIR_MODE: u32 = 0o700;
@@ -206,7 +205,7 @@ impl DirBackend {
         let store = DirBackend {
             root: dir.as_ref().to_path_buf(),
             host,
-            lock_wait: Duration::from_millis(format::LOCK_WAIT_MS),
+            lock_wait: Duration::from_millis(memdir::config::LOCK_WAIT_MS),
             listing: Mutex::default(),
         };
         let mut open = protocol::Open::new(true);
