@@ -16,7 +16,19 @@ use crate::number::{Thousands, digits};
 use crate::path::{PathError, ValidPath};
 use crate::store::StoreError;
 
-pub const COMMANDS: &str = "view, create, str_replace, insert, delete, rename";
+/// The six commands of `memory_20250818`, in the order the API documents them:
+/// the names the input parser accepts and no other. They are written here, in the
+/// foundation, because the unknown-command error lists them and this file names
+/// nothing above it; the tool's definition (`command/tool.rs`) and every face read
+/// them from here.
+pub const COMMANDS: [&str; 6] = [
+    "view",
+    "create",
+    "str_replace",
+    "insert",
+    "delete",
+    "rename",
+];
 
 /// A caller's text as an error quotes it: in quotes and escaped as `{:?}` writes
 /// it, its first [`MAX_ECHO_CHARS`] characters only, then how long it was:
@@ -82,11 +94,14 @@ impl fmt::Display for InputError {
                 f.write_str("Invalid tool input: field \"command\" must be a string")
             }
             InputError::UnknownCommand(other) => {
-                write!(
-                    f,
-                    "Unknown command {}. Expected one of: {COMMANDS}",
-                    Echo(other)
-                )
+                write!(f, "Unknown command {}. Expected one of: ", Echo(other))?;
+                for (i, command) in COMMANDS.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(command)?;
+                }
+                Ok(())
             }
             InputError::MissingField { command, field } => {
                 write!(f, "Invalid {command} input: missing field \"{field}\"")

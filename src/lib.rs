@@ -71,21 +71,23 @@ pub mod conformance;
 pub mod contract;
 
 pub use api::Response;
+pub use api::error::ApiError;
 pub use command::engine::ToolResult;
 pub use command::input::{Command, parse_text};
 pub use command::maintain::{Entry, ExpireReport, GcReport};
-pub use command::tool::{COMMANDS, MEMORY_TOOL, MemoryTool, READ_ONLY_COMMANDS};
-pub use config::{Config, Defaults, Limits, MAX_STORED_SIZE};
+pub use command::tool::{MEMORY_TOOL, MemoryTool, READ_ONLY_COMMANDS};
+pub use config::{Config, Defaults, Limits};
 pub use error::{
-    Echo, ErrorKind, FaceError, InputError, LimitError, Refusal, ToolError, ViewLines,
+    COMMANDS, Echo, ErrorKind, FaceError, InputError, LimitError, Refusal, ToolError, ViewLines,
 };
-pub use history::retain::{MAX_RETAIN_SCAN, RetainReport};
+pub use history::retain::RetainReport;
 pub use mounts::{Access, Mount, MountError, MountTarget, Mounted};
 pub use path::{PathError, ValidPath};
 pub use secrets::SecretPolicy;
 pub use storage::versions::Actor;
 pub use storage::{Backoff, Engine, STRUCTURE_PREFIXES};
 pub use store::{MemoryStore, Page, Store, StoreError};
+pub use sync::error::SyncError;
 pub use toolset::ToolsetError;
 
 /// Not part of the public API, and may change in any release: hooks this

@@ -12,7 +12,7 @@ use core::fmt;
 
 pub const ROOT: &str = "/memories";
 use crate::config::{MAX_DECODE_DEPTH, MAX_SEGMENTS, MAX_STORE_PATH_BYTES};
-pub use crate::config::{MAX_NAME_BYTES, MAX_PATH_BYTES};
+use crate::config::{MAX_NAME_BYTES, MAX_PATH_BYTES};
 
 /// A path that passed every rule: `/memories` or `/memories/<name>(/<name>)*`.
 ///

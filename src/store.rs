@@ -110,7 +110,7 @@ pub trait Store {
     }
 }
 
-pub use crate::config::{MAX_LIST_PAGES, MAX_VALUE_BYTES};
+use crate::config::MAX_LIST_PAGES;
 
 /// Every key starting with `prefix`, ascending, through all pages. A page that
 /// does not move the cursor forward, or an empty page with a cursor, is a broken
@@ -175,7 +175,7 @@ macro_rules! forward_store {
 
 forward_store!(&S, Rc<S>);
 
-pub use crate::config::MEMORY_PAGE;
+use crate::config::MEMORY_PAGE;
 
 /// An in-memory store. Cloning shares the same map, so clones model several
 /// clients (tabs, isolates) over one backend. A commit's values are kept as the

@@ -51,9 +51,8 @@ pub const TURN_LOCK: &str = ".lock-turn";
 /// gets it.
 pub const TURN_WANT: &str = ".lock-turn-want";
 // The directory's waits and ages, in config.rs with every other limit.
-pub use crate::config::{
-    LOCK_SPARE_DIRS, LOCK_SPARES, LOCK_STALE_MS, LOCK_WAIT_MS, STORE_DIR_LISTING_KEEP_MS,
-    STORE_DIR_PAGE, STORE_DIR_SLICE_MS, TMP_STALE_MS, TURN_POLL_MS, TURN_WAIT_MS, WANT_FRESH_MS,
+use crate::config::{
+    LOCK_STALE_MS, STORE_DIR_LISTING_KEEP_MS, TMP_STALE_MS, TURN_POLL_MS, WANT_FRESH_MS,
 };
 /// Longest key file name: short enough that its lock's name and the name a stale
 /// lock is moved aside to (`.lock-` + name + `.stale-` + 36) stay within 255 bytes.
@@ -383,11 +382,11 @@ enum Walk {
 /// Walks the index of a pack of `size` bytes from `head`, its first bytes,
 /// calling `visit(key, offset among the values, length)` for each entry. A pack
 /// whose index and size disagree, or whose index is larger than any value memdir
-/// writes ([`crate::store::MAX_VALUE_BYTES`]), is damaged: no reader is ever asked
+/// writes ([`crate::config::MAX_VALUE_BYTES`]), is damaged: no reader is ever asked
 /// to hold more.
 fn walk(head: &[u8], size: u64, mut visit: impl FnMut(&[u8], u64, u64)) -> Result<Walk, DirError> {
     let bad = DirError::DamagedFile;
-    let cap = crate::store::MAX_VALUE_BYTES as u64;
+    let cap = crate::config::MAX_VALUE_BYTES as u64;
     let at = |i: u64, n: usize| -> Result<Result<&[u8], u64>, DirError> {
         let end = i + n as u64;
         if end > size {
@@ -448,7 +447,7 @@ fn walk(head: &[u8], size: u64, mut visit: impl FnMut(&[u8], u64, u64)) -> Resul
 /// bytes (the index; a pack may hold a whole import, so a reader need not read
 /// the values it does not want). A pack that does not hold the key, or whose
 /// index and size disagree, is damaged; so is one whose index or wanted value is
-/// larger than any value memdir writes ([`crate::store::MAX_VALUE_BYTES`]): no
+/// larger than any value memdir writes ([`crate::config::MAX_VALUE_BYTES`]): no
 /// reader is ever asked to hold more.
 pub fn locate(head: &[u8], size: u64, key: &str) -> Result<Locate, DirError> {
     let mut found = None;
@@ -459,7 +458,7 @@ pub fn locate(head: &[u8], size: u64, key: &str) -> Result<Locate, DirError> {
     })?;
     match (walked, found) {
         (Walk::Need(n), _) => Ok(Locate::Need(n)),
-        (Walk::Done(at), Some((offset, len))) if len <= crate::store::MAX_VALUE_BYTES as u64 => {
+        (Walk::Done(at), Some((offset, len))) if len <= crate::config::MAX_VALUE_BYTES as u64 => {
             Ok(Locate::Found {
                 offset: at + offset,
                 len,
@@ -613,11 +612,11 @@ mod tests {
         // A reader is never asked for more than the cap, however large the pack.
         let mut many = Vec::from(&MAGIC[..]);
         many.extend_from_slice(&u32::MAX.to_le_bytes());
-        many.resize(crate::store::MAX_VALUE_BYTES / 2 + 1, 0);
+        many.resize(crate::config::MAX_VALUE_BYTES / 2 + 1, 0);
         let asked = locate(&many, 8 + u64::from(u32::MAX) * 300, "head");
         assert_eq!(
             asked,
-            Ok(Locate::Need(crate::store::MAX_VALUE_BYTES as u64))
+            Ok(Locate::Need(crate::config::MAX_VALUE_BYTES as u64))
         );
     }
 

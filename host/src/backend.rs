@@ -134,7 +134,7 @@ struct Turn {
 
 /// How long a host waits for its turn before running the command anyway (a stopped
 /// process may hold it; the compare-and-swap keeps going ahead safe).
-pub const TURN_WAIT: Duration = Duration::from_millis(memdir::store_dir::TURN_WAIT_MS);
+pub const TURN_WAIT: Duration = Duration::from_millis(memdir::config::TURN_WAIT_MS);
 
 struct TurnGuard(Arc<Turn>);
 

@@ -206,7 +206,7 @@ impl DirBackend {
         let store = DirBackend {
             root: dir.as_ref().to_path_buf(),
             host,
-            lock_wait: Duration::from_millis(format::LOCK_WAIT_MS),
+            lock_wait: Duration::from_millis(memdir::config::LOCK_WAIT_MS),
             listing: Mutex::default(),
         };
         let mut open = protocol::Open::new(true);

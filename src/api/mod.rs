@@ -8,7 +8,7 @@
 
 pub(crate) mod body;
 mod erase;
-pub mod error;
+pub(crate) mod error;
 mod memories;
 pub(crate) mod meta;
 pub(crate) mod objects;
@@ -32,11 +32,9 @@ use error::ApiError;
 use objects::StoreIds;
 
 pub use body::Query;
-pub use search::{MAX_LINES_PER_MEMORY, MAX_QUERY_CHARS, MAX_SEARCH_BYTES};
 pub use stores::list_stores;
-pub use versions::MAX_VERSION_SCAN;
 
-pub use crate::config::{API_DEADLINE_MS, API_READ_RETRIES, MAX_API_BODY_BYTES};
+use crate::config::{API_READ_RETRIES, MAX_API_BODY_BYTES};
 
 pub(crate) type Outcome = Result<Value, ApiError>;
 

@@ -10,7 +10,7 @@ use super::body::Query;
 use super::error::ApiError;
 use crate::storage::tree::Hash;
 
-pub use crate::config::{DEFAULT_LIMIT, MAX_LIMIT, MAX_LIMIT_FULL};
+use crate::config::{DEFAULT_LIMIT, MAX_LIMIT, MAX_LIMIT_FULL};
 
 /// A fingerprint of a query: `parts` hashed, 16 hex characters.
 pub fn fingerprint(parts: &[&str]) -> String {

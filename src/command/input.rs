@@ -6,8 +6,8 @@ use alloc::string::String;
 
 use serde_json::{Map, Number, Value};
 
-use super::tool::COMMANDS;
 use crate::config::MAX_INPUT_BYTES;
+use crate::error::COMMANDS;
 pub use crate::error::InputError;
 use crate::error::ToolError;
 use crate::path::{self, ValidPath};

@@ -10,12 +10,13 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::command::plan::fits;
+use crate::config::MAX_NESTING;
 use crate::error::{LimitError, Refusal, ToolError};
 use crate::path::{self, ValidPath};
 use crate::storage::Engine;
 use crate::storage::overlay::Overlay;
 use crate::storage::publish::Attempt;
-use crate::storage::tree::{BLOB, COMMIT, Child, Commit, Hash, Kind, MAX_NESTING, Node, TREE};
+use crate::storage::tree::{BLOB, COMMIT, Child, Commit, Hash, Kind, Node, TREE};
 use crate::storage::versions::{DROPPED, LOG, Op, RECORD};
 use crate::store::{Store, list_all};
 

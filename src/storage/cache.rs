@@ -26,7 +26,7 @@ use crate::storage::versions::{LOG, LogHead, LogNode, RECORD, Record};
 use crate::store::Store;
 
 use crate::config::COMMIT_CACHE_MAX;
-pub use crate::config::{
+use crate::config::{
     BLOB_CACHE_MAX_BYTES, LOG_CACHE_MAX_BYTES, NODE_CACHE_MAX_BYTES, RECORD_CACHE_MAX_BYTES,
 };
 

@@ -139,7 +139,7 @@ pub const LEAF_MAX: usize = 128;
 pub const FANOUT: u8 = 16;
 /// Deepest branch: SHA-256 has 64 nibbles.
 pub const MAX_BRANCH_DEPTH: u8 = 63;
-pub use crate::config::{MAX_NESTING, MAX_STORED_SIZE};
+use crate::config::MAX_STORED_SIZE;
 
 /// A directory's entries, however it is stored. Children are kept in byte order of
 /// their names, which is also the order views list them in.

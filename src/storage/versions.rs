@@ -55,7 +55,7 @@ pub const MAX_VERSIONS: u64 = (1 << 53) - 1;
 /// What a dropped version's slot names as its record, and a pruned part of the log
 /// is in its parent: no object hashes to all zeros, so it names none.
 pub const DROPPED: Hash = Hash([0; 32]);
-pub use crate::config::MAX_ACTOR_ID_CHARS;
+use crate::config::MAX_ACTOR_ID_CHARS;
 
 /// What a version records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -226,8 +226,7 @@ impl Record {
             && r.path.as_deref().is_none_or(crate::path::is_store_path)
             && r.sha.as_deref().is_none_or(|h| Hash::from_hex(h).is_some())
             && r.size.is_some() == content
-            && r.size
-                .is_none_or(|s| s <= crate::storage::tree::MAX_STORED_SIZE)
+            && r.size.is_none_or(|s| s <= crate::config::MAX_STORED_SIZE)
             && (r.op != Op::Deleted || !content)
             && (redacted || r.op == Op::Deleted || content)
             && r.redacted_by.is_some() <= redacted

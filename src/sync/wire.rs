@@ -14,7 +14,6 @@ use alloc::vec::Vec;
 use serde_json::{Value, json};
 
 use crate::config::{Limits, MAX_STORE_PATH_BYTES, SYNC_MAX_TOKEN_BYTES, SYNC_PAGE};
-pub use crate::config::{SYNC_MAX_ANSWER_BYTES, SYNC_REQUEST_TIMEOUT_MS};
 
 /// The beta the Memory Stores API's routes require.
 pub const BETA: &str = "agent-memory-2026-07-22";

@@ -13,7 +13,7 @@ use crate::api::error::{ApiError, json_kind};
 use crate::error::Echo;
 use crate::number::Thousands;
 
-pub use crate::config::MAX_LINES_LISTED;
+use crate::config::MAX_LINES_LISTED;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]

@@ -40,7 +40,7 @@ pub use error::ToolsetError;
 pub use tools::{TOOLS, Tool};
 
 use crate::config::TOOLSET_ATTEMPTS as ATTEMPTS;
-pub use crate::config::{LIST_PAGE, SEARCH_PAGE};
+use crate::config::{LIST_PAGE, SEARCH_PAGE};
 
 type Answer = Result<String, ToolsetError>;
 

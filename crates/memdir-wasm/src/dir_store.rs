@@ -12,8 +12,8 @@ use core::cell::RefCell;
 
 use js_sys::Promise;
 use memdir::config::MAX_VALUE_BYTES;
+use memdir::config::{STORE_DIR_PAGE, STORE_DIR_SLICE_MS};
 use memdir::store_dir::protocol::{Error, IoKind, Poll};
-use memdir::store_dir::{STORE_DIR_PAGE, STORE_DIR_SLICE_MS};
 use memdir::{Page, Store, StoreError};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;

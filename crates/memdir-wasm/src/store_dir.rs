@@ -44,11 +44,11 @@ pub fn store_dir_rules() -> Result<JsValue, JsValue> {
     crate::memory::to_js(&Rules {
         tmp_prefix: format::TMP_PREFIX,
         turn_lock: format::TURN_LOCK,
-        turn_wait_ms: format::TURN_WAIT_MS,
-        lock_wait_ms: format::LOCK_WAIT_MS,
-        list_page: format::STORE_DIR_PAGE,
-        lock_spares: format::LOCK_SPARES,
-        lock_spare_dirs: format::LOCK_SPARE_DIRS,
+        turn_wait_ms: memdir::config::TURN_WAIT_MS,
+        lock_wait_ms: memdir::config::LOCK_WAIT_MS,
+        list_page: memdir::config::STORE_DIR_PAGE,
+        lock_spares: memdir::config::LOCK_SPARES,
+        lock_spare_dirs: memdir::config::LOCK_SPARE_DIRS,
     })
 }
 

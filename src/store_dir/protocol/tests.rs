@@ -811,7 +811,7 @@ fn old_temporaries_are_swept() {
 }
 
 fn take_turn(io: &mut Fake) -> Option<Held> {
-    let mut turn = Turn::new(io, crate::store_dir::TURN_WAIT_MS);
+    let mut turn = Turn::new(io, crate::config::TURN_WAIT_MS);
     loop {
         match turn.poll(io) {
             TurnPoll::Held(h) => return Some(h),
@@ -823,7 +823,8 @@ fn take_turn(io: &mut Fake) -> Option<Held> {
 
 #[test]
 fn the_turn_goes_to_a_fresh_waiter_first_and_a_held_one_is_given_up_at_its_deadline() {
-    use crate::store_dir::{TURN_LOCK, TURN_WAIT_MS, TURN_WANT, WANT_FRESH_MS, lock_token};
+    use crate::config::TURN_WAIT_MS;
+    use crate::store_dir::{TURN_LOCK, TURN_WANT, WANT_FRESH_MS, lock_token};
     // Free: had at once, and released by its holder.
     let mut io = Fake::default();
     let held = take_turn(&mut io).unwrap();
