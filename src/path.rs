@@ -212,8 +212,8 @@ fn is_control(c: char) -> bool {
 }
 
 /// Unicode category Cf (zero-width joiners, bidi overrides, the BOM, …).
-#[doc(hidden)] // public for tests/unicode_tables.rs only (through `__hooks`)
-pub fn is_format(c: char) -> bool {
+// For tests/unicode_tables.rs too, through `crate::__hooks`.
+pub(crate) fn is_format(c: char) -> bool {
     let c = u32::from(c);
     FORMAT_RANGES
         .binary_search_by(|&(lo, hi)| {
@@ -365,8 +365,8 @@ fn is_dot_name(name: &str) -> bool {
 /// NFKC composes no sequence into or out of `.`, `/` or `\`, so the name's form is
 /// the concatenation of its characters' forms as far as these three are concerned;
 /// only characters in [`NFKC_SEPARATORS`] fold into them.
-#[doc(hidden)] // public for tests/unicode_tables.rs only (through `__hooks`)
-pub fn nfkc_escapes(name: &str) -> bool {
+// For tests/unicode_tables.rs too, through `crate::__hooks`.
+pub(crate) fn nfkc_escapes(name: &str) -> bool {
     let mut dots = 0;
     let mut only_dots = true;
     for c in name.chars() {
@@ -488,8 +488,8 @@ fn hex_at(input: &[u8], start: usize, len: usize) -> Option<u32> {
 /// (tests/unicode_tables.rs compares them), but built on the crate's canonical-only
 /// primitives: its own `is_nfc` runs a normaliser that also links the compatibility
 /// tables, which NFC never uses and which cost a third of the wasm.
-#[doc(hidden)] // public for tests/unicode_tables.rs only (through `__hooks`)
-pub fn is_nfc(s: &str) -> bool {
+// For tests/unicode_tables.rs too, through `crate::__hooks`.
+pub(crate) fn is_nfc(s: &str) -> bool {
     use unicode_normalization::IsNormalized;
     match unicode_normalization::is_nfc_quick(s.chars()) {
         IsNormalized::Yes => true,
@@ -546,8 +546,8 @@ fn nfc(s: &str) -> Vec<char> {
 
 /// Code point ranges of Unicode category Cf. Generated from unicode-properties and
 /// checked against it by tests/unicode_tables.rs.
-#[doc(hidden)] // public for tests/unicode_tables.rs only (through `__hooks`)
-pub const FORMAT_RANGES: &[(u32, u32)] = &[
+// For tests/unicode_tables.rs too, through `crate::__hooks`.
+pub(crate) const FORMAT_RANGES: &[(u32, u32)] = &[
     (0x00AD, 0x00AD),
     (0x0600, 0x0605),
     (0x061C, 0x061C),
@@ -574,8 +574,8 @@ pub const FORMAT_RANGES: &[(u32, u32)] = &[
 /// Every character whose NFKC form differs from it and holds `.`, `/` or `\`, with
 /// that form, sorted. Generated from unicode-normalization and checked against it by
 /// tests/unicode_tables.rs.
-#[doc(hidden)] // public for tests/unicode_tables.rs only (through `__hooks`)
-pub const NFKC_SEPARATORS: &[(char, &str)] = &[
+// For tests/unicode_tables.rs too, through `crate::__hooks`.
+pub(crate) const NFKC_SEPARATORS: &[(char, &str)] = &[
     ('\u{2024}', "."),
     ('\u{2025}', ".."),
     ('\u{2026}', "..."),
