@@ -128,6 +128,7 @@ pub struct Defaults {
     pub close_grace_ms: u64,
     pub drain_max_bytes: u64,
     pub drain_wait_ms: u64,
+    pub max_value_bytes: usize,
 }
 
 impl Defaults {
@@ -156,6 +157,7 @@ impl Defaults {
             close_grace_ms: CLOSE_GRACE_MS,
             drain_max_bytes: DRAIN_MAX_BYTES,
             drain_wait_ms: DRAIN_WAIT_MS,
+            max_value_bytes: MAX_VALUE_BYTES,
         }
     }
 }
@@ -186,7 +188,8 @@ pub const MAX_DECODE_DEPTH: usize = 8;
 /// larger value as a failure before copying it (into wasm memory, where an
 /// allocation failure would abort the instance).
 pub const MAX_VALUE_BYTES: usize = 64 << 20;
-/// Most pages [`list_all`](crate::store::list_all) reads before it calls the listing broken: a store of a
+/// Most pages [`list_all`](crate::store::list_all), and the wasm component's
+/// `list-keys` loop, read before they call the listing broken: a store of a
 /// million pages is beyond anything memdir writes, so more means a cursor that never
 /// ends.
 pub const MAX_LIST_PAGES: usize = 1_000_000;
