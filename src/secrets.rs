@@ -48,7 +48,7 @@ impl SecretPolicy {
 
 /// One credential found in a text, as a byte range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Finding {
+pub(crate) struct Finding {
     pub kind: &'static str,
     pub start: usize,
     pub end: usize,
@@ -98,7 +98,7 @@ const KEY_BEGIN: &str = "-----BEGIN ";
 const KEY_LABEL_END: &str = "PRIVATE KEY-----";
 
 /// Every credential in `text`, in order, not overlapping.
-pub fn find(text: &str) -> Vec<Finding> {
+pub(crate) fn find(text: &str) -> Vec<Finding> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -221,7 +221,7 @@ fn luhn(digits: &[u8]) -> bool {
 }
 
 /// `text` with each finding replaced by `[redacted: {kind}]`.
-pub fn redact(text: &str, findings: &[Finding]) -> String {
+pub(crate) fn redact(text: &str, findings: &[Finding]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     for f in findings {

@@ -79,7 +79,7 @@ pub(crate) struct Ctx {
 }
 
 impl Ctx {
-    pub fn of(head: &Head, actor: Option<Actor>) -> Ctx {
+    pub(crate) fn of(head: &Head, actor: Option<Actor>) -> Ctx {
         let store_id = head.store.as_ref().map(|m| m.id.clone());
         Ctx {
             ids: StoreIds {

@@ -8,7 +8,7 @@ use serde_json::{Map, Number, Value};
 
 use crate::config::MAX_INPUT_BYTES;
 use crate::error::COMMANDS;
-pub use crate::error::InputError;
+pub(crate) use crate::error::InputError;
 use crate::error::ToolError;
 use crate::path::{self, ValidPath};
 

@@ -20,7 +20,7 @@ pub const STORE_ID_CHARS: usize = 24;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct StoreMeta {
+pub(crate) struct StoreMeta {
     pub id: String,
     pub name: String,
     #[serde(default)]
@@ -107,7 +107,7 @@ pub(crate) fn check_metadata(m: &BTreeMap<String, String>) -> Result<(), MetaFau
 
 impl StoreMeta {
     /// Every rule, for a record read back from a store.
-    pub fn check(&self) -> Result<(), MetaFault> {
+    pub(crate) fn check(&self) -> Result<(), MetaFault> {
         if !is_store_id(&self.id) {
             return Err(MetaFault::BadId);
         }

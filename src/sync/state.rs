@@ -19,7 +19,7 @@ const FORMAT: &str = "memdir-sync 1";
 
 /// One memory both sides agreed on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pair {
+pub(super) struct Pair {
     /// The memory's id in the local store.
     pub local: String,
     /// The hash of the content both sides held.
@@ -36,7 +36,7 @@ pub struct Pair {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pending {
+pub(super) struct Pending {
     pub merged: String,
     pub local_was: String,
     pub remote_was: String,
@@ -47,7 +47,7 @@ pub struct Pending {
 
 /// Every agreed memory, by its id in the remote store.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct State {
+pub(super) struct State {
     pub pairs: BTreeMap<String, Pair>,
 }
 
@@ -58,7 +58,7 @@ struct Record {
 }
 
 impl State {
-    pub fn encode(&self) -> Vec<u8> {
+    pub(super) fn encode(&self) -> Vec<u8> {
         let record = Record {
             format: FORMAT.into(),
             pairs: self.pairs.clone(),
@@ -67,7 +67,7 @@ impl State {
     }
 
     /// The state `bytes` hold, checked; at most `max_pairs` memories.
-    pub fn decode(bytes: &[u8], max_pairs: u64) -> Result<State, SyncError> {
+    pub(super) fn decode(bytes: &[u8], max_pairs: u64) -> Result<State, SyncError> {
         let record: Record = serde_json::from_slice(bytes).map_err(|_| SyncError::DamagedState)?;
         let count = u64::try_from(record.pairs.len()).unwrap_or(u64::MAX);
         let well_formed = |remote: &String, p: &Pair| {
