@@ -10,6 +10,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+/// The memory directory every path lives under.
 pub const ROOT: &str = "/memories";
 use crate::config::{MAX_DECODE_DEPTH, MAX_SEGMENTS, MAX_STORE_PATH_BYTES};
 use crate::config::{MAX_NAME_BYTES, MAX_PATH_BYTES};
@@ -27,6 +28,7 @@ pub struct ValidPath {
 }
 
 impl ValidPath {
+    /// `/memories` itself.
     pub fn root() -> Self {
         ValidPath {
             text: ROOT.into(),
@@ -34,6 +36,7 @@ impl ValidPath {
         }
     }
 
+    /// The whole path, as every answer shows it.
     pub fn as_str(&self) -> &str {
         &self.text
     }
@@ -116,14 +119,54 @@ impl fmt::Display for ValidPath {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PathError {
-    TooLong { bytes: usize },
-    OutsideRoot { raw: String },
-    Escape { raw: String },
-    EmptySegment { path: String },
-    Control { path: String, ch: char },
-    Format { path: String, ch: char },
-    NotNfc { path: String },
-    NameTooLong { path: String, bytes: usize },
+    /// Over [`MAX_PATH_BYTES`].
+    TooLong {
+        /// The path's length, in UTF-8 bytes.
+        bytes: usize,
+    },
+    /// Not `/memories` nor under it.
+    OutsideRoot {
+        /// The path as given, as the text shows it.
+        raw: String,
+    },
+    /// A `.` or `..` segment, or a name that normalises into one or into a
+    /// separator: a way out of `/memories` on some layer.
+    Escape {
+        /// The path as given, as the text shows it.
+        raw: String,
+    },
+    /// An empty name (`//`, or a trailing `/`).
+    EmptySegment {
+        /// The path.
+        path: String,
+    },
+    /// A control character (Unicode Cc).
+    Control {
+        /// The path.
+        path: String,
+        /// The character.
+        ch: char,
+    },
+    /// An invisible format character (Unicode Cf): two paths that look the same
+    /// would name different files.
+    Format {
+        /// The path.
+        path: String,
+        /// The character.
+        ch: char,
+    },
+    /// Not in Unicode NFC: the same name in two spellings would be two files.
+    NotNfc {
+        /// The path.
+        path: String,
+    },
+    /// A name over [`MAX_NAME_BYTES`].
+    NameTooLong {
+        /// The path.
+        path: String,
+        /// The name's length, in UTF-8 bytes.
+        bytes: usize,
+    },
 }
 
 impl PathError {
@@ -240,6 +283,7 @@ pub enum StorePathFault {
     NoSlash,
     /// Its length in bytes, over [`MAX_STORE_PATH_BYTES`].
     TooLong(usize),
+    /// An empty segment (`//`, or a trailing `/`).
     EmptySegment,
     /// How many segments it has, over [`MAX_SEGMENTS`].
     TooManySegments(usize),

@@ -33,6 +33,7 @@ impl SecretPolicy {
         SecretPolicy::Redact,
     ];
 
+    /// The policy's name, as every face's option spells it.
     pub fn name(self) -> &'static str {
         match self {
             SecretPolicy::Allow => "allow",
@@ -41,6 +42,7 @@ impl SecretPolicy {
         }
     }
 
+    /// The policy of that name, or `None` for a name no face accepts.
     pub fn from_name(name: &str) -> Option<SecretPolicy> {
         SecretPolicy::ALL.into_iter().find(|p| p.name() == name)
     }

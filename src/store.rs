@@ -47,7 +47,9 @@ impl core::error::Error for StoreError {}
 /// back for the next page (`None` when this was the last page).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Page {
+    /// The keys, ascending by bytes.
     pub keys: Vec<String>,
+    /// Where the next page starts (after this key); `None` on the last page.
     pub cursor: Option<String>,
 }
 
@@ -72,7 +74,9 @@ impl Page {
 /// `compare_and_swap` is the only operation that must be atomic.
 #[allow(async_fn_in_trait)] // JS-backed stores are !Send; callers pick their executor.
 pub trait Store {
+    /// The value at `key`, or `None` if there is none.
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    /// Writes `value` at `key`, replacing any value there.
     async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError>;
     /// Removing an absent key is not an error.
     async fn delete(&self, key: &str) -> Result<(), StoreError>;
@@ -186,6 +190,7 @@ pub struct MemoryStore {
 }
 
 impl MemoryStore {
+    /// An empty store.
     pub fn new() -> Self {
         Self::default()
     }
@@ -195,6 +200,7 @@ impl MemoryStore {
         self.map.borrow().len()
     }
 
+    /// Whether it holds no key.
     pub fn is_empty(&self) -> bool {
         self.map.borrow().is_empty()
     }

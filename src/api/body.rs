@@ -83,6 +83,7 @@ pub(crate) fn parse(body: Option<&str>) -> Result<Value, ApiError> {
 pub struct Query<'a>(pub &'a BTreeMap<String, String>);
 
 impl Query<'_> {
+    /// The parameter's text, or `None` when absent.
     pub fn str(&self, name: &str) -> Option<&str> {
         self.0.get(name).map(String::as_str)
     }
@@ -100,6 +101,8 @@ impl Query<'_> {
         }
     }
 
+    /// `true` or `false` as the parameter spells it; absent is `false`, anything
+    /// else is refused.
     pub fn bool(&self, name: &str) -> Result<bool, ApiError> {
         match self.str(name) {
             None | Some("false") => Ok(false),

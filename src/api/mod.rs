@@ -95,11 +95,15 @@ impl Ctx {
 /// An answer: the HTTP status and the JSON body.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response {
+    /// The HTTP status: 200, or the error's.
     pub status: u16,
+    /// The JSON body: the result, or the API's error object.
     pub body: Value,
 }
 
 impl Response {
+    /// The answer to an operation's outcome: its result with 200, or its error's
+    /// status and body.
     pub fn of(outcome: Outcome) -> Response {
         match outcome {
             Ok(body) => Response { status: 200, body },
@@ -120,6 +124,7 @@ impl Response {
         Response::of(Err(ApiError::body_too_large()))
     }
 
+    /// The answer as `{"status", "body"}` JSON text, as the faces pass it on.
     pub fn to_json(&self) -> String {
         serde_json::to_string(&json!({"status": self.status, "body": self.body}))
             .unwrap_or_default()

@@ -12,8 +12,11 @@ pub const READ_ONLY_COMMANDS: [&str; 1] = ["view"];
 /// The memory tool as one tool definition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryTool {
+    /// The tool's name, as the model calls it (`memory`).
     pub name: &'static str,
+    /// Its title, for a client's display.
     pub title: &'static str,
+    /// What it does, for the model.
     pub description: &'static str,
     /// JSON Schema (an object schema), as JSON text: `memory_20250818`'s input as
     /// the API documents it, flattened into one object (the Messages API refuses

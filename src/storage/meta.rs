@@ -14,8 +14,9 @@ use crate::config::{
     MAX_NAME_CHARS,
 };
 
-/// How store ids begin, and how many random characters follow.
+/// How store ids begin.
 pub const STORE_PREFIX: &str = "memstore_";
+/// How many random characters follow [`STORE_PREFIX`] in a store id.
 pub const STORE_ID_CHARS: usize = 24;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -90,14 +90,30 @@ impl Op {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "type")]
 pub enum Actor {
+    /// A session of an agent (`session_actor`).
     #[serde(rename = "session_actor")]
-    Session { session_id: String },
+    Session {
+        /// The session's id.
+        session_id: String,
+    },
+    /// A caller with an API key (`api_actor`).
     #[serde(rename = "api_actor")]
-    Api { api_key_id: String },
+    Api {
+        /// The key's id, never the key.
+        api_key_id: String,
+    },
+    /// A user (`user_actor`).
     #[serde(rename = "user_actor")]
-    User { user_id: String },
+    User {
+        /// The user's id.
+        user_id: String,
+    },
+    /// A service account (`service_account_actor`).
     #[serde(rename = "service_account_actor")]
-    ServiceAccount { service_account_id: String },
+    ServiceAccount {
+        /// The account's id.
+        service_account_id: String,
+    },
 }
 
 /// The id field of each actor type, as the SDK names them.
@@ -160,6 +176,7 @@ impl<'de> Deserialize<'de> for Actor {
 }
 
 impl Actor {
+    /// The actor's id, whichever kind it is.
     pub fn id(&self) -> &str {
         match self {
             Actor::Session { session_id: id }
@@ -239,11 +256,13 @@ impl Record {
 /// One version's place in the log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Slot {
+    /// The version's record (a marker hash once retention dropped it).
     pub record: Hash,
     /// The content this version holds (`None`: deleted, or redacted).
     pub blob: Option<Hash>,
-    /// In a memory's first slot: its newest version and that version's time.
+    /// In a memory's first slot: its newest version.
     pub head: u64,
+    /// In a memory's first slot: that newest version's time (ms since the epoch).
     pub updated: u64,
 }
 
@@ -265,7 +284,9 @@ impl Slot {
 /// One stored node of the log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LogNode {
+    /// A leaf: the slots of consecutive versions.
     Leaf(Vec<Slot>),
+    /// An inner node: its children, in order.
     Inner(Vec<Hash>),
 }
 

@@ -15,7 +15,9 @@ use super::error::ToolsetError;
 /// One tool of the toolset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tool {
+    /// The tool's name, as the model calls it.
     pub name: &'static str,
+    /// What it does, for the model.
     pub description: &'static str,
     /// JSON Schema (an object schema), as JSON text.
     pub input_schema: &'static str,
