@@ -30,6 +30,11 @@
 //!
 //! The typed entry point is [`Engine::run`]; [`Engine::execute`] and
 //! [`Engine::execute_json`] are thin adapters for JSON inputs.
+//!
+//! Each item has one public path: every error type at the root ([`ToolError`],
+//! [`ApiError`], [`SyncError`], [`MountError`], [`ToolsetError`], …), every limit
+//! and default in [`config`] only, and what this workspace's own tests and
+//! benchmarks need in one hidden module, `__hooks`, outside the public API.
 #![no_std]
 #![forbid(unsafe_code)]
 // Every public item says what it is for, and nothing is `pub` that the crate
@@ -89,14 +94,15 @@ pub use error::{
     COMMANDS, Echo, ErrorKind, FaceError, InputError, LimitError, Refusal, ToolError, ViewLines,
 };
 pub use history::retain::RetainReport;
-pub use mounts::{Access, Mount, MountError, MountTarget, Mounted};
+pub use mounts::error::MountError;
+pub use mounts::{Access, Mount, MountTarget, Mounted};
 pub use path::{PathError, ValidPath};
 pub use secrets::SecretPolicy;
 pub use storage::versions::Actor;
 pub use storage::{Backoff, Engine, STRUCTURE_PREFIXES};
 pub use store::{MemoryStore, Page, Store, StoreError};
 pub use sync::error::SyncError;
-pub use toolset::ToolsetError;
+pub use toolset::error::ToolsetError;
 
 /// Not part of the public API, and may change in any release: the one module of
 /// hooks this workspace's own crates, tests and benchmarks use, so that nothing

@@ -10,7 +10,8 @@
 
 mod common;
 
-use memdir::toolset::{TOOLS, ToolsetError};
+use memdir::ToolsetError;
+use memdir::toolset::TOOLS;
 use memdir::{Config, Engine, Limits, MemoryStore, SecretPolicy, block_on};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};

@@ -10,11 +10,11 @@ use alloc::string::String;
 use crate::config::{MAX_MOUNT_DESCRIPTION_CHARS, MAX_MOUNT_INSTRUCTIONS_CHARS, MAX_MOUNTS};
 use crate::path;
 
-mod error;
+pub(crate) mod error;
 mod instructions;
 mod route;
 
-pub use error::MountError;
+use error::MountError;
 pub use instructions::instructions;
 pub use route::{MountTarget, Mounted, Top, TopEntry};
 

@@ -16,7 +16,7 @@ use crate::path::{self, ValidPath};
 use crate::storage::Engine;
 use crate::storage::versions::Actor;
 use crate::store::Store;
-use crate::toolset::{self, ToolsetError};
+use crate::toolset::{self, error::ToolsetError};
 use serde_json::Value;
 /// What a mount routes to: a store's engine, in this process or behind a boundary
 /// (the wasmtime host's component instance). It was configured with its mount's

@@ -66,7 +66,7 @@ pub const TOOLS: [Tool; 6] = [
 ];
 
 /// The tool called `name`.
-pub fn tool(name: &str) -> Option<&'static Tool> {
+pub(crate) fn tool(name: &str) -> Option<&'static Tool> {
     TOOLS.iter().find(|t| t.name == name)
 }
 
@@ -92,7 +92,7 @@ struct Property {
 
 /// Holds `input` to `tool`'s schema. `null` is taken as absent: models send it for
 /// an optional field they mean to leave out.
-pub fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
+pub(crate) fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
     let t = tool.name;
     // The schemas are constants, parsed by the tests; a failure here is memdir's.
     let schema: Schema =
