@@ -31,10 +31,10 @@
 //! The typed entry point is [`Engine::run`]; [`Engine::execute`] and
 //! [`Engine::execute_json`] are thin adapters for JSON inputs.
 //!
-//! Each item has one public path: every error type at the root ([`ToolError`],
-//! [`ApiError`], [`SyncError`], [`MountError`], [`ToolsetError`], …), every limit
-//! and default in [`config`] only, and what this workspace's own tests and
-//! benchmarks need in one hidden module, `__hooks`, outside the public API.
+//! Every error type is exported at the root ([`ToolError`], [`ApiError`],
+//! [`SyncError`], [`MountError`], [`ToolsetError`], …); every limit and default
+//! has one path, in [`config`]; and what this workspace's own crates, tests and
+//! benchmarks need beyond the public API is in one hidden module, `__hooks`.
 #![no_std]
 #![forbid(unsafe_code)]
 // Every public item says what it is for, and nothing is `pub` that the crate
