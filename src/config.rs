@@ -40,6 +40,8 @@ pub const MAX_MOUNTS: usize = 8;
 /// Longest description and instructions of a mount, in characters (a store's
 /// description, and a session resource's prompt, in the hosted API).
 pub const MAX_MOUNT_DESCRIPTION_CHARS: usize = 1024;
+/// Longest instructions a mount gives the model, in characters (the hosted API's
+/// limit on a session resource's prompt).
 pub const MAX_MOUNT_INSTRUCTIONS_CHARS: usize = 4096;
 
 /// The largest `max_retries` a caller may configure: each retry may wait on the
@@ -71,7 +73,10 @@ impl Default for Limits {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
+/// How one engine runs: its limits, who it records as acting, how it retries, what
+/// it does with secrets, and where it is mounted.
 pub struct Config {
+    /// The store's size and read limits.
     pub limits: Limits,
     /// Recorded in each commit as who acted (an agent, a user, a tab).
     pub actor: String,
@@ -106,31 +111,57 @@ impl Default for Config {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Defaults {
+    /// Largest file content in UTF-8 bytes ([`Limits::max_file_bytes`]).
     pub max_file_bytes: usize,
+    /// Largest total of all file contents ([`Limits::max_total_bytes`]).
     pub max_total_bytes: u64,
+    /// Longest `view` output in characters ([`Limits::read_limit_chars`]).
     pub read_limit_chars: usize,
+    /// Times a command retries after losing a compare-and-swap race, by default.
     pub max_retries: u32,
+    /// The largest `max_retries` a caller may configure ([`MAX_RETRIES_CAP`]).
     pub max_retries_cap: u32,
+    /// The commits gc keeps besides the head unless told otherwise ([`DEFAULT_KEEP_COMMITS`]).
     pub keep_commits: u32,
+    /// Largest tool input, in UTF-8 bytes of its JSON text ([`MAX_INPUT_BYTES`]).
     pub max_input_bytes: usize,
+    /// The secret policy a store gets unless told otherwise, by name.
     pub secrets: &'static str,
+    /// Every secret policy's name, so a face can check an option before opening.
     pub secret_policies: [&'static str; 3],
+    /// Most memories the Memory Stores API creates in one store ([`Limits::max_memories`]).
     pub max_memories: u64,
+    /// Largest API request body in bytes ([`MAX_API_BODY_BYTES`]).
     pub max_api_body_bytes: usize,
+    /// How long a server lets one API request run before it answers 504 ([`API_DEADLINE_MS`]).
     pub api_deadline_ms: u64,
+    /// How long versions are kept by default ([`DEFAULT_RETENTION_MS`]).
     pub retention_ms: u64,
+    /// How often a server gives each store its retention pass and gc ([`UPKEEP_INTERVAL_MS`]).
     pub upkeep_interval_ms: u64,
+    /// The commits a server's gc keeps besides the head ([`UPKEEP_KEEP_COMMITS`]).
     pub upkeep_keep_commits: u32,
+    /// Most stores one workspace of a server may create ([`MAX_STORES`]).
     pub max_stores: u64,
+    /// Most stores a server's catalog keeps open ([`MAX_OPEN_STORES`]).
     pub max_open_stores: u64,
+    /// How long a store let go stays open before it is closed ([`STORE_CLOSE_DELAY_MS`]).
     pub store_close_delay_ms: u64,
+    /// How long a write waits for the one before it before it runs anyway ([`TURN_WAIT_MS`]).
     pub turn_wait_ms: u64,
+    /// How long a server told to stop lets requests under way finish ([`CLOSE_GRACE_MS`]).
     pub close_grace_ms: u64,
+    /// The most bytes of a refused request body a server reads and throws away ([`DRAIN_MAX_BYTES`]).
     pub drain_max_bytes: u64,
+    /// How long a server reads a refused request body before it answers anyway ([`DRAIN_WAIT_MS`]).
     pub drain_wait_ms: u64,
+    /// Largest value a store may hand back ([`MAX_VALUE_BYTES`]): a store adapted in JS
+    /// refuses a larger one as a failure before reading it.
+    pub max_value_bytes: usize,
 }
 
 impl Defaults {
+    /// The defaults of this build.
     pub fn get() -> Defaults {
         let config = Config::default();
         Defaults {
@@ -156,6 +187,7 @@ impl Defaults {
             close_grace_ms: CLOSE_GRACE_MS,
             drain_max_bytes: DRAIN_MAX_BYTES,
             drain_wait_ms: DRAIN_WAIT_MS,
+            max_value_bytes: MAX_VALUE_BYTES,
         }
     }
 }
@@ -173,7 +205,9 @@ pub const STORE_CLOSE_DELAY_MS: u64 = 2 * API_DEADLINE_MS;
 
 // What a path may be.
 
+/// Longest path, in UTF-8 bytes, `/memories` included.
 pub const MAX_PATH_BYTES: usize = 1024;
+/// Longest name (one segment of a path), in UTF-8 bytes: what file systems allow.
 pub const MAX_NAME_BYTES: usize = 255;
 /// Deepest `%25` nesting a name's percent-decoding unwraps; deeper nesting is
 /// refused outright.
@@ -186,7 +220,8 @@ pub const MAX_DECODE_DEPTH: usize = 8;
 /// larger value as a failure before copying it (into wasm memory, where an
 /// allocation failure would abort the instance).
 pub const MAX_VALUE_BYTES: usize = 64 << 20;
-/// Most pages [`list_all`](crate::store::list_all) reads before it calls the listing broken: a store of a
+/// Most pages [`list_all`](crate::store::list_all), and the wasm component's
+/// `list-keys` loop, read before they call the listing broken: a store of a
 /// million pages is beyond anything memdir writes, so more means a cursor that never
 /// ends.
 pub const MAX_LIST_PAGES: usize = 1_000_000;
@@ -208,17 +243,23 @@ pub const MAX_STORED_SIZE: u64 = (1 << 53) - 1;
 /// and on V8 each grow costs more than the write that asked for it. Unused headroom
 /// is address space, not resident memory.
 pub const HEAP_HEADROOM_DIVISOR: usize = 4;
+/// The least headroom reserved after a grow.
 pub const HEAP_HEADROOM_MIN_BYTES: usize = 1 << 20;
+/// The most headroom reserved after a grow.
 pub const HEAP_HEADROOM_MAX_BYTES: usize = 32 << 20;
 
 // The object cache.
 
 /// Budgets, in bytes of the stored form (a decoded node takes a few times its
 /// encoding; a commit entry is two hashes). A cache over budget starts again empty.
+/// This one is the tree nodes'.
 pub const NODE_CACHE_MAX_BYTES: usize = 4 << 20;
+/// The file contents' cache budget.
 pub const BLOB_CACHE_MAX_BYTES: usize = 16 << 20;
 pub(crate) const COMMIT_CACHE_MAX: usize = 8192;
+/// The version log nodes' cache budget.
 pub const LOG_CACHE_MAX_BYTES: usize = 4 << 20;
+/// The version records' cache budget.
 pub const RECORD_CACHE_MAX_BYTES: usize = 4 << 20;
 
 // Versions.
@@ -261,6 +302,7 @@ pub const CLOSE_GRACE_MS: u64 = 10_000;
 /// answer rather than a reset connection: at most this many bytes (a body declaring
 /// more is answered at once and its connection cut), for at most this long.
 pub const DRAIN_MAX_BYTES: u64 = 64 << 20;
+/// How long a refused body is read on, at most (see [`DRAIN_MAX_BYTES`]).
 pub const DRAIN_WAIT_MS: u64 = 10_000;
 
 // Error texts.
@@ -274,6 +316,7 @@ pub const MAX_ECHO_CHARS: usize = 100;
 
 /// Items per page when the request gives no `limit`, and the most it may ask for.
 pub const DEFAULT_LIMIT: u64 = 20;
+/// The most items a page may ask for (see [`DEFAULT_LIMIT`]).
 pub const MAX_LIMIT: u64 = 100;
 /// The most items per page when each carries its content (`view=full`).
 pub const MAX_LIMIT_FULL: u64 = 20;
@@ -284,6 +327,7 @@ pub const MAX_LIMIT_FULL: u64 = 20;
 pub const MAX_QUERY_CHARS: usize = 256;
 /// Most matching lines shown per memory, and the longest line shown (characters).
 pub const MAX_LINES_PER_MEMORY: usize = 10;
+/// Longest matching line shown, in characters; longer ones are cut.
 pub const MAX_LINE_CHARS: usize = 300;
 /// Most content bytes one page reads before it ends early with a `next_page`.
 pub const MAX_SEARCH_BYTES: u64 = 16 << 20;
@@ -297,10 +341,15 @@ pub const MAX_STORE_PATH_BYTES: usize = 1024;
 
 // The Memory Stores API: a store's record.
 
+/// Longest store name, in characters.
 pub const MAX_NAME_CHARS: usize = 255;
+/// Longest store description, in characters.
 pub const MAX_DESCRIPTION_CHARS: usize = 1024;
+/// Most metadata pairs a store's record holds.
 pub const MAX_METADATA_PAIRS: usize = 16;
+/// Longest metadata key, in characters.
 pub const MAX_METADATA_KEY_CHARS: usize = 64;
+/// Longest metadata value, in characters.
 pub const MAX_METADATA_VALUE_CHARS: usize = 512;
 
 // The Memory Stores API: versions.
@@ -324,6 +373,7 @@ pub const MAX_LINES_LISTED: usize = 20;
 /// (each result shows up to [`MAX_LINES_PER_MEMORY`] lines): the API's page
 /// limits.
 pub const LIST_PAGE: u64 = MAX_LIMIT;
+/// Results per page of `memory_search`: the API's default page.
 pub const SEARCH_PAGE: u64 = DEFAULT_LIMIT;
 /// How often a toolset write starts over when another writer changed the document
 /// between its read and its write (each attempt is itself an atomic API operation).

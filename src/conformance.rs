@@ -23,13 +23,17 @@ pub type Tree = BTreeMap<String, Option<String>>;
 /// One case of `cases.json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Case {
+    /// The case's name, for a failing test's message.
     pub name: String,
+    /// The limits the engine runs with.
     pub limits: Limits,
     /// What to import before the command.
     pub before: Vec<Entry>,
     /// The tool input as the JSON text `execute` receives.
     pub input: String,
+    /// The exact `tool_result` text expected.
     pub content: String,
+    /// Whether the command is expected to fail.
     pub is_error: bool,
     /// The whole tree afterwards.
     pub after: Tree,
@@ -38,6 +42,7 @@ pub struct Case {
 }
 
 impl Case {
+    /// The engine configuration the case runs with: the defaults and its limits.
     pub fn config(&self) -> Config {
         Config {
             limits: self.limits,
@@ -50,8 +55,11 @@ impl Case {
 /// with `message` (without `Error: `), touching no storage.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostilePath {
+    /// The path.
     pub path: String,
+    /// The rule it breaks ([`PathError::rule`](crate::PathError::rule)).
     pub rule: String,
+    /// The exact message expected.
     pub message: String,
 }
 
@@ -94,6 +102,7 @@ pub fn hostile_input(position: &str, path: &str) -> Value {
     }
 }
 
+/// The cases of `cases.json`; `Err` names what is malformed.
 pub fn cases(json_text: &str) -> Result<Vec<Case>, String> {
     let data: Value = serde_json::from_str(json_text).map_err(|e| format!("cases.json: {e}"))?;
     let list = data
@@ -103,6 +112,7 @@ pub fn cases(json_text: &str) -> Result<Vec<Case>, String> {
     list.iter().map(case).collect()
 }
 
+/// The paths of `hostile-paths.json`; `Err` names what is malformed.
 pub fn hostile_paths(json_text: &str) -> Result<Vec<HostilePath>, String> {
     let data: Value =
         serde_json::from_str(json_text).map_err(|e| format!("hostile-paths.json: {e}"))?;
@@ -315,13 +325,16 @@ pub fn diff(expected: &str, got: &str) -> String {
 pub struct HostileStores {
     /// Each probe as the JSON text `execute_json` receives.
     pub probes: Vec<String>,
+    /// The tampered stores.
     pub cases: Vec<HostileStore>,
 }
 
 /// One tampered store.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HostileStore {
+    /// The case's name, for a failing test's message.
     pub name: String,
+    /// What was tampered with.
     pub what: String,
     /// Every key and its raw value, loaded into an empty store with `set`.
     pub store: BTreeMap<String, Vec<u8>>,
@@ -333,6 +346,7 @@ pub struct HostileStore {
     pub writes: bool,
 }
 
+/// The data of `hostile-stores.json`; `Err` names what is malformed.
 pub fn hostile_stores(json_text: &str) -> Result<HostileStores, String> {
     let bad = |what: &str| format!("hostile-stores.json: {what}");
     let data: Value = serde_json::from_str(json_text).map_err(|e| bad(&e.to_string()))?;
@@ -411,6 +425,7 @@ fn hostile_store(v: &Value) -> Result<HostileStore, String> {
 pub trait Face {
     /// `entries()`; `Err` holds the error's message.
     async fn entries(&mut self) -> Result<(), String>;
+    /// Runs one tool input given as JSON text.
     async fn execute_json(&mut self, input: &str) -> ToolResult;
 }
 

@@ -16,7 +16,19 @@ use crate::number::{Thousands, digits};
 use crate::path::{PathError, ValidPath};
 use crate::store::StoreError;
 
-pub const COMMANDS: &str = "view, create, str_replace, insert, delete, rename";
+/// The six commands of `memory_20250818`, in the order the API documents them:
+/// the names the input parser accepts and no other. They are written here, in the
+/// foundation, because the unknown-command error lists them and this file names
+/// nothing above it; the tool's definition (`command/tool.rs`) and every face read
+/// them from here.
+pub const COMMANDS: [&str; 6] = [
+    "view",
+    "create",
+    "str_replace",
+    "insert",
+    "delete",
+    "rename",
+];
 
 /// A caller's text as an error quotes it: in quotes and escaped as `{:?}` writes
 /// it, its first [`MAX_ECHO_CHARS`] characters only, then how long it was:
@@ -41,21 +53,36 @@ impl fmt::Display for Echo<'_> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum InputError {
+    /// The input is not JSON text.
     NotJson,
+    /// The input is JSON but not an object.
     NotObject,
+    /// The object has no `command`.
     MissingCommand,
+    /// The `command` is not a string.
     CommandNotString,
+    /// The `command` names none of [`COMMANDS`] (the name given, quoted with
+    /// [`Echo`] in the text).
     UnknownCommand(String),
+    /// A field the command requires is absent.
     MissingField {
+        /// The command, as the input named it.
         command: &'static str,
+        /// The field it lacks.
         field: &'static str,
     },
+    /// A field has the wrong JSON type.
     WrongType {
+        /// The command, as the input named it.
         command: &'static str,
+        /// The field of the wrong type.
         field: &'static str,
+        /// The type it must have, as the text says it ("a string", …).
         expected: &'static str,
     },
+    /// `view_range` is not an array of two integers.
     BadViewRange,
+    /// `str_replace` was given an empty `old_str`, which would match everywhere.
     EmptyOldStr,
     /// `import` was given something other than a list of `{path, content?}`.
     NotEntries,
@@ -64,6 +91,7 @@ pub enum InputError {
     /// Over the input cap ([`MAX_INPUT_BYTES`](crate::config::MAX_INPUT_BYTES), or a host's lower one): refused
     /// before parsing (a runtime refuses it before copying it in at all).
     TooLarge {
+        /// The cap the input is over, in bytes.
         limit: usize,
     },
 }
@@ -82,11 +110,14 @@ impl fmt::Display for InputError {
                 f.write_str("Invalid tool input: field \"command\" must be a string")
             }
             InputError::UnknownCommand(other) => {
-                write!(
-                    f,
-                    "Unknown command {}. Expected one of: {COMMANDS}",
-                    Echo(other)
-                )
+                write!(f, "Unknown command {}. Expected one of: ", Echo(other))?;
+                for (i, command) in COMMANDS.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str(", ")?;
+                    }
+                    f.write_str(command)?;
+                }
+                Ok(())
             }
             InputError::MissingField { command, field } => {
                 write!(f, "Invalid {command} input: missing field \"{field}\"")
@@ -133,7 +164,12 @@ pub enum ToolError {
     /// A size limit: per file or for the whole memory.
     Limit(LimitError),
     /// The text looks like it holds a credential and the policy refuses it.
-    Secret { path: ValidPath, kind: &'static str },
+    Secret {
+        /// The file written.
+        path: ValidPath,
+        /// What the credential looks like ("private key", "card number", …).
+        kind: &'static str,
+    },
     /// The backend failed; nothing was changed.
     Storage(StoreError),
     /// A stored record is missing or unreadable.
@@ -148,11 +184,14 @@ pub enum ToolError {
 /// [`ErrorKind`]s: no engine call returns them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FaceError {
+    /// The memory was closed before the call.
     Closed,
+    /// The engine stopped inside the command (a trap): a bug, never the input.
     Stopped,
 }
 
 impl FaceError {
+    /// Every face error, for the faces that list their texts at start.
     pub const ALL: [FaceError; 2] = [FaceError::Closed, FaceError::Stopped];
 
     /// The kind as the JavaScript face spells it (`error.kind`).
@@ -179,19 +218,30 @@ impl fmt::Display for FaceError {
 /// its own spelling (WIT, JS, exit codes), and a new kind must fail their build.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ErrorKind {
+    /// [`ToolError::Input`].
     Input,
+    /// [`ToolError::Path`].
     Path,
+    /// [`ToolError::Refused`].
     Refused,
+    /// [`ToolError::Limit`].
     Limit,
+    /// [`ToolError::Secret`].
     Secret,
+    /// [`ToolError::Storage`] of [`StoreError::QuotaExceeded`].
     StorageFull,
+    /// [`ToolError::Storage`] of [`StoreError::Unavailable`].
     StorageUnavailable,
+    /// [`ToolError::Storage`] of [`StoreError::Failed`].
     StorageFailed,
+    /// [`ToolError::Damaged`].
     Damaged,
+    /// [`ToolError::Busy`].
     Busy,
 }
 
 impl ErrorKind {
+    /// Every kind, for the faces that map each to their own spelling.
     pub const ALL: [ErrorKind; 10] = [
         ErrorKind::Input,
         ErrorKind::Path,
@@ -223,6 +273,7 @@ impl ErrorKind {
 }
 
 impl ToolError {
+    /// The kind faces branch on, never the text.
     pub fn kind(&self) -> ErrorKind {
         match self {
             ToolError::Input(_) => ErrorKind::Input,
@@ -325,58 +376,99 @@ pub enum Refusal {
     /// view, str_replace, insert: the path names nothing (or a directory where a
     /// file is needed).
     NotFoundHint(ValidPath),
-    /// delete, rename.
+    /// delete, rename: the path names nothing.
     NotFound(ValidPath),
+    /// view: the file has more lines than a view numbers (999,999).
     TooManyLines(ValidPath),
+    /// view: `view_range`'s first element is outside the file's (or listing's)
+    /// lines.
     RangeFirst {
+        /// The range's first element, as given.
         start: i64,
+        /// Its second element, as given.
         end: i64,
+        /// How many lines there are.
         lines: usize,
+        /// Whether they are a file's or a listing's.
         of: ViewLines,
     },
+    /// view: `view_range`'s second element is less than its first.
     RangeOrder {
+        /// The range's first element, as given.
         start: i64,
+        /// Its second element, as given.
         end: i64,
+        /// How many lines there are.
         lines: usize,
     },
+    /// view: `view_range`'s second element is outside the lines, and not -1.
     RangeSecond {
+        /// The range's first element, as given.
         start: i64,
+        /// Its second element, as given.
         end: i64,
+        /// How many lines there are.
         lines: usize,
+        /// Whether they are a file's or a listing's.
         of: ViewLines,
     },
+    /// create: something is at the path already.
     AlreadyExists(ValidPath),
+    /// create: the path is `/memories` itself.
     CreateRoot,
+    /// create: a parent of the path is a file.
     CreateUnderFile {
+        /// The path to create.
         path: ValidPath,
+        /// The file in its way.
         file: ValidPath,
     },
+    /// str_replace: `old_str` appears nowhere in the file.
     NoMatch {
+        /// The text looked for.
         old: String,
+        /// The file.
         path: ValidPath,
     },
     /// `lines`: the lines shown; `more`: occurrences past them (see
     /// [`Refusal::many_matches`]).
     ManyMatches {
+        /// The text looked for.
         old: String,
+        /// The lines of the occurrences shown.
         lines: Vec<usize>,
+        /// How many occurrences there are past them.
         more: usize,
     },
+    /// insert: `insert_line` is outside `[0, lines]`.
     BadInsertLine {
+        /// The line as given (any JSON number).
         line: Number,
+        /// How many lines the file has.
         lines: usize,
     },
+    /// delete: the path is `/memories` itself.
     DeleteRoot,
+    /// rename: the old path is `/memories` itself.
     RenameRoot,
+    /// rename: the new path is `/memories` itself (the old path is the field).
     RenameOntoRoot(ValidPath),
+    /// rename: the new path is under the old one.
     RenameIntoItself {
+        /// The old path.
         from: ValidPath,
+        /// The new path.
         to: ValidPath,
     },
+    /// rename: something is at the new path already.
     DestinationExists(ValidPath),
+    /// rename: a parent of the new path is a file.
     RenameUnderFile {
+        /// The old path.
         from: ValidPath,
+        /// The new path.
         to: ValidPath,
+        /// The file in its way.
         file: ValidPath,
     },
     /// A write that reached a store mounted read-only (the engine's own backstop;
@@ -386,29 +478,41 @@ pub enum Refusal {
     /// and deleted, as the Memory Stores API and the toolset allow). `mount`: where
     /// the store is mounted (`""`: at `/memories` itself).
     Archived {
+        /// The command refused.
         command: &'static str,
+        /// The path it names.
         path: ValidPath,
+        /// Where the store is mounted (`""`: at `/memories` itself).
         mount: String,
     },
     /// A write into a store mounted read-only.
     ReadOnly {
+        /// The command refused.
         command: &'static str,
+        /// The path it names.
         path: ValidPath,
+        /// Where the store is mounted (`""`: at `/memories` itself).
         mount: String,
     },
     /// A path under `/memories` where no store is mounted.
     NoMount {
+        /// The path.
         path: ValidPath,
+        /// The mounted stores' paths, listed for the model.
         mounts: String,
     },
     /// A rename from one mounted store into another.
     AcrossMounts {
+        /// The old path.
         from: ValidPath,
+        /// The new path, in another store.
         to: ValidPath,
     },
     /// A delete or rename of the directory a store is mounted at.
     MountPoint {
+        /// The command refused.
         command: &'static str,
+        /// The mount point.
         path: ValidPath,
     },
 }
@@ -569,7 +673,9 @@ impl core::error::Error for Refusal {}
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ViewLines {
+    /// A file's lines.
     OfFile,
+    /// A directory listing's lines.
     OfListing,
 }
 
@@ -586,14 +692,22 @@ impl fmt::Display for ViewLines {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum LimitError {
+    /// The file's content would be over the per-file limit.
     FileTooLarge {
+        /// The file written.
         path: ValidPath,
+        /// Its content's size, in bytes.
         bytes: usize,
+        /// The limit.
         max: usize,
     },
+    /// The memory's contents would be over its total quota.
     OverQuota {
+        /// The file written.
         path: ValidPath,
+        /// What the contents would total, in bytes.
         total: u64,
+        /// The quota.
         quota: u64,
     },
 }

@@ -5,7 +5,7 @@ use alloc::format;
 use core::fmt::{self, Write};
 
 /// A count written with thousands separators: `102,400`.
-pub struct Thousands(pub u64);
+pub(crate) struct Thousands(pub u64);
 
 impl fmt::Display for Thousands {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

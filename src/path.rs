@@ -10,9 +10,10 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+/// The memory directory every path lives under.
 pub const ROOT: &str = "/memories";
 use crate::config::{MAX_DECODE_DEPTH, MAX_SEGMENTS, MAX_STORE_PATH_BYTES};
-pub use crate::config::{MAX_NAME_BYTES, MAX_PATH_BYTES};
+use crate::config::{MAX_NAME_BYTES, MAX_PATH_BYTES};
 
 /// A path that passed every rule: `/memories` or `/memories/<name>(/<name>)*`.
 ///
@@ -27,6 +28,7 @@ pub struct ValidPath {
 }
 
 impl ValidPath {
+    /// `/memories` itself.
     pub fn root() -> Self {
         ValidPath {
             text: ROOT.into(),
@@ -34,6 +36,7 @@ impl ValidPath {
         }
     }
 
+    /// The whole path, as every answer shows it.
     pub fn as_str(&self) -> &str {
         &self.text
     }
@@ -116,14 +119,54 @@ impl fmt::Display for ValidPath {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum PathError {
-    TooLong { bytes: usize },
-    OutsideRoot { raw: String },
-    Escape { raw: String },
-    EmptySegment { path: String },
-    Control { path: String, ch: char },
-    Format { path: String, ch: char },
-    NotNfc { path: String },
-    NameTooLong { path: String, bytes: usize },
+    /// Over [`MAX_PATH_BYTES`].
+    TooLong {
+        /// The path's length, in UTF-8 bytes.
+        bytes: usize,
+    },
+    /// Not `/memories` nor under it.
+    OutsideRoot {
+        /// The path as given, as the text shows it.
+        raw: String,
+    },
+    /// A `.` or `..` segment, or a name that normalises into one or into a
+    /// separator: a way out of `/memories` on some layer.
+    Escape {
+        /// The path as given, as the text shows it.
+        raw: String,
+    },
+    /// An empty name (`//`, or a trailing `/`).
+    EmptySegment {
+        /// The path.
+        path: String,
+    },
+    /// A control character (Unicode Cc).
+    Control {
+        /// The path.
+        path: String,
+        /// The character.
+        ch: char,
+    },
+    /// An invisible format character (Unicode Cf): two paths that look the same
+    /// would name different files.
+    Format {
+        /// The path.
+        path: String,
+        /// The character.
+        ch: char,
+    },
+    /// Not in Unicode NFC: the same name in two spellings would be two files.
+    NotNfc {
+        /// The path.
+        path: String,
+    },
+    /// A name over [`MAX_NAME_BYTES`].
+    NameTooLong {
+        /// The path.
+        path: String,
+        /// The name's length, in UTF-8 bytes.
+        bytes: usize,
+    },
 }
 
 impl PathError {
@@ -212,8 +255,8 @@ fn is_control(c: char) -> bool {
 }
 
 /// Unicode category Cf (zero-width joiners, bidi overrides, the BOM, …).
-#[doc(hidden)] // public for tests/all/unicode_tables.rs only (through `__hooks`)
-pub fn is_format(c: char) -> bool {
+// For tests/all/unicode_tables.rs too, through `crate::__hooks`.
+pub(crate) fn is_format(c: char) -> bool {
     let c = u32::from(c);
     FORMAT_RANGES
         .binary_search_by(|&(lo, hi)| {
@@ -240,6 +283,7 @@ pub enum StorePathFault {
     NoSlash,
     /// Its length in bytes, over [`MAX_STORE_PATH_BYTES`].
     TooLong(usize),
+    /// An empty segment (`//`, or a trailing `/`).
     EmptySegment,
     /// How many segments it has, over [`MAX_SEGMENTS`].
     TooManySegments(usize),
@@ -365,8 +409,8 @@ fn is_dot_name(name: &str) -> bool {
 /// NFKC composes no sequence into or out of `.`, `/` or `\`, so the name's form is
 /// the concatenation of its characters' forms as far as these three are concerned;
 /// only characters in [`NFKC_SEPARATORS`] fold into them.
-#[doc(hidden)] // public for tests/all/unicode_tables.rs only (through `__hooks`)
-pub fn nfkc_escapes(name: &str) -> bool {
+// For tests/all/unicode_tables.rs too, through `crate::__hooks`.
+pub(crate) fn nfkc_escapes(name: &str) -> bool {
     let mut dots = 0;
     let mut only_dots = true;
     for c in name.chars() {
@@ -488,8 +532,8 @@ fn hex_at(input: &[u8], start: usize, len: usize) -> Option<u32> {
 /// (tests/all/unicode_tables.rs compares them), but built on the crate's canonical-only
 /// primitives: its own `is_nfc` runs a normaliser that also links the compatibility
 /// tables, which NFC never uses and which cost a third of the wasm.
-#[doc(hidden)] // public for tests/all/unicode_tables.rs only (through `__hooks`)
-pub fn is_nfc(s: &str) -> bool {
+// For tests/all/unicode_tables.rs too, through `crate::__hooks`.
+pub(crate) fn is_nfc(s: &str) -> bool {
     use unicode_normalization::IsNormalized;
     match unicode_normalization::is_nfc_quick(s.chars()) {
         IsNormalized::Yes => true,
@@ -546,8 +590,8 @@ fn nfc(s: &str) -> Vec<char> {
 
 /// Code point ranges of Unicode category Cf. Generated from unicode-properties and
 /// checked against it by tests/all/unicode_tables.rs.
-#[doc(hidden)] // public for tests/all/unicode_tables.rs only (through `__hooks`)
-pub const FORMAT_RANGES: &[(u32, u32)] = &[
+// For tests/all/unicode_tables.rs too, through `crate::__hooks`.
+pub(crate) const FORMAT_RANGES: &[(u32, u32)] = &[
     (0x00AD, 0x00AD),
     (0x0600, 0x0605),
     (0x061C, 0x061C),
@@ -574,8 +618,8 @@ pub const FORMAT_RANGES: &[(u32, u32)] = &[
 /// Every character whose NFKC form differs from it and holds `.`, `/` or `\`, with
 /// that form, sorted. Generated from unicode-normalization and checked against it by
 /// tests/all/unicode_tables.rs.
-#[doc(hidden)] // public for tests/all/unicode_tables.rs only (through `__hooks`)
-pub const NFKC_SEPARATORS: &[(char, &str)] = &[
+// For tests/all/unicode_tables.rs too, through `crate::__hooks`.
+pub(crate) const NFKC_SEPARATORS: &[(char, &str)] = &[
     ('\u{2024}', "."),
     ('\u{2025}', ".."),
     ('\u{2026}', "..."),

@@ -33,6 +33,7 @@ impl SecretPolicy {
         SecretPolicy::Redact,
     ];
 
+    /// The policy's name, as every face's option spells it.
     pub fn name(self) -> &'static str {
         match self {
             SecretPolicy::Allow => "allow",
@@ -41,6 +42,7 @@ impl SecretPolicy {
         }
     }
 
+    /// The policy of that name, or `None` for a name no face accepts.
     pub fn from_name(name: &str) -> Option<SecretPolicy> {
         SecretPolicy::ALL.into_iter().find(|p| p.name() == name)
     }
@@ -48,7 +50,7 @@ impl SecretPolicy {
 
 /// One credential found in a text, as a byte range.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Finding {
+pub(crate) struct Finding {
     pub kind: &'static str,
     pub start: usize,
     pub end: usize,
@@ -98,7 +100,7 @@ const KEY_BEGIN: &str = "-----BEGIN ";
 const KEY_LABEL_END: &str = "PRIVATE KEY-----";
 
 /// Every credential in `text`, in order, not overlapping.
-pub fn find(text: &str) -> Vec<Finding> {
+pub(crate) fn find(text: &str) -> Vec<Finding> {
     let bytes = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -221,7 +223,7 @@ fn luhn(digits: &[u8]) -> bool {
 }
 
 /// `text` with each finding replaced by `[redacted: {kind}]`.
-pub fn redact(text: &str, findings: &[Finding]) -> String {
+pub(crate) fn redact(text: &str, findings: &[Finding]) -> String {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
     for f in findings {

@@ -47,7 +47,9 @@ impl core::error::Error for StoreError {}
 /// back for the next page (`None` when this was the last page).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Page {
+    /// The keys, ascending by bytes.
     pub keys: Vec<String>,
+    /// Where the next page starts (after this key); `None` on the last page.
     pub cursor: Option<String>,
 }
 
@@ -72,7 +74,9 @@ impl Page {
 /// `compare_and_swap` is the only operation that must be atomic.
 #[allow(async_fn_in_trait)] // JS-backed stores are !Send; callers pick their executor.
 pub trait Store {
+    /// The value at `key`, or `None` if there is none.
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError>;
+    /// Writes `value` at `key`, replacing any value there.
     async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError>;
     /// Removing an absent key is not an error.
     async fn delete(&self, key: &str) -> Result<(), StoreError>;
@@ -110,7 +114,7 @@ pub trait Store {
     }
 }
 
-pub use crate::config::{MAX_LIST_PAGES, MAX_VALUE_BYTES};
+use crate::config::MAX_LIST_PAGES;
 
 /// Every key starting with `prefix`, ascending, through all pages. A page that
 /// does not move the cursor forward, or an empty page with a cursor, is a broken
@@ -175,7 +179,7 @@ macro_rules! forward_store {
 
 forward_store!(&S, Rc<S>);
 
-pub use crate::config::MEMORY_PAGE;
+use crate::config::MEMORY_PAGE;
 
 /// An in-memory store. Cloning shares the same map, so clones model several
 /// clients (tabs, isolates) over one backend. A commit's values are kept as the
@@ -186,6 +190,7 @@ pub struct MemoryStore {
 }
 
 impl MemoryStore {
+    /// An empty store.
     pub fn new() -> Self {
         Self::default()
     }
@@ -195,6 +200,7 @@ impl MemoryStore {
         self.map.borrow().len()
     }
 
+    /// Whether it holds no key.
     pub fn is_empty(&self) -> bool {
         self.map.borrow().is_empty()
     }

@@ -31,7 +31,7 @@ fn days(y: i64, m: u32, d: u32) -> i64 {
 }
 
 /// `ms` since the epoch as RFC 3339 in UTC with milliseconds.
-pub fn format_ms(ms: u64) -> String {
+pub(crate) fn format_ms(ms: u64) -> String {
     let secs = (ms / 1000) as i64;
     let (y, mo, d) = civil(secs.div_euclid(86_400));
     let rem = secs.rem_euclid(86_400);
@@ -53,7 +53,7 @@ fn digits(s: &str) -> Option<u32> {
 
 /// An RFC 3339 date-time (`YYYY-MM-DDTHH:MM:SS[.fraction](Z|±HH:MM)`) as ms since
 /// the epoch, or `None` if it is not one or is before 1970.
-pub fn parse_ms(s: &str) -> Option<u64> {
+pub(crate) fn parse_ms(s: &str) -> Option<u64> {
     let b = s.as_bytes();
     if b.len() < 20 || b.get(4) != Some(&b'-') || b.get(7) != Some(&b'-') {
         return None;

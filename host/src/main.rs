@@ -17,7 +17,8 @@ use std::io::{self, BufRead, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use memdir::mounts::{Access, Mount, MountError};
+use memdir::MountError;
+use memdir::mounts::{Access, Mount};
 use memdir_host::{
     Backend, CallError, DirBackend, Host, HostLimits, MemoryBackend, MountedHost, Runtime,
     ToolConfig,

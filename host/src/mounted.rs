@@ -7,7 +7,8 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use memdir::mounts::{Mount, MountError, MountTarget, Mounted, Top};
+use memdir::MountError;
+use memdir::mounts::{Mount, MountTarget, Mounted, Top};
 use memdir::{Command, Limits, ToolResult};
 
 use crate::backend::Backend;

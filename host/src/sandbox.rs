@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use memdir::api::error::ApiError;
+use memdir::ApiError;
 use memdir::mounts::{Top, TopEntry};
 use memdir::{
     Command, Config, Entry, ErrorKind, ExpireReport, GcReport, InputError, ToolError, ToolResult,

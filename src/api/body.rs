@@ -9,11 +9,11 @@ use serde_json::{Map, Value};
 use super::error::ApiError;
 
 /// A JSON object body whose keys are all known.
-pub struct Fields<'a>(Option<&'a Map<String, Value>>);
+pub(crate) struct Fields<'a>(Option<&'a Map<String, Value>>);
 
 impl<'a> Fields<'a> {
     /// `body` must be an object (or absent: `null`) whose keys are in `known`.
-    pub fn of(body: &'a Value, known: &[&str]) -> Result<Fields<'a>, ApiError> {
+    pub(crate) fn of(body: &'a Value, known: &[&str]) -> Result<Fields<'a>, ApiError> {
         match body {
             Value::Null => Ok(Fields(None)),
             Value::Object(map) => {
@@ -31,7 +31,7 @@ impl<'a> Fields<'a> {
     }
 
     /// A string field; absent is `None`, `null` or another type is refused.
-    pub fn string(&self, name: &str) -> Result<Option<&'a str>, ApiError> {
+    pub(crate) fn string(&self, name: &str) -> Result<Option<&'a str>, ApiError> {
         match self.get(name) {
             None => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
@@ -40,14 +40,14 @@ impl<'a> Fields<'a> {
     }
 
     /// A string field where `null` means the same as absent.
-    pub fn nullable_string(&self, name: &str) -> Result<Option<&'a str>, ApiError> {
+    pub(crate) fn nullable_string(&self, name: &str) -> Result<Option<&'a str>, ApiError> {
         match self.get(name) {
             Some(Value::Null) => Ok(None),
             _ => self.string(name),
         }
     }
 
-    pub fn object(&self, name: &str) -> Result<Option<&'a Map<String, Value>>, ApiError> {
+    pub(crate) fn object(&self, name: &str) -> Result<Option<&'a Map<String, Value>>, ApiError> {
         match self.get(name) {
             None => Ok(None),
             Some(Value::Object(m)) => Ok(Some(m)),
@@ -55,20 +55,23 @@ impl<'a> Fields<'a> {
         }
     }
 
-    pub fn nullable_object(&self, name: &str) -> Result<Option<&'a Map<String, Value>>, ApiError> {
+    pub(crate) fn nullable_object(
+        &self,
+        name: &str,
+    ) -> Result<Option<&'a Map<String, Value>>, ApiError> {
         match self.get(name) {
             Some(Value::Null) => Ok(None),
             _ => self.object(name),
         }
     }
 
-    pub fn value(&self, name: &str) -> Option<&'a Value> {
+    pub(crate) fn value(&self, name: &str) -> Option<&'a Value> {
         self.get(name)
     }
 }
 
 /// Parses a request body: absent, or JSON text.
-pub fn parse(body: Option<&str>) -> Result<Value, ApiError> {
+pub(crate) fn parse(body: Option<&str>) -> Result<Value, ApiError> {
     match body {
         None => Ok(Value::Null),
         Some(t) if t.trim().is_empty() => Ok(Value::Null),
@@ -80,6 +83,7 @@ pub fn parse(body: Option<&str>) -> Result<Value, ApiError> {
 pub struct Query<'a>(pub &'a BTreeMap<String, String>);
 
 impl Query<'_> {
+    /// The parameter's text, or `None` when absent.
     pub fn str(&self, name: &str) -> Option<&str> {
         self.0.get(name).map(String::as_str)
     }
@@ -97,6 +101,8 @@ impl Query<'_> {
         }
     }
 
+    /// `true` or `false` as the parameter spells it; absent is `false`, anything
+    /// else is refused.
     pub fn bool(&self, name: &str) -> Result<bool, ApiError> {
         match self.str(name) {
             None | Some("false") => Ok(false),

@@ -15,6 +15,8 @@ use crate::path::{PathError, StorePathFault};
 use crate::storage::meta::MetaFault;
 use crate::store::StoreError;
 
+/// Why a Memory Stores API operation failed: each variant is one of the API's
+/// error types, with its status ([`ApiError::status`]) and body.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ApiError {
@@ -26,7 +28,9 @@ pub enum ApiError {
     Precondition(String),
     /// The path, or an ancestor or descendant of it, is taken.
     PathConflict {
+        /// The error's message.
         message: String,
+        /// The path that blocks.
         path: String,
         /// `""` when what blocks is a directory, not a memory.
         memory_id: String,
@@ -46,6 +50,7 @@ pub enum ApiError {
 }
 
 impl ApiError {
+    /// The API's error `type`.
     pub fn type_name(&self) -> &'static str {
         match self {
             ApiError::Invalid(_) => "invalid_request_error",
@@ -59,6 +64,7 @@ impl ApiError {
         }
     }
 
+    /// The HTTP status the API answers with.
     pub fn status(&self) -> u16 {
         match self {
             ApiError::Invalid(_) => 400,

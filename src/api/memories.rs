@@ -19,6 +19,7 @@ use super::page::{self, PageRequest};
 use super::rules;
 use super::{Ctx, Outcome, View};
 use crate::command::plan::{Found, store_path};
+use crate::config::MAX_NESTING;
 use crate::error::{LimitError, ToolError};
 use crate::path::ValidPath;
 use crate::secrets::{self, SecretPolicy};
@@ -26,7 +27,7 @@ use crate::storage::Engine;
 use crate::storage::head::Head;
 use crate::storage::overlay::Overlay;
 use crate::storage::publish::Attempt;
-use crate::storage::tree::{Child, Hash, Kind, MAX_NESTING};
+use crate::storage::tree::{Child, Hash, Kind};
 use crate::storage::versions::{Op, Slot};
 use crate::store::Store;
 

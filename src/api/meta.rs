@@ -11,12 +11,12 @@ use super::error::ApiError;
 use crate::storage::meta::{check_description, check_metadata, check_name};
 use crate::time::format_ms;
 
-pub use crate::storage::meta::StoreMeta;
+pub(crate) use crate::storage::meta::StoreMeta;
 
 /// What the API adds to a store's record: made from a request, and shown.
 impl StoreMeta {
     /// A new store's record from a create body.
-    pub fn create(id: &str, body: &Value, now: u64) -> Result<StoreMeta, ApiError> {
+    pub(crate) fn create(id: &str, body: &Value, now: u64) -> Result<StoreMeta, ApiError> {
         let f = Fields::of(body, &["name", "description", "metadata"])?;
         let name = f
             .string("name")?
@@ -49,7 +49,7 @@ impl StoreMeta {
 
     /// The record after an update body (`None` fields and absent keys unchanged;
     /// a metadata value `null` removes its key). `Ok(None)`: nothing changes.
-    pub fn update(&self, body: &Value, now: u64) -> Result<Option<StoreMeta>, ApiError> {
+    pub(crate) fn update(&self, body: &Value, now: u64) -> Result<Option<StoreMeta>, ApiError> {
         let f = Fields::of(body, &["name", "description", "metadata"])?;
         let mut next = self.clone();
         if let Some(name) = f.nullable_string("name")? {
@@ -81,7 +81,7 @@ impl StoreMeta {
         Ok(Some(next))
     }
 
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         // Inserted one by one: `collect` into a map sorts first, a sort compiled
         // for this pair type alone.
         let mut metadata: Map<String, Value> = Map::new();

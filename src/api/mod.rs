@@ -8,7 +8,7 @@
 
 pub(crate) mod body;
 mod erase;
-pub mod error;
+pub(crate) mod error;
 mod memories;
 pub(crate) mod meta;
 pub(crate) mod objects;
@@ -32,11 +32,9 @@ use error::ApiError;
 use objects::StoreIds;
 
 pub use body::Query;
-pub use search::{MAX_LINES_PER_MEMORY, MAX_QUERY_CHARS, MAX_SEARCH_BYTES};
 pub use stores::list_stores;
-pub use versions::MAX_VERSION_SCAN;
 
-pub use crate::config::{API_DEADLINE_MS, API_READ_RETRIES, MAX_API_BODY_BYTES};
+use crate::config::{API_READ_RETRIES, MAX_API_BODY_BYTES};
 
 pub(crate) type Outcome = Result<Value, ApiError>;
 
@@ -81,7 +79,7 @@ pub(crate) struct Ctx {
 }
 
 impl Ctx {
-    pub fn of(head: &Head, actor: Option<Actor>) -> Ctx {
+    pub(crate) fn of(head: &Head, actor: Option<Actor>) -> Ctx {
         let store_id = head.store.as_ref().map(|m| m.id.clone());
         Ctx {
             ids: StoreIds {
@@ -97,11 +95,15 @@ impl Ctx {
 /// An answer: the HTTP status and the JSON body.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Response {
+    /// The HTTP status: 200, or the error's.
     pub status: u16,
+    /// The JSON body: the result, or the API's error object.
     pub body: Value,
 }
 
 impl Response {
+    /// The answer to an operation's outcome: its result with 200, or its error's
+    /// status and body.
     pub fn of(outcome: Outcome) -> Response {
         match outcome {
             Ok(body) => Response { status: 200, body },
@@ -122,6 +124,7 @@ impl Response {
         Response::of(Err(ApiError::body_too_large()))
     }
 
+    /// The answer as `{"status", "body"}` JSON text, as the faces pass it on.
     pub fn to_json(&self) -> String {
         serde_json::to_string(&json!({"status": self.status, "body": self.body}))
             .unwrap_or_default()

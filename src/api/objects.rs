@@ -11,22 +11,28 @@ use crate::storage::versions::{Record, Slot};
 use crate::time::format_ms;
 
 /// Which store the objects belong to: its id and the tag its ids carry.
-pub struct StoreIds {
+pub(crate) struct StoreIds {
     pub store_id: String,
     pub tag: String,
 }
 
 impl StoreIds {
-    pub fn memory_id(&self, mem: u64) -> String {
+    pub(crate) fn memory_id(&self, mem: u64) -> String {
         rules::id("mem", &self.tag, mem)
     }
 
-    pub fn version_id(&self, seq: u64) -> String {
+    pub(crate) fn version_id(&self, seq: u64) -> String {
         rules::id("memver", &self.tag, seq)
     }
 
     /// A memory: its file, and its first slot (newest version and its time).
-    pub fn memory(&self, path: &str, file: &Child, first: &Slot, content: Option<&str>) -> Value {
+    pub(crate) fn memory(
+        &self,
+        path: &str,
+        file: &Child,
+        first: &Slot,
+        content: Option<&str>,
+    ) -> Value {
         json!({
             "type": "memory",
             "id": self.memory_id(file.mem),
@@ -41,11 +47,11 @@ impl StoreIds {
         })
     }
 
-    pub fn prefix(path: &str) -> Value {
+    pub(crate) fn prefix(path: &str) -> Value {
         json!({"type": "memory_prefix", "path": path})
     }
 
-    pub fn version(&self, seq: u64, r: &Record, content: Option<&str>) -> Value {
+    pub(crate) fn version(&self, seq: u64, r: &Record, content: Option<&str>) -> Value {
         json!({
             "type": "memory_version",
             "id": self.version_id(seq),

@@ -10,10 +10,10 @@ use super::body::Query;
 use super::error::ApiError;
 use crate::storage::tree::Hash;
 
-pub use crate::config::{DEFAULT_LIMIT, MAX_LIMIT, MAX_LIMIT_FULL};
+use crate::config::{DEFAULT_LIMIT, MAX_LIMIT, MAX_LIMIT_FULL};
 
 /// A fingerprint of a query: `parts` hashed, 16 hex characters.
-pub fn fingerprint(parts: &[&str]) -> String {
+pub(crate) fn fingerprint(parts: &[&str]) -> String {
     let mut joined = Vec::new();
     for p in parts {
         joined.extend_from_slice(p.as_bytes());
@@ -24,7 +24,7 @@ pub fn fingerprint(parts: &[&str]) -> String {
 }
 
 /// The token for the page that starts after `position`.
-pub fn token(fingerprint: &str, position: &str) -> String {
+pub(crate) fn token(fingerprint: &str, position: &str) -> String {
     let mut t = String::from(fingerprint);
     t.push('.');
     t.push_str(&hex::encode(position.as_bytes()));
@@ -33,12 +33,16 @@ pub fn token(fingerprint: &str, position: &str) -> String {
 
 /// A list request's `limit` and, when it asks for a later page, the position
 /// that page starts after.
-pub struct PageRequest {
+pub(crate) struct PageRequest {
     pub limit: usize,
     pub after: Option<String>,
 }
 
-pub fn read(query: &Query<'_>, fingerprint: &str, full: bool) -> Result<PageRequest, ApiError> {
+pub(crate) fn read(
+    query: &Query<'_>,
+    fingerprint: &str,
+    full: bool,
+) -> Result<PageRequest, ApiError> {
     let max = if full { MAX_LIMIT_FULL } else { MAX_LIMIT };
     let limit = query
         .int("limit", 1, MAX_LIMIT)?

@@ -7,7 +7,6 @@ use alloc::string::String;
 use super::error::{ApiError, store_path_refusal};
 use crate::path::{self, ValidPath};
 
-pub use crate::config::{MAX_SEGMENTS, MAX_STORE_PATH_BYTES};
 pub use crate::storage::meta::{STORE_ID_CHARS, STORE_PREFIX, is_store_id};
 /// How much of a store id its memory and version ids carry.
 const TAG_CHARS: usize = 12;

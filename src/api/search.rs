@@ -19,7 +19,7 @@ use crate::storage::overlay::Overlay;
 use crate::storage::tree::{Child, Kind};
 use crate::store::Store;
 
-pub use crate::config::{MAX_LINE_CHARS, MAX_LINES_PER_MEMORY, MAX_QUERY_CHARS, MAX_SEARCH_BYTES};
+use crate::config::{MAX_LINE_CHARS, MAX_LINES_PER_MEMORY, MAX_QUERY_CHARS, MAX_SEARCH_BYTES};
 
 fn lower(s: &str) -> String {
     s.chars().flat_map(char::to_lowercase).collect()

@@ -13,17 +13,18 @@ use super::error::ApiError;
 use super::page::{self, PageRequest};
 use super::rules;
 use super::{Ctx, Outcome, View};
+use crate::config::MAX_NESTING;
 use crate::error::ToolError;
 use crate::history::log::Place;
 use crate::storage::Engine;
 use crate::storage::head::Head;
 use crate::storage::overlay::Overlay;
 use crate::storage::publish::Attempt;
-use crate::storage::tree::{BLOB, Child, Hash, Kind, MAX_NESTING};
+use crate::storage::tree::{BLOB, Child, Hash, Kind};
 use crate::storage::versions::{Actor, DROPPED, LogNode, Op, RECORD, Record, Slot};
 use crate::store::Store;
 
-pub use crate::config::MAX_VERSION_SCAN;
+use crate::config::MAX_VERSION_SCAN;
 
 /// The filters of a version list.
 struct Filter<'a> {

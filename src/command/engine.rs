@@ -28,7 +28,9 @@ use crate::store::Store;
 /// The raw face of a command: what goes back to the model as a `tool_result`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct ToolResult {
+    /// The text the model sees (an error's without the `Error: ` prefix).
     pub content: String,
+    /// Whether the command failed.
     pub is_error: bool,
 }
 

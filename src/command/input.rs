@@ -6,9 +6,9 @@ use alloc::string::String;
 
 use serde_json::{Map, Number, Value};
 
-use super::tool::COMMANDS;
 use crate::config::MAX_INPUT_BYTES;
-pub use crate::error::InputError;
+use crate::error::COMMANDS;
+pub(crate) use crate::error::InputError;
 use crate::error::ToolError;
 use crate::path::{self, ValidPath};
 
@@ -22,31 +22,49 @@ use crate::path::{self, ValidPath};
 /// (the bench's) must fail to build if another is added.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command<P = String> {
+    /// Shows a directory (two levels deep) or a file with line numbers.
     View {
+        /// The file or directory.
         path: P,
+        /// A file's lines to show, 1-based and inclusive; `-1` ends at the last.
         view_range: Option<(i64, i64)>,
     },
+    /// Writes a new file (refused if something is there).
     Create {
+        /// The file.
         path: P,
+        /// Its content.
         file_text: String,
     },
+    /// Replaces text that appears exactly once in a file.
     StrReplace {
+        /// The file.
         path: P,
+        /// The text to replace; never empty.
         old_str: String,
+        /// What goes in its place.
         new_str: String,
     },
     /// `insert_line` stays a JSON number: a float or a negative value is answered by
     /// the insert rule, which names the file's valid range.
     Insert {
+        /// The file.
         path: P,
+        /// The line after which the text goes; 0 puts it first.
         insert_line: Number,
+        /// The text to insert.
         insert_text: String,
     },
+    /// Removes a file or a directory with everything under it.
     Delete {
+        /// The file or directory.
         path: P,
     },
+    /// Moves a file or directory; nothing may be at the new path yet.
     Rename {
+        /// What to move.
         old_path: P,
+        /// Where it goes.
         new_path: P,
     },
 }

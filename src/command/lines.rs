@@ -5,7 +5,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 /// Line count under the split model (never zero).
-pub fn count(content: &str) -> usize {
+pub(crate) fn count(content: &str) -> usize {
     memchr::memchr_iter(b'\n', content.as_bytes()).count() + 1
 }
 
@@ -13,7 +13,7 @@ pub fn count(content: &str) -> usize {
 /// [`Index::lines_from`]): those before passed over in counted blocks, the rest
 /// found as they are listed, none counted first. `None` if the text has fewer
 /// than `first` lines.
-pub fn from(content: &str, first: usize) -> Option<impl Iterator<Item = &[u8]>> {
+pub(crate) fn from(content: &str, first: usize) -> Option<impl Iterator<Item = &[u8]>> {
     let skip = first.checked_sub(1)?;
     let (passed, at) = pass_lines(content.as_bytes(), skip);
     if passed < skip {
@@ -25,7 +25,7 @@ pub fn from(content: &str, first: usize) -> Option<impl Iterator<Item = &[u8]>> 
 /// Where the lines of a text start, without an offset kept per line: its line
 /// count (one vectorised count), and the lines from a first one on, found as they
 /// are listed (a view counts the lines, then numbers some).
-pub struct Index<'a> {
+pub(crate) struct Index<'a> {
     content: &'a str,
     /// `\n`s passed before the window's first line, and where that line starts.
     skipped: usize,
@@ -40,7 +40,7 @@ impl<'a> Index<'a> {
     /// passed over by counting blocks ([`pass_lines`]) and the rest counted, none
     /// visited one by one, so a view of a few lines of a long file, or an edit's
     /// snippet, costs little more than those lines.
-    pub fn window(content: &'a str, max_lines: usize, first: usize) -> Option<Index<'a>> {
+    pub(crate) fn window(content: &'a str, max_lines: usize, first: usize) -> Option<Index<'a>> {
         let bytes = content.as_bytes();
         let (skipped, skipped_to) = pass_lines(bytes, first.saturating_sub(1));
         let rest = bytes.get(skipped_to..).unwrap_or_default();
@@ -54,7 +54,7 @@ impl<'a> Index<'a> {
     }
 
     /// The line count (never zero).
-    pub fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.newlines + 1
     }
 
@@ -62,7 +62,7 @@ impl<'a> Index<'a> {
     /// passed over (never asked for), nor past the last. As bytes: they are written
     /// into an answer checked as UTF-8 once, and slicing them as text checked both
     /// ends of every line for a character boundary.
-    pub fn lines_from(&self, first: usize) -> impl Iterator<Item = &'a [u8]> + '_ {
+    pub(crate) fn lines_from(&self, first: usize) -> impl Iterator<Item = &'a [u8]> + '_ {
         let content = self.content;
         let bytes = content.as_bytes();
         let rest = bytes.get(self.skipped_to..).unwrap_or_default();
@@ -128,7 +128,7 @@ fn pass_lines(bytes: &[u8], n: usize) -> (usize, usize) {
 /// first (as `str::match_indices`). memchr's SIMD search: the standard library's
 /// two-way search was 4% of an edit. An empty needle matches between characters,
 /// not between bytes, so it stays with the standard library.
-pub fn occurrences(haystack: &str, needle: &str) -> Vec<usize> {
+pub(crate) fn occurrences(haystack: &str, needle: &str) -> Vec<usize> {
     if needle.is_empty() {
         return haystack.match_indices(needle).map(|(i, _)| i).collect();
     }
@@ -136,7 +136,7 @@ pub fn occurrences(haystack: &str, needle: &str) -> Vec<usize> {
 }
 
 /// The 1-based line on which each byte offset lies (offsets ascending).
-pub fn lines_of(content: &str, offsets: &[usize]) -> Vec<usize> {
+pub(crate) fn lines_of(content: &str, offsets: &[usize]) -> Vec<usize> {
     let mut out = Vec::with_capacity(offsets.len());
     let (mut line, mut scanned) = (1, 0);
     for &off in offsets {
@@ -152,7 +152,7 @@ pub fn lines_of(content: &str, offsets: &[usize]) -> Vec<usize> {
 
 /// `content` with `text` inserted as line(s) after line `after` (0 = before the
 /// first). One trailing `\n` of `text` is dropped. `after` must be in `[0, count]`.
-pub fn insert(content: &str, after: usize, text: &str) -> String {
+pub(crate) fn insert(content: &str, after: usize, text: &str) -> String {
     let text = text.strip_suffix('\n').unwrap_or(text);
     let mut out = String::with_capacity(content.len() + text.len() + 1);
     if after == 0 {

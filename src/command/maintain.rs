@@ -10,19 +10,22 @@ use alloc::vec;
 use alloc::vec::Vec;
 
 use crate::command::plan::fits;
+use crate::config::MAX_NESTING;
 use crate::error::{LimitError, Refusal, ToolError};
 use crate::path::{self, ValidPath};
 use crate::storage::Engine;
 use crate::storage::overlay::Overlay;
 use crate::storage::publish::Attempt;
-use crate::storage::tree::{BLOB, COMMIT, Child, Commit, Hash, Kind, MAX_NESTING, Node, TREE};
+use crate::storage::tree::{BLOB, COMMIT, Child, Commit, Hash, Kind, Node, TREE};
 use crate::storage::versions::{DROPPED, LOG, Op, RECORD};
 use crate::store::{Store, list_all};
 
 /// One file (with its content) or directory (`content: None`) of the tree, by path.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Entry {
+    /// The path, under `/memories`.
     pub path: String,
+    /// The file's content; `None` for a directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub content: Option<String>,
 }
@@ -41,14 +44,18 @@ impl Entry {
 /// beneath it) and the bytes of file content they held.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ExpireReport {
+    /// Entries removed.
     pub removed: usize,
+    /// Bytes of file content they held.
     pub bytes: u64,
 }
 
 /// What a garbage collection did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct GcReport {
+    /// Objects the head and the kept commits still reach.
     pub reachable: usize,
+    /// Objects deleted by this pass.
     pub deleted: usize,
     /// Unreferenced now but not yet in an earlier pass: deleted by the next one.
     pub pending: usize,

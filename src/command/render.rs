@@ -16,7 +16,7 @@ const HUMAN_SIZE_MAX: usize = 12;
 
 /// `{n}B` under 1 KiB; else K, M, G with one decimal below 10 and whole numbers
 /// above, rounding halves up; a rounding that reaches 10 or 1024 takes the larger form.
-pub fn human_size(bytes: u64) -> String {
+pub(crate) fn human_size(bytes: u64) -> String {
     let mut out = String::with_capacity(HUMAN_SIZE_MAX);
     push_human_size(&mut out, bytes);
     out
@@ -167,11 +167,11 @@ impl Numbering {
     }
 }
 
-pub fn file_header(path: &ValidPath) -> String {
+pub(crate) fn file_header(path: &ValidPath) -> String {
     format!("Here's the content of {path} with line numbers:\n")
 }
 
-pub fn dir_header(path: &ValidPath) -> String {
+pub(crate) fn dir_header(path: &ValidPath) -> String {
     format!(
         "Here're the files and directories up to 2 levels deep in {path}, excluding hidden items and node_modules:\n"
     )
@@ -179,7 +179,7 @@ pub fn dir_header(path: &ValidPath) -> String {
 
 /// The last line of a view cut at the read limit: the same for a file and a
 /// directory's listing, which pages by `view_range` like a file.
-pub fn cut_hint(limit: usize, last: usize, lines: usize, end: usize) -> String {
+pub(crate) fn cut_hint(limit: usize, last: usize, lines: usize, end: usize) -> String {
     format!(
         "[Output cut at the read limit of {} characters after line {last} of {lines}. To see more, view with view_range [{}, {end}].]",
         Thousands(limit as u64),
@@ -187,23 +187,23 @@ pub fn cut_hint(limit: usize, last: usize, lines: usize, end: usize) -> String {
     )
 }
 
-pub fn created(path: &ValidPath) -> String {
+pub(crate) fn created(path: &ValidPath) -> String {
     format!("File created successfully at: {path}")
 }
 
-pub fn inserted(path: &ValidPath) -> String {
+pub(crate) fn inserted(path: &ValidPath) -> String {
     format!("The file {path} has been edited.")
 }
 
-pub fn deleted(path: &ValidPath) -> String {
+pub(crate) fn deleted(path: &ValidPath) -> String {
     format!("Successfully deleted {path}")
 }
 
-pub fn renamed(from: &ValidPath, to: &ValidPath) -> String {
+pub(crate) fn renamed(from: &ValidPath, to: &ValidPath) -> String {
     format!("Successfully renamed {from} to {to}")
 }
 
-pub const SNIPPET_HEADER: &str = "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n";
+pub(crate) const SNIPPET_HEADER: &str = "The memory file has been edited. Here is the snippet showing the change (with line numbers):\n";
 
 // ---- views --------------------------------------------------------------
 

@@ -1,18 +1,8 @@
 //! The memory tool as a model is shown it where it cannot be passed in as
 //! `memory_20250818` (an MCP server's tool list): its name, title, description and
-//! input schema, and the six command names, which the input parser accepts and no
-//! other. Every face reads them from here (the wasm glue's `memoryTool`, then JS
-//! `COMMANDS` and `memdir mcp`).
-
-/// The six commands of `memory_20250818`, in the order the API documents them.
-pub const COMMANDS: [&str; 6] = [
-    "view",
-    "create",
-    "str_replace",
-    "insert",
-    "delete",
-    "rename",
-];
+//! input schema (whose command enum a test holds to [`COMMANDS`](crate::COMMANDS), the one list,
+//! kept in `error.rs`). Every face reads them from here (the wasm glue's
+//! `memoryTool`, then JS `COMMANDS` and `memdir mcp`).
 
 /// The commands that never change a store. They take part in no compare-and-swap
 /// race, so a runtime runs them outside a store directory's turn, which only keeps
@@ -22,8 +12,11 @@ pub const READ_ONLY_COMMANDS: [&str; 1] = ["view"];
 /// The memory tool as one tool definition.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MemoryTool {
+    /// The tool's name, as the model calls it (`memory`).
     pub name: &'static str,
+    /// Its title, for a client's display.
     pub title: &'static str,
+    /// What it does, for the model.
     pub description: &'static str,
     /// JSON Schema (an object schema), as JSON text: `memory_20250818`'s input as
     /// the API documents it, flattened into one object (the Messages API refuses
@@ -47,6 +40,7 @@ rename moves one. Every command takes effect entirely or not at all.",
 mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
+    use crate::error::COMMANDS;
 
     #[test]
     fn read_only_commands_are_commands() {

@@ -12,11 +12,12 @@ use alloc::vec::Vec;
 use core::future::Future;
 use core::pin::Pin;
 
+use crate::config::MAX_NESTING;
 use crate::error::ToolError;
 use crate::storage::Engine;
 use crate::storage::head::Head;
 use crate::storage::overlay::Overlay;
-use crate::storage::tree::{Child, Hash, Kind, MAX_NESTING};
+use crate::storage::tree::{Child, Hash, Kind};
 use crate::storage::versions::{
     Actor, DROPPED, LogHead, LogNode, MAX_VERSIONS, Op, Record, Slot, child_span, height,
 };

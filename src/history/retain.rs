@@ -23,7 +23,7 @@ use crate::storage::publish::Attempt;
 use crate::storage::versions::{DROPPED, Op, Slot};
 use crate::store::Store;
 
-pub use crate::config::MAX_RETAIN_SCAN;
+use crate::config::MAX_RETAIN_SCAN;
 
 /// What a retention pass did.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]

@@ -10,13 +10,21 @@ use crate::error::Echo;
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum MountError {
+    /// Not 1 to [`MAX_MOUNTS`](crate::config::MAX_MOUNTS) stores (how many were given).
     Count(usize),
+    /// A name that is not a valid directory name under `/memories`.
     BadName(String),
+    /// Two stores mounted at the same name.
     Twice(String),
+    /// A store at `/memories` itself (name `""`) beside others.
     RootBeside,
+    /// A description or instructions over its limit.
     TooLong {
+        /// The mount's name.
         name: String,
+        /// Which text: `description` or `instructions`.
         field: &'static str,
+        /// Its limit, in characters.
         max: usize,
     },
 }

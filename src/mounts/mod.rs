@@ -10,11 +10,11 @@ use alloc::string::String;
 use crate::config::{MAX_MOUNT_DESCRIPTION_CHARS, MAX_MOUNT_INSTRUCTIONS_CHARS, MAX_MOUNTS};
 use crate::path;
 
-mod error;
+pub(crate) mod error;
 mod instructions;
 mod route;
 
-pub use error::MountError;
+use error::MountError;
 pub use instructions::instructions;
 pub use route::{MountTarget, Mounted, Top, TopEntry};
 
@@ -22,11 +22,14 @@ pub use route::{MountTarget, Mounted, Top, TopEntry};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Access {
+    /// The model may read and write it.
     ReadWrite,
+    /// The model may only read it; every write is refused.
     ReadOnly,
 }
 
 impl Access {
+    /// The access as every face spells it (the hosted API's words).
     pub fn name(self) -> &'static str {
         match self {
             Access::ReadWrite => "read_write",
@@ -34,6 +37,7 @@ impl Access {
         }
     }
 
+    /// The access of that name, or `None`.
     pub fn from_name(name: &str) -> Option<Access> {
         match name {
             "read_write" => Some(Access::ReadWrite),
@@ -48,8 +52,11 @@ impl Access {
 pub struct Mount {
     /// The directory's name under `/memories`; `""`: the store is `/memories`.
     pub name: String,
+    /// Whether it may be written.
     pub access: Access,
+    /// What the store holds, for the model (at most [`MAX_MOUNT_DESCRIPTION_CHARS`](crate::config::MAX_MOUNT_DESCRIPTION_CHARS)).
     pub description: String,
+    /// How the model should use it (at most [`MAX_MOUNT_INSTRUCTIONS_CHARS`](crate::config::MAX_MOUNT_INSTRUCTIONS_CHARS)).
     pub instructions: String,
 }
 

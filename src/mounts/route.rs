@@ -16,7 +16,7 @@ use crate::path::{self, ValidPath};
 use crate::storage::Engine;
 use crate::storage::versions::Actor;
 use crate::store::Store;
-use crate::toolset::{self, ToolsetError};
+use crate::toolset::{self, error::ToolsetError};
 use serde_json::Value;
 /// What a mount routes to: a store's engine, in this process or behind a boundary
 /// (the wasmtime host's component instance). It was configured with its mount's
@@ -43,14 +43,20 @@ pub trait MountTarget {
 /// The top of one store: its total size and its visible entries, sorted by name.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Top {
+    /// The bytes of all its files' content.
     pub size: u64,
+    /// Its top-level entries.
     pub entries: Vec<TopEntry>,
 }
 
+/// One entry at the top of a store.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TopEntry {
+    /// Its name.
     pub name: String,
+    /// Its size: a file's content, or everything under a directory.
     pub size: u64,
+    /// Whether it is a directory.
     pub is_dir: bool,
 }
 
@@ -89,10 +95,12 @@ impl<T: MountTarget> Mounted<T> {
         Ok(Mounted { mounts })
     }
 
+    /// The mounts, in the order given.
     pub fn mounts(&self) -> impl Iterator<Item = &Mount> {
         self.mounts.iter().map(|(m, _)| m)
     }
 
+    /// Each mount with its target.
     pub fn engines(&self) -> impl Iterator<Item = (&Mount, &T)> {
         self.mounts.iter().map(|(m, e)| (m, e))
     }
@@ -105,6 +113,7 @@ impl<T: MountTarget> Mounted<T> {
             .map(|(_, e)| e)
     }
 
+    /// The text that tells the model what is mounted where ([`instructions`](crate::mounts::instructions)).
     pub fn instructions(&self) -> String {
         let specs: Vec<Mount> = self.mounts().cloned().collect();
         instructions(&specs)

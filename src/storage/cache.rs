@@ -26,7 +26,7 @@ use crate::storage::versions::{LOG, LogHead, LogNode, RECORD, Record};
 use crate::store::Store;
 
 use crate::config::COMMIT_CACHE_MAX;
-pub use crate::config::{
+use crate::config::{
     BLOB_CACHE_MAX_BYTES, LOG_CACHE_MAX_BYTES, NODE_CACHE_MAX_BYTES, RECORD_CACHE_MAX_BYTES,
 };
 
@@ -89,7 +89,7 @@ fn remember(
 impl Cache {
     /// Empty caches whose tables place entries by `key`: random bits from the
     /// runtime ([`Engine::set_cache_key`]). `Cache::default()` uses a fixed key.
-    pub fn keyed(key: u64) -> Cache {
+    pub(crate) fn keyed(key: u64) -> Cache {
         let table = || RefCell::new(HashMap::with_hasher(FixedState::with_seed(key)));
         Cache {
             nodes: table(),
@@ -102,7 +102,7 @@ impl Cache {
     }
 
     /// `bytes`: the size of the node's stored form, what the budget counts.
-    pub fn remember_node(&self, hash: Hash, node: Rc<Stored>, bytes: usize) {
+    pub(crate) fn remember_node(&self, hash: Hash, node: Rc<Stored>, bytes: usize) {
         remember(
             &self.nodes,
             &self.node_bytes,
@@ -113,7 +113,7 @@ impl Cache {
         );
     }
 
-    pub fn remember_blob(&self, hash: Hash, text: Rc<str>) {
+    pub(crate) fn remember_blob(&self, hash: Hash, text: Rc<str>) {
         let len = text.len();
         remember(
             &self.blobs,
@@ -125,7 +125,7 @@ impl Cache {
         );
     }
 
-    pub fn remember_commit(&self, commit: Hash, published: Rc<Published>) {
+    pub(crate) fn remember_commit(&self, commit: Hash, published: Rc<Published>) {
         let mut cache = self.commits.borrow_mut();
         if cache.len() >= COMMIT_CACHE_MAX {
             cache.clear();
@@ -133,7 +133,7 @@ impl Cache {
         cache.insert(commit, Cached::Commit(published));
     }
 
-    pub fn remember_log(&self, hash: Hash, node: Rc<LogNode>, bytes: usize) {
+    pub(crate) fn remember_log(&self, hash: Hash, node: Rc<LogNode>, bytes: usize) {
         remember(
             &self.logs,
             &self.log_bytes,
@@ -144,7 +144,7 @@ impl Cache {
         );
     }
 
-    pub fn remember_record(&self, hash: Hash, record: Rc<Record>, bytes: usize) {
+    pub(crate) fn remember_record(&self, hash: Hash, record: Rc<Record>, bytes: usize) {
         remember(
             &self.records,
             &self.record_bytes,
@@ -191,25 +191,25 @@ impl Cache {
     }
 
     /// Forgets a record (redaction replaced it; its key is about to be deleted).
-    pub fn forget_record(&self, hash: &Hash) {
+    pub(crate) fn forget_record(&self, hash: &Hash) {
         self.records.borrow_mut().remove(hash);
     }
 
-    pub fn forget_blob(&self, hash: &Hash) {
+    pub(crate) fn forget_blob(&self, hash: &Hash) {
         self.blobs.borrow_mut().remove(hash);
     }
 
-    pub fn forget_node(&self, hash: &Hash) {
+    pub(crate) fn forget_node(&self, hash: &Hash) {
         self.nodes.borrow_mut().remove(hash);
     }
 
     /// Forgets the head, so the next command reads it (objects stay: immutable).
-    pub fn forget_head(&self) {
+    pub(crate) fn forget_head(&self) {
         self.head.replace(None);
     }
 
     /// Enters (`true`) or leaves cache-only reading; entering clears `missed`.
-    pub fn set_cache_only(&self, on: bool) {
+    pub(crate) fn set_cache_only(&self, on: bool) {
         self.cache_only.set(on);
         if on {
             self.missed.set(false);
@@ -217,7 +217,7 @@ impl Cache {
     }
 
     /// Whether a read was refused since cache-only reading began.
-    pub fn missed(&self) -> bool {
+    pub(crate) fn missed(&self) -> bool {
         self.missed.get()
     }
 }

@@ -14,7 +14,7 @@ use alloc::vec::Vec;
 use crate::storage::child::Child;
 
 /// An entry's name, shared by every copy of the leaves that hold it.
-pub type Name = Rc<str>;
+pub(crate) type Name = Rc<str>;
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Entries(Vec<(Name, Child)>);
@@ -135,7 +135,7 @@ impl Entries {
 }
 
 /// The entries with their names, in name order.
-pub type Iter<'a> = core::iter::Map<
+pub(crate) type Iter<'a> = core::iter::Map<
     core::slice::Iter<'a, (Name, Child)>,
     fn(&'a (Name, Child)) -> (&'a Name, &'a Child),
 >;

@@ -14,13 +14,14 @@ use crate::config::{
     MAX_NAME_CHARS,
 };
 
-/// How store ids begin, and how many random characters follow.
+/// How store ids begin.
 pub const STORE_PREFIX: &str = "memstore_";
+/// How many random characters follow [`STORE_PREFIX`] in a store id.
 pub const STORE_ID_CHARS: usize = 24;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct StoreMeta {
+pub(crate) struct StoreMeta {
     pub id: String,
     pub name: String,
     #[serde(default)]
@@ -107,7 +108,7 @@ pub(crate) fn check_metadata(m: &BTreeMap<String, String>) -> Result<(), MetaFau
 
 impl StoreMeta {
     /// Every rule, for a record read back from a store.
-    pub fn check(&self) -> Result<(), MetaFault> {
+    pub(crate) fn check(&self) -> Result<(), MetaFault> {
         if !is_store_id(&self.id) {
             return Err(MetaFault::BadId);
         }

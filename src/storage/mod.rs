@@ -75,6 +75,7 @@ pub struct Engine<S> {
 }
 
 impl<S: Store> Engine<S> {
+    /// An engine over `store`, with `config`; it reads nothing until the first call.
     pub fn new(store: S, config: Config) -> Self {
         Engine {
             store,
@@ -111,10 +112,12 @@ impl<S: Store> Engine<S> {
         self.backoff = Some(backoff);
     }
 
+    /// The store it runs over.
     pub fn store(&self) -> &S {
         &self.store
     }
 
+    /// The configuration it was opened with.
     pub fn config(&self) -> &Config {
         &self.config
     }

@@ -20,7 +20,7 @@ use crate::storage::entries::{Entries, Name};
 use crate::storage::reader::Reader;
 
 /// The binary form's first bytes (never `{`, so the JSON form stays recognisable).
-pub const TAG: &[u8; 2] = b"T1";
+pub(crate) const TAG: &[u8; 2] = b"T1";
 /// Flags: the child is a directory.
 const DIR: u8 = 1;
 /// Flags: the child is a file with a memory id (and its creation time).
@@ -37,7 +37,7 @@ fn number(out: &mut Vec<u8>, mut n: u64) {
 }
 
 /// The leaf holding `children`.
-pub fn encode(children: &Entries) -> Vec<u8> {
+pub(crate) fn encode(children: &Entries) -> Vec<u8> {
     // An entry is at most 50 bytes besides its name: sized once, never grown.
     let names: usize = children.iter().map(|(name, _)| name.len()).sum();
     let mut out = Vec::with_capacity(TAG.len() + 10 + names + children.len() * 52);
@@ -63,7 +63,7 @@ pub fn encode(children: &Entries) -> Vec<u8> {
 /// The entries of a leaf in the binary form (`bytes` starting with [`TAG`]), in
 /// order, or `None` if memdir could not have written them. The rules every stored
 /// leaf keeps whatever its form (names, sizes) are the caller's.
-pub fn decode(bytes: &[u8]) -> Option<Entries> {
+pub(crate) fn decode(bytes: &[u8]) -> Option<Entries> {
     let mut r = Reader::new(bytes.strip_prefix(TAG)?);
     let count = usize::try_from(r.leb128()?).ok()?;
     // A claimed count is input: room for no more entries than the bytes can hold.

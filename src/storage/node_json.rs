@@ -8,19 +8,19 @@ use alloc::vec::Vec;
 
 /// `"<64 hex digits>"`: a hash, given as its hex digits (so this writer needs no
 /// type of `tree`'s, which calls it).
-pub fn hash(out: &mut Vec<u8>, hex: &str) {
+pub(crate) fn hash(out: &mut Vec<u8>, hex: &str) {
     out.push(b'"');
     out.extend_from_slice(hex.as_bytes());
     out.push(b'"');
 }
 
-pub fn number(out: &mut Vec<u8>, n: u64) {
+pub(crate) fn number(out: &mut Vec<u8>, n: u64) {
     out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 /// A JSON string: written as is when nothing in it needs escaping (names almost
 /// never do), else through serde_json.
-pub fn string(out: &mut Vec<u8>, s: &str) {
+pub(crate) fn string(out: &mut Vec<u8>, s: &str) {
     if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
         out.push(b'"');
         out.extend_from_slice(s.as_bytes());
@@ -31,7 +31,7 @@ pub fn string(out: &mut Vec<u8>, s: &str) {
 }
 
 /// `,` before every item but the first.
-pub fn separate(out: &mut Vec<u8>, i: usize) {
+pub(crate) fn separate(out: &mut Vec<u8>, i: usize) {
     if i > 0 {
         out.push(b',');
     }

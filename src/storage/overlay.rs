@@ -46,7 +46,7 @@ pub(crate) struct Overlay {
 
 impl Overlay {
     /// A change planned against `head`: its versions number on from the head's log.
-    pub fn on(head: &Head, now: u64) -> Overlay {
+    pub(crate) fn on(head: &Head, now: u64) -> Overlay {
         Overlay {
             now,
             first_version: head.log.versions.saturating_add(1),
@@ -56,7 +56,7 @@ impl Overlay {
 
     /// Records a version of memory `mem` (0: a memory this version creates) and
     /// returns its number, which is the memory's id when it creates one.
-    pub fn version(&mut self, mem: u64, op: Op, path: &str, content: Option<&Child>) -> u64 {
+    pub(crate) fn version(&mut self, mem: u64, op: Op, path: &str, content: Option<&Child>) -> u64 {
         let seq = self.first_version + self.pending.len() as u64;
         let (mem, op) = if mem == 0 {
             (seq, Op::Created)
@@ -75,7 +75,13 @@ impl Overlay {
 
     /// A file for `content` that is memory `mem` (0: a new memory), recording its
     /// version: `created` for a new one, else `op`.
-    pub fn add_memory(&mut self, content: &str, mem: u64, created: u64, path: &str) -> Child {
+    pub(crate) fn add_memory(
+        &mut self,
+        content: &str,
+        mem: u64,
+        created: u64,
+        path: &str,
+    ) -> Child {
         let mut child = self.add_blob(content);
         let seq = self.version(mem, Op::Modified, path, Some(&child));
         if mem == 0 {
@@ -88,12 +94,12 @@ impl Overlay {
         child
     }
 
-    pub fn set_store(&mut self, meta: StoreMeta) {
+    pub(crate) fn set_store(&mut self, meta: StoreMeta) {
         self.store = Some(Rc::new(meta));
         self.store_set = true;
     }
 
-    pub fn stored(&self, hash: &Hash) -> Option<Rc<Stored>> {
+    pub(crate) fn stored(&self, hash: &Hash) -> Option<Rc<Stored>> {
         self.nodes.get(hash).map(|(n, _)| n.clone())
     }
 
@@ -106,14 +112,14 @@ impl Overlay {
 
     /// A whole directory, laid out canonically; its entry carries the command's
     /// time (a directory's mtime moves when an entry comes or goes).
-    pub fn add_dir(&mut self, node: Node) -> Child {
+    pub(crate) fn add_dir(&mut self, node: Node) -> Child {
         let slot = self.add_part(node.children, 0);
         Child::plain(Kind::Dir, slot.hash, slot.size, slot.written.max(self.now))
     }
 
     /// The entries of one part of a directory (those whose names agree on the
     /// first `depth` nibbles): a leaf if they are few, else a branch at `depth`.
-    pub fn add_part(&mut self, entries: Entries, depth: u8) -> Part {
+    pub(crate) fn add_part(&mut self, entries: Entries, depth: u8) -> Part {
         let count = entries.len() as u64;
         if entries.len() <= LEAF_MAX || depth > MAX_BRANCH_DEPTH {
             let node = Node { children: entries };
@@ -136,7 +142,7 @@ impl Overlay {
         self.add_branch(Branch { depth, slots })
     }
 
-    pub fn add_branch(&mut self, branch: Branch) -> Part {
+    pub(crate) fn add_branch(&mut self, branch: Branch) -> Part {
         let (size, written, count) = (branch.size(), branch.written(), branch.count());
         let hash = self.add_stored(Stored::Branch(alloc::boxed::Box::new(branch)));
         Part {
@@ -147,23 +153,23 @@ impl Overlay {
         }
     }
 
-    pub fn add_blob(&mut self, content: &str) -> Child {
+    pub(crate) fn add_blob(&mut self, content: &str) -> Child {
         let hash = Hash::of(content.as_bytes());
         self.blobs.insert(hash, Rc::from(content));
         Child::plain(Kind::File, hash, content.len() as u64, self.now)
     }
 
-    pub fn stored_objects(&self) -> impl Iterator<Item = (&Hash, &Rc<Stored>, usize)> {
+    pub(crate) fn stored_objects(&self) -> impl Iterator<Item = (&Hash, &Rc<Stored>, usize)> {
         self.nodes.iter().map(|(h, (n, b))| (h, n, b.len()))
     }
 
-    pub fn blobs(&self) -> impl Iterator<Item = (&Hash, &Rc<str>)> {
+    pub(crate) fn blobs(&self) -> impl Iterator<Item = (&Hash, &Rc<str>)> {
         self.blobs.iter()
     }
 
     /// The writes that publish the sealed log: the new nodes its top reaches, and
     /// their new records.
-    pub fn log_writes(&self) -> Vec<(String, Rc<[u8]>)> {
+    pub(crate) fn log_writes(&self) -> Vec<(String, Rc<[u8]>)> {
         let mut out = Vec::new();
         let mut seen = BTreeSet::new();
         let mut todo: Vec<Hash> = self.log_head.root.into_iter().collect();
@@ -190,7 +196,7 @@ impl Overlay {
     }
 
     /// The writes that publish `root`: only the new objects it reaches.
-    pub fn writes(&self, root: Hash) -> Vec<(String, Rc<[u8]>)> {
+    pub(crate) fn writes(&self, root: Hash) -> Vec<(String, Rc<[u8]>)> {
         let mut out = Vec::new();
         let mut seen = BTreeSet::new();
         let mut todo = vec![root];

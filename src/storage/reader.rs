@@ -6,42 +6,42 @@ use crate::storage::hash::Hash;
 pub(crate) struct Reader<'a>(&'a [u8]);
 
 impl<'a> Reader<'a> {
-    pub fn new(bytes: &'a [u8]) -> Reader<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> Reader<'a> {
         Reader(bytes)
     }
 
     /// What is left unread.
-    pub fn rest(&self) -> &'a [u8] {
+    pub(crate) fn rest(&self) -> &'a [u8] {
         self.0
     }
 
-    pub fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
+    pub(crate) fn take<const N: usize>(&mut self) -> Option<[u8; N]> {
         let (head, rest) = self.0.split_first_chunk::<N>()?;
         self.0 = rest;
         Some(*head)
     }
 
-    pub fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
+    pub(crate) fn bytes(&mut self, n: usize) -> Option<&'a [u8]> {
         let (head, rest) = self.0.split_at_checked(n)?;
         self.0 = rest;
         Some(head)
     }
 
-    pub fn byte(&mut self) -> Option<u8> {
+    pub(crate) fn byte(&mut self) -> Option<u8> {
         self.take::<1>().map(|[b]| b)
     }
 
-    pub fn hash(&mut self) -> Option<Hash> {
+    pub(crate) fn hash(&mut self) -> Option<Hash> {
         self.take::<32>().map(Hash)
     }
 
     /// A little-endian u64 (the log's fixed-width numbers).
-    pub fn u64_le(&mut self) -> Option<u64> {
+    pub(crate) fn u64_le(&mut self) -> Option<u64> {
         self.take::<8>().map(u64::from_le_bytes)
     }
 
     /// A LEB128 number in its shortest form, within 64 bits (the tree leaves').
-    pub fn leb128(&mut self) -> Option<u64> {
+    pub(crate) fn leb128(&mut self) -> Option<u64> {
         let mut n = 0u64;
         for shift in (0..64).step_by(7) {
             let b = self.byte()?;

@@ -22,39 +22,39 @@ use serde::{Deserialize, Serialize};
 use crate::storage::entries::{Entries, Name};
 use crate::storage::{node_binary, node_json};
 
-pub const HEAD: &str = "head";
-pub const BLOB: &str = "blob/";
-pub const TREE: &str = "tree/";
-pub const COMMIT: &str = "commit/";
+pub(crate) const HEAD: &str = "head";
+pub(crate) const BLOB: &str = "blob/";
+pub(crate) const TREE: &str = "tree/";
+pub(crate) const COMMIT: &str = "commit/";
 
 // The content hash and a directory's entry live below this file (`hash.rs`,
 // `child.rs`), where the entry lists and node codecs it uses can name them without
 // naming the tree; the data model exports them here, as it always has.
-pub use crate::storage::child::{Child, Kind};
-pub use crate::storage::hash::{Hash, Hex};
+pub(crate) use crate::storage::child::{Child, Kind};
+pub(crate) use crate::storage::hash::{Hash, Hex};
 
 /// Most entries one stored leaf holds: a directory with more is split across
 /// branches by the hash of its names, so a write into a directory of any size
 /// rewrites at most one leaf and a branch per level (each at most
 /// `LEAF_MAX` or [`FANOUT`] entries), never the whole directory.
-pub const LEAF_MAX: usize = 128;
+pub(crate) const LEAF_MAX: usize = 128;
 /// Slots of a branch: the next 4 bits of SHA-256 of the name.
-pub const FANOUT: u8 = 16;
+pub(crate) const FANOUT: u8 = 16;
 /// Deepest branch: SHA-256 has 64 nibbles.
-pub const MAX_BRANCH_DEPTH: u8 = 63;
-pub use crate::config::{MAX_NESTING, MAX_STORED_SIZE};
+pub(crate) const MAX_BRANCH_DEPTH: u8 = 63;
+use crate::config::MAX_STORED_SIZE;
 
 /// A directory's entries, however it is stored. Children are kept in byte order of
 /// their names, which is also the order views list them in.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Node {
+pub(crate) struct Node {
     pub children: Entries,
 }
 
 /// One stored tree object: all of a directory's entries (a leaf), or one level of
 /// a large directory split by name hash (a branch).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Stored {
+pub(crate) enum Stored {
     Leaf(Rc<Node>),
     /// Boxed: its slots are an array of [`FANOUT`] parts.
     Branch(Box<Branch>),
@@ -62,7 +62,7 @@ pub enum Stored {
 
 /// A large directory's entries, split by nibble `depth` of SHA-256 of each name.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Branch {
+pub(crate) struct Branch {
     pub depth: u8,
     pub slots: Slots,
 }
@@ -70,37 +70,37 @@ pub struct Branch {
 /// A branch's parts by nibble: at most [`FANOUT`], in an array (a B-tree of them
 /// compiled its own insert, removal and walks).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Slots([Option<Part>; FANOUT as usize]);
+pub(crate) struct Slots([Option<Part>; FANOUT as usize]);
 
 impl Slots {
-    pub fn get(&self, k: u8) -> Option<&Part> {
+    pub(crate) fn get(&self, k: u8) -> Option<&Part> {
         self.0.get(usize::from(k))?.as_ref()
     }
 
     /// Sets slot `k` (a nibble, below [`FANOUT`]); the part it held, if any.
-    pub fn insert(&mut self, k: u8, part: Part) -> Option<Part> {
+    pub(crate) fn insert(&mut self, k: u8, part: Part) -> Option<Part> {
         self.0.get_mut(usize::from(k))?.replace(part)
     }
 
-    pub fn remove(&mut self, k: u8) -> Option<Part> {
+    pub(crate) fn remove(&mut self, k: u8) -> Option<Part> {
         self.0.get_mut(usize::from(k))?.take()
     }
 
     /// The parts with their nibbles, ascending.
-    pub fn iter(&self) -> impl Iterator<Item = (u8, &Part)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (u8, &Part)> {
         (0u8..)
             .zip(&self.0)
             .filter_map(|(k, p)| Some((k, p.as_ref()?)))
     }
 
-    pub fn values(&self) -> impl Iterator<Item = &Part> {
+    pub(crate) fn values(&self) -> impl Iterator<Item = &Part> {
         self.0.iter().flatten()
     }
 }
 
 /// The part of a directory under one nibble: a leaf or a deeper branch.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Part {
+pub(crate) struct Part {
     pub hash: Hash,
     pub size: u64,
     pub written: u64,
@@ -195,33 +195,33 @@ struct WireOwned {
 }
 
 /// `a + b`, or `None` past [`MAX_STORED_SIZE`].
-pub fn add_size(a: u64, b: u64) -> Option<u64> {
+pub(crate) fn add_size(a: u64, b: u64) -> Option<u64> {
     a.checked_add(b).filter(|&t| t <= MAX_STORED_SIZE)
 }
 
 impl Node {
     /// The bytes of all files beneath (saturating; stored sizes are checked on
     /// decoding, so only a directory built in memory could reach the cap).
-    pub fn size(&self) -> u64 {
+    pub(crate) fn size(&self) -> u64 {
         self.children
             .values()
             .fold(0u64, |t, c| t.saturating_add(c.size))
     }
 
     /// The latest write beneath this node.
-    pub fn written(&self) -> u64 {
+    pub(crate) fn written(&self) -> u64 {
         self.children.values().map(|c| c.written).max().unwrap_or(0)
     }
 
     /// The leaf as this build stores it: its binary form ([`node_binary`] says why).
-    pub fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         node_binary::encode(&self.children)
     }
 
     /// The leaf's JSON, the form earlier builds wrote (still read), written directly
     /// ([`crate::storage::node_json`] says why); a test holds it equal to serializing
     /// [`LeafWire`]. Tests write it to make old stores, and to edit nodes by hand.
-    pub fn encode_json(&self) -> Vec<u8> {
+    pub(crate) fn encode_json(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(8 + self.children.len() * 128);
         out.extend_from_slice(b"{\"e\":[");
         for (i, (name, c)) in self.children.iter().enumerate() {
@@ -251,23 +251,23 @@ impl Node {
 }
 
 impl Branch {
-    pub fn size(&self) -> u64 {
+    pub(crate) fn size(&self) -> u64 {
         self.slots
             .values()
             .fold(0u64, |t, s| t.saturating_add(s.size))
     }
 
-    pub fn written(&self) -> u64 {
+    pub(crate) fn written(&self) -> u64 {
         self.slots.values().map(|s| s.written).max().unwrap_or(0)
     }
 
-    pub fn count(&self) -> u64 {
+    pub(crate) fn count(&self) -> u64 {
         self.slots
             .values()
             .fold(0u64, |t, s| t.saturating_add(s.count))
     }
 
-    pub fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         let hexes: Vec<Hex> = self.slots.values().map(|s| s.hash.hex_str()).collect();
         let s = self
             .slots
@@ -283,7 +283,7 @@ impl Stored {
     /// The objects this one names: tree nodes (`TREE` keys) and blobs (`BLOB` keys),
     /// as `(hash, is_tree)`. What a walk of stored objects follows (gc's marking,
     /// a commit's writes).
-    pub fn refs(&self) -> Vec<(Hash, bool)> {
+    pub(crate) fn refs(&self) -> Vec<(Hash, bool)> {
         match self {
             Stored::Branch(b) => b.slots.values().map(|s| (s.hash, true)).collect(),
             Stored::Leaf(node) => node
@@ -294,7 +294,7 @@ impl Stored {
         }
     }
 
-    pub fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         match self {
             Stored::Leaf(n) => n.encode(),
             Stored::Branch(b) => b.encode(),
@@ -302,21 +302,21 @@ impl Stored {
     }
 
     /// The JSON form (a branch has no other): what earlier builds wrote.
-    pub fn encode_json(&self) -> Vec<u8> {
+    pub(crate) fn encode_json(&self) -> Vec<u8> {
         match self {
             Stored::Leaf(n) => n.encode_json(),
             Stored::Branch(b) => b.encode(),
         }
     }
 
-    pub fn size(&self) -> u64 {
+    pub(crate) fn size(&self) -> u64 {
         match self {
             Stored::Leaf(n) => n.size(),
             Stored::Branch(b) => b.size(),
         }
     }
 
-    pub fn count(&self) -> u64 {
+    pub(crate) fn count(&self) -> u64 {
         match self {
             Stored::Leaf(n) => n.children.len() as u64,
             Stored::Branch(b) => b.count(),
@@ -328,7 +328,7 @@ impl Stored {
     /// input, and a name like `..` or one holding a newline must never reach a
     /// listing or a filesystem), names are unique, sizes add up without passing
     /// [`MAX_STORED_SIZE`], and a branch's depth and nibbles are in range.
-    pub fn decode(bytes: &[u8]) -> Option<Stored> {
+    pub(crate) fn decode(bytes: &[u8]) -> Option<Stored> {
         if bytes.starts_with(node_binary::TAG) {
             return leaf(node_binary::decode(bytes)?);
         }
@@ -405,13 +405,13 @@ fn leaf(children: Entries) -> Option<Stored> {
 
 /// Nibble `depth` of SHA-256 of `name`: which slot of a branch at that depth the
 /// name belongs to.
-pub fn nibble(name: &str, depth: u8) -> u8 {
+pub(crate) fn nibble(name: &str, depth: u8) -> u8 {
     Hash::of(name.as_bytes()).nibble(depth)
 }
 
 /// One published version of the whole tree.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Commit {
+pub(crate) struct Commit {
     pub root: String,
     pub parent: Option<String>,
     /// Milliseconds since the Unix epoch, from the runtime's clock.
@@ -445,11 +445,11 @@ fn is_zero(n: &u64) -> bool {
 }
 
 impl Commit {
-    pub fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         serde_json::to_vec(self).unwrap_or_default()
     }
 
-    pub fn decode(bytes: &[u8]) -> Option<Commit> {
+    pub(crate) fn decode(bytes: &[u8]) -> Option<Commit> {
         let c: Commit = serde_json::from_slice(bytes).ok()?;
         // A store is input: a record memdir could not have written is damage.
         if [&c.log, &c.cut]
@@ -463,20 +463,20 @@ impl Commit {
         Some(c)
     }
 
-    pub fn log_hash(&self) -> Option<Hash> {
+    pub(crate) fn log_hash(&self) -> Option<Hash> {
         self.log.as_deref().and_then(Hash::from_hex)
     }
 
-    pub fn root_hash(&self) -> Option<Hash> {
+    pub(crate) fn root_hash(&self) -> Option<Hash> {
         Hash::from_hex(&self.root)
     }
 
-    pub fn parent_hash(&self) -> Option<Hash> {
+    pub(crate) fn parent_hash(&self) -> Option<Hash> {
         self.parent.as_deref().and_then(Hash::from_hex)
     }
 
     /// The head before a commit that starts history again (see [`Commit::cut`]).
-    pub fn cut_hash(&self) -> Option<Hash> {
+    pub(crate) fn cut_hash(&self) -> Option<Hash> {
         self.cut.as_deref().and_then(Hash::from_hex)
     }
 }

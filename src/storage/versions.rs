@@ -39,8 +39,8 @@ use serde::{Deserialize, Serialize};
 use crate::storage::reader::Reader;
 use crate::storage::tree::Hash;
 
-pub const LOG: &str = "log/";
-pub const RECORD: &str = "rec/";
+pub(crate) const LOG: &str = "log/";
+pub(crate) const RECORD: &str = "rec/";
 /// Slots of a leaf, children of an inner node, in a log this build starts. Every
 /// write encodes, hashes and stores two leaves and the nodes above them: on the
 /// bench's workload, 7,841 bytes a `str_replace` at 64 (its file is 10,915), 2,716
@@ -48,26 +48,26 @@ pub const RECORD: &str = "rec/";
 pub const LOG_FANOUT: u64 = 16;
 /// The fanout of a log whose commit names none: every log written before
 /// [`LOG_FANOUT`] was 16.
-pub const FIRST_LOG_FANOUT: u64 = 64;
+pub(crate) const FIRST_LOG_FANOUT: u64 = 64;
 /// Most versions one log may count (2^53 − 1: exact as a JS number too). A commit
 /// claiming more is damaged, so numbering the next version can never wrap.
-pub const MAX_VERSIONS: u64 = (1 << 53) - 1;
+pub(crate) const MAX_VERSIONS: u64 = (1 << 53) - 1;
 /// What a dropped version's slot names as its record, and a pruned part of the log
 /// is in its parent: no object hashes to all zeros, so it names none.
-pub const DROPPED: Hash = Hash([0; 32]);
-pub use crate::config::MAX_ACTOR_ID_CHARS;
+pub(crate) const DROPPED: Hash = Hash([0; 32]);
+use crate::config::MAX_ACTOR_ID_CHARS;
 
 /// What a version records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Op {
+pub(crate) enum Op {
     Created,
     Modified,
     Deleted,
 }
 
 impl Op {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Op::Created => "created",
             Op::Modified => "modified",
@@ -75,7 +75,7 @@ impl Op {
         }
     }
 
-    pub fn from_name(name: &str) -> Option<Op> {
+    pub(crate) fn from_name(name: &str) -> Option<Op> {
         match name {
             "created" => Some(Op::Created),
             "modified" => Some(Op::Modified),
@@ -90,14 +90,30 @@ impl Op {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(tag = "type")]
 pub enum Actor {
+    /// A session of an agent (`session_actor`).
     #[serde(rename = "session_actor")]
-    Session { session_id: String },
+    Session {
+        /// The session's id.
+        session_id: String,
+    },
+    /// A caller with an API key (`api_actor`).
     #[serde(rename = "api_actor")]
-    Api { api_key_id: String },
+    Api {
+        /// The key's id, never the key.
+        api_key_id: String,
+    },
+    /// A user (`user_actor`).
     #[serde(rename = "user_actor")]
-    User { user_id: String },
+    User {
+        /// The user's id.
+        user_id: String,
+    },
+    /// A service account (`service_account_actor`).
     #[serde(rename = "service_account_actor")]
-    ServiceAccount { service_account_id: String },
+    ServiceAccount {
+        /// The account's id.
+        service_account_id: String,
+    },
 }
 
 /// The id field of each actor type, as the SDK names them.
@@ -160,6 +176,7 @@ impl<'de> Deserialize<'de> for Actor {
 }
 
 impl Actor {
+    /// The actor's id, whichever kind it is.
     pub fn id(&self) -> &str {
         match self {
             Actor::Session { session_id: id }
@@ -182,7 +199,7 @@ impl Actor {
 /// One version, as stored.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct Record {
+pub(crate) struct Record {
     /// The memory's id (the number of the version that created it).
     pub mem: u64,
     pub op: Op,
@@ -208,13 +225,13 @@ pub struct Record {
 }
 
 impl Record {
-    pub fn encode(&self) -> Vec<u8> {
+    pub(crate) fn encode(&self) -> Vec<u8> {
         serde_json::to_vec(self).unwrap_or_default()
     }
 
     /// Reads a stored record of version `seq`, or `None` if memdir could not have
     /// written it (a stored record is input).
-    pub fn decode(bytes: &[u8], seq: u64) -> Option<Record> {
+    pub(crate) fn decode(bytes: &[u8], seq: u64) -> Option<Record> {
         let r: Record = serde_json::from_slice(bytes).ok()?;
         let redacted = r.redacted_at.is_some();
         let content = r.sha.is_some();
@@ -226,8 +243,7 @@ impl Record {
             && r.path.as_deref().is_none_or(crate::path::is_store_path)
             && r.sha.as_deref().is_none_or(|h| Hash::from_hex(h).is_some())
             && r.size.is_some() == content
-            && r.size
-                .is_none_or(|s| s <= crate::storage::tree::MAX_STORED_SIZE)
+            && r.size.is_none_or(|s| s <= crate::config::MAX_STORED_SIZE)
             && (r.op != Op::Deleted || !content)
             && (redacted || r.op == Op::Deleted || content)
             && r.redacted_by.is_some() <= redacted
@@ -240,11 +256,13 @@ impl Record {
 /// One version's place in the log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Slot {
+    /// The version's record (a marker hash once retention dropped it).
     pub record: Hash,
     /// The content this version holds (`None`: deleted, or redacted).
     pub blob: Option<Hash>,
-    /// In a memory's first slot: its newest version and that version's time.
+    /// In a memory's first slot: its newest version.
     pub head: u64,
+    /// In a memory's first slot: that newest version's time (ms since the epoch).
     pub updated: u64,
 }
 
@@ -266,7 +284,9 @@ impl Slot {
 /// One stored node of the log.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LogNode {
+    /// A leaf: the slots of consecutive versions.
     Leaf(Vec<Slot>),
+    /// An inner node: its children, in order.
     Inner(Vec<Hash>),
 }
 
@@ -428,13 +448,13 @@ pub fn height(count: u64, fanout: u64) -> u32 {
 
 /// Slots beneath one child of a node at `height` in a log of `fanout` (a leaf's
 /// "child" is one slot).
-pub fn child_span(height: u32, fanout: u64) -> u64 {
+pub(crate) fn child_span(height: u32, fanout: u64) -> u64 {
     fanout.saturating_pow(height)
 }
 
 /// The log as one commit names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LogHead {
+pub(crate) struct LogHead {
     pub root: Option<Hash>,
     pub versions: u64,
     pub memories: u64,
@@ -460,7 +480,7 @@ impl LogHead {
     /// log without versions or versions without a log, counts no store could reach
     /// (later arithmetic would wrap), or a fanout named for no log or other than
     /// [`LOG_FANOUT`] (a commit names none for [`FIRST_LOG_FANOUT`]).
-    pub fn of_commit(
+    pub(crate) fn of_commit(
         root: Option<Hash>,
         versions: u64,
         memories: u64,
@@ -483,19 +503,19 @@ impl LogHead {
     }
 
     /// The fanout as a commit names it: only a log's other than [`FIRST_LOG_FANOUT`].
-    pub fn commit_fanout(&self) -> Option<u64> {
+    pub(crate) fn commit_fanout(&self) -> Option<u64> {
         (self.root.is_some() && self.fanout != FIRST_LOG_FANOUT).then_some(self.fanout)
     }
 
     /// Levels of inner nodes above the leaves.
-    pub fn height(&self) -> u32 {
+    pub(crate) fn height(&self) -> u32 {
         height(self.versions, self.fanout)
     }
 
     /// True if `node` can be a node of this log: no more slots or children than its
     /// fanout (a stored node is input, and one with more would carry slots no
     /// lookup reaches into every rewrite of it).
-    pub fn fits(&self, node: &LogNode) -> bool {
+    pub(crate) fn fits(&self, node: &LogNode) -> bool {
         let n = match node {
             LogNode::Leaf(slots) => slots.len(),
             LogNode::Inner(kids) => kids.len(),
@@ -524,14 +544,14 @@ pub(crate) struct LogObjects {
 }
 
 impl LogObjects {
-    pub fn add_node(&mut self, node: LogNode) -> Hash {
+    pub(crate) fn add_node(&mut self, node: LogNode) -> Hash {
         let bytes = node.encode();
         let hash = Hash::of(&bytes);
         self.nodes.insert(hash, (Rc::new(node), bytes.into()));
         hash
     }
 
-    pub fn add_record(&mut self, record: Record) -> Hash {
+    pub(crate) fn add_record(&mut self, record: Record) -> Hash {
         let bytes = record.encode();
         let hash = Hash::of(&bytes);
         self.records.insert(hash, (Rc::new(record), bytes.into()));

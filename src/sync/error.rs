@@ -6,7 +6,9 @@ use core::fmt;
 /// Which store a failure is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Side {
+    /// This store.
     Local,
+    /// The Memory Stores API store.
     Remote,
 }
 
@@ -24,28 +26,39 @@ impl fmt::Display for Side {
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum SyncError {
+    /// The remote could not be reached.
     Unreachable,
     /// A request was refused (`status`, the API's error `type`); `path` is the
     /// memory written or read, empty for the list.
     Refused {
+        /// Which store refused.
         side: Side,
+        /// The memory written or read; empty for the list.
         path: String,
+        /// The HTTP status.
         status: u16,
+        /// The API's error `type`.
         kind: String,
     },
     /// An answer that is not the Memory Stores API's (a bad id, hash, content).
     BadAnswer {
+        /// Which store answered.
         side: Side,
     },
     /// More memories than this store may hold.
     TooMany {
+        /// Which store.
         side: Side,
+        /// The most this store may hold.
         max: u64,
     },
+    /// The sync record kept in this store is damaged.
     DamagedState,
+    /// This store could not be read or written.
     Storage,
     /// A memory changed under every pass.
     Unsettled {
+        /// The memory.
         path: String,
     },
     /// This store is mounted read-only: a sync writes to both stores (its record

@@ -38,6 +38,7 @@ pub enum Merged {
 }
 
 impl Merged {
+    /// The merged text, conflict markers and all.
     pub fn text(&self) -> &str {
         match self {
             Merged::Clean(t) | Merged::Conflict(t) => t,

@@ -20,13 +20,14 @@
 //! The engine makes the calls; the host only carries them ([`Remote`]). The local
 //! side is this engine's own Memory Stores API.
 
-mod error;
+pub(crate) mod error;
 pub mod merge;
 mod state;
 mod summary;
 pub mod wire;
 
-pub use error::{Side, SyncError};
+pub use error::Side;
+use error::SyncError;
 pub use summary::Summary;
 
 use alloc::collections::{BTreeMap, BTreeSet};

@@ -27,7 +27,7 @@ const FORMAT_1: &str = "memdir-sync 1";
 
 /// One memory both sides agreed on.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pair {
+pub(super) struct Pair {
     /// The memory's id in the local store.
     pub local: String,
     /// The hash of the content both sides held.
@@ -45,7 +45,7 @@ pub struct Pair {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Pending {
+pub(super) struct Pending {
     pub merged: String,
     pub local_was: String,
     pub remote_was: String,
@@ -56,7 +56,7 @@ pub struct Pending {
 
 /// Every agreed memory, by its id in the remote store.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct State {
+pub(super) struct State {
     pub pairs: BTreeMap<String, Pair>,
 }
 
@@ -87,7 +87,7 @@ struct StoredPair {
 }
 
 impl State {
-    pub fn encode(&self) -> Vec<u8> {
+    pub(super) fn encode(&self) -> Vec<u8> {
         let record = Record {
             format: FORMAT,
             pairs: &self.pairs,
@@ -96,7 +96,7 @@ impl State {
     }
 
     /// The state `bytes` hold, checked; at most `max_pairs` memories.
-    pub fn decode(bytes: &[u8], max_pairs: u64) -> Result<State, SyncError> {
+    pub(super) fn decode(bytes: &[u8], max_pairs: u64) -> Result<State, SyncError> {
         let record: Stored = serde_json::from_slice(bytes).map_err(|_| SyncError::DamagedState)?;
         let first = match record.format.as_str() {
             FORMAT => false,
@@ -139,7 +139,7 @@ impl State {
 }
 
 /// What a pair keeps of a path.
-pub fn path_sha256(path: &str) -> String {
+pub(super) fn path_sha256(path: &str) -> String {
     sha256_hex(path)
 }
 

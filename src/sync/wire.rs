@@ -14,7 +14,6 @@ use alloc::vec::Vec;
 use serde_json::{Value, json};
 
 use crate::config::{Limits, MAX_STORE_PATH_BYTES, SYNC_MAX_TOKEN_BYTES, SYNC_PAGE};
-pub use crate::config::{SYNC_MAX_ANSWER_BYTES, SYNC_REQUEST_TIMEOUT_MS};
 
 /// The beta the Memory Stores API's routes require.
 pub const BETA: &str = "agent-memory-2026-07-22";
@@ -26,9 +25,13 @@ pub const DEFAULT_BASE_URL: &str = "https://api.anthropic.com";
 /// A memory as a list or a write answers it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Info {
+    /// Its id (`mem_…`).
     pub id: String,
+    /// Its path in the store.
     pub path: String,
+    /// Its content's `content_sha256`.
     pub sha: String,
+    /// Its newest version's id (`memver_…`).
     pub version: String,
 }
 
@@ -39,20 +42,26 @@ fn is_id(s: &str, prefix: &str) -> bool {
         })
 }
 
+/// Whether `s` can be a memory id: `mem_` then letters, digits or `_`. An answer
+/// with anything else is refused as not the API's.
 pub fn is_memory_id(s: &str) -> bool {
     is_id(s, "mem_")
 }
 
+/// Whether `s` can be a version id (`memver_…`), as [`is_memory_id`].
 pub fn is_version_id(s: &str) -> bool {
     is_id(s, "memver_")
 }
 
+/// Whether `s` is lowercase hex SHA-256, as the API gives `content_sha256`.
 pub fn is_sha256(s: &str) -> bool {
     s.len() == 64
         && s.bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
+/// Whether `s` can be a store path the remote gave: absolute, bounded, with no
+/// control character.
 pub fn is_store_path(s: &str) -> bool {
     s.starts_with('/') && s.len() <= MAX_STORE_PATH_BYTES && !s.chars().any(char::is_control)
 }
@@ -62,6 +71,7 @@ pub fn sha256_hex(text: &str) -> String {
     crate::storage::tree::Hash::of(text.as_bytes()).hex()
 }
 
+/// The operation listing the remote's memories, one page (from `page`).
 pub fn list(page: Option<&str>) -> Value {
     let mut query = json!({"limit": SYNC_PAGE.to_string()});
     if let (Some(p), Some(q)) = (page, query.as_object_mut()) {
@@ -70,14 +80,17 @@ pub fn list(page: Option<&str>) -> Value {
     json!({"op": "memory.list", "query": query})
 }
 
+/// The operation reading one memory, content included.
 pub fn retrieve(id: &str) -> Value {
     json!({"op": "memory.retrieve", "id": id, "query": {"view": "full"}})
 }
 
+/// The operation reading one version, content included.
 pub fn version(id: &str) -> Value {
     json!({"op": "version.retrieve", "id": id, "query": {"view": "full"}})
 }
 
+/// The operation creating a memory.
 pub fn create(path: &str, content: &str) -> Value {
     json!({"op": "memory.create", "body": json!({"path": path, "content": content}).to_string()})
 }
@@ -155,9 +168,11 @@ pub fn page(body: &Value) -> Option<(Vec<Info>, Option<String>)> {
 /// An HTTP request of the Memory Stores API.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Http {
+    /// `GET`, `POST` or `DELETE`.
     pub method: &'static str,
     /// The path and query, e.g. `/v1/memory_stores/memstore_…/memories?limit=100`.
     pub target: String,
+    /// The JSON body, for a write.
     pub body: Option<String>,
 }
 

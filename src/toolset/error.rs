@@ -13,8 +13,10 @@ use crate::api::error::{ApiError, json_kind};
 use crate::error::Echo;
 use crate::number::Thousands;
 
-pub use crate::config::MAX_LINES_LISTED;
+use crate::config::MAX_LINES_LISTED;
 
+/// Why a memory-store toolset call failed. `Display` is the text the model sees
+/// in the tool's error result.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ToolsetError {
@@ -23,8 +25,11 @@ pub enum ToolsetError {
     /// The input does not match the tool's schema; `field` is `""` when the input
     /// is not an object at all.
     Input {
+        /// The tool called.
         tool: &'static str,
+        /// The field at fault.
         field: String,
+        /// What is wrong with it.
         problem: String,
     },
     /// A path the store's rules refuse, in their words.
@@ -37,26 +42,40 @@ pub enum ToolsetError {
     NoMatch(String),
     /// `old_str` is in the document more than once: how often, and on which lines.
     ManyMatches {
+        /// The document.
         path: String,
+        /// How many times `old_str` is in it.
         count: usize,
+        /// The lines it is on (the first [`MAX_LINES_LISTED`] of them in the text).
         lines: Vec<usize>,
     },
     /// A `content_sha256` precondition does not hold: the document's hash now.
-    Changed { path: String, now: String },
+    Changed {
+        /// The document.
+        path: String,
+        /// Its content's hash now.
+        now: String,
+    },
     /// `create_only` and a document is already there.
     Exists(String),
     /// Something else holds the path or an ancestor of it (`what`: a directory, a
     /// document or a file).
     Conflict {
+        /// The path written.
         path: String,
+        /// What holds it or an ancestor.
         blocker: String,
+        /// What kind of thing that is.
         what: &'static str,
     },
     /// The path is a directory holding a document (or a file, `what`), so no
     /// document can be written there.
     Holds {
+        /// The path written.
         path: String,
+        /// What the directory holds.
         inside: String,
+        /// What kind of thing that is.
         what: &'static str,
     },
     /// The store is archived: it can be read and its documents deleted.
@@ -70,12 +89,20 @@ pub enum ToolsetError {
     Internal,
     /// A write into a store mounted read-only (`mount`: where, e.g. `/team`).
     ReadOnly {
+        /// The tool called.
         tool: &'static str,
+        /// The path it names.
         path: String,
+        /// Where the store is mounted.
         mount: String,
     },
     /// A path in no mounted store; `mounts` lists where the stores are.
-    Unmounted { path: String, mounts: String },
+    Unmounted {
+        /// The path.
+        path: String,
+        /// The mounted stores' paths.
+        mounts: String,
+    },
 }
 
 impl ToolsetError {

@@ -10,8 +10,8 @@
 //! the names, descriptions and schemas, [`error`] every failure's text.
 
 mod answer;
-pub mod error;
-pub mod tools;
+pub(crate) mod error;
+pub(crate) mod tools;
 
 use alloc::collections::BTreeMap;
 use alloc::format;
@@ -36,11 +36,11 @@ use crate::storage::tree::{Child, Hash, Kind};
 use crate::storage::versions::Actor;
 use crate::store::Store;
 
-pub use error::ToolsetError;
+use error::ToolsetError;
 pub use tools::{TOOLS, Tool};
 
 use crate::config::TOOLSET_ATTEMPTS as ATTEMPTS;
-pub use crate::config::{LIST_PAGE, SEARCH_PAGE};
+use crate::config::{LIST_PAGE, SEARCH_PAGE};
 
 type Answer = Result<String, ToolsetError>;
 

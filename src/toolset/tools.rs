@@ -15,7 +15,9 @@ use super::error::ToolsetError;
 /// One tool of the toolset.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tool {
+    /// The tool's name, as the model calls it.
     pub name: &'static str,
+    /// What it does, for the model.
     pub description: &'static str,
     /// JSON Schema (an object schema), as JSON text.
     pub input_schema: &'static str,
@@ -64,7 +66,7 @@ pub const TOOLS: [Tool; 6] = [
 ];
 
 /// The tool called `name`.
-pub fn tool(name: &str) -> Option<&'static Tool> {
+pub(crate) fn tool(name: &str) -> Option<&'static Tool> {
     TOOLS.iter().find(|t| t.name == name)
 }
 
@@ -90,7 +92,7 @@ struct Property {
 
 /// Holds `input` to `tool`'s schema. `null` is taken as absent: models send it for
 /// an optional field they mean to leave out.
-pub fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
+pub(crate) fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
     let t = tool.name;
     // The schemas are constants, parsed by the tests; a failure here is memdir's.
     let schema: Schema =

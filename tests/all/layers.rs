@@ -11,7 +11,8 @@
 //! A file that names a higher layer fails here with the file, the line and the
 //! name, so a circle between layers cannot come back unseen; and within each crate
 //! of the workspace, files that import each other in a circle fail here with the
-//! circle (`no_crate_has_an_import_circle`).
+//! circle (`no_crate_has_an_import_circle`). Beside them, config's one public
+//! path: no submodule re-exports `crate::config` (`config_has_one_public_path`).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -590,4 +591,63 @@ fn the_check_sees_an_import_circle() {
             Vec::new()
         )]
     );
+}
+
+/// Each `pub use crate::config::…` in `src/` outside the crate root, as (file, line):
+/// a limit re-exported by a submodule gets a second public path
+/// (`memdir::store::MAX_VALUE_BYTES` beside `memdir::config::MAX_VALUE_BYTES`), and
+/// callers then spell it both ways. Submodules import config's items privately.
+fn config_re_exports(src: &Path) -> Vec<(String, usize)> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    files.sort();
+    let mut found = Vec::new();
+    for file in files {
+        let rel = file
+            .strip_prefix(src)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel == "lib.rs" {
+            continue;
+        }
+        let text = fs::read_to_string(&file).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            if line.trim_start().starts_with("pub use crate::config") {
+                found.push((rel.clone(), i + 1));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn config_has_one_public_path() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let found = config_re_exports(&src);
+    assert!(
+        found.is_empty(),
+        "submodules re-exporting config (import it with a private `use`; callers \
+         write memdir::config::…):\n{}",
+        found
+            .iter()
+            .map(|(f, n)| format!("  src/{f}:{n}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn the_check_sees_a_config_re_export() {
+    let dir = std::env::temp_dir().join(format!("memdir-config-paths-{}", std::process::id()));
+    fs::create_dir_all(dir.join("api")).unwrap();
+    fs::write(
+        dir.join("api/page.rs"),
+        "use crate::config::MAX_LIMIT;\npub use crate::config::{DEFAULT_LIMIT, MAX_LIMIT_FULL};\n",
+    )
+    .unwrap();
+    fs::write(dir.join("lib.rs"), "pub use crate::config::Config;\n").unwrap();
+    let found = config_re_exports(&dir);
+    fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(found, [("api/page.rs".to_string(), 2)]);
 }

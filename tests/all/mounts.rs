@@ -11,7 +11,8 @@
 use crate::common;
 
 use common::dump;
-use memdir::mounts::{self, Access, Mount, MountError, Mounted};
+use memdir::MountError;
+use memdir::mounts::{self, Access, Mount, Mounted};
 use memdir::{Command, Config, Engine, MemoryStore, block_on};
 use serde_json::json;
 

@@ -13,7 +13,8 @@ use crate::common;
 use std::cell::Cell;
 use std::rc::Rc;
 
-use memdir::{Config, Engine, MAX_RETAIN_SCAN, MemoryStore, RetainReport, Store, block_on};
+use memdir::config::MAX_RETAIN_SCAN;
+use memdir::{Config, Engine, MemoryStore, RetainReport, Store, block_on};
 use serde_json::{Value, json};
 
 const DAY: u64 = 24 * 60 * 60 * 1000;

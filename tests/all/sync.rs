@@ -221,7 +221,7 @@ fn sync(
     client: &Engine<MemoryStore>,
     remote: &Model,
     cut: Option<u64>,
-) -> Result<Summary, memdir::sync::SyncError> {
+) -> Result<Summary, memdir::SyncError> {
     remote.calls.set(0);
     remote.cut.set(cut);
     let r = block_on(client.sync(remote, "model memstore_remote"));
@@ -319,8 +319,7 @@ fn random_edits_on_two_clients_and_the_remote_converge_and_lose_nothing() {
                 }
             }
         }
-        let fail =
-            |e: memdir::sync::SyncError| TestCaseError::fail(format!("a whole sync failed: {e}"));
+        let fail = |e: memdir::SyncError| TestCaseError::fail(format!("a whole sync failed: {e}"));
         // Every change still held somewhere, and not deleted since, must survive
         // the syncs: merged, beside a conflict, or beating a delete.
         let mut held = all_tags(&a);

@@ -10,7 +10,8 @@
 
 use crate::common;
 
-use memdir::toolset::{TOOLS, ToolsetError};
+use memdir::ToolsetError;
+use memdir::toolset::TOOLS;
 use memdir::{Config, Engine, Limits, MemoryStore, SecretPolicy, block_on};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -266,9 +267,9 @@ fn list_shows_documents_and_directories_and_pages() {
         "No documents under /nothing/."
     );
 
-    // Pages of memdir::toolset::LIST_PAGE, each saying how to get the next.
+    // Pages of memdir::config::LIST_PAGE, each saying how to get the next.
     let t = setup();
-    let n = memdir::toolset::LIST_PAGE as usize + 3;
+    let n = memdir::config::LIST_PAGE as usize + 3;
     for i in 0..n {
         t.ok(
             "memory_write",
@@ -277,7 +278,7 @@ fn list_shows_documents_and_directories_and_pages() {
     }
     let first = t.ok("memory_list", json!({"path_prefix": "/m/"}));
     let lines: Vec<&str> = first.lines().collect();
-    assert_eq!(lines.len(), 1 + memdir::toolset::LIST_PAGE as usize + 1);
+    assert_eq!(lines.len(), 1 + memdir::config::LIST_PAGE as usize + 1);
     assert_eq!(lines[1], "/m/0000.md (1 byte)");
     let more = lines.last().unwrap();
     let prefix = "More: call memory_list again with the same path_prefix and depth and page \"";

@@ -278,7 +278,7 @@ fn error_types_are_errors_and_a_store_failure_is_the_source() {
     is_error::<memdir::StoreError>();
     is_error::<memdir::MountError>();
     is_error::<memdir::ToolsetError>();
-    is_error::<memdir::api::error::ApiError>();
+    is_error::<memdir::ApiError>();
 
     use core::error::Error;
     let failed = memdir::ToolError::Storage(memdir::StoreError::Unavailable);

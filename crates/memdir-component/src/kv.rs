@@ -7,14 +7,11 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
+use memdir::config::MAX_LIST_PAGES;
 use memdir::{Page, Store, StoreError};
 
 use crate::wasi::keyvalue::atomics::{self, Cas, CasError};
 use crate::wasi::keyvalue::store::{self, Bucket, Error};
-
-/// Pages of `list-keys` followed before a listing is declared broken (a host whose
-/// cursor never ends must not hang the instance).
-const MAX_LIST_PAGES: usize = 1_000_000;
 
 pub struct KvStore {
     name: String,
@@ -72,6 +69,8 @@ impl Store for KvStore {
         self.with(|b| {
             let mut keys = Vec::new();
             let mut next: Option<String> = None;
+            // The engine's bound on a listing's pages: a host whose cursor never
+            // ends must not hang the instance.
             for _ in 0..MAX_LIST_PAGES {
                 let page = b.list_keys(next.as_deref()).map_err(kind)?;
                 keys.extend(

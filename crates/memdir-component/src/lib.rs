@@ -23,7 +23,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use memdir::api::error::ApiError;
+use memdir::ApiError;
 use memdir::config::MAX_RETRIES_CAP;
 use memdir::mounts::{self, Access, Mount, MountTarget};
 use memdir::{

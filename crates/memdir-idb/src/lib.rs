@@ -284,7 +284,7 @@ fn value(v: Option<JsValue>) -> Result<Option<Vec<u8>>, StoreError> {
         Some(v) => {
             let a = v.dyn_into::<Uint8Array>().map_err(|_| StoreError::Failed)?;
             // Refused before it is copied into wasm memory (see MAX_VALUE_BYTES).
-            if a.length() as usize > memdir::store::MAX_VALUE_BYTES {
+            if a.length() as usize > memdir::config::MAX_VALUE_BYTES {
                 return Err(StoreError::Failed);
             }
             Ok(Some(a.to_vec()))

@@ -11,7 +11,8 @@ use wasm_bindgen::prelude::*;
 /// Answers the JSON text of `{status, body}`, like `Memory.api`.
 #[wasm_bindgen(js_name = listStores)]
 pub fn list_stores(records: &str, query: &str) -> String {
-    use memdir::api::{Query, Response, error::ApiError};
+    use memdir::ApiError;
+    use memdir::api::{Query, Response};
     let parsed = memdir::__hooks::from_text::<alloc::vec::Vec<serde_json::Value>>(records)
         .ok()
         .zip(

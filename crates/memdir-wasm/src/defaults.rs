@@ -7,8 +7,8 @@ use wasm_bindgen::prelude::*;
 
 use crate::memory::{mark_kind, result_to_js};
 
-/// `{maxFileBytes, maxTotalBytes, readLimitChars, maxRetries, maxRetriesCap,
-/// keepCommits, maxInputBytes, secrets}`.
+/// `memdir::Defaults` in camelCase (`{maxFileBytes, maxTotalBytes, readLimitChars,
+/// …, maxValueBytes}`): every engine bound a JS face uses.
 #[wasm_bindgen]
 pub fn defaults() -> Result<JsValue, JsValue> {
     crate::to_js::to_js(&Defaults::get())

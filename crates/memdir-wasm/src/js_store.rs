@@ -198,7 +198,7 @@ fn error_kind(e: &JsValue) -> StoreError {
 /// or is larger than any value memdir writes.
 fn bytes(v: &JsValue) -> Result<Vec<u8>, StoreError> {
     let a = v.dyn_ref::<Uint8Array>().ok_or(StoreError::Failed)?;
-    if a.length() as usize > memdir::store::MAX_VALUE_BYTES {
+    if a.length() as usize > memdir::config::MAX_VALUE_BYTES {
         return Err(StoreError::Failed);
     }
     Ok(a.to_vec())

@@ -250,7 +250,7 @@ impl Memory {
             // A JS number is exact to the engine's largest stored size only; a sum
             // past it (several stores together) is refused, as serde-wasm-bindgen
             // refused it.
-            if total.bytes > memdir::MAX_STORED_SIZE {
+            if total.bytes > memdir::config::MAX_STORED_SIZE {
                 return Err(cannot_convert());
             }
             to_js(&total)

@@ -61,8 +61,8 @@ pub fn sync_http(request: String, store: String) -> Result<String, JsValue> {
 pub fn sync_defaults() -> String {
     json!({
         "baseUrl": wire::DEFAULT_BASE_URL,
-        "timeoutMs": wire::SYNC_REQUEST_TIMEOUT_MS,
-        "maxAnswerBytes": wire::SYNC_MAX_ANSWER_BYTES,
+        "timeoutMs": memdir::config::SYNC_REQUEST_TIMEOUT_MS,
+        "maxAnswerBytes": memdir::config::SYNC_MAX_ANSWER_BYTES,
     })
     .to_string()
 }

@@ -7,7 +7,8 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Arc;
 
-use memdir::mounts::{Access, Mount, MountError};
+use memdir::MountError;
+use memdir::mounts::{Access, Mount};
 use memdir::{Config, Entry, ErrorKind};
 use memdir_host::{Backend, CallErrorKind, DirBackend, Fault, HostLimits, MountedHost, ToolConfig};
 use serde_json::json;
