@@ -123,3 +123,15 @@ test('no module under js/ or bin/ imports itself through others', () => {
   const circle = firstCircle(importGraph(files));
   assert.equal(circle, null, `import circle: ${circle?.join(' → ')}`);
 });
+
+// The server's pieces have one home, memdir/server; memdir still exports them (the
+// same objects, so code written before the subpath keeps working unchanged).
+const SERVER_EXPORTS = ['UnusableStore', 'apiHandler', 'directoryCatalog', 'formatDuration', 'keyEntry', 'keysFrom', 'listStores', 'newStoreId', 'parseDuration', 'postgresCatalog', 'requestId', 'upkeepStore'];
+
+test('memdir/server exports the server pieces, and memdir the same objects', async () => {
+  const server = await import('memdir/server');
+  const memdir = await import('memdir');
+  assert.deepEqual(Object.keys(server).sort(), SERVER_EXPORTS);
+  for (const name of SERVER_EXPORTS.filter((n) => n !== 'postgresCatalog')) assert.equal(memdir[name], server[name], `memdir.${name} is memdir/server's`);
+  assert.equal(memdir.postgresCatalog, undefined, 'postgresCatalog is new: only memdir/server has it');
+});

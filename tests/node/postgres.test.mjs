@@ -23,8 +23,7 @@ import pg from 'pg';
 import { expected, observe } from '../conformance/hostile-stores.mjs';
 import { startPostgres } from './pg-cluster.mjs';
 import { MEMDIR_BIN, loadJson, memdir, runNode, startServe } from './helpers.mjs';
-import { apiHandler } from '../../js/api/http.js';
-import { postgresCatalog } from '../../js/api/catalog-pg.js';
+import { apiHandler, postgresCatalog } from 'memdir/server';
 import { glue } from '../../js/glue.js';
 import { SCHEMA_LOCK } from '../../js/stores/postgres.js';
 

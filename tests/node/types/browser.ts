@@ -5,6 +5,8 @@ import { indexedDbStore, memoryStore, openMemory } from 'memdir';
 import { directoryStore } from 'memdir';
 // @ts-expect-error listStores is a server's catalog: the browser build leaves it out.
 import { listStores } from 'memdir';
+// @ts-expect-error memdir/server has no browser build: a page serves no memory stores.
+import { apiHandler } from 'memdir/server';
 
 export const memory = openMemory({ store: indexedDbStore('agent') });
-export const stores = [memoryStore(), directoryStore, listStores];
+export const stores = [memoryStore(), directoryStore, listStores, apiHandler];

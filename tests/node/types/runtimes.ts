@@ -8,4 +8,7 @@ import { durableObjectStore } from 'memdir';
 
 export const node = [directoryStore('./.memdir'), memoryStore(), directoryCatalog('./stores'), postgresStore('postgres://app@db/memdir', { namespace: 'team' })];
 export const closing: Promise<void> = postgresStore('postgres://app@db/memdir').close();
+// The server's pieces are memdir/server's; under Node it has both catalogs.
+import { directoryCatalog as onDisk, postgresCatalog } from 'memdir/server';
+export const catalogs = [onDisk('./stores'), postgresCatalog('postgres://app@db/memdir')];
 export const others = [indexedDbStore, durableObjectStore];

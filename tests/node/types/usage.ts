@@ -96,8 +96,14 @@ export async function example(client: Anthropic): Promise<void> {
   void id;
 }
 
-// The Memory Stores API handler: keys, or noAuth with the hosts it is reached by.
-import { apiHandler, directoryCatalog as storeCatalogOnDisk, UnusableStore } from 'memdir';
+// The Memory Stores API handler (memdir/server): keys, or noAuth with the hosts it is reached by.
+import { apiHandler, directoryCatalog as storeCatalogOnDisk, postgresCatalog, UnusableStore } from 'memdir/server';
+// The same items through their old path, `memdir`, kept: one declaration each.
+import * as beforeTheSubpath from 'memdir';
+export const sameHandler: typeof apiHandler = beforeTheSubpath.apiHandler;
+export const sameCatalog: typeof storeCatalogOnDisk = beforeTheSubpath.directoryCatalog;
+export const sameError: typeof UnusableStore = beforeTheSubpath.UnusableStore;
+export const inPostgres = apiHandler({ catalog: postgresCatalog('postgres://app@db/memdir'), keys: ['sk-1'] });
 const onDisk = storeCatalogOnDisk('./stores');
 export const keyed = apiHandler({ catalog: onDisk, keys: ['sk-1'], log: (line: string) => void line });
 export const loopback = apiHandler({ catalog: onDisk, noAuth: true, hosts: ['127.0.0.1:8787'] });
