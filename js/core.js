@@ -33,9 +33,16 @@ export function oversizedInputResult() {
 const PROTOCOL = ['get', 'set', 'delete', 'list', 'compareAndSwap'];
 
 /** A native in-memory store. Several memories opened over one share its data. */
-export function memoryStore() {
+export function inMemoryStore() {
   return glue.memoryStore();
 }
+
+/**
+ * inMemoryStore's first name, kept as an alias (the same function) so code written
+ * before the rename keeps working: "memory store" is also the Memory Stores API's
+ * store, which this is not.
+ */
+export const memoryStore = inMemoryStore;
 
 /**
  * Adapts an application's own store: any object with async `get`, `set`, `delete`,

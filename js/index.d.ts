@@ -208,7 +208,7 @@ export interface ApiResponse {
 }
 
 export interface OpenOptions {
-  /** Where the memory lives (default: a fresh `memoryStore()`). */
+  /** Where the memory lives (default: a fresh `inMemoryStore()`). */
   store?: Store | Promise<Store>;
   /** Instead of `store`: up to 8 stores, each at `/memories/<name>`. */
   mounts?: MountOptions[];
@@ -338,7 +338,10 @@ export declare function betaMemoryTool<const Extra extends object = {}>(
 };
 
 /** A native in-memory store; memories opened over one handle share it. */
-export declare function memoryStore(): StoreHandle;
+export declare function inMemoryStore(): StoreHandle;
+
+/** inMemoryStore's first name, kept as an alias (the same function). */
+export declare const memoryStore: typeof inMemoryStore;
 
 /** Adapts an application's own store (Redis, SQLite, a remote API, …). */
 export declare function customStore(store: JsStore): StoreHandle;

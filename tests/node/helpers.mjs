@@ -126,7 +126,7 @@ export function counting(inner) {
  * absent for the native memory store, whose operations never leave the wasm.
  */
 export const STORES = {
-  memory: () => ({ store: memdir.memoryStore() }),
+  memory: () => ({ store: memdir.inMemoryStore() }),
   directory: () => counting(memdir.directoryStore(join(tempDir('memdir-dir-'), 'store'))),
   custom: () => counting(new MapStore()),
 };

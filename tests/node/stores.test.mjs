@@ -20,7 +20,9 @@ const filesHolding = (dir, marker) =>
     .sort();
 
 describe('the store-contract suite', () => {
-  test('memoryStore()', async () => {
+  test('inMemoryStore(), and memoryStore(), its old name kept as an alias', async () => {
+    await memdir.checkStoreContract(memdir.inMemoryStore());
+    assert.equal(memdir.memoryStore, memdir.inMemoryStore);
     await memdir.checkStoreContract(memdir.memoryStore());
   });
   test('directoryStore(path), through its methods', async () => {

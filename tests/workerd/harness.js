@@ -9,7 +9,7 @@
 
 import { DurableObject } from 'cloudflare:workers';
 import service, { MemoryObject, MemoryStoreObject } from '../../examples/worker/src/index.js';
-import { checkStoreContract, durableObjectStore, kvStore, memoryStore, openMemory, syncMemory } from 'memdir';
+import { checkStoreContract, durableObjectStore, kvStore, inMemoryStore, openMemory, syncMemory } from 'memdir';
 import { observe } from '../conformance/hostile-stores.mjs';
 import { FACES, OPEN_CLOCK, SEED_CLOCK, archive, seed } from '../conformance/write-paths.mjs';
 import { MAX_VALUE_BYTES } from '../../js/stores/shared.js';
@@ -567,7 +567,7 @@ export default {
         // of the example's own Memory Stores API, reached through its fetch handler.
         const fetchApi = (url, init) => service.fetch(new Request(url, init), env, ctx);
         const options = { baseURL: 'http://memdir.test', apiKey: args.apiKey, storeId: args.storeId, fetch: fetchApi };
-        const [a, b] = [await openMemory({ store: memoryStore() }), await openMemory({ store: memoryStore() })];
+        const [a, b] = [await openMemory({ store: inMemoryStore() }), await openMemory({ store: inMemoryStore() })];
         await a.execute({ command: 'create', path: '/memories/edge.md', file_text: 'one\ntwo\n' });
         const out = { first: await syncMemory(a, options), second: await syncMemory(b, options) };
         out.read = (await b.execute({ command: 'view', path: '/memories/edge.md' })).content;
@@ -577,7 +577,7 @@ export default {
       case '/__test/sync-redirect': {
         // memdir's sync inside workerd with workerd's own fetch, against a remote
         // (args.baseURL) that answers with a redirect: what the sync said.
-        const memory = await openMemory({ store: memoryStore() });
+        const memory = await openMemory({ store: inMemoryStore() });
         await memory.execute({ command: 'create', path: '/memories/secret.md', file_text: 'not for the other origin\n' });
         const options = { baseURL: args.baseURL, apiKey: args.apiKey, storeId: args.storeId };
         const said = await syncMemory(memory, options).then((s) => s.text, (e) => `${e.name}: ${e.message}`);

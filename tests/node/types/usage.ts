@@ -13,6 +13,7 @@ import {
   customStore,
   directoryStore,
   listStores,
+  inMemoryStore,
   memoryStore,
   memoryStoreTools,
   memoryTool,
@@ -76,12 +77,16 @@ export async function example(client: Anthropic): Promise<void> {
     compareAndSwap: () => false,
   };
   await openMemory({ store: atOnce });
+  await openMemory({ store: inMemoryStore() });
+  // The old name, an alias: the same function, typed alike.
   await openMemory({ store: memoryStore() });
+  const sameStore: typeof inMemoryStore = memoryStore;
+  void sameStore;
 
   // Several stores, the Memory Stores API, the system-prompt text.
   const mounted = await openMemory({
     mounts: [
-      { name: 'team', store: memoryStore(), access: 'read_only', description: 'Conventions.' },
+      { name: 'team', store: inMemoryStore(), access: 'read_only', description: 'Conventions.' },
       { name: 'me', store: mine },
     ],
   });
