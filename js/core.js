@@ -14,7 +14,8 @@ let defaultsCache;
 /**
  * The engine's defaults and caps (`memdir::config`, read through the wasm):
  * `{maxFileBytes, maxTotalBytes, readLimitChars, maxRetries, maxRetriesCap,
- * keepCommits, maxInputBytes, secrets, secretPolicies}`. Nothing here restates them.
+ * keepCommits, maxInputBytes, secrets, secretPolicies, …, maxValueBytes}` (every
+ * field: js/index.d.ts, `Defaults`). Nothing here restates them.
  */
 export function defaults() {
   defaultsCache ??= Object.freeze(glue.defaults());

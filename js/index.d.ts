@@ -87,6 +87,8 @@ export interface Defaults {
   drainMaxBytes: number;
   /** How long `memdir serve` reads a refused request body before it answers anyway. */
   drainWaitMs: number;
+  /** Largest value a store may hand back (a stored record claiming more is damage, refused unread). */
+  maxValueBytes: number;
 }
 
 /** Every default and limit of the engine (where openMemory's defaults come from). */

@@ -140,6 +140,7 @@ describe('malformed inputs from JavaScript', () => {
       closeGraceMs: 10000,
       drainMaxBytes: 67108864,
       drainWaitMs: 10000,
+      maxValueBytes: 67108864,
     });
   });
 

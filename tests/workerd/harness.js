@@ -9,10 +9,9 @@
 
 import { DurableObject } from 'cloudflare:workers';
 import service, { MemoryObject, MemoryStoreObject } from '../../examples/worker/src/index.js';
-import { checkStoreContract, durableObjectStore, kvStore, inMemoryStore, openMemory, syncMemory } from 'memdir';
+import { checkStoreContract, defaults, durableObjectStore, kvStore, inMemoryStore, openMemory, syncMemory } from 'memdir';
 import { observe } from '../conformance/hostile-stores.mjs';
 import { FACES, OPEN_CLOCK, SEED_CLOCK, archive, seed } from '../conformance/write-paths.mjs';
-import { MAX_VALUE_BYTES } from '../../js/stores/shared.js';
 // The same module the bundled package's entry imports, so the same symbol.
 import { AT_ONCE } from '../../js/glue.js';
 
@@ -362,7 +361,7 @@ export class StoreTestObject extends DurableObject {
     const store = durableObjectStore(storage, { prefix: 'huge/' });
     const claims = {
       count: { memdirChunks: 2 ** 40, bytes: 2 ** 40 },
-      length: { memdirChunks: 1, bytes: MAX_VALUE_BYTES + 1 },
+      length: { memdirChunks: 1, bytes: defaults().maxValueBytes + 1 },
       chunks: { memdirChunks: 600, bytes: 600 * 1024 },
     };
     const report = {};

@@ -7,11 +7,27 @@ use wasm_bindgen::prelude::*;
 
 use crate::memory::{mark_kind, result_to_js};
 
+/// The engine's defaults (`memdir::Defaults`), and the largest value a store may
+/// hand back (`maxValueBytes`, `memdir::config::MAX_VALUE_BYTES`): the JS stores
+/// that keep a value's size beside it (a Durable Object's, PostgreSQL's) refuse a
+/// record claiming more before reading it, and read the number here, not restate it.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct JsDefaults {
+    #[serde(flatten)]
+    engine: Defaults,
+    max_value_bytes: usize,
+}
+
 /// `{maxFileBytes, maxTotalBytes, readLimitChars, maxRetries, maxRetriesCap,
-/// keepCommits, maxInputBytes, secrets}`.
+/// keepCommits, maxInputBytes, secrets, …, maxValueBytes}`.
 #[wasm_bindgen]
 pub fn defaults() -> Result<JsValue, JsValue> {
-    crate::memory::to_js(&Defaults::get())
+    let all = JsDefaults {
+        engine: Defaults::get(),
+        max_value_bytes: memdir::config::MAX_VALUE_BYTES,
+    };
+    crate::memory::to_js(&all)
         .map_err(|_| JsValue::from(js_sys::Error::new("memdir could not convert its defaults")))
 }
 
