@@ -6,7 +6,8 @@ export * from './core.js';
 // Node's openMemory, which opens a directory store first, in place of core.js's.
 export { openMemory } from './open-node.js';
 export { directoryStore, DirectoryStore } from './stores/directory.js';
-export { postgresStore, PostgresStoreError } from './stores/postgres.js';
+export { postgresStore } from './stores/postgres.js';
+export { PostgresStoreError } from './stores/postgres-pool.js';
 export { apiHandler, keyEntry, keysFrom, requestId, UnusableStore } from './api/http.js';
 export { listStores, newStoreId } from './api/catalog.js';
 export { formatDuration, parseDuration, upkeepStore } from './api/upkeep.js';

@@ -7,7 +7,8 @@
 // one instance is there, or gone, on every other at once, and a write under way on
 // one when another deletes the store writes nothing.
 import { defaults, openMemory } from '../core.js';
-import { STORES_TABLE, TABLE, failed as failedAs, openPool, postgresStore, prepareSchema, prepared, transaction } from '../stores/postgres.js';
+import { STORES_TABLE, TABLE, postgresStore, prepareSchema, prepared, transaction } from '../stores/postgres.js';
+import { failed as failedAs, lazyPool } from '../stores/postgres-pool.js';
 import { newStoreId } from './catalog.js';
 import { openStores } from './open-stores.js';
 import { DEFAULT_WORKSPACE, WORKSPACE_NAME } from './http.js';
@@ -32,27 +33,10 @@ export function postgresCatalog(url, { maxStores = defaults().maxStores, maxOpen
   // `workspace/id` -> Promise<Memory>, the most recently used: one workspace's key
   // never reaches a store another workspace opened.
   const open = openStores({ max: maxOpen, closeDelayMs });
-  let ready;
-
-  function pool() {
-    ready ??= (async () => {
-      const p = await openPool(url);
-      // Its table and the stores' (made by any earlier build: what they lack is
-      // added in place; one of another shape is refused, saying which).
-      try {
-        await prepareSchema(p, { catalog: true });
-      } catch (e) {
-        // Nothing is served from a database it cannot use: its connections go too.
-        await p.end().catch(() => {});
-        throw e;
-      }
-      return p;
-    })().catch((e) => {
-      ready = undefined;
-      return failed('connect to its database')(e);
-    });
-    return ready;
-  }
+  // Its table and the stores' (made by any earlier build: what they lack is added in
+  // place; one of another shape is refused, saying which), before the first query.
+  const connected = lazyPool(url, (p) => prepareSchema(p, { catalog: true }), 'catalog');
+  const pool = () => connected.get();
 
   async function query(op, text, values) {
     return (await pool()).query(prepared(text, values)).catch(failed(op));
@@ -164,9 +148,7 @@ export function postgresCatalog(url, { maxStores = defaults().maxStores, maxOpen
     /** Closes every open store and the pool. */
     async close() {
       await open.closeAll();
-      const p = await ready?.catch(() => undefined);
-      ready = undefined;
-      await p?.end();
+      await connected.end();
     },
   };
 }

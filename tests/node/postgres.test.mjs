@@ -106,6 +106,16 @@ describe('postgresStore', () => {
     await assert.rejects(s.get('blob/big'), { name: 'PostgresStoreError', message: 'the PostgreSQL store holds a value over the size limit' });
   });
 
+  test('a catalog whose database it cannot reach says so as the catalog, naming no host, and connects once it can', async () => {
+    const catalog = postgresCatalog(cluster.url('appears_later'));
+    await assert.rejects(catalog.ready(), { name: 'PostgresStoreError', message: 'the PostgreSQL catalog could not connect to its database' });
+    // A failed connection is not kept: the next request connects afresh.
+    cluster.psql('CREATE DATABASE appears_later');
+    await catalog.ready();
+    assert.deepEqual(await catalog.ids(), []);
+    await catalog.close();
+  });
+
   test("a database it cannot reach fails in the engine's words, naming no host", async () => {
     const pool = new pg.Pool({ connectionString: cluster.url('no_such_database'), connectionTimeoutMillis: 2000 });
     const gone = memdir.postgresStore(pool, { namespace: 'x' });
