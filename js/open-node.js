@@ -3,7 +3,7 @@
 // Node entry does without importing the entry.
 import { openMemory as openOnAnyStore } from './core.js';
 import { writesInTurn } from './turn.js';
-import { DirectoryStore } from './stores/directory.js';
+import { DirectoryStore } from './stores/store-dir.js';
 
 /**
  * openMemory (see core.js), opening a directory store first: a directory that is

@@ -1,5 +1,5 @@
 // The catalog of memory stores that `memdir serve` keeps on the local disk: one
-// memdir directory store (js/stores/directory.js) per memory store, in a
+// memdir directory store (js/stores/store-dir.js) per memory store, in a
 // subdirectory of the root named by the store's id. The engine makes the ids and
 // keeps everything inside a store; this file only finds, makes and removes the
 // subdirectories, and refuses any id that is not a plain name before it can reach
@@ -14,7 +14,7 @@ import * as fss from 'node:fs';
 import { join, resolve } from 'node:path';
 import { defaults } from '../core.js';
 import { openMemory } from '../open-node.js';
-import { directoryStore } from '../stores/directory.js';
+import { directoryStore } from '../stores/store-dir.js';
 import { UnusableStore, WORKSPACE_NAME } from './http.js';
 import { newStoreId } from './catalog.js';
 import { openStores } from './open-stores.js';

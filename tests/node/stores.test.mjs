@@ -7,7 +7,7 @@ import fs, { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSy
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { keyToName, nameToKey } from '../../js/stores/directory.js';
+import { keyToName, nameToKey } from '../../js/stores/store-dir.js';
 import { processTurn } from '../../js/turn.js';
 import { MapStore, hiddenNames, memdir, tempDir } from './helpers.mjs';
 

@@ -68,7 +68,7 @@ for (const b of BUILDS) {
 }
 
 // What only a server runs: the stores' catalog (js/api/catalog.js) and the store
-// directory's rules (js/stores/directory.js).
+// directory's rules (js/stores/store-dir.js).
 const SERVER_ONLY = ['listStores', 'newStoreId', 'storeDirRules', 'storeDirFileName', 'storeDirListKeys'];
 
 test('the browser build leaves out what only a server runs', () => {
