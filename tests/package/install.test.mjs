@@ -57,7 +57,7 @@ const NODE_EXPORTS = ['COMMANDS', 'DirectoryStore', 'MEMORY_SYSTEM_PROMPT', 'Mem
 
 // memdir/server's surface under Node, pinned too: all of it but postgresCatalog is
 // also exported by memdir (the same objects), where it was before the subpath.
-const SERVER_EXPORTS = ['UnusableStore', 'apiHandler', 'directoryCatalog', 'formatDuration', 'inMemoryStore', 'keyEntry', 'keysFrom', 'listStores', 'newStoreId', 'parseDuration', 'postgresCatalog', 'requestId', 'upkeepStore'];
+const SERVER_EXPORTS = ['UnusableStore', 'apiHandler', 'directoryCatalog', 'formatDuration', 'keyEntry', 'keysFrom', 'listStores', 'newStoreId', 'parseDuration', 'postgresCatalog', 'requestId', 'upkeepStore'];
 
 const DIR_HEAD = "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:";
 
