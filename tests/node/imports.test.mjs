@@ -3,8 +3,10 @@
 // under js/ and bin/, read as text (no parser to install), makes a graph with no
 // cycle. A circle makes a module run before one it imports has finished running
 // (its bindings still in the temporal dead zone), and hides which module depends
-// on which; js/ has a direction: entries (node.js, server.js, browser.js,
-// workerd.js, default.js) import the library, never the other way.
+// on which. And js/ has a direction: the entries package.json names (node.js,
+// server.js, browser.js, workerd.js, default.js, server-workerd.js) import the
+// library, and no module of js/ imports an entry (which would load a wasm build
+// as a side effect of importing a library module).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -122,6 +124,27 @@ test('no module under js/ or bin/ imports itself through others', () => {
   assert.ok(files.includes('js/node.js') && files.includes('bin/memdir.js'), 'the scan found the package');
   const circle = firstCircle(importGraph(files));
   assert.equal(circle, null, `import circle: ${circle?.join(' → ')}`);
+});
+
+/** The files package.json's exports name as entries (every condition's `default`). */
+function entries() {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
+  const out = new Set();
+  const walk = (v) => {
+    if (typeof v === 'string') {
+      if (v.endsWith('.js')) out.add(v.replace(/^\.\//, ''));
+    } else if (v !== null && typeof v === 'object') for (const [k, w] of Object.entries(v)) if (k !== 'types') walk(w);
+  };
+  walk(pkg.exports);
+  return out;
+}
+
+test('no module under js/ imports an entry: an entry loads a wasm build, and nothing but the runtime picks one', () => {
+  const entry = entries();
+  assert.ok(entry.has('js/node.js') && entry.has('js/server.js') && entry.has('js/browser.js'), 'the entries are read from package.json');
+  const graph = importGraph(filesUnder('js'));
+  const offending = [...graph].flatMap(([file, targets]) => targets.filter((t) => entry.has(t)).map((t) => `${file} → ${t}`));
+  assert.deepEqual(offending, []);
 });
 
 // The server's pieces have one home, memdir/server; memdir still exports them (the
