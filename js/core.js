@@ -14,7 +14,8 @@ let defaultsCache;
 /**
  * The engine's defaults and caps (`memdir::config`, read through the wasm):
  * `{maxFileBytes, maxTotalBytes, readLimitChars, maxRetries, maxRetriesCap,
- * keepCommits, maxInputBytes, secrets, secretPolicies}`. Nothing here restates them.
+ * keepCommits, maxInputBytes, secrets, secretPolicies, …, maxValueBytes}` (every
+ * field: js/index.d.ts, `Defaults`). Nothing here restates them.
  */
 export function defaults() {
   defaultsCache ??= Object.freeze(glue.defaults());
@@ -33,9 +34,16 @@ export function oversizedInputResult() {
 const PROTOCOL = ['get', 'set', 'delete', 'list', 'compareAndSwap'];
 
 /** A native in-memory store. Several memories opened over one share its data. */
-export function memoryStore() {
+export function inMemoryStore() {
   return glue.memoryStore();
 }
+
+/**
+ * inMemoryStore's first name, kept as an alias (the same function) so code written
+ * before the rename keeps working: "memory store" is also the Memory Stores API's
+ * store, which this is not.
+ */
+export const memoryStore = inMemoryStore;
 
 /**
  * Adapts an application's own store: any object with async `get`, `set`, `delete`,

@@ -87,7 +87,7 @@ export interface Defaults {
   drainMaxBytes: number;
   /** How long `memdir serve` reads a refused request body before it answers anyway. */
   drainWaitMs: number;
-  /** Largest value a store may hand back; a store adapted in JS refuses a larger one as a failure before reading it. */
+  /** Largest value a store may hand back (a stored record claiming more is damage, refused unread). */
   maxValueBytes: number;
 }
 
@@ -210,7 +210,7 @@ export interface ApiResponse {
 }
 
 export interface OpenOptions {
-  /** Where the memory lives (default: a fresh `memoryStore()`). */
+  /** Where the memory lives (default: a fresh `inMemoryStore()`). */
   store?: Store | Promise<Store>;
   /** Instead of `store`: up to 8 stores, each at `/memories/<name>`. */
   mounts?: MountOptions[];
@@ -340,7 +340,10 @@ export declare function betaMemoryTool<const Extra extends object = {}>(
 };
 
 /** A native in-memory store; memories opened over one handle share it. */
-export declare function memoryStore(): StoreHandle;
+export declare function inMemoryStore(): StoreHandle;
+
+/** inMemoryStore's first name, kept as an alias (the same function). */
+export declare const memoryStore: typeof inMemoryStore;
 
 /** Adapts an application's own store (Redis, SQLite, a remote API, …). */
 export declare function customStore(store: JsStore): StoreHandle;

@@ -1,13 +1,12 @@
 // The `node` entry's types: everything shared (index.d.ts), the directory store and
-// catalog, and the Memory Stores API's fetch handler.
+// the PostgreSQL store. The server's pieces (the Memory Stores API's handler, the
+// directory catalog, upkeep) are `memdir/server`'s (server.d.ts), re-exported here
+// so code written before the subpath existed still compiles.
 import type { JsStore, StoreHandle } from './index.js';
-import type { StoreCatalog } from './api/http.js';
 
 export * from './index.js';
-export { apiHandler, keyEntry, keysFrom, requestId, UnusableStore } from './api/http.js';
-export { listStores, newStoreId } from './api/catalog.js';
-export { formatDuration, parseDuration, upkeepStore } from './api/upkeep.js';
-export type { StoreCatalog } from './api/http.js';
+export { apiHandler, keyEntry, keysFrom, requestId, UnusableStore, listStores, newStoreId, formatDuration, parseDuration, upkeepStore, directoryCatalog } from './server.js';
+export type { StoreCatalog } from './server.js';
 
 /** Options of a directory store. */
 export interface DirectoryStoreOptions {
@@ -49,9 +48,6 @@ export declare class DirectoryStore implements JsStore {
  * `syncDirectory: true` also fsyncs the directory after each write.
  */
 export declare function directoryStore(path: string, options?: DirectoryStoreOptions): DirectoryStore;
-
-/** The catalog `memdir serve` keeps: one store directory per memory store under `dir`. */
-export declare function directoryCatalog(dir: string): StoreCatalog;
 
 /** A store in a PostgreSQL database (one namespace of the shared `memdir_kv` table). */
 export interface PostgresStore extends JsStore {

@@ -407,7 +407,7 @@ pub const STORE_DIR_LISTING_KEEP_MS: u64 = 5_000;
 pub const STORE_DIR_SLICE_MS: u64 = 20;
 /// A temporary file this old was left by a crashed writer.
 pub const TMP_STALE_MS: u64 = 60 * 60 * 1000;
-/// Spare lock files a Node process keeps per store directory (js/stores/directory.js):
+/// Spare lock files a Node process keeps per store directory (js/stores/store-dir.js):
 /// a lock is taken by hard-linking a spare that holds its token, since creating a
 /// file costs tens of times a link on a busy disk. One spare per lock held at once
 /// (the turn and a key's lock); with all busy, a lock is created as before.

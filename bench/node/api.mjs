@@ -323,9 +323,9 @@ function timedOps(h) {
 
 /** Runs every op `iterations` times on fresh memories of the history; returns per-op samples. */
 async function timings(iterations, label) {
-  const apiMemory = await memdir.openMemory({ store: memdir.memoryStore(), clock: CLOCK });
-  const toolMemory = await memdir.openMemory({ store: memdir.memoryStore(), clock: CLOCK });
-  const refMemory = await memdir.openMemory({ store: memdir.memoryStore(), clock: CLOCK });
+  const apiMemory = await memdir.openMemory({ store: memdir.inMemoryStore(), clock: CLOCK });
+  const toolMemory = await memdir.openMemory({ store: memdir.inMemoryStore(), clock: CLOCK });
+  const refMemory = await memdir.openMemory({ store: memdir.inMemoryStore(), clock: CLOCK });
   const h = await buildHistory(apiMemory, VERSIONS);
   await buildHistory(toolMemory, VERSIONS);
   await buildHistory(refMemory, VERSIONS);

@@ -303,13 +303,13 @@ async function main() {
   );
 
   // memdir's answers, untimed, for the floor to carry: it crosses the same bytes.
-  const referenceSystem = await memdirSystem(initial, memdir.memoryStore());
+  const referenceSystem = await memdirSystem(initial, memdir.inMemoryStore());
   const reference = [];
   for (const [, input] of commands) reference.push(await answerOf(() => referenceSystem.run(input)));
 
   const systems = async () => ({
     'sdk-fs': await sdkSystem(initial),
-    'memdir-memory': await memdirSystem(initial, memdir.memoryStore()),
+    'memdir-memory': await memdirSystem(initial, memdir.inMemoryStore()),
     'memdir-dir': await directorySystem(initial),
     floor: floorSystem(reference),
     'floor+hash': floorHashSystem(reference, commands),

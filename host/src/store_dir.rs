@@ -1,6 +1,6 @@
 //! A backend in a store directory on disk, shared safely by any number of
 //! processes: the `memdir-store` format, the same one the Node directory store
-//! (`js/stores/directory.js`) reads and writes. What each file means is decided in
+//! (`js/stores/store-dir.js`) reads and writes. What each file means is decided in
 //! [`memdir::store_dir`], and the order of the system calls of every read and change
 //! (opening and converting the directory, locks, packs, links, renames, syncs,
 //! deletes and their pack mates) in [`memdir::store_dir::protocol`], shared with
@@ -32,7 +32,7 @@
 //! head, so of two processes streaming writes the one that just won starts its next
 //! command ahead while the loser re-reads what changed, and can lose every retry.
 //! Hosts take turns for a whole command instead, as Node's memories on a directory
-//! do (`js/stores/directory.js`, `inTurn`); the compare-and-swap still guards every
+//! do (`js/stores/store-dir.js`, `inTurn`); the compare-and-swap still guards every
 //! writer that does not (one that gave up waiting for the turn, or a store's own
 //! `set` and `compareAndSwap` called directly).
 

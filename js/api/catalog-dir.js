@@ -1,5 +1,5 @@
 // The catalog of memory stores that `memdir serve` keeps on the local disk: one
-// memdir directory store (js/stores/directory.js) per memory store, in a
+// memdir directory store (js/stores/store-dir.js) per memory store, in a
 // subdirectory of the root named by the store's id. The engine makes the ids and
 // keeps everything inside a store; this file only finds, makes and removes the
 // subdirectories, and refuses any id that is not a plain name before it can reach
@@ -12,7 +12,9 @@
 import { randomUUID } from 'node:crypto';
 import * as fss from 'node:fs';
 import { join, resolve } from 'node:path';
-import * as memdir from '../node.js';
+import { defaults } from '../core.js';
+import { openMemory } from '../open-node.js';
+import { directoryStore } from '../stores/store-dir.js';
 import { UnusableStore, WORKSPACE_NAME } from './http.js';
 import { newStoreId } from './catalog.js';
 import { openStores } from './open-stores.js';
@@ -46,7 +48,7 @@ export class WorkspaceNameClash extends Error {
  * most `maxStores` stores. A store is opened once and kept open among the most
  * recently used (`openStores`: `maxOpen`, `closeDelayMs`).
  */
-export function directoryCatalog(root, { maxStores = memdir.defaults().maxStores, ...openLimits } = {}) {
+export function directoryCatalog(root, { maxStores = defaults().maxStores, ...openLimits } = {}) {
   if (typeof root !== 'string' || root === '') throw new TypeError('directoryCatalog expects a directory path');
   if (!Number.isSafeInteger(maxStores) || maxStores < 1) throw new RangeError('directoryCatalog: maxStores must be a positive integer');
   const base = resolve(root);
@@ -114,7 +116,7 @@ export function directoryCatalog(root, { maxStores = memdir.defaults().maxStores
   }
 
   function openStore(id) {
-    return memdir.openMemory({ store: memdir.directoryStore(join(base, id)), actor: ACTOR });
+    return openMemory({ store: directoryStore(join(base, id)), actor: ACTOR });
   }
 
   /** The store in directory `id`, once its record says it is store `id`; else UnusableStore. */

@@ -6,8 +6,9 @@
 // same statement and whose commits hold it. So a store created or deleted through
 // one instance is there, or gone, on every other at once, and a write under way on
 // one when another deletes the store writes nothing.
-import * as memdir from '../node.js';
-import { STORES_TABLE, TABLE, failed as failedAs, openPool, prepareSchema, prepared, transaction } from '../stores/postgres.js';
+import { defaults, openMemory } from '../core.js';
+import { STORES_TABLE, TABLE, postgresStore, prepareSchema, prepared, transaction } from '../stores/postgres.js';
+import { failed as failedAs, lazyPool } from '../stores/postgres-pool.js';
 import { newStoreId } from './catalog.js';
 import { openStores } from './open-stores.js';
 import { DEFAULT_WORKSPACE, WORKSPACE_NAME } from './http.js';
@@ -26,33 +27,16 @@ const failed = (op) => failedAs(op, 'catalog');
  * workspace; one pool (at most 10 connections) serves the catalog and every store.
  * A store belongs to the workspace that created it, and every lookup names it.
  */
-export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, maxOpen, closeDelayMs } = {}) {
+export function postgresCatalog(url, { maxStores = defaults().maxStores, maxOpen, closeDelayMs } = {}) {
   if (typeof url !== 'string' || !/^postgres(ql)?:\/\//.test(url)) throw new TypeError('postgresCatalog expects a postgres:// URL');
   if (!Number.isSafeInteger(maxStores) || maxStores < 1) throw new RangeError('postgresCatalog: maxStores must be a positive integer');
   // `workspace/id` -> Promise<Memory>, the most recently used: one workspace's key
   // never reaches a store another workspace opened.
   const open = openStores({ max: maxOpen, closeDelayMs });
-  let ready;
-
-  function pool() {
-    ready ??= (async () => {
-      const p = await openPool(url);
-      // Its table and the stores' (made by any earlier build: what they lack is
-      // added in place; one of another shape is refused, saying which).
-      try {
-        await prepareSchema(p, { catalog: true });
-      } catch (e) {
-        // Nothing is served from a database it cannot use: its connections go too.
-        await p.end().catch(() => {});
-        throw e;
-      }
-      return p;
-    })().catch((e) => {
-      ready = undefined;
-      return failed('connect to its database')(e);
-    });
-    return ready;
-  }
+  // Its table and the stores' (made by any earlier build: what they lack is added in
+  // place; one of another shape is refused, saying which), before the first query.
+  const connected = lazyPool(url, (p) => prepareSchema(p, { catalog: true }), 'catalog');
+  const pool = () => connected.get();
 
   async function query(op, text, values) {
     return (await pool()).query(prepared(text, values)).catch(failed(op));
@@ -72,8 +56,8 @@ export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, 
     if (!m) {
       // Its row must name this workspace: a store moved to another one in the
       // database is gone for this one from its next read or commit.
-      const store = memdir.postgresStore(await pool(), { namespace: id, catalogued: true, workspace });
-      m = memdir.openMemory({ store, actor: ACTOR });
+      const store = postgresStore(await pool(), { namespace: id, catalogued: true, workspace });
+      m = openMemory({ store, actor: ACTOR });
       open.set(key, m);
       const opening = m;
       m.catch(() => open.forget(key, opening));
@@ -164,9 +148,7 @@ export function postgresCatalog(url, { maxStores = memdir.defaults().maxStores, 
     /** Closes every open store and the pool. */
     async close() {
       await open.closeAll();
-      const p = await ready?.catch(() => undefined);
-      ready = undefined;
-      await p?.end();
+      await connected.end();
     },
   };
 }

@@ -1,4 +1,5 @@
-// The Memory Stores API's fetch handler (js/api/http.js), in the Node and workerd entries.
+// The Memory Stores API's fetch handler (js/api/http.js), exported by memdir/server
+// (server.d.ts, server-workerd.d.ts) and, as before the subpath, by memdir.
 import type { ApiRequest, ApiResponse } from '../index.js';
 
 /** A catalog of memory stores for `apiHandler`: create, open, list and drop stores. */

@@ -4,7 +4,7 @@
 // (storeCloseDelayMs, twice the API deadline), so a request still using it finishes
 // first, for at most maxOpenStores let go at once. A request for it afterwards opens
 // it again. So a catalog holds at most twice maxOpenStores engines.
-import { defaults } from '../node.js';
+import { defaults } from '../core.js';
 
 /** Closes an open store (a promise of a memory), whatever became of its opening. */
 function closeOpened(p) {

@@ -52,7 +52,8 @@
 // no backend text.
 
 import { AT_ONCE } from '../glue.js';
-import { equalBytes, exclusive, MAX_VALUE_BYTES } from './shared.js';
+import { defaults } from '../core.js';
+import { equalBytes, exclusive } from './shared.js';
 
 /** Durable Object storage caps a key at 2 KiB on both kinds of object. */
 const MAX_KEY_BYTES = 2048;
@@ -142,7 +143,7 @@ function manifestShaped(v) {
 }
 
 /**
- * Whether `v` is a manifest this store could have written: at most MAX_VALUE_BYTES
+ * Whether `v` is a manifest this store could have written: at most maxValueBytes
  * bytes, in no more chunks than the smallest chunk size (CHUNK_KV, which every
  * release used on key-value-backed objects and earlier ones on SQLite-backed
  * objects too) takes for them. So no loop over a manifest's chunks runs more than
@@ -150,7 +151,7 @@ function manifestShaped(v) {
  * (notARecord); a write or delete over one counts it as owning no chunks.
  */
 function isManifest(v) {
-  return manifestShaped(v) && v.bytes <= MAX_VALUE_BYTES && v.memdirChunks <= Math.ceil(v.bytes / CHUNK_KV);
+  return manifestShaped(v) && v.bytes <= defaults().maxValueBytes && v.memdirChunks <= Math.ceil(v.bytes / CHUNK_KV);
 }
 
 /** A stored record that is neither bytes nor a manifest this store could have written. */

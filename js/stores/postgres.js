@@ -30,17 +30,11 @@
 // engine's next reads of them at once; the engine checks every value against its
 // key's hash, wherever it came from.
 
+import { defaults } from '../core.js';
+import { MAX_NAME_CHARS, PAGE_ROWS, PostgresStoreError, failed, lazyPool } from './postgres-pool.js';
 import { turnTaker } from './postgres-turn.js';
-import { MAX_VALUE_BYTES } from './shared.js';
 import { glue } from '../glue.js';
 
-/** Rows a list page returns; the contract allows any page size. */
-const PAGE = 1000;
-/** Connections one store's pool opens at most (each `memdir serve` holds one pool). */
-export const POOL_MAX = 10;
-/** How long a query may wait for a connection, and run, before it fails. */
-export const CONNECT_TIMEOUT_MS = 10_000;
-export const STATEMENT_TIMEOUT_MS = 30_000;
 /** The table every namespace shares. */
 export const TABLE = 'memdir_kv';
 /** The catalog's table (js/api/catalog-pg.js): a row per store `memdir serve` made. */
@@ -92,72 +86,6 @@ function seqOf(text) {
   return typeof text === 'string' && /^[0-9]{1,15}$/.test(text) ? Number(text) : undefined;
 }
 
-/** The one error text a failing database gives the engine: never the driver's own. */
-export class PostgresStoreError extends Error {
-  constructor(message) {
-    super(message);
-    this.name = 'PostgresStoreError';
-  }
-}
-
-/**
- * A pool on `url` with memdir's bounds (connections, waits, statement time), for a
- * store or the catalog that shares one among its stores. node-postgres is loaded
- * here, on first use, so an application that never opens one needs no `pg`.
- */
-export async function openPool(url) {
-  let pg;
-  try {
-    pg = (await import('pg')).default;
-  } catch {
-    throw new PostgresStoreError('a PostgreSQL store needs node-postgres, which memdir does not install by itself: npm install pg@8');
-  }
-  const p = new pg.Pool({
-    Client: closingClient(pg),
-    connectionString: url,
-    max: POOL_MAX,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    statement_timeout: STATEMENT_TIMEOUT_MS,
-    query_timeout: STATEMENT_TIMEOUT_MS + 1000,
-  });
-  // An idle client's error (the server restarted) must not end the process; the
-  // next query gets a fresh connection.
-  p.on('error', () => {});
-  return p;
-}
-
-/**
- * node-postgres's client, except that a connection that fails while it is made is
- * closed at once: node-postgres 8 leaves one the server refused mid-authentication
- * (no password, or a wrong one) open until the server gives up on it (60 s by
- * default), and a command line that already said why it cannot go on would wait.
- */
-const closingClients = new WeakMap();
-function closingClient(pg) {
-  let Client = closingClients.get(pg);
-  if (Client === undefined) {
-    Client = class extends pg.Client {
-      connect(callback) {
-        if (typeof callback !== 'function') return super.connect(callback);
-        return super.connect((err, ...rest) => {
-          if (err) this.connection?.stream?.destroy?.();
-          callback(err, ...rest);
-        });
-      }
-    };
-    closingClients.set(pg, Client);
-  }
-  return Client;
-}
-
-// What a caller (and, through the engine, a client) may see of a failure: which
-// operation failed, never the server's text, which can hold table and host names.
-export function failed(op, what = 'store') {
-  return (e) => {
-    if (e instanceof PostgresStoreError) throw e;
-    throw new PostgresStoreError(`the PostgreSQL ${what} could not ${op}`);
-  };
-}
 
 const statementNames = new Map();
 /**
@@ -208,14 +136,14 @@ export async function transaction(pool, fail, fn) {
  */
 export function postgresStore(connection, options = {}) {
   const namespace = options.namespace ?? 'default';
-  if (typeof namespace !== 'string' || namespace.length === 0 || namespace.length > 200) {
-    throw new TypeError('postgresStore: options.namespace must be a string of 1 to 200 characters');
+  if (typeof namespace !== 'string' || namespace.length === 0 || namespace.length > MAX_NAME_CHARS) {
+    throw new TypeError(`postgresStore: options.namespace must be a string of 1 to ${MAX_NAME_CHARS} characters`);
   }
   const catalogued = options.catalogued ?? false;
   if (typeof catalogued !== 'boolean') throw new TypeError('postgresStore: options.catalogued must be a boolean');
   const workspace = options.workspace;
-  if (workspace !== undefined && (!catalogued || typeof workspace !== 'string' || workspace.length === 0 || workspace.length > 200)) {
-    throw new TypeError('postgresStore: options.workspace must be a string of 1 to 200 characters, and needs catalogued');
+  if (workspace !== undefined && (!catalogued || typeof workspace !== 'string' || workspace.length === 0 || workspace.length > MAX_NAME_CHARS)) {
+    throw new TypeError(`postgresStore: options.workspace must be a string of 1 to ${MAX_NAME_CHARS} characters, and needs catalogued`);
   }
   // Every statement below binds the namespace as $1, and the workspace (if the row
   // must name one) after its own values, as $n. Reading the row takes no lock; a
@@ -230,24 +158,9 @@ export function postgresStore(connection, options = {}) {
   if (!owned && (connection === null || typeof connection !== 'object' || typeof connection.connect !== 'function')) {
     throw new TypeError('postgresStore(connection) needs a postgres:// URL or a pg Pool');
   }
-  let ready;
   // The pool and table, made on first use so that opening a store does no I/O.
-  function pool() {
-    ready ??= (async () => {
-      const p = owned ? await openPool(connection) : connection;
-      try {
-        await prepareSchema(p);
-      } catch (e) {
-        if (owned) await p.end().catch(() => {});
-        throw e;
-      }
-      return p;
-    })().catch((e) => {
-      ready = undefined;
-      return failed('connect to its database')(e);
-    });
-    return ready;
-  }
+  const connected = lazyPool(connection, (p) => prepareSchema(p));
+  const pool = () => connected.get();
 
   async function query(op, text, values) {
     const p = await pool();
@@ -315,7 +228,7 @@ export function postgresStore(connection, options = {}) {
          WHERE r.namespace = $1 AND r.seq > $4::bigint AND octet_length(r.value) <= $5
            AND split_part(r.key, '/', 1) || '/' = ANY($6::text[]) AND (SELECT listed FROM one)
          ORDER BY r.seq LIMIT $7)`,
-      bound([namespace, key, MAX_VALUE_BYTES, since ?? null, rules().aheadValueBytes, rules().structurePrefixes, rules().aheadRows]),
+      bound([namespace, key, defaults().maxValueBytes, since ?? null, rules().aheadValueBytes, rules().structurePrefixes, rules().aheadRows]),
     );
     // One row of its own, and at most aheadRows of others', whatever the database says.
     if (rows.length > rules().aheadRows + 1) throw new PostgresStoreError(ANOTHER_SHAPE);
@@ -407,12 +320,12 @@ export function postgresStore(connection, options = {}) {
         'list',
         `SELECT key FROM ${TABLE}
           WHERE namespace = $1 AND key >= $2 AND starts_with(key, $2) AND ($3::text IS NULL OR key > $3)
-          ORDER BY key LIMIT ${PAGE}`,
+          ORDER BY key LIMIT ${PAGE_ROWS}`,
         [namespace, prefix, cursor ?? null],
       );
       const keys = rows.map((r) => r.key);
       if (!keys.every((k) => typeof k === 'string')) throw new PostgresStoreError('the PostgreSQL store listed a key that is not text');
-      return keys.length === PAGE ? { keys, cursor: keys[keys.length - 1] } : { keys };
+      return keys.length === PAGE_ROWS ? { keys, cursor: keys[keys.length - 1] } : { keys };
     },
 
     async compareAndSwap(key, expected, value) {
@@ -450,10 +363,7 @@ export function postgresStore(connection, options = {}) {
 
     /** Ends the pool this store opened (a pool passed in stays the caller's). */
     async close() {
-      if (!owned || ready === undefined) return;
-      const p = await ready.catch(() => undefined);
-      ready = undefined;
-      await p?.end();
+      await connected.end();
     },
   };
 }

@@ -9,13 +9,6 @@ export function equalBytes(a, b) {
   return true;
 }
 
-/**
- * Largest value a store may hand back: the engine's `memdir::config::MAX_VALUE_BYTES`
- * (src/config.rs), which the wasm glue does not export; tests/workerd checks the two
- * agree. A stored record claiming more is damaged, refused before anything is read.
- */
-export const MAX_VALUE_BYTES = 64 << 20;
-
 const locks = new WeakMap();
 
 /** Runs `fn` after every earlier `exclusive` call on `target` has finished. */

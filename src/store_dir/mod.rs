@@ -1,5 +1,5 @@
 //! What a store directory on disk is: the one format shared by the Node directory
-//! store (`js/stores/directory.js`) and the host's directory backend
+//! store (`js/stores/store-dir.js`) and the host's directory backend
 //! (`host/src/store_dir.rs`). Pure rules, no I/O: what a name, a file or a listing means;
 //! [`protocol`] says in which order the tools' system calls use them, opening the
 //! directory included.

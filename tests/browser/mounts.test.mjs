@@ -1,10 +1,12 @@
-// Mounts in the browser: one memory over two IndexedDB stores, `team` read-only
-// (filled beforehand by opening it alone) and `me` read-write. The exact tool
-// answers are asserted; the `team` database, read raw through the IndexedDB API
-// (every object store, key and value), is the same after as before; after a
-// reload the `me` store still has what was written to it. Then every write path
-// of tests/conformance/write-paths.mjs, each over two fresh databases.
+// Mounts in the browser: the shared scenario of tests/conformance/mounts.json (the
+// one tests/mounts.rs, the host and Node run) over IndexedDB stores, each filled
+// beforehand by opening it alone. The exact tool answers are asserted; the
+// read-only database, read raw through the IndexedDB API (every object store, key
+// and value), is the same after as before; after a reload the writable store still
+// has what was written to it. Then every write path of
+// tests/conformance/write-paths.mjs, each over two fresh databases.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
 import { readIndexedDb, useBrowser, watchErrors } from './chromium.mjs';
@@ -13,29 +15,21 @@ import { FACES } from '../conformance/write-paths.mjs';
 // The write-path table, handed to the page under a path the explorer's server
 // does not serve (it serves only what the package and the page need).
 const WRITE_PATHS = fileURLToPath(new URL('../conformance/write-paths.mjs', import.meta.url));
+const SCENARIO = JSON.parse(readFileSync(new URL('../conformance/mounts.json', import.meta.url), 'utf8'));
 
 const env = useBrowser();
 
-const TEAM = 'mounts-team';
-const ME = 'mounts-me';
+/** Each mount of the scenario with the IndexedDB database its store is kept in. */
+const MOUNTS = SCENARIO.mounts.map((m) => ({ ...m, database: `mounts-${m.name}` }));
+const READ_ONLY = MOUNTS.filter((m) => m.access === 'read_only');
+const WRITABLE = MOUNTS.filter((m) => m.access === 'read_write');
 
-const MOUNTS = { team: TEAM, me: ME };
-const INSTRUCTIONS =
-  'Your memory directory is /memories. It holds 2 memory stores:\n' +
-  '- /memories/team (read-only): Team conventions.\n' +
-  '  Read them before any task.\n' +
-  '- /memories/me (read-write): Your own notes.\n' +
-  'A read-only store can be viewed but not changed.\n';
-
-/** In the page: `window.memory` over both IndexedDB stores. */
+/** In the page: `window.memory` over every mount's IndexedDB store. */
 function openMounted(page) {
-  return page.evaluate(async ({ team, me }) => {
+  return page.evaluate(async (mounts) => {
     const m = await import('/js/browser.js');
     window.memory = await m.openMemory({
-      mounts: [
-        { name: 'team', store: m.indexedDbStore(team), access: 'read_only', description: 'Team conventions.', instructions: 'Read them before any task.' },
-        { name: 'me', store: m.indexedDbStore(me), access: 'read_write', description: 'Your own notes.' },
-      ],
+      mounts: mounts.map(({ name, access, database }) => ({ name, access, store: m.indexedDbStore(database) })),
       actor: 'sesn_browser_mounts',
     });
   }, MOUNTS);
@@ -56,105 +50,81 @@ async function readDatabase(page, name) {
   return database ?? null;
 }
 
-test('two IndexedDB stores in one memory: exact answers, the read-only database unchanged, the writable one kept across a reload', async (t) => {
+/** Every read-only mount's database, read raw. */
+async function readOnlyDatabases(page) {
+  const out = {};
+  for (const m of READ_ONLY) out[m.name] = await readDatabase(page, `memdir:${m.database}`);
+  return out;
+}
+
+test('the shared scenario over IndexedDB stores: exact answers, the read-only database unchanged, the writable one kept across a reload', async (t) => {
+  assert.ok(READ_ONLY.length > 0 && WRITABLE.length > 0 && SCENARIO.steps.length > 0, 'the scenario mounts a read-only and a writable store');
   const context = await env.browser.newContext();
   const page = await context.newPage();
   const errors = watchErrors(page);
   await page.goto(`${env.url}/www/serve.mjs`); // any same-origin document will do
 
-  // The team's store, filled by opening it alone.
-  const filled = await page.evaluate(async (team) => {
+  // Each store filled by opening it alone.
+  const filled = await page.evaluate(async (mounts) => {
     const m = await import('/js/browser.js');
-    const alone = await m.openMemory({ store: m.indexedDbStore(team) });
-    const r = await alone.execute({ command: 'create', path: '/memories/conventions.md', file_text: 'Use ISO dates.\n' });
-    alone.close();
-    return r;
-  }, TEAM);
-  assert.deepEqual(filled, { content: 'File created successfully at: /memories/conventions.md', is_error: false });
-
-  const teamBefore = await readDatabase(page, `memdir:${TEAM}`);
-  assert.ok(teamBefore, `no database memdir:${TEAM} after filling it`);
-  const records = Object.values(teamBefore.stores).flat().length;
-  assert.ok(records > 0, 'the team database holds no records');
-  t.diagnostic(`memdir:${TEAM}: ${Object.keys(teamBefore.stores).length} object stores, ${records} records`);
-
-  await openMounted(page);
-  assert.equal(await page.evaluate(() => window.memory.instructions()), INSTRUCTIONS);
-
-  const cases = [
-    [
-      { command: 'view', path: '/memories' },
-      "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n15B\t/memories\n0B\t/memories/me/\n15B\t/memories/team/\n15B\t/memories/team/conventions.md",
-      false,
-    ],
-    [{ command: 'create', path: '/memories/me/plan.md', file_text: 'Ship it.' }, 'File created successfully at: /memories/me/plan.md', false],
-    [
-      { command: 'create', path: '/memories/team/new.md', file_text: 'x' },
-      'Error: Cannot create /memories/team/new.md: the memory store mounted at /memories/team is read-only',
-      true,
-    ],
-    [
-      { command: 'str_replace', path: '/memories/team/conventions.md', old_str: 'ISO', new_str: 'US' },
-      'Error: Cannot str_replace /memories/team/conventions.md: the memory store mounted at /memories/team is read-only',
-      true,
-    ],
-    [{ command: 'delete', path: '/memories/team/conventions.md' }, 'Error: Cannot delete /memories/team/conventions.md: the memory store mounted at /memories/team is read-only', true],
-    [
-      { command: 'rename', old_path: '/memories/me/plan.md', new_path: '/memories/team/plan.md' },
-      'Error: Cannot rename /memories/me/plan.md to /memories/team/plan.md: they are in different memory stores (create it in the other store, then delete it here)',
-      true,
-    ],
-    [
-      { command: 'rename', old_path: '/memories/team/conventions.md', new_path: '/memories/me/conventions.md' },
-      'Error: Cannot rename /memories/team/conventions.md to /memories/me/conventions.md: they are in different memory stores (create it in the other store, then delete it here)',
-      true,
-    ],
-    [
-      { command: 'view', path: '/memories/team/conventions.md' },
-      "Here's the content of /memories/team/conventions.md with line numbers:\n     1\tUse ISO dates.\n     2\t",
-      false,
-    ],
-    [
-      { command: 'view', path: '/memories' },
-      "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:\n23B\t/memories\n8B\t/memories/me/\n8B\t/memories/me/plan.md\n15B\t/memories/team/\n15B\t/memories/team/conventions.md",
-      false,
-    ],
-  ];
-  const answers = await run(
-    page,
-    cases.map(([input]) => input),
+    const out = [];
+    for (const { database, files } of mounts) {
+      const alone = await m.openMemory({ store: m.indexedDbStore(database) });
+      for (const [path, text] of Object.entries(files)) out.push(await alone.execute({ command: 'create', path, file_text: text }));
+      alone.close();
+    }
+    return out;
+  }, MOUNTS);
+  const files = MOUNTS.flatMap((m) => Object.keys(m.files));
+  assert.deepEqual(
+    filled,
+    files.map((path) => ({ content: `File created successfully at: ${path}`, is_error: false })),
   );
-  for (let i = 0; i < cases.length; i++) {
-    const [input, content, isError] = cases[i];
-    assert.deepEqual(answers[i], { content, is_error: isError }, JSON.stringify(input));
+
+  const before = await readOnlyDatabases(page);
+  for (const [name, database] of Object.entries(before)) {
+    assert.ok(database, `no database for the read-only store ${name} after filling it`);
+    const records = Object.values(database.stores).flat().length;
+    assert.ok(records > 0, `the ${name} database holds no records`);
+    t.diagnostic(`${name}: ${Object.keys(database.stores).length} object stores, ${records} records`);
   }
 
-  assert.deepEqual(await readDatabase(page, `memdir:${TEAM}`), teamBefore, 'the read-only database changed');
+  await openMounted(page);
+  assert.equal(await page.evaluate(() => window.memory.instructions()), SCENARIO.instructions);
+  const answers = await run(
+    page,
+    SCENARIO.steps.map(([input]) => input),
+  );
+  for (let i = 0; i < SCENARIO.steps.length; i++) {
+    const [input, content, isError] = SCENARIO.steps[i];
+    assert.deepEqual(answers[i], { content, is_error: isError }, JSON.stringify(input));
+  }
+  assert.deepEqual(await readOnlyDatabases(page), before, 'a read-only database changed');
+
+  // What the steps left, as the memory lists it; the writable stores hold some of it.
+  const entries = await page.evaluate(() => window.memory.entries());
+  const written = WRITABLE.flatMap(({ name }) => entries.filter((e) => e.path.startsWith(`/memories/${name}/`) && e.content !== undefined));
+  assert.ok(written.length > 0, 'the steps wrote nothing to a writable store');
 
   // A reload: the page, its wasm and its connections are gone; IndexedDB stays.
   await page.reload();
   await openMounted(page);
-  const reread = await run(page, [{ command: 'view', path: '/memories/me/plan.md' }]);
-  assert.deepEqual(reread, [{ content: "Here's the content of /memories/me/plan.md with line numbers:\n     1\tShip it.", is_error: false }]);
-  assert.deepEqual(
-    await page.evaluate(() => window.memory.entries()),
-    [
-      { path: '/memories/me' },
-      { path: '/memories/me/plan.md', content: 'Ship it.' },
-      { path: '/memories/team' },
-      { path: '/memories/team/conventions.md', content: 'Use ISO dates.\n' },
-    ],
-  );
-  // The `me` store alone, as any other page of the origin would open it.
-  const alone = await page.evaluate(async (me) => {
-    const m = await import('/js/browser.js');
-    const mem = await m.openMemory({ store: m.indexedDbStore(me) });
-    const entries = await mem.entries();
-    mem.close();
-    return entries;
-  }, ME);
-  assert.deepEqual(alone, [{ path: '/memories/plan.md', content: 'Ship it.' }]);
-  assert.deepEqual(await readDatabase(page, `memdir:${TEAM}`), teamBefore, 'the read-only database changed across the reload');
+  assert.deepEqual(await page.evaluate(() => window.memory.entries()), entries);
+  // Each writable store alone, as any other page of the origin would open it.
+  for (const { name, database } of WRITABLE) {
+    const alone = await page.evaluate(async (database) => {
+      const m = await import('/js/browser.js');
+      const mem = await m.openMemory({ store: m.indexedDbStore(database) });
+      const entries = await mem.entries();
+      mem.close();
+      return entries;
+    }, database);
+    const mine = entries
+      .filter((e) => e.path.startsWith(`/memories/${name}/`))
+      .map((e) => ({ ...e, path: `/memories/${e.path.slice(`/memories/${name}/`.length)}` }));
+    assert.deepEqual(alone, mine, `the ${name} store opened alone`);
+  }
+  assert.deepEqual(await readOnlyDatabases(page), before, 'a read-only database changed across the reload');
 
   assert.deepEqual(errors, []);
   await context.close();

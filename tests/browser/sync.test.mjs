@@ -94,7 +94,7 @@ test('a page follows no redirect: the other origin receives nothing, not even a 
     await page.goto(`${env.url}/www/serve.mjs`); // any same-origin document will do
     const said = await page.evaluate(async (baseURL) => {
       const m = await import('/js/browser.js');
-      const memory = await m.openMemory({ store: m.memoryStore() });
+      const memory = await m.openMemory({ store: m.inMemoryStore() });
       await memory.execute({ command: 'create', path: '/memories/secret.md', file_text: 'not for the other origin\n' });
       const options = { baseURL, apiKey: 'redirect-test-key', storeId: 'memstore_abcdefghjkmn0123456789ab' };
       return memory.sync(options).then((s) => s.text, (e) => `${e.name}: ${e.message}`);

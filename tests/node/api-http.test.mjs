@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { memdir } from './helpers.mjs';
-import { apiHandler, requestId } from '../../js/api/http.js';
+import { apiHandler, requestId } from 'memdir/server';
 
 const KEY = 'sk-test-key-1';
 const OTHER_KEY = 'sk-test-key-2';

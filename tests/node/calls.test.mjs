@@ -6,7 +6,7 @@
 // never runs inside another.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openMemory, memoryStore } from '../../js/node.js';
+import { openMemory, inMemoryStore } from '../../js/node.js';
 import { MapStore } from './helpers.mjs';
 // The same module instance js/node.js initialised: its raw classes, under the wrapper.
 import { Memory as Core, jsStore, memoryStore as coreStore } from '../../dist/node/memdir_wasm.js';
@@ -49,7 +49,7 @@ test('a command made from inside another (its clock calling back) runs after it,
     if (memory && inner === null) inner = memory.view({ command: 'view', path: '/memories' });
     return 1_700_000_000_000;
   };
-  memory = await openMemory({ store: memoryStore(), clock });
+  memory = await openMemory({ store: inMemoryStore(), clock });
   await memory.create({ command: 'create', path: '/memories/first.md', file_text: 'x' });
   assert.notEqual(inner, null, 'the clock was read during the create');
   // Run inside the create, the view would have listed the directory before first.md was in it.

@@ -7,8 +7,7 @@ import fs from 'node:fs';
 import { join } from 'node:path';
 import { syncBuiltinESMExports } from 'node:module';
 import { test } from 'node:test';
-import { apiHandler } from '../../js/api/http.js';
-import { directoryCatalog } from '../../js/api/catalog-dir.js';
+import { apiHandler, directoryCatalog } from 'memdir/server';
 import { tempDir } from './helpers.mjs';
 
 const NO_STORE = { type: 'error', error: { type: 'not_found_error', message: 'No memory store with this id.' } };

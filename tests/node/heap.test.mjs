@@ -6,14 +6,14 @@
 // are counted here, never timed.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openMemory, memoryStore } from '../../js/node.js';
+import { openMemory, inMemoryStore } from '../../js/node.js';
 // The same module instance js/node.js initialised: initSync hands back its exports.
 import { initSync } from '../../dist/node/memdir_wasm.js';
 
 const wasmMemory = initSync({}).memory;
 
 test('2,000 writes of 5 KiB grow the wasm memory in a few steps, not page by page', async () => {
-  const memory = await openMemory({ store: memoryStore() });
+  const memory = await openMemory({ store: inMemoryStore() });
   const body = 'a line of text in a memory file\n'.repeat(160);
   const sizes = new Set([wasmMemory.buffer.byteLength]);
   const start = wasmMemory.buffer.byteLength;

@@ -126,7 +126,7 @@ export function counting(inner) {
  * absent for the native memory store, whose operations never leave the wasm.
  */
 export const STORES = {
-  memory: () => ({ store: memdir.memoryStore() }),
+  memory: () => ({ store: memdir.inMemoryStore() }),
   directory: () => counting(memdir.directoryStore(join(tempDir('memdir-dir-'), 'store'))),
   custom: () => counting(new MapStore()),
 };
@@ -167,7 +167,7 @@ export { MEMDIR_BIN, startServe } from './child-server.mjs';
 
 /**
  * Whether `name` in a store directory is one of this process's spare lock files,
- * which it keeps while it runs (js/stores/directory.js, LockSpares; their own tests
+ * which it keeps while it runs (js/stores/store-dir.js, LockSpares; their own tests
  * are in store-dir.test.mjs).
  */
 export function isOwnSpare(name) {

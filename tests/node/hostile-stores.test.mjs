@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { expected, observe } from '../conformance/hostile-stores.mjs';
-import { nameToKey } from '../../js/stores/directory.js';
+import { nameToKey } from '../../js/stores/store-dir.js';
 import { MapStore, isOwnSpare, loadJson, memdir, tempDir } from './helpers.mjs';
 
 const { probes, cases } = loadJson('hostile-stores.json');

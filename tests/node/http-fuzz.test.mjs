@@ -7,8 +7,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { apiHandler } from '../../js/api/http.js';
-import { directoryCatalog } from '../../js/api/catalog-dir.js';
+import { apiHandler, directoryCatalog } from 'memdir/server';
 import { fuzz } from '../conformance/http-fuzz.mjs';
 import { over } from '../conformance/http-over.mjs';
 import { memdir, startServe, tempDir } from './helpers.mjs';

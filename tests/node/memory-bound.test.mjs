@@ -15,8 +15,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const BOUND_MIB = 256;
 
 const CHILD = `
-import { openMemory, memoryStore } from './js/node.js';
-const memory = await openMemory({ store: memoryStore() });
+import { openMemory, inMemoryStore } from './js/node.js';
+const memory = await openMemory({ store: inMemoryStore() });
 const entries = [];
 for (let i = 0; i < 10_000; i++) entries.push({ path: '/memories/flat/f' + String(i).padStart(5, '0') + '.md', content: 'file ' + i });
 await memory.import(entries);

@@ -76,7 +76,7 @@ describe('mounts through the SDK tool runner', () => {
     const memory = await memdir.openMemory({
       mounts: [
         { name: 'team', store: memdir.directoryStore(teamDir), access: 'read_only', description: 'Team conventions.', instructions: 'Read them before any task.' },
-        { name: 'me', store: memdir.memoryStore() },
+        { name: 'me', store: memdir.inMemoryStore() },
       ],
       actor: 'sesn_mounts',
     });
@@ -138,8 +138,8 @@ describe('the memory-store toolset over mounts', () => {
   test('paths start with the store name; a read-only store refuses writes', async () => {
     const memory = await memdir.openMemory({
       mounts: [
-        { name: 'team', store: memdir.memoryStore(), access: 'read_only' },
-        { name: 'me', store: memdir.memoryStore() },
+        { name: 'team', store: memdir.inMemoryStore(), access: 'read_only' },
+        { name: 'me', store: memdir.inMemoryStore() },
       ],
     });
     const tools = Object.fromEntries(memdir.memoryStoreTools(memory).map((t) => [t.name, t]));
@@ -154,7 +154,7 @@ describe('the memory-store toolset over mounts', () => {
 });
 
 describe('mount sets the rules refuse', () => {
-  const store = () => memdir.memoryStore();
+  const store = () => memdir.inMemoryStore();
   const cases = [
     [Array.from({ length: 9 }, (_, i) => ({ name: `s${i}`, store: store() })), RangeError, 'openMemory: a memory mounts 1 to 8 stores, got 9'],
     [[{ name: 'a', store: store() }, { name: 'a', store: store() }], RangeError, 'openMemory: two stores are mounted at /memories/a'],
@@ -230,7 +230,7 @@ describe('every write path × access, through the package', () => {
 describe('a call on behalf of an actor', () => {
   const KEY_ACTOR = { type: 'api_actor', api_key_id: 'apikey_0123' };
   async function mounted() {
-    return memdir.openMemory({ mounts: [{ name: 'team', store: memdir.memoryStore() }, { name: 'me', store: memdir.memoryStore() }] });
+    return memdir.openMemory({ mounts: [{ name: 'team', store: memdir.inMemoryStore() }, { name: 'me', store: memdir.inMemoryStore() }] });
   }
   const createdBy = async (memory, at) =>
     (await memory.api({ mount: at, op: 'version.list' })).body.data.map((v) => [v.path, JSON.stringify(v.created_by)]);

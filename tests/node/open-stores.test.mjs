@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { directoryCatalog } from '../../js/api/catalog-dir.js';
+import { directoryCatalog } from 'memdir/server';
 import { memdir, tempDir } from './helpers.mjs';
 
 const create = (id, path) => ({ op: 'memory.create', query: {}, body: JSON.stringify({ path, content: `in ${id}` }) });

@@ -23,8 +23,7 @@ import pg from 'pg';
 import { expected, observe } from '../conformance/hostile-stores.mjs';
 import { startPostgres } from './pg-cluster.mjs';
 import { MEMDIR_BIN, loadJson, memdir, runNode, startServe } from './helpers.mjs';
-import { apiHandler } from '../../js/api/http.js';
-import { postgresCatalog } from '../../js/api/catalog-pg.js';
+import { apiHandler, postgresCatalog } from 'memdir/server';
 import { glue } from '../../js/glue.js';
 import { SCHEMA_LOCK } from '../../js/stores/postgres.js';
 
@@ -105,6 +104,16 @@ describe('postgresStore', () => {
     await s.set('blob/big', bytes('small'));
     cluster.psql("UPDATE memdir_kv SET value = convert_to(repeat('a', 64 * 1024 * 1024 + 1), 'UTF8') WHERE namespace = 'huge'");
     await assert.rejects(s.get('blob/big'), { name: 'PostgresStoreError', message: 'the PostgreSQL store holds a value over the size limit' });
+  });
+
+  test('a catalog whose database it cannot reach says so as the catalog, naming no host, and connects once it can', async () => {
+    const catalog = postgresCatalog(cluster.url('appears_later'));
+    await assert.rejects(catalog.ready(), { name: 'PostgresStoreError', message: 'the PostgreSQL catalog could not connect to its database' });
+    // A failed connection is not kept: the next request connects afresh.
+    cluster.psql('CREATE DATABASE appears_later');
+    await catalog.ready();
+    assert.deepEqual(await catalog.ids(), []);
+    await catalog.close();
   });
 
   test("a database it cannot reach fails in the engine's words, naming no host", async () => {

@@ -19,7 +19,7 @@ const viaSdk = (tool, input) => answerOf(() => tool[input.command](input));
 async function both() {
   const base = tempDir('memdir-sdk-');
   const sdk = await BetaLocalFilesystemMemoryTool.init(base);
-  const memory = await memdir.openMemory({ store: memdir.memoryStore() });
+  const memory = await memdir.openMemory({ store: memdir.inMemoryStore() });
   return { base, sdk, memory };
 }
 

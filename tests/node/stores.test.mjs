@@ -7,7 +7,7 @@ import fs, { existsSync, lstatSync, mkdirSync, readFileSync, readdirSync, statSy
 import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { keyToName, nameToKey } from '../../js/stores/directory.js';
+import { keyToName, nameToKey } from '../../js/stores/store-dir.js';
 import { processTurn } from '../../js/turn.js';
 import { MapStore, hiddenNames, memdir, tempDir } from './helpers.mjs';
 
@@ -20,7 +20,9 @@ const filesHolding = (dir, marker) =>
     .sort();
 
 describe('the store-contract suite', () => {
-  test('memoryStore()', async () => {
+  test('inMemoryStore(), and memoryStore(), its old name kept as an alias', async () => {
+    await memdir.checkStoreContract(memdir.inMemoryStore());
+    assert.equal(memdir.memoryStore, memdir.inMemoryStore);
     await memdir.checkStoreContract(memdir.memoryStore());
   });
   test('directoryStore(path), through its methods', async () => {

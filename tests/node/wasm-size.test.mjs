@@ -47,8 +47,9 @@ const BUILDS = [
   // sync by name (the browser's +1.0, to 357.7); then 1189.1 KiB raw, 479.5 KiB
   // gzipped on its own with the redaction's erase of older trees (from 1166.7 and
   // 469.8), and 1196.7 KiB raw, 483.1 KiB gzipped with the memory tool's archived check and
-  // a call's actor as well (issue 44, rows 1 and 5).
-  { name: 'Node/workerd/default', dir: '../../dist/node/', ceilingKib: 485, indexedDb: false },
+  // a call's actor as well (issue 44, rows 1 and 5); 1202.7 KiB raw, 486.1 KiB gzipped
+  // with the sync record's path hashes and issue 45's moves (the browser's 367.1).
+  { name: 'Node/workerd/default', dir: '../../dist/node/', ceilingKib: 490, indexedDb: false },
 ];
 
 /** The build's wasm, gzipped as build.mjs reports it (level 9). */
@@ -68,7 +69,7 @@ for (const b of BUILDS) {
 }
 
 // What only a server runs: the stores' catalog (js/api/catalog.js) and the store
-// directory's rules (js/stores/directory.js).
+// directory's rules (js/stores/store-dir.js).
 const SERVER_ONLY = ['listStores', 'newStoreId', 'storeDirRules', 'storeDirFileName', 'storeDirListKeys'];
 
 test('the browser build leaves out what only a server runs', () => {

@@ -50,10 +50,14 @@ function filesIn(dir) {
 // What the package may hold: anything else in the tarball got there by accident. Two
 // wasm builds: dist/ (the browser's, with IndexedDB) and dist/node/ (every other runtime's).
 const SHIPPED = [/^js\/.+\.(js|d\.ts)$/, /^bin\/[a-z-]+\.js$/, /^dist\/(node\/)?memdir_wasm(\.js|\.d\.ts|_bg\.wasm|_bg\.wasm\.d\.ts)$/, /^docs\/[a-z-]+\.md$/, /^(README\.md|LICENSE|package\.json)$/];
-const REQUIRED = ['package.json', 'README.md', 'docs/spec.md', 'docs/memory-stores.md', 'bin/memdir.js', 'bin/serve.js', 'bin/serve-http.js', 'js/api/http.js', 'js/api/catalog-dir.js', 'bin/mcp.js', 'bin/mcp-sdk.js', 'bin/ndjson.js', 'bin/sdk-layout.js', 'dist/memdir_wasm.js', 'dist/memdir_wasm_bg.wasm', 'dist/node/memdir_wasm.js', 'dist/node/memdir_wasm_bg.wasm', 'js/index.d.ts', 'js/node.d.ts', 'js/browser.d.ts', 'js/workerd.d.ts', 'js/api/http.d.ts', 'js/core.js', 'js/glue.js', 'js/node.js', 'js/browser.js', 'js/workerd.js', 'js/default.js'];
+const REQUIRED = ['package.json', 'README.md', 'docs/spec.md', 'docs/memory-stores.md', 'bin/memdir.js', 'bin/serve.js', 'bin/serve-http.js', 'js/api/http.js', 'js/api/catalog-dir.js', 'bin/mcp.js', 'bin/mcp-sdk.js', 'bin/ndjson.js', 'bin/sdk-layout.js', 'dist/memdir_wasm.js', 'dist/memdir_wasm_bg.wasm', 'dist/node/memdir_wasm.js', 'dist/node/memdir_wasm_bg.wasm', 'js/index.d.ts', 'js/node.d.ts', 'js/browser.d.ts', 'js/workerd.d.ts', 'js/api/http.d.ts', 'js/core.js', 'js/glue.js', 'js/node.js', 'js/browser.js', 'js/workerd.js', 'js/default.js', 'js/server.js', 'js/server.d.ts', 'js/server-workerd.js', 'js/server-workerd.d.ts'];
 
 // The Node entry's public surface, pinned: a name added or dropped is a decision.
-const NODE_EXPORTS = ['COMMANDS', 'DirectoryStore', 'MEMORY_SYSTEM_PROMPT', 'Memory', 'PostgresStoreError', 'UnusableStore', 'apiHandler', 'betaMemoryTool', 'checkStoreContract', 'customStore', 'defaults', 'directoryCatalog', 'directoryStore', 'formatDuration', 'keyEntry', 'keysFrom', 'listStores', 'memoryStore', 'memoryStoreTools', 'memoryTool', 'newStoreId', 'openMemory', 'oversizedInputResult', 'parseDuration', 'postgresStore', 'requestId', 'syncMemory', 'toolsetTools', 'upkeepStore'];
+const NODE_EXPORTS = ['COMMANDS', 'DirectoryStore', 'MEMORY_SYSTEM_PROMPT', 'Memory', 'PostgresStoreError', 'UnusableStore', 'apiHandler', 'betaMemoryTool', 'checkStoreContract', 'customStore', 'defaults', 'directoryCatalog', 'directoryStore', 'formatDuration', 'inMemoryStore', 'keyEntry', 'keysFrom', 'listStores', 'memoryStore', 'memoryStoreTools', 'memoryTool', 'newStoreId', 'openMemory', 'oversizedInputResult', 'parseDuration', 'postgresStore', 'requestId', 'syncMemory', 'toolsetTools', 'upkeepStore'];
+
+// memdir/server's surface under Node, pinned too: all of it but postgresCatalog is
+// also exported by memdir (the same objects), where it was before the subpath.
+const SERVER_EXPORTS = ['UnusableStore', 'apiHandler', 'directoryCatalog', 'formatDuration', 'keyEntry', 'keysFrom', 'listStores', 'newStoreId', 'parseDuration', 'postgresCatalog', 'requestId', 'upkeepStore'];
 
 const DIR_HEAD = "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:";
 
@@ -135,6 +139,9 @@ test('npm pack, install the tarball into a scratch project, run it on Node, in C
       const r = JSON.parse(out);
       assert.equal(r.resolved, pathToFileURL(join(installed, 'js', 'node.js')).href, 'memdir is the installed tarball');
       assert.deepEqual(r.exports, NODE_EXPORTS, "the package's public surface changed: update NODE_EXPORTS only if meant");
+      assert.equal(r.serverResolved, pathToFileURL(join(installed, 'js', 'server.js')).href, 'memdir/server is the installed tarball');
+      assert.deepEqual(r.serverExports, SERVER_EXPORTS, "memdir/server's surface changed: update SERVER_EXPORTS only if meant");
+      assert.deepEqual(r.sameObjects, []);
       assert.deepEqual(r.tools, [{ type: 'memory_20250818', name: 'memory' }]);
       assert.deepEqual(
         r.results,

@@ -9,10 +9,9 @@
 
 import { DurableObject } from 'cloudflare:workers';
 import service, { MemoryObject, MemoryStoreObject } from '../../examples/worker/src/index.js';
-import { checkStoreContract, durableObjectStore, kvStore, memoryStore, openMemory, syncMemory } from 'memdir';
+import { checkStoreContract, defaults, durableObjectStore, kvStore, inMemoryStore, openMemory, syncMemory } from 'memdir';
 import { observe } from '../conformance/hostile-stores.mjs';
 import { FACES, OPEN_CLOCK, SEED_CLOCK, archive, seed } from '../conformance/write-paths.mjs';
-import { MAX_VALUE_BYTES } from '../../js/stores/shared.js';
 // The same module the bundled package's entry imports, so the same symbol.
 import { AT_ONCE } from '../../js/glue.js';
 
@@ -362,7 +361,7 @@ export class StoreTestObject extends DurableObject {
     const store = durableObjectStore(storage, { prefix: 'huge/' });
     const claims = {
       count: { memdirChunks: 2 ** 40, bytes: 2 ** 40 },
-      length: { memdirChunks: 1, bytes: MAX_VALUE_BYTES + 1 },
+      length: { memdirChunks: 1, bytes: defaults().maxValueBytes + 1 },
       chunks: { memdirChunks: 600, bytes: 600 * 1024 },
     };
     const report = {};
@@ -567,7 +566,7 @@ export default {
         // of the example's own Memory Stores API, reached through its fetch handler.
         const fetchApi = (url, init) => service.fetch(new Request(url, init), env, ctx);
         const options = { baseURL: 'http://memdir.test', apiKey: args.apiKey, storeId: args.storeId, fetch: fetchApi };
-        const [a, b] = [await openMemory({ store: memoryStore() }), await openMemory({ store: memoryStore() })];
+        const [a, b] = [await openMemory({ store: inMemoryStore() }), await openMemory({ store: inMemoryStore() })];
         await a.execute({ command: 'create', path: '/memories/edge.md', file_text: 'one\ntwo\n' });
         const out = { first: await syncMemory(a, options), second: await syncMemory(b, options) };
         out.read = (await b.execute({ command: 'view', path: '/memories/edge.md' })).content;
@@ -577,7 +576,7 @@ export default {
       case '/__test/sync-redirect': {
         // memdir's sync inside workerd with workerd's own fetch, against a remote
         // (args.baseURL) that answers with a redirect: what the sync said.
-        const memory = await openMemory({ store: memoryStore() });
+        const memory = await openMemory({ store: inMemoryStore() });
         await memory.execute({ command: 'create', path: '/memories/secret.md', file_text: 'not for the other origin\n' });
         const options = { baseURL: args.baseURL, apiKey: args.apiKey, storeId: args.storeId };
         const said = await syncMemory(memory, options).then((s) => s.text, (e) => `${e.name}: ${e.message}`);

@@ -4,8 +4,9 @@
 // module names, and resolves a bare `memdir` relative to the importing module
 // (`examples/worker/src/index.js` asks for `examples/worker/src/memdir`). So the
 // list is walked from the entry by following static imports, and each bare
-// `memdir` becomes a one-line module beside its importer that re-exports the
-// package's `workerd` entry, read from package.json's exports as a bundler would.
+// `memdir` (or `memdir/server`) becomes a one-line module beside its importer that
+// re-exports the package's `workerd` entry for it, read from package.json's exports
+// as a bundler would.
 
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -23,12 +24,12 @@ export const TEAM_KEY = 'test-key-memdir-team';
 const KEYS_SECRET = [...API_KEYS, `${TEAM_KEY}=team-b`].join(',');
 export const COMPATIBILITY_DATE = '2026-04-20';
 
-function workerdEntry() {
+function workerdEntry(subpath = '.') {
   const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
   // A condition names its file directly or through {types, default}.
-  const condition = pkg.exports?.['.']?.workerd;
+  const condition = pkg.exports?.[subpath]?.workerd;
   const entry = typeof condition === 'string' ? condition : condition?.default;
-  if (typeof entry !== 'string') throw new Error('package.json has no exports["."].workerd');
+  if (typeof entry !== 'string') throw new Error(`package.json has no exports["${subpath}"].workerd`);
   return join(root, entry);
 }
 
@@ -40,7 +41,6 @@ const IMPORT = /^(?:import|export)\b(?:[^'"`;]*?\bfrom)?\s*['"]([^'"]+)['"]/gm;
 
 /** Every module reachable from `entry` by static imports, as miniflare module definitions. */
 export function modulesFrom(entry) {
-  const pkgEntry = workerdEntry();
   const seen = new Map();
   const visit = (file) => {
     if (seen.has(file)) return;
@@ -52,9 +52,11 @@ export function modulesFrom(entry) {
     seen.set(file, { type: 'ESModule', path: file, contents: source });
     for (const [, spec] of source.matchAll(IMPORT)) {
       if (spec.startsWith('.')) visit(resolve(dirname(file), spec));
-      else if (spec === 'memdir') {
-        const alias = join(dirname(file), 'memdir');
-        let target = relative(dirname(file), pkgEntry);
+      else if (spec === 'memdir' || spec.startsWith('memdir/')) {
+        // `memdir` or one of its subpaths (`memdir/server`), as package.json maps it.
+        const pkgEntry = workerdEntry(spec === 'memdir' ? '.' : `.${spec.slice('memdir'.length)}`);
+        const alias = join(dirname(file), spec);
+        let target = relative(dirname(alias), pkgEntry);
         if (!target.startsWith('.')) target = `./${target}`;
         seen.set(alias, { type: 'ESModule', path: alias, contents: `export * from '${target}';\n` });
         visit(pkgEntry);

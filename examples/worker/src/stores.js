@@ -12,7 +12,8 @@
 // object (opening a memory on an empty object would write its first commit).
 
 import { DurableObject } from 'cloudflare:workers';
-import { apiHandler, defaults, durableObjectStore, keysFrom, newStoreId, openMemory, parseDuration, requestId, upkeepStore } from 'memdir';
+import { defaults, durableObjectStore, openMemory } from 'memdir';
+import { apiHandler, keysFrom, newStoreId, parseDuration, requestId, upkeepStore } from 'memdir/server';
 
 /**
  * The most stores one deployment holds. Listing stores asks every store's object

@@ -1,6 +1,6 @@
 //! The store directory's protocol: the order of system calls of opening a store
 //! directory and of every change to one, written once for both tools that share one (the Node directory
-//! store, `js/stores/directory.js`, through the wasm; the host's directory backend,
+//! store, `js/stores/store-dir.js`, through the wasm; the host's directory backend,
 //! `host/src/store_dir.rs`). [`super`] says what a name or a file means; this module says
 //! in which order they are written, locked, linked, renamed, synced and removed.
 //!
@@ -127,7 +127,7 @@ pub trait DirIo {
     /// Makes `name` exclusively, holding `bytes` and modified now (a lock): fails
     /// with [`IoKind::Exists`] when anything is at `name`, and leaves nothing there
     /// when writing fails. The host creates the file (`O_EXCL`); Node hard-links a
-    /// spare file that already holds `bytes` (js/stores/directory.js, `LockSpares`),
+    /// spare file that already holds `bytes` (js/stores/store-dir.js, `LockSpares`),
     /// one directory entry instead of a new inode.
     fn create_excl(&mut self, name: &str, bytes: &[u8]) -> Result<(), Self::Error>;
     /// Writes `name` whole, created or truncated (0600, never through a symlink):

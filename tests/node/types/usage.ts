@@ -13,6 +13,7 @@ import {
   customStore,
   directoryStore,
   listStores,
+  inMemoryStore,
   memoryStore,
   memoryStoreTools,
   memoryTool,
@@ -76,12 +77,16 @@ export async function example(client: Anthropic): Promise<void> {
     compareAndSwap: () => false,
   };
   await openMemory({ store: atOnce });
+  await openMemory({ store: inMemoryStore() });
+  // The old name, an alias: the same function, typed alike.
   await openMemory({ store: memoryStore() });
+  const sameStore: typeof inMemoryStore = memoryStore;
+  void sameStore;
 
   // Several stores, the Memory Stores API, the system-prompt text.
   const mounted = await openMemory({
     mounts: [
-      { name: 'team', store: memoryStore(), access: 'read_only', description: 'Conventions.' },
+      { name: 'team', store: inMemoryStore(), access: 'read_only', description: 'Conventions.' },
       { name: 'me', store: mine },
     ],
   });
@@ -96,8 +101,14 @@ export async function example(client: Anthropic): Promise<void> {
   void id;
 }
 
-// The Memory Stores API handler: keys, or noAuth with the hosts it is reached by.
-import { apiHandler, directoryCatalog as storeCatalogOnDisk, UnusableStore } from 'memdir';
+// The Memory Stores API handler (memdir/server): keys, or noAuth with the hosts it is reached by.
+import { apiHandler, directoryCatalog as storeCatalogOnDisk, postgresCatalog, UnusableStore } from 'memdir/server';
+// The same items through their old path, `memdir`, kept: one declaration each.
+import * as beforeTheSubpath from 'memdir';
+export const sameHandler: typeof apiHandler = beforeTheSubpath.apiHandler;
+export const sameCatalog: typeof storeCatalogOnDisk = beforeTheSubpath.directoryCatalog;
+export const sameError: typeof UnusableStore = beforeTheSubpath.UnusableStore;
+export const inPostgres = apiHandler({ catalog: postgresCatalog('postgres://app@db/memdir'), keys: ['sk-1'] });
 const onDisk = storeCatalogOnDisk('./stores');
 export const keyed = apiHandler({ catalog: onDisk, keys: ['sk-1'], log: (line: string) => void line });
 export const loopback = apiHandler({ catalog: onDisk, noAuth: true, hosts: ['127.0.0.1:8787'] });

@@ -8,6 +8,7 @@ import { createServer } from 'node:http';
 import Anthropic from '@anthropic-ai/sdk';
 import { betaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
 import * as memdir from 'memdir';
+import * as memdirServer from 'memdir/server';
 
 const turns = JSON.parse(process.argv[2]);
 const requests = [];
@@ -50,6 +51,10 @@ try {
     JSON.stringify({
       resolved: import.meta.resolve('memdir'),
       exports: Object.keys(memdir).sort(),
+      serverResolved: import.meta.resolve('memdir/server'),
+      serverExports: Object.keys(memdirServer).sort(),
+      // What both export is one object: the old path is the new one re-exported.
+      sameObjects: Object.keys(memdirServer).filter((name) => name in memdir && memdir[name] !== memdirServer[name]),
       tools: requests[0].tools,
       results: requests.slice(1).map((r) => r.messages.at(-1).content),
       final: final.content,

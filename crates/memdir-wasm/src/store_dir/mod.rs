@@ -1,4 +1,4 @@
-//! The Node directory store (`js/stores/directory.js`) over the store-directory
+//! The Node directory store (`js/stores/store-dir.js`) over the store-directory
 //! format ([`memdir::store_dir`]): here its names and times, a key's file name,
 //! the keys of a listing, and the format's errors as JS sees them; in
 //! `protocol.rs` its reads and changes, run by the protocol shared with the host;

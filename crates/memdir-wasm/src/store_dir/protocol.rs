@@ -1,7 +1,7 @@
 //! The store-directory protocol for the Node directory store: its reads and changes
 //! run the protocol shared with the host ([`memdir::store_dir::protocol`]); the
 //! system calls are Node's synchronous `node:fs` calls of a JS object (`NodeDirIo`
-//! in js/stores/directory.js), called from here. What must not block the event loop
+//! in js/stores/store-dir.js), called from here. What must not block the event loop
 //! (lock waits, the fsyncs of the hot path) comes back to the JS driver as a step of
 //! a [`DirOp`]. Not in the browser's build, which has no directory store.
 
@@ -24,7 +24,7 @@ use memdir::store_dir::protocol::{
 #[wasm_bindgen]
 extern "C" {
     /// The Node store's system calls on names in its directory, none following a
-    /// symlink (js/stores/directory.js, `NodeDirIo`).
+    /// symlink (js/stores/store-dir.js, `NodeDirIo`).
     pub type JsDirIo;
     /// `[fd, size, 1 when a regular file]`.
     #[wasm_bindgen(method, catch)]

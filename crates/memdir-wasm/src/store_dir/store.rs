@@ -22,7 +22,7 @@ use super::protocol::{Core, JsIoError, Op};
 
 #[wasm_bindgen]
 extern "C" {
-    /// What a change waits on, off the event loop (js/stores/directory.js).
+    /// What a change waits on, off the event loop (js/stores/store-dir.js).
     #[derive(Clone)]
     pub type JsDriver;
     #[wasm_bindgen(method)]

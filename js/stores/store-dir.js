@@ -1,8 +1,8 @@
 // The JS store protocol on a store directory of the local disk (Node), in the
-// `memdir-store` format that the wasmtime host's directory backend (host/src/dir.rs)
+// `memdir-store` format that the wasmtime host's directory backend (host/src/store_dir.rs)
 // reads and writes too. What every file means (key -> file name, the pack, the
 // marker, which directories may be opened, lock tokens and when a lock is stale)
-// is decided once, in Rust (src/store_dir.rs), and so is the order of the system
+// is decided once, in Rust (src/store_dir/), and so is the order of the system
 // calls of opening the directory and of every read and change
 // (src/store_dir/protocol.rs: create, classify and mark, locks, packs, links,
 // renames, syncs, deletes and their pack mates), shared with the host. This file
@@ -81,7 +81,7 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 // How long the event loop has been held since it last turned: the first ask arms a
 // mark that the loop's next turn clears, and later asks measure from it. The engine
 // lets the loop turn (`breathe`) once a run of this store's calls, synchronous
-// system calls all, has held it past STORE_DIR_SLICE_MS (crates/memdir-wasm/src/dir_store.rs).
+// system calls all, has held it past STORE_DIR_SLICE_MS (crates/memdir-wasm/src/store_dir/store.rs).
 let heldSince;
 function heldMs() {
   if (heldSince === undefined) {

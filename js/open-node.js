@@ -1,0 +1,30 @@
+// openMemory as Node's entries export it: core.js's, opening a directory store first.
+// Its own module, so the directory catalog (api/catalog-dir.js) opens stores as the
+// Node entry does without importing the entry.
+import { openMemory as openOnAnyStore } from './core.js';
+import { writesInTurn } from './turn.js';
+import { DirectoryStore } from './stores/store-dir.js';
+
+/**
+ * openMemory (see core.js), opening a directory store first: a directory that is
+ * not a store this version can open is refused here, with its problem, rather than
+ * failing every command later.
+ */
+export async function openMemory(options = {}) {
+  if (Array.isArray(options?.mounts)) {
+    // Each mounted directory is opened (checked) before the memory is.
+    const mounts = [];
+    for (const m of options.mounts) {
+      let store = await m?.store;
+      if (store instanceof DirectoryStore) store = await store.engineStore();
+      mounts.push(m !== null && typeof m === 'object' ? { ...m, store } : m);
+    }
+    return openOnAnyStore({ ...options, mounts });
+  }
+  const store = await options?.store;
+  if (!(store instanceof DirectoryStore)) return openOnAnyStore(options);
+  const memory = await openOnAnyStore({ ...options, store: await store.engineStore() });
+  // Each call that may write in the directory's turn, shared with memdir-host (see
+  // inTurn); reads take part in no race, so they skip the turn's lock file.
+  return writesInTurn(memory, (fn) => store.inTurn(fn));
+}
