@@ -56,9 +56,6 @@ mod number;
 pub mod path;
 mod secrets;
 pub mod store;
-// The directory store is being split into `store_dir/` (issue 45 item 1); its
-// 31 undocumented items get their docs in that move, and this line goes.
-#[allow(missing_docs)]
 pub mod store_dir;
 mod time;
 
