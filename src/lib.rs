@@ -9,8 +9,9 @@
 //! layer and those below it (`tests/all/layers.rs` fails on an upward `crate::` path):
 //!
 //! - the foundation, flat files: [`config`] (every default and limit), `error`
-//!   (every failure and its text: [`ToolError`], [`InputError`]), [`path`] (what a
-//!   path may name), [`store`] (the five-operation contract and [`MemoryStore`]),
+//!   (every failure and its text: [`ToolError`], [`InputError`]), `path` (what a
+//!   path may name: [`validate`], [`ValidPath`]), `store` (the five-operation
+//!   contract, [`Store`], and [`MemoryStore`]),
 //!   [`store_dir`] (the directory store's layout), `secrets` (what looks like a
 //!   credential), `number`, `time` and `json` (how numbers, times and JSON text are
 //!   read and written);
@@ -53,9 +54,9 @@ pub mod config;
 mod error;
 mod json;
 mod number;
-pub mod path;
+mod path;
 mod secrets;
-pub mod store;
+mod store;
 pub mod store_dir;
 mod time;
 
@@ -80,7 +81,6 @@ pub mod conformance;
 #[cfg(feature = "contract")]
 pub mod contract;
 
-pub use api::Response;
 pub use api::error::ApiError;
 pub use command::engine::ToolResult;
 pub use command::input::{Command, parse_text};
@@ -92,12 +92,11 @@ pub use error::{
 };
 pub use history::retain::RetainReport;
 pub use mounts::error::MountError;
-pub use mounts::{Access, Mount, MountTarget, Mounted};
-pub use path::{PathError, ValidPath};
+pub use path::{PathError, ROOT, ValidPath, validate};
 pub use secrets::SecretPolicy;
 pub use storage::versions::Actor;
 pub use storage::{Backoff, Engine, STRUCTURE_PREFIXES};
-pub use store::{MemoryStore, Page, Store, StoreError};
+pub use store::{MemoryStore, Page, Store, StoreError, list_all};
 pub use store_dir::error::DirError;
 pub use sync::error::SyncError;
 pub use toolset::error::ToolsetError;

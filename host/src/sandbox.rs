@@ -390,12 +390,12 @@ impl Host {
     pub fn api(&mut self, request: &str) -> String {
         if request.len() > self.limits.max_input_bytes {
             let text = messages::request_too_large(self.limits.max_input_bytes);
-            return memdir::Response::of(Err(ApiError::TooLarge(text))).to_json();
+            return memdir::api::Response::of(Err(ApiError::TooLarge(text))).to_json();
         }
         match self.call(request_may_write(request), |g, s| g.call_api(s, request)) {
             Ok(answer) => answer,
             Err((fault, published)) => {
-                let mut r = memdir::Response::of(Err(ApiError::Storage));
+                let mut r = memdir::api::Response::of(Err(ApiError::Storage));
                 if let Some(error) = r.body.get_mut("error").and_then(|e| e.as_object_mut()) {
                     error.insert("message".into(), messages::fault(fault, published).into());
                 }

@@ -1347,7 +1347,7 @@ fn a_read_racing_a_redaction_on_another_instance_reads_again_at_the_new_head() {
         )
     );
     // A record missing at an unmoved head is damage, at once.
-    for key in memdir::block_on(memdir::store::list_all(&reader.store().inner, "rec/")).unwrap() {
+    for key in memdir::block_on(memdir::list_all(&reader.store().inner, "rec/")).unwrap() {
         block_on(reader.store().inner.delete(&key)).unwrap();
     }
     let fresh = call_on(

@@ -16,8 +16,9 @@ use crate::common;
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
+use memdir::api::Response;
 use memdir::sync::{Remote, Summary, Unreachable};
-use memdir::{Config, Engine, MemoryStore, Response, block_on};
+use memdir::{Config, Engine, MemoryStore, block_on};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

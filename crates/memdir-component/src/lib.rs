@@ -24,11 +24,11 @@ use alloc::vec::Vec;
 use core::cell::RefCell;
 
 use memdir::ApiError;
+use memdir::api::Response;
 use memdir::config::MAX_RETRIES_CAP;
 use memdir::mounts::{self, Access, Mount, MountTarget};
 use memdir::{
-    Command, Config, Defaults, Engine, ErrorKind, Limits, Response, SecretPolicy, StoreError,
-    ToolError,
+    Command, Config, Defaults, Engine, ErrorKind, Limits, SecretPolicy, StoreError, ToolError,
 };
 
 use exports::memdir::memory::tool;

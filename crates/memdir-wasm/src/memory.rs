@@ -11,9 +11,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use js_sys::{Function, Object, Promise, Reflect};
+use memdir::mounts::{Access, Mount, Mounted};
 use memdir::{
-    Access, Actor, Config, Engine, Entry, InputError, Limits, Mount, Mounted, SecretPolicy,
-    ToolError, ToolResult,
+    Actor, Config, Engine, Entry, InputError, Limits, SecretPolicy, ToolError, ToolResult,
 };
 use wasm_bindgen::prelude::*;
 
@@ -204,7 +204,7 @@ impl Memory {
             for (mount, engine) in mounted.engines() {
                 if !mount.name.is_empty() {
                     all.push(Entry {
-                        path: alloc::format!("{}/{}", memdir::path::ROOT, mount.name),
+                        path: alloc::format!("{}/{}", memdir::ROOT, mount.name),
                         content: None,
                     });
                 }

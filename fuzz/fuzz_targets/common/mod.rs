@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use memdir::{Config, Engine, Limits, MemoryStore, Store, block_on, store::list_all};
+use memdir::{Config, Engine, Limits, MemoryStore, Store, block_on, list_all};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
