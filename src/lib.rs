@@ -32,10 +32,14 @@
 //! The typed entry point is [`Engine::run`]; [`Engine::execute`] and
 //! [`Engine::execute_json`] are thin adapters for JSON inputs.
 //!
-//! Every error type is exported at the root ([`ToolError`], [`ApiError`],
-//! [`SyncError`], [`MountError`], [`ToolsetError`], …); every limit and default
-//! has one path, in [`config`]; and what this workspace's own crates, tests and
-//! benchmarks need beyond the public API is in one hidden module, `__hooks`.
+//! Each public item has one path: at the root, from a private module (as every
+//! error type is: [`ToolError`], [`ApiError`], [`SyncError`], [`MountError`],
+//! [`ToolsetError`], …), or in its public module and not at the root (every limit
+//! and default, and [`Config`](config::Config), in [`config`]; the API's
+//! [`Response`](api::Response) in [`api`]; a [`Mount`](mounts::Mount) in
+//! [`mounts`]), as `tests/all/layers.rs` checks; and what this workspace's own
+//! crates, tests and benchmarks need beyond the public API is in one hidden
+//! module, `__hooks`.
 #![no_std]
 #![forbid(unsafe_code)]
 // Every public item says what it is for, and nothing is `pub` that the crate
@@ -86,7 +90,6 @@ pub use command::engine::ToolResult;
 pub use command::input::{Command, parse_text};
 pub use command::maintain::{Entry, ExpireReport, GcReport};
 pub use command::tool::{MEMORY_TOOL, MemoryTool, READ_ONLY_COMMANDS};
-pub use config::{Config, Defaults, Limits};
 pub use error::{
     COMMANDS, Echo, ErrorKind, FaceError, InputError, LimitError, Refusal, ToolError, ViewLines,
 };

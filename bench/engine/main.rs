@@ -20,7 +20,8 @@ use std::fmt::Write;
 use std::hint::black_box;
 use std::time::Instant;
 
-use memdir::{Command, Config, Engine, Entry, Limits, MemoryStore, block_on};
+use memdir::config::{Config, Limits};
+use memdir::{Command, Engine, Entry, MemoryStore, block_on};
 use memdir::{ValidPath, validate};
 
 // The tests' store wrapper, for its operation counts.

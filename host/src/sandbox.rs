@@ -6,9 +6,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use memdir::ApiError;
+use memdir::config::Config;
 use memdir::mounts::{Top, TopEntry};
 use memdir::{
-    Command, Config, Entry, ErrorKind, ExpireReport, GcReport, InputError, ToolError, ToolResult,
+    Command, Entry, ErrorKind, ExpireReport, GcReport, InputError, ToolError, ToolResult,
 };
 use wasmtime::component::{Component, HasSelf, Linker, types::ComponentItem};
 use wasmtime::{Engine, Store, Trap};
@@ -582,7 +583,7 @@ impl Host {
         let c = d.config;
         let narrow = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
         let engine = Config {
-            limits: memdir::Limits {
+            limits: memdir::config::Limits {
                 max_file_bytes: narrow(c.limits.max_file_bytes),
                 max_total_bytes: c.limits.max_total_bytes,
                 read_limit_chars: narrow(c.limits.read_limit_chars),

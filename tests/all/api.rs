@@ -12,7 +12,8 @@
 use crate::common;
 
 use common::STORE_ID;
-use memdir::{Actor, Command, Config, Engine, Limits, MemoryStore, Store, block_on};
+use memdir::config::{Config, Limits};
+use memdir::{Actor, Command, Engine, MemoryStore, Store, block_on};
 use serde_json::{Value, json};
 
 const OTHER_STORE_ID: &str = "memstore_zzzzzzzzzzzz0123456789ab";

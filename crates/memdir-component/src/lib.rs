@@ -25,11 +25,9 @@ use core::cell::RefCell;
 
 use memdir::ApiError;
 use memdir::api::Response;
-use memdir::config::MAX_RETRIES_CAP;
+use memdir::config::{Config, Defaults, Limits, MAX_RETRIES_CAP};
 use memdir::mounts::{self, Access, Mount, MountTarget};
-use memdir::{
-    Command, Config, Defaults, Engine, ErrorKind, Limits, SecretPolicy, StoreError, ToolError,
-};
+use memdir::{Command, Engine, ErrorKind, SecretPolicy, StoreError, ToolError};
 
 use exports::memdir::memory::tool;
 use kv::KvStore;

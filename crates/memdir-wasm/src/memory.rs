@@ -11,10 +11,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use js_sys::{Function, Object, Promise, Reflect};
+use memdir::config::{Config, Limits};
 use memdir::mounts::{Access, Mount, Mounted};
-use memdir::{
-    Actor, Config, Engine, Entry, InputError, Limits, SecretPolicy, ToolError, ToolResult,
-};
+use memdir::{Actor, Engine, Entry, InputError, SecretPolicy, ToolError, ToolResult};
 use wasm_bindgen::prelude::*;
 
 use crate::any_store::AnyStore;

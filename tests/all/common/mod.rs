@@ -176,7 +176,7 @@ pub const STORE_ID: &str = "memstore_abcdefghjkmn0123456789ab";
 /// and ticks a second a reading, with a store record named "Prefs" (store id
 /// [`STORE_ID`]): what the Memory Stores API and toolset tests start from.
 pub fn api_engine(
-    config: memdir::Config,
+    config: memdir::config::Config,
 ) -> (memdir::Engine<memdir::MemoryStore>, memdir::MemoryStore) {
     let store = memdir::MemoryStore::new();
     let mut engine = memdir::Engine::new(store.clone(), config);
