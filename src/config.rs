@@ -220,7 +220,7 @@ pub const MAX_DECODE_DEPTH: usize = 8;
 /// larger value as a failure before copying it (into wasm memory, where an
 /// allocation failure would abort the instance).
 pub const MAX_VALUE_BYTES: usize = 64 << 20;
-/// Most pages [`list_all`](crate::store::list_all), and the wasm component's
+/// Most pages [`list_all`](crate::list_all), and the wasm component's
 /// `list-keys` loop, read before they call the listing broken: a store of a
 /// million pages is beyond anything memdir writes, so more means a cursor that never
 /// ends.

@@ -13,8 +13,9 @@ use alloc::vec::Vec;
 
 use serde_json::{Value, json};
 
+use crate::config::{Config, Limits};
 use crate::store::Store;
-use crate::{Config, Engine, Entry, Limits, ToolResult};
+use crate::{Engine, Entry, ToolResult};
 
 /// Every directory and file under `/memories` (the root excluded): a file maps to its
 /// content, a directory to `None`.

@@ -9,8 +9,9 @@
 //! layer and those below it (`tests/all/layers.rs` fails on an upward `crate::` path):
 //!
 //! - the foundation, flat files: [`config`] (every default and limit), `error`
-//!   (every failure and its text: [`ToolError`], [`InputError`]), [`path`] (what a
-//!   path may name), [`store`] (the five-operation contract and [`MemoryStore`]),
+//!   (every failure and its text: [`ToolError`], [`InputError`]), `path` (what a
+//!   path may name: [`validate`], [`ValidPath`]), `store` (the five-operation
+//!   contract, [`Store`], and [`MemoryStore`]),
 //!   [`store_dir`] (the directory store's layout), `secrets` (what looks like a
 //!   credential), `number`, `time` and `json` (how numbers, times and JSON text are
 //!   read and written);
@@ -31,10 +32,14 @@
 //! The typed entry point is [`Engine::run`]; [`Engine::execute`] and
 //! [`Engine::execute_json`] are thin adapters for JSON inputs.
 //!
-//! Every error type is exported at the root ([`ToolError`], [`ApiError`],
-//! [`SyncError`], [`MountError`], [`ToolsetError`], …); every limit and default
-//! has one path, in [`config`]; and what this workspace's own crates, tests and
-//! benchmarks need beyond the public API is in one hidden module, `__hooks`.
+//! Each public item has one path: at the root, from a private module (as every
+//! error type is: [`ToolError`], [`ApiError`], [`SyncError`], [`MountError`],
+//! [`ToolsetError`], …), or in its public module and not at the root (every limit
+//! and default, and [`Config`](config::Config), in [`config`]; the API's
+//! [`Response`](api::Response) in [`api`]; a [`Mount`](mounts::Mount) in
+//! [`mounts`]), as `tests/all/layers.rs` checks; and what this workspace's own
+//! crates, tests and benchmarks need beyond the public API is in one hidden
+//! module, `__hooks`.
 #![no_std]
 #![forbid(unsafe_code)]
 // Every public item says what it is for, and nothing is `pub` that the crate
@@ -53,12 +58,9 @@ pub mod config;
 mod error;
 mod json;
 mod number;
-pub mod path;
+mod path;
 mod secrets;
-pub mod store;
-// The directory store is being split into `store_dir/` (issue 45 item 1); its
-// 31 undocumented items get their docs in that move, and this line goes.
-#[allow(missing_docs)]
+mod store;
 pub mod store_dir;
 mod time;
 
@@ -83,24 +85,21 @@ pub mod conformance;
 #[cfg(feature = "contract")]
 pub mod contract;
 
-pub use api::Response;
 pub use api::error::ApiError;
 pub use command::engine::ToolResult;
 pub use command::input::{Command, parse_text};
 pub use command::maintain::{Entry, ExpireReport, GcReport};
 pub use command::tool::{MEMORY_TOOL, MemoryTool, READ_ONLY_COMMANDS};
-pub use config::{Config, Defaults, Limits};
 pub use error::{
     COMMANDS, Echo, ErrorKind, FaceError, InputError, LimitError, Refusal, ToolError, ViewLines,
 };
 pub use history::retain::RetainReport;
 pub use mounts::error::MountError;
-pub use mounts::{Access, Mount, MountTarget, Mounted};
-pub use path::{PathError, ValidPath};
+pub use path::{PathError, ROOT, ValidPath, validate};
 pub use secrets::SecretPolicy;
 pub use storage::versions::Actor;
 pub use storage::{Backoff, Engine, STRUCTURE_PREFIXES};
-pub use store::{MemoryStore, Page, Store, StoreError};
+pub use store::{MemoryStore, Page, Store, StoreError, list_all};
 pub use store_dir::error::DirError;
 pub use sync::error::SyncError;
 pub use toolset::error::ToolsetError;

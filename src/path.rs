@@ -278,7 +278,7 @@ const SLASH_CONFUSABLES: [char; 3] = ['\u{2215}', '\u{2044}', '\u{29F8}'];
 /// `/memories`) breaks; the API words each one (`api::error`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum StorePathFault {
+pub(crate) enum StorePathFault {
     /// It does not start with `/`.
     NoSlash,
     /// Its length in bytes, over [`MAX_STORE_PATH_BYTES`].
@@ -296,7 +296,7 @@ pub enum StorePathFault {
 /// A store path (`/notes/a.md`) as the memory tool's path (`/memories/notes/a.md`),
 /// or the rule it breaks. Rules apply in a fixed order; the first that fails is
 /// reported.
-pub fn store_path(p: &str) -> Result<ValidPath, StorePathFault> {
+pub(crate) fn store_path(p: &str) -> Result<ValidPath, StorePathFault> {
     if !p.starts_with('/') {
         return Err(StorePathFault::NoSlash);
     }
@@ -378,7 +378,7 @@ pub fn validate(raw: &str) -> Result<ValidPath, PathError> {
 
 /// True if `name` is one name a path may hold beneath `/memories`: the same rules
 /// as [`validate`], for a name read back from storage (a stored tree is input too).
-pub fn is_valid_name(name: &str) -> bool {
+pub(crate) fn is_valid_name(name: &str) -> bool {
     if name.is_empty() || name.contains('/') || name.len() > MAX_NAME_BYTES {
         return false;
     }

@@ -20,8 +20,9 @@ use std::fmt::Write;
 use std::hint::black_box;
 use std::time::Instant;
 
-use memdir::path::{self, ValidPath};
-use memdir::{Command, Config, Engine, Entry, Limits, MemoryStore, block_on};
+use memdir::config::{Config, Limits};
+use memdir::{Command, Engine, Entry, MemoryStore, block_on};
+use memdir::{ValidPath, validate};
 
 // The tests' store wrapper, for its operation counts.
 #[path = "../../tests/all/common/mod.rs"]
@@ -217,7 +218,7 @@ impl PlainMap {
     }
 
     fn answer(&mut self, input: &Value) -> Answer {
-        let valid = |raw: &str| path::validate(raw).map_err(|e| e.to_string());
+        let valid = |raw: &str| validate(raw).map_err(|e| e.to_string());
         match Command::from_value(input).map_err(|e| e.to_string())? {
             Command::View { path, view_range } => self.view(&valid(&path)?, view_range),
             Command::Create { path, file_text } => self.create(&valid(&path)?, file_text),

@@ -3,7 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memdir::{Config, Engine, Entry, Limits, MemoryStore, block_on};
+use memdir::{Engine, Entry, MemoryStore, block_on};
+use memdir::config::{Config, Limits};
 
 fn seed() -> Vec<Entry> {
     let f = |p: &str, c: &str| Entry {

@@ -8,7 +8,7 @@ fuzz_target!(|data: &[u8]| {
     let Ok(raw) = std::str::from_utf8(data) else {
         return;
     };
-    match memdir::path::validate(raw) {
+    match memdir::validate(raw) {
         Ok(p) => {
             let s = p.as_str();
             assert!(s == "/memories" || s.starts_with("/memories/"), "{s:?}");
@@ -23,7 +23,7 @@ fuzz_target!(|data: &[u8]| {
             }
             // Accepting is idempotent: the canonical form is accepted as itself.
             assert_eq!(
-                memdir::path::validate(s).as_ref().map(|q| q.as_str()),
+                memdir::validate(s).as_ref().map(|q| q.as_str()),
                 Ok(s)
             );
         }

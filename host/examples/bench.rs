@@ -11,7 +11,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use memdir::{Config, Engine, block_on};
+use memdir::config::Config;
+use memdir::{Engine, block_on};
 use memdir_host::{Backend, DirBackend, HostLimits, MemoryBackend, Runtime};
 
 /// One round: a small agent session on one file and its directory.

@@ -26,7 +26,7 @@ use memdir_host::{
 
 /// The usage text, with every default read from where it is decided.
 fn usage() -> String {
-    let d = memdir::Defaults::get();
+    let d = memdir::config::Defaults::get();
     let h = HostLimits::default();
     format!(
         "\

@@ -8,8 +8,9 @@ use std::cell::RefCell;
 use std::sync::Arc;
 
 use memdir::MountError;
+use memdir::config::Limits;
 use memdir::mounts::{Mount, MountTarget, Mounted, Top};
-use memdir::{Command, Limits, ToolResult};
+use memdir::{Command, ToolResult};
 
 use crate::backend::Backend;
 use crate::sandbox::{CallError, Host, HostLimits, Runtime, ToolConfig};

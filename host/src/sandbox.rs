@@ -6,9 +6,10 @@ use std::path::Path;
 use std::sync::Arc;
 
 use memdir::ApiError;
+use memdir::config::Config;
 use memdir::mounts::{Top, TopEntry};
 use memdir::{
-    Command, Config, Entry, ErrorKind, ExpireReport, GcReport, InputError, ToolError, ToolResult,
+    Command, Entry, ErrorKind, ExpireReport, GcReport, InputError, ToolError, ToolResult,
 };
 use wasmtime::component::{Component, HasSelf, Linker, types::ComponentItem};
 use wasmtime::{Engine, Store, Trap};
@@ -390,12 +391,12 @@ impl Host {
     pub fn api(&mut self, request: &str) -> String {
         if request.len() > self.limits.max_input_bytes {
             let text = messages::request_too_large(self.limits.max_input_bytes);
-            return memdir::Response::of(Err(ApiError::TooLarge(text))).to_json();
+            return memdir::api::Response::of(Err(ApiError::TooLarge(text))).to_json();
         }
         match self.call(request_may_write(request), |g, s| g.call_api(s, request)) {
             Ok(answer) => answer,
             Err((fault, published)) => {
-                let mut r = memdir::Response::of(Err(ApiError::Storage));
+                let mut r = memdir::api::Response::of(Err(ApiError::Storage));
                 if let Some(error) = r.body.get_mut("error").and_then(|e| e.as_object_mut()) {
                     error.insert("message".into(), messages::fault(fault, published).into());
                 }
@@ -582,7 +583,7 @@ impl Host {
         let c = d.config;
         let narrow = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
         let engine = Config {
-            limits: memdir::Limits {
+            limits: memdir::config::Limits {
                 max_file_bytes: narrow(c.limits.max_file_bytes),
                 max_total_bytes: c.limits.max_total_bytes,
                 read_limit_chars: narrow(c.limits.read_limit_chars),

@@ -465,11 +465,11 @@ impl MountedMemory {
     }
 }
 
-/// The engine's defaults, as `memdir::Defaults` has them, and the sandbox's.
+/// The engine's defaults, as `memdir::config::Defaults` has them, and the sandbox's.
 #[pyfunction]
 fn defaults() -> Vec<(&'static str, u64)> {
     let h = HostLimits::default();
-    let d = memdir::Defaults::get();
+    let d = memdir::config::Defaults::get();
     let wide = |n: usize| u64::try_from(n).unwrap_or(u64::MAX);
     vec![
         ("max_file_bytes", wide(d.max_file_bytes)),

@@ -69,7 +69,7 @@ pub enum Command<P = String> {
     },
 }
 
-/// A command whose paths passed [`path::validate`].
+/// A command whose paths passed [`validate`](crate::validate).
 pub(crate) type Checked = Command<ValidPath>;
 
 /// Parses a tool input given as JSON text (checking its size first).

@@ -10,19 +10,38 @@ use super::{FORMAT, VERSION};
 /// the user named in front.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DirError {
+    /// The store path, or a component of it, is a file or something else that is
+    /// not a directory.
     NotADirectory,
+    /// The store path is a symbolic link: refused rather than followed, so a link
+    /// planted at the path cannot send the writes elsewhere.
     Symlink,
+    /// Listing the directory was refused (permission denied, a read-only or
+    /// unreadable filesystem).
     Unreadable,
+    /// The directory holds a name memdir never writes (or one that is not UTF-8):
+    /// refused, so that pointing the tool at the wrong directory never mixes a
+    /// store into someone else's files.
     NotAStore,
+    /// The format marker is there but is not a regular file holding one
+    /// well-formed line `memdir-store <version>`.
     DamagedMarker,
+    /// The marker is well formed but names another format than `memdir-store`.
     OtherFormat,
+    /// The marker names a version of this format newer than this build reads (the
+    /// version is in the field), so it is not opened rather than misread.
     NewerVersion(u32),
     /// The old host layout, in a tool that does not convert it (Node).
     OldHostLayout,
     /// The disk refused an operation while opening or creating the store.
     Io,
+    /// The key's file name would be longer than [`super::MAX_NAME`] bytes, or the
+    /// key longer than a pack's index can hold.
     KeyTooLong,
+    /// The value is longer than a pack's index can hold (4 GiB less one byte).
     ValueTooLarge,
+    /// A store file is short, or its index disagrees with its size or is larger
+    /// than any pack memdir writes.
     DamagedFile,
 }
 

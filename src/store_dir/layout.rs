@@ -11,9 +11,13 @@ const OLD_HOST: [&str; 4] = ["keys", "tmp", "lock", "turn"];
 /// What kind of thing a directory entry is (as `lstat` sees it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EntryKind {
+    /// A regular file.
     File,
+    /// A directory.
     Dir,
+    /// A symbolic link (never followed).
     Symlink,
+    /// Anything else: a FIFO, a socket, a device.
     Other,
 }
 

@@ -47,7 +47,12 @@ pub enum Locate {
     /// Read at least this many bytes from the start and ask again.
     Need(u64),
     /// The value is `len` bytes at `offset`.
-    Found { offset: u64, len: u64 },
+    Found {
+        /// Where the value starts, counted from the start of the pack.
+        offset: u64,
+        /// The value's length in bytes.
+        len: u64,
+    },
 }
 
 /// How far a walk over a pack's index got.

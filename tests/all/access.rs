@@ -12,9 +12,9 @@
 
 use crate::common;
 
-use memdir::{
-    Access, Config, Engine, Entry, MemoryStore, Mount, Mounted, block_on, mounts::MountTarget,
-};
+use memdir::config::Config;
+use memdir::mounts::{Access, Mount, Mounted};
+use memdir::{Engine, Entry, MemoryStore, block_on, mounts::MountTarget};
 use serde_json::{Value, json};
 
 /// The store opened as a runtime opens a mount: its access in the config. Its clock

@@ -12,7 +12,8 @@
 use crate::common;
 
 use common::STORE_ID;
-use memdir::{Actor, Command, Config, Engine, Limits, MemoryStore, Store, block_on};
+use memdir::config::{Config, Limits};
+use memdir::{Actor, Command, Engine, MemoryStore, Store, block_on};
 use serde_json::{Value, json};
 
 const OTHER_STORE_ID: &str = "memstore_zzzzzzzzzzzz0123456789ab";
@@ -1347,7 +1348,7 @@ fn a_read_racing_a_redaction_on_another_instance_reads_again_at_the_new_head() {
         )
     );
     // A record missing at an unmoved head is damage, at once.
-    for key in memdir::block_on(memdir::store::list_all(&reader.store().inner, "rec/")).unwrap() {
+    for key in memdir::block_on(memdir::list_all(&reader.store().inner, "rec/")).unwrap() {
         block_on(reader.store().inner.delete(&key)).unwrap();
     }
     let fresh = call_on(

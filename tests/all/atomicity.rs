@@ -13,7 +13,8 @@
 use crate::common;
 
 use common::{Harness, dir, file};
-use memdir::{Config, Engine, Entry, MemoryStore, Store, StoreError, ToolError, block_on};
+use memdir::config::Config;
+use memdir::{Engine, Entry, MemoryStore, Store, StoreError, ToolError, block_on};
 
 /// A deep copy of a memory store, so every k starts from the same bytes.
 fn fork(src: &MemoryStore) -> MemoryStore {

@@ -15,7 +15,8 @@ use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use memdir::{Config, Engine, MemoryStore, block_on, now_or_never};
+use memdir::config::Config;
+use memdir::{Engine, MemoryStore, block_on, now_or_never};
 
 /// Ready once another thread has set `done` and called the waker it was given.
 struct Remote {

@@ -12,7 +12,8 @@ use crate::common;
 use std::collections::{BTreeMap, BTreeSet};
 
 use common::{Harness, run_interleaved};
-use memdir::{Config, Engine, MemoryStore, block_on};
+use memdir::config::Config;
+use memdir::{Engine, MemoryStore, block_on};
 use serde_json::json;
 
 const WRITERS: usize = 4;

@@ -16,8 +16,9 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
+use memdir::config::Config;
 use memdir::conformance::{self, Case, POSITIONS, hostile_input};
-use memdir::{Config, Engine, Entry, MemoryStore, Page, Store, StoreError, block_on};
+use memdir::{Engine, Entry, MemoryStore, Page, Store, StoreError, block_on};
 use serde_json::{Value, json};
 
 // ------------------------------------------------------------------ wrapper stores

@@ -13,7 +13,8 @@ use crate::common;
 
 use common::{Harness, file};
 use memdir::__hooks::{LOG_FANOUT, height};
-use memdir::{Config, Engine, MemoryStore, block_on};
+use memdir::config::Config;
+use memdir::{Engine, MemoryStore, block_on};
 
 /// The most log nodes a command that gives 10,000 memories a version each writes
 /// in a log that grows to 20,000 slots: the leaves of the new slots, the leaves

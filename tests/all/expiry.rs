@@ -14,7 +14,8 @@ use std::rc::Rc;
 
 use common::Harness;
 use memdir::__hooks::LOG_FANOUT;
-use memdir::{Config, Engine, ExpireReport, MemoryStore, block_on};
+use memdir::config::Config;
+use memdir::{Engine, ExpireReport, MemoryStore, block_on};
 use serde_json::json;
 
 fn engine_with_clock(

@@ -13,7 +13,8 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use common::Harness;
-use memdir::{Config, Engine, GcReport, MemoryStore, block_on};
+use memdir::config::Config;
+use memdir::{Engine, GcReport, MemoryStore, block_on};
 
 #[test]
 fn collects_history_but_keeps_the_tree() {

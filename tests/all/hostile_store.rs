@@ -19,7 +19,8 @@ use crate::common;
 
 use std::collections::BTreeMap;
 
-use memdir::{Config, Engine, Entry, MemoryStore, block_on, conformance};
+use memdir::config::Config;
+use memdir::{Engine, Entry, MemoryStore, block_on, conformance};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 

@@ -12,7 +12,9 @@
 //! name, so a circle between layers cannot come back unseen; and within each crate
 //! of the workspace, files that import each other in a circle fail here with the
 //! circle (`no_crate_has_an_import_circle`). Beside them, config's one public
-//! path: no submodule re-exports `crate::config` (`config_has_one_public_path`).
+//! path: no submodule re-exports `crate::config` (`config_has_one_public_path`);
+//! and no item the root re-exports is also reachable through a public module
+//! (`each_root_export_has_one_public_path`).
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -650,4 +652,108 @@ fn the_check_sees_a_config_re_export() {
     let found = config_re_exports(&dir);
     fs::remove_dir_all(&dir).unwrap();
     assert_eq!(found, [("api/page.rs".to_string(), 2)]);
+}
+
+/// Each item the crate root re-exports that is also reachable through public
+/// modules, as (the root's name, the second path): `pub use path::ValidPath` beside
+/// `pub mod path` gives `memdir::ValidPath` and `memdir::path::ValidPath`, and
+/// callers then spell it both ways. An item's one public path is either at the root
+/// (its module private, as rustls does) or in its public module (not re-exported).
+/// A module is public when it is declared `pub mod` in its parent's file.
+fn second_paths(src: &Path) -> Vec<(String, String)> {
+    let file_of = |module: &[String]| -> Option<String> {
+        if module.is_empty() {
+            return fs::read_to_string(src.join("lib.rs")).ok();
+        }
+        let rel = module.join("/");
+        fs::read_to_string(src.join(format!("{rel}.rs")))
+            .or_else(|_| fs::read_to_string(src.join(format!("{rel}/mod.rs"))))
+            .ok()
+    };
+    // Whether `parent` declares `child` with a plain `pub mod` (not `pub(crate)`).
+    let declares_pub = |parent: &[String], child: &str| -> bool {
+        let Some(text) = file_of(parent) else {
+            return false;
+        };
+        let t = tokens(&code_only(&text));
+        t.windows(3)
+            .any(|w| w[0] == "pub" && w[1] == "mod" && w[2] == child)
+    };
+    let root = tokens(&code_only(&fs::read_to_string(src.join("lib.rs")).unwrap()));
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at + 1 < root.len() {
+        if !(root[at] == "pub" && root[at + 1] == "use") {
+            at += 1;
+            continue;
+        }
+        at += 2;
+        for mut path in use_tree(&root, &mut at) {
+            if path.first().is_some_and(|s| s == "crate") {
+                path.remove(0);
+            }
+            let Some((item, modules)) = path.split_last() else {
+                continue;
+            };
+            let public = !modules.is_empty()
+                && (0..modules.len()).all(|i| declares_pub(&modules[..i], &modules[i]));
+            if public {
+                found.push((
+                    format!("memdir::{item}"),
+                    format!("memdir::{}", path.join("::")),
+                ));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn each_root_export_has_one_public_path() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let found = second_paths(&src);
+    assert!(
+        found.is_empty(),
+        "items the crate root re-exports that a public module also exports (make the \
+         module private, or drop the root's re-export):\n{}",
+        found
+            .iter()
+            .map(|(root, other)| format!("  {root} is also {other}"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+}
+
+#[test]
+fn the_check_sees_a_second_public_path() {
+    let dir = std::env::temp_dir().join(format!("memdir-root-paths-{}", std::process::id()));
+    fs::create_dir_all(dir.join("faces")).unwrap();
+    fs::write(
+        dir.join("lib.rs"),
+        "// pub mod commented;\npub mod faces;\npub(crate) mod store;\nmod path;\n\
+         pub use faces::{Face, inner::Deep, hidden::Kept};\npub use path::ValidPath;\n\
+         pub use crate::store::Store;\n",
+    )
+    .unwrap();
+    fs::write(
+        dir.join("faces/mod.rs"),
+        "pub mod inner;\nmod hidden;\npub struct Face;\n",
+    )
+    .unwrap();
+    fs::write(dir.join("faces/inner.rs"), "pub struct Deep;\n").unwrap();
+    let found = second_paths(&dir);
+    fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        found,
+        [
+            (
+                "memdir::Face".to_string(),
+                "memdir::faces::Face".to_string()
+            ),
+            (
+                "memdir::Deep".to_string(),
+                "memdir::faces::inner::Deep".to_string()
+            ),
+        ]
+    );
 }

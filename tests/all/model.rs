@@ -13,7 +13,8 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use memdir::{Config, Engine, MemoryStore, block_on};
+use memdir::config::Config;
+use memdir::{Engine, MemoryStore, block_on};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

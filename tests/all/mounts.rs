@@ -12,8 +12,9 @@ use crate::common;
 
 use common::dump;
 use memdir::MountError;
+use memdir::config::Config;
 use memdir::mounts::{self, Access, Mount, Mounted};
-use memdir::{Command, Config, Engine, MemoryStore, block_on};
+use memdir::{Command, Engine, MemoryStore, block_on};
 use serde_json::json;
 
 fn mount(name: &str, access: Access, description: &str, instructions: &str) -> Mount {
@@ -304,7 +305,7 @@ impl mounts::MountTarget for Remote {
         Ok(mounts::MountTarget::top_entries(&self.engine).await?)
     }
 
-    fn limits(&self) -> memdir::Limits {
+    fn limits(&self) -> memdir::config::Limits {
         self.engine.config().limits
     }
 }

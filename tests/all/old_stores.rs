@@ -21,7 +21,8 @@ use std::rc::Rc;
 
 use common::{STORE_ID, dump};
 use memdir::__hooks::{LogNode, Slot};
-use memdir::{Config, Engine, MemoryStore, Store, block_on};
+use memdir::config::Config;
+use memdir::{Engine, MemoryStore, Store, block_on};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 

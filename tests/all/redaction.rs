@@ -16,7 +16,8 @@ use std::cell::RefCell;
 use sha2::Digest;
 
 use common::Harness;
-use memdir::{Config, Engine, MemoryStore, Page, Store, StoreError, block_on};
+use memdir::config::Config;
+use memdir::{Engine, MemoryStore, Page, Store, StoreError, block_on};
 use serde_json::{Value, json};
 
 fn ok(engine: &Engine<impl Store>, request: Value) -> Value {

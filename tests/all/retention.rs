@@ -13,8 +13,8 @@ use crate::common;
 use std::cell::Cell;
 use std::rc::Rc;
 
-use memdir::config::MAX_RETAIN_SCAN;
-use memdir::{Config, Engine, MemoryStore, RetainReport, Store, block_on};
+use memdir::config::{Config, MAX_RETAIN_SCAN};
+use memdir::{Engine, MemoryStore, RetainReport, Store, block_on};
 use serde_json::{Value, json};
 
 const DAY: u64 = 24 * 60 * 60 * 1000;

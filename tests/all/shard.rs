@@ -15,7 +15,8 @@ use std::cell::Cell;
 use std::collections::BTreeMap;
 
 use common::file;
-use memdir::{Config, Engine, Entry, MemoryStore, Page, Store, StoreError, block_on};
+use memdir::config::Config;
+use memdir::{Engine, Entry, MemoryStore, Page, Store, StoreError, block_on};
 use serde_json::{Value, json};
 
 /// Counts the bytes of every value written.

@@ -16,8 +16,10 @@ use crate::common;
 use std::cell::Cell;
 use std::collections::{BTreeMap, BTreeSet};
 
+use memdir::api::Response;
+use memdir::config::Config;
 use memdir::sync::{Remote, Summary, Unreachable};
-use memdir::{Config, Engine, MemoryStore, Response, block_on};
+use memdir::{Engine, MemoryStore, block_on};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -11,8 +11,9 @@
 use crate::common;
 
 use memdir::ToolsetError;
+use memdir::config::{Config, Limits};
 use memdir::toolset::TOOLS;
-use memdir::{Config, Engine, Limits, MemoryStore, SecretPolicy, block_on};
+use memdir::{Engine, MemoryStore, SecretPolicy, block_on};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 

@@ -3,9 +3,10 @@
 //! status, a JS `error.kind`), for each kind the engine can produce.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+use memdir::config::{Config, Limits};
 use memdir::{
-    Command, Config, Engine, ErrorKind, Limits, MemoryStore, Page, SecretPolicy, Store, StoreError,
-    ToolError, block_on,
+    Command, Engine, ErrorKind, MemoryStore, Page, SecretPolicy, Store, StoreError, ToolError,
+    block_on,
 };
 use serde_json::json;
 

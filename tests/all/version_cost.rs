@@ -21,7 +21,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use common::Harness;
 use history::History;
 use memdir::__hooks::{LOG_FANOUT, height};
-use memdir::{Config, Engine, MemoryStore, block_on};
+use memdir::config::Config;
+use memdir::{Engine, MemoryStore, block_on};
 use serde_json::{Value, json};
 
 /// The answer to `request` from a fresh engine over `store`, and the store

@@ -12,7 +12,8 @@
 use crate::common;
 
 use common::Harness;
-use memdir::{Config, Engine, MemoryStore, block_on};
+use memdir::config::Config;
+use memdir::{Engine, MemoryStore, block_on};
 use serde_json::json;
 
 const FILE: &str = "/memories/notes.md";

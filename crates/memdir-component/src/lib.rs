@@ -24,12 +24,10 @@ use alloc::vec::Vec;
 use core::cell::RefCell;
 
 use memdir::ApiError;
-use memdir::config::MAX_RETRIES_CAP;
+use memdir::api::Response;
+use memdir::config::{Config, Defaults, Limits, MAX_RETRIES_CAP};
 use memdir::mounts::{self, Access, Mount, MountTarget};
-use memdir::{
-    Command, Config, Defaults, Engine, ErrorKind, Limits, Response, SecretPolicy, StoreError,
-    ToolError,
-};
+use memdir::{Command, Engine, ErrorKind, SecretPolicy, StoreError, ToolError};
 
 use exports::memdir::memory::tool;
 use kv::KvStore;

@@ -13,8 +13,9 @@
 use std::cell::Cell;
 use std::rc::Rc;
 
+use memdir::config::Config;
 use memdir::conformance::{self, Case, POSITIONS};
-use memdir::{Config, Engine, Entry, Page, Store, StoreError};
+use memdir::{Engine, Entry, Page, Store, StoreError};
 use memdir_idb::{IdbStore, delete_database};
 use serde_json::{Value, json};
 use wasm_bindgen_test::*;

@@ -2,12 +2,13 @@
 //! explorer read them instead of restating numbers (they live in `memdir::config`).
 
 use alloc::string::String;
-use memdir::{Defaults, FaceError, InputError, ToolError, ToolResult};
+use memdir::config::Defaults;
+use memdir::{FaceError, InputError, ToolError, ToolResult};
 use wasm_bindgen::prelude::*;
 
 use crate::memory::{mark_kind, result_to_js};
 
-/// `memdir::Defaults` in camelCase (`{maxFileBytes, maxTotalBytes, readLimitChars,
+/// `memdir::config::Defaults` in camelCase (`{maxFileBytes, maxTotalBytes, readLimitChars,
 /// …, maxValueBytes}`): every engine bound a JS face uses.
 #[wasm_bindgen]
 pub fn defaults() -> Result<JsValue, JsValue> {

@@ -11,10 +11,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use js_sys::{Function, Object, Promise, Reflect};
-use memdir::{
-    Access, Actor, Config, Engine, Entry, InputError, Limits, Mount, Mounted, SecretPolicy,
-    ToolError, ToolResult,
-};
+use memdir::config::{Config, Limits};
+use memdir::mounts::{Access, Mount, Mounted};
+use memdir::{Actor, Engine, Entry, InputError, SecretPolicy, ToolError, ToolResult};
 use wasm_bindgen::prelude::*;
 
 use crate::any_store::AnyStore;
@@ -204,7 +203,7 @@ impl Memory {
             for (mount, engine) in mounted.engines() {
                 if !mount.name.is_empty() {
                     all.push(Entry {
-                        path: alloc::format!("{}/{}", memdir::path::ROOT, mount.name),
+                        path: alloc::format!("{}/{}", memdir::ROOT, mount.name),
                         content: None,
                     });
                 }

@@ -5,7 +5,7 @@
 use alloc::string::{String, ToString};
 
 use js_sys::{Function, Promise};
-use memdir::Response;
+use memdir::api::Response;
 use memdir::sync::{Remote, Unreachable, wire};
 use serde_json::{Value, json};
 use wasm_bindgen::prelude::*;

@@ -138,7 +138,7 @@ fn a_redacted_text_is_gone_from_every_file_of_a_directory_store() {
     const SECRET: &str = "MEMDIR-REDACT-ME 4b1d the account number";
     let dir = TempDir::new("api-redact");
     let backend: Arc<dyn Backend> = Arc::new(DirBackend::open(&dir.0).expect("open"));
-    let native = memdir::Engine::new(&*backend, memdir::Config::default());
+    let native = memdir::Engine::new(&*backend, memdir::config::Config::default());
     let native_call = |request: &Value| -> (u64, Value) {
         let answer = memdir::block_on(native.api_json(&request.to_string()));
         let answer: Value = serde_json::from_str(&answer).expect("JSON");
@@ -203,7 +203,7 @@ fn a_redacted_path_is_gone_from_every_file_when_the_redaction_answers() {
     const NAME: &str = "ssn-IBEX-3071";
     let dir = TempDir::new("api-redact-path");
     let backend: Arc<dyn Backend> = Arc::new(DirBackend::open(&dir.0).expect("open"));
-    let native = memdir::Engine::new(&*backend, memdir::Config::default());
+    let native = memdir::Engine::new(&*backend, memdir::config::Config::default());
     let native_call = |request: &Value| -> Value {
         let answer = memdir::block_on(native.api_json(&request.to_string()));
         let answer: Value = serde_json::from_str(&answer).expect("JSON");

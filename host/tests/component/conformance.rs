@@ -137,7 +137,11 @@ fn every_hostile_path_in_every_position_is_refused_with_no_store_operation() {
     let mut refused = 0;
     for kind in KINDS {
         let (backend, _dir) = support::fresh(kind);
-        support::seed(&backend, memdir::Config::default(), &data::hostile_seed());
+        support::seed(
+            &backend,
+            memdir::config::Config::default(),
+            &data::hostile_seed(),
+        );
         let before = support::raw(&backend);
         let probe = Arc::new(Probe::new(backend.clone()));
         let mut host = support::runtime().host(probe.clone(), HostLimits::default());

@@ -8,8 +8,9 @@ use std::process::{Command, Output};
 use std::sync::Arc;
 
 use memdir::MountError;
+use memdir::config::Config;
 use memdir::mounts::{Access, Mount};
-use memdir::{Config, Entry, ErrorKind};
+use memdir::{Entry, ErrorKind};
 use memdir_host::{Backend, CallErrorKind, DirBackend, Fault, HostLimits, MountedHost, ToolConfig};
 use serde_json::json;
 

@@ -245,7 +245,7 @@ fn two_instances_in_two_threads_lose_no_update() {
             path: "/memories/shared.txt".into(),
             content: Some("start".into()),
         };
-        support::seed(&backend, memdir::Config::default(), &[start]);
+        support::seed(&backend, memdir::config::Config::default(), &[start]);
         let threads: Vec<_> = (0..2)
             .map(|t| {
                 let mut host = support::runtime().host(backend.clone(), memdir_host::HostLimits::default());

@@ -81,7 +81,7 @@ fn seeded_memory() -> (Arc<MemoryBackend>, Arc<dyn Backend>) {
             content: Some((*t).into()),
         })
         .collect();
-    support::seed(&backend, memdir::Config::default(), &entries);
+    support::seed(&backend, memdir::config::Config::default(), &entries);
     (mem, backend)
 }
 
@@ -238,10 +238,11 @@ fn a_store_failing_mid_command_gets_a_clear_error_and_changes_nothing() {
             // How many operations the command makes when nothing fails.
             let (backend, _dir) = support::fresh(kind);
             let (_, seed) = seeded_memory();
-            let entries =
-                memdir::block_on(memdir::Engine::new(&*seed, memdir::Config::default()).entries())
-                    .expect("entries");
-            support::seed(&backend, memdir::Config::default(), &entries);
+            let entries = memdir::block_on(
+                memdir::Engine::new(&*seed, memdir::config::Config::default()).entries(),
+            )
+            .expect("entries");
+            support::seed(&backend, memdir::config::Config::default(), &entries);
             let probe = Arc::new(Probe::new(backend.clone()));
             let mut host = support::runtime().host(probe.clone(), HostLimits::default());
             let ok = host.execute_json(&input.to_string());
@@ -255,7 +256,7 @@ fn a_store_failing_mid_command_gets_a_clear_error_and_changes_nothing() {
             ] {
                 for from in 1..=total {
                     let (backend, _dir) = support::fresh(kind);
-                    support::seed(&backend, memdir::Config::default(), &entries);
+                    support::seed(&backend, memdir::config::Config::default(), &entries);
                     let before = support::raw(&backend);
                     let tree = support::tree(&backend);
                     let mut probe = Probe::new(backend.clone());
@@ -479,19 +480,19 @@ fn the_world_takes_every_setting_and_its_defaults_are_the_engines() {
     let (_mem, backend) = seeded_memory();
     let mut host = support::runtime().host(backend, HostLimits::default());
     let d = host.component_defaults().expect("defaults");
-    let engine = memdir::Defaults::get();
-    assert_eq!(d.config.engine, memdir::Config::default());
+    let engine = memdir::config::Defaults::get();
+    assert_eq!(d.config.engine, memdir::config::Config::default());
     assert_eq!(d.config.bucket, "default");
     assert_eq!(d.keep_commits, engine.keep_commits);
     assert_eq!(d.max_input_bytes, engine.max_input_bytes as u64);
     assert_eq!(d.max_retries_cap, engine.max_retries_cap);
 
     host.configure(memdir_host::ToolConfig {
-        engine: memdir::Config {
+        engine: memdir::config::Config {
             secrets: memdir::SecretPolicy::Refuse,
             max_retries: 0,
             actor: "agent-7".into(),
-            ..memdir::Config::default()
+            ..memdir::config::Config::default()
         },
         ..memdir_host::ToolConfig::default()
     });

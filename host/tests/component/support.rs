@@ -7,7 +7,8 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 
-use memdir::{Config, Engine, Entry, StoreError, block_on};
+use memdir::config::Config;
+use memdir::{Engine, Entry, StoreError, block_on};
 use memdir_host::{Backend, DirBackend, MemoryBackend, Runtime};
 
 /// The workspace's root (the host crate is one level down).

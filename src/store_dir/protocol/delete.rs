@@ -27,6 +27,8 @@ pub struct Delete<F, Id> {
 }
 
 impl<F, Id: PartialEq> Delete<F, Id> {
+    /// The delete of `key`, waiting at most `wait_ms` for each lock; fails at
+    /// once, before any system call, when the key cannot be a file name.
     pub fn new(key: &str, wait_ms: u64, durability: Durability) -> Result<Self, DirError> {
         Ok(Delete {
             key: key.into(),
@@ -41,6 +43,8 @@ impl<F, Id: PartialEq> Delete<F, Id> {
         })
     }
 
+    /// One step of the delete; `last` is the outcome of the sync the previous
+    /// [`Poll`] asked for (`Ok(())` at the first poll).
     pub fn poll<I: DirIo<File = F, Id = Id>>(
         &mut self,
         io: &mut I,

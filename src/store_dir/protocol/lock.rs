@@ -149,6 +149,8 @@ impl Turn {
         }
     }
 
+    /// One step of taking the turn: the lock had, a wait before the next poll, or
+    /// given up once the deadline has passed.
     pub fn poll<I: DirIo>(&mut self, io: &mut I) -> TurnPoll {
         let deadline = *self
             .deadline

@@ -90,13 +90,18 @@ pub enum IoKind {
     Denied,
     /// A component of the path is not a directory (`ENOTDIR`).
     NotADirectory,
+    /// Any other failure: the protocol gives up and hands it back as it was.
     Other,
 }
 
 /// An open file (regular or not, never through a symlink).
 pub struct Opened<F> {
+    /// The open file, closed with [`DirIo::close`].
     pub file: F,
+    /// Its size in bytes when opened (a pack's index is checked against it).
     pub size: u64,
+    /// Whether it is a regular file: anything else at a key's name is refused
+    /// ([`Error::NotAFile`]) without being read.
     pub regular: bool,
 }
 
@@ -118,6 +123,8 @@ pub trait DirIo {
     fn read_at(&mut self, f: &Self::File, offset: u64, len: u64) -> Result<Vec<u8>, Self::Error>;
     /// The file's identity.
     fn file_id(&mut self, f: &Self::File) -> Result<Self::Id, Self::Error>;
+    /// Closes a file [`DirIo::open`] opened (and releases a [`DirIo::lock_file`]
+    /// lock on it).
     fn close(&mut self, f: Self::File);
     /// A new temporary file (`O_EXCL`, 0600, name starting [`super::TMP_PREFIX`])
     /// holding `bytes`, not yet synced; its name. Removed again when writing fails.
@@ -143,8 +150,14 @@ pub trait DirIo {
     /// path through something that is not a directory, Node's may fail as for an
     /// absent name (see [`DirIo::exists`]).
     fn age_ms(&mut self, name: &str) -> Result<u64, Self::Error>;
+    /// Makes `to` a second name of the file `from` (a hard link): fails with
+    /// [`IoKind::Exists`] when anything is at `to`, [`IoKind::NoLinks`] when the
+    /// filesystem takes no more links (the protocol then copies instead).
     fn link(&mut self, from: &str, to: &str) -> Result<(), Self::Error>;
+    /// Renames `from` to `to`, atomically replacing whatever was at `to`.
     fn rename(&mut self, from: &str, to: &str) -> Result<(), Self::Error>;
+    /// Removes the name `name` (the file itself lives on while another name or
+    /// an open handle holds it).
     fn unlink(&mut self, name: &str) -> Result<(), Self::Error>;
     /// Removes an empty directory at `name`.
     fn remove_dir(&mut self, name: &str) -> Result<(), Self::Error>;
@@ -175,6 +188,8 @@ pub trait DirIo {
     fn now_ms(&mut self) -> u64;
     /// This process and its host, as lock tokens name them.
     fn pid(&self) -> u32;
+    /// This machine's name, as lock tokens name it: a lock of another host is
+    /// judged stale by its age alone, since its process cannot be asked after.
     fn host(&self) -> &str;
     /// Whether process `pid` of this host still runs.
     fn alive(&mut self, pid: u32) -> bool;
@@ -230,6 +245,7 @@ impl Durability {
 /// What an operation asks of its driver before it is polled again.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Poll<T> {
+    /// The operation is done, with this outcome.
     Ready(T),
     /// Poll again after this many microseconds.
     Wait(u64),

@@ -87,6 +87,9 @@ pub struct Set {
 }
 
 impl Set {
+    /// The write of `value` at `key`, waiting at most `wait_ms` for the key's
+    /// lock; fails at once, before any system call, when the key cannot be a
+    /// file name or the value cannot be packed.
     pub fn new(
         key: &str,
         value: &[u8],
@@ -104,6 +107,8 @@ impl Set {
         })
     }
 
+    /// One step of the write; `last` is the outcome of the sync the previous
+    /// [`Poll`] asked for (`Ok(())` at the first poll).
     pub fn poll<I: DirIo>(
         &mut self,
         io: &mut I,

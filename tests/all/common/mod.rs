@@ -176,7 +176,7 @@ pub const STORE_ID: &str = "memstore_abcdefghjkmn0123456789ab";
 /// and ticks a second a reading, with a store record named "Prefs" (store id
 /// [`STORE_ID`]): what the Memory Stores API and toolset tests start from.
 pub fn api_engine(
-    config: memdir::Config,
+    config: memdir::config::Config,
 ) -> (memdir::Engine<memdir::MemoryStore>, memdir::MemoryStore) {
     let store = memdir::MemoryStore::new();
     let mut engine = memdir::Engine::new(store.clone(), config);
@@ -195,7 +195,7 @@ pub fn api_engine(
 /// Every key the store holds with its value, in key order: what a test compares
 /// to show that nothing was written, or scans for a text.
 pub fn dump(store: &memdir::MemoryStore) -> Vec<(String, Vec<u8>)> {
-    let keys = memdir::block_on(memdir::store::list_all(store, "")).unwrap();
+    let keys = memdir::block_on(memdir::list_all(store, "")).unwrap();
     keys.into_iter()
         .map(|k| {
             let v = memdir::block_on(store.get(&k)).unwrap().unwrap();
