@@ -3,8 +3,8 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use memdir::{Engine, Entry, MemoryStore, block_on};
 use memdir::config::{Config, Limits};
+use memdir::{Engine, Entry, MemoryStore, block_on};
 
 fn seed() -> Vec<Entry> {
     let f = |p: &str, c: &str| Entry {

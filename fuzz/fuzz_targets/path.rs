@@ -22,10 +22,7 @@ fuzz_target!(|data: &[u8]| {
                 assert!(!name.chars().any(char::is_control), "{s:?}");
             }
             // Accepting is idempotent: the canonical form is accepted as itself.
-            assert_eq!(
-                memdir::validate(s).as_ref().map(|q| q.as_str()),
-                Ok(s)
-            );
+            assert_eq!(memdir::validate(s).as_ref().map(|q| q.as_str()), Ok(s));
         }
         Err(e) => {
             let msg = e.to_string();

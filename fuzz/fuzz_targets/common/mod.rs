@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
-use memdir::{Engine, MemoryStore, Store, block_on, list_all};
 use memdir::config::{Config, Limits};
+use memdir::{Engine, MemoryStore, Store, block_on, list_all};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
