@@ -530,26 +530,32 @@ fn created_version(id: &str) -> String {
     id.replace("mem_", "memver_")
 }
 
+/// Creates a memory holding `x` at `path` through the API; its id.
+fn create_x(engine: &Engine<MemoryStore>, path: &str) -> String {
+    let body = json!({"path": path, "content": "x"}).to_string();
+    ok(engine, json!({"op": "memory.create", "body": body}))["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// Moves the memory `id` to `path` through the API.
+fn move_to(engine: &Engine<MemoryStore>, id: &str, path: &str) {
+    let body = json!({"path": path}).to_string();
+    ok(
+        engine,
+        json!({"op": "memory.update", "id": id, "body": body}),
+    );
+}
+
 #[test]
 fn a_second_redaction_finds_the_older_trees_past_the_first_ones_new_start() {
     // Two leaked names, the older memory renamed first; the newer memory's
     // redaction starts history again, and the older one's must still reach the
     // trees it names, stored before that start.
     let (engine, store) = common::api_engine(Config::default());
-    let create = |path: &str| {
-        let body = json!({"path": path, "content": "x"}).to_string();
-        ok(&engine, json!({"op": "memory.create", "body": body}))["id"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
-    let rename = |id: &str, path: &str| {
-        let body = json!({"path": path}).to_string();
-        ok(
-            &engine,
-            json!({"op": "memory.update", "id": id, "body": body}),
-        );
-    };
+    let create = |path: &str| create_x(&engine, path);
+    let rename = |id: &str, path: &str| move_to(&engine, id, path);
     let older = create("/secret-older.md");
     rename(&older, "/public-older.md");
     let newer = create("/secret-newer.md");
@@ -576,20 +582,8 @@ fn what_lay_beneath_a_deleted_leaf_goes_with_it_so_no_name_is_stranded() {
     // deletes those commits' root leaves, and with them `/d`'s leaf naming the
     // other, which no walk from a root could reach afterwards.
     let (engine, store) = common::api_engine(Config::default());
-    let create = |path: &str| {
-        let body = json!({"path": path, "content": "x"}).to_string();
-        ok(&engine, json!({"op": "memory.create", "body": body}))["id"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
-    let rename = |id: &str, path: &str| {
-        let body = json!({"path": path}).to_string();
-        ok(
-            &engine,
-            json!({"op": "memory.update", "id": id, "body": body}),
-        );
-    };
+    let create = |path: &str| create_x(&engine, path);
+    let rename = |id: &str, path: &str| move_to(&engine, id, path);
     let a = create("/secret-a.md");
     let b = create("/d/secret-b.md");
     rename(&b, "/d/public-b.md");
