@@ -326,17 +326,18 @@ describe('the Memory Stores API fetch handler', () => {
   });
   test('/mcp has the API\'s deadline, and its server acts as the key\'s actor', { timeout: 20_000 }, async () => {
     const seen = [];
-    let calls = 0;
-    // The first MCP request never answers (a store that stalls under a tool call).
+    // The MCP request of id 1 never answers (a store that stalls under a tool call);
+    // picked by its id, not by which of the two concurrent requests arrives first.
     const mcp = async (memory, request, actor) => {
       seen.push(actor);
-      return ++calls === 1 ? new Promise(() => {}) : new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } });
+      const { id } = await request.json();
+      return id === 1 ? new Promise(() => {}) : new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } });
     };
     const handle = apiHandler({ catalog: recordingCatalog(), keys: [KEY], deadlineMs: 1500, mcp });
-    const post = () =>
-      call(handle, 'POST', '/mcp?store=memstore_a', { body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}', headers: { 'content-type': 'application/json' } });
-    const stuck = post();
-    assert.deepEqual((await post()).json, { ok: true });
+    const post = (id) =>
+      call(handle, 'POST', '/mcp?store=memstore_a', { body: `{"jsonrpc":"2.0","id":${id},"method":"tools/list"}`, headers: { 'content-type': 'application/json' } });
+    const stuck = post(1);
+    assert.deepEqual((await post(2)).json, { ok: true });
     const r = await stuck;
     assert.equal(r.status, 504);
     assert.deepEqual(
