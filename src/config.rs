@@ -332,6 +332,60 @@ pub const MAX_LINE_CHARS: usize = 300;
 /// Most content bytes one page reads before it ends early with a `next_page`.
 pub const MAX_SEARCH_BYTES: u64 = 16 << 20;
 
+// Search (`search/`): the ranked index every face searches through.
+
+/// BM25's term-frequency saturation: Lucene's and SQLite FTS5's default.
+pub const SEARCH_BM25_K1: f64 = 1.2;
+/// BM25's length normalisation: Lucene's and SQLite FTS5's default.
+pub const SEARCH_BM25_B: f64 = 0.75;
+/// How many times a term of a memory's path counts against one of its text (BM25F
+/// with two fields, the path weighted by this): a path is a short title the writer
+/// chose, so "formatting" in `/preferences/formatting.md` outweighs a passing
+/// mention in a long text.
+pub const SEARCH_PATH_WEIGHT: u32 = 2;
+/// The weight of a match on part of an indexed term (a query term that an indexed
+/// term begins or ends with, such as "richtlinie" in "sicherheitsrichtlinie", or one
+/// Chinese character inside an indexed pair) against a match on the whole term.
+pub const SEARCH_PART_WEIGHT: f64 = 0.5;
+/// Shortest query term, in characters, matched as part of longer indexed terms
+/// (a single Han, Kana or Hangul character is always): shorter ones ("is", "ion")
+/// would match too much to mean anything.
+pub const SEARCH_PART_MIN_CHARS: usize = 4;
+/// Most indexed terms one query term matches as a part of (the first in
+/// dictionary order, those it begins and those it ends each).
+pub const SEARCH_MAX_PARTS: usize = 32;
+/// Longest term indexed, in characters: a longer word (a key, a hash, a base64
+/// run) is indexed by its first this many, and so is a query's.
+pub const SEARCH_MAX_TERM_CHARS: usize = 64;
+/// Most distinct terms a query searches for; the rest of a long query is ignored.
+pub const SEARCH_MAX_QUERY_TERMS: usize = 32;
+/// Most distinct terms indexed of one memory (a 100 KB text of distinct words has
+/// about 15,000): past it, its later terms are not indexed.
+pub const SEARCH_MAX_DOC_TERMS: usize = 16_384;
+/// Most postings (memory, term) one query reads: its terms are read rarest first,
+/// and the commonest are left out once this many were read.
+pub const SEARCH_MAX_POSTINGS: usize = 4_000_000;
+/// Results a search answers unless told otherwise.
+pub const SEARCH_DEFAULT_LIMIT: usize = 10;
+/// Most results one search answers.
+pub const SEARCH_MAX_LIMIT: usize = 100;
+/// Lines shown per result of `memory.search` and `memdir search`: the best matching.
+pub const SEARCH_LINES_PER_HIT: usize = 3;
+/// Most changed memories one call reads into the index before it answers (a
+/// rebuild, or catching up after a large import): the rest wait for the next call,
+/// which resumes where this one stopped, and the answer says how many wait.
+pub const SEARCH_INDEX_WORK: usize = 20_000;
+/// Memories one stored piece of the index holds on average: a change rewrites the
+/// piece its memory falls in (by a hash of its path), and the index's table of
+/// pieces doubles or halves to keep this.
+pub const SEARCH_CHUNK_DOCS: usize = 64;
+/// Memories `memory.recall` puts in a system prompt unless told otherwise.
+pub const RECALL_DEFAULT_LIMIT: usize = 5;
+/// The characters `memory.recall`'s block may take unless told otherwise.
+pub const RECALL_DEFAULT_MAX_CHARS: usize = 4_000;
+/// The most characters a caller may give `memory.recall`.
+pub const RECALL_MAX_CHARS: usize = 100_000;
+
 // The Memory Stores API: paths.
 
 /// Most segments a store path may have (the SDK's rule).

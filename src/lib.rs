@@ -20,6 +20,8 @@
 //!   `cache`, a change's new objects (`overlay`), split directories (`shard`) and
 //!   the one compare-and-swap (`publish`); it defines [`Engine`], the state every
 //!   layer adds its methods to;
+//! - [`search`]: the ranked index kept beside the tree (its tokenizer, BM25, its
+//!   stored form and how it catches up with the head), and searching it;
 //! - `history/`: the version log read and extended (`log`) and pruned (`retain`);
 //! - `command/`: the memory tool's commands: `input` (a tool call into a
 //!   [`Command`]), `plan` (what a change does to the tree), `engine` (running one),
@@ -68,6 +70,7 @@ mod time;
 // Each names only the layers below it and the foundation.
 mod command;
 mod history;
+pub mod search;
 mod storage;
 
 // The faces: the Memory Stores API, the toolset, mounts, sync.
@@ -96,6 +99,7 @@ pub use error::{
 pub use history::retain::RetainReport;
 pub use mounts::error::MountError;
 pub use path::{PathError, ROOT, ValidPath, validate};
+pub use search::error::SearchError;
 pub use secrets::SecretPolicy;
 pub use storage::versions::Actor;
 pub use storage::{Backoff, Engine, STRUCTURE_PREFIXES};

@@ -13,6 +13,7 @@ use crate::command::plan::fits;
 use crate::config::MAX_NESTING;
 use crate::error::{LimitError, Refusal, ToolError};
 use crate::path::{self, ValidPath};
+use crate::search::INDEX_CHUNK_PREFIX;
 use crate::storage::Engine;
 use crate::storage::overlay::Overlay;
 use crate::storage::publish::Attempt;
@@ -270,12 +271,16 @@ impl<S: Store> Engine<S> {
         };
         // One listing of every key, not one per kind of object: a store directory
         // reads itself whole for each listing.
+        // The search index's chunks its table does not name were left by a
+        // catch-up cut short (or a rival's lost save): collected the same way.
+        let index = self.index_keys().await?;
         let mut unreferenced = BTreeSet::new();
         for key in list_all(self.store(), "").await? {
             let object = [COMMIT, TREE, BLOB, LOG, RECORD]
                 .iter()
                 .any(|p| key.starts_with(p));
-            if object && !marked.contains(&key) {
+            let stray = key.starts_with(INDEX_CHUNK_PREFIX) && !index.contains(&key);
+            if (object && !marked.contains(&key)) || stray {
                 unreferenced.insert(key);
             }
         }

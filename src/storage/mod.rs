@@ -72,6 +72,9 @@ pub struct Engine<S> {
     /// The version log's slot where the next retention pass starts: past the slots
     /// a pass cut short has read, so passes over a long log make progress.
     pub(in crate::storage) retain_from: core::cell::Cell<u64>,
+    /// The search index between calls: the search layer's own state, kept here
+    /// because the engine is what every runtime holds; storage never looks inside.
+    pub(in crate::storage) search: core::cell::RefCell<Option<Box<dyn core::any::Any>>>,
 }
 
 impl<S: Store> Engine<S> {
@@ -86,6 +89,7 @@ impl<S: Store> Engine<S> {
             json_empty_root: Hash::of(&Node::default().encode_json()),
             cache: Cache::default(),
             retain_from: core::cell::Cell::new(1),
+            search: core::cell::RefCell::new(None),
         }
     }
 
@@ -143,6 +147,12 @@ impl<S> Engine<S> {
     /// The root of the empty tree.
     pub(crate) fn empty_root(&self) -> Hash {
         self.empty_root
+    }
+
+    /// The slot the search index is kept in between calls (see `search/`): taken
+    /// out for the length of a call, so two interleaved calls never share it.
+    pub(crate) fn search_slot(&self) -> &core::cell::RefCell<Option<Box<dyn core::any::Any>>> {
+        &self.search
     }
 
     /// Forgets the cached head, so the next command reads it from the store (after

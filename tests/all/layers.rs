@@ -33,9 +33,10 @@ fn layer_of_module(name: &str) -> Option<u8> {
         "config" | "error" | "json" | "number" | "path" | "secrets" | "store" | "store_dir"
         | "time" => 0,
         "storage" => 1,
-        "history" => 2,
-        "command" => 3,
-        "api" | "toolset" | "mounts" | "sync" => 4,
+        "search" => 2,
+        "history" => 3,
+        "command" => 4,
+        "api" | "toolset" | "mounts" | "sync" => 5,
         _ => return None,
     })
 }

@@ -23,6 +23,7 @@ mod mounts;
 mod old_stores;
 mod redaction;
 mod retention;
+mod search;
 mod shard;
 mod sync;
 mod texts;

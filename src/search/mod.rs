@@ -1,0 +1,276 @@
+//! Finding memories: a ranked, multilingual index kept in the store beside the
+//! tree, and searches over it.
+//!
+//! - `tokens`: what a text's terms are (NFKC, case folding, Unicode words, CJK
+//!   pairs, path segments): the one tokenizer of the index and every query;
+//! - `index`: the index in memory and BM25 ranking, the rules of the score;
+//! - `stored`: the index's stored form (a table and a chunk per bucket);
+//! - `catch_up`: bringing the stored index up to the head's tree, by the files
+//!   that differ since the root it reflects;
+//! - `lines`: which lines of a hit are shown, and `memory.recall`'s block;
+//! - `error`: every refusal's text.
+//!
+//! The index is derived data: every search first brings it up to the head (so a
+//! deleted, renamed-away or redacted text is never a hit), and checks each hit
+//! against the tree before it answers. A write pays nothing for it. The index
+//! between calls is kept in the engine (storage keeps the slot), so a search reads
+//! the store's head and, if another writer moved it, what changed since.
+
+use alloc::boxed::Box;
+use alloc::rc::Rc;
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use crate::config::{SEARCH_INDEX_WORK, SEARCH_LINES_PER_HIT};
+use crate::error::ToolError;
+use crate::storage::Engine;
+use crate::storage::overlay::Overlay;
+use crate::storage::tree::{Child, Hash, Kind};
+use crate::store::Store;
+
+mod catch_up;
+pub(crate) mod error;
+mod index;
+mod lines;
+mod request;
+mod stored;
+mod tokens;
+
+use error::SearchError;
+pub(crate) use lines::{Matched, best_lines};
+pub use lines::{Recalled, recall_block};
+pub use request::{Request, hits_json};
+pub(crate) use stored::CHUNK as INDEX_CHUNK_PREFIX;
+pub use tokens::{path_terms, terms};
+
+use catch_up::State;
+
+/// How many times a search starts over when another process replaced the stored
+/// index while it was saving its own.
+const SAVE_ATTEMPTS: usize = 4;
+
+/// One memory a search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Hit {
+    /// Its store path (`/notes/a.md`; the memory tool's faces show `/memories/…`).
+    pub path: String,
+    /// Its BM25 score (see `index.rs`): higher is better.
+    pub score: f64,
+    /// Its memory id's number (0: a file written before memdir kept versions).
+    pub memory: u64,
+    /// The best matching lines, in line order.
+    pub lines: Vec<Line>,
+}
+
+/// A line of a hit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// Its number, from 1.
+    pub line: usize,
+    /// Its text, cut at [`MAX_LINE_CHARS`](crate::config::MAX_LINE_CHARS) characters.
+    pub text: String,
+}
+
+/// What a search found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Found {
+    /// Best first; equal scores by path.
+    pub hits: Vec<Hit>,
+    /// Memories written since the index last caught up that this call had no
+    /// budget left to read ([`SEARCH_INDEX_WORK`] a call): true if some wait, in
+    /// which case the next search resumes where this one stopped.
+    pub pending: bool,
+}
+
+/// How far the stored index is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexStatus {
+    /// Memories indexed.
+    pub indexed: u64,
+    /// Whether the index is behind the head (writes since it last caught up).
+    pub pending: bool,
+}
+
+/// A ranked memory, before it is checked against the tree.
+pub(crate) struct Ranked {
+    pub score: f64,
+    pub path: Rc<str>,
+    pub hash: Hash,
+}
+
+/// A search's ranking: every match, best first.
+pub(crate) struct Ranking {
+    pub hits: Vec<Ranked>,
+    /// The tree the index reflected (all of it unless `pending`).
+    pub root: Hash,
+    pub pending: bool,
+    pub matched: Matched,
+}
+
+impl<S: Store> Engine<S> {
+    /// The index kept between calls, taken out of its slot (the caller puts it
+    /// back): a second search running meanwhile loads its own.
+    fn take_index(&self) -> Option<State> {
+        let mut slot = self.search_slot().borrow_mut();
+        let taken = slot.take()?;
+        taken.downcast::<State>().ok().map(|b| *b)
+    }
+
+    fn keep_index(&self, state: State) {
+        *self.search_slot().borrow_mut() = Some(Box::new(state));
+    }
+
+    /// The index brought up to the head (within this call's budget), and saved.
+    async fn current_index(&self) -> Result<(State, Hash), ToolError> {
+        let mut attempts = 0;
+        loop {
+            let head = self.read_head().await?;
+            let mut state = match self.take_index() {
+                Some(s) => s,
+                None => self.load_index().await?,
+            };
+            if !state.behind(head.root) {
+                return Ok((state, head.root));
+            }
+            let mut budget = SEARCH_INDEX_WORK;
+            let dirty = self.catch_up(&mut state, head.root, &mut budget).await?;
+            if self.config().read_only || self.save_index(&mut state, &dirty).await? {
+                return Ok((state, head.root));
+            }
+            attempts += 1;
+            if attempts >= SAVE_ATTEMPTS {
+                // Others keep replacing it: answer from ours, which is as current.
+                state.raw = None;
+                return Ok((state, head.root));
+            }
+        }
+    }
+
+    /// Every memory matching `terms` (a query's) under the store directory
+    /// `under` (`/notes`; `None`: all), ranked; the tree they were ranked in, and
+    /// the indexed terms the query matched. Take each with [`Engine::live`].
+    pub(crate) async fn ranked(
+        &self,
+        terms: &[String],
+        under: Option<&str>,
+    ) -> Result<Ranking, ToolError> {
+        let (state, root) = self.current_index().await?;
+        let pending = state.behind(root);
+        let prefix = under.map(|u| alloc::format!("{u}/"));
+        let hits = state
+            .index
+            .rank(terms, prefix.as_deref())
+            .into_iter()
+            .filter_map(|(score, id)| {
+                let doc = state.index.doc(id)?;
+                Some(Ranked {
+                    score,
+                    path: doc.path.clone(),
+                    hash: doc.hash,
+                })
+            })
+            .collect();
+        let matched = state.index.matched_terms(terms);
+        self.keep_index(state);
+        Ok(Ranking {
+            hits,
+            root,
+            pending,
+            matched,
+        })
+    }
+
+    /// The tree's entry for a ranked memory: `None` if the tree no longer holds
+    /// the text that was indexed there (only a catch-up cut short leaves such).
+    pub(crate) async fn live(
+        &self,
+        ranking: &Ranking,
+        r: &Ranked,
+    ) -> Result<Option<Child>, ToolError> {
+        Ok(self
+            .file_at(ranking.root, &r.path)
+            .await?
+            .filter(|c| c.hash == r.hash))
+    }
+
+    /// The file at store path `path` in the tree `root`.
+    async fn file_at(&self, root: Hash, path: &str) -> Result<Option<Child>, ToolError> {
+        let none = Overlay::default();
+        let mut dir = root;
+        let mut names = path.split('/').filter(|s| !s.is_empty()).peekable();
+        while let Some(name) = names.next() {
+            let Some(child) = self.dir_get(&none, dir, name).await? else {
+                return Ok(None);
+            };
+            match (child.kind, names.peek()) {
+                (Kind::File, None) => return Ok(Some(child)),
+                (Kind::Dir, Some(_)) => dir = child.hash,
+                _ => return Ok(None),
+            }
+        }
+        Ok(None)
+    }
+
+    /// The best `limit` memories for `query` under the store directory `under`
+    /// (`/notes`; `None`: all), each with its best matching lines.
+    pub async fn search(
+        &self,
+        query: &str,
+        limit: usize,
+        under: Option<&str>,
+    ) -> Result<Found, SearchError> {
+        let terms = error::check_query(query)?;
+        let ranking = self.ranked(&terms, under).await?;
+        let mut hits = Vec::new();
+        for r in &ranking.hits {
+            if hits.len() >= limit {
+                break;
+            }
+            let Some(child) = self.live(&ranking, r).await? else {
+                continue;
+            };
+            let text = self.blob(&child).await?;
+            hits.push(Hit {
+                path: String::from(&*r.path),
+                score: r.score,
+                memory: child.mem,
+                lines: best_lines(query, &ranking.matched, &text, SEARCH_LINES_PER_HIT),
+            });
+        }
+        Ok(Found {
+            hits,
+            pending: ranking.pending,
+        })
+    }
+
+    /// Brings the stored index up to the head, a budget of
+    /// [`SEARCH_INDEX_WORK`] memories at a time, `rounds` times at most; how far
+    /// it is.
+    pub async fn reindex(&self, rounds: u32) -> Result<IndexStatus, ToolError> {
+        let mut status = self.search_status().await?;
+        for _ in 0..rounds {
+            if !status.pending {
+                break;
+            }
+            let (state, _) = self.current_index().await?;
+            self.keep_index(state);
+            status = self.search_status().await?;
+        }
+        Ok(status)
+    }
+
+    /// How far the stored index is, without bringing it up to date.
+    pub async fn search_status(&self) -> Result<IndexStatus, ToolError> {
+        let head = self.read_head().await?;
+        let state = match self.take_index() {
+            Some(s) => s,
+            None => self.load_index().await?,
+        };
+        let status = IndexStatus {
+            indexed: state.index.len() as u64,
+            pending: state.behind(head.root),
+        };
+        self.keep_index(state);
+        Ok(status)
+    }
+}
