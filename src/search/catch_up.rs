@@ -34,6 +34,9 @@ pub(crate) struct State {
     pub raw: Option<Vec<u8>>,
     /// The paths in each bucket.
     pub buckets: Vec<BTreeSet<Rc<str>>>,
+    /// Chunks of a table this one replaces wholesale (a damaged index, or one
+    /// whose tree was collected), deleted once the new table is saved.
+    pub doomed: BTreeSet<Hash>,
 }
 
 impl State {
@@ -47,7 +50,18 @@ impl State {
             },
             raw,
             buckets: alloc::vec![BTreeSet::new()],
+            doomed: BTreeSet::new(),
         }
+    }
+
+    /// This index dropped, to be rebuilt from the empty tree `root`: its chunks
+    /// go once the rebuilt one is saved.
+    pub(crate) fn restart(&mut self, root: Hash) {
+        let mut doomed = core::mem::take(&mut self.doomed);
+        doomed.extend(self.manifest.chunks.iter().flatten().copied());
+        let raw = self.raw.take();
+        *self = State::empty(root, raw);
+        self.doomed = doomed;
     }
 
     /// Memories still to be read in before the index reflects `root`: 0 when it
@@ -76,6 +90,7 @@ impl<S: Store> Engine<S> {
             manifest: manifest.clone(),
             raw: raw.clone(),
             buckets: (0..n).map(|_| BTreeSet::new()).collect(),
+            doomed: BTreeSet::new(),
         };
         for (bucket, chunk) in manifest.chunks.iter().enumerate() {
             let Some(hash) = chunk else { continue };
@@ -84,11 +99,13 @@ impl<S: Store> Engine<S> {
                 .filter(|b| Hash::of(b) == *hash)
                 .and_then(|b| decode_chunk(&b, bucket, n));
             let Some(docs) = docs else {
-                return Ok(State::empty(self.empty_root(), raw));
+                state.restart(self.empty_root());
+                return Ok(state);
             };
             for d in docs {
                 if state.index.doc_at(&d.path).is_some() {
-                    return Ok(State::empty(self.empty_root(), raw));
+                    state.restart(self.empty_root());
+                    return Ok(state);
                 }
                 if let Some(set) = state.buckets.get_mut(bucket) {
                     set.insert(d.path.clone());
@@ -321,7 +338,8 @@ impl<S: Store> Engine<S> {
         state: &mut State,
         dirty: &BTreeSet<usize>,
     ) -> Result<bool, ToolError> {
-        let old: BTreeSet<Hash> = state.manifest.chunks.iter().flatten().copied().collect();
+        let mut old: BTreeSet<Hash> = state.manifest.chunks.iter().flatten().copied().collect();
+        old.extend(state.doomed.iter().copied());
         let all = Self::rebucket(state);
         let mut objects: Vec<(String, Rc<[u8]>)> = Vec::new();
         let n = state.buckets.len();
@@ -374,6 +392,7 @@ impl<S: Store> Engine<S> {
         for h in old.difference(&now) {
             self.store().delete(&h.key(CHUNK)).await?;
         }
+        state.doomed.clear();
         Ok(true)
     }
 

@@ -37,6 +37,7 @@ mod stored;
 mod tokens;
 
 use error::SearchError;
+pub(crate) use index::query_terms;
 pub(crate) use lines::{Matched, best_lines};
 pub use lines::{Recalled, recall_block};
 pub use request::{Request, hits_json};
@@ -133,7 +134,16 @@ impl<S: Store> Engine<S> {
                 return Ok((state, head.root));
             }
             let mut budget = SEARCH_INDEX_WORK;
-            let dirty = self.catch_up(&mut state, head.root, &mut budget).await?;
+            let dirty = match self.catch_up(&mut state, head.root, &mut budget).await {
+                // The tree the index reflects is gone (gc collected it, or a
+                // redaction erased its leaves): rebuilt from the empty tree.
+                Err(ToolError::Damaged) if state.manifest.root != self.empty_root() => {
+                    state.restart(self.empty_root());
+                    budget = SEARCH_INDEX_WORK;
+                    self.catch_up(&mut state, head.root, &mut budget).await?
+                }
+                other => other?,
+            };
             if self.config().read_only || self.save_index(&mut state, &dirty).await? {
                 return Ok((state, head.root));
             }
@@ -241,6 +251,14 @@ impl<S: Store> Engine<S> {
             hits,
             pending: ranking.pending,
         })
+    }
+
+    /// Brings the stored index up to the head (one budget's worth) and saves it:
+    /// after a redaction, so no stored chunk keeps the erased text's terms.
+    pub(crate) async fn refresh_index(&self) -> Result<(), ToolError> {
+        let (state, _) = self.current_index().await?;
+        self.keep_index(state);
+        Ok(())
     }
 
     /// Brings the stored index up to the head, a budget of

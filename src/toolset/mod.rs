@@ -315,7 +315,11 @@ impl<S: Store> Engine<S> {
         let mut found = Numbering::new(answer::found(hits.len(), next.is_some(), &shown, query), 1);
         for hit in hits {
             found.push_text("\n");
-            found.push_text(&m.show(at(hit, "path").as_str().unwrap_or_default()));
+            let score = at(hit, "score").as_f64().unwrap_or_default();
+            found.push_text(&answer::found_document(
+                &m.show(at(hit, "path").as_str().unwrap_or_default()),
+                score,
+            ));
             for line in at(hit, "matches")
                 .as_array()
                 .map(Vec::as_slice)

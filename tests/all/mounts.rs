@@ -37,6 +37,20 @@ fn engine(store: &MemoryStore, name: &str) -> Engine<MemoryStore> {
     )
 }
 
+/// A read-only mount's engine, configured as every runtime configures one: it
+/// writes nothing, not even the search index a search would keep.
+fn engine_read_only(store: &MemoryStore, name: &str) -> Engine<MemoryStore> {
+    Engine::new(
+        store.clone(),
+        Config {
+            mount: name.into(),
+            actor: "sesn_1".into(),
+            read_only: true,
+            ..Config::default()
+        },
+    )
+}
+
 struct Two {
     memory: Mounted<Engine<MemoryStore>>,
     team: MemoryStore,
@@ -57,7 +71,7 @@ fn two() -> Two {
                 "Team conventions.",
                 "Read before any task.",
             ),
-            engine(&team, "team"),
+            engine_read_only(&team, "team"),
         ),
         (mount("me", Access::ReadWrite, "", ""), engine(&me, "me")),
     ])
@@ -213,7 +227,7 @@ fn the_toolset_reaches_every_store_by_its_name() {
     );
     assert_eq!(
         tool(&t.memory, "memory_search", json!({"query": "iso"})),
-        Ok("1 document under /team/ contains \"iso\":\n/team/conventions.md\n     1\tUse ISO dates.\n\nNo document under /me/ contains \"iso\".".into())
+        Ok("1 document under /team/ matches \"iso\":\n/team/conventions.md (score 0.29)\n     1\tUse ISO dates.\n\nNo document under /me/ matches \"iso\".".into())
     );
     for (name, input) in [
         (
