@@ -379,6 +379,13 @@ pub const SEARCH_INDEX_WORK: usize = 20_000;
 /// piece its memory falls in (by a hash of its path), and the index's table of
 /// pieces doubles or halves to keep this.
 pub const SEARCH_CHUNK_DOCS: usize = 64;
+/// The index's changes since its base are folded into it once they number more
+/// than the index's memories divided by this (or [`SEARCH_FOLD_MIN`]): a catch-up
+/// writes a small delta, and the base's chunks are rewritten only that often.
+pub const SEARCH_DELTA_SHARE: usize = 4;
+/// Changes since the base always allowed before a fold (a small index folds no
+/// more often than every this many).
+pub const SEARCH_FOLD_MIN: usize = 256;
 /// Memories `memory.recall` puts in a system prompt unless told otherwise.
 pub const RECALL_DEFAULT_LIMIT: usize = 5;
 /// The characters `memory.recall`'s block may take unless told otherwise.

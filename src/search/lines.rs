@@ -29,12 +29,18 @@ fn shown(line: &str) -> String {
 /// matches (the memory was found by its path).
 pub(crate) fn best_lines(query: &str, matched: &Matched, text: &str, max: usize) -> Vec<Line> {
     let phrase = fold(query.trim());
+    // Folding keeps line breaks where they are (no compatibility form holds one),
+    // so the folded text's lines are the text's.
+    let folded = fold(text);
     let mut scored: Vec<(f64, usize)> = Vec::new();
-    for (i, line) in text.split('\n').enumerate() {
-        let folded = fold(line);
+    for (i, line) in folded.split('\n').enumerate() {
+        // Only a line holding some matched term as text can hold it as a term.
+        if !matched.keys().any(|t| line.contains(&**t)) {
+            continue;
+        }
         let mut seen: Vec<&Rc<str>> = Vec::new();
         let mut score = 0.0;
-        each_folded_term(&folded, &mut |t| {
+        each_folded_term(line, &mut |t| {
             if let Some((name, w)) = matched.get_key_value(t)
                 && !seen.contains(&name)
             {
@@ -43,7 +49,7 @@ pub(crate) fn best_lines(query: &str, matched: &Matched, text: &str, max: usize)
             }
         });
         if score > 0.0 {
-            if !phrase.is_empty() && folded.contains(&phrase) {
+            if !phrase.is_empty() && line.contains(&phrase) {
                 score += 1000.0;
             }
             scored.push((score, i));

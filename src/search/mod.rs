@@ -122,7 +122,7 @@ impl<S: Store> Engine<S> {
     }
 
     /// The index brought up to the head (within this call's budget), and saved.
-    async fn current_index(&self) -> Result<(State, Hash), ToolError> {
+    async fn current_index(&self, fold: bool) -> Result<(State, Hash), ToolError> {
         let mut attempts = 0;
         loop {
             let head = self.read_head().await?;
@@ -130,21 +130,22 @@ impl<S: Store> Engine<S> {
                 Some(s) => s,
                 None => self.load_index().await?,
             };
-            if !state.behind(head.root) {
+            state.fold |= fold;
+            if !state.behind(head.root) && !state.fold {
                 return Ok((state, head.root));
             }
             let mut budget = SEARCH_INDEX_WORK;
-            let dirty = match self.catch_up(&mut state, head.root, &mut budget).await {
+            match self.catch_up(&mut state, head.root, &mut budget).await {
                 // The tree the index reflects is gone (gc collected it, or a
                 // redaction erased its leaves): rebuilt from the empty tree.
                 Err(ToolError::Damaged) if state.manifest.root != self.empty_root() => {
                     state.restart(self.empty_root());
                     budget = SEARCH_INDEX_WORK;
-                    self.catch_up(&mut state, head.root, &mut budget).await?
+                    self.catch_up(&mut state, head.root, &mut budget).await?;
                 }
                 other => other?,
-            };
-            if self.config().read_only || self.save_index(&mut state, &dirty).await? {
+            }
+            if self.config().read_only || self.save_index(&mut state).await? {
                 return Ok((state, head.root));
             }
             attempts += 1;
@@ -164,7 +165,7 @@ impl<S: Store> Engine<S> {
         terms: &[String],
         under: Option<&str>,
     ) -> Result<Ranking, ToolError> {
-        let (state, root) = self.current_index().await?;
+        let (state, root) = self.current_index(false).await?;
         let pending = state.behind(root);
         let prefix = under.map(|u| alloc::format!("{u}/"));
         let hits = state
@@ -253,10 +254,11 @@ impl<S: Store> Engine<S> {
         })
     }
 
-    /// Brings the stored index up to the head (one budget's worth) and saves it:
-    /// after a redaction, so no stored chunk keeps the erased text's terms.
+    /// Brings the stored index up to the head (one budget's worth) and folds it
+    /// into its base: after a redaction, so no stored value keeps the erased
+    /// text's terms.
     pub(crate) async fn refresh_index(&self) -> Result<(), ToolError> {
-        let (state, _) = self.current_index().await?;
+        let (state, _) = self.current_index(true).await?;
         self.keep_index(state);
         Ok(())
     }
@@ -270,7 +272,7 @@ impl<S: Store> Engine<S> {
             if !status.pending {
                 break;
             }
-            let (state, _) = self.current_index().await?;
+            let (state, _) = self.current_index(false).await?;
             self.keep_index(state);
             status = self.search_status().await?;
         }

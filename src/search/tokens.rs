@@ -54,6 +54,10 @@ pub(crate) fn is_cjk(c: char) -> bool {
 
 /// `text` in NFKC, case-folded (rule 1).
 pub(crate) fn fold(text: &str) -> String {
+    // ASCII is its own NFKC form, and lowercasing is all its folding.
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
     let mut out = String::with_capacity(text.len());
     for c in text.nfkc() {
         match c {
