@@ -24,6 +24,8 @@ mod old_stores;
 mod redaction;
 mod retention;
 mod search;
+mod search_rank;
+mod search_tokens;
 mod shard;
 mod sync;
 mod texts;
