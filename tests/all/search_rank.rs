@@ -192,7 +192,7 @@ pub fn same(got: &[(String, f64)], want: &[(String, f64)]) -> Result<(), String>
 
 /// Words that share prefixes, suffixes and scripts, so part matches, CJK pairs,
 /// identifiers and path terms all meet.
-const WORDS: &[&str] = &[
+pub const WORDS: &[&str] = &[
     "format",
     "formatting",
     "reformat",
