@@ -37,16 +37,22 @@ pub(crate) struct State {
 }
 
 impl State {
-    fn empty(root: Hash, raw: Option<Vec<u8>>) -> State {
+    /// An empty index at the tree `root`, `raw` the stored table's bytes.
+    pub(crate) fn empty(root: Hash, raw: Option<Vec<u8>>) -> State {
         State {
             index: Index::default(),
-            manifest: Manifest {
-                root,
-                pending: None,
-                chunks: alloc::vec![None],
-            },
+            manifest: State::empty_at(root),
             raw,
             buckets: alloc::vec![BTreeSet::new()],
+        }
+    }
+
+    /// The table of an empty index at the tree `root`.
+    pub(crate) fn empty_at(root: Hash) -> Manifest {
+        Manifest {
+            root,
+            pending: None,
+            chunks: alloc::vec![None],
         }
     }
 

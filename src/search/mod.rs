@@ -133,7 +133,19 @@ impl<S: Store> Engine<S> {
                 return Ok((state, head.root));
             }
             let mut budget = SEARCH_INDEX_WORK;
-            let dirty = self.catch_up(&mut state, head.root, &mut budget).await?;
+            let dirty = match self.catch_up(&mut state, head.root, &mut budget).await {
+                Ok(dirty) => dirty,
+                // The tree the stored index names is unreadable: gc or a
+                // redaction erased it (neither keeps the index's root), or the
+                // table is damaged or another store's. Rebuilt from nothing, which
+                // reads only the head's tree: damage there is still an error.
+                Err(ToolError::Damaged) if state.manifest != State::empty_at(self.empty_root()) => {
+                    state = State::empty(self.empty_root(), state.raw.take());
+                    budget = SEARCH_INDEX_WORK;
+                    self.catch_up(&mut state, head.root, &mut budget).await?
+                }
+                Err(e) => return Err(e),
+            };
             if self.config().read_only || self.save_index(&mut state, &dirty).await? {
                 return Ok((state, head.root));
             }
