@@ -34,17 +34,30 @@ pub(crate) struct State {
     pub raw: Option<Vec<u8>>,
     /// The paths in each bucket.
     pub buckets: Vec<BTreeSet<Rc<str>>>,
+    /// Chunks of a stored table this index replaces whole (it was damaged, or
+    /// named a tree the store lost): deleted once its own table is swapped in,
+    /// so a redacted or deleted text's terms do not wait for gc.
+    pub retired: BTreeSet<Hash>,
 }
 
 impl State {
-    /// An empty index at the tree `root`, `raw` the stored table's bytes.
-    pub(crate) fn empty(root: Hash, raw: Option<Vec<u8>>) -> State {
+    /// An empty index at the tree `root`, `raw` the stored table's bytes,
+    /// replacing the chunks `retired` (those that table named).
+    pub(crate) fn empty(root: Hash, raw: Option<Vec<u8>>, retired: BTreeSet<Hash>) -> State {
         State {
             index: Index::default(),
             manifest: State::empty_at(root),
             raw,
             buckets: alloc::vec![BTreeSet::new()],
+            retired,
         }
+    }
+
+    /// The chunks this index's table names, and those it replaces.
+    pub(crate) fn chunks(&self) -> BTreeSet<Hash> {
+        let mut all = self.retired.clone();
+        all.extend(self.manifest.chunks.iter().flatten().copied());
+        all
     }
 
     /// The table of an empty index at the tree `root`.
@@ -74,14 +87,16 @@ impl<S: Store> Engine<S> {
     pub(crate) async fn load_index(&self) -> Result<State, ToolError> {
         let raw = self.store().get(MANIFEST).await?;
         let Some(manifest) = raw.as_deref().and_then(Manifest::decode) else {
-            return Ok(State::empty(self.empty_root(), raw));
+            return Ok(State::empty(self.empty_root(), raw, BTreeSet::new()));
         };
+        let named: BTreeSet<Hash> = manifest.chunks.iter().flatten().copied().collect();
         let n = manifest.chunks.len();
         let mut state = State {
             index: Index::default(),
             manifest: manifest.clone(),
             raw: raw.clone(),
             buckets: (0..n).map(|_| BTreeSet::new()).collect(),
+            retired: BTreeSet::new(),
         };
         for (bucket, chunk) in manifest.chunks.iter().enumerate() {
             let Some(hash) = chunk else { continue };
@@ -90,11 +105,11 @@ impl<S: Store> Engine<S> {
                 .filter(|b| Hash::of(b) == *hash)
                 .and_then(|b| decode_chunk(&b, bucket, n));
             let Some(docs) = docs else {
-                return Ok(State::empty(self.empty_root(), raw));
+                return Ok(State::empty(self.empty_root(), raw, named));
             };
             for d in docs {
                 if state.index.doc_at(&d.path).is_some() {
-                    return Ok(State::empty(self.empty_root(), raw));
+                    return Ok(State::empty(self.empty_root(), raw, named));
                 }
                 if let Some(set) = state.buckets.get_mut(bucket) {
                     set.insert(d.path.clone());
@@ -327,7 +342,7 @@ impl<S: Store> Engine<S> {
         state: &mut State,
         dirty: &BTreeSet<usize>,
     ) -> Result<bool, ToolError> {
-        let old: BTreeSet<Hash> = state.manifest.chunks.iter().flatten().copied().collect();
+        let old: BTreeSet<Hash> = state.chunks();
         let all = Self::rebucket(state);
         let mut objects: Vec<(String, Rc<[u8]>)> = Vec::new();
         let n = state.buckets.len();
@@ -380,6 +395,7 @@ impl<S: Store> Engine<S> {
         for h in old.difference(&now) {
             self.store().delete(&h.key(CHUNK)).await?;
         }
+        state.retired.clear();
         Ok(true)
     }
 

@@ -140,7 +140,8 @@ impl<S: Store> Engine<S> {
                 // table is damaged or another store's. Rebuilt from nothing, which
                 // reads only the head's tree: damage there is still an error.
                 Err(ToolError::Damaged) if state.manifest != State::empty_at(self.empty_root()) => {
-                    state = State::empty(self.empty_root(), state.raw.take());
+                    let retired = state.chunks();
+                    state = State::empty(self.empty_root(), state.raw.take(), retired);
                     budget = SEARCH_INDEX_WORK;
                     self.catch_up(&mut state, head.root, &mut budget).await?
                 }
