@@ -24,6 +24,7 @@ mod old_stores;
 mod redaction;
 mod retention;
 mod search;
+mod search_conformance;
 mod search_crash;
 mod search_model;
 mod search_rank;
