@@ -173,16 +173,32 @@ pub fn engine_rank<S: Store>(
         .collect()
 }
 
-/// Whether two answers are the same paths in the same order with scores within
-/// [`EPS`]; the difference, if not.
+/// Whether `got` (the engine's) is `want` (the plain BM25F's): the same paths,
+/// scores within [`EPS`], and the same order, except that two scores within
+/// [`EPS`] of each other may be in either order (two computations of one real
+/// number can differ in the last bit: the engine then orders by its own bits,
+/// the plain BM25F by path); and `got` is sorted by its own scores, exactly equal
+/// ones by path. The difference, if not.
 pub fn same(got: &[(String, f64)], want: &[(String, f64)]) -> Result<(), String> {
-    let paths = |v: &[(String, f64)]| v.iter().map(|(p, _)| p.clone()).collect::<Vec<_>>();
-    if paths(got) != paths(want) {
-        return Err(format!("order: got {got:?}, want {want:?}"));
+    let wanted: BTreeMap<&str, f64> = want.iter().map(|(p, s)| (p.as_str(), *s)).collect();
+    let mut paths: Vec<&str> = got.iter().map(|(p, _)| p.as_str()).collect();
+    paths.sort_unstable();
+    if paths != wanted.keys().copied().collect::<Vec<_>>() || paths.len() != got.len() {
+        return Err(format!("paths: got {got:?}, want {want:?}"));
     }
-    for ((p, g), (_, w)) in got.iter().zip(want) {
+    for (p, g) in got {
+        let w = wanted[p.as_str()];
         if (g - w).abs() > EPS {
             return Err(format!("score of {p}: got {g}, want {w}"));
+        }
+    }
+    for pair in got.windows(2) {
+        let ((pa, a), (pb, b)) = (&pair[0], &pair[1]);
+        if a < b || (a == b && pa >= pb) {
+            return Err(format!("not sorted by score then path: {got:?}"));
+        }
+        if wanted[pa.as_str()] < wanted[pb.as_str()] - EPS {
+            return Err(format!("order: got {got:?}, want {want:?}"));
         }
     }
     Ok(())
@@ -364,4 +380,44 @@ fn part_matches_weigh_half_and_a_memory_takes_its_best_per_query_term() {
         [("/zh.md".to_string(), "数据库管理".to_string())].into();
     let engine = engine_with(&corpus);
     assert_eq!(engine_rank(&engine, "库", None).len(), 1);
+}
+
+#[test]
+fn the_bounds_on_parts_and_query_terms_are_the_documented_ones() {
+    // 40 terms beginning "form" and 40 ending it, in memories of different
+    // lengths: a query term matches only the first 32 of each (in order, the
+    // ending ones by their reversed spelling).
+    let mut corpus: BTreeMap<String, String> = BTreeMap::new();
+    for i in 0..40 {
+        let words: Vec<String> = (0..=i % 5).map(|k| format!("w{k}")).collect();
+        corpus.insert(
+            format!("/p{i:02}.md"),
+            format!("form{i:02}x x{i:02}form {}", words.join(" ")),
+        );
+    }
+    let engine = engine_with(&corpus);
+    let oracle = Bm25::new(corpus.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+    let got = engine_rank(&engine, "form", None);
+    // Beginning: form00x..form31x. Ending, by reversed spelling (`x38form` is
+    // `mrof83x`): the eight last digits 0-7, four each. Together p00..p37.
+    assert_eq!(got.len(), 38, "the parts were bounded: {got:?}");
+    same(&got, &oracle.rank("form", None)).unwrap();
+    // A query's terms: repeats count once; past 32 distinct ones are dropped.
+    same(
+        &engine_rank(&engine, "w1 w1 w1 W1", None),
+        &oracle.rank("w1", None),
+    )
+    .unwrap();
+    let fillers: Vec<String> = (0..32).map(|i| format!("zz{i}")).collect();
+    let late = format!("{} w1", fillers.join(" "));
+    assert_eq!(engine_rank(&engine, &late, None), []);
+    same(
+        &engine_rank(&engine, &late, None),
+        &oracle.rank(&late, None),
+    )
+    .unwrap();
+    let early = format!("w1 {}", fillers.join(" "));
+    let got = engine_rank(&engine, &early, None);
+    assert_eq!(got.len(), 32, "{got:?}");
+    same(&got, &oracle.rank(&early, None)).unwrap();
 }
