@@ -16,10 +16,11 @@
 use crate::common;
 use crate::search_rank::{Bm25, WORDS, engine_rank, same};
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use memdir::api::Response;
 use memdir::config::Config;
+use memdir::search::{path_terms, terms};
 use memdir::sync::{Remote, Unreachable};
 use memdir::{Engine, MemoryStore, Store, block_on};
 use proptest::prelude::*;
@@ -249,6 +250,23 @@ fn apply(engine: &Engine<MemoryStore>, remote: &Api, step: &Step) -> &'static st
     ""
 }
 
+/// Every term the steps wrote (texts and paths), folded as the index holds them.
+fn ever_written(steps: &[Step]) -> BTreeSet<String> {
+    let mut out: BTreeSet<String> = PATHS.iter().flat_map(|p| path_terms(p)).collect();
+    for step in steps {
+        match step {
+            Step::ToolCreate(_, t)
+            | Step::ApiCreate(_, t)
+            | Step::Sync(_, t)
+            | Step::Import(_, _, t)
+            | Step::ApiUpdate(_, _, Some(t)) => out.extend(terms(t)),
+            Step::ToolReplace(_, _, b) => out.extend(terms(b)),
+            _ => {}
+        }
+    }
+    out
+}
+
 /// A copy of `store` without its index: every other key, written fresh.
 pub fn copy_without_index(store: &MemoryStore) -> MemoryStore {
     let copy = MemoryStore::new();
@@ -341,6 +359,36 @@ fn search_after_every_write_path_equals_a_search_from_scratch() {
                     );
                     *hits.borrow_mut() += got.len();
                 }
+            }
+            // No stored index value holds a term that no live memory holds (a
+            // deleted, replaced or redacted text's), once a search has run.
+            let mut live_words: Vec<String> = Vec::new();
+            for (p, t) in &files {
+                live_words.push(p.clone());
+                live_words.extend(path_terms(p));
+                live_words.extend(terms(t));
+            }
+            for t in ever_written(&steps[..=n]) {
+                // (Under four bytes a term may be in a hash's bytes by chance.)
+                if t.len() < 4 || live_words.iter().any(|w| w.contains(t.as_str())) {
+                    continue;
+                }
+                let held: Vec<String> = common::dump(&store)
+                    .into_iter()
+                    .filter(|(k, v)| {
+                        k.starts_with("index/") && v.windows(t.len()).any(|w| w == t.as_bytes())
+                    })
+                    .map(|(k, _)| k)
+                    .collect();
+                prop_assert!(
+                    held.is_empty(),
+                    "step {} {:?}: {:?} is in {:?}, files {:?}",
+                    n,
+                    step,
+                    t,
+                    held,
+                    files
+                );
             }
         }
         Ok(())
