@@ -3,7 +3,7 @@
 //! redactions; syncs with a remote that writes too; imports; expire, retain, gc),
 //! and after each step the engine's search equals a search computed from scratch:
 //! a fresh engine over a copy of the store without its `index/` keys (so it
-//! rebuilds), the plain BM25F of `search_rank` over the live files, and a second
+//! rebuilds), one over a new store holding only the live files, the plain BM25F of `search_rank` over the live files, and a second
 //! engine over the same store whose in-memory index is stale. Paths and scores
 //! (exactly, between engines; to 1e-9 against the plain BM25F) and order.
 #![allow(
@@ -337,6 +337,13 @@ fn search_after_every_write_path_equals_a_search_from_scratch() {
             let files = live(&engine);
             let oracle = Bm25::new(files.iter().map(|(p, t)| (p.as_str(), t.as_str())));
             let fresh = Engine::new(copy_without_index(&store), Config::default());
+            // And a new store holding only the live files, written fresh.
+            let rewritten = Engine::new(MemoryStore::new(), Config::default());
+            let entries: Vec<memdir::Entry> = files
+                .iter()
+                .map(|(p, t)| common::file(&format!("/memories{p}"), t))
+                .collect();
+            block_on(rewritten.import(&entries)).unwrap();
             for q in QUERIES {
                 for under in [None, Some("/notes")] {
                     let got = engine_rank(&engine, q, under);
@@ -349,6 +356,12 @@ fn search_after_every_write_path_equals_a_search_from_scratch() {
                         &engine_rank(&fresh, q, under),
                         &got,
                         "fresh engine: {}",
+                        ctx()
+                    );
+                    prop_assert_eq!(
+                        &engine_rank(&rewritten, q, under),
+                        &got,
+                        "the live files in a new store: {}",
                         ctx()
                     );
                     prop_assert_eq!(
