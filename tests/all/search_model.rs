@@ -3,9 +3,10 @@
 //! redactions; syncs with a remote that writes too; imports; expire, retain, gc),
 //! and after each step the engine's search equals a search computed from scratch:
 //! a fresh engine over a copy of the store without its `index/` keys (so it
-//! rebuilds), one over a new store holding only the live files, the plain BM25F of `search_rank` over the live files, and a second
-//! engine over the same store whose in-memory index is stale. Paths and scores
-//! (exactly, between engines; to 1e-9 against the plain BM25F) and order.
+//! rebuilds), one over a new store holding only the live files, the plain BM25F
+//! of `search_rank` over the live files, and a second engine over the same store
+//! whose in-memory index is stale. Paths and scores (exactly, between engines; to
+//! 1e-9 against the plain BM25F) and order. No index value holds a dead term.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
