@@ -263,6 +263,16 @@ impl<S: Store> Engine<S> {
         Ok(())
     }
 
+    /// Folds a stored index into its base (brought up to the head first), so no
+    /// stored value keeps a deleted or replaced text's terms; a store never
+    /// searched has no index and gets none. gc's first step.
+    pub(crate) async fn fold_index(&self) -> Result<(), ToolError> {
+        if self.config().read_only || self.store().get(stored::MANIFEST).await?.is_none() {
+            return Ok(());
+        }
+        self.refresh_index().await
+    }
+
     /// Brings the stored index up to the head, a budget of
     /// [`SEARCH_INDEX_WORK`] memories at a time, `rounds` times at most; how far
     /// it is.
