@@ -11,6 +11,7 @@ use crate::command::input::{Checked, Command};
 use crate::command::plan::refuse_without_storage;
 use crate::command::render::{self, Row};
 use crate::config::Limits;
+use crate::config::SEARCH_PAGE;
 use crate::error::{Refusal, ToolError};
 use crate::path::{self, ValidPath};
 use crate::storage::Engine;
@@ -337,6 +338,9 @@ impl<S: Store> Mounted<Engine<S>> {
                     mount: format!("/{}", m.name),
                 });
             }
+            if tool.name == "memory_search" {
+                return self.search_every_store(input, by).await;
+            }
             // Each store's answer, under its own name.
             let mut parts = Vec::new();
             for (m, engine) in &self.mounts {
@@ -365,5 +369,66 @@ impl<S: Store> Mounted<Engine<S>> {
         engine
             .toolset_by(&format!("/{}", m.name), name, &with(&local), by)
             .await
+    }
+
+    /// `memory_search` over every store: each store's first page, merged by
+    /// score (equal scores by path), the best [`SEARCH_PAGE`] of them; a store
+    /// with more to page through is named, to be searched alone.
+    async fn search_every_store(
+        &self,
+        input: &Value,
+        by: Option<&Actor>,
+    ) -> Result<String, ToolsetError> {
+        let _ = by;
+        if input.get("page").is_some() {
+            return Err(ToolsetError::Input {
+                tool: "memory_search",
+                field: "page".into(),
+                problem: "is not a page token of this list and query".into(),
+            });
+        }
+        let query = input
+            .get("query")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let mut hits = Vec::new();
+        let mut more = Vec::new();
+        for (m, engine) in &self.mounts {
+            let prefix = format!("/{}", m.name);
+            let (mut page, next) = engine.search_page(&prefix, input).await?;
+            if next.is_some() {
+                more.push(format!("{prefix}/"));
+            }
+            hits.append(&mut page);
+        }
+        let score = |v: &Value| v.get("score").and_then(Value::as_f64).unwrap_or_default();
+        let path =
+            |v: &Value| String::from(v.get("path").and_then(Value::as_str).unwrap_or_default());
+        hits.sort_by(|a, b| {
+            score(b)
+                .total_cmp(&score(a))
+                .then_with(|| path(a).cmp(&path(b)))
+        });
+        let page = usize::try_from(SEARCH_PAGE).unwrap_or(usize::MAX);
+        if hits.len() > page {
+            for h in hits.get(page..).unwrap_or_default() {
+                let p = path(h);
+                if let Some(store) = self
+                    .mounts
+                    .iter()
+                    .map(|(m, _)| format!("/{}/", m.name))
+                    .find(|s| p.starts_with(s.as_str()))
+                    && !more.contains(&store)
+                {
+                    more.push(store);
+                }
+            }
+            hits.truncate(page);
+        }
+        let mut out = toolset::found_text(&hits, None, "/", query);
+        if !more.is_empty() {
+            out.push_str(&toolset::more_in_stores(&more));
+        }
+        Ok(out)
     }
 }

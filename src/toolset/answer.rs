@@ -101,6 +101,15 @@ pub(super) fn found_document(shown: &str, score: f64) -> String {
     format!("{shown} (score {score:.2})")
 }
 
+/// The last line of a search of every store when some have more than the merged
+/// page shows: which, to be searched alone.
+pub(crate) fn more_in_stores(stores: &[String]) -> String {
+    format!(
+        "\nMore in {}: call memory_search again with the same query and one of those as path_prefix.",
+        stores.join(", ")
+    )
+}
+
 /// The last line of a search that has another page.
 pub(super) fn more_found(out: &mut String, next: &str) {
     out.push_str(&format!(

@@ -227,7 +227,7 @@ fn the_toolset_reaches_every_store_by_its_name() {
     );
     assert_eq!(
         tool(&t.memory, "memory_search", json!({"query": "iso"})),
-        Ok("1 document under /team/ matches \"iso\":\n/team/conventions.md (score 0.29)\n     1\tUse ISO dates.\n\nNo document under /me/ matches \"iso\".".into())
+        Ok("1 document under / matches \"iso\":\n/team/conventions.md (score 0.29)\n     1\tUse ISO dates.".into())
     );
     for (name, input) in [
         (
@@ -387,5 +387,59 @@ fn descriptions_and_instructions_cannot_start_lines_of_their_own() {
         Err(MountError::BadName(
             "a\u{2028}- /memories/b (read-write)".into()
         ))
+    );
+}
+
+#[test]
+fn a_search_of_every_store_merges_them_best_first() {
+    let t = two();
+    tool(
+        &t.memory,
+        "memory_write",
+        json!({"path": "/me/dates.md", "content": "ISO dates, ISO dates, always ISO dates."}),
+    )
+    .unwrap();
+    tool(
+        &t.memory,
+        "memory_write",
+        json!({"path": "/me/other.md", "content": "nothing"}),
+    )
+    .unwrap();
+    assert_eq!(
+        tool(&t.memory, "memory_search", json!({"query": "ISO dates"})),
+        Ok("2 documents under / match \"ISO dates\", best first:\n/me/dates.md (score 2.20)\n     1\tISO dates, ISO dates, always ISO dates.\n/team/conventions.md (score 0.58)\n     1\tUse ISO dates.".into())
+    );
+    assert_eq!(
+        tool(
+            &t.memory,
+            "memory_search",
+            json!({"query": "iso", "page": "x.y"})
+        ),
+        Err(
+            "Invalid input for memory_search: page is not a page token of this list and query."
+                .into()
+        )
+    );
+}
+
+#[test]
+fn a_search_of_every_store_names_the_stores_with_more() {
+    let t = two();
+    for i in 0..25 {
+        tool(
+            &t.memory,
+            "memory_write",
+            json!({"path": format!("/me/n{i:02}.md"), "content": "ISO"}),
+        )
+        .unwrap();
+    }
+    let answer = tool(&t.memory, "memory_search", json!({"query": "iso"})).unwrap();
+    assert!(
+        answer.starts_with("20 documents under / match \"iso\", best first:\n"),
+        "{answer}"
+    );
+    assert!(
+        answer.ends_with("\nMore in /me/: call memory_search again with the same query and one of those as path_prefix."),
+        "{answer}"
     );
 }
