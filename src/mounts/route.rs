@@ -384,7 +384,7 @@ impl<S: Store> Mounted<Engine<S>> {
             return Err(ToolsetError::Input {
                 tool: "memory_search",
                 field: "page".into(),
-                problem: "is not a page token of this list and query".into(),
+                problem: "page is not a page token of this list and query".into(),
             });
         }
         let query = input
