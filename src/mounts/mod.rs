@@ -13,10 +13,12 @@ use crate::path;
 pub(crate) mod error;
 mod instructions;
 mod route;
+mod search;
 
 use error::MountError;
 pub use instructions::instructions;
 pub use route::{MountTarget, Mounted, Top, TopEntry};
+pub use search::FIND_TOOL;
 
 /// Whether a mounted store may be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
