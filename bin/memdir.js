@@ -58,7 +58,7 @@ Sync (docs/sync.md):
                            overlapping ones kept both between conflict markers;
                            the key from FILE or $ANTHROPIC_API_KEY. Prints one
                            line: pulled, pushed, merged, conflicts, unchanged
-Search (docs/search.md):
+Search:
   search QUERY [--limit N] [--prefix P] [--json]
                            the memories most relevant to QUERY (its words, in
                            any language), best first: each path, its score and

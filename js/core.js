@@ -444,7 +444,9 @@ export class Memory {
   async search(query, options) {
     if (modelCalled(query, 'search')) return this.#handle(query, false);
     if (this.#closed) throw faceError('closed');
-    return JSON.parse(await this.#core.search(searchInput(query, options)));
+    const hits = JSON.parse(await this.#core.search(searchInput(query, options)));
+    // In the order the docs give the fields (the engine's JSON sorts them).
+    return hits.map(({ path, score, lines }) => ({ path, score, lines }));
   }
 
   /**

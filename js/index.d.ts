@@ -288,7 +288,7 @@ export declare class Memory {
   toolset(name: ToolsetToolName, input: unknown, options?: CallOptions): Promise<string>;
   /**
    * The memories most relevant to `query`, best first, across every store mounted
-   * (docs/search.md): each `/memories/…` path with its score and its best matching
+   * (docs/node.md): each `/memories/…` path with its score and its best matching
    * lines. Rejects with a `MemdirError` (`kind` `input` for a query or option the
    * engine refuses).
    */

@@ -174,6 +174,15 @@ describe('memory.reindex and memory.searchStatus', () => {
     assert.deepEqual(await again.searchStatus(), { indexed: 3, pending: false });
     again.close();
   });
+
+  test('reindex runs one bounded round after another until no write waits', async () => {
+    // One more memory than a round reads (SEARCH_INDEX_WORK, 20,000): two rounds.
+    const memory = await memdir.openMemory();
+    const n = 20_001;
+    await memory.import(Array.from({ length: n }, (_, i) => ({ path: `/memories/d${i % 50}/m${i}.md`, content: `note ${i}\n` })));
+    assert.deepEqual(await memory.reindex(), { indexed: n, pending: false });
+    memory.close();
+  });
 });
 
 describe('search across mounted stores', () => {
