@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
+import { betaMemoryTool as sdkBetaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { startPostgres } from './pg-cluster.mjs';
@@ -125,7 +126,8 @@ describe('memory.search on every store', () => {
 
   test('a model naming search or reindex as a memory command gets the unknown-command answer', async () => {
     const memory = await memdir.openMemory();
-    const tool = memdir.betaMemoryTool(memory);
+    // The SDK's own helper calls memory[input.command](input) for any command.
+    const tool = sdkBetaMemoryTool(memory);
     for (const command of ['search', 'recall', 'reindex', 'searchStatus', 'find']) {
       await assert.rejects(tool.run({ command, path: '/memories' }), {
         message: `Unknown command "${command}". Expected one of: view, create, str_replace, insert, delete, rename`,
@@ -176,11 +178,19 @@ describe('memory.reindex and memory.searchStatus', () => {
   });
 
   test('reindex runs one bounded round after another until no write waits', async () => {
-    // One more memory than a round reads (SEARCH_INDEX_WORK, 20,000): two rounds.
+    // One more memory than two rounds read (SEARCH_INDEX_WORK, 20,000 each): the
+    // search reads one, and reindex the two after it.
     const memory = await memdir.openMemory();
-    const n = 20_001;
+    const n = 40_001;
     await memory.import(Array.from({ length: n }, (_, i) => ({ path: `/memories/d${i % 50}/m${i}.md`, content: `note ${i}\n` })));
+    // A search reads one round, and memory_find tells the model the rest waits.
+    const LATE = 'Some memories written lately are not indexed yet: search again to include them.';
+    const early = (await memory.find({ query: 'note', limit: 1 })).split('\n');
+    assert.deepEqual([early[0], early.length, early.at(-1)], ['1 memory matches "note":', 4, LATE]);
+    assert.deepEqual(await memory.searchStatus(), { indexed: 20_000, pending: true });
     assert.deepEqual(await memory.reindex(), { indexed: n, pending: false });
+    const late = (await memory.find({ query: 'note', limit: 1 })).split('\n');
+    assert.deepEqual([late[0], late.length], ['1 memory matches "note":', 3]);
     memory.close();
   });
 });
