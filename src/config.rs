@@ -386,8 +386,8 @@ pub const SEARCH_INDEX_WORK: usize = 20_000;
 /// pieces doubles or halves to keep this.
 pub const SEARCH_CHUNK_DOCS: usize = 64;
 /// Most rounds of [`SEARCH_INDEX_WORK`] memories `memory.reindex()` and `memdir
-/// reindex` run before they answer (2,000,000 memories, more than a store holds):
-/// a writer that keeps the index behind cannot keep them running.
+/// reindex` run before they answer (2,000,000 memories): a writer that keeps the
+/// index behind cannot keep them running, and their `pending` says to run again.
 pub const SEARCH_REINDEX_ROUNDS: u32 = 100;
 /// Memories `memory.recall` puts in a system prompt unless told otherwise.
 pub const RECALL_DEFAULT_LIMIT: usize = 5;
