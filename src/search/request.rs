@@ -30,7 +30,12 @@ pub struct Request {
     pub under: Option<String>,
 }
 
-fn whole(v: &Value, name: &'static str, max: usize) -> Result<Option<usize>, SearchError> {
+/// The option `name` of `v` as a whole number from 1 to `max`; `None` when absent.
+pub(crate) fn whole(
+    v: &Value,
+    name: &'static str,
+    max: usize,
+) -> Result<Option<usize>, SearchError> {
     match v.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => match n.as_u64() {

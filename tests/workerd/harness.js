@@ -203,6 +203,34 @@ export class StoreTestObject extends DurableObject {
     );
   }
 
+  /**
+   * memory.search, recall, reindex and searchStatus on a memory over this
+   * object's storage; then a second memory over the same storage (as the next
+   * request's would be): the index status it reads before any search, and its
+   * answer. Also the index's raw keys.
+   */
+  async search() {
+    const prefix = `search-${crypto.randomUUID()}/`;
+    const memory = await openMemory({ store: durableObjectStore(this.ctx.storage, { prefix }) });
+    await memory.create({ path: '/memories/tea.md', file_text: 'Green tea at four.\nNo sugar.\n' });
+    await memory.create({ path: '/memories/notes/zh.md', file_text: '我们明天去北京开会。\n' });
+    const out = { before: await memory.searchStatus(), reindexed: await memory.reindex() };
+    out.tea = await memory.search('TEA', { limit: 5 });
+    out.zh = (await memory.search('北京')).map(({ path, lines }) => ({ path, lines }));
+    out.recalled = await memory.recall('sugar', { maxChars: 200 });
+    out.refused = await memory.search('tea', { pathPrefix: 'x' }).then(
+      () => null,
+      (e) => [e.message, e.kind],
+    );
+    memory.close();
+    const again = await openMemory({ store: durableObjectStore(this.ctx.storage, { prefix }) });
+    out.reopened = await again.searchStatus();
+    out.again = await again.search('TEA', { limit: 5 });
+    again.close();
+    out.indexKeys = [...(await this.raw(`${prefix}r:index/`)).keys()].map((k) => k.slice(prefix.length).replace(/[0-9a-f]{64}$/, "<sha256>"));
+    return out;
+  }
+
   async contract(backend) {
     const store = backend === 'kv' ? kvStore(this.env.KV, { prefix: `contract-${crypto.randomUUID()}/` }) : durableObjectStore(this.ctx.storage, { prefix: 'contract/' });
     try {
@@ -582,6 +610,8 @@ export default {
         const said = await syncMemory(memory, options).then((s) => s.text, (e) => `${e.name}: ${e.message}`);
         return answer({ said });
       }
+      case '/__test/search':
+        return answer(await stores().search());
       case '/__test/write-paths':
         return answer(await stores().writePaths(args.face));
       case '/__test/race':
