@@ -231,6 +231,44 @@ export class StoreTestObject extends DurableObject {
     return out;
   }
 
+  /**
+   * One case of tests/conformance/search.json on a memory over this object's
+   * store: each step's outcome (a tool's, a search's hits or error text), the
+   * crash cuts done through the store itself.
+   */
+  async searchCase(steps) {
+    const store = durableObjectStore(this.ctx.storage, { prefix: `search-case-${crypto.randomUUID()}/` });
+    const memory = await openMemory({ store });
+    const out = [];
+    for (const step of steps) {
+      if ('tool' in step) {
+        out.push(await memory.execute(step.tool));
+      } else if ('search' in step) {
+        const { query, limit, path_prefix: pathPrefix } = step.search;
+        const options = {};
+        if (limit !== undefined) options.limit = limit;
+        if (pathPrefix !== undefined) options.pathPrefix = pathPrefix;
+        out.push(await memory.search(query, options).then((hits) => ({ hits }), (e) => ({ error: e.message })));
+      } else if (step.drop_index) {
+        let cursor;
+        do {
+          const page = await store.list('index/', cursor);
+          for (const key of page.keys) await store.delete(key);
+          cursor = page.cursor ?? undefined;
+        } while (cursor);
+        out.push(null);
+      } else if (step.cut_table) {
+        const head = await store.get('index/head');
+        await store.set('index/head', head.subarray(0, 10));
+        out.push(null);
+      } else {
+        out.push({ unknown: step });
+      }
+    }
+    memory.close();
+    return out;
+  }
+
   async contract(backend) {
     const store = backend === 'kv' ? kvStore(this.env.KV, { prefix: `contract-${crypto.randomUUID()}/` }) : durableObjectStore(this.ctx.storage, { prefix: 'contract/' });
     try {
@@ -612,6 +650,8 @@ export default {
       }
       case '/__test/search':
         return answer(await stores().search());
+      case '/__test/search-case':
+        return answer(await stores().searchCase(args.steps));
       case '/__test/write-paths':
         return answer(await stores().writePaths(args.face));
       case '/__test/race':
