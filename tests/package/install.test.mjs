@@ -260,13 +260,14 @@ test('npm pack, install the tarball into a scratch project, run it on Node, in C
         api.close();
       }
 
-      // The CLI lines: each exits 0, the last two show the result, the imported file
-      // and what the quick start's model wrote among it.
+      // The CLI lines: each exits 0, the last three show the result, the imported
+      // file and what the quick start's model wrote among it, which a search finds.
       const outputs = [];
       for (const line of commands(blocks.cli)) outputs.push(await step(line.split(' ').slice(0, 2).join(' '), () => run('sh', ['-c', line], { cwd: project, env })));
-      assert.deepEqual(outputs.slice(-2), [
+      assert.deepEqual(outputs.slice(-3), [
         `${DIR_HEAD}\n34B\t/memories\n5B\t/memories/from-the-sdk.md\n11B\t/memories/notes.md\n18B\t/memories/preferences.md\n`,
         "Here's the content of /memories/notes.md with line numbers:\n     1\thello again\n",
+        '1 memory matches "tabs":\n/memories/preferences.md (score 0.995)\n     1\tTabs over spaces.\n',
       ]);
     });
   } finally {
