@@ -24,6 +24,7 @@ use crate::error::{Echo, ToolError};
 use crate::number::Thousands;
 use crate::path::ROOT;
 use crate::search::error::{SearchError, check_query};
+use crate::search::score_text;
 use crate::search::{
     Hit, IndexStatus, Recalled, Request, best_lines, hits_json, recall_block, whole,
 };
@@ -189,7 +190,7 @@ impl<S: Store> Mounted<Engine<S>> {
             ),
         };
         for s in &found {
-            let _ = write!(out, "\n{} (score {:.3})", s.path, s.score);
+            let _ = write!(out, "\n{} (score {})", s.path, score_text(s.score));
             for l in &s.hit.lines {
                 let _ = write!(out, "\n{:>6}\t{}", l.line, l.text);
             }

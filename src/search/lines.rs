@@ -15,6 +15,13 @@ use crate::search::tokens::{each_folded_term, fold};
 /// less: see `index.rs`).
 pub(crate) type Matched = BTreeMap<Rc<str>, f64>;
 
+/// A score as every text answer shows it (`memory_search`, `memory_find`, the
+/// CLI): three decimals, enough to tell ranks apart; JSON answers carry the
+/// exact number.
+pub fn score_text(score: f64) -> String {
+    alloc::format!("{score:.3}")
+}
+
 fn shown(line: &str) -> String {
     let mut out: String = line.chars().take(MAX_LINE_CHARS).collect();
     if line.chars().nth(MAX_LINE_CHARS).is_some() {

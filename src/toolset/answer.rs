@@ -95,10 +95,10 @@ pub(super) fn found(hits: usize, more: bool, shown: &str, query: &str) -> String
     }
 }
 
-/// A found document's line: its path and its score (two decimals; 0 when the
-/// query had no words and was looked for as text).
+/// A found document's line: its path and its score (as every text answer shows
+/// one; 0 when the query had no words and was looked for as text).
 pub(super) fn found_document(shown: &str, score: f64) -> String {
-    format!("{shown} (score {score:.2})")
+    format!("{shown} (score {})", crate::search::score_text(score))
 }
 
 /// The last line of a search of every store when some have more than the merged

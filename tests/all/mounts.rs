@@ -227,7 +227,7 @@ fn the_toolset_reaches_every_store_by_its_name() {
     );
     assert_eq!(
         tool(&t.memory, "memory_search", json!({"query": "iso"})),
-        Ok("1 document under / matches \"iso\":\n/team/conventions.md (score 0.29)\n     1\tUse ISO dates.".into())
+        Ok("1 document under / matches \"iso\":\n/team/conventions.md (score 0.288)\n     1\tUse ISO dates.".into())
     );
     for (name, input) in [
         (
@@ -407,7 +407,7 @@ fn a_search_of_every_store_merges_them_best_first() {
     .unwrap();
     assert_eq!(
         tool(&t.memory, "memory_search", json!({"query": "ISO dates"})),
-        Ok("2 documents under / match \"ISO dates\", best first:\n/me/dates.md (score 2.20)\n     1\tISO dates, ISO dates, always ISO dates.\n/team/conventions.md (score 0.58)\n     1\tUse ISO dates.".into())
+        Ok("2 documents under / match \"ISO dates\", best first:\n/me/dates.md (score 2.202)\n     1\tISO dates, ISO dates, always ISO dates.\n/team/conventions.md (score 0.575)\n     1\tUse ISO dates.".into())
     );
     assert_eq!(
         tool(
