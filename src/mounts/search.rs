@@ -18,16 +18,14 @@ use serde_json::Value;
 
 use super::Mounted;
 use crate::command::tool::MemoryTool;
+use crate::config::RECALL_MAX_CHARS;
 use crate::config::{RECALL_DEFAULT_LIMIT, RECALL_DEFAULT_MAX_CHARS, SEARCH_DEFAULT_LIMIT};
-use crate::config::{RECALL_MAX_CHARS, SEARCH_LINES_PER_HIT};
 use crate::error::{Echo, ToolError};
 use crate::number::Thousands;
 use crate::path::ROOT;
-use crate::search::error::{SearchError, check_query};
+use crate::search::error::SearchError;
 use crate::search::score_text;
-use crate::search::{
-    Hit, IndexStatus, Recalled, Request, best_lines, hits_json, recall_block, whole,
-};
+use crate::search::{Hit, IndexStatus, Recalled, Request, hits_json, recall_block, whole};
 use crate::storage::Engine;
 use crate::store::Store;
 
@@ -106,34 +104,19 @@ impl<S: Store> Mounted<Engine<S>> {
         limit: usize,
         under: Option<&str>,
     ) -> Result<(Vec<Scored>, bool), SearchError> {
-        let terms = check_query(query)?;
         let mut all = Vec::new();
         let mut pending = false;
         for t in self.targets(under) {
-            let ranking = t.engine.ranked(&terms, t.under.as_deref()).await?;
-            pending |= ranking.pending;
-            let mut taken = 0;
-            for r in &ranking.hits {
-                if taken >= limit {
-                    break;
-                }
-                let Some(child) = t.engine.live(&ranking, r).await? else {
-                    continue;
-                };
-                let text = t.engine.blob(&child).await?;
-                let path = format!("{}{}", t.shown, r.path);
+            let (best, waiting) = t.engine.best(query, limit, t.under.as_deref()).await?;
+            pending |= waiting;
+            for (mut hit, text) in best {
+                hit.path = format!("{}{}", t.shown, hit.path);
                 all.push(Scored {
-                    score: r.score,
-                    hit: Hit {
-                        path: path.clone(),
-                        score: r.score,
-                        memory: child.mem,
-                        lines: best_lines(query, &ranking.matched, &text, SEARCH_LINES_PER_HIT),
-                    },
-                    path,
+                    score: hit.score,
+                    path: hit.path.clone(),
+                    hit,
                     text: String::from(&*text),
                 });
-                taken += 1;
             }
         }
         all.sort_by(|a, b| {

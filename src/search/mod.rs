@@ -231,6 +231,21 @@ impl<S: Store> Engine<S> {
         limit: usize,
         under: Option<&str>,
     ) -> Result<Found, SearchError> {
+        let (best, pending) = self.best(query, limit, under).await?;
+        Ok(Found {
+            hits: best.into_iter().map(|(hit, _)| hit).collect(),
+            pending,
+        })
+    }
+
+    /// [`Engine::search`]'s hits, each with its whole text (for `memory.recall`
+    /// and the faces that merge several stores' hits).
+    pub(crate) async fn best(
+        &self,
+        query: &str,
+        limit: usize,
+        under: Option<&str>,
+    ) -> Result<(Vec<(Hit, Rc<str>)>, bool), SearchError> {
         let terms = error::check_query(query)?;
         let ranking = self.ranked(&terms, under).await?;
         let mut hits = Vec::new();
@@ -242,17 +257,15 @@ impl<S: Store> Engine<S> {
                 continue;
             };
             let text = self.blob(&child).await?;
-            hits.push(Hit {
+            let hit = Hit {
                 path: String::from(&*r.path),
                 score: r.score,
                 memory: child.mem,
                 lines: best_lines(query, &ranking.matched, &text, SEARCH_LINES_PER_HIT),
-            });
+            };
+            hits.push((hit, text));
         }
-        Ok(Found {
-            hits,
-            pending: ranking.pending,
-        })
+        Ok((hits, ranking.pending))
     }
 
     /// Brings the stored index up to the head (one budget's worth) and folds it

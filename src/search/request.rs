@@ -10,11 +10,11 @@ use serde_json::{Value, json};
 
 use crate::config::{
     RECALL_DEFAULT_LIMIT, RECALL_DEFAULT_MAX_CHARS, RECALL_MAX_CHARS, SEARCH_DEFAULT_LIMIT,
-    SEARCH_LINES_PER_HIT, SEARCH_MAX_LIMIT,
+    SEARCH_MAX_LIMIT,
 };
 use crate::path::{ROOT, validate};
 use crate::search::error::{SearchError, check_query};
-use crate::search::lines::{Recalled, best_lines, recall_block};
+use crate::search::lines::{Recalled, recall_block};
 use crate::search::{Found, Hit};
 use crate::storage::Engine;
 use crate::store::Store;
@@ -134,23 +134,19 @@ impl<S: Store> Engine<S> {
         let r = Request::from_json(input, RECALL_DEFAULT_LIMIT)?;
         let max_chars =
             whole(input, "max_chars", RECALL_MAX_CHARS)?.unwrap_or(RECALL_DEFAULT_MAX_CHARS);
-        let terms = check_query(&r.query)?;
-        let ranking = self.ranked(&terms, r.under.as_deref()).await?;
-        let mut found = Vec::new();
-        for h in &ranking.hits {
-            if found.len() >= r.limit {
-                break;
-            }
-            let Some(child) = self.live(&ranking, h).await? else {
-                continue;
-            };
-            let text = self.blob(&child).await?;
-            let lines = best_lines(&r.query, &ranking.matched, &text, SEARCH_LINES_PER_HIT);
-            found.push((alloc::format!("{ROOT}{}", h.path), text, lines));
-        }
-        let items: Vec<Recalled<'_>> = found
+        let (best, _) = self.best(&r.query, r.limit, r.under.as_deref()).await?;
+        let shown: Vec<String> = best
             .iter()
-            .map(|(path, text, lines)| Recalled { path, text, lines })
+            .map(|(hit, _)| alloc::format!("{ROOT}{}", hit.path))
+            .collect();
+        let items: Vec<Recalled<'_>> = best
+            .iter()
+            .zip(&shown)
+            .map(|((hit, text), path)| Recalled {
+                path,
+                text,
+                lines: &hit.lines,
+            })
             .collect();
         Ok(recall_block(&items, max_chars))
     }
