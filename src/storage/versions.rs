@@ -222,6 +222,10 @@ pub(crate) struct Record {
     pub redacted_at: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redacted_by: Option<Actor>,
+    /// Why a `deleted` version deleted its memory, when its caller said (seed
+    /// 002's `memory_delete` reason, for the audit trail); a redaction clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl Record {
@@ -248,7 +252,12 @@ impl Record {
             && (redacted || r.op == Op::Deleted || content)
             && r.redacted_by.is_some() <= redacted
             && r.by.as_ref().is_none_or(Actor::is_valid)
-            && r.redacted_by.as_ref().is_none_or(Actor::is_valid);
+            && r.redacted_by.as_ref().is_none_or(Actor::is_valid)
+            && r.reason.as_deref().is_none_or(|why| {
+                r.op == Op::Deleted
+                    && !redacted
+                    && (1..=crate::config::RECORDS_MAX_REASON_CHARS).contains(&why.chars().count())
+            });
         ok.then_some(r)
     }
 }
