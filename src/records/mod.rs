@@ -93,6 +93,33 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// The settings a face gives as numbers (`None`: the default), or the words of
+    /// the first out of its bounds (a capacity must be a whole number).
+    pub fn of(
+        half_life_days: Option<f64>,
+        capacity: Option<f64>,
+        similarity: Option<f64>,
+    ) -> Result<Settings, RecordsError> {
+        let d = Settings::default();
+        let capacity = match capacity {
+            None => d.capacity,
+            Some(c) if libm::trunc(c) == c && (1.0..=RECORDS_MAX_CAPACITY as f64).contains(&c) => {
+                c as u64
+            }
+            Some(c) => {
+                return Err(RecordsError::Settings(format!(
+                    "capacity must be a whole number from 1 to {RECORDS_MAX_CAPACITY}, not {c}."
+                )));
+            }
+        };
+        Settings {
+            half_life_days: half_life_days.unwrap_or(d.half_life_days),
+            capacity,
+            similarity: similarity.unwrap_or(d.similarity),
+        }
+        .check()
+    }
+
     /// The settings, or the words of the first out of its bounds.
     pub fn check(self) -> Result<Settings, RecordsError> {
         let bad = |m: String| Err(RecordsError::Settings(m));
@@ -695,10 +722,11 @@ impl<S: Store> Engine<S> {
     }
 }
 
-/// The records toolset over every mounted store: `memory_store` writes into the
-/// first read-write store, `memory_retrieve` asks every store and merges their
-/// answers by score (then id), and `memory_delete` goes to the store whose record
-/// has the id. One store takes every call as is.
+/// The records toolset over every mounted store. One store takes every call as
+/// is. With several, a record's id is `<mount>/<memory id>` (`team/mem_…_3`: the
+/// stores' own ids may be alike), `memory_store` writes into the first read-write
+/// store, `memory_retrieve` asks every store and merges their answers by score
+/// (then id), and `memory_delete` goes to the store its id names.
 impl<S: Store> crate::mounts::Mounted<Engine<S>> {
     /// [`Engine::records_json`] over the mounted stores.
     pub async fn records_json(
@@ -726,32 +754,61 @@ impl<S: Store> crate::mounts::Mounted<Engine<S>> {
             return engine.records(name, input, settings, by).await;
         }
         let tool = tools::tool(name).ok_or_else(|| RecordsError::UnknownTool(name.into()))?;
+        // `id` as the model sees it, in the store mounted at `m`.
+        let shown = |m: &crate::mounts::Mount, id: &Value| {
+            Value::from(format!("{}/{}", m.name, id.as_str().unwrap_or_default()))
+        };
         match tool.name {
             "memory_store" => {
                 let writable = engines
                     .iter()
                     .find(|(m, _)| m.access == crate::mounts::Access::ReadWrite);
-                match (writable, engines.first()) {
-                    (Some((_, engine)), _) => engine.records(name, input, settings, by).await,
-                    (None, Some((m, _))) => Err(RecordsError::ReadOnly {
+                let Some((m, engine)) = writable else {
+                    let mount = engines.first().map(|(m, _)| format!("/{}", m.name));
+                    return Err(RecordsError::ReadOnly {
                         tool: tool.name,
-                        mount: format!("/{}", m.name),
-                    }),
-                    (None, None) => Err(RecordsError::Internal),
+                        mount: mount.unwrap_or_default(),
+                    });
+                };
+                let mut v =
+                    engine
+                        .records(name, input, settings, by)
+                        .await
+                        .map_err(|e| match e {
+                            RecordsError::Pruning { memory_id, cause } => RecordsError::Pruning {
+                                memory_id: format!("{}/{memory_id}", m.name),
+                                cause,
+                            },
+                            other => other,
+                        })?;
+                if let Some(id) = v.get_mut("memory_id") {
+                    *id = shown(m, id);
                 }
+                if let Some(Value::Array(ids)) = v.get_mut("pruned") {
+                    for id in ids.iter_mut() {
+                        *id = shown(m, id);
+                    }
+                }
+                Ok(v)
             }
             "memory_retrieve" => {
                 let mut all: Vec<Value> = Vec::new();
-                for (_, engine) in &engines {
-                    let v = engine.records(name, input, settings, by).await?;
-                    if let Some(Value::Array(list)) = v.get("memories") {
-                        all.extend(list.iter().cloned());
+                for (m, engine) in &engines {
+                    let mut v = engine.records(name, input, settings, by).await?;
+                    if let Some(Value::Array(list)) = v.get_mut("memories") {
+                        for mut r in list.drain(..) {
+                            if let Some(id) = r.get_mut("id") {
+                                *id = shown(m, id);
+                            }
+                            all.push(r);
+                        }
                     }
                 }
                 let score = |v: &Value| v.get("score").and_then(Value::as_f64).unwrap_or(0.0);
                 let id =
                     |v: &Value| String::from(v.get("id").and_then(Value::as_str).unwrap_or(""));
                 all.sort_by(|a, b| score(b).total_cmp(&score(a)).then(id(a).cmp(&id(b))));
+                // Each store checked `limit`; the merged answer keeps as many.
                 let limit = input
                     .get("limit")
                     .and_then(Value::as_u64)
@@ -760,14 +817,56 @@ impl<S: Store> crate::mounts::Mounted<Engine<S>> {
                 Ok(json!({ "memories": all }))
             }
             _ => {
-                let mut last = None;
-                for (_, engine) in &engines {
-                    match engine.records(name, input, settings, by).await {
-                        Err(RecordsError::NotFound(id)) => last = Some(RecordsError::NotFound(id)),
-                        other => return other,
+                let given = input.get("memory_id").and_then(Value::as_str);
+                let routed = given.and_then(|id| {
+                    let (mount, local) = id.split_once('/')?;
+                    let (m, engine) = engines.iter().find(|(m, _)| m.name == mount)?;
+                    Some((m, engine, local))
+                });
+                match (given, routed) {
+                    (Some(_), Some((m, _, _))) if m.access == crate::mounts::Access::ReadOnly => {
+                        Err(RecordsError::ReadOnly {
+                            tool: tool.name,
+                            mount: format!("/{}", m.name),
+                        })
                     }
+                    (Some(_), Some((_, engine, local))) => {
+                        let mut local_input = input.clone();
+                        if let Some(map) = local_input.as_object_mut() {
+                            map.insert("memory_id".into(), Value::from(local));
+                        }
+                        engine
+                            .records(name, &local_input, settings, by)
+                            .await
+                            .map_err(|e| match e {
+                                RecordsError::NotFound(_) => {
+                                    RecordsError::NotFound(String::from(given.unwrap_or_default()))
+                                }
+                                other => other,
+                            })
+                    }
+                    (Some(id), None) => {
+                        // Judged as a store judges it (a missing reason first), then
+                        // no store is named by it.
+                        let (_, first) = engines.first().ok_or(RecordsError::Internal)?;
+                        let mut probe = input.clone();
+                        if let Some(map) = probe.as_object_mut() {
+                            map.insert("memory_id".into(), Value::from(""));
+                        }
+                        match first.records(name, &probe, settings, by).await {
+                            Err(RecordsError::NotFound(_)) => {
+                                Err(RecordsError::NotFound(id.into()))
+                            }
+                            Err(other) => Err(other),
+                            Ok(_) => Err(RecordsError::Internal),
+                        }
+                    }
+                    // Not a string, or missing: the store's own words.
+                    (None, _) => match engines.first() {
+                        Some((_, engine)) => engine.records(name, input, settings, by).await,
+                        None => Err(RecordsError::Internal),
+                    },
                 }
-                Err(last.unwrap_or(RecordsError::Internal))
             }
         }
     }

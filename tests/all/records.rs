@@ -626,3 +626,98 @@ fn a_record_ranked_lower_by_words_but_more_important_still_comes_first() {
     assert_eq!(v["memories"][0]["id"], "mem_abcdefghjkmn_2");
     assert_eq!(v["memories"].as_array().unwrap().len(), 1);
 }
+
+#[test]
+fn across_mounted_stores_an_id_names_its_store() {
+    use memdir::mounts::{Access, Mount, Mounted};
+    let mount = |name: &str, access| Mount {
+        name: name.into(),
+        access,
+        description: String::new(),
+        instructions: String::new(),
+    };
+    let engine = |store: &MemoryStore, name: &str, read_only| {
+        let mut e = Engine::new(
+            store.clone(),
+            Config {
+                mount: name.into(),
+                read_only,
+                ..Config::default()
+            },
+        );
+        e.set_clock(Box::new(|| T0));
+        e
+    };
+    let (team, me) = (MemoryStore::new(), MemoryStore::new());
+    // The read-only team store already holds a record, written on its own.
+    let alone = engine(&team, "", false);
+    let s = Settings::default();
+    let made = block_on(alone.records(
+        "memory_store",
+        &json!({"content": "The team deploys on Tuesdays.", "category": "project_context", "importance": 3}),
+        &s,
+        None,
+    ))
+    .unwrap();
+    assert_eq!(made["memory_id"], "mem_local_1");
+    let memory = Mounted::new(vec![
+        (mount("team", Access::ReadOnly), engine(&team, "team", true)),
+        (mount("me", Access::ReadWrite), engine(&me, "me", false)),
+    ])
+    .unwrap();
+    let call = |name: &str, input: Value| {
+        block_on(memory.records_json(name, &input.to_string(), &s, None))
+    };
+    // Stored in the first read-write store; both stores' ids are alike on their own.
+    assert_eq!(
+        call("memory_store", json!({"content": "I deploy on Fridays, never Tuesdays.", "category": "user_preference", "importance": 2})).unwrap(),
+        r#"{"memory_id":"me/mem_local_1","success":true}"#
+    );
+    let found: Value = serde_json::from_str(
+        &call("memory_retrieve", json!({"query": "deploy tuesdays"})).unwrap(),
+    )
+    .unwrap();
+    let ids: Vec<&str> = found["memories"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["team/mem_local_1", "me/mem_local_1"]);
+    // A delete goes to the store its id names: the read-only one refuses.
+    assert_eq!(
+        call(
+            "memory_delete",
+            json!({"memory_id": "team/mem_local_1", "reason": "wrong"})
+        )
+        .unwrap_err()
+        .to_string(),
+        "Cannot delete a memory record: the memory store at /team is read-only; nothing was written."
+    );
+    assert_eq!(
+        call(
+            "memory_delete",
+            json!({"memory_id": "mem_local_1", "reason": "no store named"})
+        )
+        .unwrap_err()
+        .to_string(),
+        "No memory record has the id \"mem_local_1\"; memory_retrieve shows the records and their ids."
+    );
+    assert_eq!(
+        call(
+            "memory_delete",
+            json!({"memory_id": "me/mem_local_1", "reason": "moved"})
+        )
+        .unwrap(),
+        r#"{"success":true}"#
+    );
+    assert_eq!(
+        call(
+            "memory_delete",
+            json!({"memory_id": "me/mem_local_1", "reason": "again"})
+        )
+        .unwrap_err()
+        .to_string(),
+        "No memory record has the id \"me/mem_local_1\"; memory_retrieve shows the records and their ids."
+    );
+}
