@@ -14,6 +14,7 @@ import {
   directoryStore,
   listStores,
   inMemoryStore,
+  memoryRecordTools,
   memoryStore,
   memoryStoreTools,
   memoryTool,
@@ -57,6 +58,15 @@ export async function example(client: Anthropic): Promise<void> {
   });
   const read: string = await memory.toolset('memory_read', { path: '/notes/a.md' });
   void read;
+  // Seed 002's records toolset, its settings optional.
+  await client.beta.messages.toolRunner({
+    model: 'claude-sonnet-5-5',
+    max_tokens: 1024,
+    messages: [{ role: 'user', content: 'hi' }],
+    tools: [...memoryRecordTools(memory, { halfLifeDays: 14 }), ours],
+  });
+  const found: string = await memory.records('memory_retrieve', { query: 'tea' }, { capacity: 10 });
+  void found;
 
   const map = new Map<string, Uint8Array>();
   const mine: JsStore = {
