@@ -522,6 +522,17 @@ impl<S: Store> Engine<S> {
             content: String::from(content),
         };
         let text = rec.render();
+        let max = self.config().limits.max_file_bytes;
+        if text.len() > max {
+            return Err(RecordsError::input(
+                T,
+                format!(
+                    "content is too long: with its header the record would be {} bytes, and a document may be at most {}",
+                    crate::number::Thousands(text.len() as u64),
+                    crate::number::Thousands(max as u64)
+                ),
+            ));
+        }
         let (memory_id, replaced) = self.write_record(category, &rec, &text, s, by).await?;
         let pruned =
             self.prune(s, &memory_id, by)

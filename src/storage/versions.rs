@@ -626,6 +626,57 @@ mod tests {
     }
 
     #[test]
+    fn only_an_unredacted_delete_holds_a_reason() {
+        let deleted = Record {
+            mem: 1,
+            op: Op::Deleted,
+            at: 5,
+            by: None,
+            path: Some("/records/decision_log/a.md".into()),
+            sha: None,
+            size: None,
+            prev: 1,
+            redacted_at: None,
+            redacted_by: None,
+            reason: Some("stale".into()),
+        };
+        let bytes = deleted.encode();
+        assert!(bytes.ends_with(br#""prev":1,"reason":"stale"}"#));
+        assert_eq!(Record::decode(&bytes, 2), Some(deleted.clone()));
+        let long = "x".repeat(crate::config::RECORDS_MAX_REASON_CHARS + 1);
+        let refused = [
+            Record {
+                reason: Some(String::new()),
+                ..deleted.clone()
+            },
+            Record {
+                reason: Some(long),
+                ..deleted.clone()
+            },
+            Record {
+                path: None,
+                redacted_at: Some(6),
+                ..deleted.clone()
+            },
+            Record {
+                op: Op::Modified,
+                sha: Some(Hash::of(b"x").hex()),
+                size: Some(1),
+                ..deleted.clone()
+            },
+        ];
+        for r in refused {
+            assert_eq!(Record::decode(&r.encode(), 2), None, "{r:?}");
+        }
+        // Every other record is stored as before: no reason, no field.
+        let plain = Record {
+            reason: None,
+            ..deleted
+        };
+        assert!(!plain.encode().windows(6).any(|w| w == b"reason"));
+    }
+
+    #[test]
     fn heights_grow_by_fanout() {
         for (fanout, heights) in [
             (64, [(0, 0), (64, 0), (65, 1), (4096, 1), (4097, 2)]),

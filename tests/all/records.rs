@@ -25,6 +25,15 @@ const DAY: u64 = 86_400_000;
 /// 2026-11-18T11:06:40Z.
 const T0: u64 = 1_795_000_000_000;
 
+/// Every key and value of the store but the search index's: a search (a
+/// retrieval, the comparison a store makes) brings the index up to the head and
+/// saves it, which changes no memory.
+fn memories(store: &MemoryStore) -> Vec<(String, Vec<u8>)> {
+    let mut all = common::dump(store);
+    all.retain(|(k, _)| !k.starts_with("index/"));
+    all
+}
+
 struct T {
     engine: Engine<MemoryStore>,
     store: MemoryStore,
@@ -720,4 +729,39 @@ fn across_mounted_stores_an_id_names_its_store() {
         .to_string(),
         "No memory record has the id \"me/mem_local_1\"; memory_retrieve shows the records and their ids."
     );
+}
+
+#[test]
+fn a_store_the_api_refuses_writes_nothing_and_says_why() {
+    let store = MemoryStore::new();
+    let mut engine = Engine::new(
+        store.clone(),
+        Config {
+            limits: memdir::config::Limits {
+                max_memories: 1,
+                max_file_bytes: 200,
+                ..memdir::config::Limits::default()
+            },
+            ..Config::default()
+        },
+    );
+    engine.set_clock(Box::new(|| T0));
+    let s = Settings::default();
+    let call = |input: Value| block_on(engine.records("memory_store", &input, &s, None));
+    call(json!({"content": "One.", "category": "relationship", "importance": 1})).unwrap();
+    for (input, text) in [
+        (
+            json!({"content": "Two, a record of its own.", "category": "relationship", "importance": 1}),
+            "This memory store holds 1 memories, the most it may; delete some first.",
+        ),
+        (
+            json!({"content": "x".repeat(300), "category": "relationship", "importance": 1}),
+            "Invalid input for memory_store: content is too long: with its header the record would be 365 bytes, and a document may be at most 200.",
+        ),
+    ] {
+        let before = memories(&store);
+        let e = call(input).unwrap_err();
+        assert_eq!(memories(&store), before);
+        assert_eq!(e.to_string(), text);
+    }
 }
