@@ -565,6 +565,10 @@ impl<S: Store> Engine<S> {
     ) -> Result<(String, bool), RecordsError> {
         let none = alloc::collections::BTreeMap::new();
         let hex = Hash::of(rec.content.as_bytes()).hex();
+        // A new document is named by its content's hash: 12 hex digits, more once
+        // a name is taken (by another text with the same first digits).
+        let mut names = [12, 16, 24, 32, 64].into_iter();
+        let mut digits = names.next().unwrap_or(64);
         for _ in 0..RECORDS_ATTEMPTS {
             let head = self.read_head().await?;
             let ctx = Ctx::of(&head, by.cloned());
@@ -587,29 +591,23 @@ impl<S: Store> Engine<S> {
                     Err(e) => return Err(write_error(e)),
                 }
             }
-            // A new document, named by its content's hash: 12 hex digits, more
-            // when a name is taken (by another text with the same first digits).
-            let mut created = None;
-            for digits in [12, 16, 24, 32, 64] {
-                let name = hex.get(..digits).unwrap_or(&hex);
-                let path = format!("{DIR}/{category}/{name}.md");
-                let body = json!({
-                    "path": path,
-                    "content": text,
-                    "precondition": {"type": "not_exists"},
-                });
-                match self.memory_create(&ctx, &body, &Query(&none)).await {
-                    Ok(v) => {
-                        created = Some(v);
-                        break;
-                    }
-                    Err(ApiError::PathConflict { .. } | ApiError::Precondition(_)) => {}
-                    Err(e) => return Err(write_error(e)),
+            let path = format!("{DIR}/{category}/{}.md", hex.get(..digits).unwrap_or(&hex));
+            let body = json!({
+                "path": path,
+                "content": text,
+                "precondition": {"type": "not_exists"},
+            });
+            match self.memory_create(&ctx, &body, &Query(&none)).await {
+                Ok(v) => {
+                    let id = v.get("id").and_then(Value::as_str).unwrap_or_default();
+                    return Ok((String::from(id), false));
                 }
-            }
-            if let Some(v) = created {
-                let id = v.get("id").and_then(Value::as_str).unwrap_or_default();
-                return Ok((String::from(id), false));
+                // Taken: perhaps by another writer storing this same text just now,
+                // which the next comparison finds; else the next name is longer.
+                Err(ApiError::PathConflict { .. } | ApiError::Precondition(_)) => {
+                    digits = names.next().unwrap_or(64);
+                }
+                Err(e) => return Err(write_error(e)),
             }
         }
         Err(RecordsError::Failed(ApiError::Busy))

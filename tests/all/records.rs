@@ -765,3 +765,47 @@ fn a_store_the_api_refuses_writes_nothing_and_says_why() {
         assert_eq!(e.to_string(), text);
     }
 }
+
+#[test]
+fn two_writers_storing_one_text_at_once_make_one_record() {
+    let store = MemoryStore::new();
+    let engines: Vec<Engine<common::Harness<MemoryStore>>> = (0..2)
+        .map(|_| {
+            let mut h = common::Harness::new(store.clone());
+            h.yielding = true;
+            let mut e = Engine::new(h, Config::default());
+            e.set_clock(Box::new(|| T0));
+            e
+        })
+        .collect();
+    let s = Settings::default();
+    let input = json!({"content": "The build runs on every push to main.", "category": "project_context", "importance": 3});
+    let answers = common::run_interleaved(
+        engines
+            .iter()
+            .map(|e| e.records("memory_store", &input, &s, None))
+            .collect(),
+    );
+    let mut texts: Vec<String> = answers
+        .into_iter()
+        .map(|a| serde_json::to_string(&a.unwrap()).unwrap())
+        .collect();
+    texts.sort();
+    // One created it; the other found it while naming its own and replaced it.
+    assert_eq!(
+        texts,
+        [
+            r#"{"memory_id":"mem_local_1","replaced":true,"success":true}"#,
+            r#"{"memory_id":"mem_local_1","success":true}"#,
+        ]
+    );
+    let alone = Engine::new(store.clone(), Config::default());
+    let listed =
+        block_on(alone.api(&json!({"op": "memory.list", "query": {"path_prefix": "/records/"}})));
+    assert_eq!(
+        listed.body["data"].as_array().unwrap().len(),
+        1,
+        "{}",
+        listed.body
+    );
+}
