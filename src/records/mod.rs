@@ -571,6 +571,11 @@ impl<S: Store> Engine<S> {
         let mut digits = names.next().unwrap_or(64);
         for _ in 0..RECORDS_ATTEMPTS {
             let head = self.read_head().await?;
+            // Refused before the comparison, whose search would save the index
+            // into a store that takes no writes.
+            if head.store.as_ref().and_then(|m| m.archived_at).is_some() {
+                return Err(write_error(ApiError::archived()));
+            }
             let ctx = Ctx::of(&head, by.cloned());
             if let Some(old) = self
                 .near_duplicate(category, &rec.content, s.similarity)

@@ -809,3 +809,38 @@ fn two_writers_storing_one_text_at_once_make_one_record() {
         listed.body
     );
 }
+
+#[test]
+fn an_archived_store_refuses_a_record_before_anything_is_written() {
+    let t = setup();
+    t.ok(
+        "memory_store",
+        json!({"content": "Kept while archived.", "category": "decision_log", "importance": 2}),
+    );
+    t.api(json!({"op": "store.archive"}));
+    let before = common::dump(&t.store);
+    let e = t
+        .call(
+            &Settings::default(),
+            "memory_store",
+            json!({"content": "Another decision.", "category": "decision_log", "importance": 2}),
+        )
+        .unwrap_err();
+    assert_eq!(
+        (e.to_string().as_str(), e.kind()),
+        (
+            "This memory store is archived: its memories can be read and deleted, not created or changed.",
+            "refused"
+        )
+    );
+    // Not even the search index: the comparison is not made.
+    assert_eq!(common::dump(&t.store), before);
+    // Its records are still found and deleted, as an archived store's memories are.
+    assert_eq!(
+        t.ok(
+            "memory_delete",
+            json!({"memory_id": "mem_abcdefghjkmn_1", "reason": "Superseded."})
+        ),
+        r#"{"success":true}"#
+    );
+}
