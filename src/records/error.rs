@@ -125,10 +125,19 @@ impl fmt::Display for RecordsError {
                 Echo(id)
             ),
             RecordsError::Refused(m) | RecordsError::Settings(m) => f.write_str(m),
-            RecordsError::Pruning { memory_id, cause } => write!(
-                f,
-                "The memory was stored as {memory_id}, but deleting the records past the capacity failed: {cause} The next memory_store tries again."
-            ),
+            RecordsError::Pruning { memory_id, cause } => {
+                // The API's own words say "nothing was changed", which is true of
+                // the failed delete and not of the store call: said in a clause.
+                let why = match cause {
+                    ApiError::Busy => "other writers kept changing the records",
+                    ApiError::Damaged => "a stored record is damaged",
+                    _ => "the store failed",
+                };
+                write!(
+                    f,
+                    "The memory was stored as {memory_id}, but deleting the records past the capacity failed ({why}); the next memory_store tries again."
+                )
+            }
             RecordsError::ReadOnly { tool, mount } => write!(
                 f,
                 "Cannot {} a memory record: the memory store at {mount} is read-only; nothing was written.",

@@ -844,3 +844,45 @@ fn an_archived_store_refuses_a_record_before_anything_is_written() {
         r#"{"success":true}"#
     );
 }
+
+#[test]
+fn a_prune_that_fails_says_the_record_was_stored() {
+    let small = Settings {
+        capacity: 1,
+        ..Settings::default()
+    };
+    let second = json!({"content": "Second: the office moved to Lyon.", "category": "factual_knowledge", "importance": 4});
+    // The store fails at each operation in turn, from the first of the second
+    // store: some failure falls in its pruning, after the record is written.
+    let mut seen = Vec::new();
+    for k in 0..400 {
+        let store = MemoryStore::new();
+        let harness = common::Harness::new(store.clone());
+        let shared = harness.shared.clone();
+        let mut engine = Engine::new(harness, Config::default());
+        engine.set_clock(Box::new(|| T0));
+        block_on(engine.records(
+            "memory_store",
+            &json!({"content": "First fact about the build.", "category": "factual_knowledge", "importance": 1}),
+            &small,
+            None,
+        ))
+        .unwrap();
+        shared.fail_at.set(Some(shared.ops.get() + k));
+        let Err(e) = block_on(engine.records("memory_store", &second, &small, None)) else {
+            break;
+        };
+        seen.push(e.kind());
+        if e.kind() == "pruning" {
+            assert_eq!(
+                e.to_string(),
+                "The memory was stored as mem_local_2, but deleting the records past the capacity failed (the store failed); the next memory_store tries again."
+            );
+            let alone = Engine::new(store.clone(), Config::default());
+            let kept = block_on(alone.api(&json!({"op": "memory.retrieve", "id": "mem_local_2"})));
+            assert_eq!(kept.status, 200);
+            return;
+        }
+    }
+    panic!("no failure fell in the pruning: {seen:?}");
+}
