@@ -63,7 +63,7 @@ impl RecordsError {
             RecordsError::Refused(_) => "refused",
             RecordsError::Pruning { .. } => "pruning",
             RecordsError::Settings(_) => "settings",
-            RecordsError::ReadOnly { .. } => "read_only",
+            RecordsError::ReadOnly { .. } | RecordsError::Failed(ApiError::ReadOnly) => "read_only",
             RecordsError::Failed(ApiError::Busy) => "busy",
             RecordsError::Failed(ApiError::Damaged) => "damaged",
             RecordsError::Failed(_) => "storage_failed",

@@ -886,3 +886,37 @@ fn a_prune_that_fails_says_the_record_was_stored() {
     }
     panic!("no failure fell in the pruning: {seen:?}");
 }
+
+#[test]
+fn a_store_opened_read_only_refuses_a_record_and_still_retrieves() {
+    let t = setup();
+    t.ok("memory_store", json!({"content": "Reviews happen on Thursdays.", "category": "decision_log", "importance": 3}));
+    let mut engine = Engine::new(
+        t.store.clone(),
+        Config {
+            read_only: true,
+            ..Config::default()
+        },
+    );
+    engine.set_clock(Box::new(|| T0));
+    let before = common::dump(&t.store);
+    let s = Settings::default();
+    let e = block_on(engine.records(
+        "memory_store",
+        &json!({"content": "Reviews moved to Fridays.", "category": "decision_log", "importance": 3}),
+        &s,
+        None,
+    ))
+    .unwrap_err();
+    assert_eq!(
+        (e.to_string().as_str(), e.kind()),
+        (
+            "This memory store is mounted read-only; nothing was changed.",
+            "read_only"
+        )
+    );
+    let found = block_on(engine.records("memory_retrieve", &json!({"query": "reviews"}), &s, None))
+        .unwrap();
+    assert_eq!(found["memories"][0]["id"], "mem_abcdefghjkmn_1");
+    assert_eq!(common::dump(&t.store), before);
+}
