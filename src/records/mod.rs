@@ -306,7 +306,7 @@ impl<S: Store> Engine<S> {
         }
     }
 
-    /// The record at `path` in `head`, if the file there is one.
+    /// The record the file `file` at store path `path` holds, if it is one.
     async fn live_record(&self, path: &str, file: Child) -> Result<Option<Live>, RecordsError> {
         if file.kind != Kind::File || file.mem == 0 || category_of(path).is_none() {
             return Ok(None);
@@ -597,19 +597,23 @@ impl<S: Store> Engine<S> {
                 }
             }
             let path = format!("{DIR}/{category}/{}.md", hex.get(..digits).unwrap_or(&hex));
-            let body = json!({
-                "path": path,
-                "content": text,
-                "precondition": {"type": "not_exists"},
-            });
+            // A create never replaces what is there; without a `not_exists`
+            // precondition its refusal names what holds the path (the API turns
+            // every refusal into "taken" under one).
+            let body = json!({ "path": path, "content": text });
             match self.memory_create(&ctx, &body, &Query(&none)).await {
                 Ok(v) => {
                     let id = v.get("id").and_then(Value::as_str).unwrap_or_default();
                     return Ok((String::from(id), false));
                 }
+                // A file where the records' directory must be: no name helps.
+                Err(e @ ApiError::PathConflict { .. }) if matches!(&e, ApiError::PathConflict { path: at, .. } if *at != path) =>
+                {
+                    return Err(RecordsError::Refused(format!("{e}")));
+                }
                 // Taken: perhaps by another writer storing this same text just now,
                 // which the next comparison finds; else the next name is longer.
-                Err(ApiError::PathConflict { .. } | ApiError::Precondition(_)) => {
+                Err(ApiError::PathConflict { .. }) => {
                     digits = names.next().unwrap_or(64);
                 }
                 Err(e) => return Err(write_error(e)),

@@ -79,12 +79,12 @@ impl T {
 
     /// The text and kind of a call that must fail, checking it changed nothing.
     fn err(&self, name: &str, input: Value) -> (String, &'static str) {
-        let before = common::dump(&self.store);
+        let before = memories(&self.store);
         let e = self
             .call(&Settings::default(), name, input.clone())
             .unwrap_err();
         assert_eq!(
-            common::dump(&self.store),
+            memories(&self.store),
             before,
             "{name} {input} changed the store"
         );
@@ -919,4 +919,21 @@ fn a_store_opened_read_only_refuses_a_record_and_still_retrieves() {
         .unwrap();
     assert_eq!(found["memories"][0]["id"], "mem_abcdefghjkmn_1");
     assert_eq!(common::dump(&t.store), before);
+}
+
+#[test]
+fn a_file_where_the_records_directory_must_be_is_named_in_the_refusal() {
+    let t = setup();
+    t.api(json!({"op": "memory.create", "body": r#"{"path":"/records/task_progress","content":"a file"}"#}));
+    let (text, kind) = t.err(
+        "memory_store",
+        json!({"content": "Half the tests pass.", "category": "task_progress", "importance": 2}),
+    );
+    assert_eq!(
+        (text.as_str(), kind),
+        (
+            "The path /records/task_progress/e20834090d9d.md conflicts with memory mem_abcdefghjkmn_1 at /records/task_progress.",
+            "refused"
+        )
+    );
 }
