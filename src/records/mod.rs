@@ -20,12 +20,12 @@
 //! ranks best for it ([`RECORDS_DEDUP_CANDIDATES`]); one whose content's set of
 //! tokenizer terms has a Jaccard similarity of at least [`RECORDS_SIMILARITY`] with
 //! the new one's is replaced: the same memory gets a new version (precondition:
-//! the content just compared). Otherwise a new document is created (precondition:
-//! none there). Then, past the capacity ([`RECORDS_CAPACITY`]), the records of
-//! lowest effective importance (expired ones at 0; then the oldest; then by path)
-//! are deleted, each with its own precondition, the reason `capacity pruning`. The
-//! answer is `{"success": true, "memory_id": …}`, with `"replaced": true` when it
-//! replaced a record and `"pruned": [ids]` when it deleted some.
+//! the content just compared). Otherwise a new document is created (a create never
+//! replaces what is there). Then, past the capacity ([`RECORDS_CAPACITY`]), the
+//! records of lowest effective importance (expired ones at 0; then the oldest; then
+//! by path) are deleted, each with its own precondition, the reason `capacity
+//! pruning`. The answer is `{"success": true, "memory_id": …}`, with `"replaced":
+//! true` when it replaced a record and `"pruned": [ids]` when it deleted some.
 //!
 //! **Deleting** deletes the record with the API's delete (precondition: the content
 //! just read), its `deleted` version recording the reason; a redaction of that
