@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { memdir, tempDir } from './helpers.mjs';
+import { MapStore, memdir, tempDir } from './helpers.mjs';
 
 const BIN = fileURLToPath(new URL('../../bin/memdir.js', import.meta.url));
 // 2026-11-18T11:06:40Z.
@@ -97,6 +97,27 @@ describe('memoryRecordTools', () => {
       await store.run({ content: 'Second, unrelated: the office is in Lyon.', category: 'factual_knowledge', importance: 4 }),
       '{"memory_id":"mem_local_2","pruned":["mem_local_1"],"success":true}',
     );
+  });
+
+  test("a store's turn is taken by memory_store and memory_delete, not by memory_retrieve", async () => {
+    const store = new MapStore();
+    const log = [];
+    store.inTurn = async (fn) => {
+      log.push('take');
+      try {
+        return await fn();
+      } finally {
+        log.push('give');
+      }
+    };
+    const memory = await memdir.openMemory({ store, clock: () => T0 });
+    const [save, retrieve, remove] = memdir.memoryRecordTools(memory);
+    await save.run(STORE);
+    assert.deepEqual(log, ['take', 'give']);
+    await retrieve.run({ query: 'espresso' });
+    assert.deepEqual(log, ['take', 'give']);
+    await remove.run({ memory_id: 'mem_local_1', reason: 'Now drinks tea.' });
+    assert.deepEqual(log, ['take', 'give', 'take', 'give']);
   });
 
   test('over several mounted stores, a record id names its store', async () => {
