@@ -343,7 +343,10 @@ fn retrieval_honours_categories_min_importance_and_expiry() {
     );
     assert_eq!(ids(json!({"query": "milk", "limit": 1})).len(), 1);
     // A field the seed's schema does not name is allowed by it, and ignored.
-    assert_eq!(ids(json!({"query": "milk", "user_id": "user_001"})).len(), 2);
+    assert_eq!(
+        ids(json!({"query": "milk", "user_id": "user_001"})).len(),
+        2
+    );
     // The header keeps the expiry in UTC; at it, the record is never returned.
     let doc = t.api(json!({"op": "memory.retrieve", "id": "mem_abcdefghjkmn_2"}));
     assert_eq!(
