@@ -622,15 +622,25 @@ impl<S: Store> Engine<S> {
         Err(RecordsError::Failed(ApiError::Busy))
     }
 
-    /// Every record of the store (at most the files under `/records`).
-    async fn all_records(&self, head: &Head) -> Result<Vec<Live>, ApiError> {
+    /// Every record of the store, or `None` when the files where records live are
+    /// no more than `capacity` (then the records are no more either, and none is
+    /// read: a store below its capacity reads only the directories).
+    async fn records_over(
+        &self,
+        head: &Head,
+        capacity: u64,
+    ) -> Result<Option<Vec<Live>>, ApiError> {
         let none = Overlay::default();
         let dir = crate::api::rules::store_path(DIR).map_err(|_| ApiError::Damaged)?;
         let top = match self.lookup(&none, head.root, &dir).await? {
             crate::command::plan::Found::Entry(c) if c.kind == Kind::Dir => c,
-            _ => return Ok(Vec::new()),
+            _ => return Ok(None),
         };
-        let files = self.files_beneath(&none, DIR, &top).await?;
+        let mut files = self.files_beneath(&none, DIR, &top).await?;
+        files.retain(|(path, file)| file.mem != 0 && category_of(path).is_some());
+        if files.len() as u64 <= capacity {
+            return Ok(None);
+        }
         let mut out = Vec::new();
         for (path, file) in files {
             if let Some(live) = self.live_record(&path, file).await.map_err(|e| match e {
@@ -640,7 +650,7 @@ impl<S: Store> Engine<S> {
                 out.push(live);
             }
         }
-        Ok(out)
+        Ok(Some(out))
     }
 
     /// Deletes the records past the capacity, lowest effective importance first
@@ -655,7 +665,9 @@ impl<S: Store> Engine<S> {
         for _ in 0..RECORDS_ATTEMPTS {
             let head = self.read_head().await?;
             let ctx = Ctx::of(&head, by.cloned());
-            let records = self.all_records(&head).await?;
+            let Some(records) = self.records_over(&head, s.capacity).await? else {
+                return Ok(pruned);
+            };
             let over = (records.len() as u64).saturating_sub(s.capacity);
             if over == 0 {
                 return Ok(pruned);

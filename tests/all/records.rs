@@ -942,3 +942,58 @@ fn a_file_where_the_records_directory_must_be_is_named_in_the_refusal() {
         )
     );
 }
+
+#[test]
+fn below_the_capacity_a_store_reads_no_other_record() {
+    let store = MemoryStore::new();
+    let s = Settings::default();
+    let mut writer = Engine::new(store.clone(), Config::default());
+    let now = Rc::new(Cell::new(T0));
+    let clock = now.clone();
+    writer.set_clock(Box::new(move || clock.get()));
+    for i in 0..30 {
+        now.set(T0 + i * DAY);
+        let content = format!("Sprint {i} closed with every ticket done.");
+        block_on(writer.records(
+            "memory_store",
+            &json!({"content": content, "category": "task_progress", "importance": 2}),
+            &s,
+            None,
+        ))
+        .unwrap();
+    }
+    // A new engine (an empty object cache) stores a text that shares no word with
+    // them: the comparison reads none, and neither does the capacity's count.
+    let harness = common::Harness::new(store.clone());
+    let shared = harness.shared.clone();
+    let mut fresh = Engine::new(harness, Config::default());
+    fresh.set_clock(Box::new(|| T0 + 40 * DAY));
+    let stored = block_on(fresh.records(
+        "memory_store",
+        &json!({"content": "Lunch orders go to Maria by noon.", "category": "task_progress", "importance": 2}),
+        &s,
+        None,
+    ))
+    .unwrap();
+    assert_eq!(stored["memory_id"], "mem_local_31");
+    // One: the search index catching up with the writer's last record, which it
+    // stored after its own last search.
+    assert_eq!(shared.count("get", "blob"), 1);
+    // Past a capacity of 30, every record is read once, and the oldest goes.
+    let small = Settings { capacity: 30, ..s };
+    shared.reset();
+    let stored = block_on(fresh.records(
+        "memory_store",
+        &json!({"content": "Parking moves to level two in May.", "category": "task_progress", "importance": 2}),
+        &small,
+        None,
+    ))
+    .unwrap();
+    assert_eq!(stored["pruned"], json!(["mem_local_1", "mem_local_2"]));
+    assert_eq!(
+        shared.count("get", "blob"),
+        31,
+        "{:?}",
+        shared.by_key.borrow()
+    );
+}
