@@ -7,7 +7,9 @@
 // memory-store toolset (memory_list, memory_search, memory_read,
 // memory_write, memory_edit, memory_delete) over the same store, its definitions
 // and every answer the engine's (`memdir::toolset`), failures as `Error: <text>`
-// with isError, as the SDK's tool runner gives them.
+// with isError, as the SDK's tool runner gives them; or, asked for (`--records`,
+// `/mcp?tools=records`), seed 002's records toolset (memory_store,
+// memory_retrieve, memory_delete; `memdir::records`) in its place.
 //
 // The SDK's low-level `Server` is used, not `McpServer`: McpServer takes Zod schemas
 // and validates inputs itself, so a bad input would get Zod's words instead of the
@@ -17,7 +19,7 @@
 // (./mcp-sdk.js): importing this module rejects with SdkMissing when neither does.
 import { PassThrough } from 'node:stream';
 import { once } from 'node:events';
-import { MEMORY_SYSTEM_PROMPT, defaults, memoryTool, toolsetTools } from '../js/node.js';
+import { MEMORY_SYSTEM_PROMPT, defaults, memoryTool, recordTools, toolsetTools } from '../js/node.js';
 import { FACE_ERRORS, glue } from '../js/glue.js';
 import { importSdk } from './mcp-sdk.js';
 import { lines } from './ndjson.js';
@@ -52,9 +54,17 @@ const TOOL = Object.freeze({
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
 });
 
-/** The memory-store toolset as MCP tools, from the engine's definitions. */
-function toolsetMcpTools() {
-  return toolsetTools().map(({ name, description, input_schema, read_only }) => ({
+/**
+ * The toolsets an MCP server may offer beside the memory tool: the memory-store
+ * toolset (the default) or seed 002's records toolset (`memory_store`,
+ * `memory_retrieve`, `memory_delete`; docs/records.md). One at a time: both have a
+ * `memory_delete`, each its own.
+ */
+export const TOOLSETS = Object.freeze(['store', 'records']);
+
+/** A toolset's tools as MCP tools, from the engine's definitions. */
+function toolsetMcpTools(tools) {
+  return (tools === 'records' ? recordTools() : toolsetTools()).map(({ name, description, input_schema, read_only }) => ({
     name,
     description,
     inputSchema: input_schema,
@@ -63,9 +73,10 @@ function toolsetMcpTools() {
 }
 
 /** One toolset call's MCP result: the engine's text, or `Error: <text>` with isError. */
-async function callToolset(memory, name, input, options) {
+async function callToolset(memory, tools, name, input, options) {
   try {
-    return { content: [{ type: 'text', text: await memory.toolset(name, input, options) }], isError: false };
+    const text = tools === 'records' ? await memory.records(name, input, options) : await memory.toolset(name, input, options);
+    return { content: [{ type: 'text', text }], isError: false };
   } catch (e) {
     // Only the engine's own failures carry a kind; anything else is not shown raw.
     const message = typeof e?.kind === 'string' ? e.message : FACE_ERRORS.internal;
@@ -121,25 +132,27 @@ function resourceError(e) {
 }
 
 /**
- * An MCP `Server` (not yet connected) answering for `memory`: the `memory` tool, the
- * memory-store toolset and the listing resource. `actor`: whom the versions its
- * writes make name (`memdir serve` passes the API key's, as its API records it);
- * without one, the memory's own actor.
+ * An MCP `Server` (not yet connected) answering for `memory`: the `memory` tool, a
+ * toolset (`tools`: `'store'`, the memory-store toolset, or `'records'`, seed 002's)
+ * and the listing resource. `actor`: whom the versions its writes make name
+ * (`memdir serve` passes the API key's, as its API records it); without one, the
+ * memory's own actor.
  */
-export function createMcpServer(memory, { version = '0.0.0', actor } = {}) {
+export function createMcpServer(memory, { version = '0.0.0', actor, tools = 'store' } = {}) {
+  if (!TOOLSETS.includes(tools)) throw new TypeError(`createMcpServer: tools must be 'store' or 'records'`);
   const options = actor === undefined ? undefined : { actor };
   const server = new Server(
     { name: 'memdir', title: 'memdir: the Claude memory tool', version },
     { capabilities: { tools: {}, resources: {} }, instructions: MEMORY_SYSTEM_PROMPT },
   );
 
-  const toolset = toolsetMcpTools();
+  const toolset = toolsetMcpTools(tools);
   const toolsetNames = new Set(toolset.map((t) => t.name));
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [TOOL, ...toolset] }));
 
   server.setRequestHandler(anyParams(CallToolRequestSchema), async (request) => {
     const { name, arguments: input } = paramsOf(CallToolRequestSchema, request);
-    if (toolsetNames.has(name)) return callToolset(memory, name, input ?? {}, options);
+    if (toolsetNames.has(name)) return callToolset(memory, tools, name, input ?? {}, options);
     // MCP's protocol error for an unknown tool, as its specification shows it (the
     // name quoted, and cut, as the engine's errors quote a caller's text).
     if (name !== TOOL_NAME) throw rpcError(ErrorCode.InvalidParams, `Unknown tool: ${glue.echoInput(name)}`);
@@ -227,7 +240,7 @@ async function screen(input, sink, transport, cap) {
  * Serves `memory` over this process's stdin and stdout until stdin ends. stdout
  * carries only JSON-RPC; anything to say goes to stderr.
  */
-export async function serveStdio(memory, { version, label = 'memdir mcp' } = {}) {
+export async function serveStdio(memory, { version, label = 'memdir mcp', tools } = {}) {
   const log = (text) => process.stderr.write(`${label}: ${text}\n`);
   // A client gone mid-answer must not crash the server with EPIPE.
   process.stdout.on('error', (e) => log(`stdout: ${e.code ?? e.message}`));
@@ -238,7 +251,7 @@ export async function serveStdio(memory, { version, label = 'memdir mcp' } = {})
   // Only whole screened lines reach the transport, and it parses each chunk at once:
   // its buffer never holds more than what sits in `feed` (a line and the high-water mark).
   const transport = new StdioServerTransport(feed, process.stdout, { maxBufferSize: 2 * cap });
-  const server = createMcpServer(memory, { version });
+  const server = createMcpServer(memory, { version, tools });
   server.onerror = (e) => log(e?.message ?? String(e));
   await server.connect(transport);
   log('serving the memory tool on stdio');

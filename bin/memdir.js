@@ -33,8 +33,10 @@ Moving in and out (the SDK's BetaLocalFilesystemMemoryTool layout, DIR/memories/
   export-dir DIR           write the memory out as DIR/memories/... (must not exist
                            or be empty)
 Serving:
-  mcp                      an MCP server on stdin and stdout (the memory tool as
-                           the tool "memory", the listing as memdir://memories)
+  mcp [--records]          an MCP server on stdin and stdout (the memory tool as
+                           the tool "memory", the listing as memdir://memories;
+                           --records: seed 002's memory_store, memory_retrieve and
+                           memory_delete in place of the memory-store toolset)
   serve [--host H] [--port N] [--keys FILE | --no-auth] [--retention D]
         [--upkeep-every D] [--allow-origin ORIGIN]...
                            the Memory Stores API (docs/memory-stores.md) over HTTP,
@@ -116,11 +118,12 @@ function duration(flag, text, options) {
 // be ignored, nor taken for an argument.
 const GLOBAL = ['--store', '--help', '-h', '--version'];
 const TAKES_VALUE = new Set(['--store', '--host', '--port', '--keys', '--retention', '--upkeep-every', '--allow-origin', '--remote', '--remote-store', '--key-file', '--keep', '--older-than', '--older-than-ms', '--limit', '--prefix']);
-const FLAGS = new Set(['--help', '-h', '--version', '--force', '--no-auth', '--json']);
+const FLAGS = new Set(['--help', '-h', '--version', '--force', '--no-auth', '--json', '--records']);
 const OPTIONS = {
   serve: ['--host', '--port', '--keys', '--no-auth', '--retention', '--upkeep-every', '--allow-origin'],
   sync: ['--remote', '--remote-store', '--key-file'],
   'import-dir': ['--force'],
+  mcp: ['--records'],
   gc: ['--keep'],
   expire: ['--older-than', '--older-than-ms'],
   retain: ['--retention'],
@@ -350,13 +353,13 @@ async function main(argv) {
   opts.store ??= process.env.MEMDIR_STORE || DEFAULT_STORE;
   if (!STARTS_A_STORE.has(cmd)) storeMustExist(cmd, opts.store, named);
   if (cmd === 'mcp') {
-    arity(rest, 0, 0, 'mcp [--store DIR]');
+    arity(rest, 0, 0, 'mcp [--store DIR] [--records]');
     // Loaded only here: the other commands do not pay for the MCP SDK.
     const [{ serveStdio }, version] = await Promise.all([loadMcp(), packageVersion()]);
     const store = storeAt(opts.store);
     try {
       await store.ready?.();
-      await serveStdio(await openMemory({ store, actor: 'memdir-mcp' }), { version });
+      await serveStdio(await openMemory({ store, actor: 'memdir-mcp' }), { version, tools: opts.records ? 'records' : 'store' });
     } finally {
       await store.close?.();
     }

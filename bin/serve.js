@@ -80,8 +80,8 @@ async function mcpAnswerer(log) {
     return undefined;
   }
   const { version } = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
-  return async (memory, request, actor) => {
-    const server = mcp.createMcpServer(memory, { version, actor });
+  return async (memory, request, actor, tools) => {
+    const server = mcp.createMcpServer(memory, { version, actor, tools });
     const transport = new Transport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {

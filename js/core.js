@@ -500,6 +500,27 @@ export class Memory {
   }
 
   /**
+   * Seed 002's records toolset (`memory_store`, `memory_retrieve`,
+   * `memory_delete`, see docs/records.md) over this memory. Resolves the answer's
+   * JSON text, or rejects with an `Error` whose message is the text for the model
+   * and whose `kind` names the failure (`unknown_tool`, `input`, `not_found`,
+   * `refused`, `pruning`, `settings`, `read_only`, `busy`, `damaged`,
+   * `storage_failed`; `closed`). `options`: `halfLifeDays`, `capacity`,
+   * `similarity` (the engine's defaults when left out) and `actor`.
+   */
+  async records(name, input, options = {}) {
+    if (this.#closed) throw faceError('closed');
+    if (typeof name !== 'string') throw new TypeError('records expects (name, input), name a string');
+    const actor = actorOption(options);
+    const text = inputText(input, false);
+    if (text === null) {
+      throw withKind(new Error(glue.oversizedInput().content.slice('Error: '.length)), 'input');
+    }
+    const { halfLifeDays, capacity, similarity } = options ?? {};
+    return this.#core.records(name, text, halfLifeDays, capacity, similarity, actor);
+  }
+
+  /**
    * Deletes stored objects no longer reachable from the last `keepCommits` commits.
    * An object goes at the pass after the one that found it unreachable, and only
    * if that pass is at least `minAgeMs` old (default 0; servers sharing a store
@@ -672,6 +693,42 @@ export function memoryFindTool(memory, extraProps) {
     run: (input) => memory.find(input),
     parse: (content) => content,
   };
+}
+
+let recordToolsCache;
+/**
+ * Seed 002's records toolset's definitions, `[{name, description, input_schema,
+ * read_only}]`, as the engine has them (`memdir::records::TOOLS`).
+ */
+export function recordTools() {
+  recordToolsCache ??= deepFreeze(JSON.parse(glue.recordTools()));
+  return recordToolsCache;
+}
+
+/**
+ * Seed 002's records toolset for the SDK's tool runner: `memory_store`,
+ * `memory_retrieve` and `memory_delete`, each the shape of the SDK's `betaTool`
+ * with `run(input)`, running on `memory` (a memdir `Memory`); `settings`:
+ * `{halfLifeDays, capacity, similarity}`, each the engine's default when left out,
+ * checked here (a RangeError in the engine's words).
+ */
+export function memoryRecordTools(memory, settings = {}) {
+  if (!(memory instanceof Memory)) throw new TypeError('memoryRecordTools expects a memdir Memory (from openMemory)');
+  const { halfLifeDays, capacity, similarity } = settings ?? {};
+  for (const [name, v] of Object.entries({ halfLifeDays, capacity, similarity })) {
+    if (v !== undefined && typeof v !== 'number') throw new TypeError(`memoryRecordTools: ${name} must be a number`);
+  }
+  const refused = glue.recordSettingsError(halfLifeDays, capacity, similarity);
+  if (refused) throw new RangeError(refused);
+  const options = { halfLifeDays, capacity, similarity };
+  return recordTools().map(({ name, description, input_schema }) => ({
+    type: 'custom',
+    name,
+    description,
+    input_schema: structuredClone(input_schema),
+    run: (input) => memory.records(name, input, options),
+    parse: (content) => content,
+  }));
 }
 
 /**

@@ -304,6 +304,12 @@ export declare class Memory {
   reindex(): Promise<SearchIndexStatus>;
   /** How far the search index is, without catching it up. */
   searchStatus(): Promise<SearchIndexStatus>;
+  /**
+   * Seed 002's records toolset over this memory (docs/records.md): resolves the
+   * answer's JSON text, or rejects with an `Error` whose message is the text for
+   * the model and whose `kind` names the failure.
+   */
+  records(name: RecordToolName, input: unknown, options?: CallOptions & RecordSettings): Promise<string>;
   /** Releases the engine. */
   close(): void;
 }
@@ -402,6 +408,45 @@ export declare function memoryStoreTools(memory: Memory): Array<{
   input_schema: { type: 'object'; [key: string]: unknown };
   run: (input: Record<string, unknown>) => Promise<string>;
   parse: (content: unknown) => Record<string, unknown>;
+}>;
+
+/** The names of seed 002's records toolset's tools. */
+export type RecordToolName = 'memory_store' | 'memory_retrieve' | 'memory_delete';
+
+/** What a records toolset may change of the engine's defaults (docs/records.md). */
+export interface RecordSettings {
+  /** Days after which importance counts half (default 30). */
+  halfLifeDays?: number;
+  /** Records kept before the least important are pruned (default 1,000). */
+  capacity?: number;
+  /** Jaccard similarity at which a new record replaces one of its category (default 0.8). */
+  similarity?: number;
+}
+
+/** A records tool's definition, as the engine holds it. */
+export interface RecordTool {
+  readonly name: RecordToolName;
+  readonly description: string;
+  readonly input_schema: { readonly type: 'object'; readonly [key: string]: unknown };
+  /** True if the tool never changes the store. */
+  readonly read_only: boolean;
+}
+
+/** Seed 002's records toolset's definitions (names, descriptions, JSON Schemas). */
+export declare function recordTools(): readonly RecordTool[];
+
+/**
+ * Seed 002's records toolset for the SDK's tool runner: `memory_store`,
+ * `memory_retrieve` and `memory_delete`, shaped like the SDK's `betaTool`, running
+ * on `memory`.
+ */
+export declare function memoryRecordTools(memory: Memory, settings?: RecordSettings): Array<{
+  type: 'custom';
+  name: RecordToolName;
+  description: string;
+  input_schema: { type: 'object'; [key: string]: unknown };
+  run: (input: Record<string, unknown>) => Promise<string>;
+  parse: (content: unknown) => unknown;
 }>;
 
 export declare function openMemory(options?: OpenOptions): Promise<Memory>;

@@ -6,7 +6,7 @@
 import { API_WRITE_OPS, COMMANDS, READ_ONLY_COMMANDS, readOnlyTools } from './glue.js';
 
 /** The Memory methods that reach a store, so the ones a turn may wrap. */
-const TURN_METHODS = () => [...COMMANDS, 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire', 'retain', 'api', 'toolset', 'reindex'];
+const TURN_METHODS = () => [...COMMANDS, 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire', 'retain', 'api', 'toolset', 'reindex', 'records'];
 
 /**
  * Whether `memory[method](first, ...)` may change the store, by the engine's own
@@ -25,6 +25,8 @@ function mayWrite(method, first) {
       return !(first !== null && typeof first === 'object' && typeof first.op === 'string' && !API_WRITE_OPS.includes(first.op));
     case 'toolset':
       return !readOnlyTools().includes(first);
+    case 'records':
+      return first !== 'memory_retrieve';
     default:
       return true;
   }

@@ -522,3 +522,44 @@ pub const SYNC_MERGE_MAX_LINES: usize = 10_000;
 /// Keys per page of [`MemoryStore::list`](crate::store::MemoryStore); small enough
 /// that tests exercise paging.
 pub const MEMORY_PAGE: usize = 256;
+
+// Seed 002's records toolset (`records/`): `memory_store`, `memory_retrieve`,
+// `memory_delete`. The half-life, capacity and similarity are defaults a caller
+// may change per toolset (`memdir::records::Settings`, JS `memoryRecordTools(memory,
+// {halfLifeDays, capacity, similarity})`) within the bounds below.
+
+/// Days after which a record's importance counts half in retrieval and pruning
+/// (the seed's `half_life_days`): effective importance is `importance × 2^(−age /
+/// half-life)`, its age in days since its header's `created`.
+pub const RECORDS_HALF_LIFE_DAYS: f64 = 30.0;
+/// The longest half-life a caller may set, in days (a hundred years: no decay to speak of).
+pub const RECORDS_MAX_HALF_LIFE_DAYS: f64 = 36_500.0;
+/// Records a store keeps: past it, `memory_store` deletes those of lowest effective
+/// importance (expired ones first) until this many are left.
+pub const RECORDS_CAPACITY: u64 = 1_000;
+/// The largest capacity a caller may set: a prune reads every record once.
+pub const RECORDS_MAX_CAPACITY: u64 = 10_000;
+/// Jaccard similarity of two records' contents (their sets of the search
+/// tokenizer's terms) at or above which a new record in the same category replaces
+/// the old one, as a new version of the same memory.
+pub const RECORDS_SIMILARITY: f64 = 0.8;
+/// Records of the category a `memory_store` compares its content with: the best
+/// ranked for the new content by the search index (a near duplicate shares most of
+/// its terms, so it ranks among the first).
+pub const RECORDS_DEDUP_CANDIDATES: usize = 20;
+/// Most records one `memory_retrieve` reads (it reads them best ranked first and
+/// stops once no later one can rise into its answer).
+pub const RECORDS_MAX_SCAN: usize = 10_000;
+/// Results `memory_retrieve` answers unless told otherwise (the seed's default).
+pub const RECORDS_DEFAULT_LIMIT: usize = 10;
+/// Most results one `memory_retrieve` answers.
+pub const RECORDS_MAX_LIMIT: usize = SEARCH_MAX_LIMIT;
+/// Most tags one record holds.
+pub const RECORDS_MAX_TAGS: usize = 32;
+/// Longest tag, in characters.
+pub const RECORDS_MAX_TAG_CHARS: usize = 64;
+/// Longest reason a `memory_delete` records, in characters.
+pub const RECORDS_MAX_REASON_CHARS: usize = 1_000;
+/// How often a records write starts over when another writer changed the record
+/// between its read and its write (each attempt an atomic API operation).
+pub(crate) const RECORDS_ATTEMPTS: usize = 4;

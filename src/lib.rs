@@ -76,6 +76,7 @@ mod storage;
 // The faces: the Memory Stores API, the toolset, mounts, sync.
 pub mod api;
 pub mod mounts;
+pub mod records;
 pub mod sync;
 pub mod toolset;
 
@@ -99,6 +100,7 @@ pub use error::{
 pub use history::retain::RetainReport;
 pub use mounts::error::MountError;
 pub use path::{PathError, ROOT, ValidPath, validate};
+pub use records::error::RecordsError;
 pub use search::error::SearchError;
 pub use secrets::SecretPolicy;
 pub use storage::versions::Actor;

@@ -40,6 +40,7 @@ const NO_STORE = errorBody('not_found_error', 'No memory store with this id.');
 const NO_KEY = errorBody('authentication_error', 'An API key is required: send it as x-api-key or Authorization: Bearer.');
 const BAD_KEY = errorBody('authentication_error', 'Invalid API key.');
 const MCP_NEEDS_STORE = errorBody('invalid_request_error', 'Name the memory store this MCP session uses: /mcp?store=memstore_….');
+const MCP_BAD_TOOLS = errorBody('invalid_request_error', 'tools must be store (the memory-store toolset, the default) or records (seed 002\'s memory_store, memory_retrieve and memory_delete).');
 const OTHER_WORKSPACE = errorBody('permission_error', 'This API key belongs to another workspace than anthropic-workspace-id names.');
 
 /** The workspace of a key given without one, and of every store when keys name none. */
@@ -417,8 +418,12 @@ export function apiAnswerer({ catalog, keys = [], noAuth = false, hosts, log: lo
   async function mcpRoute(request) {
     const auth = await authenticate(request);
     if (auth.fail) return { status: auth.status ?? 401, body: auth.fail };
-    const id = new URL(request.url).searchParams.get('store');
+    const params = new URL(request.url).searchParams;
+    const id = params.get('store');
     if (!id) return { status: 400, body: MCP_NEEDS_STORE };
+    // `tools=records`: seed 002's records toolset in place of the memory-store one.
+    const tools = params.get('tools') ?? 'store';
+    if (tools !== 'store' && tools !== 'records') return { status: 400, body: MCP_BAD_TOOLS };
     const read = await readBody(request, MCP_BODY);
     if (read.tooLarge) return { status: 413, body: TOO_LARGE(MCP_BODY) };
     if (read.bad) return { status: 400, body: BAD_BODY };
@@ -436,7 +441,7 @@ export function apiAnswerer({ catalog, keys = [], noAuth = false, hosts, log: lo
     }
     const again = new Request(request.url, { method: request.method, headers, body: read.text ?? undefined });
     // Its writes name the key's actor, as the API's do (none without keys).
-    return { response: await mcp(store, again, auth.actor) };
+    return { response: await mcp(store, again, auth.actor, tools) };
   }
 
   /** The origin of a page allowed to call with a key (CORS), or null. */

@@ -448,6 +448,18 @@ impl<S: Store> Engine<S> {
         id: Option<&str>,
         q: &Query<'_>,
     ) -> Outcome {
+        self.memory_delete_because(ctx, id, q, None).await
+    }
+
+    /// [`Engine::memory_delete`] recording `reason` in the `deleted` version (the
+    /// records toolset's `memory_delete`; the API's own request takes none).
+    pub(crate) async fn memory_delete_because(
+        &self,
+        ctx: &Ctx,
+        id: Option<&str>,
+        q: &Query<'_>,
+        reason: Option<&str>,
+    ) -> Outcome {
         let mem = self.memory_arg(ctx, id)?;
         let expected = match q.str("expected_content_sha256") {
             Some(h) => Some(rules::sha256_arg("expected_content_sha256", h)?),
@@ -467,6 +479,7 @@ impl<S: Store> Engine<S> {
                 }
                 let mut overlay = Overlay::on(head, self.now());
                 overlay.by = by.clone();
+                overlay.reason = reason.map(String::from);
                 overlay.version(mem, Op::Deleted, store_path(&path), None);
                 let root = self.put(&mut overlay, head.root, &path, None).await?;
                 Ok(Attempt::Publish {

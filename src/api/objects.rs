@@ -52,7 +52,7 @@ impl StoreIds {
     }
 
     pub(crate) fn version(&self, seq: u64, r: &Record, content: Option<&str>) -> Value {
-        json!({
+        let mut v = json!({
             "type": "memory_version",
             "id": self.version_id(seq),
             "memory_id": self.memory_id(r.mem),
@@ -66,6 +66,12 @@ impl StoreIds {
             "content": content,
             "redacted_at": r.redacted_at.map(format_ms),
             "redacted_by": r.redacted_by,
-        })
+        });
+        // Only a delete that gave a reason (seed 002's `memory_delete`) has one: every
+        // other version's object is the SDK's, unchanged.
+        if let (Some(why), Some(map)) = (&r.reason, v.as_object_mut()) {
+            map.insert("reason".into(), Value::from(why.as_str()));
+        }
+        v
     }
 }

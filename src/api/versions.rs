@@ -273,6 +273,8 @@ impl<S: Store> Engine<S> {
                     size: None,
                     redacted_at: Some(overlay.now),
                     redacted_by: by.clone(),
+                    // The reason a delete gave is the caller's text: it goes too.
+                    reason: None,
                     ..(*record).clone()
                 };
                 let answer = fresh.ids.version(seq, &redacted, None);

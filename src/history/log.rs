@@ -208,6 +208,11 @@ impl<S: Store> Engine<S> {
                 prev,
                 redacted_at: None,
                 redacted_by: None,
+                reason: if p.op == Op::Deleted {
+                    overlay.reason.clone()
+                } else {
+                    None
+                },
             };
             let rh = overlay.log.add_record(record);
             edit.insert(

@@ -39,6 +39,9 @@ pub(crate) struct Overlay {
     pub log_edit: BTreeMap<u64, crate::storage::versions::Slot>,
     /// Who the change's versions are by (`None`: the configured actor).
     pub by: Option<crate::storage::versions::Actor>,
+    /// Why the change's `deleted` versions delete (recorded in them; `None`: no
+    /// reason given).
+    pub reason: Option<String>,
     /// The commit names no parent: history starts again at it (a redaction that
     /// deletes nodes of older trees, so no walk of history reaches what it deleted).
     pub new_history: bool,

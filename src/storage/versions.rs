@@ -222,6 +222,10 @@ pub(crate) struct Record {
     pub redacted_at: Option<u64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub redacted_by: Option<Actor>,
+    /// Why a `deleted` version deleted its memory, when its caller said (seed
+    /// 002's `memory_delete` reason, for the audit trail); a redaction clears it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl Record {
@@ -248,7 +252,12 @@ impl Record {
             && (redacted || r.op == Op::Deleted || content)
             && r.redacted_by.is_some() <= redacted
             && r.by.as_ref().is_none_or(Actor::is_valid)
-            && r.redacted_by.as_ref().is_none_or(Actor::is_valid);
+            && r.redacted_by.as_ref().is_none_or(Actor::is_valid)
+            && r.reason.as_deref().is_none_or(|why| {
+                r.op == Op::Deleted
+                    && !redacted
+                    && (1..=crate::config::RECORDS_MAX_REASON_CHARS).contains(&why.chars().count())
+            });
         ok.then_some(r)
     }
 }
@@ -614,6 +623,57 @@ mod tests {
         ] {
             assert!(serde_json::from_str::<Actor>(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn only_an_unredacted_delete_holds_a_reason() {
+        let deleted = Record {
+            mem: 1,
+            op: Op::Deleted,
+            at: 5,
+            by: None,
+            path: Some("/records/decision_log/a.md".into()),
+            sha: None,
+            size: None,
+            prev: 1,
+            redacted_at: None,
+            redacted_by: None,
+            reason: Some("stale".into()),
+        };
+        let bytes = deleted.encode();
+        assert!(bytes.ends_with(br#""prev":1,"reason":"stale"}"#));
+        assert_eq!(Record::decode(&bytes, 2), Some(deleted.clone()));
+        let long = "x".repeat(crate::config::RECORDS_MAX_REASON_CHARS + 1);
+        let refused = [
+            Record {
+                reason: Some(String::new()),
+                ..deleted.clone()
+            },
+            Record {
+                reason: Some(long),
+                ..deleted.clone()
+            },
+            Record {
+                path: None,
+                redacted_at: Some(6),
+                ..deleted.clone()
+            },
+            Record {
+                op: Op::Modified,
+                sha: Some(Hash::of(b"x").hex()),
+                size: Some(1),
+                ..deleted.clone()
+            },
+        ];
+        for r in refused {
+            assert_eq!(Record::decode(&r.encode(), 2), None, "{r:?}");
+        }
+        // Every other record is stored as before: no reason, no field.
+        let plain = Record {
+            reason: None,
+            ..deleted
+        };
+        assert!(!plain.encode().windows(6).any(|w| w == b"reason"));
     }
 
     #[test]

@@ -6,7 +6,7 @@
 //! 1. `storage/` (the stored data model, cache, overlay, publish, shard);
 //! 2. `history/` (the version log read, extended and pruned);
 //! 3. `command/` (the memory tool's commands);
-//! 4. the faces: `api/`, `toolset/`, `mounts/`, `sync/`.
+//! 4. the faces: `api/`, `toolset/`, `mounts/`, `records/`, `sync/`.
 //!
 //! A file that names a higher layer fails here with the file, the line and the
 //! name, so a circle between layers cannot come back unseen; and within each crate
@@ -36,7 +36,7 @@ fn layer_of_module(name: &str) -> Option<u8> {
         "search" => 2,
         "history" => 3,
         "command" => 4,
-        "api" | "toolset" | "mounts" | "sync" => 5,
+        "api" | "toolset" | "mounts" | "records" | "sync" => 5,
         _ => return None,
     })
 }

@@ -21,6 +21,7 @@ mod layers;
 mod model;
 mod mounts;
 mod old_stores;
+mod records;
 mod redaction;
 mod retention;
 mod search;

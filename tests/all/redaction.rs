@@ -797,3 +797,52 @@ fn no_index_byte_holds_a_deleted_texts_terms_after_gc() {
         );
     }
 }
+
+#[test]
+fn a_delete_reason_is_kept_in_its_version_until_that_version_is_redacted() {
+    let (engine, store) = common::api_engine(Config::default());
+    let settings = memdir::records::Settings::default();
+    let stored = block_on(engine.records(
+        "memory_store",
+        &json!({"content": "Lives at 12 Elm Street.", "category": "factual_knowledge", "importance": 3}),
+        &settings,
+        None,
+    ))
+    .unwrap();
+    let id = stored["memory_id"].as_str().unwrap();
+    block_on(engine.records(
+        "memory_delete",
+        &json!({"memory_id": id, "reason": "REASON-moved-to-SSN-555"}),
+        &settings,
+        None,
+    ))
+    .unwrap();
+    // The deleted version's record holds the reason, and nothing else does.
+    assert_eq!(holding(&store, "REASON-moved-to-SSN-555"), ["rec"]);
+    let v = ok(
+        &engine,
+        json!({"op": "version.retrieve", "id": "memver_abcdefghjkmn_2"}),
+    );
+    assert_eq!(
+        (&v["operation"], &v["reason"]),
+        (&json!("deleted"), &json!("REASON-moved-to-SSN-555"))
+    );
+    let redacted = ok(
+        &engine,
+        json!({"op": "version.redact", "id": "memver_abcdefghjkmn_2"}),
+    );
+    assert_eq!(
+        (redacted.get("reason"), redacted["redacted_at"].is_string()),
+        (None, true)
+    );
+    assert_eq!(
+        holding(&store, "REASON-moved-to-SSN-555"),
+        Vec::<String>::new(),
+        "the reason is erased with the redaction"
+    );
+    let v = ok(
+        &engine,
+        json!({"op": "version.retrieve", "id": "memver_abcdefghjkmn_2"}),
+    );
+    assert_eq!((v.get("reason"), &v["path"]), (None, &Value::Null));
+}

@@ -54,6 +54,10 @@ const toolset = (memory, name, input) => memory.toolset(name, input).then(
   () => 'ok',
   (e) => `${e.kind}: ${e.message}`,
 );
+const records = (memory, name, input) => memory.records(name, input).then(
+  () => 'ok',
+  (e) => `${e.kind}: ${e.message}`,
+);
 async function tool(memory, input) {
   const r = await memory.execute(input);
   return r.is_error ? r.content : 'ok';
@@ -117,6 +121,21 @@ export const FACES = {
     readOnly: RO_API,
     readWrite: 'ok',
     archived: { status: 400, type: 'invalid_request_error', message: 'This memory store is archived and cannot be updated.' },
+  },
+  // Seed 002's records toolset (docs/records.md): a record is stored into the first
+  // read-write store (`me` while `team` is read-only, so team's bytes stay as they
+  // were), and a delete names its store in the id, refused on a read-only one.
+  'records memory_store': {
+    run: (m) => records(m, 'memory_store', { content: 'A record.', category: 'task_progress', importance: 2 }),
+    readOnly: 'ok',
+    readWrite: 'ok',
+    archived: 'refused: This memory store is archived: its memories can be read and deleted, not created or changed.',
+  },
+  'records memory_delete': {
+    run: (m, at, ids) => records(m, 'memory_delete', { memory_id: `${at}/${ids.mem}`, reason: 'gone' }),
+    readOnly: 'read_only: Cannot delete a memory record: the memory store at /team is read-only; nothing was written.',
+    readWrite: null,
+    archived: null,
   },
   // gc, expire and retain run over every store of the memory: what they report is
   // the writable store's work alone (its one document expired, its old objects

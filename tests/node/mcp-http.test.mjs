@@ -24,9 +24,10 @@ after(async () => {
   if (server) assert.deepEqual(await server.stop(), { code: 0, signal: null });
 });
 
-const connect = async (key, store = storeId) => {
+const connect = async (key, store = storeId, tools) => {
   const headers = key === undefined ? {} : { 'x-api-key': key };
-  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp?store=${store}`), { requestInit: { headers } });
+  const query = tools === undefined ? '' : `&tools=${tools}`;
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp?store=${store}${query}`), { requestInit: { headers } });
   const client = new Client({ name: 'remote-test', version: '1.0.0' });
   await client.connect(transport);
   return client;
@@ -49,6 +50,33 @@ test('the memory tool and the toolset over HTTP, on the store the URL names', as
   const api = new Anthropic({ apiKey: KEY, baseURL: server.url, logLevel: 'off', maxRetries: 0 });
   const paths = (await api.beta.memoryStores.memories.list(storeId)).data.map((m) => m.path);
   assert.deepEqual(paths, ['/remote.md']);
+});
+
+test('tools=records offers seed 002\'s records toolset in place of the memory-store one, its writes by the key', async () => {
+  const api = new Anthropic({ apiKey: KEY, baseURL: server.url, logLevel: 'off', maxRetries: 0 });
+  const id = (await api.beta.memoryStores.create({ name: 'Records' })).id;
+  const client = await connect(KEY, id, 'records');
+  try {
+    const { tools } = await client.listTools();
+    assert.deepEqual(tools.map((t) => t.name), ['memory', 'memory_store', 'memory_retrieve', 'memory_delete']);
+    const stored = await client.callTool({ name: 'memory_store', arguments: { content: 'Standups are at 9:30.', category: 'project_context', importance: 3 } });
+    const memoryId = JSON.parse(stored.content[0].text).memory_id;
+    const removed = await client.callTool({ name: 'memory_delete', arguments: { memory_id: memoryId, reason: 'Moved to 10:00.' } });
+    assert.deepEqual(removed, text('{"success":true}'));
+  } finally {
+    await client.close();
+  }
+  const versions = (await api.beta.memoryStores.memoryVersions.list(id, { operation: 'deleted' })).data;
+  assert.deepEqual(
+    versions.map((v) => [v.reason, v.created_by?.type]),
+    [['Moved to 10:00.', 'api_actor']],
+  );
+  const r = await fetch(`${server.url}/mcp?store=${id}&tools=all`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'x-api-key': KEY },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+  });
+  assert.deepEqual([r.status, (await r.json()).error?.message], [400, "tools must be store (the memory-store toolset, the default) or records (seed 002's memory_store, memory_retrieve and memory_delete)."]);
 });
 
 test('no key is refused, another workspace finds no such store, and the store must be named', async () => {

@@ -76,6 +76,39 @@ pub fn toolset_tools() -> String {
     serde_json::to_string(&tools).unwrap_or_default()
 }
 
+/// Seed 002's records toolset's tools as JSON text: `[{name, description,
+/// input_schema, read_only}]`, the schema as an object (`memdir::records::TOOLS`).
+#[wasm_bindgen(js_name = recordTools)]
+pub fn record_tools() -> String {
+    let tools: alloc::vec::Vec<serde_json::Value> = memdir::records::TOOLS
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "name": t.name,
+                "description": t.description,
+                "input_schema": memdir::__hooks::from_text::<serde_json::Value>(t.input_schema)
+                    .unwrap_or_default(),
+                "read_only": t.read_only,
+            })
+        })
+        .collect();
+    serde_json::to_string(&tools).unwrap_or_default()
+}
+
+/// Why the records toolset's settings are refused, in the engine's words, or `""`
+/// when they hold (`undefined`: the default): `memoryRecordTools` checks them at once.
+#[wasm_bindgen(js_name = recordSettingsError)]
+pub fn record_settings_error(
+    half_life_days: Option<f64>,
+    capacity: Option<f64>,
+    similarity: Option<f64>,
+) -> String {
+    match memdir::records::Settings::of(half_life_days, capacity, similarity) {
+        Ok(_) => alloc::string::String::new(),
+        Err(e) => alloc::format!("{e}"),
+    }
+}
+
 /// The memory tool's command names and those that only read, as JSON text
 /// `[commands, read_only_commands]` (`memdir::COMMANDS`, `memdir::READ_ONLY_COMMANDS`):
 /// every face needs them at start, to know which calls write, and the whole

@@ -425,6 +425,38 @@ impl Memory {
         })
     }
 
+    /// Seed 002's records toolset (`memdir::records`): tool `name` on `input` (JSON
+    /// text) by the settings given (`undefined`: the default), over this memory's
+    /// stores. Resolves the answer's JSON text, or rejects with an `Error` whose
+    /// message is the text and whose `kind` names the failure.
+    pub fn records(
+        &self,
+        name: String,
+        input: String,
+        half_life_days: Option<f64>,
+        capacity: Option<f64>,
+        similarity: Option<f64>,
+        actor: Option<String>,
+    ) -> Result<Promise, JsValue> {
+        let by = actor_of(actor)?;
+        let mounted = Rc::clone(&self.mounted);
+        Ok(promise(async move {
+            let answer = match memdir::records::Settings::of(half_life_days, capacity, similarity) {
+                Ok(settings) => {
+                    mounted
+                        .records_json(&name, &input, &settings, by.as_ref())
+                        .await
+                }
+                Err(e) => Err(e),
+            };
+            answer.map(|text| JsValue::from_str(&text)).map_err(|e| {
+                let err = js_sys::Error::new(&alloc::format!("{e}"));
+                let _ = Reflect::set(&err, &"kind".into(), &e.kind().into());
+                err.into()
+            })
+        }))
+    }
+
     /// Garbage-collects objects unreachable from the last `keep_commits` commits
     /// that were so at a pass at least `min_age_ms` ago; resolves `{reachable,
     /// deleted, pending}`.

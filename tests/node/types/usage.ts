@@ -16,6 +16,7 @@ import {
   directoryStore,
   listStores,
   inMemoryStore,
+  memoryRecordTools,
   memoryStore,
   findTool,
   memoryFindTool,
@@ -69,12 +70,15 @@ export async function example(client: Anthropic): Promise<void> {
   const pending: boolean = (await memory.searchStatus()).pending;
   const findName: 'memory_find' = findTool().name;
   void [first, block, indexStatus, pending, findName];
+  // Seed 002's records toolset, its settings optional.
   await client.beta.messages.toolRunner({
     model: 'claude-sonnet-5-5',
     max_tokens: 1024,
     messages: [{ role: 'user', content: 'hi' }],
-    tools: [ours, memoryFindTool(memory, { cache_control: { type: 'ephemeral' } })],
+    tools: [...memoryRecordTools(memory, { halfLifeDays: 14 }), ours, memoryFindTool(memory, { cache_control: { type: 'ephemeral' } })],
   });
+  const found: string = await memory.records('memory_retrieve', { query: 'tea' }, { capacity: 10 });
+  void found;
 
   const map = new Map<string, Uint8Array>();
   const mine: JsStore = {
