@@ -385,6 +385,11 @@ pub const RECALL_DEFAULT_LIMIT: usize = 5;
 pub const RECALL_DEFAULT_MAX_CHARS: usize = 4_000;
 /// The most characters a caller may give `memory.recall`.
 pub const RECALL_MAX_CHARS: usize = 100_000;
+/// Calls of [`SEARCH_INDEX_WORK`] memories each that the wasmtime host's
+/// `reindex` makes unless told otherwise (`memdir-host reindex`, Python's
+/// `reindex()`): each call has its own fuel, so a store of 100,000 memories is
+/// brought up to date in one `reindex`.
+pub const REINDEX_DEFAULT_ROUNDS: u32 = 16;
 
 // The Memory Stores API: paths.
 

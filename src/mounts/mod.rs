@@ -16,7 +16,7 @@ mod route;
 
 use error::MountError;
 pub use instructions::instructions;
-pub use route::{MountTarget, Mounted, Top, TopEntry};
+pub use route::{MountTarget, Mounted, ToolsetTarget, Top, TopEntry};
 
 /// Whether a mounted store may be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -39,7 +39,7 @@ mod tokens;
 use error::SearchError;
 pub(crate) use lines::{Matched, best_lines};
 pub use lines::{Recalled, recall_block};
-pub use request::{Request, hits_json};
+pub use request::{RecallFound, RecallItem, Request, hits_json};
 pub(crate) use stored::CHUNK as INDEX_CHUNK_PREFIX;
 pub use tokens::{path_terms, terms};
 
