@@ -379,17 +379,16 @@ pub const SEARCH_INDEX_WORK: usize = 20_000;
 /// piece its memory falls in (by a hash of its path), and the index's table of
 /// pieces doubles or halves to keep this.
 pub const SEARCH_CHUNK_DOCS: usize = 64;
+/// Most rounds of [`SEARCH_INDEX_WORK`] memories `memory.reindex()` and `memdir
+/// reindex` run before they answer (2,000,000 memories, more than a store holds):
+/// a writer that keeps the index behind cannot keep them running.
+pub const SEARCH_REINDEX_ROUNDS: u32 = 100;
 /// Memories `memory.recall` puts in a system prompt unless told otherwise.
 pub const RECALL_DEFAULT_LIMIT: usize = 5;
 /// The characters `memory.recall`'s block may take unless told otherwise.
 pub const RECALL_DEFAULT_MAX_CHARS: usize = 4_000;
 /// The most characters a caller may give `memory.recall`.
 pub const RECALL_MAX_CHARS: usize = 100_000;
-/// Calls of [`SEARCH_INDEX_WORK`] memories each that the wasmtime host's
-/// `reindex` makes unless told otherwise (`memdir-host reindex`, Python's
-/// `reindex()`): each call has its own fuel, so a store of 100,000 memories is
-/// brought up to date in one `reindex`.
-pub const REINDEX_DEFAULT_ROUNDS: u32 = 16;
 
 // The Memory Stores API: paths.
 

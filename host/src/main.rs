@@ -122,7 +122,7 @@ options:
         search_max = memdir::config::SEARCH_MAX_LIMIT,
         recall_limit = memdir::config::RECALL_DEFAULT_LIMIT,
         recall_chars = memdir::config::RECALL_DEFAULT_MAX_CHARS,
-        rounds = memdir::config::REINDEX_DEFAULT_ROUNDS,
+        rounds = memdir::config::SEARCH_REINDEX_ROUNDS,
         work = memdir::config::SEARCH_INDEX_WORK,
     )
 }
@@ -207,7 +207,7 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
         mounts: Vec::new(),
         mount_texts: Vec::new(),
         search: serde_json::Map::new(),
-        rounds: memdir::config::REINDEX_DEFAULT_ROUNDS,
+        rounds: memdir::config::SEARCH_REINDEX_ROUNDS,
     };
     let mut args = args.peekable();
     while let Some(a) = args.next() {

@@ -167,7 +167,7 @@ fn a_hit_deleted_or_renamed_away_is_never_found_again() {
         );
         assert_eq!(
             other
-                .reindex(memdir::config::REINDEX_DEFAULT_ROUNDS)
+                .reindex(memdir::config::SEARCH_REINDEX_ROUNDS)
                 .unwrap(),
             IndexStatus {
                 indexed: 2,
