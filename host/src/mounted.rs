@@ -15,7 +15,8 @@ use serde_json::Value;
 
 use crate::backend::Backend;
 use crate::sandbox::{
-    CallError, CallErrorKind, Host, HostLimits, Runtime, ToolConfig, ToolsetFailure, recall_text,
+    CallError, CallErrorKind, Host, HostLimits, IndexStatus, Runtime, ToolConfig, ToolsetFailure,
+    recall_text,
 };
 
 /// One mount's instance. A cell, since the routing borrows every target shared
@@ -271,6 +272,33 @@ impl MountedHost {
         });
         all.items.truncate(limit);
         Ok(recall_text(&all))
+    }
+
+    /// Brings every store's search index up to date (see [`Host::reindex`]); how
+    /// far they are together: memories indexed in all, pending in any.
+    pub fn reindex(&self, rounds: u32) -> Result<IndexStatus, CallError> {
+        self.each_status(|h| h.reindex(rounds))
+    }
+
+    /// How far every store's search index is, together.
+    pub fn search_status(&self) -> Result<IndexStatus, CallError> {
+        self.each_status(Host::search_status)
+    }
+
+    fn each_status(
+        &self,
+        f: impl Fn(&mut Host) -> Result<IndexStatus, CallError>,
+    ) -> Result<IndexStatus, CallError> {
+        let mut total = IndexStatus {
+            indexed: 0,
+            pending: false,
+        };
+        for (_, instance) in self.mounted.engines() {
+            let s = f(&mut instance.host())?;
+            total.indexed = total.indexed.saturating_add(s.indexed);
+            total.pending |= s.pending;
+        }
+        Ok(total)
     }
 
     /// The memory-store toolset over every store (`memdir::mounts::Mounted::toolset`):
