@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 from pathlib import Path
 from typing import Any, Dict, List, Tuple
 
@@ -227,3 +228,124 @@ def test_the_async_store_tools_run_on_a_worker_thread(tmp_path: Path) -> None:
         return str(await tools["memory_list"].call({}))
 
     assert asyncio.run(go()) == "Documents under /:\n/a.md (5 bytes)"
+
+
+# The SDK's own tool runner with the memory tool and the store tools, against a
+# loopback Messages API that calls them by name: the definitions it sends, and each
+# tool_result with its is_error. Turn by turn, as the async runner may run the
+# calls of one turn at once.
+def runner_turns() -> List[List[Tuple[str, Any, str, bool]]]:
+    sha = hashlib.sha256(b"tabs, not spaces").hexdigest()
+    return [
+        [("memory_write", {"path": "/notes/a.md", "content": "tabs, not spaces"}, f"Created /notes/a.md (16 bytes, content_sha256 {sha}).", False)],
+        [
+            (
+                "memory_read",
+                {"path": "/notes/missing.md"},
+                "Error: No document at /notes/missing.md; memory_list shows the documents there are.",
+                True,
+            ),
+            ("memory_edit", {"path": "/notes/a.md", "old_str": "", "new_str": "x"}, "Error: Invalid input for memory_edit: old_str must not be empty.", True),
+            (
+                "memory",
+                {"command": "view", "path": "/memories/notes/a.md"},
+                "Here's the content of /memories/notes/a.md with line numbers:\n     1\ttabs, not spaces",
+                False,
+            ),
+        ],
+        [("memory_list", {}, "Documents under /:\n/notes/a.md (16 bytes)", False)],
+    ]
+
+
+class NamedFakeApi:
+    """Request i gets the named tool calls of turn i, then a final "Done."."""
+
+    def __init__(self, turns: List[List[Tuple[str, Any, str, bool]]]) -> None:
+        import threading
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+        self.requests: List[Dict[str, Any]] = []
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+                i = len(api.requests)
+                api.requests.append(body)
+                turn = turns[i] if i < len(turns) else None
+                content = (
+                    [{"type": "tool_use", "id": f"toolu_{i}_{j}", "name": n, "input": inp} for j, (n, inp, _, _) in enumerate(turn)]
+                    if turn
+                    else [{"type": "text", "text": "Done."}]
+                )
+                out = json.dumps(
+                    {
+                        "id": f"msg_{i}",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": body["model"],
+                        "content": content,
+                        "stop_reason": "tool_use" if turn else "end_turn",
+                        "stop_sequence": None,
+                        "usage": {"input_tokens": 1, "output_tokens": 1},
+                    }
+                ).encode()
+                self.send_response(200)
+                self.send_header("content-type", "application/json")
+                self.send_header("content-length", str(len(out)))
+                self.end_headers()
+                self.wfile.write(out)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_the_sdk_runner_runs_the_store_tools_beside_the_memory_tool(flavour: str, tmp_path: Path) -> None:
+    import anthropic
+
+    turns = runner_turns()
+    api = NamedFakeApi(turns)
+    params: Dict[str, Any] = dict(model="claude-sonnet-5-5", max_tokens=1024, messages=[{"role": "user", "content": "Remember."}])
+    try:
+        if flavour == "sync":
+            tool = memdir.MemdirMemoryTool(directory=tmp_path / "store")
+            client = anthropic.Anthropic(api_key="test-key", base_url=api.url, max_retries=0)
+            tools: List[Any] = [tool, *memdir.memory_store_tools(tool)]
+            final = client.beta.messages.tool_runner(tools=tools, **params).until_done()
+        else:
+            atool = memdir.AsyncMemdirMemoryTool(directory=tmp_path / "store")
+
+            async def run() -> Any:
+                aclient = anthropic.AsyncAnthropic(api_key="test-key", base_url=api.url, max_retries=0)
+                atools: List[Any] = [atool, *memdir.memory_store_tools(atool)]
+                return await aclient.beta.messages.tool_runner(tools=atools, **params).until_done()
+
+            final = asyncio.run(run())
+    finally:
+        api.close()
+    assert [b.text for b in final.content] == ["Done."]
+    assert len(api.requests) == len(turns) + 1
+    definitions = [{"type": "memory_20250818", "name": "memory"}] + [
+        {"name": t.name, "description": t.description, "input_schema": t.input_schema}
+        for t in memdir.memory_store_tools(memdir.MemdirMemoryTool())
+    ]
+    assert [d["name"] for d in definitions] == ["memory", *TOOL_NAMES]
+    assert api.requests[0]["tools"] == definitions
+    for i, turn in enumerate(turns):
+        sent = api.requests[i + 1]["messages"][-1]
+        want = []
+        for j, (_, _, content, is_error) in enumerate(turn):
+            block: Dict[str, Any] = {"type": "tool_result", "tool_use_id": f"toolu_{i}_{j}", "content": content}
+            if is_error:
+                block["is_error"] = True
+            want.append(block)
+        assert sent["content"] == want, f"turn {i}"
