@@ -63,12 +63,12 @@ usage:
       /memories/notes); exits 1 if the query is refused.
   memdir-host recall (--store DIR | --in-memory | --mount ...) [--limit N]
                      [--max-chars N] [--prefix P] [options] QUERY
-      Prints the block of the N (default {recall_limit}) memories most relevant to
-      QUERY for a system prompt, within N characters (default {recall_chars});
-      nothing when none is found or fits.
+      Prints the block of the memories most relevant to QUERY for a system prompt
+      (at most --limit, default {recall_limit}, within --max-chars characters,
+      default {recall_chars}); nothing when none is found or fits.
   memdir-host reindex (--store DIR | --in-memory) [--rounds N] [options]
-      Brings the search index up to the store's head, at most N calls (default
-      {rounds}) of {work} memories each; prints {{\"indexed\", \"pending\"}}.
+      Brings the search index up to the store's head, at most --rounds calls
+      (default {rounds}) of {work} memories each; prints {{\"indexed\", \"pending\"}}.
   memdir-host search-status (--store DIR | --in-memory) [options]
       Prints how far the search index is: {{\"indexed\", \"pending\"}}.
   memdir-host imports [--component PATH]
@@ -106,6 +106,10 @@ options:
   --mount NAME=DIR[:ro]    mount the store directory DIR at /memories/NAME (repeatable)
   --mount-description NAME=TEXT   what the store mounted at NAME holds (for the model)
   --mount-instructions NAME=TEXT  how the model should use it
+  --limit N                search, recall: most memories answered
+  --prefix P               search, recall: only under the directory P (/memories/notes)
+  --max-chars N            recall: the block's most characters
+  --rounds N               reindex: most calls
 ",
         keep = d.keep_commits,
         file = d.max_file_bytes,
