@@ -669,7 +669,7 @@ impl Host {
         })
     }
 
-    /// `memory.search` (docs/search.md): `{"query", "limit"?, "path_prefix"?}` as
+    /// `memory.search` (`memdir::Engine::search_json`): `{"query", "limit"?, "path_prefix"?}` as
     /// JSON text in, the JSON text of `[{"path", "score", "lines": [{"line",
     /// "text"}]}]` out, best first (`memdir::Engine::search_json`). A search
     /// brings the stored index up to date, so it may write the index, never the
