@@ -58,6 +58,17 @@ Sync (docs/sync.md):
                            overlapping ones kept both between conflict markers;
                            the key from FILE or $ANTHROPIC_API_KEY. Prints one
                            line: pulled, pushed, merged, conflicts, unchanged
+Search:
+  search QUERY [--limit N] [--prefix P] [--json]
+                           the memories most relevant to QUERY (its words, in
+                           any language), best first: each path, its score and
+                           its best matching lines, numbered; --prefix P only
+                           under the directory P, --limit N at most N (default
+                           ${defaults().searchDefaultLimit}); --json: one JSON array of
+                           {path, score, lines: [{line, text}]}
+  reindex                  bring the search index up to date now (a search does
+                           it too, a bounded part at a time); prints
+                           {indexed,pending}
 Upkeep:
   gc [--keep N]            delete stored objects unreachable from the last N
                            commits (default ${defaults().keepCommits}) that the previous gc found
@@ -104,8 +115,8 @@ function duration(flag, text, options) {
 // and its own (OPTIONS), and refuses any other by name: a mistyped option must not
 // be ignored, nor taken for an argument.
 const GLOBAL = ['--store', '--help', '-h', '--version'];
-const TAKES_VALUE = new Set(['--store', '--host', '--port', '--keys', '--retention', '--upkeep-every', '--allow-origin', '--remote', '--remote-store', '--key-file', '--keep', '--older-than', '--older-than-ms']);
-const FLAGS = new Set(['--help', '-h', '--version', '--force', '--no-auth']);
+const TAKES_VALUE = new Set(['--store', '--host', '--port', '--keys', '--retention', '--upkeep-every', '--allow-origin', '--remote', '--remote-store', '--key-file', '--keep', '--older-than', '--older-than-ms', '--limit', '--prefix']);
+const FLAGS = new Set(['--help', '-h', '--version', '--force', '--no-auth', '--json']);
 const OPTIONS = {
   serve: ['--host', '--port', '--keys', '--no-auth', '--retention', '--upkeep-every', '--allow-origin'],
   sync: ['--remote', '--remote-store', '--key-file'],
@@ -113,6 +124,7 @@ const OPTIONS = {
   gc: ['--keep'],
   expire: ['--older-than', '--older-than-ms'],
   retain: ['--retention'],
+  search: ['--limit', '--prefix', '--json'],
 };
 
 // What an option looks like: "--" and a name (a letter, then letters, digits and
@@ -168,7 +180,7 @@ function refuseOptions(cmd, given) {
 }
 
 // Every command; any other is refused by name.
-const COMMANDS = new Set(['exec', 'view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'import-dir', 'export-dir', 'mcp', 'serve', 'sync', 'gc', 'expire', 'retain']);
+const COMMANDS = new Set(['exec', 'view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'import-dir', 'export-dir', 'mcp', 'serve', 'sync', 'gc', 'expire', 'retain', 'search', 'reindex']);
 
 const toPath = (p) => (p.startsWith('/') ? p : `/memories/${p}`);
 
@@ -452,6 +464,16 @@ async function onStore(store, opts, rest) {
     process.stdout.write(`${JSON.stringify(report)}\n`);
     return 0;
   }
+  if (cmd === 'search') {
+    if (rest.length < 2) throw new UsageError('usage: memdir search QUERY [--limit N] [--prefix P] [--json]');
+    return searchCommand(await open(), rest.slice(1).join(' '), opts);
+  }
+  if (cmd === 'reindex') {
+    arity(rest, 0, 0, 'reindex');
+    const status = await (await open()).reindex();
+    process.stdout.write(`${JSON.stringify(status)}\n`);
+    return 0;
+  }
   if (cmd === 'sync') {
     arity(rest, 0, 0, 'sync --remote-store ID [--remote URL] [--key-file FILE]');
     return syncCommand(open, opts);
@@ -464,6 +486,28 @@ async function onStore(store, opts, rest) {
     return 1;
   }
   process.stdout.write(`${r.content}\n`);
+  return 0;
+}
+
+/**
+ * `memdir search`: the hits as the engine words them for a model (`memory.find`:
+ * path, score, numbered lines), or with --json as `memory.search` answers them.
+ * The values of --limit and --prefix are the engine's to judge; a refusal is a
+ * usage error in its words.
+ */
+async function searchCommand(memory, query, opts) {
+  const limit = opts.limit === undefined ? undefined : /^\d{1,9}$/.test(opts.limit) ? Number(opts.limit) : opts.limit;
+  const prefix = opts.prefix === undefined ? undefined : toPath(opts.prefix);
+  let out;
+  try {
+    out = opts.json
+      ? JSON.stringify(await memory.search(query, { limit, pathPrefix: prefix }))
+      : await memory.find({ query, limit, path_prefix: prefix });
+  } catch (e) {
+    if (e?.kind === 'input') throw new UsageError(e.message);
+    throw e;
+  }
+  process.stdout.write(`${out}\n`);
   return 0;
 }
 

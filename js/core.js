@@ -235,6 +235,17 @@ function actorOption(options) {
   return text;
 }
 
+/**
+ * The JSON text of `memory.search`'s and `memory.recall`'s arguments, `{query,
+ * options}`, as the engine reads them (it maps the options' names and judges
+ * every value: one place); over the input cap, the engine's refusal.
+ */
+function searchInput(query, options) {
+  const text = inputText({ query, options }, false);
+  if (text === null) throw withKind(new Error(glue.oversizedInput().content.slice('Error: '.length)), 'input');
+  return text;
+}
+
 function withKind(error, kind) {
   error.kind = kind;
   return error;
@@ -422,6 +433,73 @@ export class Memory {
   }
 
   /**
+   * The memories most relevant to `query`, best first, across every store
+   * mounted: `[{path, score, lines: [{line, text}]}]`, each with its
+   * `/memories/…` path, its BM25 score and its best matching lines (numbered as
+   * `view` numbers them). `options`: `{limit, pathPrefix}` (a directory such as
+   * `/memories/notes`). Rejects with an `Error` whose message is the engine's and
+   * whose `kind` is `input` for a query or option it refuses (the store's
+   * failure's kind for a store that failed; `closed`).
+   */
+  async search(query, options) {
+    if (modelCalled(query, 'search')) return this.#handle(query, false);
+    if (this.#closed) throw faceError('closed');
+    const hits = JSON.parse(await this.#core.search(searchInput(query, options)));
+    // In the order the docs give the fields (the engine's JSON sorts them).
+    return hits.map(({ path, score, lines }) => ({ path, score, lines }));
+  }
+
+  /**
+   * Seed 002's prefetch: a block of the memories most relevant to `query` for a
+   * system prompt, whole while they fit in `maxChars`, else their best lines; ''
+   * when none is found or fits. `options`: `{limit, maxChars, pathPrefix}`.
+   * Rejects as `search` does.
+   */
+  async recall(query, options) {
+    if (modelCalled(query, 'recall')) return this.#handle(query, false);
+    if (this.#closed) throw faceError('closed');
+    return this.#core.recall(searchInput(query, options));
+  }
+
+  /**
+   * The `memory_find` tool's answer (`findTool()`, `memoryFindTool`) to a model's
+   * input `{query, limit?, path_prefix?}`: the ranked hits as text. Rejects with
+   * an `Error` whose message is the text for the model, as `search` does.
+   */
+  async find(input) {
+    if (modelCalled(input, 'find')) return this.#handle(input, false);
+    if (this.#closed) throw faceError('closed');
+    const text = inputText(input, false);
+    if (text === null) throw withKind(new Error(glue.oversizedInput().content.slice('Error: '.length)), 'input');
+    return this.#core.find(text);
+  }
+
+  /**
+   * Brings every store's search index up to its head now (a search does it too,
+   * a bounded budget per call), one budget at a time, yielding to the event loop
+   * between them, at most `defaults().reindexRounds` of them. Resolves
+   * `{indexed, pending}`: the memories indexed; `pending` if writes still wait.
+   */
+  async reindex(...args) {
+    if (modelCalled(args[0], 'reindex')) return this.#handle(args[0], false);
+    if (this.#closed) throw faceError('closed');
+    let status = await this.#core.reindex(1);
+    for (let round = 1; status.pending && round < defaults().reindexRounds; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (this.#closed) throw faceError('closed');
+      status = await this.#core.reindex(1);
+    }
+    return status;
+  }
+
+  /** How far the search index is, without catching it up: `{indexed, pending}`. */
+  searchStatus(...args) {
+    if (modelCalled(args[0], 'searchStatus')) return this.#handle(args[0], false);
+    if (this.#closed) return Promise.reject(faceError('closed'));
+    return this.#core.searchStatus();
+  }
+
+  /**
    * Deletes stored objects no longer reachable from the last `keepCommits` commits.
    * An object goes at the pass after the one that found it unreachable, and only
    * if that pass is at least `minAgeMs` old (default 0; servers sharing a store
@@ -561,6 +639,39 @@ export function memoryStoreTools(memory) {
     run: (input) => memory.toolset(name, input),
     parse: (content) => content,
   }));
+}
+
+let findToolCache;
+/**
+ * The `memory_find` tool's definition, `{name, title, description,
+ * input_schema}`, as the engine has it (`memdir::mounts::FIND_TOOL`): a search of
+ * /memories for a model, beside the memory tool. Named apart from the toolset's
+ * `memory_search` so that a model may be given both.
+ */
+export function findTool() {
+  findToolCache ??= deepFreeze(JSON.parse(glue.findTool()));
+  return findToolCache;
+}
+
+/**
+ * The `memory_find` tool for the SDK's tool runner, beside `betaMemoryTool`: the
+ * shape of the SDK's `betaTool` (`{type: 'custom', name, description,
+ * input_schema, run, parse}`), running `memory.find`. A failure rejects with an
+ * `Error` whose message the runner sends back as `Error: <message>`.
+ */
+export function memoryFindTool(memory, extraProps) {
+  if (!(memory instanceof Memory)) throw new TypeError('memoryFindTool expects a memdir Memory (from openMemory)');
+  const { name, description, input_schema } = findTool();
+  return {
+    ...extraProps,
+    type: 'custom',
+    name,
+    description,
+    // A copy: the runner or the caller may add to it (strict, cache_control).
+    input_schema: structuredClone(input_schema),
+    run: (input) => memory.find(input),
+    parse: (content) => content,
+  };
 }
 
 /**

@@ -89,6 +89,10 @@ export interface Defaults {
   drainWaitMs: number;
   /** Largest value a store may hand back (a stored record claiming more is damage, refused unread). */
   maxValueBytes: number;
+  /** Most rounds `memory.reindex()` and `memdir reindex` run, each bringing the search index up by one bounded budget of memories. */
+  reindexRounds: number;
+  /** Results `memory.search` and `memdir search` answer unless told otherwise. */
+  searchDefaultLimit: number;
 }
 
 /** Every default and limit of the engine (where openMemory's defaults come from). */
@@ -282,9 +286,83 @@ export declare class Memory {
    * `kind` names the failure.
    */
   toolset(name: ToolsetToolName, input: unknown, options?: CallOptions): Promise<string>;
+  /**
+   * The memories most relevant to `query`, best first, across every store mounted
+   * (docs/node.md): each `/memories/…` path with its score and its best matching
+   * lines. Rejects with a `MemdirError` (`kind` `input` for a query or option the
+   * engine refuses).
+   */
+  search(query: string, options?: SearchOptions): Promise<SearchHit[]>;
+  /**
+   * A block of the most relevant memories for a system prompt, within
+   * `options.maxChars` (default 4,000 characters); '' when none is found or fits.
+   */
+  recall(query: string, options?: RecallOptions): Promise<string>;
+  /** The `memory_find` tool's text for a model's input `{query, limit?, path_prefix?}`. */
+  find(input: unknown): Promise<string>;
+  /** Brings every store's search index up to its head now (a search does it too). */
+  reindex(): Promise<SearchIndexStatus>;
+  /** How far the search index is, without catching it up. */
+  searchStatus(): Promise<SearchIndexStatus>;
   /** Releases the engine. */
   close(): void;
 }
+
+/** `memory.search`'s options. */
+export interface SearchOptions {
+  /** Most memories answered, 1 to 100 (default 10). */
+  limit?: number;
+  /** Only memories under this directory, e.g. `/memories/notes` (default: all). */
+  pathPrefix?: string;
+}
+
+/** `memory.recall`'s options. */
+export interface RecallOptions extends SearchOptions {
+  /** The characters the block may take, 1 to 100,000 (default 4,000); `limit` defaults to 5. */
+  maxChars?: number;
+}
+
+/** A memory `memory.search` found. */
+export interface SearchHit {
+  /** Its path, `/memories/…` (`/memories/<mount>/…` beside other stores). */
+  path: string;
+  /** Its BM25 score: higher is better. */
+  score: number;
+  /** Its best matching lines, in line order, numbered from 1 as `view` numbers them. */
+  lines: Array<{ line: number; text: string }>;
+}
+
+/** How far the search index is. */
+export interface SearchIndexStatus {
+  /** Memories indexed, every store together. */
+  indexed: number;
+  /** True while writes wait to be indexed (the next search or reindex reads them). */
+  pending: boolean;
+}
+
+/** The `memory_find` tool's definition, as the engine holds it. */
+export interface FindToolDefinition {
+  readonly name: 'memory_find';
+  readonly title: string;
+  readonly description: string;
+  readonly input_schema: { readonly type: 'object'; readonly [key: string]: unknown };
+}
+
+/** The `memory_find` tool's definition (name, description, JSON Schema). */
+export declare function findTool(): FindToolDefinition;
+
+/** The `memory_find` tool for the SDK's tool runner, beside `betaMemoryTool`, running on `memory`. */
+export declare function memoryFindTool<const Extra extends object = {}>(
+  memory: Memory,
+  extraProps?: Extra,
+): Extra & {
+  type: 'custom';
+  name: 'memory_find';
+  description: string;
+  input_schema: { type: 'object'; [key: string]: unknown };
+  run: (input: Record<string, unknown>) => Promise<string>;
+  parse: (content: unknown) => Record<string, unknown>;
+};
 
 /** The names of the memory-store toolset's tools. */
 export type ToolsetToolName = 'memory_list' | 'memory_search' | 'memory_read' | 'memory_write' | 'memory_edit' | 'memory_delete';

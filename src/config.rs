@@ -158,6 +158,10 @@ pub struct Defaults {
     /// Largest value a store may hand back ([`MAX_VALUE_BYTES`]): a store adapted in JS
     /// refuses a larger one as a failure before reading it.
     pub max_value_bytes: usize,
+    /// Most rounds `memory.reindex()` runs ([`SEARCH_REINDEX_ROUNDS`]).
+    pub reindex_rounds: u32,
+    /// Results a search answers unless told otherwise ([`SEARCH_DEFAULT_LIMIT`]).
+    pub search_default_limit: usize,
 }
 
 impl Defaults {
@@ -188,6 +192,8 @@ impl Defaults {
             drain_max_bytes: DRAIN_MAX_BYTES,
             drain_wait_ms: DRAIN_WAIT_MS,
             max_value_bytes: MAX_VALUE_BYTES,
+            reindex_rounds: SEARCH_REINDEX_ROUNDS,
+            search_default_limit: SEARCH_DEFAULT_LIMIT,
         }
     }
 }
@@ -379,9 +385,16 @@ pub const SEARCH_INDEX_WORK: usize = 20_000;
 /// piece its memory falls in (by a hash of its path), and the index's table of
 /// pieces doubles or halves to keep this.
 pub const SEARCH_CHUNK_DOCS: usize = 64;
+/// The index's changes since its base are folded into it once they number more
+/// than the index's memories divided by this (or [`SEARCH_FOLD_MIN`]): a catch-up
+/// writes a small delta, and the base's chunks are rewritten only that often.
+pub const SEARCH_DELTA_SHARE: usize = 4;
+/// Changes since the base always allowed before a fold (a small index folds no
+/// more often than every this many).
+pub const SEARCH_FOLD_MIN: usize = 256;
 /// Most rounds of [`SEARCH_INDEX_WORK`] memories `memory.reindex()` and `memdir
-/// reindex` run before they answer (2,000,000 memories, more than a store holds):
-/// a writer that keeps the index behind cannot keep them running.
+/// reindex` run before they answer (2,000,000 memories): a writer that keeps the
+/// index behind cannot keep them running, and their `pending` says to run again.
 pub const SEARCH_REINDEX_ROUNDS: u32 = 100;
 /// Memories `memory.recall` puts in a system prompt unless told otherwise.
 pub const RECALL_DEFAULT_LIMIT: usize = 5;

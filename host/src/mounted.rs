@@ -63,6 +63,16 @@ impl ToolsetTarget for Instance {
             .borrow_mut()
             .toolset(prefix, name, &input.to_string())
     }
+
+    async fn search_page(
+        &self,
+        prefix: &str,
+        input: &Value,
+    ) -> Result<(Vec<Value>, Option<String>), ToolsetFailure> {
+        self.0
+            .borrow_mut()
+            .toolset_search_page(prefix, &input.to_string())
+    }
 }
 
 /// Where a search or recall goes.

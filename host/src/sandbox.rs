@@ -760,6 +760,33 @@ impl Host {
         })
     }
 
+    /// One page of `memory_search` over this store, paths shown under `prefix`:
+    /// its hits and the next page's token (for a search of every mounted store).
+    pub fn toolset_search_page(
+        &mut self,
+        prefix: &str,
+        input: &str,
+    ) -> Result<(Vec<serde_json::Value>, Option<String>), ToolsetFailure> {
+        let answer = self.typed(false, &[prefix, input], |g, s| {
+            Ok(Ok(g.call_toolset_search_page(s, prefix, input)?))
+        })?;
+        let text = answer.map_err(|e| ToolsetFailure {
+            kind: e.kind,
+            message: e.message,
+        })?;
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        let hits = v
+            .get("hits")
+            .and_then(|h| h.as_array())
+            .cloned()
+            .unwrap_or_default();
+        let next = v
+            .get("next_page")
+            .and_then(|n| n.as_str())
+            .map(String::from);
+        Ok((hits, next))
+    }
+
     /// The toolset's definitions as the component has them (JSON text
     /// `[{"name", "description", "input_schema", "read_only"}]`).
     pub fn toolset_tools(&mut self) -> Result<String, CallError> {

@@ -1,6 +1,8 @@
-//! Full-text search over a store's memories: case-insensitive, in tree order,
-//! each hit with its memory's id and path and the matching lines with their
-//! numbers; paged by path, and bounded in lines per memory and bytes read per page.
+//! Search over a store's memories: ranked by the search index (`search/`), best
+//! first, each hit with its memory's id, path, score and best matching lines with
+//! their numbers; paged by rank. A query with no words (only punctuation or
+//! symbols) is looked for as text instead, in tree order, bounded in bytes read
+//! per page.
 
 use alloc::format;
 use alloc::string::String;
@@ -14,6 +16,7 @@ use super::page::{self, PageRequest};
 use super::rules;
 use super::{Ctx, Outcome};
 use crate::command::plan::{Found, store_path};
+use crate::search::{best_lines, query_terms};
 use crate::storage::Engine;
 use crate::storage::overlay::Overlay;
 use crate::storage::tree::{Child, Kind};
@@ -33,19 +36,98 @@ fn shown(line: &str) -> String {
     out
 }
 
+/// Where a ranked page ends: its last hit's score (as the bits of the f64, so it
+/// reads back exactly) and path. The next page starts after it in the ranking's
+/// order (score descending, then path), so a memory ranked on one page never
+/// comes again on the next while the store is unchanged.
+fn position(score: f64, path: &str) -> String {
+    format!("{:016x}:{path}", score.to_bits())
+}
+
+fn after_position(pos: &str) -> Option<(f64, &str)> {
+    let (bits, path) = pos.split_once(':')?;
+    let bits = u64::from_str_radix(bits, 16).ok()?;
+    Some((f64::from_bits(bits), path))
+}
+
 impl<S: Store> Engine<S> {
     pub(crate) async fn memory_search(&self, ctx: &Ctx, q: &Query<'_>) -> Outcome {
         let query = q.str("query").unwrap_or_default();
         let n = query.chars().count();
-        if n == 0 || n > MAX_QUERY_CHARS {
+        if n == 0 || n > MAX_QUERY_CHARS || query.trim().is_empty() {
             return Err(ApiError::query_length(n));
         }
         let prefix_arg = q.str("path_prefix").unwrap_or("/");
         let prefix = rules::prefix(prefix_arg)?;
+        let terms = query_terms(query);
+        if terms.is_empty() {
+            // Only punctuation or symbols: no word to rank by, so the text itself
+            // is looked for, as before the index.
+            return self
+                .memory_scan(ctx, q, query, prefix_arg, prefix.as_ref())
+                .await;
+        }
+        let fp = page::fingerprint(&["memory.search.ranked", &ctx.ids.tag, query, prefix_arg]);
+        let PageRequest { limit, after } = page::read(q, &fp, false)?;
+        let after = match after.as_deref() {
+            None => None,
+            Some(pos) => Some(after_position(pos).ok_or_else(ApiError::bad_page_token)?),
+        };
+        let under = prefix.as_ref().map(store_path);
+        let ranking = self.ranked(&terms, under).await?;
+        let mut data: Vec<Value> = Vec::new();
+        let mut last: Option<(f64, &str)> = None;
+        let mut more = false;
+        for r in &ranking.hits {
+            if let Some((score, path)) = after {
+                let later = r.score < score || (r.score == score && &*r.path > path);
+                if !later {
+                    continue;
+                }
+            }
+            if data.len() >= limit {
+                more = true;
+                break;
+            }
+            let Some(file) = self.live(&ranking, r).await? else {
+                continue;
+            };
+            let text = self.blob(&file).await?;
+            let matches: Vec<Value> =
+                best_lines(query, &ranking.matched, &text, MAX_LINES_PER_MEMORY)
+                    .into_iter()
+                    .map(|l| json!({"line_number": l.line, "text": l.text}))
+                    .collect();
+            data.push(json!({
+                "type": "memory_search_result",
+                "memory_id": ctx.ids.memory_id(file.mem),
+                "path": &*r.path,
+                "score": r.score,
+                "matches": matches,
+            }));
+            last = Some((r.score, &r.path));
+        }
+        let next_page = match (more, last) {
+            (true, Some((score, path))) => Some(page::token(&fp, &position(score, path))),
+            _ => None,
+        };
+        Ok(json!({"data": data, "next_page": next_page, "query": format!("{query}")}))
+    }
+
+    /// A search for a query with no words: the memories whose content holds it,
+    /// ignoring case, in tree order, bounded in bytes read per page.
+    async fn memory_scan(
+        &self,
+        ctx: &Ctx,
+        q: &Query<'_>,
+        query: &str,
+        prefix_arg: &str,
+        prefix: Option<&crate::path::ValidPath>,
+    ) -> Outcome {
         let fp = page::fingerprint(&["memory.search", &ctx.ids.tag, query, prefix_arg]);
         let PageRequest { limit, after } = page::read(q, &fp, false)?;
         let none = Overlay::default();
-        let files = match &prefix {
+        let files = match prefix {
             None => {
                 let size = self.stored(&none, ctx.head.root).await?.size();
                 let root = Child::plain(Kind::Dir, ctx.head.root, size, 0);
@@ -92,6 +174,7 @@ impl<S: Store> Engine<S> {
                     "type": "memory_search_result",
                     "memory_id": ctx.ids.memory_id(file.mem),
                     "path": path,
+                    "score": 0.0,
                     "matches": matches,
                 }));
             }

@@ -271,8 +271,11 @@ impl<S: Store> Engine<S> {
         };
         // One listing of every key, not one per kind of object: a store directory
         // reads itself whole for each listing.
-        // The search index's chunks its table does not name were left by a
-        // catch-up cut short (or a rival's lost save): collected the same way.
+        // The search index, folded, holds no deleted or replaced text's terms
+        // (as this pass may collect the texts); its values no head names were
+        // left by a catch-up cut short (or a rival's lost save): collected the
+        // same way as objects.
+        self.fold_index().await?;
         let index = self.index_keys().await?;
         let mut unreferenced = BTreeSet::new();
         for key in list_all(self.store(), "").await? {

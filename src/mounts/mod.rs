@@ -3,7 +3,9 @@
 //! for the model. This module says what a mount is and which sets of mounts may be
 //! opened; `route` decides which store a command goes to (each store's engine does
 //! the rest with the same paths, so every answer reads as with one store),
-//! `instructions` writes the system prompt's text, `error` every refusal's.
+//! `instructions` writes the system prompt's text, `search` searches every store
+//! and merges their hits (and defines the `memory_find` tool), `error` every
+//! refusal's.
 
 use alloc::string::String;
 
@@ -13,10 +15,12 @@ use crate::path;
 pub(crate) mod error;
 mod instructions;
 mod route;
+mod search;
 
 use error::MountError;
 pub use instructions::instructions;
 pub use route::{MountTarget, Mounted, ToolsetTarget, Top, TopEntry};
+pub use search::FIND_TOOL;
 
 /// Whether a mounted store may be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -11,6 +11,7 @@ use crate::command::input::{Checked, Command};
 use crate::command::plan::refuse_without_storage;
 use crate::command::render::{self, Row};
 use crate::config::Limits;
+use crate::config::SEARCH_PAGE;
 use crate::error::{Refusal, ToolError};
 use crate::path::{self, ValidPath};
 use crate::storage::Engine;
@@ -277,10 +278,27 @@ pub trait ToolsetTarget {
         input: &Value,
         by: Option<&Actor>,
     ) -> Result<String, Self::ToolsetError>;
+
+    /// One page of `memory_search` over this store: its hits (paths shown under
+    /// `prefix`), best first, and the next page's token (see
+    /// [`Engine::search_page`]), for a search of every mounted store to merge.
+    async fn search_page(
+        &self,
+        prefix: &str,
+        input: &Value,
+    ) -> Result<(Vec<Value>, Option<String>), Self::ToolsetError>;
 }
 
 impl<S: Store> ToolsetTarget for Engine<S> {
     type ToolsetError = ToolsetError;
+
+    async fn search_page(
+        &self,
+        prefix: &str,
+        input: &Value,
+    ) -> Result<(Vec<Value>, Option<String>), ToolsetError> {
+        Engine::search_page(self, prefix, input).await
+    }
 
     async fn toolset_by(
         &self,
@@ -374,6 +392,9 @@ impl<T: ToolsetTarget> Mounted<T> {
                 }
                 .into());
             }
+            if tool.name == "memory_search" {
+                return self.search_every_store(input, by).await;
+            }
             // Each store's answer, under its own name.
             let mut parts = Vec::new();
             for (m, engine) in &self.mounts {
@@ -408,5 +429,67 @@ impl<T: ToolsetTarget> Mounted<T> {
         engine
             .toolset_by(&format!("/{}", m.name), name, &with(&local), by)
             .await
+    }
+
+    /// `memory_search` over every store: each store's first page, merged by
+    /// score (equal scores by path), the best [`SEARCH_PAGE`] of them; a store
+    /// with more to page through is named, to be searched alone.
+    async fn search_every_store(
+        &self,
+        input: &Value,
+        by: Option<&Actor>,
+    ) -> Result<String, T::ToolsetError> {
+        let _ = by;
+        if input.get("page").is_some() {
+            return Err(ToolsetError::Input {
+                tool: "memory_search",
+                field: "page".into(),
+                problem: "page is not a page token of this list and query".into(),
+            }
+            .into());
+        }
+        let query = input
+            .get("query")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let mut hits = Vec::new();
+        let mut more = Vec::new();
+        for (m, engine) in &self.mounts {
+            let prefix = format!("/{}", m.name);
+            let (mut page, next) = engine.search_page(&prefix, input).await?;
+            if next.is_some() {
+                more.push(format!("{prefix}/"));
+            }
+            hits.append(&mut page);
+        }
+        let score = |v: &Value| v.get("score").and_then(Value::as_f64).unwrap_or_default();
+        let path =
+            |v: &Value| String::from(v.get("path").and_then(Value::as_str).unwrap_or_default());
+        hits.sort_by(|a, b| {
+            score(b)
+                .total_cmp(&score(a))
+                .then_with(|| path(a).cmp(&path(b)))
+        });
+        let page = usize::try_from(SEARCH_PAGE).unwrap_or(usize::MAX);
+        if hits.len() > page {
+            for h in hits.get(page..).unwrap_or_default() {
+                let p = path(h);
+                if let Some(store) = self
+                    .mounts
+                    .iter()
+                    .map(|(m, _)| format!("/{}/", m.name))
+                    .find(|s| p.starts_with(s.as_str()))
+                    && !more.contains(&store)
+                {
+                    more.push(store);
+                }
+            }
+            hits.truncate(page);
+        }
+        let mut out = toolset::found_text(&hits, None, "/", query);
+        if !more.is_empty() {
+            out.push_str(&toolset::more_in_stores(&more));
+        }
+        Ok(out)
     }
 }

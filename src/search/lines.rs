@@ -15,6 +15,13 @@ use crate::search::tokens::{each_folded_term, fold};
 /// less: see `index.rs`).
 pub(crate) type Matched = BTreeMap<Rc<str>, f64>;
 
+/// A score as every text answer shows it (`memory_search`, `memory_find`, the
+/// CLI): three decimals, enough to tell ranks apart; JSON answers carry the
+/// exact number.
+pub fn score_text(score: f64) -> String {
+    alloc::format!("{score:.3}")
+}
+
 fn shown(line: &str) -> String {
     let mut out: String = line.chars().take(MAX_LINE_CHARS).collect();
     if line.chars().nth(MAX_LINE_CHARS).is_some() {
@@ -29,12 +36,18 @@ fn shown(line: &str) -> String {
 /// matches (the memory was found by its path).
 pub(crate) fn best_lines(query: &str, matched: &Matched, text: &str, max: usize) -> Vec<Line> {
     let phrase = fold(query.trim());
+    // Folding keeps line breaks where they are (no compatibility form holds one),
+    // so the folded text's lines are the text's.
+    let folded = fold(text);
     let mut scored: Vec<(f64, usize)> = Vec::new();
-    for (i, line) in text.split('\n').enumerate() {
-        let folded = fold(line);
+    for (i, line) in folded.split('\n').enumerate() {
+        // Only a line holding some matched term as text can hold it as a term.
+        if !matched.keys().any(|t| line.contains(&**t)) {
+            continue;
+        }
         let mut seen: Vec<&Rc<str>> = Vec::new();
         let mut score = 0.0;
-        each_folded_term(&folded, &mut |t| {
+        each_folded_term(line, &mut |t| {
             if let Some((name, w)) = matched.get_key_value(t)
                 && !seen.contains(&name)
             {
@@ -43,7 +56,7 @@ pub(crate) fn best_lines(query: &str, matched: &Matched, text: &str, max: usize)
             }
         });
         if score > 0.0 {
-            if !phrase.is_empty() && folded.contains(&phrase) {
+            if !phrase.is_empty() && line.contains(&phrase) {
                 score += 1000.0;
             }
             scored.push((score, i));

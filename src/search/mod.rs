@@ -37,8 +37,10 @@ mod stored;
 mod tokens;
 
 use error::SearchError;
+pub(crate) use index::query_terms;
 pub(crate) use lines::{Matched, best_lines};
-pub use lines::{Recalled, recall_block};
+pub use lines::{Recalled, recall_block, score_text};
+pub(crate) use request::whole;
 pub use request::{RecallFound, RecallItem, Request, hits_json};
 pub(crate) use stored::CHUNK as INDEX_CHUNK_PREFIX;
 pub use tokens::{path_terms, terms};
@@ -121,7 +123,7 @@ impl<S: Store> Engine<S> {
     }
 
     /// The index brought up to the head (within this call's budget), and saved.
-    async fn current_index(&self) -> Result<(State, Hash), ToolError> {
+    async fn current_index(&self, fold: bool) -> Result<(State, Hash), ToolError> {
         let mut attempts = 0;
         loop {
             let head = self.read_head().await?;
@@ -129,12 +131,22 @@ impl<S: Store> Engine<S> {
                 Some(s) => s,
                 None => self.load_index().await?,
             };
-            if !state.behind(head.root) {
+            state.fold |= fold;
+            if !state.behind(head.root) && !state.fold {
                 return Ok((state, head.root));
             }
             let mut budget = SEARCH_INDEX_WORK;
-            let dirty = self.catch_up(&mut state, head.root, &mut budget).await?;
-            if self.config().read_only || self.save_index(&mut state, &dirty).await? {
+            match self.catch_up(&mut state, head.root, &mut budget).await {
+                // The tree the index reflects is gone (gc collected it, or a
+                // redaction erased its leaves): rebuilt from the empty tree.
+                Err(ToolError::Damaged) if state.manifest.root != self.empty_root() => {
+                    state.restart(self.empty_root());
+                    budget = SEARCH_INDEX_WORK;
+                    self.catch_up(&mut state, head.root, &mut budget).await?;
+                }
+                other => other?,
+            }
+            if self.config().read_only || self.save_index(&mut state).await? {
                 return Ok((state, head.root));
             }
             attempts += 1;
@@ -154,7 +166,7 @@ impl<S: Store> Engine<S> {
         terms: &[String],
         under: Option<&str>,
     ) -> Result<Ranking, ToolError> {
-        let (state, root) = self.current_index().await?;
+        let (state, root) = self.current_index(false).await?;
         let pending = state.behind(root);
         let prefix = under.map(|u| alloc::format!("{u}/"));
         let hits = state
@@ -219,6 +231,21 @@ impl<S: Store> Engine<S> {
         limit: usize,
         under: Option<&str>,
     ) -> Result<Found, SearchError> {
+        let (best, pending) = self.best(query, limit, under).await?;
+        Ok(Found {
+            hits: best.into_iter().map(|(hit, _)| hit).collect(),
+            pending,
+        })
+    }
+
+    /// [`Engine::search`]'s hits, each with its whole text (for `memory.recall`
+    /// and the faces that merge several stores' hits).
+    pub(crate) async fn best(
+        &self,
+        query: &str,
+        limit: usize,
+        under: Option<&str>,
+    ) -> Result<(Vec<(Hit, Rc<str>)>, bool), SearchError> {
         let terms = error::check_query(query)?;
         let ranking = self.ranked(&terms, under).await?;
         let mut hits = Vec::new();
@@ -230,17 +257,34 @@ impl<S: Store> Engine<S> {
                 continue;
             };
             let text = self.blob(&child).await?;
-            hits.push(Hit {
+            let hit = Hit {
                 path: String::from(&*r.path),
                 score: r.score,
                 memory: child.mem,
                 lines: best_lines(query, &ranking.matched, &text, SEARCH_LINES_PER_HIT),
-            });
+            };
+            hits.push((hit, text));
         }
-        Ok(Found {
-            hits,
-            pending: ranking.pending,
-        })
+        Ok((hits, ranking.pending))
+    }
+
+    /// Brings the stored index up to the head (one budget's worth) and folds it
+    /// into its base: after a redaction, so no stored value keeps the erased
+    /// text's terms.
+    pub(crate) async fn refresh_index(&self) -> Result<(), ToolError> {
+        let (state, _) = self.current_index(true).await?;
+        self.keep_index(state);
+        Ok(())
+    }
+
+    /// Folds a stored index into its base (brought up to the head first), so no
+    /// stored value keeps a deleted or replaced text's terms; a store never
+    /// searched has no index and gets none. gc's first step.
+    pub(crate) async fn fold_index(&self) -> Result<(), ToolError> {
+        if self.config().read_only || self.store().get(stored::MANIFEST).await?.is_none() {
+            return Ok(());
+        }
+        self.refresh_index().await
     }
 
     /// Brings the stored index up to the head, a budget of
@@ -252,7 +296,7 @@ impl<S: Store> Engine<S> {
             if !status.pending {
                 break;
             }
-            let (state, _) = self.current_index().await?;
+            let (state, _) = self.current_index(false).await?;
             self.keep_index(state);
             status = self.search_status().await?;
         }

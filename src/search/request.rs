@@ -10,11 +10,11 @@ use serde_json::{Value, json};
 
 use crate::config::{
     RECALL_DEFAULT_LIMIT, RECALL_DEFAULT_MAX_CHARS, RECALL_MAX_CHARS, SEARCH_DEFAULT_LIMIT,
-    SEARCH_LINES_PER_HIT, SEARCH_MAX_LIMIT,
+    SEARCH_MAX_LIMIT,
 };
 use crate::path::{ROOT, ValidPath, validate};
 use crate::search::error::{SearchError, check_query};
-use crate::search::lines::{Recalled, best_lines, recall_block};
+use crate::search::lines::{Recalled, recall_block};
 use crate::search::{Found, Hit};
 use crate::storage::Engine;
 use crate::store::Store;
@@ -30,7 +30,12 @@ pub struct Request {
     pub under: Option<String>,
 }
 
-fn whole(v: &Value, name: &'static str, max: usize) -> Result<Option<usize>, SearchError> {
+/// The option `name` of `v` as a whole number from 1 to `max`; `None` when absent.
+pub(crate) fn whole(
+    v: &Value,
+    name: &'static str,
+    max: usize,
+) -> Result<Option<usize>, SearchError> {
     match v.get(name) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::Number(n)) => match n.as_u64() {
@@ -155,25 +160,16 @@ impl<S: Store> Engine<S> {
         let r = Request::in_store(input, RECALL_DEFAULT_LIMIT, &top)?;
         let max_chars =
             whole(input, "max_chars", RECALL_MAX_CHARS)?.unwrap_or(RECALL_DEFAULT_MAX_CHARS);
-        let terms = check_query(&r.query)?;
-        let ranking = self.ranked(&terms, r.under.as_deref()).await?;
-        let mut items = Vec::new();
-        for h in &ranking.hits {
-            if items.len() >= r.limit {
-                break;
-            }
-            let Some(child) = self.live(&ranking, h).await? else {
-                continue;
-            };
-            let text = self.blob(&child).await?;
-            let lines = best_lines(&r.query, &ranking.matched, &text, SEARCH_LINES_PER_HIT);
-            items.push(RecallItem {
-                path: alloc::format!("{}{}", top.as_str(), h.path),
-                score: h.score,
+        let (best, _) = self.best(&r.query, r.limit, r.under.as_deref()).await?;
+        let items = best
+            .into_iter()
+            .map(|(hit, text)| RecallItem {
+                path: alloc::format!("{}{}", top.as_str(), hit.path),
+                score: hit.score,
                 text: String::from(&*text),
-                lines,
-            });
-        }
+                lines: hit.lines,
+            })
+            .collect();
         Ok(RecallFound { items, max_chars })
     }
 }

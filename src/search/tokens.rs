@@ -13,7 +13,9 @@
 //!    them is indexed as its overlapping pairs of characters (`数据库` as `数据`,
 //!    `据库`), as Lucene's CJK analyzer does; a run of one character is that
 //!    character. A single character of a longer run is found as a part of its pairs
-//!    (see `index.rs`).
+//!    (see `index.rs`). A word that mixes them with other letters or digits (UAX
+//!    #29 joins Hangul to Latin: `api키`, `2024년에`) is split there: its CJK
+//!    pieces are runs, the rest words (`api`, `키`).
 //! 4. A term longer than [`SEARCH_MAX_TERM_CHARS`] is its first that many.
 //!
 //! A memory's path is tokenized the same way, segment by segment
@@ -30,7 +32,7 @@ use crate::config::SEARCH_MAX_TERM_CHARS;
 
 /// The version of these rules written into a stored index: an index made under
 /// other rules is rebuilt, never read with these.
-pub(crate) const TOKENIZER_VERSION: u8 = 1;
+pub(crate) const TOKENIZER_VERSION: u8 = 2;
 
 /// Whether `c` is written without spaces between words: Han (the unified
 /// ideographs, their extensions and compatibility forms), Hiragana, Katakana and
@@ -54,6 +56,10 @@ pub(crate) fn is_cjk(c: char) -> bool {
 
 /// `text` in NFKC, case-folded (rule 1).
 pub(crate) fn fold(text: &str) -> String {
+    // ASCII is its own NFKC form, and lowercasing is all its folding.
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
     let mut out = String::with_capacity(text.len());
     for c in text.nfkc() {
         match c {
@@ -107,6 +113,21 @@ pub(crate) fn each_term(text: &str, emit: &mut impl FnMut(&str)) {
     each_folded_term(&fold(text), emit);
 }
 
+/// Emits a word that holds no CJK character (rule 2).
+fn each_word_term(word: &str, emit: &mut impl FnMut(&str)) {
+    let joined = |c: char| matches!(c, '.' | '_' | ':' | '\'' | '’');
+    if word.contains(joined) {
+        emit(capped(word));
+        for part in word.split(|c: char| !c.is_alphanumeric()) {
+            if !part.is_empty() {
+                emit(capped(part));
+            }
+        }
+    } else {
+        emit(capped(word));
+    }
+}
+
 /// [`each_term`] over text already [`fold`]ed.
 pub(crate) fn each_folded_term(folded: &str, emit: &mut impl FnMut(&str)) {
     let mut run = Run {
@@ -118,25 +139,38 @@ pub(crate) fn each_folded_term(folded: &str, emit: &mut impl FnMut(&str)) {
             run.flush(emit);
             continue;
         }
-        if word.chars().all(is_cjk) {
-            if at != run.end {
-                run.flush(emit);
-            }
-            run.chars.extend(word.chars());
-            run.end = at + word.len();
+        if !word.chars().any(is_cjk) {
+            run.flush(emit);
+            each_word_term(word, emit);
             continue;
         }
-        run.flush(emit);
-        let joined = |c: char| matches!(c, '.' | '_' | ':' | '\'' | '’');
-        if word.contains(joined) {
-            emit(capped(word));
-            for part in word.split(|c: char| !c.is_alphanumeric()) {
-                if !part.is_empty() {
-                    emit(capped(part));
+        // UAX #29 joins Hangul to Latin letters and digits (all are ALetter:
+        // `api키`, `2024년에`) and Katakana to `_`: the CJK pieces of such a word
+        // are runs (rule 3), the rest words, as Lucene's tokenizer splits them.
+        let mut rest = word;
+        let mut from = at;
+        while let Some(c) = rest.chars().next() {
+            let cjk = is_cjk(c);
+            let len = rest
+                .char_indices()
+                .find(|(_, d)| is_cjk(*d) != cjk)
+                .map_or(rest.len(), |(i, _)| i);
+            let (piece, tail) = rest.split_at(len);
+            if cjk {
+                if from != run.end {
+                    run.flush(emit);
+                }
+                run.chars.extend(piece.chars());
+                run.end = from + piece.len();
+            } else {
+                run.flush(emit);
+                let piece = piece.trim_matches(|c: char| !c.is_alphanumeric());
+                if !piece.is_empty() {
+                    each_word_term(piece, emit);
                 }
             }
-        } else {
-            emit(capped(word));
+            from += len;
+            rest = tail;
         }
     }
     run.flush(emit);

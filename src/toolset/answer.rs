@@ -80,18 +80,34 @@ pub(super) fn more_documents(out: &mut String, next: &str) {
     ));
 }
 
-/// A search's first line: how many documents on this page (`hits`) contain
-/// `query`, `more` when another page follows. Each document's lines follow.
+/// A search's first line: how many documents on this page (`hits`) match
+/// `query`, `more` when another page follows. Each document follows, best first,
+/// with its score and its best matching lines.
 pub(super) fn found(hits: usize, more: bool, shown: &str, query: &str) -> String {
     match (hits, more) {
-        (0, false) => format!("No document under {shown} contains {query:?}."),
-        (0, true) => format!("No document in this part of {shown} contains {query:?}."),
-        (1, _) => format!("1 document under {shown} contains {query:?}:"),
+        (0, false) => format!("No document under {shown} matches {query:?}."),
+        (0, true) => format!("No document in this part of {shown} matches {query:?}."),
+        (1, _) => format!("1 document under {shown} matches {query:?}:"),
         (n, _) => format!(
-            "{} documents under {shown} contain {query:?}:",
+            "{} documents under {shown} match {query:?}, best first:",
             Thousands(n as u64)
         ),
     }
+}
+
+/// A found document's line: its path and its score (as every text answer shows
+/// one; 0 when the query had no words and was looked for as text).
+pub(super) fn found_document(shown: &str, score: f64) -> String {
+    format!("{shown} (score {})", crate::search::score_text(score))
+}
+
+/// The last line of a search of every store when some have more than the merged
+/// page shows: which, to be searched alone.
+pub(crate) fn more_in_stores(stores: &[String]) -> String {
+    format!(
+        "\nMore in {}: call memory_search again with the same query and one of those as path_prefix.",
+        stores.join(", ")
+    )
 }
 
 /// The last line of a search that has another page.

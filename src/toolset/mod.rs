@@ -109,6 +109,39 @@ impl Mount<'_> {
 }
 
 /// A `content_sha256` input as a hash, or the input error naming it.
+/// `memory_search`'s answer: `hits` (each path as shown), best first, numbered
+/// lines under each; `next`, the token of the page after.
+pub(crate) fn found_text(hits: &[Value], next: Option<&str>, shown: &str, query: &str) -> String {
+    let mut found = Numbering::new(answer::found(hits.len(), next.is_some(), shown, query), 1);
+    for hit in hits {
+        found.push_text("\n");
+        let score = at(hit, "score").as_f64().unwrap_or_default();
+        found.push_text(&answer::found_document(
+            at(hit, "path").as_str().unwrap_or_default(),
+            score,
+        ));
+        for line in at(hit, "matches")
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default()
+        {
+            let n = at(line, "line_number").as_u64().unwrap_or_default();
+            found.jump(usize::try_from(n).unwrap_or_default());
+            found.push(
+                false,
+                at(line, "text").as_str().unwrap_or_default().as_bytes(),
+            );
+        }
+    }
+    let mut out = found.finish();
+    if let Some(next) = next {
+        answer::more_found(&mut out, next);
+    }
+    out
+}
+
+pub(crate) use answer::more_in_stores;
+
 fn sha_arg(tool: &'static str, input: &Value) -> Result<Option<Hash>, ToolsetError> {
     match text(input, "content_sha256") {
         None => Ok(None),
@@ -294,10 +327,24 @@ impl<S: Store> Engine<S> {
 
     async fn tool_search(&self, m: &Mount<'_>, input: &Value) -> Answer {
         let query = text(input, "query").unwrap_or_default();
-        let (prefix, shown) = m.prefix(input)?;
+        let (_, shown) = m.prefix(input)?;
+        let (hits, next) = self.search_page(m.0, input).await?;
+        Ok(found_text(&hits, next.as_deref(), &shown, query))
+    }
+
+    /// One page of `memory_search` as its hits, each path shown under `prefix`
+    /// (a mount's `/<name>`), best first, and the next page's token.
+    pub async fn search_page(
+        &self,
+        prefix: &str,
+        input: &Value,
+    ) -> Result<(Vec<Value>, Option<String>), ToolsetError> {
+        let m = Mount(prefix, None);
+        let query = text(input, "query").unwrap_or_default();
+        let (path_prefix, _) = m.prefix(input)?;
         let mut q = BTreeMap::new();
         q.insert("query".into(), query.into());
-        q.insert("path_prefix".into(), prefix);
+        q.insert("path_prefix".into(), path_prefix);
         q.insert("limit".into(), format!("{SEARCH_PAGE}"));
         if let Some(p) = text(input, "page") {
             q.insert("page".into(), p.into());
@@ -307,33 +354,15 @@ impl<S: Store> Engine<S> {
             .memory_search(&Ctx::of(&head, None), &Query(&q))
             .await
             .map_err(|e| query_error("memory_search", e))?;
-        let hits = at(&page, "data")
-            .as_array()
-            .map(Vec::as_slice)
-            .unwrap_or_default();
-        let next = at(&page, "next_page").as_str();
-        let mut found = Numbering::new(answer::found(hits.len(), next.is_some(), &shown, query), 1);
-        for hit in hits {
-            found.push_text("\n");
-            found.push_text(&m.show(at(hit, "path").as_str().unwrap_or_default()));
-            for line in at(hit, "matches")
-                .as_array()
-                .map(Vec::as_slice)
-                .unwrap_or_default()
-            {
-                let n = at(line, "line_number").as_u64().unwrap_or_default();
-                found.jump(usize::try_from(n).unwrap_or_default());
-                found.push(
-                    false,
-                    at(line, "text").as_str().unwrap_or_default().as_bytes(),
-                );
+        let mut hits = at(&page, "data").as_array().cloned().unwrap_or_default();
+        for hit in &mut hits {
+            let shown = m.show(at(hit, "path").as_str().unwrap_or_default());
+            if let Some(map) = hit.as_object_mut() {
+                map.insert("path".into(), Value::from(shown));
             }
         }
-        let mut out = found.finish();
-        if let Some(next) = next {
-            answer::more_found(&mut out, next);
-        }
-        Ok(out)
+        let next = at(&page, "next_page").as_str().map(String::from);
+        Ok((hits, next))
     }
 
     async fn tool_read(&self, m: &Mount<'_>, input: &Value) -> Answer {

@@ -616,7 +616,7 @@ fn search_finds_lines_case_insensitively() {
     assert_eq!(
         r,
         json!({"data": [{"type": "memory_search_result", "memory_id": "mem_abcdefghjkmn_1", "path": "/a.md",
-            "matches": [{"line_number": 2, "text": "beta GAMMA"}, {"line_number": 3, "text": "gamma ray"}]}],
+            "score": 0.9125528235403374, "matches": [{"line_number": 2, "text": "beta GAMMA"}, {"line_number": 3, "text": "gamma ray"}]}],
             "next_page": null, "query": "gamma"})
     );
     let r = a.call(json!({"op": "memory.search", "query": {}}));

@@ -237,13 +237,16 @@ fn a_redaction_failing_at_any_step_leaves_a_whole_store_and_gc_erases_the_rest()
     assert_eq!(r.status, 200, "{}", r.body);
     assert_eq!(holding(&clean.inner, "secret-name"), Vec::<String>::new());
     let total = clean.shared.ops.get();
-    let (mut unchanged, mut unerased) = (0, 0);
+    let (mut unchanged, mut unerased, mut unindexed) = (0, 0, 0);
     for k in 0..total {
         let store = Harness::new(fork(&base));
         store.shared.fail_at.set(Some(k));
         let r = block_on(Engine::new(&store, Config::default()).api(&redact));
         let message = r.body["error"]["message"].as_str().unwrap_or_default();
         match message {
+            // The last steps bring the search index up to the head: their failure
+            // leaves the redaction done and whole, and the next search catches up.
+            "" if r.status == 200 => unindexed += 1,
             "The store failed; nothing was changed." => {
                 unchanged += 1;
                 assert_eq!(history(&store.inner), versions, "failing at {k} of {total}");
@@ -254,7 +257,7 @@ fn a_redaction_failing_at_any_step_leaves_a_whole_store_and_gc_erases_the_rest()
             }
             other => panic!("failing at {k} of {total}: {} {other}", r.status),
         }
-        assert_eq!(r.status, 500);
+        assert_eq!(r.status, if message.is_empty() { 200 } else { 500 });
         // Whatever step failed, the store is whole: its tree, every version, and
         // gc keeping any number of commits.
         let fresh = Engine::new(&store.inner, Config::default());
@@ -286,6 +289,11 @@ fn a_redaction_failing_at_any_step_leaves_a_whole_store_and_gc_erases_the_rest()
             Vec::<String>::new()
         );
     }
-    assert!(unchanged > 0 && unerased > 0, "{unchanged} {unerased}");
-    println!("redaction: {total} failure points, {unchanged} before its commit, {unerased} after");
+    assert!(
+        unchanged > 0 && unerased > 0 && unindexed > 0,
+        "{unchanged} {unerased} {unindexed}"
+    );
+    println!(
+        "redaction: {total} failure points, {unchanged} before its commit, {unerased} after, {unindexed} in the search index's catch-up"
+    );
 }

@@ -37,6 +37,20 @@ fn engine(store: &MemoryStore, name: &str) -> Engine<MemoryStore> {
     )
 }
 
+/// A read-only mount's engine, configured as every runtime configures one: it
+/// writes nothing, not even the search index a search would keep.
+fn engine_read_only(store: &MemoryStore, name: &str) -> Engine<MemoryStore> {
+    Engine::new(
+        store.clone(),
+        Config {
+            mount: name.into(),
+            actor: "sesn_1".into(),
+            read_only: true,
+            ..Config::default()
+        },
+    )
+}
+
 struct Two {
     memory: Mounted<Engine<MemoryStore>>,
     team: MemoryStore,
@@ -57,7 +71,7 @@ fn two() -> Two {
                 "Team conventions.",
                 "Read before any task.",
             ),
-            engine(&team, "team"),
+            engine_read_only(&team, "team"),
         ),
         (mount("me", Access::ReadWrite, "", ""), engine(&me, "me")),
     ])
@@ -213,7 +227,7 @@ fn the_toolset_reaches_every_store_by_its_name() {
     );
     assert_eq!(
         tool(&t.memory, "memory_search", json!({"query": "iso"})),
-        Ok("1 document under /team/ contains \"iso\":\n/team/conventions.md\n     1\tUse ISO dates.\n\nNo document under /me/ contains \"iso\".".into())
+        Ok("1 document under / matches \"iso\":\n/team/conventions.md (score 0.288)\n     1\tUse ISO dates.".into())
     );
     for (name, input) in [
         (
@@ -374,4 +388,180 @@ fn descriptions_and_instructions_cannot_start_lines_of_their_own() {
             "a\u{2028}- /memories/b (read-write)".into()
         ))
     );
+}
+
+#[test]
+fn a_search_of_every_store_merges_them_best_first() {
+    let t = two();
+    tool(
+        &t.memory,
+        "memory_write",
+        json!({"path": "/me/dates.md", "content": "ISO dates, ISO dates, always ISO dates."}),
+    )
+    .unwrap();
+    tool(
+        &t.memory,
+        "memory_write",
+        json!({"path": "/me/other.md", "content": "nothing"}),
+    )
+    .unwrap();
+    assert_eq!(
+        tool(&t.memory, "memory_search", json!({"query": "ISO dates"})),
+        Ok("2 documents under / match \"ISO dates\", best first:\n/me/dates.md (score 2.202)\n     1\tISO dates, ISO dates, always ISO dates.\n/team/conventions.md (score 0.575)\n     1\tUse ISO dates.".into())
+    );
+    assert_eq!(
+        tool(
+            &t.memory,
+            "memory_search",
+            json!({"query": "iso", "page": "x.y"})
+        ),
+        Err(
+            "Invalid input for memory_search: page is not a page token of this list and query."
+                .into()
+        )
+    );
+}
+
+#[test]
+fn a_search_of_every_store_names_the_stores_with_more() {
+    let t = two();
+    for i in 0..25 {
+        tool(
+            &t.memory,
+            "memory_write",
+            json!({"path": format!("/me/n{i:02}.md"), "content": "ISO"}),
+        )
+        .unwrap();
+    }
+    let answer = tool(&t.memory, "memory_search", json!({"query": "iso"})).unwrap();
+    assert!(
+        answer.starts_with("20 documents under / match \"iso\", best first:\n"),
+        "{answer}"
+    );
+    assert!(
+        answer.ends_with("\nMore in /me/: call memory_search again with the same query and one of those as path_prefix."),
+        "{answer}"
+    );
+}
+
+fn create(m: &Mounted<Engine<MemoryStore>>, path: &str, text: &str) {
+    run(
+        m,
+        json!({"command": "create", "path": path, "file_text": text}),
+    )
+    .unwrap();
+}
+
+/// Each hit of a search across stores, as `(path, score)`.
+fn ranked(v: &serde_json::Value) -> Vec<(String, f64)> {
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["path"].as_str().unwrap().to_string(),
+                h["score"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// A search of a memory of several stores asks each and merges their hits by
+/// score (equal ones by path), each shown under its mount; a `path_prefix` under
+/// one mount asks that store alone, and one under no mount finds nothing.
+#[test]
+fn a_search_merges_every_stores_hits_by_score() {
+    let (a, b) = (MemoryStore::new(), MemoryStore::new());
+    let memory = Mounted::new(vec![
+        (mount("b", Access::ReadWrite, "", ""), engine(&b, "b")),
+        (mount("a", Access::ReadOnly, "", ""), engine(&a, "a")),
+    ])
+    .unwrap();
+    // The same files in both, so that every score ties with its twin's and the
+    // order among equals (by path) shows. The read-only one is written alone first.
+    let files = [
+        ("tea.md", "green tea\n"),
+        ("x.md", "tea\n"),
+        (
+            "notes/long.md",
+            "tea, and more tea, then\ncoffee\nnothing\n",
+        ),
+    ];
+    let alone = engine(&a, "");
+    for (path, text) in files {
+        let input =
+            json!({"command": "create", "path": format!("/memories/{path}"), "file_text": text});
+        assert!(!block_on(alone.execute(&input)).is_error);
+        create(&memory, &format!("/memories/b/{path}"), text);
+    }
+    let all = block_on(memory.search_json(&json!({"query": "tea"}))).unwrap();
+    // Every store's own answer, shown under its mount: the merge's input.
+    let mut expected = Vec::new();
+    for (name, store) in [("a", &a), ("b", &b)] {
+        let one = block_on(engine(store, "").search_json(&json!({"query": "tea"}))).unwrap();
+        for (path, score) in ranked(&one) {
+            expected.push((
+                path.replacen("/memories", &format!("/memories/{name}"), 1),
+                score,
+            ));
+        }
+    }
+    expected.sort_by(|x, y| y.1.total_cmp(&x.1).then(x.0.cmp(&y.0)));
+    assert_eq!(ranked(&all), expected);
+    assert_eq!(
+        ranked(&all)
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .collect::<Vec<_>>(),
+        [
+            "/memories/a/tea.md",
+            "/memories/b/tea.md",
+            "/memories/a/notes/long.md",
+            "/memories/b/notes/long.md",
+            "/memories/a/x.md",
+            "/memories/b/x.md"
+        ]
+    );
+    assert_eq!(
+        all[2]["lines"],
+        json!([{"line": 1, "text": "tea, and more tea, then"}])
+    );
+    let two = block_on(memory.search_json(&json!({"query": "tea", "limit": 2}))).unwrap();
+    assert_eq!(ranked(&two), expected[..2].to_vec());
+    let under =
+        block_on(memory.search_json(&json!({"query": "tea", "path_prefix": "/memories/b/notes"})))
+            .unwrap();
+    assert_eq!(
+        ranked(&under)
+            .iter()
+            .map(|(p, _)| p.as_str())
+            .collect::<Vec<_>>(),
+        ["/memories/b/notes/long.md"]
+    );
+    let none = block_on(memory.search_json(&json!({"query": "tea", "path_prefix": "/memories/c"})))
+        .unwrap();
+    assert_eq!(none, json!([]));
+    assert_eq!(
+        block_on(memory.find_text(&json!({"query": "tea", "limit": 2}))).unwrap(),
+        format!(
+            "2 memories match \"tea\", best first:\n/memories/a/tea.md (score {:.3})\n     1\tgreen tea\n/memories/b/tea.md (score {:.3})\n     1\tgreen tea",
+            expected[0].1, expected[1].1
+        )
+    );
+    assert_eq!(
+        block_on(memory.find_text(&json!({"query": "nowhere"}))).unwrap(),
+        "No memory matches \"nowhere\"."
+    );
+    assert_eq!(
+        block_on(memory.recall_json(&json!({"query": "green", "max_chars": 200}))).unwrap(),
+        "<memories>\n<memory path=\"/memories/a/tea.md\">\ngreen tea\n</memory>\n<memory path=\"/memories/b/tea.md\">\ngreen tea\n</memory>\n</memories>"
+    );
+    assert_eq!(
+        block_on(memory.search_json(&json!({"query": "tea", "limit": 0})))
+            .unwrap_err()
+            .to_string(),
+        "limit must be a whole number from 1 to 100, not 0."
+    );
+    let status = block_on(memory.search_status()).unwrap();
+    assert_eq!((status.indexed, status.pending), (6, false));
 }

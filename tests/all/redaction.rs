@@ -643,3 +643,157 @@ fn a_renamed_directorys_old_name_goes_with_the_redaction_of_its_files_version() 
         block_on(engine.gc(keep)).unwrap();
     }
 }
+
+/// The index's stored values (`index/…`) that hold `needle`'s bytes.
+fn index_holding(store: &MemoryStore, needle: &str) -> Vec<String> {
+    common::dump(store)
+        .into_iter()
+        .filter(|(k, v)| {
+            k.starts_with("index/") && v.windows(needle.len()).any(|w| w == needle.as_bytes())
+        })
+        .map(|(k, _)| k)
+        .collect()
+}
+
+/// The terms of `text` and `path` (and their raw words) that no live memory's
+/// text or path holds: what no index byte may hold once they are gone.
+fn distinctive(engine: &Engine<MemoryStore>, path: &str, text: &str) -> Vec<String> {
+    use memdir::search::{path_terms, terms};
+    let mut live = std::collections::BTreeSet::new();
+    for e in block_on(engine.entries()).unwrap() {
+        let p = e.path.strip_prefix("/memories").unwrap().to_string();
+        live.extend(path_terms(&p));
+        if let Some(c) = e.content {
+            live.extend(terms(&c));
+            live.extend(c.split_whitespace().map(String::from));
+        }
+    }
+    let mut gone: Vec<String> = terms(text);
+    gone.extend(path_terms(path));
+    gone.extend(text.split_whitespace().map(String::from));
+    gone.push(path.to_string());
+    gone.sort();
+    gone.dedup();
+    gone.retain(|t| !live.iter().any(|l| l.contains(t.as_str())));
+    gone
+}
+
+const REMOVED: &str = "Kaffeemaschine zebrafish 机密文件 Straße";
+
+/// A store where `/notes/secret-name.md` held [`REMOVED`] and was searched (so
+/// the index held it), then was given other text and a new name: the version
+/// that held both, redacted. The engine, its store, and the removed terms.
+fn searched_then_redacted() -> (Engine<MemoryStore>, MemoryStore, Vec<String>) {
+    let (engine, store) = common::api_engine(Config::default());
+    let body = json!({"path": "/notes/secret-name.md", "content": REMOVED}).to_string();
+    let id = ok(&engine, json!({"op": "memory.create", "body": body}))["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let body = json!({"path": "/b.md", "content": "public words"}).to_string();
+    ok(&engine, json!({"op": "memory.create", "body": body}));
+    let found = block_on(engine.search("zebrafish", 10, None)).unwrap();
+    assert_eq!(found.hits.len(), 1);
+    // The index held each of its terms and its path before.
+    let mut indexed = memdir::search::terms(REMOVED);
+    indexed.extend(memdir::search::path_terms("/notes/secret-name.md"));
+    indexed.push("/notes/secret-name.md".into());
+    for t in &indexed {
+        assert!(!index_holding(&store, t).is_empty(), "{t} indexed");
+    }
+    let body = json!({"path": "/public.md", "content": "public words too"}).to_string();
+    ok(
+        &engine,
+        json!({"op": "memory.update", "id": id, "body": body}),
+    );
+    ok(
+        &engine,
+        json!({"op": "version.redact", "id": created_version(&id)}),
+    );
+    let gone = distinctive(&engine, "/notes/secret-name.md", REMOVED);
+    assert!(gone.len() >= 8, "{gone:?}");
+    (engine, store, gone)
+}
+
+#[test]
+fn no_index_byte_holds_a_redacted_texts_terms_once_the_redaction_answers() {
+    let (_, store, gone) = searched_then_redacted();
+    let held: Vec<(String, Vec<String>)> = gone
+        .iter()
+        .map(|t| (t.clone(), index_holding(&store, t)))
+        .filter(|(_, k)| !k.is_empty())
+        .collect();
+    assert_eq!(held, Vec::<(String, Vec<String>)>::new());
+}
+
+#[test]
+fn no_index_byte_holds_a_redacted_texts_terms_after_the_next_search() {
+    let (engine, store, gone) = searched_then_redacted();
+    for q in ["public", "zebrafish"] {
+        block_on(engine.search(q, 10, None)).unwrap();
+        let other = Engine::new(store.clone(), Config::default());
+        block_on(other.search(q, 10, None)).unwrap();
+    }
+    let held: Vec<(String, Vec<String>)> = gone
+        .iter()
+        .map(|t| (t.clone(), index_holding(&store, t)))
+        .filter(|(_, k)| !k.is_empty())
+        .collect();
+    assert_eq!(held, Vec::<(String, Vec<String>)>::new());
+}
+
+#[test]
+fn no_index_byte_holds_a_deleted_texts_terms_after_gc() {
+    for through_tool in [true, false] {
+        let (engine, store) = common::api_engine(Config::default());
+        let body = json!({"path": "/notes/secret-name.md", "content": REMOVED}).to_string();
+        let id = ok(&engine, json!({"op": "memory.create", "body": body}))["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let body = json!({"path": "/b.md", "content": "public words"}).to_string();
+        ok(&engine, json!({"op": "memory.create", "body": body}));
+        assert_eq!(
+            block_on(engine.search("zebrafish", 10, None))
+                .unwrap()
+                .hits
+                .len(),
+            1
+        );
+        if through_tool {
+            let r =
+                block_on(engine.execute(&json!({"command": "delete", "path": "/memories/notes"})));
+            assert!(!r.is_error, "{}", r.content);
+        } else {
+            ok(&engine, json!({"op": "memory.delete", "id": id}));
+        }
+        let gone = distinctive(&engine, "/notes/secret-name.md", REMOVED);
+        assert!(gone.len() >= 8, "{gone:?}");
+        // Another client's search, then this one's.
+        let other = Engine::new(store.clone(), Config::default());
+        assert_eq!(
+            block_on(other.search("zebrafish", 10, None)).unwrap().hits,
+            []
+        );
+        assert_eq!(
+            block_on(engine.search("public", 10, None))
+                .unwrap()
+                .hits
+                .len(),
+            1
+        );
+        // gc folds the index: a deleted text's terms leave it with the pass
+        // that could collect the text itself.
+        block_on(engine.gc(100)).unwrap();
+        let held: Vec<(String, Vec<String>)> = gone
+            .iter()
+            .map(|t| (t.clone(), index_holding(&store, t)))
+            .filter(|(_, k)| !k.is_empty())
+            .collect();
+        assert_eq!(
+            held,
+            Vec::<(String, Vec<String>)>::new(),
+            "tool: {through_tool}"
+        );
+    }
+}

@@ -127,3 +127,72 @@ fn the_stored_index_is_rebuilt_when_damaged() {
     let other = Engine::new(store.clone(), Config::default());
     assert_eq!(search(&other, "zebra"), ["/memories/a.md"]);
 }
+
+#[test]
+fn a_redaction_leaves_no_index_chunk_holding_the_erased_terms() {
+    let store = MemoryStore::new();
+    let engine = Engine::new(store.clone(), Config::default());
+    let api = |v: Value| {
+        let r = block_on(engine.api(&v));
+        assert!(r.status < 300, "{v}: {}", r.body);
+        r.body
+    };
+    let m = api(
+        json!({"op": "memory.create", "body": r#"{"path":"/secret.md","content":"the launch code is zanzibar"}"#}),
+    );
+    let id = m["id"].as_str().unwrap().to_string();
+    // Indexed while the secret is live...
+    assert_eq!(search(&engine, "zanzibar"), ["/memories/secret.md"]);
+    // ...then replaced, with no search since: the index is behind, its chunk
+    // still holds "zanzibar".
+    api(json!({"op": "memory.update", "id": id, "body": r#"{"content":"nothing to see"}"#}));
+    let holds = |s: &MemoryStore| {
+        index_keys(s).iter().any(|k| {
+            let v = block_on(s.get(k)).unwrap().unwrap_or_default();
+            String::from_utf8_lossy(&v).contains("zanzibar")
+        })
+    };
+    assert!(holds(&store));
+    let versions = api(json!({"op": "version.list"}));
+    let first = versions["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|v| v["operation"] == "created")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    api(json!({"op": "version.redact", "id": first}));
+    assert!(
+        !holds(&store),
+        "no index value holds the redacted text's terms"
+    );
+    assert_eq!(search(&engine, "zanzibar"), Vec::<String>::new());
+    assert_eq!(search(&engine, "nothing"), ["/memories/secret.md"]);
+}
+
+#[test]
+fn an_index_whose_tree_was_collected_is_rebuilt_and_stray_chunks_go_with_gc() {
+    let store = MemoryStore::new();
+    let engine = Engine::new(store.clone(), Config::default());
+    create(&engine, "/memories/a.md", "zebra crossing\n");
+    assert_eq!(search(&engine, "zebra"), ["/memories/a.md"]);
+    create(&engine, "/memories/b.md", "zebra stripes, more zebra\n");
+    run(
+        &engine,
+        json!({"command": "delete", "path": "/memories/a.md"}),
+    );
+    // Two passes collect the tree the stored index reflects.
+    block_on(engine.gc(0)).unwrap();
+    block_on(engine.gc(0)).unwrap();
+    let fresh = Engine::new(store.clone(), Config::default());
+    assert_eq!(search(&fresh, "zebra"), ["/memories/b.md"]);
+    // A chunk no table names (a catch-up cut short) goes after two passes.
+    block_on(store.set("index/chunk/00", b"left by a crash")).unwrap();
+    block_on(fresh.gc(0)).unwrap();
+    assert!(index_keys(&store).contains(&"index/chunk/00".to_string()));
+    block_on(fresh.gc(0)).unwrap();
+    assert!(!index_keys(&store).contains(&"index/chunk/00".to_string()));
+    assert_eq!(search(&fresh, "stripes"), ["/memories/b.md"]);
+}

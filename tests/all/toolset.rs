@@ -321,18 +321,18 @@ fn search_shows_matching_lines_by_document() {
     );
     assert_eq!(
         t.ok("memory_search", json!({"query": "tea"})),
-        "2 documents under / contain \"tea\":\n/notes/a.md\n     1\tTea at four\n     3\tTEA again\n/prefs.md\n     1\tgreen tea"
+        "2 documents under / match \"tea\", best first:\n/notes/a.md (score 0.586)\n     1\tTea at four\n     3\tTEA again\n/prefs.md (score 0.529)\n     1\tgreen tea"
     );
     assert_eq!(
         t.ok(
             "memory_search",
             json!({"query": "tea", "path_prefix": "/notes/"})
         ),
-        "1 document under /notes/ contains \"tea\":\n/notes/a.md\n     1\tTea at four\n     3\tTEA again"
+        "1 document under /notes/ matches \"tea\":\n/notes/a.md (score 0.586)\n     1\tTea at four\n     3\tTEA again"
     );
     assert_eq!(
         t.ok("memory_search", json!({"query": "milk"})),
-        "No document under / contains \"milk\"."
+        "No document under / matches \"milk\"."
     );
     assert_eq!(
         t.err("", "memory_search", json!({"query": ""})),
@@ -629,7 +629,7 @@ fn a_mounted_store_shows_every_path_under_its_prefix() {
     );
     assert_eq!(
         run("memory_search", json!({"query": "HI"})).unwrap(),
-        "1 document under /team/ contains \"HI\":\n/team/notes/a.md\n     1\thi"
+        "1 document under /team/ matches \"HI\":\n/team/notes/a.md (score 0.288)\n     1\thi"
     );
     assert_eq!(
         run("memory_read", json!({"path": "/notes/a.md"})).unwrap(),

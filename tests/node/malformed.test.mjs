@@ -141,6 +141,8 @@ describe('malformed inputs from JavaScript', () => {
       drainMaxBytes: 67108864,
       drainWaitMs: 10000,
       maxValueBytes: 67108864,
+      reindexRounds: 100,
+      searchDefaultLimit: 10,
     });
   });
 

@@ -187,7 +187,7 @@ describe('memdir mcp over stdio, with the MCP SDK client', () => {
       ['memory_list', {}, 'No documents under /.'],
       ['memory_write', { path: '/notes/a.md', content: a }, `Created /notes/a.md (19 bytes, content_sha256 ${sha(a)}).`],
       ['memory_read', { path: '/notes/a.md' }, `/notes/a.md (19 bytes, content_sha256 ${sha(a)}):\n${a}`],
-      ['memory_search', { query: 'tea', path_prefix: '/notes/' }, '1 document under /notes/ contains "tea":\n/notes/a.md\n     1\tTea at four'],
+      ['memory_search', { query: 'tea', path_prefix: '/notes/' }, '1 document under /notes/ matches "tea":\n/notes/a.md (score 0.288)\n     1\tTea at four'],
       ['memory_edit', { path: '/notes/a.md', old_str: 'Line 2', new_str: 'Line two', content_sha256: sha(a) }, `Edited /notes/a.md (21 bytes, content_sha256 ${sha(b)}).`],
       [
         'memory_edit',

@@ -251,7 +251,7 @@ describe('memdir serve', () => {
     // Search is memdir's own route (the SDK has no method for it): its generic get.
     const found = await client.get(`/v1/memory_stores/${id}/memories/search`, { query: { query: 'BEE' } });
     assert.deepEqual(found, {
-      data: [{ type: 'memory_search_result', memory_id: b.id, path: '/notes/deep/b.md', matches: [{ line_number: 1, text: 'bee' }] }],
+      data: [{ type: 'memory_search_result', memory_id: b.id, path: '/notes/deep/b.md', score: 0.8990934819274162, matches: [{ line_number: 1, text: 'bee' }] }],
       next_page: null,
       query: 'BEE',
     });

@@ -27,7 +27,7 @@ const TURNS = [
     ['memory_read', { path: '/notes/a.md' }, `/notes/a.md (19 bytes, content_sha256 ${sha(A)}):\n${A}`],
   ],
   [
-    ['memory_search', { query: 'TEA' }, '2 documents under / contain "TEA":\n/notes/a.md\n     1\tTea at four\n/prefs.md\n     1\tgreen tea'],
+    ['memory_search', { query: 'TEA' }, '2 documents under / match "TEA", best first:\n/prefs.md (score 0.202)\n     1\tgreen tea\n/notes/a.md (score 0.166)\n     1\tTea at four'],
     ['memory_list', { depth: 1 }, 'Documents under /:\n/notes/ (directory)\n/prefs.md (9 bytes)'],
     ['memory_read', { path: '/nope.md' }, 'Error: No document at /nope.md; memory_list shows the documents there are.', true],
     ['memory_read', { path: 'notes/a.md' }, 'Error: path must start with \'/\', got "notes/a.md"', true],

@@ -53,7 +53,7 @@ const SHIPPED = [/^js\/.+\.(js|d\.ts)$/, /^bin\/[a-z-]+\.js$/, /^dist\/(node\/)?
 const REQUIRED = ['package.json', 'README.md', 'docs/spec.md', 'docs/memory-stores.md', 'bin/memdir.js', 'bin/serve.js', 'bin/serve-http.js', 'js/api/http.js', 'js/api/catalog-dir.js', 'bin/mcp.js', 'bin/mcp-sdk.js', 'bin/ndjson.js', 'bin/sdk-layout.js', 'dist/memdir_wasm.js', 'dist/memdir_wasm_bg.wasm', 'dist/node/memdir_wasm.js', 'dist/node/memdir_wasm_bg.wasm', 'js/index.d.ts', 'js/node.d.ts', 'js/browser.d.ts', 'js/workerd.d.ts', 'js/api/http.d.ts', 'js/core.js', 'js/glue.js', 'js/node.js', 'js/browser.js', 'js/workerd.js', 'js/default.js', 'js/server.js', 'js/server.d.ts', 'js/server-workerd.js', 'js/server-workerd.d.ts'];
 
 // The Node entry's public surface, pinned: a name added or dropped is a decision.
-const NODE_EXPORTS = ['COMMANDS', 'DirectoryStore', 'MEMORY_SYSTEM_PROMPT', 'Memory', 'PostgresStoreError', 'UnusableStore', 'apiHandler', 'betaMemoryTool', 'checkStoreContract', 'customStore', 'defaults', 'directoryCatalog', 'directoryStore', 'formatDuration', 'inMemoryStore', 'keyEntry', 'keysFrom', 'listStores', 'memoryStore', 'memoryStoreTools', 'memoryTool', 'newStoreId', 'openMemory', 'oversizedInputResult', 'parseDuration', 'postgresStore', 'requestId', 'syncMemory', 'toolsetTools', 'upkeepStore'];
+const NODE_EXPORTS = ['COMMANDS', 'DirectoryStore', 'MEMORY_SYSTEM_PROMPT', 'Memory', 'PostgresStoreError', 'UnusableStore', 'apiHandler', 'betaMemoryTool', 'checkStoreContract', 'customStore', 'defaults', 'directoryCatalog', 'directoryStore', 'findTool', 'formatDuration', 'inMemoryStore', 'keyEntry', 'keysFrom', 'listStores', 'memoryFindTool', 'memoryStore', 'memoryStoreTools', 'memoryTool', 'newStoreId', 'openMemory', 'oversizedInputResult', 'parseDuration', 'postgresStore', 'requestId', 'syncMemory', 'toolsetTools', 'upkeepStore'];
 
 // memdir/server's surface under Node, pinned too: all of it but postgresCatalog is
 // also exported by memdir (the same objects), where it was before the subpath.
@@ -260,13 +260,14 @@ test('npm pack, install the tarball into a scratch project, run it on Node, in C
         api.close();
       }
 
-      // The CLI lines: each exits 0, the last two show the result, the imported file
-      // and what the quick start's model wrote among it.
+      // The CLI lines: each exits 0, the last three show the result, the imported
+      // file and what the quick start's model wrote among it, which a search finds.
       const outputs = [];
       for (const line of commands(blocks.cli)) outputs.push(await step(line.split(' ').slice(0, 2).join(' '), () => run('sh', ['-c', line], { cwd: project, env })));
-      assert.deepEqual(outputs.slice(-2), [
+      assert.deepEqual(outputs.slice(-3), [
         `${DIR_HEAD}\n34B\t/memories\n5B\t/memories/from-the-sdk.md\n11B\t/memories/notes.md\n18B\t/memories/preferences.md\n`,
         "Here's the content of /memories/notes.md with line numbers:\n     1\thello again\n",
+        '1 memory matches "tabs":\n/memories/preferences.md (score 0.995)\n     1\tTabs over spaces.\n',
       ]);
     });
   } finally {

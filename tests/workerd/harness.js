@@ -203,6 +203,72 @@ export class StoreTestObject extends DurableObject {
     );
   }
 
+  /**
+   * memory.search, recall, reindex and searchStatus on a memory over this
+   * object's storage; then a second memory over the same storage (as the next
+   * request's would be): the index status it reads before any search, and its
+   * answer. Also the index's raw keys.
+   */
+  async search() {
+    const prefix = `search-${crypto.randomUUID()}/`;
+    const memory = await openMemory({ store: durableObjectStore(this.ctx.storage, { prefix }) });
+    await memory.create({ path: '/memories/tea.md', file_text: 'Green tea at four.\nNo sugar.\n' });
+    await memory.create({ path: '/memories/notes/zh.md', file_text: '我们明天去北京开会。\n' });
+    const out = { before: await memory.searchStatus(), reindexed: await memory.reindex() };
+    out.tea = await memory.search('TEA', { limit: 5 });
+    out.zh = (await memory.search('北京')).map(({ path, lines }) => ({ path, lines }));
+    out.recalled = await memory.recall('sugar', { maxChars: 200 });
+    out.refused = await memory.search('tea', { pathPrefix: 'x' }).then(
+      () => null,
+      (e) => [e.message, e.kind],
+    );
+    memory.close();
+    const again = await openMemory({ store: durableObjectStore(this.ctx.storage, { prefix }) });
+    out.reopened = await again.searchStatus();
+    out.again = await again.search('TEA', { limit: 5 });
+    again.close();
+    out.indexKeys = [...(await this.raw(`${prefix}r:index/`)).keys()].map((k) => k.slice(prefix.length).replace(/[0-9a-f]{64}$/, "<sha256>"));
+    return out;
+  }
+
+  /**
+   * One case of tests/conformance/search.json on a memory over this object's
+   * store: each step's outcome (a tool's, a search's hits or error text), the
+   * crash cuts done through the store itself.
+   */
+  async searchCase(steps) {
+    const store = durableObjectStore(this.ctx.storage, { prefix: `search-case-${crypto.randomUUID()}/` });
+    const memory = await openMemory({ store });
+    const out = [];
+    for (const step of steps) {
+      if ('tool' in step) {
+        out.push(await memory.execute(step.tool));
+      } else if ('search' in step) {
+        const { query, limit, path_prefix: pathPrefix } = step.search;
+        const options = {};
+        if (limit !== undefined) options.limit = limit;
+        if (pathPrefix !== undefined) options.pathPrefix = pathPrefix;
+        out.push(await memory.search(query, options).then((hits) => ({ hits }), (e) => ({ error: e.message })));
+      } else if (step.drop_index) {
+        let cursor;
+        do {
+          const page = await store.list('index/', cursor);
+          for (const key of page.keys) await store.delete(key);
+          cursor = page.cursor ?? undefined;
+        } while (cursor);
+        out.push(null);
+      } else if (step.cut_table) {
+        const head = await store.get('index/head');
+        await store.set('index/head', head.subarray(0, 10));
+        out.push(null);
+      } else {
+        out.push({ unknown: step });
+      }
+    }
+    memory.close();
+    return out;
+  }
+
   async contract(backend) {
     const store = backend === 'kv' ? kvStore(this.env.KV, { prefix: `contract-${crypto.randomUUID()}/` }) : durableObjectStore(this.ctx.storage, { prefix: 'contract/' });
     try {
@@ -582,6 +648,10 @@ export default {
         const said = await syncMemory(memory, options).then((s) => s.text, (e) => `${e.name}: ${e.message}`);
         return answer({ said });
       }
+      case '/__test/search':
+        return answer(await stores().search());
+      case '/__test/search-case':
+        return answer(await stores().searchCase(args.steps));
       case '/__test/write-paths':
         return answer(await stores().writePaths(args.face));
       case '/__test/race':

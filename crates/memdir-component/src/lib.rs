@@ -449,6 +449,19 @@ impl tool::Guest for Component {
         })
     }
 
+    fn toolset_search_page(prefix: String, input: String) -> Result<String, tool::ToolsetError> {
+        let fail = |e: memdir::ToolsetError| tool::ToolsetError {
+            kind: e.kind().into(),
+            message: format!("{e}"),
+        };
+        let input = memdir::toolset::parse_input("memory_search", &input).map_err(fail)?;
+        let page = with_engine(|e| settle(e.search_page(&prefix, &input)))
+            .unwrap_or_else(|e| Err(ToolError::from(e).into()))
+            .map_err(fail)?;
+        let answer = serde_json::json!({"hits": page.0, "next_page": page.1});
+        Ok(serde_json::to_string(&answer).unwrap_or_default())
+    }
+
     fn toolset_tools() -> String {
         let tools: Vec<serde_json::Value> = memdir::toolset::TOOLS
             .iter()

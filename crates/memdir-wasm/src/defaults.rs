@@ -102,3 +102,17 @@ pub fn memory_tool() -> String {
     })
     .to_string()
 }
+
+/// The `memory_find` client tool's definition as JSON text: `{name, title,
+/// description, input_schema}`, the schema as an object (`memdir::mounts::FIND_TOOL`).
+#[wasm_bindgen(js_name = findTool)]
+pub fn find_tool() -> String {
+    let t = memdir::mounts::FIND_TOOL;
+    serde_json::json!({
+        "name": t.name,
+        "title": t.title,
+        "description": t.description,
+        "input_schema": serde_json::from_str::<serde_json::Value>(t.input_schema).unwrap_or_default(),
+    })
+    .to_string()
+}

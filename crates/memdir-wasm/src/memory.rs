@@ -363,6 +363,68 @@ impl Memory {
         }))
     }
 
+    /// `memory.search(query, options)`: `input` is the JSON text of `{query,
+    /// options}` as js/core.js sends them (see [`search_input`]); resolves the
+    /// JSON text of `[{path, score, lines: [{line, text}]}]`, best first, across
+    /// every store; rejects as [`search_error`] says.
+    pub fn search(&self, input: String) -> Promise {
+        let mounted = Rc::clone(&self.mounted);
+        promise(async move {
+            let answer = mounted.search_json(&search_input(&input)).await;
+            answer
+                .map(|v| JsValue::from_str(&v.to_string()))
+                .map_err(|e| search_error(&e))
+        })
+    }
+
+    /// `memory.recall(query, options)`: as [`Memory::search`]; resolves the block
+    /// of the most relevant memories for a system prompt (`""`: none found or fits).
+    pub fn recall(&self, input: String) -> Promise {
+        let mounted = Rc::clone(&self.mounted);
+        promise(async move {
+            let answer = mounted.recall_json(&search_input(&input)).await;
+            answer
+                .map(|text| JsValue::from_str(&text))
+                .map_err(|e| search_error(&e))
+        })
+    }
+
+    /// The `memory_find` client tool (`memdir::mounts::FIND_TOOL`) on the model's
+    /// input, JSON text as the model wrote it (snake_case); resolves the text for
+    /// the model, or rejects as [`search_error`] says.
+    pub fn find(&self, input: String) -> Promise {
+        let mounted = Rc::clone(&self.mounted);
+        promise(async move {
+            let input: serde_json::Value =
+                memdir::__hooks::from_text(&input).unwrap_or(serde_json::Value::Null);
+            let answer = mounted.find_text(&input).await;
+            answer
+                .map(|text| JsValue::from_str(&text))
+                .map_err(|e| search_error(&e))
+        })
+    }
+
+    /// Brings every store's search index up to its head, at most `rounds` budgets
+    /// of `SEARCH_INDEX_WORK` memories; resolves `{indexed, pending}`.
+    pub fn reindex(&self, rounds: u32) -> Promise {
+        let mounted = Rc::clone(&self.mounted);
+        promise(async move {
+            let s = mounted.reindex(rounds).await.map_err(|e| error(&e))?;
+            status_to_js(s)
+        })
+    }
+
+    /// How far every store's search index is: `{indexed, pending}`, without
+    /// bringing it up to date.
+    #[wasm_bindgen(js_name = searchStatus)]
+    pub fn search_status(&self) -> Promise {
+        let mounted = Rc::clone(&self.mounted);
+        promise(async move {
+            let s = mounted.search_status().await.map_err(|e| error(&e))?;
+            status_to_js(s)
+        })
+    }
+
     /// Garbage-collects objects unreachable from the last `keep_commits` commits
     /// that were so at a pass at least `min_age_ms` ago; resolves `{reachable,
     /// deleted, pending}`.
@@ -508,4 +570,62 @@ pub fn result_to_js(r: &ToolResult) -> JsValue {
         &JsValue::from_bool(r.is_error),
     );
     o.into()
+}
+
+/// The engine's options for `memory.search` / `memory.recall` from the JSON text
+/// of `{query, options}` (js/core.js): the JS names (`limit`, `pathPrefix`,
+/// `maxChars`) as the engine's (`limit`, `path_prefix`, `max_chars`), every other
+/// name left out as the engine leaves unknown options. Options that are not an
+/// object (or text that is not JSON) go as they are, for
+/// `memdir::search::Request::from_json` to refuse in its words: the one place
+/// that judges them.
+fn search_input(text: &str) -> serde_json::Value {
+    use serde_json::Value;
+    let Ok(Value::Object(mut given)) = memdir::__hooks::from_text::<Value>(text) else {
+        return Value::Null;
+    };
+    let query = given.remove("query").unwrap_or(Value::Null);
+    let options = match given.remove("options") {
+        None | Some(Value::Null) => serde_json::Map::new(),
+        Some(Value::Object(o)) => o,
+        Some(other) => return other,
+    };
+    let mut input = serde_json::Map::new();
+    input.insert(String::from("query"), query);
+    for (js, engine) in [
+        ("limit", "limit"),
+        ("pathPrefix", "path_prefix"),
+        ("maxChars", "max_chars"),
+    ] {
+        if let Some(v) = options.get(js) {
+            input.insert(String::from(engine), v.clone());
+        }
+    }
+    Value::Object(input)
+}
+
+/// A search's failure as a JS `Error`: the engine's text as its message; `kind`
+/// the store's failure's (`storage_failed`, …), or `input` for options or a
+/// query it refused.
+fn search_error(e: &memdir::SearchError) -> JsValue {
+    match e {
+        memdir::SearchError::Store(t) => error(t),
+        other => {
+            let err = js_sys::Error::new(&alloc::format!("{other}"));
+            let _ = Reflect::set(
+                &err,
+                &JsValue::from_str("kind"),
+                &JsValue::from_str(memdir::ErrorKind::Input.name()),
+            );
+            err.into()
+        }
+    }
+}
+
+/// `{indexed, pending}` as a plain object.
+fn status_to_js(s: memdir::search::IndexStatus) -> Result<JsValue, JsValue> {
+    let o = Object::new();
+    Reflect::set(&o, &"indexed".into(), &JsValue::from_f64(s.indexed as f64))?;
+    Reflect::set(&o, &"pending".into(), &JsValue::from_bool(s.pending))?;
+    Ok(o.into())
 }

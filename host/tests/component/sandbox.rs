@@ -66,6 +66,7 @@ fn the_component_exports_the_tool_interface() {
         "tool-result",
         "toolset",
         "toolset-error",
+        "toolset-search-page",
         "toolset-tools",
         "top",
         "top-entries",

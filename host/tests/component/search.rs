@@ -513,3 +513,55 @@ fn search_recall_reindex_and_status_from_the_command_line() {
     );
     assert_eq!(run_cli(&["search", "tabs"], &store), ("[]\n".into(), 0));
 }
+
+#[test]
+fn memory_search_over_every_mount_is_the_engines_merged_page() {
+    let (team, me) = (
+        support::fresh(support::Kind::Memory).0,
+        support::fresh(support::Kind::Memory).0,
+    );
+    create(
+        &mut host(&team),
+        "/memories/deploy.md",
+        "deploy on fridays never\n",
+    );
+    create(
+        &mut host(&me),
+        "/memories/deploy-notes.md",
+        "deploy deploy\nmine\n",
+    );
+    let memory = MountedHost::new(
+        support::runtime(),
+        vec![
+            (mount("team", Access::ReadOnly), team.clone()),
+            (mount("me", Access::ReadWrite), me.clone()),
+        ],
+        &ToolConfig::default(),
+        HostLimits::default(),
+    )
+    .unwrap();
+    let got = memory
+        .toolset_json("memory_search", r#"{"query":"deploy"}"#)
+        .unwrap();
+    fn engine<'a>(b: &'a Arc<dyn Backend>, name: &str) -> Engine<&'a dyn Backend> {
+        let c = Config {
+            mount: name.into(),
+            ..Config::default()
+        };
+        Engine::new(&**b, c)
+    }
+    let native = memdir::mounts::Mounted::new(vec![
+        (
+            mount("team", Access::ReadOnly),
+            engine(Box::leak(Box::new(team.clone())), "team"),
+        ),
+        (
+            mount("me", Access::ReadWrite),
+            engine(Box::leak(Box::new(me.clone())), "me"),
+        ),
+    ])
+    .unwrap();
+    let want = block_on(native.toolset_json("memory_search", r#"{"query":"deploy"}"#)).unwrap();
+    assert_eq!(got, want);
+    println!("{got}");
+}

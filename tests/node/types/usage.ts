@@ -7,6 +7,8 @@ import {
   type Entry,
   type JsStore,
   type Memory,
+  type SearchHit,
+  type SearchIndexStatus,
   type ToolResult,
   betaMemoryTool,
   checkStoreContract,
@@ -15,6 +17,8 @@ import {
   listStores,
   inMemoryStore,
   memoryStore,
+  findTool,
+  memoryFindTool,
   memoryStoreTools,
   memoryTool,
   newStoreId,
@@ -57,6 +61,20 @@ export async function example(client: Anthropic): Promise<void> {
   });
   const read: string = await memory.toolset('memory_read', { path: '/notes/a.md' });
   void read;
+  // Search: ranked hits, a recall block, the index's status, and memory_find beside the memory tool.
+  const hits: SearchHit[] = await memory.search('tea', { limit: 3, pathPrefix: '/memories/notes' });
+  const first: { line: number; text: string } | undefined = hits[0]?.lines[0];
+  const block: string = await memory.recall('tea', { maxChars: 2000 });
+  const indexStatus: SearchIndexStatus = await memory.reindex();
+  const pending: boolean = (await memory.searchStatus()).pending;
+  const findName: 'memory_find' = findTool().name;
+  void [first, block, indexStatus, pending, findName];
+  await client.beta.messages.toolRunner({
+    model: 'claude-sonnet-5-5',
+    max_tokens: 1024,
+    messages: [{ role: 'user', content: 'hi' }],
+    tools: [ours, memoryFindTool(memory, { cache_control: { type: 'ephemeral' } })],
+  });
 
   const map = new Map<string, Uint8Array>();
   const mine: JsStore = {
