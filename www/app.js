@@ -7,6 +7,7 @@ import { createConsole } from './console.js';
 import { ask } from './dialogs.js';
 import { createHistory } from './history.js';
 import { createSync } from './sync.js';
+import { renderHits } from './search.js';
 import { renderTree } from './tree.js';
 import {
   basename,
@@ -33,6 +34,7 @@ const state = {
   mode: 'lines', // file view: 'lines' | 'raw' | 'history' (files only)
   editing: null, // { path, original } while the editor is open
   lastView: null, // the engine's text for the selected path
+  query: '', // the search box's query while its hits are shown
 };
 
 // ------------------------------------------------------------------ messages
@@ -213,6 +215,42 @@ async function redraw() {
   $('total-size').textContent = state.nodes.get(ROOT)?.size ?? '';
   drawTree();
   await showSelected();
+  // A write may change what a search finds: its hits follow, as the tree does.
+  if (state.query) await search(state.query);
+}
+
+// ------------------------------------------------------------------ search
+
+/**
+ * Shows the engine's ranked hits for `query` in place of the tree (the tree again
+ * when it is empty); a query the engine refuses shows its words.
+ */
+async function search(query) {
+  state.query = query.trim() ? query : '';
+  $('hits').hidden = !state.query;
+  $('tree').hidden = Boolean(state.query);
+  if (!state.query) return;
+  let answer;
+  try {
+    answer = { query, hits: await memory.search(query) };
+  } catch (e) {
+    answer = { query, error: e.message };
+  }
+  // A newer query was typed meanwhile: its answer is the one to show.
+  if (state.query !== query) return;
+  renderHits($('hits'), answer, openHit);
+  status(answer.error ? 'search refused' : `search · ${answer.hits.length} found`);
+}
+
+/** Opens a hit's file, and marks and scrolls to the line clicked, if one was. */
+async function openHit(path, line) {
+  state.mode = 'lines';
+  await select(path, { reveal: true });
+  if (line === null) return;
+  const row = document.querySelectorAll('#view-body .code .line')[line - 1];
+  if (!row) return;
+  row.classList.add('found');
+  row.scrollIntoView({ block: 'center' });
 }
 
 /** Shows `path`; `reveal` opens its ancestors in the tree (they may need loading). */
@@ -604,6 +642,14 @@ async function start() {
       channel?.postMessage('changed');
       return refresh();
     },
+  });
+  $('search').addEventListener('submit', (e) => {
+    e.preventDefault();
+    search($('search-query').value);
+  });
+  // Cleared (its × or emptied): the tree again.
+  $('search-query').addEventListener('input', (e) => {
+    if (!e.target.value.trim()) search('');
   });
   $('new-file').onclick = () => newFile(ROOT);
   $('refresh').onclick = () => refresh();

@@ -7,6 +7,10 @@
 //! memdir-host api --store DIR '<request json>'       one Memory Stores API call
 //! memdir-host gc --store DIR [--keep N]              remove unreachable objects
 //! memdir-host expire --store DIR --older-than-ms N   remove what was not written lately
+//! memdir-host search --store DIR [--limit N] [--prefix P] QUERY   ranked hits as JSON
+//! memdir-host recall --store DIR [--limit N] [--max-chars N] QUERY  memories for a prompt
+//! memdir-host reindex --store DIR [--rounds N]         bring the search index up to date
+//! memdir-host search-status --store DIR                how far the search index is
 //! memdir-host imports                                what the component imports
 //! memdir-host exec --mount NAME=DIR[:ro] ... '<json>'  several stores as one memory
 //! memdir-host instructions --mount NAME=DIR[:ro] ...  the system-prompt text for them
@@ -51,6 +55,22 @@ usage:
   memdir-host expire (--store DIR | --in-memory) --older-than-ms N [options]
       Removes, in one commit, every file not written in the last N milliseconds
       and every directory with nothing recent beneath it; prints {{\"removed\", \"bytes\"}}.
+  memdir-host search (--store DIR | --in-memory | --mount ...) [--limit N]
+                     [--prefix P] [options] QUERY
+      Prints the memories that best match QUERY as one JSON array, best first:
+      [{{\"path\", \"score\", \"lines\": [{{\"line\", \"text\"}}]}}] (at most N, default
+      {search_limit}, at most {search_max}; only under the directory P, such as
+      /memories/notes); exits 1 if the query is refused.
+  memdir-host recall (--store DIR | --in-memory | --mount ...) [--limit N]
+                     [--max-chars N] [--prefix P] [options] QUERY
+      Prints the block of the memories most relevant to QUERY for a system prompt
+      (at most --limit, default {recall_limit}, within --max-chars characters,
+      default {recall_chars}); nothing when none is found or fits.
+  memdir-host reindex (--store DIR | --in-memory) [--rounds N] [options]
+      Brings the search index up to the store's head, at most --rounds calls
+      (default {rounds}) of {work} memories each; prints {{\"indexed\", \"pending\"}}.
+  memdir-host search-status (--store DIR | --in-memory) [options]
+      Prints how far the search index is: {{\"indexed\", \"pending\"}}.
   memdir-host imports [--component PATH]
       Prints the component's imports, one per line: all it can reach.
   memdir-host exec --mount NAME=DIR[:ro] [--mount ...] [options] ['<tool input json>']
@@ -86,6 +106,10 @@ options:
   --mount NAME=DIR[:ro]    mount the store directory DIR at /memories/NAME (repeatable)
   --mount-description NAME=TEXT   what the store mounted at NAME holds (for the model)
   --mount-instructions NAME=TEXT  how the model should use it
+  --limit N                search, recall: most memories answered
+  --prefix P               search, recall: only under the directory P (/memories/notes)
+  --max-chars N            recall: the block's most characters
+  --rounds N               reindex: most calls
 ",
         keep = d.keep_commits,
         file = d.max_file_bytes,
@@ -98,6 +122,12 @@ options:
         fuel = h.fuel,
         input = h.max_input_bytes,
         max_mounts = memdir::config::MAX_MOUNTS,
+        search_limit = memdir::config::SEARCH_DEFAULT_LIMIT,
+        search_max = memdir::config::SEARCH_MAX_LIMIT,
+        recall_limit = memdir::config::RECALL_DEFAULT_LIMIT,
+        recall_chars = memdir::config::RECALL_DEFAULT_MAX_CHARS,
+        rounds = memdir::config::SEARCH_REINDEX_ROUNDS,
+        work = memdir::config::SEARCH_INDEX_WORK,
     )
 }
 
@@ -116,6 +146,10 @@ struct Options {
     mounts: Vec<(Mount, OsString)>,
     /// `--mount-description` and `--mount-instructions`: (name, field, text).
     mount_texts: Vec<(String, &'static str, String)>,
+    /// A search's or recall's options, as the engine reads them
+    /// (`limit`, `path_prefix`, `max_chars`); absent ones are its defaults.
+    search: serde_json::Map<String, serde_json::Value>,
+    rounds: u32,
 }
 
 /// `NAME=DIR[:ro]`: the name may be empty (the one store at `/memories`).
@@ -176,6 +210,8 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
         older_than_ms: None,
         mounts: Vec::new(),
         mount_texts: Vec::new(),
+        search: serde_json::Map::new(),
+        rounds: memdir::config::SEARCH_REINDEX_ROUNDS,
     };
     let mut args = args.peekable();
     while let Some(a) = args.next() {
@@ -231,6 +267,19 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
             Some("--max-input-bytes") => {
                 o.limits.max_input_bytes = number("--max-input-bytes", args.next())?
             }
+            Some("--limit") => {
+                let n: u64 = number("--limit", args.next())?;
+                o.search.insert("limit".into(), n.into());
+            }
+            Some("--max-chars") => {
+                let n: u64 = number("--max-chars", args.next())?;
+                o.search.insert("max_chars".into(), n.into());
+            }
+            Some("--prefix") => {
+                let p = text("--prefix", args.next())?;
+                o.search.insert("path_prefix".into(), p.into());
+            }
+            Some("--rounds") => o.rounds = number("--rounds", args.next())?,
             Some("--mount") => o.mounts.push(mount_flag(args.next())?),
             Some("--mount-description") => o.mount_texts.push(mount_text(
                 "--mount-description",
@@ -364,7 +413,7 @@ impl From<String> for Failure {
 fn host(o: &mut Options) -> Result<Host, Failure> {
     if !o.mounts.is_empty() {
         return Err(Failure::Usage(
-            "--mount works with exec and instructions only; for one store use --store DIR".into(),
+            "--mount works with exec, search, recall and instructions only; for one store use --store DIR".into(),
         ));
     }
     let backend: Arc<dyn Backend> = match (&o.store, o.in_memory) {
@@ -431,6 +480,62 @@ impl Memory {
             Memory::Mounted(m) => m.too_large(),
         }
     }
+
+    fn search_json(&mut self, request: &str) -> Result<String, CallError> {
+        match self {
+            Memory::One(h) => h.search_json(request),
+            Memory::Mounted(m) => m.search_json(request),
+        }
+    }
+
+    fn recall_json(&mut self, request: &str) -> Result<String, CallError> {
+        match self {
+            Memory::One(h) => h.recall_json(request),
+            Memory::Mounted(m) => m.recall_json(request),
+        }
+    }
+}
+
+/// `search` and `recall`: the query (the one argument) and the options as the
+/// engine reads them, as JSON text.
+fn search_request(o: &mut Options, what: &str) -> Result<String, Failure> {
+    let query = o
+        .input
+        .take()
+        .ok_or_else(|| Failure::Usage(format!("{what} needs a query")))?
+        .into_string()
+        .map_err(|_| Failure::Usage("the query is not UTF-8".into()))?;
+    let mut request = std::mem::take(&mut o.search);
+    request.insert("query".into(), query.into());
+    Ok(serde_json::Value::Object(request).to_string())
+}
+
+/// Prints a search's answer (JSON text) or a recall's block as it is, or the
+/// error as a result line (exit 1; 2 when the storage or the sandbox failed).
+fn print_answer(answer: Result<String, CallError>) -> ExitCode {
+    match answer {
+        Ok(text) if text.is_empty() => ExitCode::SUCCESS,
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => report::<()>(Err(e)),
+    }
+}
+
+fn search(mut o: Options) -> Result<ExitCode, Failure> {
+    let request = search_request(&mut o, "search")?;
+    Ok(print_answer(memory(&mut o)?.search_json(&request)))
+}
+
+fn recall(mut o: Options) -> Result<ExitCode, Failure> {
+    let request = search_request(&mut o, "recall")?;
+    Ok(print_answer(memory(&mut o)?.recall_json(&request)))
+}
+
+/// An index status as the CLI prints it.
+fn status_json(s: memdir_host::IndexStatus) -> serde_json::Value {
+    serde_json::json!({"indexed": s.indexed, "pending": s.pending})
 }
 
 /// The system-prompt text for the mounts (or the one store) the options name. No
@@ -567,6 +672,15 @@ fn main() -> ExitCode {
                 .ok_or_else(|| Failure::Usage("expire needs --older-than-ms N".into()))?;
             Ok(report(host(&mut o)?.expire(ms)))
         }),
+        Some("search") => parse(args).map_err(Failure::from).and_then(search),
+        Some("recall") => parse(args).map_err(Failure::from).and_then(recall),
+        Some("reindex") => parse(args).map_err(Failure::from).and_then(|mut o| {
+            let rounds = o.rounds;
+            Ok(report(host(&mut o)?.reindex(rounds).map(status_json)))
+        }),
+        Some("search-status") => parse(args)
+            .map_err(Failure::from)
+            .and_then(|mut o| Ok(report(host(&mut o)?.search_status().map(status_json)))),
         Some("instructions") => parse(args).map_err(Failure::from).and_then(instructions),
         Some("imports") => parse(args).map_err(Failure::from).and_then(|o| {
             for name in runtime(o.component, o.cache)?.imports() {

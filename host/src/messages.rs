@@ -16,6 +16,19 @@ pub enum Fault {
     Start,
 }
 
+impl Fault {
+    /// Its name where a face branches on it (Python's `MemdirFault.kind`, a
+    /// toolset failure's `kind`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Fault::Fuel => "fuel",
+            Fault::Memory => "memory",
+            Fault::Trap => "trap",
+            Fault::Start => "start",
+        }
+    }
+}
+
 /// A call that ended without an answer. `published`: the command's swap had
 /// already succeeded, so its change is saved and must not be denied.
 pub fn fault(fault: Fault, published: bool) -> String {

@@ -7,13 +7,17 @@
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use memdir::MountError;
-use memdir::config::Limits;
-use memdir::mounts::{Mount, MountTarget, Mounted, Top};
-use memdir::{Command, ToolResult};
+use memdir::config::{Limits, RECALL_DEFAULT_LIMIT, SEARCH_DEFAULT_LIMIT};
+use memdir::mounts::{Mount, MountTarget, Mounted, ToolsetTarget, Top};
+use memdir::search::{RecallFound, Request};
+use memdir::{Actor, Command, ErrorKind, MountError, SearchError, ToolResult};
+use serde_json::Value;
 
 use crate::backend::Backend;
-use crate::sandbox::{CallError, Host, HostLimits, Runtime, ToolConfig};
+use crate::sandbox::{
+    CallError, CallErrorKind, Host, HostLimits, IndexStatus, Runtime, ToolConfig, ToolsetFailure,
+    recall_text,
+};
 
 /// One mount's instance. A cell, since the routing borrows every target shared
 /// while a call needs its host alone; calls run one at a time, never nested.
@@ -43,6 +47,54 @@ impl MountTarget for Instance {
     }
 }
 
+impl ToolsetTarget for Instance {
+    type ToolsetError = ToolsetFailure;
+
+    /// `by` is not passed on: the component's toolset export writes as the actor
+    /// the instance was configured with.
+    async fn toolset_by(
+        &self,
+        prefix: &str,
+        name: &str,
+        input: &Value,
+        _by: Option<&Actor>,
+    ) -> Result<String, ToolsetFailure> {
+        self.0
+            .borrow_mut()
+            .toolset(prefix, name, &input.to_string())
+    }
+
+    async fn search_page(
+        &self,
+        prefix: &str,
+        input: &Value,
+    ) -> Result<(Vec<Value>, Option<String>), ToolsetFailure> {
+        self.0
+            .borrow_mut()
+            .toolset_search_page(prefix, &input.to_string())
+    }
+}
+
+/// Where a search or recall goes.
+enum Targets<'a> {
+    /// One store alone at `/memories`: it takes the request as it is.
+    Alone(&'a Instance),
+    /// The stores asked, each with the request as its instance takes it, and the
+    /// request's `limit`.
+    Some(Vec<(&'a Instance, String)>, usize),
+}
+
+/// A refusal of a search's query or options, in the engine's words.
+fn search_refused(e: SearchError) -> CallError {
+    match e {
+        SearchError::Store(t) => t.into(),
+        other => CallError {
+            kind: CallErrorKind::Tool(ErrorKind::Input),
+            message: other.to_string(),
+        },
+    }
+}
+
 /// Several stores as one memory under `/memories` (or one store at `/memories`).
 pub struct MountedHost {
     mounted: Mounted<Instance>,
@@ -67,6 +119,8 @@ impl MountedHost {
                 let mut host = runtime.host(backend, limits);
                 let mut config = config.clone();
                 config.engine.mount = mount.name.clone();
+                // A search of a read-only store must not save its index there.
+                config.engine.read_only = mount.access == memdir::mounts::Access::ReadOnly;
                 host.configure(config);
                 (mount, Instance(RefCell::new(host)))
             })
@@ -119,6 +173,153 @@ impl MountedHost {
                 memdir::ToolError::from(memdir::InputError::NotUtf8).into()
             )),
         }
+    }
+
+    /// The stores a search or recall `request` (JSON text) asks, each with the
+    /// request as its instance takes it (`path_prefix` set to where that store is
+    /// mounted, or below), and the request's `limit` (`default_limit` if left out).
+    fn search_targets(
+        &self,
+        request: &str,
+        default_limit: usize,
+    ) -> Result<Targets<'_>, CallError> {
+        if request.len() > self.limits.max_input_bytes {
+            return Err(self.too_large());
+        }
+        let mounts: Vec<(&Mount, &Instance)> = self.mounted.engines().collect();
+        if let [(m, alone)] = mounts.as_slice()
+            && m.name.is_empty()
+        {
+            return Ok(Targets::Alone(alone));
+        }
+        let not_object = || SearchError::Option {
+            name: "the options",
+            must: "an object",
+        };
+        let mut v: Value =
+            serde_json::from_str(request).map_err(|_| search_refused(not_object()))?;
+        let r = Request::from_json(&v, default_limit).map_err(search_refused)?;
+        // `under` is a path of the whole memory: `/team/notes` is `/notes` in the
+        // store mounted at `team`.
+        let (first, below) = match r.under.as_deref() {
+            None => (None, ""),
+            Some(u) => {
+                let rest = u.strip_prefix('/').unwrap_or(u);
+                let (first, below) = rest.split_once('/').unwrap_or((rest, ""));
+                (Some(first), below)
+            }
+        };
+        let mut out = Vec::new();
+        for (m, instance) in mounts {
+            if first.is_some_and(|f| f != m.name) {
+                continue;
+            }
+            let mut prefix = format!("{}/{}", memdir::ROOT, m.name);
+            if !below.is_empty() {
+                prefix = format!("{prefix}/{below}");
+            }
+            if let Some(map) = v.as_object_mut() {
+                map.insert("path_prefix".into(), Value::from(prefix));
+            }
+            out.push((instance, v.to_string()));
+        }
+        Ok(Targets::Some(out, r.limit))
+    }
+
+    /// `memory.search` over every store (see [`Host::search_json`]): each store
+    /// asked (only the one `path_prefix` lies in, if given), its hits shown under
+    /// its mount, all merged best first, equal scores by path, cut to `limit`.
+    /// A `path_prefix` in no mounted store finds nothing.
+    pub fn search_json(&self, request: &str) -> Result<String, CallError> {
+        let (targets, limit) = match self.search_targets(request, SEARCH_DEFAULT_LIMIT)? {
+            Targets::Alone(i) => return i.host().search_json(request),
+            Targets::Some(targets, limit) => (targets, limit),
+        };
+        let mut hits: Vec<Value> = Vec::new();
+        for (instance, request) in targets {
+            let answer = instance.host().search_json(&request)?;
+            if let Ok(Value::Array(found)) = serde_json::from_str::<Value>(&answer) {
+                hits.extend(found);
+            }
+        }
+        let score = |h: &Value| h.get("score").and_then(Value::as_f64).unwrap_or_default();
+        let path = |h: &Value| {
+            h.get("path")
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        hits.sort_by(|a, b| {
+            score(b)
+                .total_cmp(&score(a))
+                .then_with(|| path(a).cmp(&path(b)))
+        });
+        hits.truncate(limit);
+        Ok(Value::Array(hits).to_string())
+    }
+
+    /// `memory.recall` over every store: each store's finds merged best first
+    /// (equal scores by path), cut to `limit`, and made one block within
+    /// `max_chars` (see [`Host::recall_json`]).
+    pub fn recall_json(&self, request: &str) -> Result<String, CallError> {
+        let (targets, limit) = match self.search_targets(request, RECALL_DEFAULT_LIMIT)? {
+            Targets::Alone(i) => return i.host().recall_json(request),
+            Targets::Some(targets, limit) => (targets, limit),
+        };
+        let mut all = RecallFound {
+            items: Vec::new(),
+            max_chars: 0,
+        };
+        for (instance, request) in targets {
+            let found = instance.host().recall_found(&request)?;
+            all.max_chars = found.max_chars;
+            all.items.extend(found.items);
+        }
+        all.items.sort_by(|a, b| {
+            b.score
+                .total_cmp(&a.score)
+                .then_with(|| a.path.cmp(&b.path))
+        });
+        all.items.truncate(limit);
+        Ok(recall_text(&all))
+    }
+
+    /// Brings every store's search index up to date (see [`Host::reindex`]); how
+    /// far they are together: memories indexed in all, pending in any.
+    pub fn reindex(&self, rounds: u32) -> Result<IndexStatus, CallError> {
+        self.each_status(|h| h.reindex(rounds))
+    }
+
+    /// How far every store's search index is, together.
+    pub fn search_status(&self) -> Result<IndexStatus, CallError> {
+        self.each_status(Host::search_status)
+    }
+
+    fn each_status(
+        &self,
+        f: impl Fn(&mut Host) -> Result<IndexStatus, CallError>,
+    ) -> Result<IndexStatus, CallError> {
+        let mut total = IndexStatus {
+            indexed: 0,
+            pending: false,
+        };
+        for (_, instance) in self.mounted.engines() {
+            let s = f(&mut instance.host())?;
+            total.indexed = total.indexed.saturating_add(s.indexed);
+            total.pending |= s.pending;
+        }
+        Ok(total)
+    }
+
+    /// The memory-store toolset over every store (`memdir::mounts::Mounted::toolset`):
+    /// a path `/<name>/…` goes to the store mounted at `<name>`, a listing or a
+    /// search of the whole memory asks every store, and a write into a read-only
+    /// store is refused before any store is touched.
+    pub fn toolset_json(&self, name: &str, input: &str) -> Result<String, ToolsetFailure> {
+        if input.len() > self.limits.max_input_bytes {
+            return Err(self.too_large().into());
+        }
+        memdir::block_on(self.mounted.toolset_json(name, input))
     }
 
     /// The refusal of an input over [`HostLimits::max_input_bytes`].

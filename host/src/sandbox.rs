@@ -8,8 +8,10 @@ use std::sync::Arc;
 use memdir::ApiError;
 use memdir::config::Config;
 use memdir::mounts::{Top, TopEntry};
+use memdir::search::{Line, RecallFound, RecallItem};
 use memdir::{
     Command, Entry, ErrorKind, ExpireReport, GcReport, InputError, ToolError, ToolResult,
+    ToolsetError,
 };
 use wasmtime::component::{Component, HasSelf, Linker, types::ComponentItem};
 use wasmtime::{Engine, Store, Trap};
@@ -133,6 +135,51 @@ impl From<ToolError> for CallError {
         }
     }
 }
+
+/// Why a memory-store toolset call failed: the toolset's kind
+/// (`memdir::ToolsetError::kind`: `input`, `not_found`, ...) or the sandbox's fault
+/// (`fuel`, `memory`, `trap`, `start`), and the text the model reads. `Display` is
+/// the text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ToolsetFailure {
+    pub kind: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for ToolsetFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ToolsetFailure {}
+
+/// The toolset's own refusal, decided in the host (a mounted memory's routing).
+impl From<ToolsetError> for ToolsetFailure {
+    fn from(e: ToolsetError) -> Self {
+        ToolsetFailure {
+            kind: e.kind().into(),
+            message: e.to_string(),
+        }
+    }
+}
+
+/// A call the sandbox stopped, or an input refused before the guest.
+impl From<CallError> for ToolsetFailure {
+    fn from(e: CallError) -> Self {
+        let kind = match e.kind {
+            CallErrorKind::Fault(f) => f.name(),
+            CallErrorKind::Tool(k) => k.name(),
+        };
+        ToolsetFailure {
+            kind: kind.into(),
+            message: e.message,
+        }
+    }
+}
+
+/// How far the stored search index is (`memdir::search::IndexStatus`).
+pub type IndexStatus = memdir::search::IndexStatus;
 
 fn from_wit(e: tool::ToolError) -> CallError {
     use tool::ErrorKind as W;
@@ -318,6 +365,7 @@ impl Host {
                 },
                 bucket: self.config.bucket.clone(),
                 mount: e.mount.clone(),
+                read_only: e.read_only,
             };
             // A mount name the component refuses (see `memdir::mounts::check`) starts
             // no instance: the mounted memory checks its names before it gets here.
@@ -597,9 +645,7 @@ impl Host {
                 tool::SecretPolicy::Redact => memdir::SecretPolicy::Redact,
             },
             mount: c.mount,
-            // A component engine never refuses writes itself: a host's read-only
-            // mounts are refused by `Mounted`, before any command reaches it.
-            read_only: false,
+            read_only: c.read_only,
         };
         Ok(ComponentDefaults {
             config: ToolConfig {
@@ -622,6 +668,138 @@ impl Host {
             pending: n(r.pending),
         })
     }
+
+    /// `memory.search` (`memdir::Engine::search_json`): `{"query", "limit"?, "path_prefix"?}` as
+    /// JSON text in, the JSON text of `[{"path", "score", "lines": [{"line",
+    /// "text"}]}]` out, best first (`memdir::Engine::search_json`). A search
+    /// brings the stored index up to date, so it may write the index, never the
+    /// tree; it takes no turn, as a read does (the index's save has its own retry).
+    pub fn search_json(&mut self, request: &str) -> Result<String, CallError> {
+        self.typed(false, &[request], |g, s| g.call_search(s, request))
+    }
+
+    /// What `memory.recall` found for `{"query", "limit"?, "max_chars"?,
+    /// "path_prefix"?}` (JSON text), before the block is made.
+    pub fn recall_found(&mut self, request: &str) -> Result<RecallFound, CallError> {
+        let found = self.typed(false, &[request], |g, s| g.call_recall(s, request))?;
+        let n = |x: u64| usize::try_from(x).unwrap_or(usize::MAX);
+        Ok(RecallFound {
+            items: found
+                .items
+                .into_iter()
+                .map(|i| RecallItem {
+                    path: i.path,
+                    score: i.score,
+                    text: i.text,
+                    lines: i
+                        .lines
+                        .into_iter()
+                        .map(|l| Line {
+                            line: n(l.line),
+                            text: l.text,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            max_chars: n(found.max_chars),
+        })
+    }
+
+    /// `memory.recall`: the block of the most relevant memories for a system
+    /// prompt, within `max_chars` (`memdir::search::recall_block`); `""` when
+    /// nothing was found or fits.
+    pub fn recall_json(&mut self, request: &str) -> Result<String, CallError> {
+        Ok(recall_text(&self.recall_found(request)?))
+    }
+
+    /// Brings the search index up to the head: at most `rounds` calls, each of
+    /// one budget of work (`memdir::config::SEARCH_INDEX_WORK` memories) and its
+    /// own fuel, until none is pending; how far it is.
+    pub fn reindex(&mut self, rounds: u32) -> Result<IndexStatus, CallError> {
+        let mut status = self.search_status()?;
+        for _ in 0..rounds {
+            if !status.pending {
+                break;
+            }
+            let s = self.typed(true, &[], |g, s| g.call_reindex(s, 1))?;
+            status = IndexStatus {
+                indexed: s.indexed,
+                pending: s.pending,
+            };
+        }
+        Ok(status)
+    }
+
+    /// How far the search index is, without bringing it up to date.
+    pub fn search_status(&mut self) -> Result<IndexStatus, CallError> {
+        let s = self.typed(false, &[], |g, s| g.call_search_status(s))?;
+        Ok(IndexStatus {
+            indexed: s.indexed,
+            pending: s.pending,
+        })
+    }
+
+    /// The memory-store toolset (docs/toolset.md): tool `name` on `input` (JSON
+    /// text) over this store, every path shown under `prefix` (`""`, or where the
+    /// store is mounted for the model, such as `/team`).
+    pub fn toolset(
+        &mut self,
+        prefix: &str,
+        name: &str,
+        input: &str,
+    ) -> Result<String, ToolsetFailure> {
+        let writes = !memdir::toolset::TOOLS
+            .iter()
+            .any(|t| t.name == name && t.read_only);
+        let answer = self.typed(writes, &[prefix, name, input], |g, s| {
+            Ok(Ok(g.call_toolset(s, prefix, name, input)?))
+        })?;
+        answer.map_err(|e| ToolsetFailure {
+            kind: e.kind,
+            message: e.message,
+        })
+    }
+
+    /// One page of `memory_search` over this store, paths shown under `prefix`:
+    /// its hits and the next page's token (for a search of every mounted store).
+    pub fn toolset_search_page(
+        &mut self,
+        prefix: &str,
+        input: &str,
+    ) -> Result<(Vec<serde_json::Value>, Option<String>), ToolsetFailure> {
+        let answer = self.typed(false, &[prefix, input], |g, s| {
+            Ok(Ok(g.call_toolset_search_page(s, prefix, input)?))
+        })?;
+        let text = answer.map_err(|e| ToolsetFailure {
+            kind: e.kind,
+            message: e.message,
+        })?;
+        let v: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        let hits = v
+            .get("hits")
+            .and_then(|h| h.as_array())
+            .cloned()
+            .unwrap_or_default();
+        let next = v
+            .get("next_page")
+            .and_then(|n| n.as_str())
+            .map(String::from);
+        Ok((hits, next))
+    }
+
+    /// The toolset's definitions as the component has them (JSON text
+    /// `[{"name", "description", "input_schema", "read_only"}]`).
+    pub fn toolset_tools(&mut self) -> Result<String, CallError> {
+        self.call(false, |g, s| g.call_toolset_tools(s))
+            .map_err(|(fault, published)| CallError::fault(fault, published))
+    }
+}
+
+/// The recall block of what was found.
+pub(crate) fn recall_text(found: &RecallFound) -> String {
+    let items: Vec<memdir::search::Recalled<'_>> =
+        found.items.iter().map(RecallItem::recalled).collect();
+    memdir::search::recall_block(&items, found.max_chars)
 }
 
 fn error(e: &CallError) -> ToolResult {

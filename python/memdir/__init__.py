@@ -24,7 +24,12 @@ from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple, Union
 
 import anyio.to_thread
-from anthropic.lib.tools import BetaAbstractMemoryTool, BetaAsyncAbstractMemoryTool
+from anthropic.lib.tools import (
+    BetaAbstractMemoryTool,
+    BetaAsyncAbstractMemoryTool,
+    BetaAsyncFunctionTool,
+    BetaFunctionTool,
+)
 
 from . import _memdir
 from ._errors import MemdirError, MemdirFault
@@ -35,7 +40,10 @@ __all__ = [
     "MemdirError",
     "MemdirFault",
     "MemdirMemoryTool",
+    "StoreTool",
+    "AsyncStoreTool",
     "defaults",
+    "memory_store_tools",
 ]
 
 StrPath = Union[str, "os.PathLike[str]"]
@@ -140,6 +148,39 @@ class _Faces:
         """The sandbox's limits from the next call on; None is the default."""
         self._memory.set_limits(fuel=fuel, memory_bytes=memory_bytes, max_input_bytes=max_input_bytes)
 
+    def search_json(self, request: str) -> str:
+        """``search`` for the options' JSON text, answered as JSON text."""
+        return str(self._memory.search_json(request))
+
+    def recall_json(self, request: str) -> str:
+        """``recall`` for the options' JSON text."""
+        return str(self._memory.recall_json(request))
+
+    def toolset_json(self, name: str, input: str) -> str:
+        """Memory-store tool ``name`` on its input's JSON text: the text for the
+        model, or ``MemdirError`` with the toolset's kind (``not_found``,
+        ``input``, ``read_only``, ...) and text."""
+        return str(self._memory.toolset(name, input))
+
+
+def _search_request(query: object, limit: Optional[int], path_prefix: Optional[str], **more: Optional[int]) -> str:
+    """The options as the engine reads them (``memory.search``'s, everywhere):
+    what is left out takes the engine's default, and what is given is judged by
+    the engine, in its words."""
+    request: Dict[str, object] = {"query": query}
+    if limit is not None:
+        request["limit"] = limit
+    if path_prefix is not None:
+        request["path_prefix"] = path_prefix
+    for k, v in more.items():
+        if v is not None:
+            request[k] = v
+    return _json_text(request)
+
+
+def _status(answer: Tuple[int, bool]) -> Dict[str, Any]:
+    return {"indexed": answer[0], "pending": answer[1]}
+
 
 class MemdirMemoryTool(_Faces, BetaAbstractMemoryTool):
     """The memory tool for ``client.beta.messages.tool_runner``, run by memdir's
@@ -195,6 +236,37 @@ class MemdirMemoryTool(_Faces, BetaAbstractMemoryTool):
         self._memory.import_entries([])
         return "All memory cleared"
 
+    def search(
+        self, query: str, limit: Optional[int] = None, path_prefix: Optional[str] = None
+    ) -> List[Dict[str, Any]]:
+        """The memories that best match ``query``, best first (the engine's
+        ranked index): ``[{"path", "score", "lines": [{"line", "text"}]}]``, at
+        most ``limit`` (default 10), only under ``path_prefix`` (such as
+        ``/memories/notes``) if given. Raises ``MemdirError`` (kind ``input``) for
+        a query or option the engine refuses."""
+        hits: List[Dict[str, Any]] = json.loads(self._memory.search_json(_search_request(query, limit, path_prefix)))
+        return hits
+
+    def recall(
+        self,
+        query: str,
+        limit: Optional[int] = None,
+        max_chars: Optional[int] = None,
+        path_prefix: Optional[str] = None,
+    ) -> str:
+        """The block of the memories most relevant to ``query`` for a system
+        prompt (at most ``limit``, default 5, within ``max_chars``, default
+        4,000); ``""`` when none is found or fits."""
+        return str(self._memory.recall_json(_search_request(query, limit, path_prefix, max_chars=max_chars)))
+
+    def reindex(self, rounds: Optional[int] = None) -> Dict[str, Any]:
+        """Brings the search index up to date: ``{"indexed", "pending"}``."""
+        return _status(self._memory.reindex(rounds))
+
+    def search_status(self) -> Dict[str, Any]:
+        """How far the search index is: ``{"indexed", "pending"}``."""
+        return _status(self._memory.search_status())
+
 
 class AsyncMemdirMemoryTool(_Faces, BetaAsyncAbstractMemoryTool):
     """``MemdirMemoryTool`` for the async tool runner: each call runs on a worker
@@ -241,3 +313,89 @@ class AsyncMemdirMemoryTool(_Faces, BetaAsyncAbstractMemoryTool):
     async def clear_all_memory(self) -> str:
         await anyio.to_thread.run_sync(self._memory.import_entries, [])
         return "All memory cleared"
+
+    async def search(
+        self, query: str, limit: Optional[int] = None, path_prefix: Optional[str] = None
+    ) -> List[Dict[str, Any]]:
+        """``MemdirMemoryTool.search`` on a worker thread."""
+        text = await anyio.to_thread.run_sync(self._memory.search_json, _search_request(query, limit, path_prefix))
+        hits: List[Dict[str, Any]] = json.loads(text)
+        return hits
+
+    async def recall(
+        self,
+        query: str,
+        limit: Optional[int] = None,
+        max_chars: Optional[int] = None,
+        path_prefix: Optional[str] = None,
+    ) -> str:
+        """``MemdirMemoryTool.recall`` on a worker thread."""
+        request = _search_request(query, limit, path_prefix, max_chars=max_chars)
+        return str(await anyio.to_thread.run_sync(self._memory.recall_json, request))
+
+    async def reindex(self, rounds: Optional[int] = None) -> Dict[str, Any]:
+        """``MemdirMemoryTool.reindex`` on a worker thread."""
+        return _status(await anyio.to_thread.run_sync(self._memory.reindex, rounds))
+
+    async def search_status(self) -> Dict[str, Any]:
+        """``MemdirMemoryTool.search_status`` on a worker thread."""
+        return _status(await anyio.to_thread.run_sync(self._memory.search_status))
+
+
+def _never_called(**input: Any) -> str:
+    """Stands for the function a ``BetaFunctionTool`` wraps: a store tool's
+    ``call`` hands the raw input to the engine instead (so the engine judges it
+    against the schema, in its words), and never calls this."""
+    raise NotImplementedError("memdir's store tools are run through call()")
+
+
+async def _never_awaited(**input: Any) -> str:
+    """``_never_called`` for the async tools."""
+    raise NotImplementedError("memdir's store tools are run through call()")
+
+
+class StoreTool(BetaFunctionTool[Any]):
+    """One tool of the memory-store toolset (``memory_list``, ``memory_search``,
+    ``memory_read``, ``memory_write``, ``memory_edit``, ``memory_delete``) for
+    ``client.beta.messages.tool_runner``: the engine's name, description and
+    JSON Schema (``memdir::toolset::TOOLS``), its raw input run by the engine.
+    ``read_only``: the tool never changes a store."""
+
+    read_only: bool
+
+    def __init__(self, memory: Any, name: str, description: str, input_schema: Dict[str, Any], read_only: bool) -> None:
+        super().__init__(_never_called, name=name, description=description, input_schema=input_schema)
+        self._memory = memory
+        self.read_only = read_only
+
+    def call(self, input: object) -> str:
+        return str(self._memory.toolset(self.name, _json_text(input)))
+
+
+class AsyncStoreTool(BetaAsyncFunctionTool[Any]):
+    """``StoreTool`` for the async tool runner: each call on a worker thread."""
+
+    read_only: bool
+
+    def __init__(self, memory: Any, name: str, description: str, input_schema: Dict[str, Any], read_only: bool) -> None:
+        super().__init__(_never_awaited, name=name, description=description, input_schema=input_schema)
+        self._memory = memory
+        self.read_only = read_only
+
+    async def call(self, input: object) -> str:
+        text = _json_text(input)
+        return str(await anyio.to_thread.run_sync(self._memory.toolset, self.name, text))
+
+
+def memory_store_tools(memory: Union[MemdirMemoryTool, AsyncMemdirMemoryTool]) -> List[Any]:
+    """The memory-store toolset over ``memory`` (the npm package's
+    ``memoryStoreTools(memory)``), as tools the SDK's tool runner takes:
+    ``StoreTool``s for a ``MemdirMemoryTool``, ``AsyncStoreTool``s for an
+    ``AsyncMemdirMemoryTool``. Over a memory opened with ``mounts=``, paths are
+    ``/<mount>/…`` and a write into a read-only store is refused before any
+    store is touched."""
+    cls = AsyncStoreTool if isinstance(memory, AsyncMemdirMemoryTool) else StoreTool
+    return [
+        cls(memory._memory, name, description, json.loads(schema), read_only)
+        for name, description, schema, read_only in _memdir.toolset_tools()
+    ]

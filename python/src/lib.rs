@@ -20,7 +20,7 @@ use memdir::mounts::{Access, Mount};
 use memdir::{Entry, ErrorKind, InputError, SecretPolicy, ToolError};
 use memdir_host::{
     Backend, CallError, CallErrorKind, DirBackend, Fault, Host, HostLimits, MemoryBackend,
-    MountedHost, Runtime, ToolConfig,
+    MountedHost, Runtime, ToolConfig, ToolsetFailure,
 };
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -51,10 +51,30 @@ fn runtime() -> Option<&'static Runtime> {
 fn kind_name(kind: CallErrorKind) -> &'static str {
     match kind {
         CallErrorKind::Tool(k) => k.name(),
-        CallErrorKind::Fault(Fault::Fuel) => "fuel",
-        CallErrorKind::Fault(Fault::Memory) => "memory",
-        CallErrorKind::Fault(Fault::Trap) => "trap",
-        CallErrorKind::Fault(Fault::Start) => "start",
+        CallErrorKind::Fault(f) => f.name(),
+    }
+}
+
+/// The faults' names ([`Fault::name`]): a toolset failure of one of these kinds
+/// is the sandbox's, raised as `MemdirFault`.
+const FAULTS: [Fault; 4] = [Fault::Fuel, Fault::Memory, Fault::Trap, Fault::Start];
+
+/// The Python exception of a failed toolset call: `MemdirFault` when the sandbox
+/// stopped it, else `MemdirError` with the toolset's kind (`not_found`, `input`,
+/// ...) and text.
+fn raise_toolset(py: Python<'_>, e: &ToolsetFailure) -> PyErr {
+    let class = if FAULTS.iter().any(|f| f.name() == e.kind) {
+        "MemdirFault"
+    } else {
+        "MemdirError"
+    };
+    let made = py
+        .import("memdir._errors")
+        .and_then(|m| m.getattr(class))
+        .and_then(|c| c.call1((e.kind.as_str(), e.message.as_str())));
+    match made {
+        Ok(exc) => PyErr::from_value(exc),
+        Err(err) => err,
     }
 }
 
@@ -327,6 +347,42 @@ impl Memory {
         self.call(py, move |host| host.import(&entries))
     }
 
+    /// `memory.search`: the options' JSON text (`{"query", "limit"?,
+    /// "path_prefix"?}`) in, the JSON text of `[{"path", "score", "lines":
+    /// [{"line", "text"}]}]` out, best first; `MemdirError` (kind `input`) for a
+    /// refused query or option, in the engine's words.
+    fn search_json(&self, py: Python<'_>, request: String) -> PyResult<String> {
+        self.call(py, move |host| host.search_json(&request))
+    }
+
+    /// `memory.recall`: the options' JSON text (`{"query", "limit"?, "max_chars"?,
+    /// "path_prefix"?}`) in, the block for a system prompt out (`""`: nothing).
+    fn recall_json(&self, py: Python<'_>, request: String) -> PyResult<String> {
+        self.call(py, move |host| host.recall_json(&request))
+    }
+
+    /// Brings the search index up to date, at most `rounds` calls (default
+    /// `memdir::config::SEARCH_REINDEX_ROUNDS`): `(indexed, pending)`.
+    #[pyo3(signature = (rounds=None))]
+    fn reindex(&self, py: Python<'_>, rounds: Option<u32>) -> PyResult<(u64, bool)> {
+        let rounds = rounds.unwrap_or(memdir::config::SEARCH_REINDEX_ROUNDS);
+        let s = self.call(py, move |host| host.reindex(rounds))?;
+        Ok((s.indexed, s.pending))
+    }
+
+    /// How far the search index is: `(indexed, pending)`.
+    fn search_status(&self, py: Python<'_>) -> PyResult<(u64, bool)> {
+        let s = self.call(py, |host| host.search_status())?;
+        Ok((s.indexed, s.pending))
+    }
+
+    /// The memory-store toolset: tool `name` on `input` (JSON text): the text
+    /// for the model, or `MemdirError` with the toolset's kind and text.
+    fn toolset(&self, py: Python<'_>, name: String, input: String) -> PyResult<String> {
+        py.detach(|| self.host().toolset("", &name, &input))
+            .map_err(|e| raise_toolset(py, &e))
+    }
+
     /// Sets the sandbox's limits from the next call on (a fresh instance).
     #[pyo3(signature = (*, fuel=None, memory_bytes=None, max_input_bytes=None))]
     fn set_limits(
@@ -463,6 +519,54 @@ impl MountedMemory {
     fn instructions(&self) -> String {
         self.host().instructions()
     }
+
+    /// As [`Memory::search_json`], across the mounts (merged best first).
+    fn search_json(&self, py: Python<'_>, request: String) -> PyResult<String> {
+        py.detach(|| self.host().search_json(&request))
+            .map_err(|e| raise(py, &e))
+    }
+
+    /// As [`Memory::reindex`], every store: `(indexed in all, pending in any)`.
+    #[pyo3(signature = (rounds=None))]
+    fn reindex(&self, py: Python<'_>, rounds: Option<u32>) -> PyResult<(u64, bool)> {
+        let rounds = rounds.unwrap_or(memdir::config::SEARCH_REINDEX_ROUNDS);
+        let s = py
+            .detach(|| self.host().reindex(rounds))
+            .map_err(|e| raise(py, &e))?;
+        Ok((s.indexed, s.pending))
+    }
+
+    /// As [`Memory::search_status`], every store together.
+    fn search_status(&self, py: Python<'_>) -> PyResult<(u64, bool)> {
+        let s = py
+            .detach(|| self.host().search_status())
+            .map_err(|e| raise(py, &e))?;
+        Ok((s.indexed, s.pending))
+    }
+
+    /// As [`Memory::recall_json`], across the mounts.
+    fn recall_json(&self, py: Python<'_>, request: String) -> PyResult<String> {
+        py.detach(|| self.host().recall_json(&request))
+            .map_err(|e| raise(py, &e))
+    }
+
+    /// As [`Memory::toolset`], across the mounts: `/<name>/…` paths, a write into
+    /// a read-only store refused before any store is touched.
+    fn toolset(&self, py: Python<'_>, name: String, input: String) -> PyResult<String> {
+        py.detach(|| self.host().toolset_json(&name, &input))
+            .map_err(|e| raise_toolset(py, &e))
+    }
+}
+
+/// The memory-store toolset's definitions as the engine has them
+/// (`memdir::toolset::TOOLS`): `(name, description, input_schema JSON text,
+/// read_only)`, in order.
+#[pyfunction]
+fn toolset_tools() -> Vec<(&'static str, &'static str, &'static str, bool)> {
+    memdir::toolset::TOOLS
+        .iter()
+        .map(|t| (t.name, t.description, t.input_schema, t.read_only))
+        .collect()
 }
 
 /// The engine's defaults, as `memdir::config::Defaults` has them, and the sandbox's.
@@ -487,5 +591,6 @@ fn _memdir(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Memory>()?;
     m.add_class::<MountedMemory>()?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
+    m.add_function(wrap_pyfunction!(toolset_tools, m)?)?;
     Ok(())
 }

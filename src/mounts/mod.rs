@@ -19,7 +19,7 @@ mod search;
 
 use error::MountError;
 pub use instructions::instructions;
-pub use route::{MountTarget, Mounted, Top, TopEntry};
+pub use route::{MountTarget, Mounted, ToolsetTarget, Top, TopEntry};
 pub use search::FIND_TOOL;
 
 /// Whether a mounted store may be written.

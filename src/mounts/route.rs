@@ -259,7 +259,58 @@ impl<T: MountTarget> Mounted<T> {
     }
 }
 
-/// The toolset needs each store's engine (it runs the API's operations).
+/// What runs the memory-store toolset for a mount: a store's engine (which runs
+/// the API's operations), or one behind a boundary (the wasmtime host's instance).
+#[allow(
+    async_fn_in_trait,
+    reason = "every runtime drives the engine on one thread (wasm, or a host's block_on): no Send bound to promise"
+)]
+pub trait ToolsetTarget {
+    /// Its failures: the toolset's own, or a runtime's around them.
+    type ToolsetError: From<ToolsetError>;
+
+    /// Tool `name` on `input` over this store, shown mounted at `prefix` (see
+    /// [`Engine::toolset_by`]).
+    async fn toolset_by(
+        &self,
+        prefix: &str,
+        name: &str,
+        input: &Value,
+        by: Option<&Actor>,
+    ) -> Result<String, Self::ToolsetError>;
+
+    /// One page of `memory_search` over this store: its hits (paths shown under
+    /// `prefix`), best first, and the next page's token (see
+    /// [`Engine::search_page`]), for a search of every mounted store to merge.
+    async fn search_page(
+        &self,
+        prefix: &str,
+        input: &Value,
+    ) -> Result<(Vec<Value>, Option<String>), Self::ToolsetError>;
+}
+
+impl<S: Store> ToolsetTarget for Engine<S> {
+    type ToolsetError = ToolsetError;
+
+    async fn search_page(
+        &self,
+        prefix: &str,
+        input: &Value,
+    ) -> Result<(Vec<Value>, Option<String>), ToolsetError> {
+        Engine::search_page(self, prefix, input).await
+    }
+
+    async fn toolset_by(
+        &self,
+        prefix: &str,
+        name: &str,
+        input: &Value,
+        by: Option<&Actor>,
+    ) -> Result<String, ToolsetError> {
+        Engine::toolset_by(self, prefix, name, input, by).await
+    }
+}
+
 impl<S: Store> Mounted<Engine<S>> {
     /// [`Mounted::run`] on behalf of `by` (see [`Engine::run_by`]).
     pub async fn run_by(&self, cmd: Command, by: Option<&Actor>) -> Result<String, ToolError> {
@@ -268,9 +319,11 @@ impl<S: Store> Mounted<Engine<S>> {
         })
         .await
     }
+}
 
+impl<T: ToolsetTarget> Mounted<T> {
     /// [`Mounted::toolset`] for an input still in JSON text.
-    pub async fn toolset_json(&self, name: &str, input: &str) -> Result<String, ToolsetError> {
+    pub async fn toolset_json(&self, name: &str, input: &str) -> Result<String, T::ToolsetError> {
         self.toolset_json_by(name, input, None).await
     }
 
@@ -280,7 +333,7 @@ impl<S: Store> Mounted<Engine<S>> {
         name: &str,
         input: &str,
         by: Option<&Actor>,
-    ) -> Result<String, ToolsetError> {
+    ) -> Result<String, T::ToolsetError> {
         self.toolset_by(name, &toolset::parse_input(name, input)?, by)
             .await
     }
@@ -289,7 +342,7 @@ impl<S: Store> Mounted<Engine<S>> {
     /// store mounted at `<name>` (shown with that prefix), a listing or search of
     /// the whole memory asks every store in turn, and a write into a read-only store
     /// is refused before it is touched. One store at `/memories` takes paths as is.
-    pub async fn toolset(&self, name: &str, input: &Value) -> Result<String, ToolsetError> {
+    pub async fn toolset(&self, name: &str, input: &Value) -> Result<String, T::ToolsetError> {
         self.toolset_by(name, input, None).await
     }
 
@@ -299,7 +352,7 @@ impl<S: Store> Mounted<Engine<S>> {
         name: &str,
         input: &Value,
         by: Option<&Actor>,
-    ) -> Result<String, ToolsetError> {
+    ) -> Result<String, T::ToolsetError> {
         if let [(m, engine)] = self.mounts.as_slice()
             && m.name.is_empty()
         {
@@ -336,7 +389,8 @@ impl<S: Store> Mounted<Engine<S>> {
                     tool: tool.name,
                     path: "/".into(),
                     mount: format!("/{}", m.name),
-                });
+                }
+                .into());
             }
             if tool.name == "memory_search" {
                 return self.search_every_store(input, by).await;
@@ -352,18 +406,24 @@ impl<S: Store> Mounted<Engine<S>> {
         let rest = given.strip_prefix('/').unwrap_or(given);
         let (first, below) = rest.split_once('/').unwrap_or((rest, ""));
         let Some((m, engine)) = self.mounts.iter().find(|(m, _)| m.name == first) else {
-            let mounts: Vec<String> = self.mounts().map(|m| format!("/{}", m.name)).collect();
+            let mounts: Vec<String> = self
+                .mounts
+                .iter()
+                .map(|(m, _)| format!("/{}", m.name))
+                .collect();
             return Err(ToolsetError::Unmounted {
                 path: given.into(),
                 mounts: mounts.join(", "),
-            });
+            }
+            .into());
         };
         if !tool.read_only && m.access == Access::ReadOnly {
             return Err(ToolsetError::ReadOnly {
                 tool: tool.name,
                 path: given.into(),
                 mount: format!("/{}", m.name),
-            });
+            }
+            .into());
         }
         let local = format!("/{below}");
         engine
@@ -378,14 +438,15 @@ impl<S: Store> Mounted<Engine<S>> {
         &self,
         input: &Value,
         by: Option<&Actor>,
-    ) -> Result<String, ToolsetError> {
+    ) -> Result<String, T::ToolsetError> {
         let _ = by;
         if input.get("page").is_some() {
             return Err(ToolsetError::Input {
                 tool: "memory_search",
                 field: "page".into(),
                 problem: "page is not a page token of this list and query".into(),
-            });
+            }
+            .into());
         }
         let query = input
             .get("query")

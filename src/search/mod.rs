@@ -41,7 +41,7 @@ pub(crate) use index::query_terms;
 pub(crate) use lines::{Matched, best_lines};
 pub use lines::{Recalled, recall_block, score_text};
 pub(crate) use request::whole;
-pub use request::{Request, hits_json};
+pub use request::{RecallFound, RecallItem, Request, hits_json};
 pub(crate) use stored::CHUNK as INDEX_CHUNK_PREFIX;
 pub use tokens::{path_terms, terms};
 

@@ -12,7 +12,7 @@ use crate::config::{
     RECALL_DEFAULT_LIMIT, RECALL_DEFAULT_MAX_CHARS, RECALL_MAX_CHARS, SEARCH_DEFAULT_LIMIT,
     SEARCH_MAX_LIMIT,
 };
-use crate::path::{ROOT, validate};
+use crate::path::{ROOT, ValidPath, validate};
 use crate::search::error::{SearchError, check_query};
 use crate::search::lines::{Recalled, recall_block};
 use crate::search::{Found, Hit};
@@ -57,6 +57,13 @@ pub(crate) fn whole(
 impl Request {
     /// The options in `v`, checked; `limit` defaults to `default_limit`.
     pub fn from_json(v: &Value, default_limit: usize) -> Result<Request, SearchError> {
+        Request::in_store(v, default_limit, &ValidPath::root())
+    }
+
+    /// [`Request::from_json`] for a store whose top is `top` (`/memories`, or where
+    /// it is mounted): `path_prefix` must lie there, and `under` is the store's own
+    /// directory (`/memories/team/notes` is `/notes` in the store mounted at `team`).
+    fn in_store(v: &Value, default_limit: usize, top: &ValidPath) -> Result<Request, SearchError> {
         if !v.is_object() {
             return Err(SearchError::Option {
                 name: "the options",
@@ -77,10 +84,16 @@ impl Request {
         let under = match v.get("path_prefix") {
             None | Some(Value::Null) => None,
             Some(Value::String(p)) => {
-                let valid = validate(p).map_err(|_| SearchError::Option {
+                let outside = || SearchError::Option {
                     name: "path_prefix",
                     must: "a directory path under /memories, such as /memories/notes",
-                })?;
+                };
+                let valid = validate(p).map_err(|_| outside())?;
+                if valid.as_str() != top.as_str() && !valid.is_inside(top) {
+                    return Err(outside());
+                }
+                // A mount's own name is not the store's (see `Engine::top`).
+                let valid = valid.mounted(usize::from(top.as_str() != ROOT));
                 let local = valid.local();
                 (!local.is_empty()).then(|| String::from(local))
             }
@@ -120,10 +133,13 @@ pub fn hits_json(hits: &[Hit], shown: &str) -> Value {
 impl<S: Store> Engine<S> {
     /// `memory.search`: the options `input` (see [`Request`]), answered as
     /// [`hits_json`] with `/memories` paths.
+    /// A store mounted at `/memories/<mount>` (`Config::mount`) takes and shows
+    /// paths there.
     pub async fn search_json(&self, input: &Value) -> Result<Value, SearchError> {
-        let r = Request::from_json(input, SEARCH_DEFAULT_LIMIT)?;
+        let top = self.top();
+        let r = Request::in_store(input, SEARCH_DEFAULT_LIMIT, &top)?;
         let Found { hits, .. } = self.search(&r.query, r.limit, r.under.as_deref()).await?;
-        Ok(hits_json(&hits, ROOT))
+        Ok(hits_json(&hits, top.as_str()))
     }
 
     /// `memory.recall`: `{"query", "limit"?, "max_chars"?}`, the block of
@@ -131,23 +147,63 @@ impl<S: Store> Engine<S> {
     /// [`RECALL_DEFAULT_LIMIT`]) within `max_chars` (default
     /// [`RECALL_DEFAULT_MAX_CHARS`]).
     pub async fn recall_json(&self, input: &Value) -> Result<String, SearchError> {
-        let r = Request::from_json(input, RECALL_DEFAULT_LIMIT)?;
+        let found = self.recall_found(input).await?;
+        let items: Vec<Recalled<'_>> = found.items.iter().map(RecallItem::recalled).collect();
+        Ok(recall_block(&items, found.max_chars))
+    }
+
+    /// What `memory.recall` found for `input`, before the block is made: a face
+    /// that recalls across several stores (the wasmtime host's mounts) merges
+    /// these by score and makes one block of them with [`recall_block`].
+    pub async fn recall_found(&self, input: &Value) -> Result<RecallFound, SearchError> {
+        let top = self.top();
+        let r = Request::in_store(input, RECALL_DEFAULT_LIMIT, &top)?;
         let max_chars =
             whole(input, "max_chars", RECALL_MAX_CHARS)?.unwrap_or(RECALL_DEFAULT_MAX_CHARS);
         let (best, _) = self.best(&r.query, r.limit, r.under.as_deref()).await?;
-        let shown: Vec<String> = best
-            .iter()
-            .map(|(hit, _)| alloc::format!("{ROOT}{}", hit.path))
-            .collect();
-        let items: Vec<Recalled<'_>> = best
-            .iter()
-            .zip(&shown)
-            .map(|((hit, text), path)| Recalled {
-                path,
-                text,
-                lines: &hit.lines,
+        let items = best
+            .into_iter()
+            .map(|(hit, text)| RecallItem {
+                path: alloc::format!("{}{}", top.as_str(), hit.path),
+                score: hit.score,
+                text: String::from(&*text),
+                lines: hit.lines,
             })
             .collect();
-        Ok(recall_block(&items, max_chars))
+        Ok(RecallFound { items, max_chars })
     }
+}
+
+/// One memory `memory.recall` found: its path as shown, score, text and best lines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecallItem {
+    /// Its path as shown (`/memories/…`, or under the store's mount).
+    pub path: String,
+    /// Its score (see [`Hit::score`]).
+    pub score: f64,
+    /// Its whole text.
+    pub text: String,
+    /// Its best matching lines.
+    pub lines: Vec<crate::search::Line>,
+}
+
+impl RecallItem {
+    /// This item as [`recall_block`] takes it.
+    pub fn recalled(&self) -> Recalled<'_> {
+        Recalled {
+            path: &self.path,
+            text: &self.text,
+            lines: &self.lines,
+        }
+    }
+}
+
+/// What `memory.recall` found, best first, and the block's budget in characters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecallFound {
+    /// Best first.
+    pub items: Vec<RecallItem>,
+    /// The block's most characters (`max_chars`, checked; default
+    /// [`RECALL_DEFAULT_MAX_CHARS`]).
+    pub max_chars: usize,
 }

@@ -334,7 +334,7 @@ impl<S: Store> Engine<S> {
 
     /// One page of `memory_search` as its hits, each path shown under `prefix`
     /// (a mount's `/<name>`), best first, and the next page's token.
-    pub(crate) async fn search_page(
+    pub async fn search_page(
         &self,
         prefix: &str,
         input: &Value,

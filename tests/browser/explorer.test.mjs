@@ -392,3 +392,90 @@ for (const [width, height] of [
     await context.close();
   });
 }
+
+// The search box: the engine's ranked hits (memory.search, from the npm package's
+// memory object; it lands with issue 46's JS faces) in place of the tree, each
+// with its score and its best lines, the query's words marked; a hit opens its
+// file at the line clicked; a deleted hit leaves the list; a refused query shows
+// the engine's words; clearing the box brings the tree back.
+test('the search box lists ranked hits with their lines, the words marked, and opens a hit at its line', async () => {
+  const context = await env.browser.newContext();
+  const { page, errors } = await env.openExplorer(context, '?memory=search');
+  await page.evaluate(async () => {
+    const m = window.memdirExplorer.memory;
+    await m.execute({ command: 'create', path: '/memories/notes/tabs.md', file_text: 'tabs tabs tabs\nother' });
+    await m.execute({ command: 'create', path: '/memories/preferences/formatting.md', file_text: 'Wrap at 100 columns.\nUse Tabs, not spaces.' });
+    await m.execute({ command: 'create', path: '/memories/notes/草稿.md', file_text: '我喜欢北京的秋天' });
+    await window.memdirExplorer.refresh();
+  });
+  const hits = () =>
+    page.evaluate(() =>
+      [...document.querySelectorAll('#hits .hit')].map((h) => ({
+        path: h.querySelector('.hit-path').textContent,
+        score: h.querySelector('.hit-score').textContent,
+        lines: [...h.querySelectorAll('.hit-line')].map((l) => `${l.querySelector('.ln').textContent}|${l.querySelector('.lt').textContent}`),
+        marked: [...h.querySelectorAll('mark')].map((m) => m.textContent),
+      })),
+    );
+  const searchFor = async (query) => {
+    await page.fill('#search-query', query);
+    await page.press('#search-query', 'Enter');
+    await page.waitForFunction((q) => {
+      const h = document.querySelector('#hits');
+      return !h.hidden && h.dataset.query === q && h.childElementCount > 0;
+    }, query);
+  };
+
+  await searchFor('tabs');
+  // The scores shown are the engine's, to three places.
+  const scores = await page.evaluate(async () =>
+    (await window.memdirExplorer.memory.search('tabs')).map((h) => h.score.toFixed(3)),
+  );
+  assert.deepEqual(await hits(), [
+    { path: '/memories/notes/tabs.md', score: scores[0], lines: ['1|tabs tabs tabs'], marked: ['tabs', 'tabs', 'tabs'] },
+    { path: '/memories/preferences/formatting.md', score: scores[1], lines: ['2|Use Tabs, not spaces.'], marked: ['Tabs'] },
+  ]);
+  assert.ok(Number(scores[0]) > Number(scores[1]));
+  await page.screenshot({ path: join(OUT, 'explorer-search-hits.png') });
+  assert.deepEqual(await page.evaluate(() => [document.querySelector('#tree').hidden, document.querySelector('#hits').hidden]), [true, false]);
+
+  // A line clicked: its file opened, that line marked in the file view.
+  await page.click('#hits .hit[title="/memories/preferences/formatting.md"] .hit-line');
+  await page.waitForSelector('#view-body .code .line.found');
+  assert.equal(await page.locator('#view-head .crumbs').textContent(), '/memories/preferences/formatting.md');
+  assert.equal(
+    await page.locator('#view-body .code .line.found').evaluate((l) => `${l.querySelector('.ln').textContent}|${l.querySelector('.lt').textContent}`),
+    '2|Use Tabs, not spaces.',
+  );
+
+  // Chinese: found by its character pairs, the query marked inside the line.
+  await searchFor('北京');
+  assert.deepEqual(await hits(), [
+    { path: '/memories/notes/草稿.md', score: (await page.evaluate(async () => (await window.memdirExplorer.memory.search('北京'))[0].score.toFixed(3))), lines: ['1|我喜欢北京的秋天'], marked: ['北京'] },
+  ]);
+
+  // A hit deleted is gone from the list as soon as the page redraws.
+  await searchFor('tabs');
+  await page.evaluate(async () => {
+    await window.memdirExplorer.memory.execute({ command: 'delete', path: '/memories/notes/tabs.md' });
+    await window.memdirExplorer.refresh();
+  });
+  await page.waitForFunction(() => document.querySelectorAll('#hits .hit').length === 1);
+  assert.deepEqual((await hits()).map((h) => h.path), ['/memories/preferences/formatting.md']);
+
+  // A query the engine refuses: its words. Nothing found: said so.
+  await searchFor('...');
+  assert.equal(
+    await page.locator('#hits .hits-note.error-text').textContent(),
+    'The search query holds no words to look for (only punctuation or symbols).',
+  );
+  await searchFor('zebra');
+  assert.equal(await page.locator('#hits .hits-note').textContent(), 'No memory matches “zebra”.');
+
+  // Cleared: the tree again.
+  await page.fill('#search-query', '');
+  await page.waitForFunction(() => document.querySelector('#hits').hidden && !document.querySelector('#tree').hidden);
+  await page.screenshot({ path: join(OUT, 'explorer-search.png') });
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -27,7 +27,8 @@ use memdir::ApiError;
 use memdir::api::Response;
 use memdir::config::{Config, Defaults, Limits, MAX_RETRIES_CAP};
 use memdir::mounts::{self, Access, Mount, MountTarget};
-use memdir::{Command, Engine, ErrorKind, SecretPolicy, StoreError, ToolError};
+use memdir::search::IndexStatus;
+use memdir::{Command, Engine, ErrorKind, SearchError, SecretPolicy, StoreError, ToolError};
 
 use exports::memdir::memory::tool;
 use kv::KvStore;
@@ -161,6 +162,43 @@ fn wit_error(e: &ToolError) -> tool::ToolError {
     }
 }
 
+/// A search's failure in the WIT's terms: the store's with its kind, else the
+/// query or options the caller gave (`input`), in the engine's words.
+fn search_error(e: &SearchError) -> tool::ToolError {
+    match e {
+        SearchError::Store(t) => wit_error(t),
+        other => tool::ToolError {
+            kind: tool::ErrorKind::Input,
+            message: format!("{other}"),
+        },
+    }
+}
+
+/// A search call's options as JSON, or the engine's refusal of text that is not
+/// a JSON object (`Request`'s own words).
+fn search_input(request: &str) -> Result<serde_json::Value, tool::ToolError> {
+    memdir::__hooks::from_text::<serde_json::Value>(request).map_err(|_| {
+        search_error(&SearchError::Option {
+            name: "the options",
+            must: "an object",
+        })
+    })
+}
+
+/// A search future settled: the store failing to answer is a store error.
+fn settled_search<T>(r: Result<Result<T, SearchError>, StoreError>) -> Result<T, tool::ToolError> {
+    r.map_err(|e| SearchError::Store(e.into()))
+        .and_then(|r| r)
+        .map_err(|e| search_error(&e))
+}
+
+fn index_status(s: IndexStatus) -> tool::IndexStatus {
+    tool::IndexStatus {
+        indexed: s.indexed,
+        pending: s.pending,
+    }
+}
+
 fn clamp(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
@@ -187,6 +225,7 @@ fn wit_config(c: &Config, bucket: &str) -> tool::Config {
         },
         bucket: bucket.into(),
         mount: c.mount.clone(),
+        read_only: c.read_only,
     }
 }
 
@@ -222,9 +261,10 @@ impl tool::Guest for Component {
             max_retries: config.max_retries.min(MAX_RETRIES_CAP),
             secrets,
             mount: config.mount,
-            // The host mounts stores only for tool commands, and its own Mounted
-            // refuses writes into a read-only one before calling this instance.
-            read_only: false,
+            // The host's Mounted refuses writes into a read-only store before
+            // calling this instance; set, the engine refuses them too, and a search
+            // keeps its index to itself instead of saving it into the store.
+            read_only: config.read_only,
         };
         if !engine_config.mount.is_empty() {
             // The same check a set of mounts gets; access and texts are the host's.
@@ -359,6 +399,83 @@ impl tool::Guest for Component {
             deleted: widen(r.deleted),
             pending: widen(r.pending),
         })
+    }
+
+    fn search(request: String) -> Result<String, tool::ToolError> {
+        let input = search_input(&request)?;
+        let hits = settled_search(with_engine(|e| settle(e.search_json(&input))))?;
+        Ok(serde_json::to_string(&hits).unwrap_or_default())
+    }
+
+    fn recall(request: String) -> Result<tool::RecallFound, tool::ToolError> {
+        let input = search_input(&request)?;
+        let found = settled_search(with_engine(|e| settle(e.recall_found(&input))))?;
+        Ok(tool::RecallFound {
+            items: found
+                .items
+                .into_iter()
+                .map(|i| tool::RecallItem {
+                    path: i.path,
+                    score: i.score,
+                    text: i.text,
+                    lines: i
+                        .lines
+                        .into_iter()
+                        .map(|l| tool::RecallLine {
+                            line: widen(l.line),
+                            text: l.text,
+                        })
+                        .collect(),
+                })
+                .collect(),
+            max_chars: widen(found.max_chars),
+        })
+    }
+
+    fn reindex(rounds: u32) -> Result<tool::IndexStatus, tool::ToolError> {
+        settled(with_engine(|e| settle(e.reindex(rounds)))).map(index_status)
+    }
+
+    fn search_status() -> Result<tool::IndexStatus, tool::ToolError> {
+        settled(with_engine(|e| settle(e.search_status()))).map(index_status)
+    }
+
+    fn toolset(prefix: String, name: String, input: String) -> Result<String, tool::ToolsetError> {
+        let answer = with_engine(|e| settle(e.toolset_json(&prefix, &name, &input)))
+            .unwrap_or_else(|e| Err(ToolError::from(e).into()));
+        answer.map_err(|e| tool::ToolsetError {
+            kind: e.kind().into(),
+            message: format!("{e}"),
+        })
+    }
+
+    fn toolset_search_page(prefix: String, input: String) -> Result<String, tool::ToolsetError> {
+        let fail = |e: memdir::ToolsetError| tool::ToolsetError {
+            kind: e.kind().into(),
+            message: format!("{e}"),
+        };
+        let input = memdir::toolset::parse_input("memory_search", &input).map_err(fail)?;
+        let page = with_engine(|e| settle(e.search_page(&prefix, &input)))
+            .unwrap_or_else(|e| Err(ToolError::from(e).into()))
+            .map_err(fail)?;
+        let answer = serde_json::json!({"hits": page.0, "next_page": page.1});
+        Ok(serde_json::to_string(&answer).unwrap_or_default())
+    }
+
+    fn toolset_tools() -> String {
+        let tools: Vec<serde_json::Value> = memdir::toolset::TOOLS
+            .iter()
+            .map(|t| {
+                serde_json::json!({
+                    "name": t.name,
+                    "description": t.description,
+                    "input_schema": memdir::__hooks::from_text::<serde_json::Value>(t.input_schema)
+                        .unwrap_or_default(),
+                    "read_only": t.read_only,
+                })
+            })
+            .collect();
+        serde_json::to_string(&tools).unwrap_or_default()
     }
 }
 

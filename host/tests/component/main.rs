@@ -14,4 +14,5 @@ mod hostile_stores;
 mod mounts;
 mod processes;
 mod sandbox;
+mod search;
 mod support;
