@@ -258,6 +258,14 @@ impl MountedHost {
         Ok(Value::Array(hits).to_string())
     }
 
+    /// The `memory_find` tool over every store (see [`Host::find_text`]): the
+    /// merged search's hits as its text.
+    pub fn find_text(&self, input: &str) -> Result<String, CallError> {
+        let hits = self.search_json(input)?;
+        let pending = self.search_status()?.pending;
+        Ok(crate::sandbox::find_text_of(input, &hits, pending))
+    }
+
     /// `memory.recall` over every store: each store's finds merged best first
     /// (equal scores by path), cut to `limit`, and made one block within
     /// `max_chars` (see [`Host::recall_json`]).

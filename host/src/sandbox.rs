@@ -678,6 +678,15 @@ impl Host {
         self.typed(false, &[request], |g, s| g.call_search(s, request))
     }
 
+    /// The `memory_find` tool (`memdir::mounts::FIND_TOOL`) on the model's input
+    /// (JSON text): the search's hits as the text every face of the tool answers
+    /// (`memdir::mounts::find_answer`).
+    pub fn find_text(&mut self, input: &str) -> Result<String, CallError> {
+        let hits = self.search_json(input)?;
+        let pending = self.search_status()?.pending;
+        Ok(find_text_of(input, &hits, pending))
+    }
+
     /// What `memory.recall` found for `{"query", "limit"?, "max_chars"?,
     /// "path_prefix"?}` (JSON text), before the block is made.
     pub fn recall_found(&mut self, request: &str) -> Result<RecallFound, CallError> {
@@ -826,4 +835,40 @@ fn request_may_write(request: &str) -> bool {
         .ok()
         .and_then(|v| v.get("op")?.as_str().map(String::from));
     op.is_none_or(|op| memdir::api::WRITE_OPS.contains(&op.as_str()))
+}
+
+/// [`memdir::mounts::find_answer`] over a search's answer `hits` (the JSON text
+/// of `[{"path", "score", "lines": [{"line", "text"}]}]`) for the request
+/// `input`, which the search has checked.
+pub(crate) fn find_text_of(input: &str, hits: &str, pending: bool) -> String {
+    let query = serde_json::from_str::<serde_json::Value>(input)
+        .ok()
+        .and_then(|v| v.get("query")?.as_str().map(String::from))
+        .unwrap_or_default();
+    let hits: Vec<memdir::search::Hit> = match serde_json::from_str::<serde_json::Value>(hits) {
+        Ok(serde_json::Value::Array(found)) => found
+            .iter()
+            .map(|h| memdir::search::Hit {
+                path: h["path"].as_str().unwrap_or_default().to_owned(),
+                score: h["score"].as_f64().unwrap_or_default(),
+                memory: 0,
+                lines: h["lines"]
+                    .as_array()
+                    .map(|ls| {
+                        ls.iter()
+                            .map(|l| Line {
+                                line: l["line"]
+                                    .as_u64()
+                                    .and_then(|n| usize::try_from(n).ok())
+                                    .unwrap_or_default(),
+                                text: l["text"].as_str().unwrap_or_default().to_owned(),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    memdir::mounts::find_answer(&query, &hits, pending)
 }

@@ -42,7 +42,10 @@ __all__ = [
     "MemdirMemoryTool",
     "StoreTool",
     "AsyncStoreTool",
+    "FindTool",
+    "AsyncFindTool",
     "defaults",
+    "memory_find_tool",
     "memory_store_tools",
 ]
 
@@ -399,3 +402,42 @@ def memory_store_tools(memory: Union[MemdirMemoryTool, AsyncMemdirMemoryTool]) -
         cls(memory._memory, name, description, json.loads(schema), read_only)
         for name, description, schema, read_only in _memdir.toolset_tools()
     ]
+
+
+class FindTool(BetaFunctionTool[Any]):
+    """The ``memory_find`` tool (the npm package's ``memoryFindTool``) for
+    ``client.beta.messages.tool_runner``, beside the memory tool: the memories
+    most relevant to some words, best first, each path with its score and its
+    best lines numbered as ``view`` numbers them. Its name, description and
+    JSON Schema are the engine's (``memdir::mounts::FIND_TOOL``); the model's raw
+    input is run by the engine, so the text is every face's."""
+
+    def __init__(self, memory: Any) -> None:
+        name, description, schema = _memdir.find_tool()
+        super().__init__(_never_called, name=name, description=description, input_schema=json.loads(schema))
+        self._memory = memory
+
+    def call(self, input: object) -> str:
+        return str(self._memory.find(_json_text(input)))
+
+
+class AsyncFindTool(BetaAsyncFunctionTool[Any]):
+    """``FindTool`` for the async tool runner: each call on a worker thread."""
+
+    def __init__(self, memory: Any) -> None:
+        name, description, schema = _memdir.find_tool()
+        super().__init__(_never_awaited, name=name, description=description, input_schema=json.loads(schema))
+        self._memory = memory
+
+    async def call(self, input: object) -> str:
+        text = _json_text(input)
+        return str(await anyio.to_thread.run_sync(self._memory.find, text))
+
+
+def memory_find_tool(memory: Union[MemdirMemoryTool, AsyncMemdirMemoryTool]) -> Any:
+    """The ``memory_find`` tool over ``memory`` (across its mounts, if opened with
+    ``mounts=``), for the SDK's tool runner beside ``memory`` itself: a
+    ``FindTool``, or an ``AsyncFindTool`` for an ``AsyncMemdirMemoryTool``."""
+    if isinstance(memory, AsyncMemdirMemoryTool):
+        return AsyncFindTool(memory._memory)
+    return FindTool(memory._memory)

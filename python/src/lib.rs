@@ -361,6 +361,12 @@ impl Memory {
         self.call(py, move |host| host.recall_json(&request))
     }
 
+    /// The `memory_find` tool on the model's input (JSON text): the text every
+    /// face of the tool answers (`memdir::mounts::find_answer`).
+    fn find(&self, py: Python<'_>, input: String) -> PyResult<String> {
+        self.call(py, move |host| host.find_text(&input))
+    }
+
     /// Brings the search index up to date, at most `rounds` calls (default
     /// `memdir::config::SEARCH_REINDEX_ROUNDS`): `(indexed, pending)`.
     #[pyo3(signature = (rounds=None))]
@@ -550,6 +556,12 @@ impl MountedMemory {
             .map_err(|e| raise(py, &e))
     }
 
+    /// As [`Memory::find`], across the mounts.
+    fn find(&self, py: Python<'_>, input: String) -> PyResult<String> {
+        py.detach(|| self.host().find_text(&input))
+            .map_err(|e| raise(py, &e))
+    }
+
     /// As [`Memory::toolset`], across the mounts: `/<name>/…` paths, a write into
     /// a read-only store refused before any store is touched.
     fn toolset(&self, py: Python<'_>, name: String, input: String) -> PyResult<String> {
@@ -567,6 +579,14 @@ fn toolset_tools() -> Vec<(&'static str, &'static str, &'static str, bool)> {
         .iter()
         .map(|t| (t.name, t.description, t.input_schema, t.read_only))
         .collect()
+}
+
+/// The `memory_find` tool's definition as the engine has it
+/// (`memdir::mounts::FIND_TOOL`): `(name, description, input_schema JSON text)`.
+#[pyfunction]
+fn find_tool() -> (&'static str, &'static str, &'static str) {
+    let t = &memdir::mounts::FIND_TOOL;
+    (t.name, t.description, t.input_schema)
 }
 
 /// The engine's defaults, as `memdir::config::Defaults` has them, and the sandbox's.
@@ -592,5 +612,6 @@ fn _memdir(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<MountedMemory>()?;
     m.add_function(wrap_pyfunction!(defaults, m)?)?;
     m.add_function(wrap_pyfunction!(toolset_tools, m)?)?;
+    m.add_function(wrap_pyfunction!(find_tool, m)?)?;
     Ok(())
 }

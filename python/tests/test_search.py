@@ -349,3 +349,39 @@ def test_the_sdk_runner_runs_the_store_tools_beside_the_memory_tool(flavour: str
                 block["is_error"] = True
             want.append(block)
         assert sent["content"] == want, f"turn {i}"
+
+
+FIND_TABS = (
+    '2 memories match "tabs", best first:\n'
+    "/memories/notes/tabs.md (score 0.496)\n     1\ttabs tabs tabs\n"
+    "/memories/preferences/formatting.md (score 0.172)\n     1\tUse tabs, not spaces."
+)
+
+
+def test_memory_find_answers_the_text_every_face_answers(backend: str, tmp_path: Path) -> None:
+    tool = open_tool(backend, tmp_path)
+    write(tool, "/memories/preferences/formatting.md", "Use tabs, not spaces.\nWrap at 100 columns.\n")
+    write(tool, "/memories/notes/tabs.md", "tabs tabs tabs\nother\n")
+    find = memdir.memory_find_tool(tool)
+    assert isinstance(find, BetaFunctionTool)
+    assert find.name == "memory_find"
+    assert find.to_dict()["input_schema"]["required"] == ["query"]
+    # The engine words it (memdir::mounts::find_answer), as for the npm package's memoryFindTool.
+    assert find.call({"query": "tabs"}) == FIND_TABS
+    assert find.call({"query": "zebra"}) == 'No memory matches "zebra".'
+    with pytest.raises(memdir.MemdirError) as refused:
+        find.call({"query": "tabs", "limit": 0})
+    assert (refused.value.kind, refused.value.message) == ("input", "limit must be a whole number from 1 to 100, not 0.")
+
+
+def test_memory_find_runs_async_too(tmp_path: Path) -> None:
+    tool = memdir.AsyncMemdirMemoryTool(directory=tmp_path / "store")
+
+    async def go() -> str:
+        await tool.call({"command": "create", "path": "/memories/preferences/formatting.md", "file_text": "Use tabs, not spaces.\nWrap at 100 columns.\n"})
+        await tool.call({"command": "create", "path": "/memories/notes/tabs.md", "file_text": "tabs tabs tabs\nother\n"})
+        find = memdir.memory_find_tool(tool)
+        assert isinstance(find, BetaAsyncFunctionTool)
+        return str(await find.call({"query": "tabs"}))
+
+    assert asyncio.run(go()) == FIND_TABS

@@ -20,7 +20,7 @@ mod search;
 use error::MountError;
 pub use instructions::instructions;
 pub use route::{MountTarget, Mounted, ToolsetTarget, Top, TopEntry};
-pub use search::FIND_TOOL;
+pub use search::{FIND_TOOL, find_answer};
 
 /// Whether a mounted store may be written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -163,27 +163,8 @@ impl<S: Store> Mounted<Engine<S>> {
     pub async fn find_text(&self, input: &Value) -> Result<String, SearchError> {
         let r = Request::from_json(input, SEARCH_DEFAULT_LIMIT)?;
         let (found, pending) = self.gather(&r.query, r.limit, r.under.as_deref()).await?;
-        let query = Echo(&r.query);
-        let mut out = match found.len() {
-            0 => format!("No memory matches {query}."),
-            1 => format!("1 memory matches {query}:"),
-            n => format!(
-                "{} memories match {query}, best first:",
-                Thousands(n as u64)
-            ),
-        };
-        for s in &found {
-            let _ = write!(out, "\n{} (score {})", s.path, score_text(s.score));
-            for l in &s.hit.lines {
-                let _ = write!(out, "\n{:>6}\t{}", l.line, l.text);
-            }
-        }
-        if pending {
-            out.push_str(
-                "\nSome memories written lately are not indexed yet: search again to include them.",
-            );
-        }
-        Ok(out)
+        let hits: Vec<Hit> = found.into_iter().map(|s| s.hit).collect();
+        Ok(find_answer(&r.query, &hits, pending))
     }
 
     /// Brings every store's index up to its head, `rounds` budgets of
@@ -216,4 +197,32 @@ impl<S: Store> Mounted<Engine<S>> {
         }
         Ok(total)
     }
+}
+
+/// [`FIND_TOOL`]'s text for `query`'s `hits` (paths as shown, best first): each
+/// path with its score and its best lines numbered as `view` numbers them; and,
+/// when `pending`, that memories written lately wait to be indexed. Every face of
+/// the tool answers with it (the wasmtime host and Python over their merged hits).
+pub fn find_answer(query: &str, hits: &[Hit], pending: bool) -> String {
+    let shown = Echo(query);
+    let mut out = match hits.len() {
+        0 => format!("No memory matches {shown}."),
+        1 => format!("1 memory matches {shown}:"),
+        n => format!(
+            "{} memories match {shown}, best first:",
+            Thousands(n as u64)
+        ),
+    };
+    for h in hits {
+        let _ = write!(out, "\n{} (score {})", h.path, score_text(h.score));
+        for l in &h.lines {
+            let _ = write!(out, "\n{:>6}\t{}", l.line, l.text);
+        }
+    }
+    if pending {
+        out.push_str(
+            "\nSome memories written lately are not indexed yet: search again to include them.",
+        );
+    }
+    out
 }
