@@ -358,8 +358,10 @@ pub const SEARCH_PART_WEIGHT: f64 = 0.5;
 /// would match too much to mean anything.
 pub const SEARCH_PART_MIN_CHARS: usize = 4;
 /// Most indexed terms one query term matches as a part of (the first in
-/// dictionary order, those it begins and those it ends each).
-pub const SEARCH_MAX_PARTS: usize = 32;
+/// dictionary order, those it begins and those it ends each): enough that a word
+/// heading hundreds of compounds ("urlaub": "urlaubsantrag" … "urlaubsvertretung")
+/// still reaches them all, while the postings bound keeps a query's cost.
+pub const SEARCH_MAX_PARTS: usize = 256;
 /// Longest term indexed, in characters: a longer word (a key, a hash, a base64
 /// run) is indexed by its first this many, and so is a query's.
 pub const SEARCH_MAX_TERM_CHARS: usize = 64;

@@ -384,23 +384,28 @@ fn part_matches_weigh_half_and_a_memory_takes_its_best_per_query_term() {
 
 #[test]
 fn the_bounds_on_parts_and_query_terms_are_the_documented_ones() {
-    // 40 terms beginning "form" and 40 ending it, in memories of different
-    // lengths: a query term matches only the first 32 of each (in order, the
-    // ending ones by their reversed spelling).
+    // SEARCH_MAX_PARTS + 8 terms beginning "form" and as many ending it, in
+    // memories of different lengths: a query term matches only the first
+    // SEARCH_MAX_PARTS of each (in order, the ending ones by their reversed
+    // spelling).
+    let n = SEARCH_MAX_PARTS + 8;
     let mut corpus: BTreeMap<String, String> = BTreeMap::new();
-    for i in 0..40 {
+    for i in 0..n {
         let words: Vec<String> = (0..=i % 5).map(|k| format!("w{k}")).collect();
+        // The ending term's digits reversed, so its reversed spelling
+        // (`mrof0038x`) orders the memories as the beginning one does.
+        let digits: String = format!("{i:04}").chars().rev().collect();
         corpus.insert(
-            format!("/p{i:02}.md"),
-            format!("form{i:02}x x{i:02}form {}", words.join(" ")),
+            format!("/p{i:04}.md"),
+            format!("form{i:04}x x{digits}form {}", words.join(" ")),
         );
     }
     let engine = engine_with(&corpus);
     let oracle = Bm25::new(corpus.iter().map(|(p, t)| (p.as_str(), t.as_str())));
     let got = engine_rank(&engine, "form", None);
-    // Beginning: form00x..form31x. Ending, by reversed spelling (`x38form` is
-    // `mrof83x`): the eight last digits 0-7, four each. Together p00..p37.
-    assert_eq!(got.len(), 38, "the parts were bounded: {got:?}");
+    // Beginning and ending alike: the first SEARCH_MAX_PARTS memories by
+    // number; the last 8 are matched by neither.
+    assert_eq!(got.len(), SEARCH_MAX_PARTS, "the parts were bounded");
     same(&got, &oracle.rank("form", None)).unwrap();
     // A query's terms: repeats count once; past 32 distinct ones are dropped.
     same(
@@ -418,6 +423,7 @@ fn the_bounds_on_parts_and_query_terms_are_the_documented_ones() {
     .unwrap();
     let early = format!("w1 {}", fillers.join(" "));
     let got = engine_rank(&engine, &early, None);
-    assert_eq!(got.len(), 32, "{got:?}");
+    let with_w1 = corpus.values().filter(|t| t.contains(" w1")).count();
+    assert_eq!(got.len(), with_w1, "{got:?}");
     same(&got, &oracle.rank(&early, None)).unwrap();
 }
