@@ -8,7 +8,10 @@ import { fileURLToPath } from 'node:url';
 import { after, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { MapStore, memdir, tempDir } from './helpers.mjs';
+import { modelToolReply, scriptedApi } from '../fake-model.mjs';
 
 const BIN = fileURLToPath(new URL('../../bin/memdir.js', import.meta.url));
 // 2026-11-18T11:06:40Z.
@@ -170,5 +173,45 @@ describe('memdir mcp --records', () => {
     const listed = (await plain.listTools()).tools;
     assert.deepEqual(Object.keys(listed.find((t) => t.name === 'memory_delete').inputSchema.properties), ['content_sha256', 'path']);
     assert.equal(listed.some((t) => t.name === 'memory_store'), false);
+  });
+});
+
+describe('the records toolset in the Vercel AI SDK', () => {
+  test('each tool is one of the AI SDK, of the engine definition, run by memory.records', async () => {
+    const memory = await fresh();
+    const calls = [
+      [{ name: 'memory_store', input: STORE }],
+      [
+        { name: 'memory_retrieve', input: { query: 'espresso' } },
+        { name: 'memory_delete', input: { memory_id: 'mem_local_1' } },
+      ],
+    ];
+    const api = await scriptedApi((i) => calls[i], modelToolReply);
+    await new Promise((r) => api.server.listen(0, '127.0.0.1', r));
+    try {
+      const anthropic = createAnthropic({ apiKey: 'test-key', baseURL: `http://127.0.0.1:${api.server.address().port}/v1` });
+      // docs/records.md: the AI SDK form.
+      const tools = Object.fromEntries(
+        memdir.recordTools().map((def) => [
+          def.name,
+          tool({ description: def.description, inputSchema: jsonSchema(def.input_schema), execute: (input) => memory.records(def.name, input) }),
+        ]),
+      );
+      await generateText({ model: anthropic('claude-sonnet-4-6'), prompt: 'Remember my coffee.', tools, stopWhen: stepCountIs(4) });
+      assert.deepEqual(
+        api.requests[0].params.tools.map((t) => t.name),
+        ['memory_store', 'memory_retrieve', 'memory_delete'],
+      );
+      const results = (i) => api.requests[i].params.messages.at(-1).content.map((r) => [r.content, r.is_error ?? false]);
+      assert.deepEqual(results(1), [['{"memory_id":"mem_local_1","success":true}', false]]);
+      const [[found], [refused, isError]] = results(2);
+      assert.deepEqual(withoutScore(found, Math.log(1 + 0.5 / 1.5) * 5), {
+        memories: [{ category: 'user_preference', content: 'Espresso, never milk.', created_at: '2026-11-18T11:06:40.000Z', id: 'mem_local_1', importance: 5, tags: ['coffee'] }],
+      });
+      // A delete without its reason is refused in the engine's words.
+      assert.deepEqual([refused, isError], ['Error: Invalid input for memory_delete: reason is required.', true]);
+    } finally {
+      api.server.close();
+    }
   });
 });
