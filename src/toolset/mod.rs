@@ -37,7 +37,7 @@ use crate::storage::versions::Actor;
 use crate::store::Store;
 
 use error::ToolsetError;
-pub use tools::{TOOLS, Tool};
+pub use tools::{TOOLS, Tool, definitions_json};
 
 use crate::config::TOOLSET_ATTEMPTS as ATTEMPTS;
 use crate::config::{LIST_PAGE, SEARCH_PAGE};

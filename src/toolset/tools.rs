@@ -25,6 +25,25 @@ pub struct Tool {
     pub read_only: bool,
 }
 
+/// `tools` as every face hands definitions over (the npm package's `toolsetTools()`
+/// and `recordTools()`, the component's `toolset-tools`): the JSON text of
+/// `[{"name", "description", "input_schema", "read_only"}]`, each schema an object.
+pub fn definitions_json(tools: &[Tool]) -> alloc::string::String {
+    let tools: alloc::vec::Vec<serde_json::Value> = tools
+        .iter()
+        .map(|t| {
+            serde_json::json!({
+                "name": t.name,
+                "description": t.description,
+                "input_schema": crate::json::from_text::<serde_json::Value>(t.input_schema)
+                    .unwrap_or_default(),
+                "read_only": t.read_only,
+            })
+        })
+        .collect();
+    serde_json::to_string(&tools).unwrap_or_default()
+}
+
 /// The memory-store toolset, in the order docs/toolset.md lists it.
 pub const TOOLS: [Tool; 6] = [
     Tool {

@@ -463,19 +463,7 @@ impl tool::Guest for Component {
     }
 
     fn toolset_tools() -> String {
-        let tools: Vec<serde_json::Value> = memdir::toolset::TOOLS
-            .iter()
-            .map(|t| {
-                serde_json::json!({
-                    "name": t.name,
-                    "description": t.description,
-                    "input_schema": memdir::__hooks::from_text::<serde_json::Value>(t.input_schema)
-                        .unwrap_or_default(),
-                    "read_only": t.read_only,
-                })
-            })
-            .collect();
-        serde_json::to_string(&tools).unwrap_or_default()
+        memdir::toolset::definitions_json(&memdir::toolset::TOOLS)
     }
 }
 

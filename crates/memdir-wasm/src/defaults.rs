@@ -61,38 +61,14 @@ pub fn api_write_ops() -> String {
 /// input_schema, read_only}]`, the schema as an object (`memdir::toolset::TOOLS`).
 #[wasm_bindgen(js_name = toolsetTools)]
 pub fn toolset_tools() -> String {
-    let tools: alloc::vec::Vec<serde_json::Value> = memdir::toolset::TOOLS
-        .iter()
-        .map(|t| {
-            serde_json::json!({
-                "name": t.name,
-                "description": t.description,
-                "input_schema": memdir::__hooks::from_text::<serde_json::Value>(t.input_schema)
-                    .unwrap_or_default(),
-                "read_only": t.read_only,
-            })
-        })
-        .collect();
-    serde_json::to_string(&tools).unwrap_or_default()
+    memdir::toolset::definitions_json(&memdir::toolset::TOOLS)
 }
 
 /// Seed 002's records toolset's tools as JSON text: `[{name, description,
 /// input_schema, read_only}]`, the schema as an object (`memdir::records::TOOLS`).
 #[wasm_bindgen(js_name = recordTools)]
 pub fn record_tools() -> String {
-    let tools: alloc::vec::Vec<serde_json::Value> = memdir::records::TOOLS
-        .iter()
-        .map(|t| {
-            serde_json::json!({
-                "name": t.name,
-                "description": t.description,
-                "input_schema": memdir::__hooks::from_text::<serde_json::Value>(t.input_schema)
-                    .unwrap_or_default(),
-                "read_only": t.read_only,
-            })
-        })
-        .collect();
-    serde_json::to_string(&tools).unwrap_or_default()
+    memdir::toolset::definitions_json(&memdir::records::TOOLS)
 }
 
 /// Why the records toolset's settings are refused, in the engine's words, or `""`
