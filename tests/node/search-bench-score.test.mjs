@@ -1,7 +1,10 @@
 // The scores npm run bench:search prints (bench/search/score.mjs), on a hand-made
-// example whose recall@10, MRR@10 and stale count are worked out by hand.
+// example whose recall@10, MRR@10 and stale count are worked out by hand; its corpus
+// and labels (bench/search/corpus.mjs) and how the FTS5 peers are queried.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { checkLabels, corpus, DOCUMENTS, parseSize, QUERIES } from '../../bench/search/corpus.mjs';
+import { matchExpression } from '../../bench/search/peers.mjs';
 import { quantile, score } from '../../bench/search/score.mjs';
 
 const queries = [
@@ -49,4 +52,36 @@ test('quantiles by nearest rank', () => {
   assert.equal(quantile(xs, 0.99), 10);
   assert.equal(quantile(xs, 0.9), 9);
   assert.equal(quantile([7], 0.99), 7);
+});
+
+test('the labelled set has 150 queries or more, and its labels can hold', () => {
+  assert.ok(QUERIES.length >= 150, `${QUERIES.length} queries`);
+  assert.deepEqual(checkLabels(), []);
+  const kinds = new Set(QUERIES.map((q) => q.kind));
+  assert.deepEqual([...kinds].sort(), ['deleted', 'identifier', 'paraphrase', 'redacted', 'same-language']);
+  assert.deepEqual([...new Set(QUERIES.map((q) => q.lang))].sort(), ['de', 'en', 'zh']);
+});
+
+test('the corpus is the same at every run, with every planted document at every size', () => {
+  const planted = DOCUMENTS.planted.map((d) => d.path);
+  for (const size of [100, 1000]) {
+    const a = corpus({ size });
+    assert.equal(a.live.length, size);
+    assert.equal(new Set(a.live.map((d) => d.path)).size, size);
+    assert.deepEqual(planted.filter((p) => !a.live.some((d) => d.path === p)), []);
+    assert.deepEqual(corpus({ size }).live, a.live);
+  }
+  assert.equal(parseSize('10k'), 10000);
+  assert.throws(() => parseSize('ten'), /not a corpus size: ten/);
+});
+
+test('the FTS5 peers are queried with an OR of the query terms', () => {
+  assert.equal(matchExpression("what did we choose for Apollo's job queue", 'unicode61'), '"what" OR "did" OR "we" OR "choose" OR "for" OR "Apollo" OR "s" OR "job" OR "queue"');
+  assert.equal(matchExpression('LH-992-104-337', 'unicode61'), '"LH" OR "992" OR "104" OR "337"');
+  assert.equal(matchExpression('LH-992-104-337', 'trigram'), '"LH-992-104-337"');
+  assert.equal(matchExpression('Geschenk für Lukas?', 'trigram'), '"Geschenk" OR "für" OR "Lukas"');
+  assert.equal(matchExpression('王芳 花生过敏', 'trigram'), '"花生过" OR "生过敏"');
+  assert.equal(matchExpression('王芳 花生过敏', 'unicode61'), '"王芳" OR "花生过敏"');
+  assert.equal(matchExpression('a "b" ok', 'trigram'), null);
+  assert.equal(matchExpression('say "yes"', 'unicode61'), '"say" OR "yes"');
 });
