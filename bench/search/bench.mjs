@@ -132,10 +132,12 @@ function mapStore() {
  * and of the reindex.
  */
 async function loadMemdir(store, c) {
-  const memory = await memdir.openMemory({ store, maxTotalBytes: 1024 * 1024 * 1024 });
+  // Room for the largest corpus (100k memories, 40 MB) beside the default limits.
+  const memory = await memdir.openMemory({ store, limits: { maxTotalBytes: 1024 * 1024 * 1024, maxMemories: 1_000_000 } });
   const entries = [...c.live, ...c.deleted.map((d) => ({ path: d.path, content: d.text }))].map(({ path, content }) => ({ path, content }));
   let t = performance.now();
-  for (let i = 0; i < entries.length; i += 2000) await memory.import(entries.slice(i, i + 2000));
+  // One call: an import replaces the whole tree.
+  await memory.import(entries);
   const ids = new Map();
   for (const r of c.redacted) ids.set(r.path, (await api(memory, { op: 'memory.create', body: JSON.stringify({ path: apiPath(r.path), content: r.text }) })).id);
   const importMs = performance.now() - t;
