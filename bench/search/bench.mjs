@@ -26,6 +26,10 @@
 //    up to date lazily, at the next search or `reindex()`: a write with the index kept
 //    is "write then reindex()", against the write alone; target <= 1.3x.
 // Then the browser build's gzipped size beside main's before the index.
+// Correct before fast: every path any engine answers must be a live document, every
+// memdir hit a finite score no higher than the one before it and lines that are its
+// document's own, and every timed answer the same as the quality pass's; otherwise the
+// run prints what was wrong and exits 1 without figures.
 // Until the engine has `memory.search`, the memdir rows say it is not available and
 // only the peers' figures are printed.
 //   npm run bench:search [-- --sizes 1k,10k,100k] [--rounds 5] [--writes 30] [--seed 46]
@@ -220,9 +224,56 @@ async function runSize(size) {
   const engines = peers.map((p) => ({ name: p.name, search: async (q) => p.search(q, K) }));
   if (HAS_SEARCH) engines.unshift({ name: 'memdir', search: async (q) => (await mem.memory.search(q, { limit: K })).map((h) => h.path) });
 
-  // 2. Quality (also the warm-up of every engine for the timings).
+  // 2. Quality (also the warm-up of every engine for the timings). Correct before
+  // fast: every path answered is a live document, and each memdir hit has a finite
+  // score no higher than the one before it and lines that are its document's own
+  // (number and text, a long line cut with an ellipsis); otherwise no figures.
+  const liveText = new Map(c.live.map((d) => [d.path, d.content]));
+  for (const r of c.redacted) liveText.set(r.path, r.after);
+  const wrong = [];
   const answers = new Map(engines.map((e) => [e.name, new Map()]));
-  for (const q of QUERIES) for (const e of engines) answers.get(e.name).set(q.id, await e.search(q.query));
+  for (const q of QUERIES) {
+    for (const e of engines) {
+      const paths = await e.search(q.query);
+      answers.get(e.name).set(q.id, paths);
+      for (const p of paths) if (!liveText.has(p)) wrong.push(`${e.name}, ${q.id}: ${p} is not a live document`);
+    }
+    if (HAS_SEARCH) {
+      const hits = await mem.memory.search(q.query, { limit: K });
+      hits.forEach((h, i) => {
+        if (!Number.isFinite(h.score) || (i > 0 && h.score > hits[i - 1].score)) wrong.push(`memdir, ${q.id}: score ${h.score} at rank ${i + 1} after ${hits[i - 1]?.score}`);
+        const lines = (liveText.get(h.path) ?? '').split('\n');
+        for (const l of h.lines ?? []) {
+          const real = lines[l.line - 1];
+          if (real === undefined || !(l.text === real || (l.text.endsWith('…') && real.startsWith(l.text.slice(0, -1))))) wrong.push(`memdir, ${q.id}: ${h.path} line ${l.line} ${JSON.stringify(l.text)} is not its line ${JSON.stringify(real)}`);
+        }
+      });
+    }
+  }
+  // 3. Query latency, interleaved; every answer must be the quality pass's again (ties broken the same way).
+  const samples = new Map(engines.map((e) => [e.name, []]));
+  const shuffle = shuffler(SEED + size);
+  for (let r = 0; r < ROUNDS; r++) {
+    collectGarbage();
+    await new Promise(setImmediate);
+    for (const q of shuffle(QUERIES)) {
+      for (const e of shuffle(engines)) {
+        const t = performance.now();
+        const paths = await e.search(q.query);
+        samples.get(e.name).push(performance.now() - t);
+        if (JSON.stringify(paths) !== JSON.stringify(answers.get(e.name).get(q.id))) wrong.push(`${e.name}, ${q.id}: round ${r + 1} answered ${JSON.stringify(paths)}, the first ${JSON.stringify(answers.get(e.name).get(q.id))}`);
+      }
+    }
+  }
+  if (wrong.length) {
+    console.error(`\nFAILED: ${wrong.length} wrong answers; no figures are printed for a run that is not correct.`);
+    for (const w of wrong.slice(0, 20)) console.error(`- ${w}`);
+    if (wrong.length > 20) console.error(`... and ${wrong.length - 20} more`);
+    process.exitCode = 1;
+    for (const p of peers) p.close?.();
+    return [];
+  }
+
   const scores = new Map(engines.map((e) => [e.name, score(QUERIES, answers.get(e.name))]));
   const slices = ['en', 'de', 'zh', 'all'];
   console.log(`\nquality over ${QUERIES.length} queries (recall@${K} / MRR@${K}; recall and MRR over the queries with a relevant document, stale: deleted or redacted documents among the first ${K}):`);
@@ -255,20 +306,6 @@ async function runSize(size) {
   }
   for (const p of peers) if (scores.get(p.name).all.stale) console.log(`  note: ${p.name} returned ${scores.get(p.name).all.stale} stale hits`);
 
-  // 3. Query latency, interleaved.
-  const samples = new Map(engines.map((e) => [e.name, []]));
-  const shuffle = shuffler(SEED + size);
-  for (let r = 0; r < ROUNDS; r++) {
-    collectGarbage();
-    await new Promise(setImmediate);
-    for (const q of shuffle(QUERIES)) {
-      for (const e of shuffle(engines)) {
-        const t = performance.now();
-        await e.search(q.query);
-        samples.get(e.name).push(performance.now() - t);
-      }
-    }
-  }
   const lat = new Map([...samples].map(([n, xs]) => [n, { p50: quantile(xs, 0.5), p99: quantile(xs, 0.99) }]));
   console.log(`\nquery latency (ms; ${ROUNDS} rounds of the ${QUERIES.length} queries, first ${K} results; engines interleaved per query in a shuffled order):`);
   const better = lat.get('fts5-unicode61').p50 <= lat.get('fts5-trigram').p50 ? 'fts5-unicode61' : 'fts5-trigram';
@@ -358,7 +395,11 @@ async function main() {
   console.log(`npm run bench:search: node ${process.version}, better-sqlite3 (SQLite ${new Database(':memory:').prepare('select sqlite_version()').pluck().get()}), sizes ${SIZES.map((s) => s.toLocaleString('en')).join(', ')}`);
   if (!HAS_SEARCH) console.log(`\n${NOT_AVAILABLE}: this build of memdir has no memory.search (and no reindex()); the peers' figures only, no memdir figure and no target.`);
   const all = [];
-  for (const size of SIZES) for (const t of await runSize(size)) all.push([`${size / 1000}k: ${t[0]}`, t[1], t[2]]);
+  for (const size of SIZES) {
+    const targets = await runSize(size);
+    if (process.exitCode) return;
+    for (const t of targets) all.push([`${size / 1000}k: ${t[0]}`, t[1], t[2]]);
+  }
 
   const wasm = readFileSync(new URL('../../dist/memdir_wasm_bg.wasm', import.meta.url));
   const gz = gzipSync(wasm, { level: 9 }).length / KIB;
