@@ -43,6 +43,7 @@ import * as memdir from 'memdir';
 import { rng } from '../workload.mjs';
 import { buildIfNeeded } from '../../www/serve.mjs';
 import { checkLabels, corpus, parseSize, QUERIES } from './corpus.mjs';
+import { mapStore } from './map-store.mjs';
 import { ftsPeer, substringPeer } from './peers.mjs';
 import { K, quantile, score } from './score.mjs';
 
@@ -105,30 +106,6 @@ async function api(memory, request) {
   const r = await memory.api(request);
   if (r.status !== 200) throw new Error(`${request.op}: ${r.status} ${JSON.stringify(r.body)}`);
   return r.body;
-}
-
-/** A JS store over a Map that answers at once, so the bytes under `index/` can be summed. */
-function mapStore() {
-  const data = new Map();
-  const same = (a, b) => (a == null ? b == null : b != null && a.length === b.length && a.every((x, i) => x === b[i]));
-  return {
-    data,
-    get: (key) => data.get(key) ?? null,
-    set: (key, value) => void data.set(key, value.slice()),
-    delete: (key) => void data.delete(key),
-    list: (prefix, cursor) => ({ keys: [...data.keys()].filter((k) => k.startsWith(prefix) && (cursor == null || k > cursor)).sort(), cursor: null }),
-    compareAndSwap(key, expected, value) {
-      if (!same(data.get(key), expected)) return false;
-      data.set(key, value.slice());
-      return true;
-    },
-    commit(objects, key, expected, value) {
-      if (!same(data.get(key), expected)) return false;
-      for (const [k, v] of objects) data.set(k, v.slice());
-      data.set(key, value.slice());
-      return true;
-    },
-  };
 }
 
 /**

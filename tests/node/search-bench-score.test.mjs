@@ -4,6 +4,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkLabels, corpus, DOCUMENTS, parseSize, QUERIES } from '../../bench/search/corpus.mjs';
+import { openMemory } from 'memdir';
+import { mapStore } from '../../bench/search/map-store.mjs';
 import { matchExpression } from '../../bench/search/peers.mjs';
 import { quantile, score } from '../../bench/search/score.mjs';
 
@@ -84,4 +86,22 @@ test('the FTS5 peers are queried with an OR of the query terms', () => {
   assert.equal(matchExpression('王芳 花生过敏', 'unicode61'), '"王芳" OR "花生过敏"');
   assert.equal(matchExpression('a "b" ok', 'trigram'), null);
   assert.equal(matchExpression('say "yes"', 'unicode61'), '"say" OR "yes"');
+});
+
+test("the bench's Map store lists a prefix in order from after a cursor, and holds a memory", async () => {
+  const store = mapStore();
+  const v = new Uint8Array([1]);
+  for (const k of ['index/b', 'tree/x', 'index/a', 'index/c', 'head']) store.set(k, v);
+  store.delete('index/b');
+  assert.deepEqual(store.list('index/'), { keys: ['index/a', 'index/c'], cursor: null });
+  assert.deepEqual(store.list('index/', 'index/a'), { keys: ['index/c'], cursor: null });
+  assert.deepEqual(store.list('index/', 'a'), { keys: ['index/a', 'index/c'], cursor: null });
+  assert.equal(store.compareAndSwap('head', undefined, v), false);
+  assert.equal(store.commit([['blob/1', v]], 'head', v, new Uint8Array([2])), true);
+  assert.deepEqual(store.list(''), { keys: ['blob/1', 'head', 'index/a', 'index/c', 'tree/x'], cursor: null });
+
+  const memory = await openMemory({ store: mapStore() });
+  await memory.import([{ path: '/memories/a.md', content: 'alpha' }]);
+  assert.equal((await memory.execute({ command: 'create', path: '/memories/b.md', file_text: 'beta' })).content, 'File created successfully at: /memories/b.md');
+  assert.deepEqual(await memory.entries(), [{ path: '/memories/a.md', content: 'alpha' }, { path: '/memories/b.md', content: 'beta' }]);
 });
