@@ -32,7 +32,7 @@
 // run prints what was wrong and exits 1 without figures.
 // Until the engine has `memory.search`, the memdir rows say it is not available and
 // only the peers' figures are printed.
-//   npm run bench:search [-- --sizes 1k,10k,100k] [--rounds 5] [--writes 30] [--seed 46]
+//   npm run bench:search [-- --sizes 1k,10k,100k] [--rounds 5] [--writes 30] [--seed 46] [--misses]
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -55,6 +55,8 @@ const SIZES = String(arg('sizes', '1k,10k')).split(',').map(parseSize);
 const ROUNDS = Number(arg('rounds', 5));
 const WRITES = Number(arg('writes', 30));
 const SEED = Number(arg('seed', 46));
+/** `--misses`: list the queries where memdir ranks the relevant document lower than a peer does. */
+const MISSES = process.argv.includes('--misses');
 
 /** The browser build's wasm gzipped on main at 255b0f5, before the index (tests/node/wasm-size.test.mjs: "the browser's 367.1"). */
 const MAIN_BROWSER_GZ_KIB = 367.1;
@@ -286,6 +288,19 @@ async function runSize(size) {
     ['engine', ...Object.keys(byKind).map((k) => `${k} (${byKind[k].length})`)],
     names.map((n) => [n, ...Object.values(byKind).map((qs) => (answers.has(n) ? f3(score(qs, answers.get(n)).all.recall) : '-'))]),
   );
+  if (MISSES && HAS_SEARCH) {
+    const rank = (name, q) => {
+      const i = answers.get(name).get(q.id).findIndex((p) => q.relevant.includes(p));
+      return i < 0 ? '-' : i + 1;
+    };
+    const worse = (a, b) => (a === '-' ? b !== '-' : b !== '-' && a > b);
+    const rows = QUERIES.filter((q) => q.relevant.length && peers.some((p) => worse(rank('memdir', q), rank(p.name, q))));
+    console.log(`\nqueries where memdir ranks the first relevant document lower than a peer (rank in the first ${K}; -: not there):`);
+    table(
+      ['query', 'kind', ...names, "memdir's first three"],
+      rows.map((q) => [`${q.id} ${q.query}`, q.kind, ...names.map((n) => String(rank(n, q))), answers.get('memdir').get(q.id).slice(0, 3).join(' ')]),
+    );
+  }
   const targets = [];
   const fts = (sl, m) => Math.max(scores.get('fts5-unicode61')[sl][m], scores.get('fts5-trigram')[sl][m]);
   if (HAS_SEARCH) {
