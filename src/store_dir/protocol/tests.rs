@@ -41,6 +41,8 @@ struct Fake {
     die_at: Option<usize>,
     changes: usize,
     no_links: bool,
+    /// Most names one file may have (ext4: 65,000): a link past it is refused.
+    max_links: Option<usize>,
     /// Processes of this host that still run.
     alive: Vec<u32>,
     /// What the store directory itself is.
@@ -280,6 +282,12 @@ impl DirIo for Fake {
             return Err(IoKind::Exists);
         }
         let e = self.names.get(from).cloned().ok_or(IoKind::NotFound)?;
+        if self
+            .max_links
+            .is_some_and(|max| self.names.values().filter(|n| **n == e).count() >= max)
+        {
+            return Err(IoKind::NoLinks);
+        }
         self.name(&[(to, Some(e))]);
         Ok(())
     }
@@ -1283,4 +1291,41 @@ fn a_paged_listing_reads_the_directory_once() {
         ["blob/0005"]
     );
     assert_eq!(io.listings, 8);
+}
+
+#[test]
+fn a_commit_of_more_keys_than_a_file_may_have_links_copies_its_pack_once_per_full_file() {
+    for (max_links, no_links) in [(Some(4), false), (None, true)] {
+        let mut io = Fake {
+            max_links,
+            no_links,
+            ..Fake::default()
+        };
+        let keys: Vec<String> = (0..10).map(|i| format!("obj{i}")).collect();
+        let objects: Vec<(&str, &[u8])> =
+            keys.iter().map(|k| (k.as_str(), &b"value"[..])).collect();
+        commit(&mut io, &objects, "head", None, b"h1", Durability::strict()).unwrap();
+        for k in &keys {
+            assert_eq!(io.get(k).unwrap().as_deref(), Some(&b"value"[..]), "{k}");
+        }
+        assert_eq!(io.get("head").unwrap().as_deref(), Some(&b"h1"[..]));
+        // The files the keys' names are: with 4 names a file, 10 keys take 3 (the
+        // staged name counts as one of the first file's four); without links, one
+        // copy a key. Never a copy a key when links work.
+        let mut files: Vec<Entry> = keys
+            .iter()
+            .map(|k| io.names[&crate::store_dir::file_name(k).unwrap()].clone())
+            .collect();
+        files.dedup();
+        let want = if no_links { 10 } else { 4 };
+        assert_eq!(files.len(), want, "max_links {max_links:?}");
+        // No staged pack is left behind.
+        assert!(
+            io.names
+                .keys()
+                .all(|n| !n.starts_with(crate::store_dir::TMP_PREFIX)),
+            "{:?}",
+            io.names.keys().collect::<Vec<_>>()
+        );
+    }
 }

@@ -47,17 +47,19 @@ pub(super) fn copy_as<I: DirIo>(
     r.map_err(Error::Io)
 }
 
-/// Makes `name` another link to the staged pack `tmp`, replacing what it named; on
-/// a filesystem without hard links, a copy of `bytes` instead.
-fn link_as<I: DirIo>(
-    io: &mut I,
-    tmp: &str,
-    name: &str,
-    bytes: &[u8],
-) -> Result<(), Error<I::Error>> {
+/// How a link to a staged pack went.
+enum Linked {
+    Done,
+    /// The filesystem refused the link (no hard links there, or the file has as
+    /// many as it may have); nothing was done.
+    Refused,
+}
+
+/// Makes `name` another link to the staged pack `tmp`, replacing what it named.
+fn link_as<I: DirIo>(io: &mut I, tmp: &str, name: &str) -> Result<Linked, Error<I::Error>> {
     match io.link(tmp, name) {
-        Ok(()) => return Ok(()),
-        Err(e) if I::kind(&e) == IoKind::NoLinks => return copy_as(io, bytes, name),
+        Ok(()) => return Ok(Linked::Done),
+        Err(e) if I::kind(&e) == IoKind::NoLinks => return Ok(Linked::Refused),
         Err(e) if I::kind(&e) == IoKind::Exists => {}
         Err(e) => return Err(Error::Io(e)),
     }
@@ -65,12 +67,60 @@ fn link_as<I: DirIo>(
     // names of one file leaves the fresh link, removed after).
     let fresh = alloc::format!("{}{}", dir::TMP_PREFIX, io.unique());
     let r = match io.link(tmp, &fresh) {
-        Ok(()) => io.rename(&fresh, name).map_err(Error::Io),
-        Err(e) if I::kind(&e) == IoKind::NoLinks => return copy_as(io, bytes, name),
+        Ok(()) => io
+            .rename(&fresh, name)
+            .map(|()| Linked::Done)
+            .map_err(Error::Io),
+        Err(e) if I::kind(&e) == IoKind::NoLinks => return Ok(Linked::Refused),
         Err(e) => Err(Error::Io(e)),
     };
     let _ = io.unlink(&fresh);
     r
+}
+
+/// Makes each of `names` a link to the staged pack `tmp` (which holds `bytes`). A
+/// refused link means either a filesystem without hard links or a pack with as
+/// many links as a file may have (ext4: 65,000; a commit of more keys than that):
+/// the pack is staged again once, and the rest link to that copy; if that copy's
+/// first link is refused too, the filesystem has none, and each name gets a copy
+/// of its own. `tmp` is left naming the staged pack the caller removes at the end.
+fn link_all<I: DirIo>(
+    io: &mut I,
+    tmp: &mut String,
+    names: &[String],
+    bytes: &[u8],
+) -> Result<(), Error<I::Error>> {
+    let mut links = true;
+    for n in names {
+        if !links {
+            copy_as(io, bytes, n)?;
+            continue;
+        }
+        if let Linked::Done = link_as(io, tmp, n)? {
+            continue;
+        }
+        let again = io.stage(bytes).map_err(Error::Io)?;
+        if let Err(e) = io.sync_file(&again) {
+            let _ = io.unlink(&again);
+            return Err(Error::Io(e));
+        }
+        match link_as(io, &again, n) {
+            Ok(Linked::Done) => {
+                let _ = io.unlink(tmp);
+                *tmp = again;
+            }
+            Ok(Linked::Refused) => {
+                let _ = io.unlink(&again);
+                links = false;
+                copy_as(io, bytes, n)?;
+            }
+            Err(e) => {
+                let _ = io.unlink(&again);
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A plain write of one key: its pack staged and synced before the lock is taken,
@@ -311,10 +361,10 @@ impl Commit {
         let Some(tmp) = self.tmp.take() else {
             return Ok(false);
         };
+        let mut tmp = tmp;
+        let linked = link_all(io, &mut tmp, &self.fresh, &self.pack);
         self.tmp = Some(tmp.clone());
-        for n in &self.fresh {
-            link_as(io, &tmp, n, &self.pack)?;
-        }
+        linked?;
         // One left out but deleted since (a sweep): written again, on its own.
         for (k, v) in &self.stored {
             let n = dir::file_name(k)?;
