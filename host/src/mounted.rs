@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use memdir::config::{Limits, RECALL_DEFAULT_LIMIT, SEARCH_DEFAULT_LIMIT};
 use memdir::mounts::{Mount, MountTarget, Mounted, ToolsetTarget, Top};
-use memdir::search::{RecallFound, Request};
+use memdir::search::{RecallFound, Request, rank_order};
 use memdir::{Actor, Command, ErrorKind, MountError, SearchError, ToolResult};
 use serde_json::Value;
 
@@ -243,17 +243,10 @@ impl MountedHost {
             }
         }
         let score = |h: &Value| h.get("score").and_then(Value::as_f64).unwrap_or_default();
-        let path = |h: &Value| {
-            h.get("path")
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
-        hits.sort_by(|a, b| {
-            score(b)
-                .total_cmp(&score(a))
-                .then_with(|| path(a).cmp(&path(b)))
-        });
+        fn path(h: &Value) -> &str {
+            h.get("path").and_then(Value::as_str).unwrap_or_default()
+        }
+        hits.sort_by(|a, b| rank_order((score(a), path(a)), (score(b), path(b))));
         hits.truncate(limit);
         Ok(Value::Array(hits).to_string())
     }
@@ -283,11 +276,8 @@ impl MountedHost {
             all.max_chars = found.max_chars;
             all.items.extend(found.items);
         }
-        all.items.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| a.path.cmp(&b.path))
-        });
+        all.items
+            .sort_by(|a, b| rank_order((a.score, &a.path), (b.score, &b.path)));
         all.items.truncate(limit);
         Ok(recall_text(&all))
     }

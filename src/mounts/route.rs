@@ -14,6 +14,7 @@ use crate::config::Limits;
 use crate::config::SEARCH_PAGE;
 use crate::error::{Refusal, ToolError};
 use crate::path::{self, ValidPath};
+use crate::search::rank_order;
 use crate::storage::Engine;
 use crate::storage::versions::Actor;
 use crate::store::Store;
@@ -463,13 +464,10 @@ impl<T: ToolsetTarget> Mounted<T> {
             hits.append(&mut page);
         }
         let score = |v: &Value| v.get("score").and_then(Value::as_f64).unwrap_or_default();
-        let path =
-            |v: &Value| String::from(v.get("path").and_then(Value::as_str).unwrap_or_default());
-        hits.sort_by(|a, b| {
-            score(b)
-                .total_cmp(&score(a))
-                .then_with(|| path(a).cmp(&path(b)))
-        });
+        fn path(v: &Value) -> &str {
+            v.get("path").and_then(Value::as_str).unwrap_or_default()
+        }
+        hits.sort_by(|a, b| rank_order((score(a), path(a)), (score(b), path(b))));
         let page = usize::try_from(SEARCH_PAGE).unwrap_or(usize::MAX);
         if hits.len() > page {
             for h in hits.get(page..).unwrap_or_default() {

@@ -24,8 +24,8 @@ use crate::error::{Echo, ToolError};
 use crate::number::Thousands;
 use crate::path::ROOT;
 use crate::search::error::SearchError;
-use crate::search::score_text;
 use crate::search::{Hit, IndexStatus, Recalled, Request, hits_json, recall_block, whole};
+use crate::search::{rank_order, score_text};
 use crate::storage::Engine;
 use crate::store::Store;
 
@@ -119,11 +119,7 @@ impl<S: Store> Mounted<Engine<S>> {
                 });
             }
         }
-        all.sort_by(|a, b| {
-            b.score
-                .total_cmp(&a.score)
-                .then_with(|| a.path.cmp(&b.path))
-        });
+        all.sort_by(|a, b| rank_order((a.score, &a.path), (b.score, &b.path)));
         all.truncate(limit);
         Ok((all, pending))
     }

@@ -79,6 +79,12 @@ pub(crate) fn bm25(idf: f64, tf: f64, dl: f64, avgdl: f64) -> f64 {
     idf * tf * (SEARCH_BM25_K1 + 1.0) / (tf + norm)
 }
 
+/// The order of every ranked answer, whichever face merges it: best score
+/// first, equal scores by path.
+pub fn rank_order(a: (f64, &str), b: (f64, &str)) -> core::cmp::Ordering {
+    b.0.total_cmp(&a.0).then_with(|| a.1.cmp(b.1))
+}
+
 /// A query, tokenized once: its distinct terms in order, at most
 /// [`SEARCH_MAX_QUERY_TERMS`].
 pub(crate) fn query_terms(query: &str) -> Vec<String> {
@@ -340,13 +346,8 @@ impl Index {
             }
         }
         let mut out: Vec<(f64, DocId)> = total.into_iter().map(|(d, s)| (s, d)).collect();
-        out.sort_by(|a, b| {
-            b.0.total_cmp(&a.0).then_with(|| {
-                let pa = self.doc(a.1).map(|d| &*d.path);
-                let pb = self.doc(b.1).map(|d| &*d.path);
-                pa.cmp(&pb)
-            })
-        });
+        let path = |id: DocId| self.doc(id).map_or("", |d| &*d.path);
+        out.sort_by(|a, b| rank_order((a.0, path(a.1)), (b.0, path(b.1))));
         out
     }
 

@@ -38,6 +38,7 @@ mod tokens;
 
 use error::SearchError;
 pub(crate) use index::query_terms;
+pub use index::rank_order;
 pub(crate) use lines::{Matched, best_lines};
 pub use lines::{Recalled, recall_block, score_text};
 pub(crate) use request::whole;
@@ -118,6 +119,14 @@ impl<S: Store> Engine<S> {
         taken.downcast::<State>().ok().map(|b| *b)
     }
 
+    /// The index kept between calls, or the stored one read.
+    async fn index_state(&self) -> Result<State, ToolError> {
+        match self.take_index() {
+            Some(s) => Ok(s),
+            None => self.load_index().await,
+        }
+    }
+
     fn keep_index(&self, state: State) {
         *self.search_slot().borrow_mut() = Some(Box::new(state));
     }
@@ -127,10 +136,7 @@ impl<S: Store> Engine<S> {
         let mut attempts = 0;
         loop {
             let head = self.read_head().await?;
-            let mut state = match self.take_index() {
-                Some(s) => s,
-                None => self.load_index().await?,
-            };
+            let mut state = self.index_state().await?;
             state.fold |= fold;
             if !state.behind(head.root) && !state.fold {
                 return Ok((state, head.root));
@@ -296,9 +302,12 @@ impl<S: Store> Engine<S> {
             if !status.pending {
                 break;
             }
-            let (state, _) = self.current_index(false).await?;
+            let (state, root) = self.current_index(false).await?;
+            status = IndexStatus {
+                indexed: state.index.len() as u64,
+                pending: state.behind(root),
+            };
             self.keep_index(state);
-            status = self.search_status().await?;
         }
         Ok(status)
     }
@@ -306,10 +315,7 @@ impl<S: Store> Engine<S> {
     /// How far the stored index is, without bringing it up to date.
     pub async fn search_status(&self) -> Result<IndexStatus, ToolError> {
         let head = self.read_head().await?;
-        let state = match self.take_index() {
-            Some(s) => s,
-            None => self.load_index().await?,
-        };
+        let state = self.index_state().await?;
         let status = IndexStatus {
             indexed: state.index.len() as u64,
             pending: state.behind(head.root),
