@@ -232,6 +232,11 @@ pub const MAX_VALUE_BYTES: usize = 64 << 20;
 /// ends.
 pub const MAX_LIST_PAGES: usize = 1_000_000;
 
+/// How many stored values a re-keying or `encrypt` moves per listing of the store
+/// (src/seal/rotate.rs): each listing is one bounded step, and a cut between steps
+/// loses nothing.
+pub const SEAL_STEP_KEYS: usize = 256;
+
 // The stored tree.
 
 /// Deepest nesting of directories a walk follows: a path of at most 1,024 bytes

@@ -284,7 +284,7 @@ impl ToolError {
             ToolError::Storage(StoreError::QuotaExceeded) => ErrorKind::StorageFull,
             ToolError::Storage(StoreError::Unavailable) => ErrorKind::StorageUnavailable,
             ToolError::Storage(StoreError::Failed) => ErrorKind::StorageFailed,
-            ToolError::Damaged => ErrorKind::Damaged,
+            ToolError::Damaged | ToolError::Storage(StoreError::Damaged) => ErrorKind::Damaged,
             ToolError::Busy => ErrorKind::Busy,
         }
     }
@@ -316,7 +316,7 @@ impl fmt::Display for ToolError {
             ToolError::Storage(StoreError::Failed) => {
                 f.write_str("The memory directory's storage failed; nothing was changed.")
             }
-            ToolError::Damaged => f.write_str(
+            ToolError::Damaged | ToolError::Storage(StoreError::Damaged) => f.write_str(
                 "The memory directory's storage is damaged: a stored record is missing or unreadable.",
             ),
             ToolError::Busy => f.write_str(
@@ -364,7 +364,11 @@ impl From<LimitError> for ToolError {
 
 impl From<StoreError> for ToolError {
     fn from(e: StoreError) -> Self {
-        ToolError::Storage(e)
+        match e {
+            // A value that does not open under the store's key is a damaged record.
+            StoreError::Damaged => ToolError::Damaged,
+            e => ToolError::Storage(e),
+        }
     }
 }
 

@@ -11,7 +11,8 @@
 //! - the foundation, flat files: [`config`] (every default and limit), `error`
 //!   (every failure and its text: [`ToolError`], [`InputError`]), `path` (what a
 //!   path may name: [`validate`], [`ValidPath`]), `store` (the five-operation
-//!   contract, [`Store`], and [`MemoryStore`]),
+//!   contract, [`Store`], and [`MemoryStore`]), [`seal`] (encryption at rest: a
+//!   store that seals every name and value below the engine),
 //!   [`store_dir`] (the directory store's layout), `secrets` (what looks like a
 //!   credential), `number`, `time` and `json` (how numbers, times and JSON text are
 //!   read and written);
@@ -61,6 +62,7 @@ mod error;
 mod json;
 mod number;
 mod path;
+pub mod seal;
 mod secrets;
 mod store;
 pub mod store_dir;

@@ -18,7 +18,7 @@ use alloc::collections::BTreeMap;
 /// Why a storage operation failed. Deliberately carries no backend text: whatever a
 /// backend says (paths, keys, driver messages) stays in the adapter, never reaches a
 /// user. The engine turns each kind into one fixed sentence.
-/// Deliberately exhaustive: the contract's three failures are all an adapter can
+/// Deliberately exhaustive: the contract's failures are all an adapter can
 /// report, and adapters map each to and from their own errors.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum StoreError {
@@ -29,6 +29,9 @@ pub enum StoreError {
     Unavailable,
     /// Anything else the backend reported, including values of the wrong type.
     Failed,
+    /// A value that does not open under the store's key (a flipped bit, a
+    /// truncation, a value moved from another name or store): see `seal`.
+    Damaged,
 }
 
 impl fmt::Display for StoreError {
@@ -37,6 +40,7 @@ impl fmt::Display for StoreError {
             StoreError::QuotaExceeded => "storage quota exceeded",
             StoreError::Unavailable => "storage unavailable",
             StoreError::Failed => "storage operation failed",
+            StoreError::Damaged => "stored data is damaged",
         })
     }
 }

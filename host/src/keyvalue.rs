@@ -67,6 +67,7 @@ fn err(e: StoreError) -> Error {
             StoreError::QuotaExceeded => "quota-exceeded",
             StoreError::Unavailable => "unavailable",
             StoreError::Failed => "failed",
+            StoreError::Damaged => "damaged",
         }
         .into(),
     )

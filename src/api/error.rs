@@ -137,8 +137,11 @@ impl From<ToolError> for ApiError {
 }
 
 impl From<StoreError> for ApiError {
-    fn from(_: StoreError) -> ApiError {
-        ApiError::Storage
+    fn from(e: StoreError) -> ApiError {
+        match e {
+            StoreError::Damaged => ApiError::Damaged,
+            _ => ApiError::Storage,
+        }
     }
 }
 

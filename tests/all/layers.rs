@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 /// `crate::Engine`, which only the test-support files may use).
 fn layer_of_module(name: &str) -> Option<u8> {
     Some(match name {
-        "config" | "error" | "json" | "number" | "path" | "secrets" | "store" | "store_dir"
-        | "time" => 0,
+        "config" | "error" | "json" | "number" | "path" | "seal" | "secrets" | "store"
+        | "store_dir" | "time" => 0,
         "storage" => 1,
         "search" => 2,
         "history" => 3,

@@ -24,6 +24,7 @@ mod old_stores;
 mod records;
 mod redaction;
 mod retention;
+mod seal;
 mod search;
 mod search_conformance;
 mod search_crash;
