@@ -642,6 +642,9 @@ fn rekey_moves_every_value_to_the_new_key_and_the_old_key_no_longer_opens() {
             tree,
             "the instance runs on with the new key"
         );
+        // A fresh instance of this host (as after a fault) opens with the new key.
+        h.set_limits(HostLimits::default());
+        assert_eq!(h.entries().expect("entries"), tree, "a new instance");
         assert_eq!(
             host(backend.clone(), Some(key(2)))
                 .entries()
