@@ -578,3 +578,7 @@ pub const RECORDS_MAX_REASON_CHARS: usize = 1_000;
 /// How often a records write starts over when another writer changed the record
 /// between its read and its write (each attempt an atomic API operation).
 pub(crate) const RECORDS_ATTEMPTS: usize = 4;
+/// Most bytes a face reads of an encryption key file (`--encryption-key-file`):
+/// a key is 64 hex characters and a line end, so any file longer is refused as not
+/// a key without being read whole (a device, a log named by mistake).
+pub const ENCRYPTION_KEY_FILE_BYTES: usize = 1_024;

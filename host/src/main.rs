@@ -178,22 +178,25 @@ struct Options {
     new_key_id: Option<String>,
 }
 
-/// Longest key file read: 64 hex characters and a `\r\n`, and one byte more so
-/// that a longer file is refused as a bad key rather than cut to fit.
-const KEY_FILE_READ: u64 = 64 + 2 + 1;
-
 /// The key in the file `flag` names, as `memdir::seal::Key::from_hex` reads it.
-/// Neither error shows a byte of the file: the flag and the engine's words only.
+/// Neither error shows a byte of the file nor its path: the flag and the
+/// engine's words only (the words of the npm package's CLI, `bin/key-file.js`).
 fn key_from_file(flag: &str, path: &OsString, key_id: Option<&str>) -> Result<Encryption, Failure> {
     use std::io::Read;
     let mut text = String::new();
     std::fs::File::open(path)
-        .and_then(|f| f.take(KEY_FILE_READ).read_to_string(&mut text))
+        // One byte past the bound, so a longer file is refused as not a key
+        // rather than cut to fit.
+        .and_then(|f| {
+            let cap = memdir::config::ENCRYPTION_KEY_FILE_BYTES.saturating_add(1);
+            f.take(u64::try_from(cap).unwrap_or(u64::MAX))
+                .read_to_string(&mut text)
+        })
         .map_err(|e| match e.kind() {
             io::ErrorKind::InvalidData => {
                 Failure::Key(format!("{flag}: {}", memdir::seal::SealError::BadKey))
             }
-            _ => Failure::Key(format!("{flag}: cannot read {}", path.to_string_lossy())),
+            _ => Failure::Key(format!("{flag}: the file cannot be read")),
         })?;
     Encryption::from_hex(&text, key_id).map_err(|e| Failure::Key(format!("{flag}: {e}")))
 }
