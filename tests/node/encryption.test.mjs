@@ -199,9 +199,14 @@ describe('no stored byte holds a content, a path or a content hash', () => {
     const [ka, kb] = [await glue.rawEntries(a), await glue.rawEntries(b)];
     const names = (entries) => new Set(entries.map(([k]) => k));
     const shared = [...names(ka)].filter((k) => names(kb).has(k));
+    // A stored name is its generation's tag, a slash and the sealed name: the
+    // sealed parts must differ too, not only the tags.
+    const sealedParts = (entries) => new Set(entries.map(([k]) => k.split('/').slice(1).join('/')).filter(Boolean));
+    const sharedParts = [...sealedParts(ka)].filter((k) => sealedParts(kb).has(k));
     const values = (entries) => new Set(entries.map(([, v]) => hex(v)));
     const sameValues = [...values(ka)].filter((v) => values(kb).has(v));
-    assert.deepEqual({ shared, sameValues }, { shared: RECORD_NAMES, sameValues: [] });
+    assert.ok(sealedParts(ka).size > 5);
+    assert.deepEqual({ shared, sharedParts, sameValues }, { shared: RECORD_NAMES, sharedParts: [], sameValues: [] });
   });
 });
 
