@@ -174,7 +174,7 @@ function random(seed) {
  * takes, until one run ends by itself; resolves how many were killed and the
  * last run.
  */
-async function killedUntilDone(args, seed) {
+async function killedUntilDone(args, seed, afterKill) {
   const next = random(seed);
   const started = Date.now();
   let killed = 0;
@@ -183,6 +183,7 @@ async function killedUntilDone(args, seed) {
     const r = await cli(args, { killAfterMs: 60 + Math.floor(next() * (150 + attempt * 40)) });
     if (r.signal === 'SIGKILL') {
       killed += 1;
+      await afterKill?.();
       continue;
     }
     return { killed, last: r, ms: Date.now() - started };
@@ -210,7 +211,25 @@ describe('memdir encrypt and memdir rekey, killed and run again', () => {
     const { store, keyFile, newKeyFile } = setup();
     const texts = await filled(store, 300, keyFile);
     const args = ['--store', store, '--encryption-key-file', keyFile, 'rekey', '--new-key-file', newKeyFile, '--new-key-id', 'next'];
-    const { killed, last } = await killedUntilDone(args, 47);
+    // Cut midway, the store reads whole with the old key, and with the new one
+    // once the rotation has begun.
+    const view = ['view', 'm0001/note-1.md'];
+    const WANT = "Here's the content of /memories/m0001/note-1.md with line numbers:\n     1\tmemory number 1: tapir7919 walks\n     2\t\n";
+    let bothRead = 0;
+    const afterKill = async () => {
+      const old = await cli(['--store', store, '--encryption-key-file', keyFile, ...view]);
+      assert.deepEqual([old.stdout, old.stderr], [WANT, '']);
+      const next = await cli(['--store', store, '--encryption-key-file', newKeyFile, '--encryption-key-id', 'next', ...view]);
+      if (next.code === 0) {
+        assert.equal(next.stdout, WANT);
+        bothRead += 1;
+      } else {
+        assert.equal(next.stderr, `memdir: this store is encrypted with key id ${idOf(KEY_HEX)}, not next\n`);
+      }
+    };
+    const { killed, last } = await killedUntilDone(args, 47, afterKill);
+    t.diagnostic(`cut midway, both keys read the store ${bothRead} times of ${killed}`);
+    assert.ok(bothRead >= 1, 'no cut fell inside the rotation');
     assert.equal(last.code, 0, last.stderr);
     assert.match(last.stdout, /^The store is encrypted with key id next \(\d+ values re-encrypted\)\n$/);
     assert.ok(killed >= 2, `killed ${killed} times`);
