@@ -98,7 +98,7 @@ pub(crate) fn content_addressed(name: &str) -> bool {
 /// length: packed as its bytes.
 fn is_digest(segment: &str) -> bool {
     (32..=128).contains(&segment.len())
-        && segment.len() % 2 == 0
+        && segment.len().is_multiple_of(2)
         && segment
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
