@@ -42,7 +42,7 @@ use core::task::{Context, Poll, Waker};
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
-pub use any_store::AnyStore;
+pub use any_store::{AnyStore, Backend};
 pub use js_store::JsStore;
 pub use memory::Memory;
 #[cfg(not(feature = "indexeddb"))]
@@ -78,7 +78,7 @@ impl StoreHandle {
 /// A native in-memory store, inside the wasm instance.
 #[wasm_bindgen(js_name = memoryStore)]
 pub fn memory_store() -> StoreHandle {
-    StoreHandle::new(AnyStore::Memory(memdir::MemoryStore::new()))
+    StoreHandle::new(Backend::Memory(memdir::MemoryStore::new()).into())
 }
 
 /// Adapts an object following the JS store protocol; throws a `TypeError` naming
@@ -86,7 +86,7 @@ pub fn memory_store() -> StoreHandle {
 #[wasm_bindgen(js_name = jsStore)]
 pub fn js_store(obj: JsValue) -> Result<StoreHandle, JsValue> {
     JsStore::new(obj)
-        .map(|s| StoreHandle::new(AnyStore::Js(s)))
+        .map(|s| StoreHandle::new(Backend::Js(s).into()))
         .map_err(|m| js_sys::TypeError::new(&m).into())
 }
 
@@ -101,10 +101,9 @@ impl DirProtocol {
     /// (open the directory first).
     #[wasm_bindgen(js_name = storeHandle)]
     pub fn store_handle(&self, driver: store_dir::store::JsDriver) -> StoreHandle {
-        StoreHandle::new(AnyStore::Dir(store_dir::store::DirStore::new(
-            self.core.clone(),
-            driver,
-        )))
+        StoreHandle::new(
+            Backend::Dir(store_dir::store::DirStore::new(self.core.clone(), driver)).into(),
+        )
     }
 }
 
