@@ -162,6 +162,8 @@ pub struct Defaults {
     pub reindex_rounds: u32,
     /// Results a search answers unless told otherwise ([`SEARCH_DEFAULT_LIMIT`]).
     pub search_default_limit: usize,
+    /// Most bytes read of an encryption key file ([`ENCRYPTION_KEY_FILE_BYTES`]).
+    pub encryption_key_file_bytes: usize,
 }
 
 impl Defaults {
@@ -194,6 +196,7 @@ impl Defaults {
             max_value_bytes: MAX_VALUE_BYTES,
             reindex_rounds: SEARCH_REINDEX_ROUNDS,
             search_default_limit: SEARCH_DEFAULT_LIMIT,
+            encryption_key_file_bytes: ENCRYPTION_KEY_FILE_BYTES,
         }
     }
 }
@@ -570,3 +573,7 @@ pub const RECORDS_MAX_REASON_CHARS: usize = 1_000;
 /// How often a records write starts over when another writer changed the record
 /// between its read and its write (each attempt an atomic API operation).
 pub(crate) const RECORDS_ATTEMPTS: usize = 4;
+/// Most bytes a face reads of an encryption key file (`--encryption-key-file`):
+/// a key is 64 hex characters and a line end, so any file longer is refused as not
+/// a key without being read whole (a device, a log named by mistake).
+pub const ENCRYPTION_KEY_FILE_BYTES: usize = 1_024;
