@@ -155,7 +155,15 @@ export function postgresCatalog(url, { maxStores = defaults().maxStores, maxOpen
       if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return null;
       const m = open.get(openKey(workspace, id));
       if (m) return m;
-      return (await listed(workspace, id)) ? openStore(workspace, id) : null;
+      if (!(await listed(workspace, id))) return null;
+      try {
+        return await openStore(workspace, id);
+      } catch (e) {
+        // Opening reads the store (its encryption record): one another instance
+        // deleted meanwhile is gone, not broken.
+        if (!(e instanceof UnusableStore) && !(await listed(workspace, id))) return null;
+        throw e;
+      }
     },
 
     // Asked of the table: whether the store is still there (after a command on it failed).

@@ -444,6 +444,40 @@ describe('memdir serve on PostgreSQL, encrypted', () => {
     }
   });
 
+  test('a store another instance deletes between its lookup and its opening read answers 404, not 500', async () => {
+    cluster.psql('CREATE DATABASE race');
+    const url = cluster.url('race');
+    const key = keyFile(tempDir('memdir-seal-race-'), 'master.key');
+    const maker = postgresCatalog(url, { encryption: key });
+    await maker.ready([]);
+    const id = (await call(apiHandler({ catalog: maker, keys: ['k'] }), 'k')('POST', '', { name: 'raced' })).body.id;
+    await maker.close();
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    // Another instance's delete lands right after this one's lookup of the row.
+    const query = pg.Pool.prototype.query;
+    let armed = true;
+    pg.Pool.prototype.query = async function (q, ...rest) {
+      const r = await query.call(this, q, ...rest);
+      if (armed && /^SELECT 1 FROM memdir_stores WHERE id = \$1 AND workspace = \$2$/.test(q?.text ?? '')) {
+        armed = false;
+        await other.query('DELETE FROM memdir_stores WHERE id = $1', [id]);
+      }
+      return r;
+    };
+    const catalog = postgresCatalog(url, { encryption: key });
+    try {
+      await catalog.ready([]);
+      const api = call(apiHandler({ catalog, keys: ['k'], log: () => {} }), 'k');
+      assert.deepEqual(await api('GET', `/${id}/memories`), { status: 404, body: { type: 'error', error: { type: 'not_found_error', message: 'No memory store with this id.' } } });
+      assert.equal(armed, false);
+    } finally {
+      pg.Pool.prototype.query = query;
+      await other.end();
+      await catalog.close();
+    }
+  });
+
   const call = (handle, key) => async (method, path, body) => {
     const headers = { 'x-api-key': key, 'content-type': 'application/json' };
     const r = await handle(new Request(`http://memdir.test/v1/memory_stores${path}`, { method, headers, body: body && JSON.stringify(body) }));
