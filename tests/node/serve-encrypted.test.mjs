@@ -128,11 +128,17 @@ describe('memdir serve on a directory, encrypted', () => {
     dir = tempDir('memdir-seal-serve-');
     root = join(dir, 'stores');
     key = keyFile(dir, 'master.key');
-    const s = await serveOn(root, key);
+    // Two instances on one directory share the master key: what one wrote, the other reads.
+    const [s, s2] = [await serveOn(root, key), await serveOn(root, key)];
     try {
       made = await workload(s.url, 'dir');
+      const c2 = new Anthropic({ apiKey: 'sk-other', baseURL: s2.url, maxRetries: 0, logLevel: 'off' });
+      const listed = [];
+      for await (const m of c2.beta.memoryStores.memories.list(made.stores[1])) listed.push(m.path);
+      assert.deepEqual(listed, [made.paths[3]]);
     } finally {
       await s.stop();
+      await s2.stop();
     }
   });
 
