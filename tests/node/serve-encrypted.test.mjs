@@ -319,6 +319,42 @@ describe('the directory catalog, encrypted, in process', () => {
   });
 });
 
+describe('upkeep on an encrypted directory catalog', () => {
+  test('retention and gc delete what no version needs from a sealed store, and it still reads', async () => {
+    const { upkeepRound } = await import('../../js/api/upkeep.js');
+    const dir = tempDir('memdir-seal-upkeep-');
+    const root = join(dir, 'stores');
+    const key = keyFile(dir, 'master.key');
+    const catalog = directoryCatalog(root, { encryption: key });
+    await catalog.ready([]);
+    const api = async (method, path, body) => {
+      const handle = apiHandler({ catalog, keys: ['k'] });
+      const r = await handle(new Request(`http://memdir.test/v1/memory_stores${path}`, { method, headers: { 'x-api-key': 'k', 'content-type': 'application/json' }, body: body && JSON.stringify(body) }));
+      return { status: r.status, body: await r.json() };
+    };
+    try {
+      const id = (await api('POST', '', { name: 'kept' })).body.id;
+      const m = (await api('POST', `/${id}/memories`, { path: '/a.md', content: 'version 0' })).body.id;
+      for (let i = 1; i <= 10; i++) assert.equal((await api('POST', `/${id}/memories/${m}`, { content: `version ${i}` })).status, 200);
+      const raw = directoryStore(join(root, id));
+      const before = (await raw.list('')).keys.length;
+      // Every version but the current one dropped; gc deletes at its second pass
+      // what its first found unreachable.
+      const settings = { retentionMs: 0, minAgeMs: 0, keepCommits: 0 };
+      await upkeepRound([catalog], settings);
+      const r = await upkeepRound([catalog], settings);
+      assert.deepEqual([r.stores, r.deleted > 0], [1, true]);
+      const after = (await raw.list('')).keys;
+      assert.ok(after.length < before, `${after.length} of ${before}`);
+      assert.ok(after.includes('memdir-seal'));
+      const read = await api('GET', `/${id}/memories/${m}`);
+      assert.deepEqual([read.status, read.body.content], [200, 'version 10']);
+    } finally {
+      await catalog.close();
+    }
+  });
+});
+
 // What the engine answers once a store's wrapped data key is gone, and for a
 // damaged stored value (filled in from the core's texts: docs/encryption.md).
 const SHREDDED = 'this store is not encrypted: encrypt it first (memdir encrypt)';
