@@ -240,6 +240,14 @@ pub const MAX_LIST_PAGES: usize = 1_000_000;
 /// loses nothing.
 pub const SEAL_STEP_KEYS: usize = 256;
 
+/// How many changing names (`head`, `index/head`, …) an encrypted store remembers
+/// the stored form and last value of (src/seal/remember.rs); past it, it starts over.
+pub const SEAL_REMEMBER_NAMES: usize = 64;
+
+/// The largest sealed value an encrypted store remembers beside its name (a head
+/// is a few hundred bytes; a bigger value is sealed again when needed).
+pub const SEAL_REMEMBER_VALUE_BYTES: usize = 4096;
+
 // The stored tree.
 
 /// Deepest nesting of directories a walk follows: a path of at most 1,024 bytes

@@ -88,15 +88,26 @@ impl DataKey {
     }
 }
 
+/// Whether `name` ends in a content hash (`blob/<64 hex>`): such a name is written
+/// once, and its value never changes.
+pub(crate) fn content_addressed(name: &str) -> bool {
+    split_digest(name).is_some()
+}
+
+/// `name` as its prefix and its 64 lowercase hex digits, if it ends in them.
+fn split_digest(name: &str) -> Option<(&str, &str)> {
+    let split = name.len().checked_sub(64)?;
+    let (head, digest) = (name.get(..split)?, name.get(split..)?);
+    let fine = head.ends_with('/')
+        && digest
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    fine.then_some((head, digest))
+}
+
 fn pack(name: &str) -> Vec<u8> {
-    let split = name.len().saturating_sub(64);
-    match (name.get(..split), name.get(split..)) {
-        (Some(head), Some(digest))
-            if head.ends_with('/')
-                && digest
-                    .bytes()
-                    .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) =>
-        {
+    match split_digest(name) {
+        Some((head, digest)) => {
             let mut out = Vec::with_capacity(1 + head.len() + 32);
             out.push(PACKED);
             out.extend_from_slice(head.as_bytes());
@@ -106,7 +117,7 @@ fn pack(name: &str) -> Vec<u8> {
             out.extend_from_slice(&raw);
             out
         }
-        _ => {
+        None => {
             let mut out = Vec::with_capacity(1 + name.len());
             out.push(AS_IS);
             out.extend_from_slice(name.as_bytes());

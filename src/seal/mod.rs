@@ -20,6 +20,7 @@ mod at_rest;
 mod error;
 mod keys;
 mod record;
+mod remember;
 mod rotate;
 
 pub use error::SealError;
@@ -33,14 +34,18 @@ use alloc::vec::Vec;
 use core::cell::RefCell;
 
 use crate::store::{Page, Store, StoreError, list_all};
+use at_rest::content_addressed;
 use keys::DataKey;
 use record::{RECORD, Record};
+use remember::Remembered;
 
 /// A store whose names and values are sealed under a key (or, opened without
 /// one, a plaintext store passed through).
 pub struct Sealed<S> {
     inner: S,
     state: RefCell<Mode>,
+    /// The changing names' stored forms and last values (`remember.rs`).
+    memory: RefCell<remember::Memory>,
 }
 
 /// What the store below holds, as far as this handle knows.
@@ -78,10 +83,7 @@ impl<S: Store> Sealed<S> {
     /// its data key made from `fresh` (32 random bytes); a plaintext store is
     /// refused. Without a key, a plaintext store (an encrypted one is refused).
     pub async fn open(inner: S, key: Option<Key>, fresh: [u8; 32]) -> Result<Sealed<S>, SealError> {
-        let sealed = Sealed {
-            inner,
-            state: RefCell::new(Mode::Plain),
-        };
+        let sealed = Sealed::over(inner);
         let Some(key) = key else {
             return match sealed.inner.get(RECORD).await? {
                 None => Ok(sealed),
@@ -119,6 +121,15 @@ impl<S: Store> Sealed<S> {
         Err(SealError::Storage(StoreError::Failed))
     }
 
+    /// A handle over `inner` that knows no keys yet.
+    fn over(inner: S) -> Sealed<S> {
+        Sealed {
+            inner,
+            state: RefCell::new(Mode::Plain),
+            memory: RefCell::new(remember::Memory::default()),
+        }
+    }
+
     /// Takes `record`'s keys, as `key` unwraps them.
     fn load(&self, key: Key, record: &Record) -> Result<(), SealError> {
         let current = record
@@ -135,6 +146,7 @@ impl<S: Store> Sealed<S> {
             None if record.from_plaintext => Some(Previous::Plaintext),
             None => None,
         };
+        self.memory.borrow_mut().clear();
         self.state.replace(Mode::Keyed(Keyed {
             key,
             current: Rc::new(current),
@@ -144,6 +156,7 @@ impl<S: Store> Sealed<S> {
     }
 
     fn set_state(&self, key: Key, current: Rc<DataKey>, previous: Option<Previous>) {
+        self.memory.borrow_mut().clear();
         self.state.replace(Mode::Keyed(Keyed {
             key,
             current,
@@ -171,6 +184,50 @@ impl<S: Store> Sealed<S> {
     /// The store below.
     pub fn inner(&self) -> &S {
         &self.inner
+    }
+
+    /// Where `name` is stored in the current generation.
+    fn name_of(&self, k: &Keyed, name: &str) -> String {
+        if content_addressed(name) {
+            return k.current.seal_name(name);
+        }
+        if let Some(r) = self.memory.borrow().get(name) {
+            return r.raw.clone();
+        }
+        let raw = k.current.seal_name(name);
+        self.memory.borrow_mut().put(name, &raw, None);
+        raw
+    }
+
+    /// `value` sealed for `name`: the bytes remembered for it when they seal it.
+    fn seal_value(&self, k: &Keyed, name: &str, value: &[u8]) -> Vec<u8> {
+        if let Some(Remembered {
+            value: Some((plain, sealed)),
+            ..
+        }) = self.memory.borrow().get(name)
+            && plain == value
+        {
+            return sealed.clone();
+        }
+        k.current.seal_value(name, value)
+    }
+
+    /// Remembers that `name` (at `raw`) holds `plain`, sealed as `sealed`.
+    fn remember(&self, name: &str, raw: &str, plain: &[u8], sealed: &[u8]) {
+        if !content_addressed(name) {
+            self.memory
+                .borrow_mut()
+                .put(name, raw, Some((plain, sealed)));
+        }
+    }
+
+    /// Remembers that a swap of `name` did or did not write `plain`.
+    fn swapped(&self, name: &str, raw: &str, done: bool, plain: &[u8], sealed: &[u8]) {
+        if done {
+            self.remember(name, raw, plain, sealed);
+        } else {
+            self.memory.borrow_mut().forget_value(name);
+        }
     }
 
     /// The value at `name` in the generation being moved out of.
@@ -217,11 +274,14 @@ impl<S: Store> Store for Sealed<S> {
         let Some(k) = self.keyed()? else {
             return self.inner.get(key).await;
         };
-        let at = k.current.seal_name(key);
+        let at = self.name_of(&k, key);
         let open = |stored: Vec<u8>| {
-            k.current
+            let plain = k
+                .current
                 .open_value(key, &stored)
-                .ok_or(StoreError::Damaged)
+                .ok_or(StoreError::Damaged)?;
+            self.remember(key, &at, &plain, &stored);
+            Ok(plain)
         };
         if let Some(stored) = self.inner.get(&at).await? {
             return open(stored).map(Some);
@@ -244,10 +304,10 @@ impl<S: Store> Store for Sealed<S> {
         let Some(k) = self.keyed()? else {
             return self.inner.set(key, value).await;
         };
-        let at = k.current.seal_name(key);
-        self.inner
-            .set(&at, &k.current.seal_value(key, value))
-            .await?;
+        let at = self.name_of(&k, key);
+        let sealed = self.seal_value(&k, key, value);
+        self.inner.set(&at, &sealed).await?;
+        self.remember(key, &at, value, &sealed);
         if let Some(previous) = &k.previous {
             self.inner
                 .delete(&Self::previous_raw(previous, key))
@@ -260,7 +320,8 @@ impl<S: Store> Store for Sealed<S> {
         let Some(k) = self.keyed()? else {
             return self.inner.delete(key).await;
         };
-        self.inner.delete(&k.current.seal_name(key)).await?;
+        self.memory.borrow_mut().forget_value(key);
+        self.inner.delete(&self.name_of(&k, key)).await?;
         if let Some(previous) = &k.previous {
             self.inner
                 .delete(&Self::previous_raw(previous, key))
@@ -311,17 +372,21 @@ impl<S: Store> Store for Sealed<S> {
         let Some(k) = self.keyed()? else {
             return self.inner.compare_and_swap(key, expected, new).await;
         };
-        let at = k.current.seal_name(key);
+        let at = self.name_of(&k, key);
         let sealed_new = k.current.seal_value(key, new);
         let Some(previous) = &k.previous else {
             // Sealing is deterministic: the value expected, sealed, is the bytes
             // stored, so the backend's own swap decides.
-            let sealed_expected = expected.map(|e| k.current.seal_value(key, e));
-            return self
+            let sealed_expected = expected.map(|e| self.seal_value(&k, key, e));
+            let done = self
                 .inner
                 .compare_and_swap(&at, sealed_expected.as_deref(), &sealed_new)
-                .await;
+                .await?;
+            self.swapped(key, &at, done, new, &sealed_new);
+            return Ok(done);
         };
+        // Rotations are rare: nothing remembered of a value meanwhile.
+        self.memory.borrow_mut().forget_value(key);
         // During a rotation the value may still be under the old generation:
         // compare what it holds, and swap the new name in from absent, so a rival
         // (or the rotation's own move) doing the same makes this swap fail.
@@ -376,15 +441,14 @@ impl<S: Store> Store for Sealed<S> {
                 (k.current.seal_name(name), Rc::from(value))
             })
             .collect();
-        let at = k.current.seal_name(key);
-        let sealed_expected = expected.map(|e| k.current.seal_value(key, e));
-        self.inner
-            .commit(
-                &sealed,
-                &at,
-                sealed_expected.as_deref(),
-                &k.current.seal_value(key, new),
-            )
-            .await
+        let at = self.name_of(&k, key);
+        let sealed_expected = expected.map(|e| self.seal_value(&k, key, e));
+        let sealed_new = k.current.seal_value(key, new);
+        let done = self
+            .inner
+            .commit(&sealed, &at, sealed_expected.as_deref(), &sealed_new)
+            .await?;
+        self.swapped(key, &at, done, new, &sealed_new);
+        Ok(done)
     }
 }

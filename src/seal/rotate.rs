@@ -142,10 +142,7 @@ impl<S: Store> Sealed<S> {
     /// key from `fresh`); resumes an `encrypt` a cut left; opens a store already
     /// sealed under `key` as it is.
     pub async fn encrypt(inner: S, key: Key, fresh: [u8; 32]) -> Result<Sealed<S>, SealError> {
-        let sealed = Sealed {
-            inner,
-            state: core::cell::RefCell::new(super::Mode::Plain),
-        };
+        let sealed = Sealed::over(inner);
         for _ in 0..RECORD_TRIES {
             match sealed.record().await? {
                 Some((_, record)) => {
@@ -315,6 +312,7 @@ impl<S: Store> Sealed<S> {
             return Err(SealError::NotEncrypted);
         }
         self.state.replace(super::Mode::Shredded);
+        self.memory.borrow_mut().clear();
         self.inner.delete(RECORD).await?;
         Ok(())
     }

@@ -547,3 +547,38 @@ fn rewrapping_rewrites_no_value_and_shredding_leaves_nothing_readable() {
 fn a_command_on_a_damaged_store_is_a_tool_error() {
     assert_eq!(ToolError::from(StoreError::Damaged), ToolError::Damaged);
 }
+
+#[test]
+fn two_handles_writing_one_sealed_store_lose_nothing() {
+    // Two processes' worth: each handle remembers the head it last saw and swaps
+    // from it, so every race at every store operation must still end in one winner.
+    let inner = MemoryStore::new();
+    let k = key(6, "k6");
+    let stores: Vec<Harness<MemoryStore>> = (0..2)
+        .map(|_| {
+            let mut h = Harness::new(inner.clone());
+            h.yielding = true;
+            h
+        })
+        .collect();
+    let sealed: Vec<Sealed<&Harness<MemoryStore>>> = stores
+        .iter()
+        .map(|s| block_on(Sealed::open(s, Some(k.clone()), FRESH)).unwrap())
+        .collect();
+    let engines: Vec<Engine<&Sealed<&Harness<MemoryStore>>>> = sealed.iter().map(engine).collect();
+    let runs: Vec<_> = engines
+        .iter()
+        .enumerate()
+        .map(|(w, e)| async move {
+            for i in 0..15 {
+                let input = json!({"command": "create", "path": format!("/memories/w{w}/n{i}.md"), "file_text": format!("writer {w} note {i}")});
+                let r = e.execute_json(&input.to_string()).await;
+                assert!(!r.is_error, "{}", r.content);
+            }
+        })
+        .collect();
+    crate::common::run_interleaved(runs);
+    let seen = block_on(engines[1].entries()).unwrap();
+    assert_eq!(seen.iter().filter(|e| e.content.is_some()).count(), 30);
+    assert_eq!(block_on(engines[0].entries()).unwrap(), seen);
+}
