@@ -212,10 +212,20 @@ describe('memdir serve-rekey on a directory', () => {
     const added = [...after.keys()].filter((f) => !before.has(f));
     // Each store's wrapped data key is all that changed (one key's file, or two
     // with the marker), never a file of its data.
-    assert.ok(changed.length + added.length <= 3 * 2, JSON.stringify({ changed, added }));
-    for (const f of [...changed, ...added]) assert.ok((after.get(f)?.length ?? 0) < 1024, `${f} is not a key record`);
+    // Each store's encryption record (the file of its key `memdir-seal`) is all that
+    // changed, never a file of its data; nothing was added but lock temporaries
+    // (this process's own handle on the first store leaves one).
+    const record = (d) => relative(root, join(d, 'kmemdir-seal'));
+    assert.deepEqual(changed.sort(), [join(root, '.memdir-serve'), storeDir(root, made.stores[0]), storeDir(root, made.stores[1])].map(record).sort());
+    assert.deepEqual(added.filter((f) => !/\/\.tmp-lock-[^/]*$/.test(f)), []);
     const again = await runNode([MEMDIR_BIN, 'serve-rekey', '--store', root, '--encryption-key-file', old.path, '--new-key-file', next.path], process.env, 60_000);
     assert.deepEqual([again.code, again.stdout], [0, '{"rewrapped":0,"already":3}\n']);
+    // The old key opens none of the three; the new one opens each.
+    const dirs = [join(root, '.memdir-serve'), storeDir(root, made.stores[0]), storeDir(root, made.stores[1])];
+    for (const d of dirs) {
+      await assert.rejects(storeSealer(old).open(await directoryStore(d).engineStore()), { name: 'SealError', message: `this store is encrypted with key id ${next.keyId}, not ${old.keyId}` });
+      await storeSealer(next).open(await directoryStore(d).engineStore());
+    }
     const refused = await serveRefused(root, old);
     assert.deepEqual([refused.code, refused.stderr], [2, `memdir: serve: --store: this store is encrypted with key id ${next.keyId}, not ${old.keyId}\n`]);
     const s2 = await serveOn(root, next);
@@ -446,6 +456,14 @@ describe('memdir serve on PostgreSQL, encrypted', () => {
       const changed = [...before.keys()].filter((k) => after.get(k) !== before.get(k));
       assert.equal(changed.length, 3, JSON.stringify(changed));
       assert.deepEqual(await rewrapStores({ store: url, encryption: key, next }), { rewrapped: 0, already: 3 });
+      for (const ns of ['.memdir-serve', a, b]) {
+        const raw = postgresStore(url, { namespace: ns });
+        try {
+          await assert.rejects(storeSealer(key).open(customStore(raw)), { name: 'SealError', message: `this store is encrypted with key id ${next.keyId}, not ${key.keyId}` });
+        } finally {
+          await raw.close();
+        }
+      }
       const fresh = postgresCatalog(url, { encryption: next });
       await fresh.check();
       await fresh.ready([]);
