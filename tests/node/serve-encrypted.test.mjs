@@ -12,6 +12,7 @@
 // serve-rekey rewraps the data keys only, resumably.
 import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { join, relative } from 'node:path';
@@ -236,6 +237,65 @@ describe('memdir serve-rekey on a directory', () => {
     } finally {
       await s2.stop();
     }
+  });
+});
+
+describe('memdir serve-rekey cut short', () => {
+  test('killed with SIGKILL partway (later each time, until a cut lands midway), then run again: every store opens under the new key alone, nothing lost', async () => {
+    const dir = tempDir('memdir-seal-kill-');
+    const root = join(dir, 'stores');
+    const old = keyFile(dir, 'old.key');
+    const next = keyFile(dir, 'new.key');
+    const catalog = directoryCatalog(root, { encryption: old });
+    await catalog.ready([]);
+    const handle = apiHandler({ catalog, keys: ['k'] });
+    const post = async (path, body) => (await handle(new Request(`http://memdir.test/v1/memory_stores${path}`, { method: 'POST', headers: { 'x-api-key': 'k', 'content-type': 'application/json' }, body: JSON.stringify(body) }))).json();
+    const ids = [];
+    for (let i = 0; i < 120; i++) {
+      const { id } = await post('', { name: `store ${i}` });
+      await post(`/${id}/memories`, { path: '/n.md', content: `note ${i}` });
+      ids.push(id);
+    }
+    await catalog.close();
+    const args = [MEMDIR_BIN, 'serve-rekey', '--store', root, '--encryption-key-file', old.path, '--new-key-file', next.path];
+    const record = (id) => fs.readFileSync(join(root, id, 'kmemdir-seal'));
+    const original = new Map(ids.map((id) => [id, record(id)]));
+    const rewrappedNow = () => ids.filter((id) => !record(id).equals(original.get(id))).length;
+    // Killed later each time (the process's start, then its stores, take a while
+    // that depends on the machine), until one run is cut with some stores done
+    // and some not: a state under both keys.
+    const cuts = [];
+    for (let delay = 100; delay < 5_000 && !cuts.some((n) => n > 0 && n < ids.length); delay += 30) {
+      const child = spawn(process.execPath, args, { stdio: 'ignore' });
+      const timer = setTimeout(() => child.kill('SIGKILL'), delay);
+      const signal = await new Promise((r) => child.once('exit', (code, sig) => r(sig)));
+      clearTimeout(timer);
+      if (signal !== 'SIGKILL') break; // it finished: nothing left to cut
+      cuts.push(rewrappedNow());
+    }
+    assert.ok(cuts.some((n) => n > 0 && n < ids.length), `no run was cut midway: ${cuts.join()}`);
+    const r = await runNode(args, process.env, 60_000);
+    assert.equal(r.code, 0, r.stderr);
+    const { rewrapped, already } = JSON.parse(r.stdout);
+    // The stores (no workspace but the default: no labels store); the last run
+    // finished what the cut ones left.
+    assert.deepEqual([rewrapped + already, already], [ids.length, cuts.at(-1)]);
+    for (const id of ids) {
+      const path = join(root, id);
+      await assert.rejects(storeSealer(old).open(await directoryStore(path).engineStore()), { name: 'SealError' });
+    }
+    const served = directoryCatalog(root, { encryption: next });
+    try {
+      await served.ready([]);
+      const get = apiHandler({ catalog: served, keys: ['k'] });
+      for (const [i, id] of ids.entries()) {
+        const list = await (await get(new Request(`http://memdir.test/v1/memory_stores/${id}/memories?view=full`, { headers: { 'x-api-key': 'k' } }))).json();
+        assert.deepEqual(list.data.map((m) => m.content), [`note ${i}`]);
+      }
+    } finally {
+      await served.close();
+    }
+    process.stderr.write(`# serve-rekey cut ${cuts.length} times (stores done after each: ${cuts.join(', ')}); the last run rewrapped ${rewrapped}\n`);
   });
 });
 
