@@ -322,10 +322,11 @@ function catalogAt(root, { maxStores = defaults().maxStores, ...openLimits }, se
     },
 
     /**
-     * Opens one store under the root (the workspace labels store, else the first by
-     * name, the root's own before any workspace's), if any, and rejects with the engine's refusal when this
-     * catalog's key does not open it (another master key; a plaintext catalog with
-     * a key, or the reverse): `memdir serve` asks before anything is written.
+     * Opens one store under the root (the workspace labels store, else the first
+     * by name, the root's own before any workspace's), if any, and rejects with
+     * the engine's refusal when this catalog's key does not open it (another
+     * master key; a plaintext catalog with a key, or the reverse): `memdir serve`
+     * asks before anything is written.
      */
     async check() {
       // The labels store first: an encrypted catalog with no store yet has it.
@@ -351,7 +352,7 @@ function catalogAt(root, { maxStores = defaults().maxStores, ...openLimits }, se
       }
     },
 
-    /** The sealer its stores are opened with (for upkeep and serve-rekey). */
+    /** The sealer its stores are opened with (serve-rekey re-wraps with it). */
     sealer,
 
     /** Closes every open store, each workspace's too. */

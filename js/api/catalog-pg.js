@@ -225,9 +225,10 @@ export function postgresCatalog(url, { maxStores = defaults().maxStores, maxOpen
 
     /**
      * Opens one store the database holds (the workspace labels store, else the
-     * first by id, of any workspace), if any, and rejects with the engine's refusal when this server's key does not
-     * open it (another master key; a plaintext catalog with a key, or the reverse):
-     * `memdir serve` asks before anything is written, and before it listens.
+     * first by id, of any workspace), if any, and rejects with the engine's
+     * refusal when this server's key does not open it (another master key; a
+     * plaintext catalog with a key, or the reverse): `memdir serve` asks before
+     * anything is written, and before it listens.
      */
     async check() {
       const p = await pool();
@@ -255,7 +256,7 @@ export function postgresCatalog(url, { maxStores = defaults().maxStores, maxOpen
       for (const id of rowCount === 1 ? [LABELS, ...ids] : ids) yield { id, handle: customStore(postgresStore(p, { namespace: id })) };
     },
 
-    /** The sealer its stores are opened with (for serve-rekey). */
+    /** The sealer its stores are opened with (serve-rekey re-wraps with it). */
     sealer,
 
     /** Closes every open store and the pool. */
