@@ -53,6 +53,18 @@ Serving:
                            current, then deletes what is unreachable. Pages of an
                            --allow-origin (or $MEMDIR_ALLOW_ORIGINS, comma
                            separated; "*" for any) may call it with a key.
+        [--encryption-key-file F]
+                           every store encrypted at rest under the master key in
+                           F (64 hex characters), each with a data key of its own
+                           wrapped under it; a deleted store's key is destroyed
+                           first (docs/encryption.md)
+  serve-rekey --encryption-key-file OLD --new-key-file NEW
+                           rotate the master key of serve's stores under DIR (or
+                           a postgres:// database): each store's data key is
+                           re-wrapped under NEW, no data rewritten; stop the
+                           servers first, restart them with NEW. A run cut short
+                           is finished by running it again. Prints
+                           {rewrapped,already}
 Sync (docs/sync.md):
   sync --remote-store ID [--remote URL] [--key-file FILE]
                            make this store and the Memory Stores API store ID at
@@ -134,7 +146,8 @@ const GLOBAL = ['--store', '--help', '-h', '--version'];
 const TAKES_VALUE = new Set(['--encryption-key-file', '--encryption-key-id', '--new-key-file', '--new-key-id', '--store', '--host', '--port', '--keys', '--retention', '--upkeep-every', '--allow-origin', '--remote', '--remote-store', '--key-file', '--keep', '--older-than', '--older-than-ms', '--limit', '--prefix']);
 const FLAGS = new Set(['--help', '-h', '--version', '--force', '--no-auth', '--json', '--records']);
 const OPTIONS = {
-  serve: ['--host', '--port', '--keys', '--no-auth', '--retention', '--upkeep-every', '--allow-origin'],
+  serve: ['--host', '--port', '--keys', '--no-auth', '--retention', '--upkeep-every', '--allow-origin', '--encryption-key-file'],
+  'serve-rekey': ['--encryption-key-file', '--new-key-file'],
   sync: ['--remote', '--remote-store', '--key-file'],
   'import-dir': ['--force'],
   mcp: ['--records'],
@@ -200,7 +213,7 @@ function refuseOptions(cmd, given) {
 }
 
 // Every command; any other is refused by name.
-const COMMANDS = new Set(['exec', 'view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'import-dir', 'export-dir', 'mcp', 'serve', 'sync', 'gc', 'expire', 'retain', 'search', 'reindex', 'encrypt', 'rekey']);
+const COMMANDS = new Set(['exec', 'view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'import-dir', 'export-dir', 'mcp', 'serve', 'sync', 'gc', 'expire', 'retain', 'search', 'reindex', 'encrypt', 'rekey', 'serve-rekey']);
 
 const toPath = (p) => (p.startsWith('/') ? p : `/memories/${p}`);
 
@@ -308,10 +321,11 @@ async function serveCommand(opts) {
   let server;
   try {
     const keys = opts['no-auth'] ? [] : await readKeys(process.env, opts.keys);
+    const encryption = await keyFile(opts, 'encryption-key-file');
     const retentionMs = duration('--retention', opts.retention ?? process.env.MEMDIR_RETENTION ?? ms(defaults().retentionMs), { off: true });
     const upkeepMs = duration('--upkeep-every', opts['upkeep-every'] ?? ms(defaults().upkeepIntervalMs));
     const allowOrigins = [...(opts.allowOrigin ?? []), ...(process.env.MEMDIR_ALLOW_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean)];
-    server = await serve({ store: opts.store ?? './memory-stores', host, port, keys, noAuth: opts['no-auth'] === true, allowOrigins, retentionMs, upkeepMs });
+    server = await serve({ store: opts.store ?? './memory-stores', host, port, keys, noAuth: opts['no-auth'] === true, allowOrigins, retentionMs, upkeepMs, encryption });
   } catch (e) {
     if (e instanceof ServeUsageError) throw new UsageError(`serve: ${e.message}`);
     if (e?.code === 'EADDRINUSE' || e?.code === 'EACCES' || e?.code === 'EADDRNOTAVAIL') {
@@ -322,6 +336,36 @@ async function serveCommand(opts) {
   process.stdout.write(`${server.url}\n`);
   await stopped;
   await server.close();
+  return 0;
+}
+
+/** The key in the file `--NAME` names (undefined when not given), a bad one a usage error. */
+async function keyFile(opts, name) {
+  if (opts[name] === undefined) return undefined;
+  const { KeyFileError, readKeyFile } = await import('./key-file.js');
+  try {
+    return readKeyFile(`--${name}`, opts[name]);
+  } catch (e) {
+    if (e instanceof KeyFileError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+async function serveRekeyCommand(opts) {
+  const { rewrapStores, ServeUsageError } = await import('./serve.js');
+  if (opts['encryption-key-file'] === undefined || opts['new-key-file'] === undefined) {
+    throw new UsageError('serve-rekey needs --encryption-key-file OLD (the master key now) and --new-key-file NEW');
+  }
+  const encryption = await keyFile(opts, 'encryption-key-file');
+  const next = await keyFile(opts, 'new-key-file');
+  let done;
+  try {
+    done = await rewrapStores({ store: opts.store ?? './memory-stores', encryption, next });
+  } catch (e) {
+    if (e instanceof ServeUsageError) throw new UsageError(`serve-rekey: ${e.message}`);
+    throw e;
+  }
+  process.stdout.write(`${JSON.stringify(done)}\n`);
   return 0;
 }
 
@@ -368,8 +412,12 @@ async function main(argv) {
   if (rest.length === 0) throw new UsageError('no command given; memdir --help lists them');
   if (!COMMANDS.has(cmd)) throw new UsageError(`unknown command ${JSON.stringify(cmd)}; memdir --help lists them`);
   if (cmd === 'serve') {
-    arity(rest, 0, 0, 'serve [--store DIR] [--host H] [--port N] [--keys FILE | --no-auth] [--retention D] [--upkeep-every D] [--allow-origin ORIGIN]');
+    arity(rest, 0, 0, 'serve [--store DIR] [--host H] [--port N] [--keys FILE | --no-auth] [--retention D] [--upkeep-every D] [--allow-origin ORIGIN] [--encryption-key-file F]');
     return serveCommand(opts);
+  }
+  if (cmd === 'serve-rekey') {
+    arity(rest, 0, 0, 'serve-rekey [--store DIR] --encryption-key-file OLD --new-key-file NEW');
+    return serveRekeyCommand(opts);
   }
   // Not ./memory: that is the SDK's own folder, which import-dir reads from.
   const named = opts.store !== undefined ? '--store' : process.env.MEMDIR_STORE ? '$MEMDIR_STORE' : undefined;
