@@ -2,8 +2,9 @@
 // memdir: the Claude memory tool on a directory store, from the command line.
 import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { defaults, directoryStore, openMemory, oversizedInputResult, postgresStore } from '../js/node.js';
+import { defaults, directoryStore, encryptStore, openMemory, oversizedInputResult, postgresStore } from '../js/node.js';
 import { formatDuration as ms, parseDuration } from '../js/api/upkeep.js';
+import { KeyFileError, readKeyFile } from './key-file.js';
 import { lines } from './ndjson.js';
 import { readSdkLayout, writeSdkLayout } from './sdk-layout.js';
 
@@ -52,6 +53,18 @@ Serving:
                            current, then deletes what is unreachable. Pages of an
                            --allow-origin (or $MEMDIR_ALLOW_ORIGINS, comma
                            separated; "*" for any) may call it with a key.
+        [--encryption-key-file F]
+                           every store encrypted at rest under the master key in
+                           F (64 hex characters), each with a data key of its own
+                           wrapped under it; a deleted store's key is destroyed
+                           first (docs/encryption.md)
+  serve-rekey --encryption-key-file OLD --new-key-file NEW
+                           rotate the master key of serve's stores under DIR (or
+                           a postgres:// database): each store's data key is
+                           re-wrapped under NEW, no data rewritten; stop the
+                           servers first, restart them with NEW. A run cut short
+                           is finished by running it again. Prints
+                           {rewrapped,already}
 Sync (docs/sync.md):
   sync --remote-store ID [--remote URL] [--key-file FILE]
                            make this store and the Memory Stores API store ID at
@@ -71,6 +84,14 @@ Search:
   reindex                  bring the search index up to date now (a search does
                            it too, a bounded part at a time); prints
                            {indexed,pending}
+Encryption at rest (docs/encryption.md):
+  encrypt                  turn the plaintext store into one encrypted with the
+                           key of --encryption-key-file, in bounded steps each
+                           saved (after a crash, run it again: it finishes)
+  rekey --new-key-file F [--new-key-id ID]
+                           re-encrypt the store (opened with
+                           --encryption-key-file) under the key in F, the same
+                           way; meanwhile both keys open it
 Upkeep:
   gc [--keep N]            delete stored objects unreachable from the last N
                            commits (default ${defaults().keepCommits}) that the previous gc found
@@ -92,6 +113,11 @@ Options:
                            mcp and sync make the directory if missing; the other
                            commands refuse one that is not there. One that is not
                            a memdir store is refused, nothing written
+  --encryption-key-file F  the store is encrypted at rest with the key in F (64
+                           hex characters, a trailing newline allowed); every
+                           command but serve takes it, and an encrypted store
+                           opens only with it
+  --encryption-key-id ID   that key's name (default: derived from the key)
   -h, --help               this text
   --version                the version
 
@@ -117,10 +143,11 @@ function duration(flag, text, options) {
 // and its own (OPTIONS), and refuses any other by name: a mistyped option must not
 // be ignored, nor taken for an argument.
 const GLOBAL = ['--store', '--help', '-h', '--version'];
-const TAKES_VALUE = new Set(['--store', '--host', '--port', '--keys', '--retention', '--upkeep-every', '--allow-origin', '--remote', '--remote-store', '--key-file', '--keep', '--older-than', '--older-than-ms', '--limit', '--prefix']);
+const TAKES_VALUE = new Set(['--encryption-key-file', '--encryption-key-id', '--new-key-file', '--new-key-id', '--store', '--host', '--port', '--keys', '--retention', '--upkeep-every', '--allow-origin', '--remote', '--remote-store', '--key-file', '--keep', '--older-than', '--older-than-ms', '--limit', '--prefix']);
 const FLAGS = new Set(['--help', '-h', '--version', '--force', '--no-auth', '--json', '--records']);
 const OPTIONS = {
-  serve: ['--host', '--port', '--keys', '--no-auth', '--retention', '--upkeep-every', '--allow-origin'],
+  serve: ['--host', '--port', '--keys', '--no-auth', '--retention', '--upkeep-every', '--allow-origin', '--encryption-key-file'],
+  'serve-rekey': ['--encryption-key-file', '--new-key-file'],
   sync: ['--remote', '--remote-store', '--key-file'],
   'import-dir': ['--force'],
   mcp: ['--records'],
@@ -128,7 +155,10 @@ const OPTIONS = {
   expire: ['--older-than', '--older-than-ms'],
   retain: ['--retention'],
   search: ['--limit', '--prefix', '--json'],
+  rekey: ['--new-key-file', '--new-key-id'],
 };
+// Every command that opens a store takes its key; serve has its own (bin/serve.js).
+const KEYED = ['--encryption-key-file', '--encryption-key-id'];
 
 // What an option looks like: "--" and a name (a letter, then letters, digits and
 // "-"), then "=VALUE" or nothing. Anything else is an argument: "---" (a front
@@ -175,7 +205,7 @@ function parseArgs(argv) {
 
 /** Refuses, by name, the first option given that command `cmd` does not take. */
 function refuseOptions(cmd, given) {
-  const mine = new Set([...GLOBAL, ...(OPTIONS[cmd] ?? [])]);
+  const mine = new Set([...GLOBAL, ...(OPTIONS[cmd] ?? []), ...(cmd === 'serve' ? [] : KEYED)]);
   const bad = given.find((name) => !mine.has(name));
   if (bad === undefined) return;
   const which = COMMANDS.has(cmd) ? `${cmd} has no option` : 'unknown option';
@@ -183,7 +213,7 @@ function refuseOptions(cmd, given) {
 }
 
 // Every command; any other is refused by name.
-const COMMANDS = new Set(['exec', 'view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'import-dir', 'export-dir', 'mcp', 'serve', 'sync', 'gc', 'expire', 'retain', 'search', 'reindex']);
+const COMMANDS = new Set(['exec', 'view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'import-dir', 'export-dir', 'mcp', 'serve', 'sync', 'gc', 'expire', 'retain', 'search', 'reindex', 'encrypt', 'rekey', 'serve-rekey']);
 
 const toPath = (p) => (p.startsWith('/') ? p : `/memories/${p}`);
 
@@ -291,10 +321,11 @@ async function serveCommand(opts) {
   let server;
   try {
     const keys = opts['no-auth'] ? [] : await readKeys(process.env, opts.keys);
+    const encryption = await keyFile(opts, 'encryption-key-file');
     const retentionMs = duration('--retention', opts.retention ?? process.env.MEMDIR_RETENTION ?? ms(defaults().retentionMs), { off: true });
     const upkeepMs = duration('--upkeep-every', opts['upkeep-every'] ?? ms(defaults().upkeepIntervalMs));
     const allowOrigins = [...(opts.allowOrigin ?? []), ...(process.env.MEMDIR_ALLOW_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean)];
-    server = await serve({ store: opts.store ?? './memory-stores', host, port, keys, noAuth: opts['no-auth'] === true, allowOrigins, retentionMs, upkeepMs });
+    server = await serve({ store: opts.store ?? './memory-stores', host, port, keys, noAuth: opts['no-auth'] === true, allowOrigins, retentionMs, upkeepMs, encryption });
   } catch (e) {
     if (e instanceof ServeUsageError) throw new UsageError(`serve: ${e.message}`);
     if (e?.code === 'EADDRINUSE' || e?.code === 'EACCES' || e?.code === 'EADDRNOTAVAIL') {
@@ -305,6 +336,36 @@ async function serveCommand(opts) {
   process.stdout.write(`${server.url}\n`);
   await stopped;
   await server.close();
+  return 0;
+}
+
+/** The key in the file `--NAME` names (undefined when not given), a bad one a usage error. */
+async function keyFile(opts, name) {
+  if (opts[name] === undefined) return undefined;
+  const { KeyFileError, readKeyFile } = await import('./key-file.js');
+  try {
+    return readKeyFile(`--${name}`, opts[name]);
+  } catch (e) {
+    if (e instanceof KeyFileError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+async function serveRekeyCommand(opts) {
+  const { rewrapStores, ServeUsageError } = await import('./serve.js');
+  if (opts['encryption-key-file'] === undefined || opts['new-key-file'] === undefined) {
+    throw new UsageError('serve-rekey needs --encryption-key-file OLD (the master key now) and --new-key-file NEW');
+  }
+  const encryption = await keyFile(opts, 'encryption-key-file');
+  const next = await keyFile(opts, 'new-key-file');
+  let done;
+  try {
+    done = await rewrapStores({ store: opts.store ?? './memory-stores', encryption, next });
+  } catch (e) {
+    if (e instanceof ServeUsageError) throw new UsageError(`serve-rekey: ${e.message}`);
+    throw e;
+  }
+  process.stdout.write(`${JSON.stringify(done)}\n`);
   return 0;
 }
 
@@ -342,11 +403,21 @@ async function main(argv) {
   }
   const [cmd] = rest;
   refuseOptions(cmd, given);
+  if (opts['encryption-key-id'] !== undefined && opts['encryption-key-file'] === undefined) {
+    throw new UsageError('--encryption-key-id names the key of --encryption-key-file: give that too');
+  }
+  if (opts['new-key-id'] !== undefined && opts['new-key-file'] === undefined) {
+    throw new UsageError('--new-key-id names the key of --new-key-file: give that too');
+  }
   if (rest.length === 0) throw new UsageError('no command given; memdir --help lists them');
   if (!COMMANDS.has(cmd)) throw new UsageError(`unknown command ${JSON.stringify(cmd)}; memdir --help lists them`);
   if (cmd === 'serve') {
-    arity(rest, 0, 0, 'serve [--store DIR] [--host H] [--port N] [--keys FILE | --no-auth] [--retention D] [--upkeep-every D] [--allow-origin ORIGIN]');
+    arity(rest, 0, 0, 'serve [--store DIR] [--host H] [--port N] [--keys FILE | --no-auth] [--retention D] [--upkeep-every D] [--allow-origin ORIGIN] [--encryption-key-file F]');
     return serveCommand(opts);
+  }
+  if (cmd === 'serve-rekey') {
+    arity(rest, 0, 0, 'serve-rekey [--store DIR] --encryption-key-file OLD --new-key-file NEW');
+    return serveRekeyCommand(opts);
   }
   // Not ./memory: that is the SDK's own folder, which import-dir reads from.
   const named = opts.store !== undefined ? '--store' : process.env.MEMDIR_STORE ? '$MEMDIR_STORE' : undefined;
@@ -356,21 +427,25 @@ async function main(argv) {
     arity(rest, 0, 0, 'mcp [--store DIR] [--records]');
     // Loaded only here: the other commands do not pay for the MCP SDK.
     const [{ serveStdio }, version] = await Promise.all([loadMcp(), packageVersion()]);
+    const encryption = keyOption(opts);
     const store = storeAt(opts.store);
     try {
       await store.ready?.();
-      await serveStdio(await openMemory({ store, actor: 'memdir-mcp' }), { version, tools: opts.records ? 'records' : 'store' });
+      await serveStdio(await openMemory({ store, actor: 'memdir-mcp', encryption }), { version, tools: opts.records ? 'records' : 'store' });
     } finally {
       await store.close?.();
     }
     return 0;
   }
+  // Read before the store is touched: a key file that cannot be read or holds no
+  // key is a usage error, nothing opened.
+  const encryption = keyOption(opts);
   const store = storeAt(opts.store);
   try {
     // A PostgreSQL store connects first, so that `pg` missing, a database it cannot
     // reach or a table it cannot use is said as such, not as "storage failed".
     await store.ready?.();
-    return await onStore(store, opts, rest);
+    return await onStore(store, opts, rest, encryption);
   } finally {
     // A PostgreSQL store's pool would keep the process alive until it idles out.
     await store.close?.();
@@ -404,11 +479,42 @@ function storeAt(spec) {
   return /^postgres(ql)?:\/\//.test(spec) ? postgresStore(spec) : directoryStore(spec);
 }
 
-async function onStore(store, opts, rest) {
+/** `--encryption-key-file` (and its id) as openMemory's `encryption`, or undefined. */
+function keyOption(opts) {
+  return keyFrom('--encryption-key-file', opts['encryption-key-file'], opts['encryption-key-id']);
+}
+
+function keyFrom(flag, file, keyId) {
+  if (file === undefined) return undefined;
+  try {
+    return readKeyFile(flag, file, keyId);
+  } catch (e) {
+    if (e instanceof KeyFileError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+async function onStore(store, opts, rest, encryption) {
   // Opened once a command's arguments are known good: a usage error touches no store.
   let memory;
-  const open = async () => (memory ??= await openMemory({ store, actor: 'memdir-cli' }));
+  const open = async () => (memory ??= await openMemory({ store, actor: 'memdir-cli', encryption }));
   const [cmd] = rest;
+  if (cmd === 'encrypt') {
+    arity(rest, 0, 0, 'encrypt --encryption-key-file F [--encryption-key-id ID]');
+    if (encryption === undefined) throw new UsageError('encrypt needs the key: --encryption-key-file F');
+    const keyId = await encryptStore(store, encryption);
+    process.stdout.write(`The store is encrypted with key id ${keyId}\n`);
+    return 0;
+  }
+  if (cmd === 'rekey') {
+    arity(rest, 0, 0, 'rekey --encryption-key-file F --new-key-file F2 [--new-key-id ID]');
+    if (encryption === undefined) throw new UsageError('rekey needs the store\'s key: --encryption-key-file F');
+    const next = keyFrom('--new-key-file', opts['new-key-file'], opts['new-key-id']);
+    if (next === undefined) throw new UsageError('rekey needs the new key: --new-key-file F');
+    const { keyId, moved } = await (await open()).rekey(next);
+    process.stdout.write(`The store is encrypted with key id ${keyId} (${moved} values re-encrypted)\n`);
+    return 0;
+  }
   if (cmd === 'exec') {
     if (rest.length > 2) throw new UsageError("usage: memdir exec ['JSON']");
     return rest.length === 2 ? execOne(await open(), rest[1]) : execStream(await open());

@@ -82,6 +82,67 @@ function atOnce(store) {
   }
 }
 
+/**
+ * `encryption` (`{key, keyId?}`) as the engine's key arguments `[bytes, hex, id]`,
+ * or undefined without one. Only the types are checked here; the key itself (32
+ * bytes, 64 hex characters, the id's letters) is judged by the engine's one rule
+ * (`memdir::seal::Key`), whose refusal is an `EncryptionError`.
+ */
+function encryptionArgs(encryption, where) {
+  if (encryption === undefined || encryption === null) return undefined;
+  if (typeof encryption !== 'object') throw new TypeError(`${where}: encryption must be an object {key, keyId?}`);
+  const { key, keyId } = encryption;
+  if (!(key instanceof Uint8Array) && typeof key !== 'string') {
+    throw new TypeError(`${where}: encryption.key must be a Uint8Array of 32 bytes (or a string of their 64 hex characters)`);
+  }
+  if (keyId !== undefined && keyId !== null && typeof keyId !== 'string') throw new TypeError(`${where}: encryption.keyId must be a string`);
+  return [key instanceof Uint8Array ? key : undefined, typeof key === 'string' ? key : undefined, keyId ?? undefined];
+}
+
+/**
+ * The id of `key` (as `openMemory`'s `encryption.key`, with `keyId` if given),
+ * checked by the engine's rule without opening anything: throws its
+ * `EncryptionError` for a key it refuses (for a face that reads a key before it
+ * opens a store, as the CLI's key files).
+ */
+export function encryptionKeyId(key, keyId) {
+  return glue.checkEncryptionKey(...encryptionArgs({ key, keyId }, 'encryptionKeyId'));
+}
+
+/** 32 random bytes for a new data key: the engine has no randomness of its own. */
+function freshBytes() {
+  return globalThis.crypto.getRandomValues(new Uint8Array(32));
+}
+
+/**
+ * The handle a memory runs on: with a key, the store opened encrypted (an empty
+ * one becomes encrypted); without, the store as it is, once the engine has
+ * seen that it is not an encrypted store (opening one without its key is refused,
+ * in the engine's words, rather than reading its ciphertext as damage).
+ */
+async function sealedHandle(handle, key) {
+  if (key === undefined) {
+    await glue.checkPlaintext(handle);
+    return handle;
+  }
+  return glue.openSealed(handle, ...key, freshBytes());
+}
+
+/**
+ * Turns a plaintext store into one encrypted with `key` (`{key, keyId?}` as
+ * `openMemory`'s `encryption`), in bounded steps each saved: a crash midway loses
+ * nothing, and calling it again finishes (on a store already encrypted with this
+ * key, it only finishes what is left). Resolves the key's id. Open it afterwards
+ * with `openMemory({ store, encryption })`.
+ */
+export async function encryptStore(store, encryption) {
+  const key = encryptionArgs(encryption, 'encryptStore');
+  if (key === undefined) throw new TypeError('encryptStore: give the key: encryptStore(store, {key, keyId?})');
+  const given = await store;
+  if (given === undefined) throw new TypeError('encryptStore: give the store to encrypt');
+  return glue.encryptStore(toHandle(given), ...key, freshBytes());
+}
+
 function limitValue(limits, camel, snake) {
   const v = limits[camel] ?? limits[snake] ?? defaults()[camel];
   if (!Number.isSafeInteger(v) || v < 0) {
@@ -93,14 +154,16 @@ function limitValue(limits, camel, snake) {
 /**
  * Opens the memory directory held by `store`.
  * options: { store?, mounts?: [{name, store, access?: 'read_write'|'read_only', description?,
- *            instructions?}] (up to 8 stores at /memories/<name>; name '' alone: at /memories),
+ *            instructions?, encryption?}] (up to 8 stores at /memories/<name>; name '' alone: at /memories),
  *            limits?: {maxFileBytes?, maxTotalBytes?, readLimitChars?, maxMemories?},
  *            clock?: () => number (ms since epoch), actor?: string, maxRetries?: number,
- *            secrets?: 'allow' | 'refuse' | 'redact' (text that looks like a credential) }
+ *            secrets?: 'allow' | 'refuse' | 'redact' (text that looks like a credential),
+ *            encryption?: {key: Uint8Array(32) | 64 hex characters, keyId?: string} (the store
+ *            encrypted at rest: docs/encryption.md) }
  */
 export async function openMemory(options = {}) {
   const d = defaults();
-  const { store, mounts, limits = {}, clock, actor = '', maxRetries = d.maxRetries, secrets = d.secrets } = options ?? {};
+  const { store, mounts, limits = {}, clock, actor = '', maxRetries = d.maxRetries, secrets = d.secrets, encryption } = options ?? {};
   if (!d.secretPolicies.includes(secrets)) {
     const names = d.secretPolicies.map((p) => `'${p}'`);
     throw new TypeError(`openMemory: secrets must be ${names.slice(0, -1).join(', ')} or ${names.at(-1)}`);
@@ -120,10 +183,13 @@ export async function openMemory(options = {}) {
     secrets,
   });
   if (mounts === undefined) {
+    const key = encryptionArgs(encryption, 'openMemory');
     const given = await store;
-    return inTurns(new Memory(new glue.Memory(toHandle(given), config, clock)), [given]);
+    const handle = await sealedHandle(toHandle(given), key);
+    return inTurns(new Memory(new glue.Memory(handle, config, clock)), [given]);
   }
   if (store !== undefined) throw new TypeError('openMemory: give either store or mounts, not both');
+  if (encryption !== undefined) throw new TypeError('openMemory: with mounts, give each mount its own encryption');
   if (!Array.isArray(mounts)) throw new TypeError('openMemory: mounts must be an array of {name, store, access?, description?, instructions?}');
   const set = new glue.MountSet(config, clock);
   const stores = [];
@@ -133,9 +199,10 @@ export async function openMemory(options = {}) {
     for (const [field, value] of [['name', name], ['access', access], ['description', description], ['instructions', instructions]]) {
       if (typeof value !== 'string') throw new TypeError(`openMemory: a mount's ${field} must be a string`);
     }
+    const key = encryptionArgs(m.encryption, 'openMemory');
     const given = await m.store;
     stores.push(given);
-    set.add(name, toHandle(given), access, description, instructions);
+    set.add(name, await sealedHandle(toHandle(given), key), access, description, instructions);
   }
   return inTurns(new Memory(set.open()), stores);
 }
@@ -588,6 +655,26 @@ export class Memory {
     }
     if (this.#closed) return Promise.reject(faceError('closed'));
     return this.#core.sync(remoteCaller(checked), checked.name, checked.mount);
+  }
+
+  /**
+   * Re-encrypts this memory's store (opened alone, or `options.mount`'s) under a
+   * new key, `{key, keyId?, mount?}` as `openMemory`'s `encryption`, and a new data
+   * key, in bounded steps each saved: a crash midway loses nothing, both keys open
+   * the store meanwhile, and calling it again with the same new key finishes.
+   * Resolves `{keyId, moved}`; rejects with an `EncryptionError` (a plaintext
+   * store is not encrypted: `encryptStore` it first).
+   */
+  async rekey(options) {
+    // A model's tool input naming `rekey` is a command the engine does not know,
+    // never a rotation to a key the model chose.
+    if (modelCalled(options, 'rekey')) return this.#handle(options, false);
+    if (this.#closed) throw faceError('closed');
+    const key = encryptionArgs(options, 'rekey');
+    if (key === undefined) throw new TypeError('rekey: give the new key: rekey({key, keyId?, mount?})');
+    const mount = options.mount ?? '';
+    if (typeof mount !== 'string') throw new TypeError('rekey: mount must be a string');
+    return this.#core.rekey(mount, ...key, freshBytes());
   }
 
   /** Releases the engine; pending commands finish first. */

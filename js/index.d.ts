@@ -93,6 +93,8 @@ export interface Defaults {
   reindexRounds: number;
   /** Results `memory.search` and `memdir search` answer unless told otherwise. */
   searchDefaultLimit: number;
+  /** Most bytes `memdir` reads of an encryption key file (a longer one is refused as not a key). */
+  encryptionKeyFileBytes: number;
 }
 
 /** Every default and limit of the engine (where openMemory's defaults come from). */
@@ -172,6 +174,23 @@ export interface Limits {
   maxMemories?: number;
 }
 
+/**
+ * A store's key for encryption at rest (docs/encryption.md): every name and value
+ * the store holds is encrypted with a data key kept under this key.
+ */
+export interface Encryption {
+  /** 32 random bytes, or their 64 hex characters (a key file's text). */
+  key: Uint8Array | string;
+  /** The key's name in refusals and rotations: 1 to 64 of A-Z a-z 0-9 . _ - (default: derived from the key). */
+  keyId?: string;
+}
+
+/** What `memory.rekey` did: the new key's id, and how many stored values it re-encrypted. */
+export interface Rekeyed {
+  keyId: string;
+  moved: number;
+}
+
 /** One store of a memory that holds several, at `/memories/<name>`. */
 export interface MountOptions {
   /** The directory's name under /memories; `''` (alone): the store is /memories. */
@@ -183,6 +202,8 @@ export interface MountOptions {
   description?: string;
   /** How to use it, for the model (at most 4,096 characters). */
   instructions?: string;
+  /** This store's key, when it is encrypted at rest. */
+  encryption?: Encryption;
 }
 
 /** A request to the Memory Stores API of one store (docs/memory-stores.md). */
@@ -230,6 +251,12 @@ export interface OpenOptions {
    * blocks, card numbers): stored as written (default), refused, or stored redacted.
    */
   secrets?: 'allow' | 'refuse' | 'redact';
+  /**
+   * The store's key: it is encrypted at rest (an empty store becomes encrypted).
+   * Without one, an encrypted store is refused; with one, a plaintext store is
+   * (`encryptStore` it first). Refusals reject with an `EncryptionError`.
+   */
+  encryption?: Encryption;
 }
 
 /**
@@ -265,6 +292,12 @@ export declare class Memory {
    * that hold no live memory's current content; `gc` then deletes their bytes.
    */
   retain(options?: { olderThanMs?: number }): Promise<RetainReport>;
+  /**
+   * Re-encrypts the store (opened alone, or `options.mount`'s) under a new key, in
+   * bounded steps each saved: a crash midway loses nothing, both keys open the store
+   * meanwhile, and calling it again with the same new key finishes.
+   */
+  rekey(options: Encryption & { mount?: string }): Promise<Rekeyed>;
   /**
    * Syncs this memory's store (opened alone, or `options.mount`'s) with a Memory
    * Stores API store (docs/sync.md); a store mounted read-only is refused.
@@ -450,6 +483,15 @@ export declare function memoryRecordTools(memory: Memory, settings?: RecordSetti
 }>;
 
 export declare function openMemory(options?: OpenOptions): Promise<Memory>;
+
+/**
+ * Turns a plaintext store into one encrypted with `encryption.key`, in bounded,
+ * resumable steps (call it again after a crash); resolves the key's id.
+ */
+/** The id of `key` (derived from it unless `keyId` is given), or an `EncryptionError` for a key the engine refuses. */
+export declare function encryptionKeyId(key: Uint8Array | string, keyId?: string): string;
+
+export declare function encryptStore(store: Store | Promise<Store>, encryption: Encryption): Promise<string>;
 
 /** The memory tool for the SDK's tool runner, shaped like the SDK's own helper. */
 export declare function betaMemoryTool<const Extra extends object = {}>(

@@ -3,8 +3,9 @@
 import './wasm-node.js';
 
 export * from './core.js';
-// Node's openMemory, which opens a directory store first, in place of core.js's.
-export { openMemory } from './open-node.js';
+// Node's openMemory and encryptStore, which open a directory store first, in place
+// of core.js's.
+export { encryptStore, openMemory } from './open-node.js';
 export { directoryStore, DirectoryStore } from './stores/store-dir.js';
 export { postgresStore } from './stores/postgres.js';
 export { PostgresStoreError } from './stores/postgres-pool.js';

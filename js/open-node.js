@@ -1,7 +1,7 @@
 // openMemory as Node's entries export it: core.js's, opening a directory store first.
 // Its own module, so the directory catalog (api/catalog-dir.js) opens stores as the
 // Node entry does without importing the entry.
-import { openMemory as openOnAnyStore } from './core.js';
+import { encryptStore as encryptAnyStore, openMemory as openOnAnyStore } from './core.js';
 import { writesInTurn } from './turn.js';
 import { DirectoryStore } from './stores/store-dir.js';
 
@@ -27,4 +27,15 @@ export async function openMemory(options = {}) {
   // Each call that may write in the directory's turn, shared with memdir-host (see
   // inTurn); reads take part in no race, so they skip the turn's lock file.
   return writesInTurn(memory, (fn) => store.inTurn(fn));
+}
+
+/**
+ * encryptStore (see core.js); a directory store is encrypted as the engine runs on
+ * it (its engineStore), in the directory's turn, so no memdir process sharing it
+ * writes between the steps.
+ */
+export async function encryptStore(store, encryption) {
+  const given = await store;
+  if (!(given instanceof DirectoryStore)) return encryptAnyStore(given, encryption);
+  return given.inTurn(async () => encryptAnyStore(await given.engineStore(), encryption));
 }

@@ -6,7 +6,7 @@
 import { API_WRITE_OPS, COMMANDS, READ_ONLY_COMMANDS, readOnlyTools } from './glue.js';
 
 /** The Memory methods that reach a store, so the ones a turn may wrap. */
-const TURN_METHODS = () => [...COMMANDS, 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire', 'retain', 'api', 'toolset', 'reindex', 'records'];
+const TURN_METHODS = () => [...COMMANDS, 'handle', 'execute', 'executeJson', 'entries', 'import', 'gc', 'expire', 'retain', 'api', 'toolset', 'reindex', 'records', 'rekey'];
 
 /**
  * Whether `memory[method](first, ...)` may change the store, by the engine's own

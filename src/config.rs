@@ -162,6 +162,8 @@ pub struct Defaults {
     pub reindex_rounds: u32,
     /// Results a search answers unless told otherwise ([`SEARCH_DEFAULT_LIMIT`]).
     pub search_default_limit: usize,
+    /// Most bytes read of an encryption key file ([`ENCRYPTION_KEY_FILE_BYTES`]).
+    pub encryption_key_file_bytes: usize,
 }
 
 impl Defaults {
@@ -194,6 +196,7 @@ impl Defaults {
             max_value_bytes: MAX_VALUE_BYTES,
             reindex_rounds: SEARCH_REINDEX_ROUNDS,
             search_default_limit: SEARCH_DEFAULT_LIMIT,
+            encryption_key_file_bytes: ENCRYPTION_KEY_FILE_BYTES,
         }
     }
 }

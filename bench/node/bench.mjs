@@ -26,10 +26,18 @@
 // trip plus hashing the bytes it leaves once (the engine's SHA-256, `floor+hash`)
 // for a write, and for a rename or a delete making, hashing and keeping one version
 // record.
-//   npm run bench [-- --commands N] [--files N] [--seed N]
+//
+// With --encrypted, the memory and directory stores run a second time each,
+// encrypted at rest (openMemory({ encryption }), docs/encryption.md), as sides of
+// the same run; their answers are checked as the others', and a table sets each
+// command's encrypted median against the same store's plaintext one, with the
+// target of at most 1.15x on views and writes; and the browser build's growth
+// since encryption is printed.
+//   npm run bench [-- --commands N] [--files N] [--seed N] [--encrypted]
 import { closeSync, existsSync, fsyncSync, mkdtempSync, openSync, renameSync, rmSync, mkdirSync, readFileSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import v8 from 'node:v8';
+import { gzipSync } from 'node:zlib';
 import { runInNewContext } from 'node:vm';
 import { dirname, join } from 'node:path';
 import { betaMemoryTool as sdkBetaMemoryTool } from '@anthropic-ai/sdk/helpers/beta/memory';
@@ -46,6 +54,12 @@ const arg = (name, dflt) => {
 const N_COMMANDS = arg('commands', 1000);
 const N_FILES = arg('files', 200);
 const SEED = arg('seed', 42);
+const ENCRYPTED = process.argv.includes('--encrypted');
+// A fixed key: the bench times the cipher, not the key.
+const KEY = Uint8Array.from({ length: 32 }, (_, i) => i + 1);
+// The browser build (dist/) gzipped, as tests/node/wasm-size.test.mjs measures it,
+// on 2026-11-28 before encryption at rest: what --encrypted prints growth from.
+const BROWSER_GZ_BEFORE_KIB = 505.8;
 
 // memdir is timed as dist/ holds it: a build older than the sources would time old
 // code without a word (npm run bench builds first; run alone, this does).
@@ -77,16 +91,16 @@ async function sdkSystem(initial) {
   return { run: (input) => tool.run(input), entries: () => sdkEntries(base), hostPath: base };
 }
 
-async function memdirSystem(initial, store, hostPath) {
-  const memory = await memdir.openMemory({ store });
+async function memdirSystem(initial, store, hostPath, encryption) {
+  const memory = await memdir.openMemory({ store, encryption });
   await memory.import([...initial].map(([path, content]) => ({ path, content })));
   const tool = memdir.betaMemoryTool(memory);
   return { run: (input) => tool.run(input), entries: () => memory.entries(), hostPath };
 }
 
-const directorySystem = (initial) => {
+const directorySystem = (initial, encryption) => {
   const dir = join(temp('bench-dir-'), 'store');
-  return memdirSystem(initial, memdir.directoryStore(dir), dir);
+  return memdirSystem(initial, memdir.directoryStore(dir), dir, encryption);
 };
 
 /** The floor answers each command with memdir's answer to it (`staged`), set before the timing. */
@@ -238,11 +252,13 @@ function whereDiffer(a, b) {
  * Every answer against the SDK's (and the floor's against memdir's), the error
  * counts and the trees left behind; prints the counts and returns whether all holds.
  */
+const MEMDIR_SIDES = ['memdir-memory', 'memdir-dir', ...(ENCRYPTED ? ['memdir-mem-enc', 'memdir-dir-enc'] : [])];
+
 async function check(commands, systems, runs, reference) {
   const problems = [];
   const hostPaths = [...Object.values(systems).map((s) => s.hostPath).filter(Boolean)];
   console.log('\ncorrectness (every answer against the SDK\'s for the same input):');
-  for (const name of ['memdir-memory', 'memdir-dir']) {
+  for (const name of MEMDIR_SIDES) {
     const tally = { equal: 0, documented: 0, unexpected: 0 };
     const byId = new Map();
     let newErrors = 0;
@@ -282,7 +298,7 @@ async function check(commands, systems, runs, reference) {
   }
 
   const theirs = JSON.stringify(await systems['sdk-fs'].entries());
-  for (const name of ['memdir-memory', 'memdir-dir', 'durable']) {
+  for (const name of [...MEMDIR_SIDES, 'durable']) {
     const same = JSON.stringify(await systems[name].entries()) === theirs;
     console.log(`  ${name.padEnd(14)} tree left behind identical to the SDK's directory: ${same ? 'yes' : 'NO'}`);
     if (!same) problems.push(`${name}: the tree left behind differs from the SDK's directory`);
@@ -314,6 +330,12 @@ async function main() {
     floor: floorSystem(reference),
     'floor+hash': floorHashSystem(reference, commands),
     durable: durableSystem(initial, reference, commands),
+    ...(ENCRYPTED
+      ? {
+          'memdir-mem-enc': await memdirSystem(initial, memdir.inMemoryStore(), undefined, { key: KEY }),
+          'memdir-dir-enc': await directorySystem(initial, { key: KEY }),
+        }
+      : {}),
   });
 
   // Warm-up on throwaway instances of every side: the whole workload, the same way
@@ -325,7 +347,39 @@ async function main() {
   const timed = await systems();
   const runs = await interleaved(timed, commands);
   if (!(await check(commands, timed, runs, reference))) process.exitCode = 1;
-  else report(commands, runs);
+  else {
+    report(commands, runs);
+    if (ENCRYPTED) reportEncrypted(commands, runs);
+  }
+}
+
+/** Each command's encrypted median against the same store's plaintext one, and the browser build's growth. */
+function reportEncrypted(commands, runs) {
+  const kinds = [...new Set(commands.map(([k]) => k))].sort();
+  const us = (ms) => (ms * 1000).toFixed(1);
+  const rows = [];
+  const verdicts = { memory: [], directory: [] };
+  for (const kind of [...kinds, 'all']) {
+    const m = (name) => median(runs[name].filter((r) => kind === 'all' || r.kind === kind).map((r) => r.ms));
+    const mem = m('memdir-mem-enc') / m('memdir-memory');
+    const dir = m('memdir-dir-enc') / m('memdir-dir');
+    if (kind !== 'all') {
+      verdicts.memory.push(`${kind} ${mem.toFixed(2)}x ${mem <= 1.15 ? 'met' : 'NOT met'}`);
+      verdicts.directory.push(`${kind} ${dir.toFixed(2)}x ${dir <= 1.15 ? 'met' : 'NOT met'}`);
+    }
+    rows.push([kind, us(m('memdir-memory')), us(m('memdir-mem-enc')), `${mem.toFixed(2)}x`, us(m('memdir-dir')), us(m('memdir-dir-enc')), `${dir.toFixed(2)}x`]);
+  }
+  const head = ['command', 'memory µs', 'memory enc µs', 'enc/plain', 'dir µs', 'dir enc µs', 'enc/plain'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i].length)));
+  const fmt = (r) => r.map((c, i) => (i === 0 ? c.padEnd(widths[i]) : c.padStart(widths[i]))).join('  ');
+  console.log('\nencrypted at rest against plaintext (per-command medians, the same run; the same store kind, the same commands):');
+  console.log(fmt(head));
+  console.log(widths.map((w) => '-'.repeat(w)).join('  '));
+  for (const r of rows) console.log(fmt(r));
+  console.log(`\ntargets, encrypted <= 1.15x plaintext: memory store: ${verdicts.memory.join(', ')}; directory store: ${verdicts.directory.join(', ')}`);
+  const browser = readFileSync(new URL('../../dist/memdir_wasm_bg.wasm', import.meta.url));
+  const gz = gzipSync(browser, { level: 9 }).length / 1024;
+  console.log(`browser build: ${(browser.length / 1024).toFixed(1)} KiB raw, ${gz.toFixed(1)} KiB gzipped: +${(gz - BROWSER_GZ_BEFORE_KIB).toFixed(1)} KiB gzipped since ${BROWSER_GZ_BEFORE_KIB} KiB before encryption at rest`);
 }
 
 const VIEWS = ['view dir', 'view file', 'view range'];

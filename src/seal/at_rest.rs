@@ -20,8 +20,7 @@ use super::keys::{DataKey, nonce};
 /// The first byte of every sealed value: the format, so a later one can be told apart.
 const VALUE_FORMAT: u8 = 1;
 
-/// A name written with its 64 hex digits as 32 bytes: content-addressed names
-/// (`blob/<sha256>`) are most of a store, and keys stay short at rest.
+/// A name written segment by segment, hashes as bytes (see [`pack`]).
 const PACKED: u8 = 1;
 /// A name written as it is.
 const AS_IS: u8 = 0;
@@ -88,55 +87,75 @@ impl DataKey {
     }
 }
 
-/// Whether `name` ends in a content hash (`blob/<64 hex>`): such a name is written
-/// once, and its value never changes.
+/// Whether `name` holds a hash as a path segment (`blob/<sha256>`,
+/// `vec/<sha256>/<fingerprint>`): such a name is written once with a value that
+/// never changes, so it is not worth remembering.
 pub(crate) fn content_addressed(name: &str) -> bool {
-    split_digest(name).is_some()
+    name.split('/').any(is_digest)
 }
 
-/// `name` as its prefix and its 64 lowercase hex digits, if it ends in them.
-fn split_digest(name: &str) -> Option<(&str, &str)> {
-    let split = name.len().checked_sub(64)?;
-    let (head, digest) = (name.get(..split)?, name.get(split..)?);
-    let fine = head.ends_with('/')
-        && digest
+/// A segment of 32 to 128 lowercase hex digits (a hash, or part of one), even in
+/// length: packed as its bytes.
+fn is_digest(segment: &str) -> bool {
+    (32..=128).contains(&segment.len())
+        && segment.len().is_multiple_of(2)
+        && segment
             .bytes()
-            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    fine.then_some((head, digest))
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
+/// A segment packed as bytes: its length in bytes with this bit set.
+const BYTES: u8 = 0x80;
+
+/// `name`, its hex segments as their bytes: a segment is a length byte and its
+/// bytes (`BYTES` set: hex written as bytes). Keys stay short at rest (a store
+/// directory's file names are at most 200 characters); a name with a segment too
+/// long to count in 7 bits is written as it is.
 fn pack(name: &str) -> Vec<u8> {
-    match split_digest(name) {
-        Some((head, digest)) => {
-            let mut out = Vec::with_capacity(1 + head.len() + 32);
-            out.push(PACKED);
-            out.extend_from_slice(head.as_bytes());
-            let mut raw = [0u8; 32];
-            // 64 lowercase hex digits, checked above: cannot fail.
-            let _ = hex::decode_to_slice(digest, &mut raw);
-            out.extend_from_slice(&raw);
-            out
-        }
-        None => {
-            let mut out = Vec::with_capacity(1 + name.len());
-            out.push(AS_IS);
-            out.extend_from_slice(name.as_bytes());
-            out
+    let mut out = Vec::with_capacity(1 + name.len());
+    out.push(PACKED);
+    for segment in name.split('/') {
+        if is_digest(segment) {
+            out.push(BYTES | (segment.len() / 2) as u8);
+            let start = out.len();
+            out.resize(start + segment.len() / 2, 0);
+            // Checked hex of even length: cannot fail.
+            let _ = hex::decode_to_slice(segment, out.get_mut(start..).unwrap_or_default());
+        } else if segment.len() < usize::from(BYTES) {
+            out.push(segment.len() as u8);
+            out.extend_from_slice(segment.as_bytes());
+        } else {
+            let mut whole = Vec::with_capacity(1 + name.len());
+            whole.push(AS_IS);
+            whole.extend_from_slice(name.as_bytes());
+            return whole;
         }
     }
+    out
 }
 
 fn unpack(packed: &[u8]) -> Option<String> {
-    let (&how, rest) = packed.split_first()?;
+    let (&how, mut rest) = packed.split_first()?;
     match how {
         AS_IS => String::from_utf8(rest.to_vec()).ok(),
         PACKED => {
-            let split = rest.len().checked_sub(32)?;
-            let head = core::str::from_utf8(rest.get(..split)?).ok()?;
-            let mut name = String::with_capacity(head.len() + 64);
-            name.push_str(head);
-            name.push_str(&hex::encode(rest.get(split..)?));
-            Some(name)
+            let mut name = String::with_capacity(2 * packed.len());
+            let mut first = true;
+            while let Some((&len, tail)) = rest.split_first() {
+                if !first {
+                    name.push('/');
+                }
+                first = false;
+                let n = usize::from(len & !BYTES);
+                let segment = tail.get(..n)?;
+                if len & BYTES != 0 {
+                    name.push_str(&hex::encode(segment));
+                } else {
+                    name.push_str(core::str::from_utf8(segment).ok()?);
+                }
+                rest = tail.get(n..)?;
+            }
+            (!first).then_some(name)
         }
         _ => None,
     }
@@ -155,9 +174,23 @@ mod tests {
             String::from("head"),
             String::from("blob/0123"),
             alloc::format!("blob/{}", digest.to_uppercase()),
+            alloc::format!("vec/{digest}/{}", &digest[..32]),
+            alloc::format!("a//b/{}", "x".repeat(200)),
+            String::from("/"),
+            String::new(),
+            String::from("gc/pending-at"),
         ] {
             assert_eq!(unpack(&pack(&name)).as_deref(), Some(name.as_str()));
         }
-        assert_eq!(pack(&alloc::format!("blob/{digest}")).len(), 1 + 5 + 32);
+        assert_eq!(pack(&alloc::format!("blob/{digest}")).len(), 1 + 5 + 33);
+        assert_eq!(
+            pack(&alloc::format!("vec/{digest}/{}", &digest[..32])).len(),
+            1 + 4 + 33 + 17
+        );
+        assert!(content_addressed(&alloc::format!(
+            "vec/{digest}/{}",
+            &digest[..32]
+        )));
+        assert!(!content_addressed("index/head"));
     }
 }

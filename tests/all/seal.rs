@@ -582,3 +582,32 @@ fn two_handles_writing_one_sealed_store_lose_nothing() {
     assert_eq!(seen.iter().filter(|e| e.content.is_some()).count(), 30);
     assert_eq!(block_on(engines[0].entries()).unwrap(), seen);
 }
+
+#[test]
+fn sealed_names_fit_a_store_directory() {
+    // A store directory's file names hold at most 200 characters; the engine's
+    // longest names, sealed, must stay within them.
+    let inner = MemoryStore::new();
+    let sealed = open(inner.clone(), Some(key(1, "k"))).unwrap();
+    let digest = "0123456789abcdef".repeat(4);
+    let names = [
+        format!("index/chunk/{digest}"),
+        format!("vec/{digest}/{}", &digest[..32]),
+        format!("sync/{digest}"),
+        "gc/pending-at".to_string(),
+    ];
+    for name in &names {
+        block_on(sealed.set(name, b"v")).unwrap();
+    }
+    let raws = dump(&inner);
+    assert_eq!(raws.len(), names.len() + 1);
+    for (raw, _) in raws {
+        let file = memdir::store_dir::file_name(&raw).unwrap();
+        assert!(file.len() <= 160, "{} characters: {file}", file.len());
+    }
+    let mut listed = block_on(list_all(&sealed, "")).unwrap();
+    listed.sort();
+    let mut want = names.to_vec();
+    want.sort();
+    assert_eq!(listed, want);
+}

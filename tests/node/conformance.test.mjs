@@ -1,10 +1,11 @@
 // Every conformance case and every hostile path of tests/conformance/, through the
 // built package on Node, for each store: the memory store (native), a directory
-// store and a custom JS store. Both faces are checked: `execute` (raw) and the
-// SDK handler methods (resolve / reject with the message without `Error: `).
+// store and a custom JS store, and the first and last encrypted at rest. Both faces
+// are checked: `execute` (raw) and the SDK handler methods (resolve / reject with
+// the message without `Error: `).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { STORES, loadJson, memdir, normalTree, treeEntries, treeOf } from './helpers.mjs';
+import { ENCRYPTED_STORES, STORES, loadJson, memdir, normalTree, treeEntries, treeOf } from './helpers.mjs';
 
 const { cases } = loadJson('cases.json');
 const { paths: hostile } = loadJson('hostile-paths.json');
@@ -13,14 +14,15 @@ const HANDLERS = new Set(memdir.COMMANDS);
 
 /** A memory holding the case's `before` tree; the op counter reset afterwards. */
 async function prepared(make, c) {
-  const { store, counter } = make();
-  const memory = await memdir.openMemory({ store, limits: c.limits ?? {} });
+  const { store, counter, encryption } = make();
+  const memory = await memdir.openMemory({ store, limits: c.limits ?? {}, encryption });
   await memory.import(treeEntries(c.before));
   if (counter) counter.ops = 0;
   return { memory, counter };
 }
 
-for (const [kind, make] of Object.entries(STORES)) {
+// Encrypted too: the same answers, only the bytes at rest differ.
+for (const [kind, make] of Object.entries({ ...STORES, ...ENCRYPTED_STORES })) {
   describe(`conformance cases on the ${kind} store`, () => {
     for (const c of cases) {
       test(c.name, async () => {
@@ -64,8 +66,8 @@ for (const [kind, make] of Object.entries(STORES)) {
     };
     for (const [position, build] of Object.entries(positions)) {
       test(`${hostile.length} hostile paths as ${position}, refused with zero store operations`, async () => {
-        const { store, counter } = make();
-        const memory = await memdir.openMemory({ store });
+        const { store, counter, encryption } = make();
+        const memory = await memdir.openMemory({ store, encryption });
         await memory.import([{ path: '/memories/a.txt', content: 'a' }]);
         if (counter) counter.ops = 0;
         for (const h of hostile) {

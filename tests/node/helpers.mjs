@@ -131,6 +131,17 @@ export const STORES = {
   custom: () => counting(new MapStore()),
 };
 
+/**
+ * The stores the conformance data and the hidden paths run on encrypted at rest
+ * too (docs/encryption.md): `make()` returns {store, counter?, encryption}, the
+ * answers being the same as on a plaintext store.
+ */
+const TEST_KEY = Uint8Array.from({ length: 32 }, (_, i) => 0xa5 ^ i);
+export const ENCRYPTED_STORES = {
+  'encrypted memory': () => ({ store: memdir.inMemoryStore(), encryption: { key: TEST_KEY } }),
+  'encrypted custom': () => ({ ...counting(new MapStore()), encryption: { key: TEST_KEY } }),
+};
+
 /** A conformance file value: a string, or {repeat, times}. */
 export function fileValue(v) {
   return typeof v === 'string' ? v : v.repeat.repeat(v.times);

@@ -143,6 +143,7 @@ describe('malformed inputs from JavaScript', () => {
       maxValueBytes: 67108864,
       reindexRounds: 100,
       searchDefaultLimit: 10,
+      encryptionKeyFileBytes: 1024,
     });
   });
 
@@ -230,10 +231,12 @@ describe('a store that throws, rejects or returns the wrong type', () => {
       await memory.create({ command: 'create', path: '/memories/keep.md', file_text: 'one\ntwo' });
       const before = await memory.entries();
       const snapshot = new Map(store.map);
-      store.broken = { op, act };
       // A second client over the same store has nothing cached, so every command
       // must go to the store (the first may answer from its cache of the head).
+      // Opened before the store breaks: opening reads whether the store is
+      // encrypted, and a store broken then is refused at open.
       const fresh = await memdir.openMemory({ store });
+      store.broken = { op, act };
       const commands = [
         { command: 'view', path: '/memories/keep.md' },
         { command: 'create', path: '/memories/new.md', file_text: 'x' },
@@ -332,8 +335,9 @@ describe('a store that calls back into the memory', () => {
     const inner = new MapStore();
     let memory;
     const nested = [];
-    // Each nested command may itself call back; stop spawning after 30.
-    const spawn = (make) => nested.length < 30 && nested.push(make());
+    // Each nested command may itself call back; stop spawning after 30. None
+    // while the memory opens (it reads whether the store is encrypted).
+    const spawn = (make) => memory !== undefined && nested.length < 30 && nested.push(make());
     const reentrant = {
       get: (k) => (spawn(() => memory.execute({ command: 'view', path: '/memories' })), inner.get(k)),
       set: (k, v) => (spawn(() => memory.execute({ command: 'create', path: `/memories/n${nested.length}`, file_text: 'n' })), inner.set(k, v)),

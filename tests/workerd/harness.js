@@ -565,6 +565,80 @@ export class StoreTestObject extends DurableObject {
     await Promise.all(Array.from({ length: n }, () => increment(store)));
     return { naive: naiveCount, store: await count(store) };
   }
+
+  /**
+   * Encryption at rest on this object's storage (tests/workerd/encryption.test.mjs):
+   * a workload run on a memory over durableObjectStore, encrypted with
+   * `key` (bytes) or in plaintext; resolves what it read and every raw key and
+   * value under its prefix as hex (the test scans them), then, encrypted, each
+   * raw value with a bit flipped in a copy of the store: whether a read and a
+   * write were refused as damage, and whether a refused write changed a byte.
+   * Then the wrong key and no key, and whether they changed a byte.
+   */
+  async encryption({ key, keyId, skip = [] }) {
+    const prefix = `enc-${crypto.randomUUID()}/`;
+    const encryption = key ? { key: new Uint8Array(key), keyId } : undefined;
+    const clock = () => 1_700_000_000_000;
+    const memory = await openMemory({ store: durableObjectStore(this.ctx.storage, { prefix }), encryption, clock });
+    await memory.create({ path: '/memories/projects/quokkafjord.md', file_text: 'Quokkafjord meeting: the budget is 8141 crowns.\n' });
+    await memory.create({ path: '/memories/recipes/wombatlagoon.md', file_text: 'Wombatlagoon recipe: saffron.\n' });
+    await memory.str_replace({ path: '/memories/projects/quokkafjord.md', old_str: '8141 crowns', new_str: '9252 pelicanmarble' });
+    await memory.insert({ path: '/memories/recipes/wombatlagoon.md', insert_line: 1, insert_text: 'Serve with narwhalbiscuit.' });
+    await memory.rename({ old_path: '/memories/recipes', new_path: '/memories/ibexvault' });
+    await memory.rename({ old_path: '/memories/projects/quokkafjord.md', new_path: '/memories/projects/heronspire.md' });
+    const api = (request) => memory.api({ query: {}, body: null, ...request }).then((r) => r.body);
+    const g = await api({ op: 'memory.create', body: { path: '/glacierotter.md', content: 'Glacierotter holds marmotcipher.\n' } });
+    await api({ op: 'memory.update', id: g.id, body: { content: 'Glacierotter now holds tapirlantern.\n' } });
+    const l = await api({ op: 'memory.create', body: { path: '/lynxharbor.md', content: 'Lynxharbor gravelmoth.\n' } });
+    await api({ op: 'memory.update', id: l.id, body: { path: '/public-note.md', content: 'Public now.\n' } });
+    await api({ op: 'version.redact', id: l.id.replace('mem_', 'memver_') });
+    const hits = (await memory.search('narwhalbiscuit')).map((h) => h.path);
+    await memory.search('tapirlantern');
+    const entries = await memory.entries();
+    memory.close();
+    const hex = (v) => (v instanceof Uint8Array ? Array.from(v, (b) => b.toString(16).padStart(2, '0')).join('') : JSON.stringify(v));
+    const text = (k) => Array.from(new TextEncoder().encode(k), (b) => b.toString(16).padStart(2, '0')).join('');
+    const raw = await this.raw(prefix);
+    const out = { hits, entries, raw: [...raw].map(([k, v]) => [text(k.slice(prefix.length)), hex(v)]) };
+    if (!key) return out;
+
+    // Each value flipped in a copy of the store (but those named in `skip`: the
+    // seal's own record, which opening refuses in its own words).
+    out.tampered = [];
+    for (const [k, v] of raw) {
+      const name = k.slice(prefix.length);
+      if (!(v instanceof Uint8Array) || skip.includes(name)) continue;
+      const copy = `enc-${crypto.randomUUID()}/`;
+      for (const [k2, v2] of raw) await this.rawPut(copy + k2.slice(prefix.length), v2);
+      const flipped = v.slice();
+      flipped[0] ^= 1;
+      await this.rawPut(copy + name, flipped);
+      const m = await openMemory({ store: durableObjectStore(this.ctx.storage, { prefix: copy }), encryption, clock });
+      const settle = (p) => p.then(() => 'ok', (e) => e.message);
+      const read = await settle((async () => {
+        await m.entries();
+        await m.search('pelicanmarble');
+      })());
+      const before = dump(await this.raw(copy));
+      const write = await settle(m.create({ path: '/memories/new.md', file_text: 'new' }));
+      const unchanged = dump(await this.raw(copy)) === before;
+      m.close();
+      out.tampered.push({ name, read, write, unchanged });
+    }
+    // The wrong key and no key.
+    const before = dump(await this.raw(prefix));
+    out.refused = [];
+    for (const e of [{ key: new Uint8Array(32).fill(9), keyId }, undefined]) {
+      out.refused.push(
+        await openMemory({ store: durableObjectStore(this.ctx.storage, { prefix }), encryption: e }).then(
+          (m) => (m.close(), 'opened'),
+          (err) => [err.name, err.message],
+        ),
+      );
+    }
+    out.unchanged = dump(await this.raw(prefix)) === before;
+    return out;
+  }
 }
 
 /** The same tests on a key-value-backed object (declared without SQLite in mf.js). */
@@ -619,6 +693,8 @@ export default {
         return answer(await stores().allOrNothing());
       case '/__test/hostile':
         return answer(await stores().hostile(args.case, args.probes));
+      case '/__test/encryption':
+        return answer(await stores().encryption(args));
       case '/__test/store-scan':
         return answer(await env.MEMORY_STORE.get(env.MEMORY_STORE.idFromName(args.id)).scan(args.text));
       case '/__test/huge-manifests':

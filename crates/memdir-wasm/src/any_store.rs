@@ -1,13 +1,17 @@
 //! The one store type the exported `Memory` runs on: whichever backend the
 //! application picked, behind a single enum so the engine is compiled once.
 //!
-//! Adding a backend (the browser's IndexedDB store) is one variant here and one arm
-//! in each method of the delegation below.
+//! Adding a backend (the browser's IndexedDB store) is one variant of [`Backend`]
+//! and one arm in each method of its delegation below. Any backend may be opened
+//! encrypted (`openMemory({ encryption })`): then the engine runs on
+//! `memdir::seal::Sealed` over it, which encrypts every name and value on the way
+//! down; a plaintext store's calls go straight to its backend.
 
 use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use memdir::seal::Sealed;
 use memdir::{MemoryStore, Page, Store, StoreError};
 
 use crate::js_store::JsStore;
@@ -16,8 +20,92 @@ use crate::store_dir::store::DirStore;
 #[cfg(feature = "indexeddb")]
 use memdir_idb::IdbStore;
 
+/// A store as the engine runs on it: a backend as it is, or encrypted over one.
+/// Two types rather than a variant of `Backend` holding `Sealed<Backend>`, so that
+/// no store's future contains its own (a sealed store is never sealed again).
 #[derive(Clone)]
 pub enum AnyStore {
+    Plain(Backend),
+    /// Shared: every memory opened over this handle runs on the one sealed store,
+    /// which holds the store's keys once opened.
+    Sealed(Rc<Sealed<Backend>>),
+}
+
+impl From<Backend> for AnyStore {
+    fn from(backend: Backend) -> AnyStore {
+        AnyStore::Plain(backend)
+    }
+}
+
+impl AnyStore {
+    /// A short name for the backend, for `StoreHandle.kind` in JS (an encrypted
+    /// store's is its backend's).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AnyStore::Plain(b) => b.kind(),
+            AnyStore::Sealed(s) => s.inner().kind(),
+        }
+    }
+}
+
+impl Store for AnyStore {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        match self {
+            AnyStore::Plain(s) => s.get(key).await,
+            AnyStore::Sealed(s) => s.get(key).await,
+        }
+    }
+
+    async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+        match self {
+            AnyStore::Plain(s) => s.set(key, value).await,
+            AnyStore::Sealed(s) => s.set(key, value).await,
+        }
+    }
+
+    async fn delete(&self, key: &str) -> Result<(), StoreError> {
+        match self {
+            AnyStore::Plain(s) => s.delete(key).await,
+            AnyStore::Sealed(s) => s.delete(key).await,
+        }
+    }
+
+    async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
+        match self {
+            AnyStore::Plain(s) => s.list(prefix, cursor).await,
+            AnyStore::Sealed(s) => s.list(prefix, cursor).await,
+        }
+    }
+
+    async fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        match self {
+            AnyStore::Plain(s) => s.compare_and_swap(key, expected, new).await,
+            AnyStore::Sealed(s) => s.compare_and_swap(key, expected, new).await,
+        }
+    }
+
+    async fn commit(
+        &self,
+        objects: &[(String, Rc<[u8]>)],
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        match self {
+            AnyStore::Plain(s) => s.commit(objects, key, expected, new).await,
+            AnyStore::Sealed(s) => s.commit(objects, key, expected, new).await,
+        }
+    }
+}
+
+/// Where a store's bytes live.
+#[derive(Clone)]
+pub enum Backend {
     /// Native, in the wasm instance's memory: no JS crossing per operation.
     Memory(MemoryStore),
     /// Any object following the JS store protocol (a directory on disk, Durable
@@ -33,62 +121,62 @@ pub enum AnyStore {
     Dir(DirStore),
 }
 
-impl AnyStore {
-    /// A short name for the backend, for `StoreHandle.kind` in JS.
+impl Backend {
+    /// A short name for the backend.
     pub fn kind(&self) -> &'static str {
         match self {
-            AnyStore::Memory(_) => "memory",
-            AnyStore::Js(_) => "js",
+            Backend::Memory(_) => "memory",
+            Backend::Js(_) => "js",
             #[cfg(feature = "indexeddb")]
-            AnyStore::Idb(_) => "indexeddb",
+            Backend::Idb(_) => "indexeddb",
             #[cfg(not(feature = "indexeddb"))]
-            AnyStore::Dir(_) => "directory",
+            Backend::Dir(_) => "directory",
         }
     }
 }
 
-impl Store for AnyStore {
+impl Store for Backend {
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         match self {
-            AnyStore::Memory(s) => s.get(key).await,
-            AnyStore::Js(s) => s.get(key).await,
+            Backend::Memory(s) => s.get(key).await,
+            Backend::Js(s) => s.get(key).await,
             #[cfg(feature = "indexeddb")]
-            AnyStore::Idb(s) => s.get(key).await,
+            Backend::Idb(s) => s.get(key).await,
             #[cfg(not(feature = "indexeddb"))]
-            AnyStore::Dir(s) => s.get(key).await,
+            Backend::Dir(s) => s.get(key).await,
         }
     }
 
     async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
         match self {
-            AnyStore::Memory(s) => s.set(key, value).await,
-            AnyStore::Js(s) => s.set(key, value).await,
+            Backend::Memory(s) => s.set(key, value).await,
+            Backend::Js(s) => s.set(key, value).await,
             #[cfg(feature = "indexeddb")]
-            AnyStore::Idb(s) => s.set(key, value).await,
+            Backend::Idb(s) => s.set(key, value).await,
             #[cfg(not(feature = "indexeddb"))]
-            AnyStore::Dir(s) => s.set(key, value).await,
+            Backend::Dir(s) => s.set(key, value).await,
         }
     }
 
     async fn delete(&self, key: &str) -> Result<(), StoreError> {
         match self {
-            AnyStore::Memory(s) => s.delete(key).await,
-            AnyStore::Js(s) => s.delete(key).await,
+            Backend::Memory(s) => s.delete(key).await,
+            Backend::Js(s) => s.delete(key).await,
             #[cfg(feature = "indexeddb")]
-            AnyStore::Idb(s) => s.delete(key).await,
+            Backend::Idb(s) => s.delete(key).await,
             #[cfg(not(feature = "indexeddb"))]
-            AnyStore::Dir(s) => s.delete(key).await,
+            Backend::Dir(s) => s.delete(key).await,
         }
     }
 
     async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
         match self {
-            AnyStore::Memory(s) => s.list(prefix, cursor).await,
-            AnyStore::Js(s) => s.list(prefix, cursor).await,
+            Backend::Memory(s) => s.list(prefix, cursor).await,
+            Backend::Js(s) => s.list(prefix, cursor).await,
             #[cfg(feature = "indexeddb")]
-            AnyStore::Idb(s) => s.list(prefix, cursor).await,
+            Backend::Idb(s) => s.list(prefix, cursor).await,
             #[cfg(not(feature = "indexeddb"))]
-            AnyStore::Dir(s) => s.list(prefix, cursor).await,
+            Backend::Dir(s) => s.list(prefix, cursor).await,
         }
     }
 
@@ -99,12 +187,12 @@ impl Store for AnyStore {
         new: &[u8],
     ) -> Result<bool, StoreError> {
         match self {
-            AnyStore::Memory(s) => s.compare_and_swap(key, expected, new).await,
-            AnyStore::Js(s) => s.compare_and_swap(key, expected, new).await,
+            Backend::Memory(s) => s.compare_and_swap(key, expected, new).await,
+            Backend::Js(s) => s.compare_and_swap(key, expected, new).await,
             #[cfg(feature = "indexeddb")]
-            AnyStore::Idb(s) => s.compare_and_swap(key, expected, new).await,
+            Backend::Idb(s) => s.compare_and_swap(key, expected, new).await,
             #[cfg(not(feature = "indexeddb"))]
-            AnyStore::Dir(s) => s.compare_and_swap(key, expected, new).await,
+            Backend::Dir(s) => s.compare_and_swap(key, expected, new).await,
         }
     }
 
@@ -116,12 +204,12 @@ impl Store for AnyStore {
         new: &[u8],
     ) -> Result<bool, StoreError> {
         match self {
-            AnyStore::Memory(s) => s.commit(objects, key, expected, new).await,
-            AnyStore::Js(s) => s.commit(objects, key, expected, new).await,
+            Backend::Memory(s) => s.commit(objects, key, expected, new).await,
+            Backend::Js(s) => s.commit(objects, key, expected, new).await,
             #[cfg(feature = "indexeddb")]
-            AnyStore::Idb(s) => s.commit(objects, key, expected, new).await,
+            Backend::Idb(s) => s.commit(objects, key, expected, new).await,
             #[cfg(not(feature = "indexeddb"))]
-            AnyStore::Dir(s) => s.commit(objects, key, expected, new).await,
+            Backend::Dir(s) => s.commit(objects, key, expected, new).await,
         }
     }
 }

@@ -7,7 +7,7 @@ use memdir_idb::IdbStore;
 use wasm_bindgen::prelude::*;
 
 use crate::StoreHandle;
-use crate::any_store::AnyStore;
+use crate::any_store::Backend;
 
 /// A memory kept in IndexedDB database `memdir:{name}` of this origin. The database
 /// opens on the first command; when IndexedDB is unavailable (private mode, storage
@@ -15,5 +15,5 @@ use crate::any_store::AnyStore;
 /// Every tab that opens the same name shares the memory without losing writes.
 #[wasm_bindgen(js_name = indexedDbStore)]
 pub fn indexed_db_store(name: String) -> StoreHandle {
-    StoreHandle::new(AnyStore::Idb(IdbStore::new(&name)))
+    StoreHandle::new(Backend::Idb(IdbStore::new(&name)).into())
 }

@@ -16,15 +16,21 @@ mod bench;
 // the browser build (feature `indexeddb`) leaves them out.
 #[cfg(not(feature = "indexeddb"))]
 mod catalog;
+// `memdir serve`'s encryption at rest (master key, shredding, re-wrapping): only a
+// server runs it, as the catalog.
 mod defaults;
 mod heap;
 #[cfg(feature = "indexeddb")]
 mod idb;
 mod js_store;
 mod memory;
+#[cfg(not(feature = "indexeddb"))]
+mod serve_seal;
 // The PostgreSQL store's rules; only Node runs it.
 #[cfg(not(feature = "indexeddb"))]
 mod postgres;
+// Encryption at rest: a store handle opened through `memdir::seal`, every build.
+mod seal;
 // The Node directory store: the format's rules, the protocol and the engine's
 // native store over it; the browser has no directory store.
 #[cfg(not(feature = "indexeddb"))]
@@ -42,7 +48,7 @@ use core::task::{Context, Poll, Waker};
 use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
-pub use any_store::AnyStore;
+pub use any_store::{AnyStore, Backend};
 pub use js_store::JsStore;
 pub use memory::Memory;
 #[cfg(not(feature = "indexeddb"))]
@@ -78,7 +84,7 @@ impl StoreHandle {
 /// A native in-memory store, inside the wasm instance.
 #[wasm_bindgen(js_name = memoryStore)]
 pub fn memory_store() -> StoreHandle {
-    StoreHandle::new(AnyStore::Memory(memdir::MemoryStore::new()))
+    StoreHandle::new(Backend::Memory(memdir::MemoryStore::new()).into())
 }
 
 /// Adapts an object following the JS store protocol; throws a `TypeError` naming
@@ -86,7 +92,7 @@ pub fn memory_store() -> StoreHandle {
 #[wasm_bindgen(js_name = jsStore)]
 pub fn js_store(obj: JsValue) -> Result<StoreHandle, JsValue> {
     JsStore::new(obj)
-        .map(|s| StoreHandle::new(AnyStore::Js(s)))
+        .map(|s| StoreHandle::new(Backend::Js(s).into()))
         .map_err(|m| js_sys::TypeError::new(&m).into())
 }
 
@@ -101,10 +107,9 @@ impl DirProtocol {
     /// (open the directory first).
     #[wasm_bindgen(js_name = storeHandle)]
     pub fn store_handle(&self, driver: store_dir::store::JsDriver) -> StoreHandle {
-        StoreHandle::new(AnyStore::Dir(store_dir::store::DirStore::new(
-            self.core.clone(),
-            driver,
-        )))
+        StoreHandle::new(
+            Backend::Dir(store_dir::store::DirStore::new(self.core.clone(), driver)).into(),
+        )
     }
 }
 

@@ -457,6 +457,34 @@ impl Memory {
         }))
     }
 
+    /// Re-encrypts the store mounted at `mount` (`""`: the store opened alone)
+    /// under a new key (its 32 bytes or its hex text, and an id; see
+    /// `crate::seal::key_of`) and a new data key made from `fresh`, in bounded
+    /// steps each saved, so a crash midway loses nothing and a rerun with the same
+    /// new key finishes. Resolves `{keyId, moved}`; rejects with an
+    /// `EncryptionError` (a plaintext store: not encrypted).
+    pub fn rekey(
+        &self,
+        mount: String,
+        bytes: Option<Vec<u8>>,
+        hex: Option<String>,
+        id: Option<String>,
+        fresh: Vec<u8>,
+    ) -> Promise {
+        let mounted = Rc::clone(&self.mounted);
+        promise(async move {
+            let engine = mounted.engine(&mount).ok_or_else(|| {
+                JsValue::from(js_sys::Error::new(&alloc::format!(
+                    "rekey: no memory store is mounted at {}",
+                    memdir::Echo(&mount)
+                )))
+            })?;
+            let key =
+                crate::seal::key_of(bytes, hex, id).map_err(|e| crate::seal::seal_error(&e))?;
+            crate::seal::rekey(engine.store(), key, &fresh).await
+        })
+    }
+
     /// Garbage-collects objects unreachable from the last `keep_commits` commits
     /// that were so at a pass at least `min_age_ms` ago; resolves `{reachable,
     /// deleted, pending}`.
