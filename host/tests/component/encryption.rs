@@ -982,3 +982,60 @@ fn the_cli_reads_key_files_and_refuses_bad_ones_without_showing_them() {
         "{\"content\":\"Here's the content of /memories/falcon.md with line numbers:\\n     1\\tfalcon secret 4410\",\"is_error\":false}\n"
     );
 }
+
+/// Several stores as one memory, opened with one key: each mounted store is
+/// encrypted with it, and each opens alone with it too.
+#[test]
+fn every_mounted_store_is_encrypted_with_the_one_key() {
+    use memdir::mounts::{Access, Mount};
+    let stores: Vec<Arc<dyn Backend>> = vec![
+        Arc::new(memdir_host::MemoryBackend::new()),
+        Arc::new(memdir_host::MemoryBackend::new()),
+    ];
+    let mounts = ["team", "me"]
+        .iter()
+        .zip(&stores)
+        .map(|(name, b)| {
+            let m = Mount {
+                name: (*name).into(),
+                access: Access::ReadWrite,
+                description: String::new(),
+                instructions: String::new(),
+            };
+            (m, b.clone())
+        })
+        .collect();
+    let config = ToolConfig {
+        encryption: Some(key(1)),
+        ..ToolConfig::default()
+    };
+    let memory =
+        memdir_host::MountedHost::new(support::runtime(), mounts, &config, HostLimits::default())
+            .expect("mounts");
+    for name in ["team", "me"] {
+        let input = json!({"command": "create", "path": format!("/memories/{name}/gannet.md"), "file_text": "gannet ledger"});
+        let r = memory.execute_json(&input.to_string());
+        assert!(!r.is_error, "{}", r.content);
+    }
+    for (store, name) in stores.iter().zip(["team", "me"]) {
+        let bytes = every_byte(store, None);
+        assert!(!bytes.windows(6).any(|w| w == b"gannet"), "{name}");
+        let mut alone = host(store.clone(), Some(key(1)));
+        alone.configure(ToolConfig {
+            engine: memdir::config::Config {
+                mount: name.into(),
+                ..memdir::config::Config::default()
+            },
+            encryption: Some(key(1)),
+            ..ToolConfig::default()
+        });
+        assert_eq!(
+            alone
+                .view(&format!("/memories/{name}/gannet.md"), None)
+                .expect("view"),
+            format!(
+                "Here's the content of /memories/{name}/gannet.md with line numbers:\n     1\tgannet ledger"
+            )
+        );
+    }
+}
