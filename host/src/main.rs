@@ -109,7 +109,7 @@ options:
   --bucket NAME            the wasi:keyvalue bucket the component opens (default: default)
   --encryption-key-file F  the store is encrypted at rest with the key in F: 64 hex
                            characters (32 bytes), one trailing newline allowed
-  --key-id ID              that key's id (default: derived from the key)
+  --encryption-key-id ID   that key's id (default: derived from the key)
   --new-key-file F         rekey: the new key, in the same form
   --new-key-id ID          rekey: the new key's id
   --actor NAME             recorded in each commit
@@ -170,7 +170,7 @@ struct Options {
     /// (`limit`, `path_prefix`, `max_chars`); absent ones are its defaults.
     search: serde_json::Map<String, serde_json::Value>,
     rounds: u32,
-    /// `--encryption-key-file` and `--key-id`, read once every option is parsed.
+    /// `--encryption-key-file` and `--encryption-key-id`, read once every option is parsed.
     key_file: Option<OsString>,
     key_id: Option<String>,
     /// `--new-key-file` and `--new-key-id` (rekey's new key).
@@ -336,7 +336,9 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
             Some("--encryption-key-file") => {
                 o.key_file = Some(args.next().ok_or("--encryption-key-file needs a file")?)
             }
-            Some("--key-id") => o.key_id = Some(text("--key-id", args.next())?),
+            Some("--encryption-key-id") => {
+                o.key_id = Some(text("--encryption-key-id", args.next())?)
+            }
             Some("--new-key-file") => {
                 o.new_key_file = Some(args.next().ok_or("--new-key-file needs a file")?)
             }
@@ -498,14 +500,14 @@ fn host(o: &mut Options) -> Result<Host, Failure> {
     Ok(host)
 }
 
-/// Reads `--encryption-key-file` (with `--key-id`) into the settings.
+/// Reads `--encryption-key-file` (with `--encryption-key-id`) into the settings.
 fn encryption(o: &mut Options) -> Result<(), Failure> {
     if let Some(path) = o.key_file.take() {
         let key = key_from_file("--encryption-key-file", &path, o.key_id.as_deref())?;
         o.config.encryption = Some(key);
     } else if o.key_id.is_some() {
         return Err(Failure::Usage(
-            "--key-id needs --encryption-key-file".into(),
+            "--encryption-key-id needs --encryption-key-file".into(),
         ));
     }
     Ok(())
