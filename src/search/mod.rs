@@ -41,6 +41,8 @@ mod index;
 mod lines;
 mod request;
 mod stored;
+#[cfg(feature = "conformance")]
+mod test_embedder;
 mod tokens;
 mod vectors;
 
@@ -59,6 +61,8 @@ pub use embed::{EmbedError, EmbedFuture, EmbedKind, Embedder, Fingerprint, TEXT_
 pub use hybrid::Mode;
 pub(crate) use hybrid::mode_options;
 use hybrid::{Listed, fuse};
+#[cfg(feature = "conformance")]
+pub use test_embedder::{CONCEPTS, TestEmbedder, test_vector};
 pub(crate) use vectors::PREFIX as VECTOR_PREFIX;
 pub use vectors::VectorStatus;
 
