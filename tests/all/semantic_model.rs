@@ -25,7 +25,7 @@ use std::rc::Rc;
 
 use memdir::config::Config;
 use memdir::search::{EmbedFuture, EmbedKind, Embedder, TestEmbedder, test_vector};
-use memdir::{Engine, MemoryStore, Store, block_on};
+use memdir::{Store, block_on};
 use proptest::prelude::*;
 use serde_json::json;
 
