@@ -186,3 +186,19 @@ test('memdir search and reindex with --embedder (a JS module) and --mode', async
   const missing = await cli('search', 'zebra', '--embedder', 'no-such-module.mjs');
   assert.deepEqual([missing.code, missing.stderr], [2, 'memdir: --embedder "no-such-module.mjs": the module cannot be loaded\n']);
 });
+
+test('an optional rerank hook reorders the hits it was given, and nothing else', async () => {
+  const memory = await filled({ embedder: testEmbedder() });
+  const hits = await memory.search('user', { mode: 'lexical' });
+  assert.deepEqual(hits.map((h) => h.path), ['/memories/prefs/schedule.md', '/memories/prefs/editor.md']);
+  const reversed = await memory.search('user', { mode: 'lexical', rerank: (q, hs) => (q === 'user' ? [...hs].reverse() : hs) });
+  assert.deepEqual(reversed, [...hits].reverse());
+  const refused = 'The rerank hook must answer some of the hits it was given, each once: an array of hits from its input.';
+  for (const bad of [() => 'x', (q, hs) => [...hs, hs[0]], () => [{ path: '/memories/other.md' }]]) {
+    await assert.rejects(memory.search('user', { mode: 'lexical', rerank: bad }), { message: refused, kind: 'input' });
+  }
+  await assert.rejects(memory.search('user', { rerank: () => { throw new Error('key sk-1'); } }), {
+    message: 'The rerank hook failed (it threw or its promise rejected).',
+  });
+  memory.close();
+});
