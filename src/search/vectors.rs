@@ -263,6 +263,11 @@ impl<S: Store> Engine<S> {
             if state.held.contains_key(hash) {
                 continue;
             }
+            if budget > 0 && missing.len() >= budget {
+                // This round's texts to embed are found: reading on would cost a
+                // read per text still waiting, every round (the next rounds read them).
+                break;
+            }
             match self
                 .store()
                 .get(&key(hash, &state.key))
