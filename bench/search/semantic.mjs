@@ -19,7 +19,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import * as memdir from 'memdir';
 import { testEmbedder, testVector } from '../../examples/embedders/test-embedder.mjs';
 import { corpus, parseSize, QUERIES } from './corpus.mjs';
-import { K, quantile, score } from './score.mjs';
+import { K, ndcg, quantile, score } from './score.mjs';
 
 const arg = (name, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -91,28 +91,6 @@ async function load(c, embedder) {
   const live = new Map(c.live.map((d) => [d.path, d.content]));
   for (const r of c.redacted) live.set(r.path, r.after);
   return { memory, live };
-}
-
-/** nDCG@10 per slice (binary relevance), beside score()'s recall and MRR. */
-function ndcg(queries, answers) {
-  const slices = new Map();
-  for (const q of queries) {
-    if (q.relevant.length === 0) continue;
-    const got = (answers.get(q.id) ?? []).slice(0, K);
-    let dcg = 0;
-    got.forEach((p, i) => {
-      if (q.relevant.includes(p)) dcg += 1 / Math.log2(i + 2);
-    });
-    let ideal = 0;
-    for (let i = 0; i < Math.min(K, q.relevant.length); i++) ideal += 1 / Math.log2(i + 2);
-    for (const name of [q.lang, 'all']) {
-      const s = slices.get(name) ?? { sum: 0, n: 0 };
-      s.sum += dcg / ideal;
-      s.n += 1;
-      slices.set(name, s);
-    }
-  }
-  return Object.fromEntries([...slices].map(([k, s]) => [k, s.n ? s.sum / s.n : 0]));
 }
 
 const unit = (v) => {
