@@ -19,6 +19,7 @@ mod catalog;
 // `memdir serve`'s encryption at rest (master key, shredding, re-wrapping): only a
 // server runs it, as the catalog.
 mod defaults;
+mod embedder;
 mod heap;
 #[cfg(feature = "indexeddb")]
 mod idb;
