@@ -23,3 +23,161 @@ describe('pgvector in the test cluster', () => {
     assert.equal(cluster.psql("INSERT INTO t VALUES ('[1,0,0]'), ('[0,1,0]'); SELECT v::text FROM t ORDER BY v <=> '[0.9,0.1,0]' LIMIT 1", 'with_vector'), '[1,0,0]\n');
   });
 });
+
+// The engine's stored form of a vector (src/search/vectors.rs): `MDVE`, format 1,
+// the dimensions, the scale, one signed byte a dimension.
+function stored(q, scale = 0.01) {
+  const out = new Uint8Array(13 + q.length);
+  out.set([0x4d, 0x44, 0x56, 0x45, 1]);
+  const view = new DataView(out.buffer);
+  view.setUint32(5, q.length, true);
+  view.setFloat32(9, scale, true);
+  q.forEach((x, i) => view.setInt8(13 + i, x));
+  return out;
+}
+const FP = 'f'.repeat(32);
+const hash = (n) => n.toString(16).padStart(64, '0');
+const vkey = (n, fp = FP) => `vec/${hash(n)}/${fp}`;
+const rounded = (found) => found.map(([h, c]) => [h, Math.round(c * 1e4) / 1e4]);
+
+describe('postgresStore vectors', () => {
+  let memdir;
+  const opened = [];
+  const open = (db, namespace = 'default') => {
+    const s = memdir.postgresStore(cluster.url(db), { namespace });
+    opened.push(s);
+    return s;
+  };
+  before(async () => {
+    ({ memdir } = await import('./helpers.mjs'));
+    cluster.psql('CREATE DATABASE searched');
+    cluster.psql('CREATE EXTENSION vector', 'searched');
+    cluster.psql('CREATE DATABASE plain');
+  });
+  after(async () => {
+    await Promise.all(opened.map((s) => s.close()));
+  });
+
+  for (const db of ['searched', 'plain']) {
+    test(`${db}: a vector's key lives in memdir_vectors, read, listed with the others in key order, deleted`, async () => {
+      const s = open(db, 'rows');
+      await s.set('head', new TextEncoder().encode('h'));
+      await s.set(vkey(1), stored([127, 0, 0]));
+      await s.set('zzz', new TextEncoder().encode('z'));
+      assert.deepEqual([...(await s.get(vkey(1)))], [...stored([127, 0, 0])]);
+      assert.equal(await s.get(vkey(2)), undefined);
+      assert.deepEqual((await s.list('')).keys, ['head', vkey(1), 'zzz']);
+      assert.deepEqual((await s.list('vec/')).keys, [vkey(1)]);
+      assert.deepEqual((await s.list('v')).keys, [vkey(1)]);
+      assert.deepEqual((await s.list('head')).keys, ['head']);
+      assert.equal(cluster.psql("SELECT count(*) FROM memdir_kv WHERE key LIKE 'vec/%'", db), '0\n');
+      assert.equal(cluster.psql(`SELECT fingerprint FROM memdir_vectors WHERE namespace = 'rows'`, db), `${FP}\n`);
+      await s.delete(vkey(1));
+      assert.equal(await s.get(vkey(1)), undefined);
+      assert.equal(cluster.psql(`SELECT count(*) FROM memdir_vectors WHERE namespace = 'rows'`, db), '0\n');
+      await assert.rejects(s.compareAndSwap(vkey(1), undefined, stored([1])), { name: 'PostgresStoreError', message: 'the PostgreSQL store swaps no vector key' });
+      // A vector that comes with a commit goes to its table once the head moved.
+      assert.equal(await s.commit([['tree/x', new TextEncoder().encode('t')], [vkey(3), stored([0, 5, 0])]], 'head2', undefined, new TextEncoder().encode('2')), true);
+      assert.deepEqual([...(await s.get(vkey(3)))], [...stored([0, 5, 0])]);
+      assert.equal(cluster.psql(`SELECT string_agg(key, ',' ORDER BY key) FROM memdir_kv WHERE namespace = 'rows'`, db), 'head,head2,tree/x,zzz\n');
+    });
+  }
+
+  test('searched: the database answers the nearest vectors of a fingerprint in this namespace, best first', async () => {
+    const s = open('searched', 'near');
+    assert.equal(s.searchesVectors, false); // not connected yet
+    await s.set(vkey(1), stored([127, 0, 0, 0]));
+    assert.equal(s.searchesVectors, true);
+    await s.set(vkey(2), stored([0, 127, 0, 0]));
+    await s.set(vkey(3), stored([90, 90, 0, 0]));
+    await s.set(vkey(4, 'e'.repeat(32)), stored([127, 0, 0, 0])); // another fingerprint
+    await open('searched', 'elsewhere').set(vkey(5), stored([127, 1, 0, 0])); // another namespace
+    assert.equal(cluster.psql(`SELECT embedding::text FROM memdir_vectors WHERE namespace = 'near' AND key = '${vkey(3)}'`, 'searched'), '[90,90,0,0]\n');
+    assert.deepEqual(rounded(await s.nearest(FP, new Float32Array([1, 0, 0, 0]), 10)), [
+      [hash(1), 1],
+      [hash(3), 0.7071],
+      [hash(2), 0],
+    ]);
+    assert.deepEqual(rounded(await s.nearest(FP, [0, 1, 0, 0], 1)), [[hash(2), 1]]);
+    assert.deepEqual(await s.nearest(FP, [0, 1, 0, 0], 0), []);
+    await assert.rejects(s.nearest('not-a-key', [1, 0, 0, 0], 3), {
+      name: 'PostgresStoreError',
+      message: 'the PostgreSQL store was asked for vectors of a fingerprint key that is not one',
+    });
+    await assert.rejects(s.nearest(FP, [Number.NaN, 0, 0, 0], 3), {
+      name: 'PostgresStoreError',
+      message: 'the PostgreSQL store was asked for vectors nearest a query that is not finite',
+    });
+  });
+
+  test('plain: without pgvector the rows hold the bytes only and the store leaves the scan to the engine', async () => {
+    const s = open('plain', 'near');
+    await s.set(vkey(1), stored([127, 0, 0, 0]));
+    assert.equal(s.searchesVectors, false);
+    assert.equal(await s.nearest(FP, [1, 0, 0, 0], 10), null);
+    assert.equal(cluster.psql(`SELECT count(*) FROM information_schema.columns WHERE table_name = 'memdir_vectors' AND column_name = 'embedding'`, 'plain'), '0\n');
+  });
+
+  test('searched: a row the database holds of another form is refused, not answered', async () => {
+    const s = open('searched', 'bad');
+    await s.set(vkey(1), stored([127, 0, 0, 0]));
+    cluster.psql(`INSERT INTO memdir_vectors VALUES ('bad', 'vec/not-a-hash/${FP}', '${FP}', '\\x00', '[1,0,0,0]')`, 'searched');
+    await assert.rejects(s.nearest(FP, [1, 0, 0, 0], 10), {
+      name: 'PostgresStoreError',
+      message: 'the PostgreSQL store answered a vector search with rows of another shape',
+    });
+    // A value that is not a vector keeps its bytes and no embedding: never searched.
+    await s.set(vkey(2), new TextEncoder().encode('not a vector'));
+    assert.equal(cluster.psql(`SELECT embedding IS NULL FROM memdir_vectors WHERE namespace = 'bad' AND key = '${vkey(2)}'`, 'searched'), 't\n');
+  });
+
+  test('vectors written before the extension was created get their embeddings when a store next starts', async () => {
+    cluster.psql('CREATE DATABASE later');
+    const before = open('later', 'ns');
+    await before.set(vkey(1), stored([127, 0, 0, 0]));
+    await before.set(vkey(2), stored([0, 127, 0, 0]));
+    assert.equal(await before.nearest(FP, [1, 0, 0, 0], 5), null);
+    cluster.psql('CREATE EXTENSION vector', 'later');
+    const after = open('later', 'ns');
+    assert.deepEqual(rounded(await after.nearest(FP, [0, 1, 0, 0], 5)), [
+      [hash(2), 1],
+      [hash(1), 0],
+    ]);
+  });
+
+  test(`searched: at PG_VECTOR_INDEX_ROWS rows of a fingerprint the store builds its HNSW index, which its search then uses`, async () => {
+    const { glue } = await import('../../js/glue.js');
+    const rows = glue.postgresRules().vectorIndexRows;
+    assert.equal(rows, 10_000);
+    const fp = 'a'.repeat(32);
+    const s = open('searched', 'indexed');
+    // One below the count, written by SQL (the store's path is the test above): no index yet.
+    const insert = (from, to) =>
+      cluster.psql(
+        `INSERT INTO memdir_vectors (namespace, key, fingerprint, value, embedding)
+           SELECT 'indexed', 'vec/' || lpad(to_hex(i), 64, '0') || '/${fp}', '${fp}', '\\x00',
+                  ('[' || (i % 97) || ',' || (i % 89) || ',' || (i % 83) || ',1]')::halfvec
+             FROM generate_series(${from}, ${to}) AS i`,
+        'searched',
+      );
+    await s.set(vkey(rows - 1, fp), stored([1, 2, 3, 1]));
+    insert(1, rows - 2);
+    await s.nearest(fp, [1, 0, 0, 0], 5);
+    await s.close();
+    assert.equal(cluster.psql(`SELECT count(*) FROM pg_indexes WHERE indexname = 'memdir_vectors_hnsw_${fp}'`, 'searched'), '0\n');
+    const t = open('searched', 'indexed');
+    await t.set(vkey(rows, fp), stored([0, 0, 0, 127]));
+    const found = await t.nearest(fp, [0, 0, 0, 1], 3);
+    await t.close();
+    assert.equal(cluster.psql(`SELECT indisvalid FROM pg_index WHERE indexrelid = 'memdir_vectors_hnsw_${fp}'::regclass`, 'searched'), 't\n');
+    assert.deepEqual(found[0], [hash(rows), 1]);
+    const plan = cluster.psql(
+      `EXPLAIN SELECT key FROM memdir_vectors WHERE fingerprint = '${fp}' AND namespace = 'indexed' AND embedding IS NOT NULL
+         ORDER BY embedding::halfvec(4) <=> '[1,0,0,0]'::halfvec(4) LIMIT 5`,
+      'searched',
+    );
+    assert.match(plan, new RegExp(`Index Scan using memdir_vectors_hnsw_${fp}`));
+    const u = open('searched', 'indexed');
+    assert.deepEqual(rounded(await u.nearest(fp, [0, 0, 0, 1], 1)), [[hash(rows), 1]]);
+  });
+});
