@@ -30,6 +30,7 @@ mod search_crash;
 mod search_model;
 mod search_rank;
 mod search_tokens;
+mod semantic;
 mod shard;
 mod sync;
 mod texts;
