@@ -393,7 +393,7 @@ export function postgresStore(connection, options = {}) {
      * use is said in those words, not as the engine's "storage failed".
      */
     async ready() {
-      await pool();
+      await searchingPool();
     },
 
     /**

@@ -86,8 +86,9 @@ describe('postgresStore vectors', () => {
   test('searched: the database answers the nearest vectors of a fingerprint in this namespace, best first', async () => {
     const s = open('searched', 'near');
     assert.equal(s.searchesVectors, false); // not connected yet
-    await s.set(vkey(1), stored([127, 0, 0, 0]));
+    await s.ready();
     assert.equal(s.searchesVectors, true);
+    await s.set(vkey(1), stored([127, 0, 0, 0]));
     await s.set(vkey(2), stored([0, 127, 0, 0]));
     await s.set(vkey(3), stored([90, 90, 0, 0]));
     await s.set(vkey(4, 'e'.repeat(32)), stored([127, 0, 0, 0])); // another fingerprint
@@ -112,8 +113,9 @@ describe('postgresStore vectors', () => {
 
   test('plain: without pgvector the rows hold the bytes only and the store leaves the scan to the engine', async () => {
     const s = open('plain', 'near');
-    await s.set(vkey(1), stored([127, 0, 0, 0]));
+    await s.ready();
     assert.equal(s.searchesVectors, false);
+    await s.set(vkey(1), stored([127, 0, 0, 0]));
     assert.equal(await s.nearest(FP, [1, 0, 0, 0], 10), null);
     assert.equal(cluster.psql(`SELECT count(*) FROM information_schema.columns WHERE table_name = 'memdir_vectors' AND column_name = 'embedding'`, 'plain'), '0\n');
   });
