@@ -15,4 +15,5 @@ mod mounts;
 mod processes;
 mod sandbox;
 mod search;
+mod semantic;
 mod support;
