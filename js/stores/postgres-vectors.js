@@ -295,7 +295,7 @@ export function vectorRows({ namespace, pool, query, listed, held, bound, rules,
    * The `k` vectors of fingerprint `fp` nearest `query` in this namespace, best
    * first: `[[text sha256 hex, cosine], ...]`. Checked like any answer of the
    * database: hashes of the key's form, each once, cosines finite in [-1, 1] (a
-   * little over for rounding), at most `k`, in order.
+   * little over for rounding), at most `k`, best first.
    */
   async function nearest(fp, query, k) {
     if (typeof fp !== 'string' || !/^[0-9a-f]{32}$/.test(fp)) throw new PostgresStoreError('the PostgreSQL store was asked for vectors of a fingerprint key that is not one');
@@ -312,16 +312,18 @@ export function vectorRows({ namespace, pool, query, listed, held, bound, rules,
     try {
       await client.query('BEGIN');
       // Iterative scans (pgvector 0.8) keep walking the graph until `limit` rows of
-      // this namespace are found, rather than stopping at ef_search rows of all;
-      // in strict order, so the `limit` kept are the nearest of those walked.
+      // this namespace are found, rather than stopping at ef_search rows of all.
+      // An index scan's order is only nearly by distance (the graph is walked, not
+      // sorted), so the rows are sorted again (`d + 0`: not the inner order, which
+      // the planner would otherwise take as already done), best first, ties by key.
       await client.query(`SET LOCAL hnsw.ef_search = ${Math.max(limit, rules().vectorEfSearch)}`);
-      await client.query(`SET LOCAL hnsw.iterative_scan = strict_order`);
+      await client.query(`SET LOCAL hnsw.iterative_scan = relaxed_order`);
       ({ rows } = await client.query(
-        `SELECT key, 1 - d AS cosine FROM (
+        `WITH near AS MATERIALIZED (
            SELECT key, embedding::halfvec(${dims}) <=> $2::halfvec(${dims}) AS d FROM ${VECTORS_TABLE}
             WHERE fingerprint = '${fp}' AND namespace = $1 AND embedding IS NOT NULL AND ${listed(4)}
-            ORDER BY embedding::halfvec(${dims}) <=> $2::halfvec(${dims}) LIMIT $3) t
-          ORDER BY d, key`,
+            ORDER BY embedding::halfvec(${dims}) <=> $2::halfvec(${dims}) LIMIT $3)
+         SELECT key, 1 - d AS cosine FROM near ORDER BY d + 0, key`,
         bound([namespace, text, limit]),
       ));
       await client.query('COMMIT');
@@ -339,7 +341,8 @@ export function vectorRows({ namespace, pool, query, listed, held, bound, rules,
     for (const r of rows) {
       const m = typeof r.key === 'string' ? KEY.exec(r.key) : null;
       const cosine = typeof r.cosine === 'number' ? r.cosine : Number.NaN;
-      if (m === null || m[2] !== fp || seen.has(m[1]) || !(Math.abs(cosine) <= 1 + 1e-3)) throw shape();
+      const last = out.length > 0 ? out[out.length - 1][1] : Infinity;
+      if (m === null || m[2] !== fp || seen.has(m[1]) || !(Math.abs(cosine) <= 1 + 1e-3) || Math.min(1, cosine) > last) throw shape();
       seen.add(m[1]);
       out.push([m[1], Math.max(-1, Math.min(1, cosine))]);
     }

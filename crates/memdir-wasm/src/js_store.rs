@@ -201,6 +201,8 @@ fn checked_nearest(v: &JsValue, k: usize) -> Result<Vec<([u8; 32], f32)>, StoreE
     }
     let mut out: Vec<([u8; 32], f32)> = Vec::with_capacity(list.length() as usize);
     let mut seen = alloc::collections::BTreeSet::new();
+    // The previous cosine as answered, before its rounding to f32.
+    let mut last = f64::INFINITY;
     for pair in list.iter() {
         let pair = pair.dyn_into::<Array>().map_err(|_| StoreError::Failed)?;
         if pair.length() != 2 {
@@ -208,11 +210,10 @@ fn checked_nearest(v: &JsValue, k: usize) -> Result<Vec<([u8; 32], f32)>, StoreE
         }
         let hex = pair.get(0).as_string().ok_or(StoreError::Failed)?;
         let cosine = pair.get(1).as_f64().ok_or(StoreError::Failed)?;
-        if !(-1.0..=1.0).contains(&cosine)
-            || out.last().is_some_and(|(_, c)| f64::from(*c) < cosine)
-        {
+        if !(-1.0..=1.0).contains(&cosine) || cosine > last {
             return Err(StoreError::Failed);
         }
+        last = cosine;
         let hash = hash_of(&hex).ok_or(StoreError::Failed)?;
         if !seen.insert(hash) {
             return Err(StoreError::Failed);
