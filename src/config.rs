@@ -162,6 +162,10 @@ pub struct Defaults {
     pub reindex_rounds: u32,
     /// Results a search answers unless told otherwise ([`SEARCH_DEFAULT_LIMIT`]).
     pub search_default_limit: usize,
+    /// Most dimensions an embedder may declare ([`EMBED_MAX_DIMS`]).
+    pub embed_max_dims: usize,
+    /// Texts per embedder call ([`EMBED_BATCH`]).
+    pub embed_batch: usize,
 }
 
 impl Defaults {
@@ -194,6 +198,8 @@ impl Defaults {
             max_value_bytes: MAX_VALUE_BYTES,
             reindex_rounds: SEARCH_REINDEX_ROUNDS,
             search_default_limit: SEARCH_DEFAULT_LIMIT,
+            embed_max_dims: EMBED_MAX_DIMS,
+            embed_batch: EMBED_BATCH,
         }
     }
 }

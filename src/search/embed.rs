@@ -141,6 +141,8 @@ pub enum EmbedError {
     NotFinite,
     /// A vector is all zeros (it has no direction to compare).
     Zero,
+    /// The answer is not a list of vectors (each a list of numbers).
+    Shape,
 }
 
 impl fmt::Display for EmbedError {
@@ -166,6 +168,9 @@ impl fmt::Display for EmbedError {
             ),
             EmbedError::NotFinite => f.write_str(
                 "The embedder answered a vector holding NaN or an infinity. No vector was kept.",
+            ),
+            EmbedError::Shape => f.write_str(
+                "The embedder must answer an array of vectors, one per text, each an array of numbers or a Float32Array. No vector was kept.",
             ),
             EmbedError::Zero => f.write_str(
                 "The embedder answered a vector of zeros, which has no direction to compare. No vector was kept.",

@@ -57,6 +57,7 @@ pub(crate) use stored::CHUNK as INDEX_CHUNK_PREFIX;
 pub use tokens::{path_terms, terms};
 
 use catch_up::State;
+pub(crate) use embed::document_text;
 pub use embed::{EmbedError, EmbedFuture, EmbedKind, Embedder, Fingerprint, TEXT_TEMPLATE};
 pub use hybrid::Mode;
 pub(crate) use hybrid::mode_options;
@@ -332,10 +333,27 @@ impl<S: Store> Engine<S> {
         Ok((hits, ranking.pending))
     }
 
+    /// The ranking of `query` (its `terms`) under `under` in `mode` (`None`:
+    /// [`Engine::default_mode`]), for faces that take each hit themselves (seed
+    /// 002's `memory_retrieve`).
+    pub(crate) async fn ranked_in(
+        &self,
+        query: &str,
+        terms: &[String],
+        under: Option<&str>,
+        mode: Option<Mode>,
+    ) -> Result<Ranking, SearchError> {
+        match mode.unwrap_or(self.default_mode()) {
+            Mode::Lexical => Ok(self.ranked(terms, under).await?),
+            _ if self.embedder().is_none() => Err(SearchError::NoEmbedder),
+            m => self.ranked_by_meaning(query, terms, under, m, None).await,
+        }
+    }
+
     /// The semantic or hybrid ranking of `query` under `under`: the index and the
     /// vectors brought up to the head (within this call's budgets), the live
     /// texts scored by cosine, and, for hybrid, fused with the lexical list.
-    async fn ranked_by_meaning(
+    pub(crate) async fn ranked_by_meaning(
         &self,
         query: &str,
         terms: &[String],

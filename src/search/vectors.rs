@@ -305,6 +305,39 @@ impl<S: Store> Engine<S> {
         self.file_at(root, path).await
     }
 
+    /// The cosines of `texts[0]` with each other text, all embedded as documents
+    /// in one call (at most [`EMBED_BATCH`] texts; the rest are not compared), in
+    /// float32: seed 002's near-duplicate test.
+    pub(crate) async fn document_cosines(&self, texts: &[String]) -> Result<Vec<f64>, SearchError> {
+        let embedder = self.embedder().ok_or(SearchError::NoEmbedder)?.clone();
+        let dims = Fingerprint::of(&*embedder)
+            .map_err(SearchError::Embed)?
+            .dims;
+        let texts: Vec<String> = texts
+            .iter()
+            .take(EMBED_BATCH)
+            .map(|t| document_text(t))
+            .collect();
+        let answer = embedder
+            .embed(&texts, EmbedKind::Document)
+            .await
+            .map_err(SearchError::Embed)?;
+        let v = check_vectors(answer, texts.len(), dims).map_err(SearchError::Embed)?;
+        let Some((first, rest)) = v.split_first() else {
+            return Ok(Vec::new());
+        };
+        Ok(rest
+            .iter()
+            .map(|o| {
+                first
+                    .iter()
+                    .zip(o)
+                    .map(|(a, b)| f64::from(*a) * f64::from(*b))
+                    .sum()
+            })
+            .collect())
+    }
+
     /// The query `query` embedded and quantised.
     pub(crate) async fn query_vector(&self, query: &str) -> Result<Quantised, SearchError> {
         let embedder = self.embedder().ok_or(SearchError::NoEmbedder)?.clone();

@@ -639,3 +639,84 @@ fn above_the_memory_bound_the_exact_scan_refuses_and_names_postgresql() {
     let e = block_on(engine.search_json(&json!({"query": "7"}))).unwrap_err();
     assert!(e.to_string().starts_with("The embedder failed"), "{e}");
 }
+
+/// The JavaScript twin of the test embedder holds the same concept table (the
+/// conformance data checks the rest of it, number for number, on every runtime).
+#[test]
+fn the_js_test_embedder_holds_the_same_concepts() {
+    let js = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/examples/embedders/test-embedder.mjs"
+    ))
+    .unwrap();
+    let rows: Vec<String> = js
+        .lines()
+        .filter(|l| l.starts_with("  ['"))
+        .map(String::from)
+        .collect();
+    let want: Vec<String> = memdir::search::CONCEPTS
+        .iter()
+        .map(|(name, forms)| {
+            let forms: Vec<String> = forms
+                .iter()
+                .map(|f| format!("'{}'", f.replace('\'', "\\'")))
+                .collect();
+            format!("  ['{name}', [{}]],", forms.join(", "))
+        })
+        .collect();
+    assert_eq!(rows, want);
+}
+
+#[test]
+fn seed_002s_records_retrieve_by_meaning_and_replace_near_duplicates_by_cosine() {
+    use memdir::records::Settings;
+    let s = Settings::default();
+    let store_ = |engine: &Engine<MemoryStore>, content: &str| -> Value {
+        let input = json!({"content": content, "category": "user_preference", "importance": 3});
+        block_on(engine.records("memory_store", &input, &s, None)).unwrap()
+    };
+    let first = "The user prefers dark mode in every editor.";
+    // One word apart: a Jaccard of 7/9, below 0.8, so without an embedder these
+    // are two records...
+    let second = "The user prefers dark mode in each editor.";
+    let plain = Engine::new(MemoryStore::new(), Config::default());
+    store_(&plain, first);
+    assert_eq!(store_(&plain, second).get("replaced"), None);
+    // ...and with one, whose cosine for them is above 0.92, one.
+    let cos = {
+        let (a, b) = (
+            unit(test_vector(first, 384)),
+            unit(test_vector(second, 384)),
+        );
+        a.iter().zip(&b).map(|(x, y)| x * y).sum::<f32>()
+    };
+    assert!(cos >= 0.92, "{cos}");
+    let engine = engine_with(&MemoryStore::new(), Some(Rc::new(TestEmbedder::default())));
+    store_(&engine, first);
+    assert_eq!(store_(&engine, second)["replaced"], json!(true));
+    // A different preference is not a duplicate.
+    let third = "The user hates meetings before ten.";
+    assert_eq!(store_(&engine, third).get("replaced"), None);
+    // memory_retrieve finds by meaning (hybrid by default), and takes a mode.
+    let retrieve = |input: Value| -> Vec<String> {
+        let v = block_on(engine.records("memory_retrieve", &input, &s, None)).unwrap();
+        v["memories"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["content"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        retrieve(json!({"query": "morning availability", "limit": 1})),
+        [third]
+    );
+    assert_eq!(
+        retrieve(json!({"query": "morning availability", "mode": "lexical"})),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        retrieve(json!({"query": "夜间模式", "mode": "semantic", "limit": 1})),
+        [second]
+    );
+}

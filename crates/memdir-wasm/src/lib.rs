@@ -17,6 +17,7 @@ mod bench;
 #[cfg(not(feature = "indexeddb"))]
 mod catalog;
 mod defaults;
+mod embedder;
 mod heap;
 #[cfg(feature = "indexeddb")]
 mod idb;
