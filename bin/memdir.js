@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // memdir: the Claude memory tool on a directory store, from the command line.
 import { readFileSync, statSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { readFile } from 'node:fs/promises';
 import { defaults, directoryStore, openMemory, oversizedInputResult, postgresStore } from '../js/node.js';
 import { formatDuration as ms, parseDuration } from '../js/api/upkeep.js';
@@ -61,16 +63,22 @@ Sync (docs/sync.md):
                            the key from FILE or $ANTHROPIC_API_KEY. Prints one
                            line: pulled, pushed, merged, conflicts, unchanged
 Search:
-  search QUERY [--limit N] [--prefix P] [--json]
+  search QUERY [--limit N] [--prefix P] [--json] [--mode M] [--embedder FILE]
                            the memories most relevant to QUERY (its words, in
                            any language), best first: each path, its score and
                            its best matching lines, numbered; --prefix P only
                            under the directory P, --limit N at most N (default
                            ${defaults().searchDefaultLimit}); --json: one JSON array of
-                           {path, score, lines: [{line, text}]}
-  reindex                  bring the search index up to date now (a search does
-                           it too, a bounded part at a time); prints
-                           {indexed,pending}
+                           {path, score, lines: [{line, text}]}; --embedder FILE
+                           a JS module whose default export is an embedder
+                           {id, dims, embed(texts, kind)} (docs/semantic.md),
+                           --mode lexical, semantic or hybrid (the default
+                           with an embedder)
+  reindex [--embedder FILE]
+                           bring the search index (and with an embedder the
+                           vectors) up to date now (a search does it too, a
+                           bounded part at a time); prints {indexed,pending}
+                           (with an embedder, also fingerprint and vectors)
 Upkeep:
   gc [--keep N]            delete stored objects unreachable from the last N
                            commits (default ${defaults().keepCommits}) that the previous gc found
@@ -117,17 +125,18 @@ function duration(flag, text, options) {
 // and its own (OPTIONS), and refuses any other by name: a mistyped option must not
 // be ignored, nor taken for an argument.
 const GLOBAL = ['--store', '--help', '-h', '--version'];
-const TAKES_VALUE = new Set(['--store', '--host', '--port', '--keys', '--retention', '--upkeep-every', '--allow-origin', '--remote', '--remote-store', '--key-file', '--keep', '--older-than', '--older-than-ms', '--limit', '--prefix']);
+const TAKES_VALUE = new Set(['--store', '--host', '--port', '--keys', '--retention', '--upkeep-every', '--allow-origin', '--remote', '--remote-store', '--key-file', '--keep', '--older-than', '--older-than-ms', '--limit', '--prefix', '--mode', '--embedder']);
 const FLAGS = new Set(['--help', '-h', '--version', '--force', '--no-auth', '--json', '--records']);
 const OPTIONS = {
   serve: ['--host', '--port', '--keys', '--no-auth', '--retention', '--upkeep-every', '--allow-origin'],
   sync: ['--remote', '--remote-store', '--key-file'],
   'import-dir': ['--force'],
-  mcp: ['--records'],
+  mcp: ['--records', '--embedder'],
   gc: ['--keep'],
   expire: ['--older-than', '--older-than-ms'],
   retain: ['--retention'],
-  search: ['--limit', '--prefix', '--json'],
+  search: ['--limit', '--prefix', '--json', '--mode', '--embedder'],
+  reindex: ['--embedder'],
 };
 
 // What an option looks like: "--" and a name (a letter, then letters, digits and
@@ -353,13 +362,14 @@ async function main(argv) {
   opts.store ??= process.env.MEMDIR_STORE || DEFAULT_STORE;
   if (!STARTS_A_STORE.has(cmd)) storeMustExist(cmd, opts.store, named);
   if (cmd === 'mcp') {
-    arity(rest, 0, 0, 'mcp [--store DIR] [--records]');
+    arity(rest, 0, 0, 'mcp [--store DIR] [--records] [--embedder FILE]');
+    const embedder = await loadEmbedder(opts.embedder);
     // Loaded only here: the other commands do not pay for the MCP SDK.
     const [{ serveStdio }, version] = await Promise.all([loadMcp(), packageVersion()]);
     const store = storeAt(opts.store);
     try {
       await store.ready?.();
-      await serveStdio(await openMemory({ store, actor: 'memdir-mcp' }), { version, tools: opts.records ? 'records' : 'store' });
+      await serveStdio(await openMemory({ store, actor: 'memdir-mcp', embedder }), { version, tools: opts.records ? 'records' : 'store' });
     } finally {
       await store.close?.();
     }
@@ -407,7 +417,8 @@ function storeAt(spec) {
 async function onStore(store, opts, rest) {
   // Opened once a command's arguments are known good: a usage error touches no store.
   let memory;
-  const open = async () => (memory ??= await openMemory({ store, actor: 'memdir-cli' }));
+  const embedder = await loadEmbedder(opts.embedder);
+  const open = async () => (memory ??= await openMemory({ store, actor: 'memdir-cli', embedder }));
   const [cmd] = rest;
   if (cmd === 'exec') {
     if (rest.length > 2) throw new UsageError("usage: memdir exec ['JSON']");
@@ -468,7 +479,7 @@ async function onStore(store, opts, rest) {
     return 0;
   }
   if (cmd === 'search') {
-    if (rest.length < 2) throw new UsageError('usage: memdir search QUERY [--limit N] [--prefix P] [--json]');
+    if (rest.length < 2) throw new UsageError('usage: memdir search QUERY [--limit N] [--prefix P] [--json] [--mode M] [--embedder FILE]');
     return searchCommand(await open(), rest.slice(1).join(' '), opts);
   }
   if (cmd === 'reindex') {
@@ -501,17 +512,40 @@ async function onStore(store, opts, rest) {
 async function searchCommand(memory, query, opts) {
   const limit = opts.limit === undefined ? undefined : /^\d{1,9}$/.test(opts.limit) ? Number(opts.limit) : opts.limit;
   const prefix = opts.prefix === undefined ? undefined : toPath(opts.prefix);
+  const mode = opts.mode;
   let out;
   try {
     out = opts.json
-      ? JSON.stringify(await memory.search(query, { limit, pathPrefix: prefix }))
-      : await memory.find({ query, limit, path_prefix: prefix });
+      ? JSON.stringify(await memory.search(query, { limit, pathPrefix: prefix, mode }))
+      : await memory.find({ query, limit, path_prefix: prefix, mode });
   } catch (e) {
     if (e?.kind === 'input') throw new UsageError(e.message);
     throw e;
   }
   process.stdout.write(`${out}\n`);
   return 0;
+}
+
+/**
+ * `--embedder FILE`: the default export of the JS module FILE (an embedder
+ * `{id, dims, embed(texts, kind)}`, or a function, maybe async, answering one),
+ * `undefined` without the option. A module that cannot be loaded is a usage
+ * error that names only what the user typed (its own error may name host paths).
+ */
+async function loadEmbedder(file) {
+  if (file === undefined) return undefined;
+  let mod;
+  try {
+    mod = await import(pathToFileURL(resolvePath(file)).href);
+  } catch {
+    throw new UsageError(`--embedder ${JSON.stringify(file)}: the module cannot be loaded`);
+  }
+  let embedder = mod.default;
+  if (typeof embedder === 'function') embedder = await embedder();
+  if (embedder === undefined || embedder === null) {
+    throw new UsageError(`--embedder ${JSON.stringify(file)}: the module has no default export (an embedder {id, dims, embed})`);
+  }
+  return embedder;
 }
 
 /** `memdir sync`: one summary line, or the sync's error (exit 1). */

@@ -96,11 +96,13 @@ function limitValue(limits, camel, snake) {
  *            instructions?}] (up to 8 stores at /memories/<name>; name '' alone: at /memories),
  *            limits?: {maxFileBytes?, maxTotalBytes?, readLimitChars?, maxMemories?},
  *            clock?: () => number (ms since epoch), actor?: string, maxRetries?: number,
- *            secrets?: 'allow' | 'refuse' | 'redact' (text that looks like a credential) }
+ *            secrets?: 'allow' | 'refuse' | 'redact' (text that looks like a credential),
+ *            embedder?: {id: string, dims: number, embed(texts: string[], kind: 'query'|'document')
+ *            => Promise<number[][] | Float32Array[]>} (semantic and hybrid search, docs/semantic.md) }
  */
 export async function openMemory(options = {}) {
   const d = defaults();
-  const { store, mounts, limits = {}, clock, actor = '', maxRetries = d.maxRetries, secrets = d.secrets } = options ?? {};
+  const { store, mounts, limits = {}, clock, actor = '', maxRetries = d.maxRetries, secrets = d.secrets, embedder } = options ?? {};
   if (!d.secretPolicies.includes(secrets)) {
     const names = d.secretPolicies.map((p) => `'${p}'`);
     throw new TypeError(`openMemory: secrets must be ${names.slice(0, -1).join(', ')} or ${names.at(-1)}`);
@@ -110,6 +112,8 @@ export async function openMemory(options = {}) {
   if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > d.maxRetriesCap) {
     throw new RangeError(`openMemory: maxRetries must be an integer from 0 to ${d.maxRetriesCap}`);
   }
+  // Checked (id, dims, embed) and read once, in the engine's words.
+  const embed = embedder === undefined || embedder === null ? undefined : glue.jsEmbedder(embedder);
   const config = JSON.stringify({
     maxFileBytes: limitValue(limits, 'maxFileBytes', 'max_file_bytes'),
     maxTotalBytes: limitValue(limits, 'maxTotalBytes', 'max_total_bytes'),
@@ -121,11 +125,11 @@ export async function openMemory(options = {}) {
   });
   if (mounts === undefined) {
     const given = await store;
-    return inTurns(new Memory(new glue.Memory(toHandle(given), config, clock)), [given]);
+    return inTurns(new Memory(new glue.Memory(toHandle(given), config, clock, embed)), [given]);
   }
   if (store !== undefined) throw new TypeError('openMemory: give either store or mounts, not both');
   if (!Array.isArray(mounts)) throw new TypeError('openMemory: mounts must be an array of {name, store, access?, description?, instructions?}');
-  const set = new glue.MountSet(config, clock);
+  const set = new glue.MountSet(config, clock, embed);
   const stores = [];
   for (const m of mounts) {
     if (m === null || typeof m !== 'object') throw new TypeError('openMemory: each mount must be an object {name, store, access?, description?, instructions?}');
@@ -435,9 +439,13 @@ export class Memory {
   /**
    * The memories most relevant to `query`, best first, across every store
    * mounted: `[{path, score, lines: [{line, text}]}]`, each with its
-   * `/memories/…` path, its BM25 score and its best matching lines (numbered as
-   * `view` numbers them). `options`: `{limit, pathPrefix}` (a directory such as
-   * `/memories/notes`). Rejects with an `Error` whose message is the engine's and
+   * `/memories/…` path, its score and its best matching lines (numbered as
+   * `view` numbers them). `options`: `{limit, pathPrefix, mode, minScore}`
+   * (`pathPrefix` a directory such as `/memories/notes`; `mode` `'lexical'`
+   * (BM25, the default without an embedder), `'semantic'` (the embedder's
+   * cosine) or `'hybrid'` (both by reciprocal rank, the default with one);
+   * `minScore` a cosine below which semantic candidates are left out: none by
+   * default, and model-specific, see docs/semantic.md). Rejects with an `Error` whose message is the engine's and
    * whose `kind` is `input` for a query or option it refuses (the store's
    * failure's kind for a store that failed; `closed`).
    */
@@ -452,7 +460,8 @@ export class Memory {
   /**
    * Seed 002's prefetch: a block of the memories most relevant to `query` for a
    * system prompt, whole while they fit in `maxChars`, else their best lines; ''
-   * when none is found or fits. `options`: `{limit, maxChars, pathPrefix}`.
+   * when none is found or fits. `options`: `{limit, maxChars, pathPrefix, mode,
+   * minScore}` (as `search`).
    * Rejects as `search` does.
    */
   async recall(query, options) {
@@ -477,8 +486,11 @@ export class Memory {
   /**
    * Brings every store's search index up to its head now (a search does it too,
    * a bounded budget per call), one budget at a time, yielding to the event loop
-   * between them, at most `defaults().reindexRounds` of them. Resolves
-   * `{indexed, pending}`: the memories indexed; `pending` if writes still wait.
+   * between them, at most `defaults().reindexRounds` of them; with an embedder,
+   * embeds the texts without a vector the same way. Resolves `{indexed,
+   * pending}`: the memories indexed; `pending` if writes (or texts without a
+   * vector) still wait; with an embedder also `fingerprint` and `vectors`:
+   * `{indexed, pending}` counts of distinct live texts.
    */
   async reindex(...args) {
     if (modelCalled(args[0], 'reindex')) return this.#handle(args[0], false);
@@ -492,7 +504,10 @@ export class Memory {
     return status;
   }
 
-  /** How far the search index is, without catching it up: `{indexed, pending}`. */
+  /**
+   * How far the search index (and the vectors) are, without catching up or
+   * embedding, as `reindex` answers.
+   */
   searchStatus(...args) {
     if (modelCalled(args[0], 'searchStatus')) return this.#handle(args[0], false);
     if (this.#closed) return Promise.reject(faceError('closed'));

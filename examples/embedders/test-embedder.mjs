@@ -87,3 +87,6 @@ export function testEmbedder(dims = 384) {
     },
   };
 }
+
+// `memdir search --embedder examples/embedders/test-embedder.mjs`: the CLI takes the default export.
+export default testEmbedder;
