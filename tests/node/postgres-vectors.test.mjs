@@ -183,3 +183,81 @@ describe('postgresStore vectors', () => {
     assert.deepEqual(rounded(await u.nearest(fp, [0, 0, 0, 1], 1)), [[hash(rows), 1]]);
   });
 });
+
+// Semantic search through the engine on postgresStore: with pgvector the engine asks
+// the database (`nearest`) and keeps only texts live in its tree; without it, the same
+// rows as bytes and the engine's own scan: the same answers either way.
+describe('semantic search on postgresStore', () => {
+  let memdir;
+  let testEmbedder;
+  const opened = [];
+  const open = (db, namespace) => {
+    const s = memdir.postgresStore(cluster.url(db), { namespace });
+    opened.push(s);
+    return s;
+  };
+  before(async () => {
+    ({ memdir } = await import('./helpers.mjs'));
+    ({ testEmbedder } = await import('../../examples/embedders/test-embedder.mjs'));
+    cluster.psql('CREATE DATABASE sem_with');
+    cluster.psql('CREATE EXTENSION vector', 'sem_with');
+    cluster.psql('CREATE DATABASE sem_without');
+  });
+  after(async () => {
+    await Promise.all(opened.map((s) => s.close()));
+  });
+
+  const FILES = {
+    '/memories/prefs/editor.md': 'The user prefers dark mode in every editor.\n',
+    '/memories/prefs/schedule.md': 'The user hates meetings before ten.\n',
+    '/memories/notes/trip.md': 'Flight to Lisbon on Friday, window seat.\n',
+  };
+
+  for (const db of ['sem_with', 'sem_without']) {
+    test(`${db}: a search by meaning finds across scripts, never a deleted or overwritten text, and a redaction deletes its text's vector row`, async () => {
+      const store = open(db, 'sem');
+      // Counts the store's nearest calls: the database is asked only where it searches.
+      let asked = 0;
+      const nearest = store.nearest.bind(store);
+      store.nearest = async (...args) => {
+        asked += 1;
+        return nearest(...args);
+      };
+      const memory = await memdir.openMemory({ store, embedder: testEmbedder() });
+      for (const [path, text] of Object.entries(FILES)) await memory.create({ path, file_text: text });
+      const paths = async (query, options) => (await memory.search(query, options)).map((h) => h.path);
+      assert.deepEqual(await paths('夜间模式', { mode: 'lexical' }), []);
+      assert.deepEqual(await paths('夜间模式', { mode: 'semantic', limit: 1 }), ['/memories/prefs/editor.md']);
+      assert.deepEqual(await paths('morning availability', { mode: 'semantic', limit: 1 }), ['/memories/prefs/schedule.md']);
+      assert.equal(asked, db === 'sem_with' ? 2 : 0);
+      const rows = () => Number(cluster.psql("SELECT count(*) FROM memdir_vectors WHERE namespace = 'sem'", db));
+      assert.equal(rows(), 3);
+      if (db === 'sem_with') assert.equal(cluster.psql("SELECT count(*) FROM memdir_vectors WHERE namespace = 'sem' AND embedding IS NOT NULL", db), '3\n');
+      // Deleted, and overwritten: their old texts' rows stay until gc, and are never a hit.
+      await memory.delete({ path: '/memories/prefs/editor.md' });
+      const replaced = await memory.execute({ command: 'str_replace', path: '/memories/prefs/schedule.md', old_str: 'hates meetings before ten', new_str: 'has lunch at noon' });
+      assert.equal(replaced.is_error, false);
+      assert.equal(rows(), 3);
+      assert.deepEqual(await paths('夜间模式', { mode: 'semantic' }).then((p) => p.includes('/memories/prefs/editor.md')), false);
+      const schedule = (await memory.search('meetings before ten', { mode: 'semantic' })).find((h) => h.path === '/memories/prefs/schedule.md');
+      assert.deepEqual(schedule?.lines, [{ line: 1, text: 'The user has lunch at noon.' }]);
+      memory.close();
+      // A redaction of a version deletes its text's vector row in the same step.
+      const api = await memdir.openMemory({ store: open(db, 'sem-redact'), embedder: testEmbedder() });
+      const call = async (request) => {
+        const r = await api.api({ query: {}, body: null, ...request });
+        assert.equal(r.status, 200, JSON.stringify(r.body));
+        return r.body;
+      };
+      const m = await call({ op: 'memory.create', body: JSON.stringify({ path: '/secret.md', content: 'The launch code is night mode.' }) });
+      await call({ op: 'memory.create', body: JSON.stringify({ path: '/other.md', content: 'Tea at four.' }) });
+      assert.deepEqual((await api.search('夜间模式', { mode: 'semantic', limit: 1 })).map((h) => h.path), ['/memories/secret.md']);
+      const held = () => Number(cluster.psql("SELECT count(*) FROM memdir_vectors WHERE namespace = 'sem-redact'", db));
+      assert.equal(held(), 2);
+      await call({ op: 'memory.update', id: m.id, body: JSON.stringify({ content: 'Nothing here.' }) });
+      await call({ op: 'version.redact', id: m.id.replace('mem_', 'memver_') });
+      assert.equal(held(), 1);
+      api.close();
+    });
+  }
+});
