@@ -35,10 +35,13 @@ Moving in and out (the SDK's BetaLocalFilesystemMemoryTool layout, DIR/memories/
   export-dir DIR           write the memory out as DIR/memories/... (must not exist
                            or be empty)
 Serving:
-  mcp [--records]          an MCP server on stdin and stdout (the memory tool as
+  mcp [--records] [--embedder FILE]
+                           an MCP server on stdin and stdout (the memory tool as
                            the tool "memory", the listing as memdir://memories;
                            --records: seed 002's memory_store, memory_retrieve and
-                           memory_delete in place of the memory-store toolset)
+                           memory_delete in place of the memory-store toolset;
+                           --embedder: memory_retrieve ranks hybrid, near
+                           duplicates by cosine, docs/semantic.md)
   serve [--host H] [--port N] [--keys FILE | --no-auth] [--retention D]
         [--upkeep-every D] [--allow-origin ORIGIN]...
                            the Memory Stores API (docs/memory-stores.md) over HTTP,

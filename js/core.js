@@ -250,6 +250,35 @@ function searchInput(query, options) {
   return text;
 }
 
+/**
+ * `memory.search`'s optional `rerank(query, hits)` hook (a cross-encoder, a hosted
+ * reranker): it answers some of the hits it was given, each once, in its order.
+ * Anything else is refused in memdir's words, and its own error's text is not
+ * passed on.
+ */
+async function reranked(rerank, query, hits) {
+  const refuse = () => withKind(new Error(RERANK_ERROR), 'input');
+  if (typeof rerank !== 'function') throw withKind(new TypeError('rerank must be a function (query, hits) => hits'), 'input');
+  let answer;
+  try {
+    answer = await rerank(query, hits.map((h) => ({ ...h, lines: h.lines.map((l) => ({ ...l })) })));
+  } catch {
+    throw withKind(new Error('The rerank hook failed (it threw or its promise rejected).'), 'input');
+  }
+  if (!Array.isArray(answer)) throw refuse();
+  const byPath = new Map(hits.map((h) => [h.path, h]));
+  const seen = new Set();
+  const out = [];
+  for (const h of answer) {
+    const path = h?.path;
+    if (typeof path !== 'string' || !byPath.has(path) || seen.has(path)) throw refuse();
+    seen.add(path);
+    out.push(byPath.get(path));
+  }
+  return out;
+}
+const RERANK_ERROR = 'The rerank hook must answer some of the hits it was given, each once: an array of hits from its input.';
+
 function withKind(error, kind) {
   error.kind = kind;
   return error;
@@ -445,7 +474,8 @@ export class Memory {
    * (BM25, the default without an embedder), `'semantic'` (the embedder's
    * cosine) or `'hybrid'` (both by reciprocal rank, the default with one);
    * `minScore` a cosine below which semantic candidates are left out: none by
-   * default, and model-specific, see docs/semantic.md). Rejects with an `Error` whose message is the engine's and
+   * default, and model-specific, see docs/semantic.md; `rerank(query, hits)` an
+   * optional hook answering some of the hits in its own order). Rejects with an `Error` whose message is the engine's and
    * whose `kind` is `input` for a query or option it refuses (the store's
    * failure's kind for a store that failed; `closed`).
    */
@@ -454,7 +484,9 @@ export class Memory {
     if (this.#closed) throw faceError('closed');
     const hits = JSON.parse(await this.#core.search(searchInput(query, options)));
     // In the order the docs give the fields (the engine's JSON sorts them).
-    return hits.map(({ path, score, lines }) => ({ path, score, lines }));
+    const shaped = hits.map(({ path, score, lines }) => ({ path, score, lines }));
+    const rerank = options?.rerank;
+    return rerank === undefined || rerank === null ? shaped : reranked(rerank, query, shaped);
   }
 
   /**

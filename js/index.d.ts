@@ -344,6 +344,8 @@ export interface SearchOptions {
   mode?: 'lexical' | 'semantic' | 'hybrid';
   /** Semantic candidates' least cosine, -1 to 1 (default: none; model-specific). */
   minScore?: number;
+  /** `memory.search` only: reorders (or keeps some of) the hits, e.g. with a cross-encoder. */
+  rerank?: (query: string, hits: SearchHit[]) => SearchHit[] | Promise<SearchHit[]>;
 }
 
 /** `memory.recall`'s options. */

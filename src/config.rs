@@ -440,11 +440,14 @@ pub const SEARCH_RRF_K: f64 = 60.0;
 /// runtime (about 160,000 memories of 384 dimensions). Above it semantic search
 /// answers an error naming the PostgreSQL store, whose database scans instead.
 pub const VECTOR_MAX_BYTES: usize = 64 << 20;
-/// Candidates asked of a store that searches vectors itself (`Store::nearest`,
-/// PostgreSQL with pgvector) before they are restricted to texts live under the
-/// searched directory: enough that a search of [`SEARCH_MAX_LIMIT`] keeps its
-/// limit when a few candidates are stale or elsewhere.
-pub const VECTOR_STORE_CANDIDATES: usize = 1_000;
+/// The semantic list's length: the texts of highest cosine, found by the exact
+/// scan (selected, not all sorted) or asked of a store that searches vectors
+/// itself (`Store::nearest`, PostgreSQL with pgvector) before they are restricted
+/// to texts live under the searched directory. Ten times [`SEARCH_MAX_LIMIT`], so
+/// a search keeps its limit when some candidates are stale or elsewhere; hybrid
+/// fuses it with the whole lexical list, so no keyword hit is dropped, and a text
+/// past it would add less than 1 / (60 + 1,000) to its score.
+pub const VECTOR_CANDIDATES: usize = 1_000;
 /// The cosine above which seed 002's `memory_store` replaces a record as a near
 /// duplicate when the store has an embedder (otherwise its word overlap,
 /// [`RECORDS_SIMILARITY`]): model-specific, since each model spreads cosines

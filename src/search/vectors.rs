@@ -30,7 +30,7 @@ use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::config::{EMBED_BATCH, VECTOR_MAX_BYTES, VECTOR_STORE_CANDIDATES};
+use crate::config::{EMBED_BATCH, VECTOR_CANDIDATES, VECTOR_MAX_BYTES};
 use crate::error::ToolError;
 use crate::search::embed::{EmbedKind, Fingerprint, check_vectors, document_text};
 use crate::search::error::SearchError;
@@ -159,6 +159,9 @@ pub(crate) struct Vectors {
     pub fp: Fingerprint,
     pub key: String,
     pub held: BTreeMap<Hash, Option<Rc<Quantised>>>,
+    /// The tree every live text of which has its vector held (`None`: not yet):
+    /// a search at that tree again reads and embeds nothing.
+    pub complete: Option<Hash>,
 }
 
 /// How far the vectors of the embedder's fingerprint are.
@@ -203,6 +206,14 @@ impl<S: Store> Engine<S> {
         let embedder = self.embedder().ok_or(SearchError::NoEmbedder)?.clone();
         let fp = Fingerprint::of(&*embedder).map_err(SearchError::Embed)?;
         let external = self.store().searches_vectors();
+        let cached = self.take_vectors(&fp);
+        if let Some(s) = cached.as_ref()
+            && s.complete == Some(root)
+        {
+            // Nothing written since every live text's vector was read: the same
+            // tree, so the same texts (and the bound was met then).
+            return Ok((cached.into_iter().next().ok_or(SearchError::NoEmbedder)?, 0));
+        }
         let live: BTreeMap<Hash, &Rc<str>> = docs.iter().map(|(p, h)| (*h, p)).collect();
         let need = live.len().saturating_mul(fp.dims + HELD_OVERHEAD);
         if !external && need > VECTOR_MAX_BYTES {
@@ -211,20 +222,27 @@ impl<S: Store> Engine<S> {
                 dims: fp.dims,
             });
         }
-        let mut state = match self.take_vectors(&fp) {
+        let mut state = match cached {
             Some(s) => s,
             None => Vectors {
                 key: fp.key(),
                 fp: fp.clone(),
                 held: BTreeMap::new(),
+                complete: None,
             },
         };
+        state.complete = None;
         // Texts no longer live are let go: memory holds the live tree's only.
         state.held.retain(|h, _| live.contains_key(h));
         let result = self.fill(&mut state, &live, root, budget, external).await;
         let pending = live.len().saturating_sub(state.held.len()) as u64;
         match result {
-            Ok(()) => Ok((state, pending)),
+            Ok(()) => {
+                if pending == 0 {
+                    state.complete = Some(root);
+                }
+                Ok((state, pending))
+            }
             Err(e) => {
                 self.keep_vectors(state);
                 Err(e)
@@ -244,6 +262,11 @@ impl<S: Store> Engine<S> {
         for (hash, path) in live {
             if state.held.contains_key(hash) {
                 continue;
+            }
+            if budget > 0 && missing.len() >= budget {
+                // This round's texts to embed are found: reading on would cost a
+                // read per text still waiting, every round (the next rounds read them).
+                break;
             }
             match self
                 .store()
@@ -377,7 +400,7 @@ impl<S: Store> Engine<S> {
                 .collect();
             let found = self
                 .store()
-                .nearest(&state.key, &unit, VECTOR_STORE_CANDIDATES)
+                .nearest(&state.key, &unit, VECTOR_CANDIDATES)
                 .await
                 .map_err(ToolError::from)?;
             if let Some(found) = found {
@@ -399,7 +422,15 @@ impl<S: Store> Engine<S> {
                 }
             }
         }
-        out.sort_by(|a, b| crate::search::rank_order((a.0, &a.1), (b.0, &b.1)));
+        let order = |a: &(f64, Rc<str>, Hash), b: &(f64, Rc<str>, Hash)| {
+            crate::search::rank_order((a.0, &a.1), (b.0, &b.1))
+        };
+        // The best VECTOR_CANDIDATES only, found without sorting every text.
+        if out.len() > VECTOR_CANDIDATES {
+            out.select_nth_unstable_by(VECTOR_CANDIDATES, order);
+            out.truncate(VECTOR_CANDIDATES);
+        }
+        out.sort_by(order);
         Ok(out)
     }
 

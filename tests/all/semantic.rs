@@ -544,7 +544,7 @@ fn a_store_that_searches_vectors_is_asked_and_restricted_to_live_texts() {
     assert_eq!(paths(&v), ["/memories/editor.md", "/memories/zebra.md"]);
     let asked = store.asked.borrow().clone();
     assert_eq!(asked.len(), 1);
-    assert_eq!(asked[0].1, memdir::config::VECTOR_STORE_CANDIDATES);
+    assert_eq!(asked[0].1, memdir::config::VECTOR_CANDIDATES);
     // Its cosine is the store's: within int8's error of the engine's own scan.
     let mut own = Engine::new(store.inner.clone(), Config::default());
     own.set_embedder(Some(Rc::new(TestEmbedder::default())));

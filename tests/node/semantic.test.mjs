@@ -3,7 +3,9 @@
 // memory.search / recall modes, reindex and searchStatus with the fingerprint,
 // and a bad embedder's exact error with nothing lost.
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { after, describe, test } from 'node:test';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { join } from 'node:path';
 import { MEMDIR_BIN, STORES, memdir, runNode, tempDir } from './helpers.mjs';
 import { testEmbedder, testVector } from '../../examples/embedders/test-embedder.mjs';
@@ -185,4 +187,43 @@ test('memdir search and reindex with --embedder (a JS module) and --mode', async
   assert.deepEqual([refused.code, refused.stderr], [2, "memdir: Semantic and hybrid search need an embedder: open the memory with one (openMemory({ embedder }), memdir --embedder), or search with mode 'lexical'.\n"]);
   const missing = await cli('search', 'zebra', '--embedder', 'no-such-module.mjs');
   assert.deepEqual([missing.code, missing.stderr], [2, 'memdir: --embedder "no-such-module.mjs": the module cannot be loaded\n']);
+});
+
+test('an optional rerank hook reorders the hits it was given, and nothing else', async () => {
+  const memory = await filled({ embedder: testEmbedder() });
+  const hits = await memory.search('user', { mode: 'lexical' });
+  assert.deepEqual(hits.map((h) => h.path), ['/memories/prefs/schedule.md', '/memories/prefs/editor.md']);
+  const reversed = await memory.search('user', { mode: 'lexical', rerank: (q, hs) => (q === 'user' ? [...hs].reverse() : hs) });
+  assert.deepEqual(reversed, [...hits].reverse());
+  const refused = 'The rerank hook must answer some of the hits it was given, each once: an array of hits from its input.';
+  for (const bad of [() => 'x', (q, hs) => [...hs, hs[0]], () => [{ path: '/memories/other.md' }]]) {
+    await assert.rejects(memory.search('user', { mode: 'lexical', rerank: bad }), { message: refused, kind: 'input' });
+  }
+  await assert.rejects(memory.search('user', { rerank: () => { throw new Error('key sk-1'); } }), {
+    message: 'The rerank hook failed (it threw or its promise rejected).',
+  });
+  memory.close();
+});
+
+const clients = [];
+after(async () => {
+  for (const c of clients) await c.close();
+});
+
+test('memdir mcp --records --embedder: memory_retrieve by meaning, near duplicates by cosine', async () => {
+  const dir = join(tempDir('memdir-mcp-semantic-'), 'store');
+  const module = new URL('../../examples/embedders/test-embedder.mjs', import.meta.url).pathname;
+  const transport = new StdioClientTransport({ command: process.execPath, args: [MEMDIR_BIN, 'mcp', '--store', dir, '--records', '--embedder', module], stderr: 'pipe' });
+  const client = new Client({ name: 'semantic-test', version: '1.0.0' });
+  await client.connect(transport);
+  clients.push(client);
+  const call = async (name, args) => JSON.parse((await client.callTool({ name, arguments: args })).content[0].text);
+  const store = (content) => call('memory_store', { content, category: 'user_preference', importance: 3 });
+  assert.deepEqual(await store('The user prefers dark mode in every editor.'), { memory_id: 'mem_local_1', success: true });
+  // One word apart (a Jaccard of 7/9, under 0.8): by cosine, the same record.
+  assert.deepEqual(await store('The user prefers dark mode in each editor.'), { memory_id: 'mem_local_1', replaced: true, success: true });
+  const other = await store('The user hates meetings before ten.');
+  assert.deepEqual([other.success, other.replaced, other.memory_id === 'mem_local_1'], [true, undefined, false]);
+  const found = await call('memory_retrieve', { query: '夜间模式', limit: 1 });
+  assert.deepEqual(found.memories.map((m) => m.content), ['The user prefers dark mode in each editor.']);
 });
