@@ -534,7 +534,7 @@ const vectorSearch = new WeakMap();
 async function migrate(p, catalog) {
   const what = catalog ? 'catalog' : 'store';
   await migrateKv(p, catalog, what);
-  if (catalog) return;
+  // The catalog's too: deleting a store deletes its vectors with its keys.
   const found = await prepareVectors(p, (fn) =>
     transaction(p, failed('bring its tables up to date', what), async (client) => {
       await client.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);

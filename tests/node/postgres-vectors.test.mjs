@@ -261,3 +261,18 @@ describe('semantic search on postgresStore', () => {
     });
   }
 });
+
+test("deleting a catalogued store deletes its vectors with its keys", async () => {
+  const { postgresCatalog } = await import('memdir/server');
+  cluster.psql('CREATE DATABASE catalog_vectors');
+  const catalog = postgresCatalog(cluster.url('catalog_vectors'));
+  try {
+    const { id } = await catalog.create();
+    const other = (await catalog.create()).id;
+    cluster.psql(`INSERT INTO memdir_vectors (namespace, key, fingerprint, value) VALUES ('${id}', '${vkey(1)}', '${FP}', '\\x01'), ('${other}', '${vkey(1)}', '${FP}', '\\x01')`, 'catalog_vectors');
+    await catalog.drop(id);
+    assert.equal(cluster.psql('SELECT string_agg(namespace, \',\') FROM memdir_vectors', 'catalog_vectors'), `${other}\n`);
+  } finally {
+    await catalog.close();
+  }
+});
