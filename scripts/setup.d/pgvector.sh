@@ -13,8 +13,8 @@
 # server's extension directory. Where the distribution has a binary package for the
 # server's major version (postgresql-NN-pgvector), that is installed instead.
 #
-# Safe to re-run: nothing is done when the server already has vector 0.7 or newer
-# (halfvec came with 0.7.0).
+# Safe to re-run: nothing is done when the server already has vector 0.8 or newer
+# (halfvec came with 0.7.0, iterative index scans with 0.8.0; the store needs both).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 as_root() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
@@ -26,7 +26,7 @@ major=$(ls /usr/lib/postgresql 2>/dev/null | grep -E '^[0-9]+$' | sort -n | tail
 control=/usr/share/postgresql/$major/extension/vector.control
 have=$(sed -n "s/^default_version = '\([0-9.]*\)'.*/\1/p" "$control" 2>/dev/null || true)
 if [ -n "$have" ] && [ -e "/usr/lib/postgresql/$major/lib/vector.so" ] &&
-  [ "$(printf '%s\n0.7.0\n' "$have" | sort -V | head -1)" = 0.7.0 ]; then
+  [ "$(printf '%s\n0.8.0\n' "$have" | sort -V | head -1)" = 0.8.0 ]; then
   exit 0
 fi
 

@@ -15,9 +15,12 @@ after(() => {
 });
 
 describe('pgvector in the test cluster', () => {
-  test('CREATE EXTENSION vector works, with halfvec and HNSW (0.7 or newer)', () => {
+  test('CREATE EXTENSION vector works: 0.8 or newer, with halfvec, HNSW and iterative index scans', () => {
     cluster.psql('CREATE DATABASE with_vector');
     cluster.psql('CREATE EXTENSION vector', 'with_vector');
+    const version = cluster.psql("SELECT extversion FROM pg_extension WHERE extname = 'vector'", 'with_vector').trim().split('.').map(Number);
+    assert.ok(version[0] > 0 || version[1] >= 8, `pgvector ${version.join('.')} is older than 0.8`);
+    assert.equal(cluster.psql("LOAD 'vector'; SET hnsw.iterative_scan = relaxed_order; SHOW hnsw.iterative_scan", 'with_vector'), 'relaxed_order\n');
     assert.equal(cluster.psql("SELECT '[1,0.5,-2]'::halfvec(3)::text", 'with_vector'), '[1,0.5,-2]\n');
     cluster.psql('CREATE TABLE t (v halfvec(3)); CREATE INDEX ON t USING hnsw (v halfvec_cosine_ops)', 'with_vector');
     assert.equal(cluster.psql("INSERT INTO t VALUES ('[1,0,0]'), ('[0,1,0]'); SELECT v::text FROM t ORDER BY v <=> '[0.9,0.1,0]' LIMIT 1", 'with_vector'), '[1,0,0]\n');
