@@ -20,8 +20,8 @@ use memdir::mounts::{Access, Mount};
 use memdir::{Entry, ErrorKind, InputError, SecretPolicy, ToolError};
 use memdir_host::embedder::EmbedFailed;
 use memdir_host::{
-    Backend, CallError, CallErrorKind, DirBackend, Encryption, Fault, Host, HostEmbedder, HostLimits,
-    MemoryBackend, MountedHost, Runtime, ToolConfig, ToolsetFailure,
+    Backend, CallError, CallErrorKind, DirBackend, Encryption, Fault, Host, HostEmbedder,
+    HostLimits, MemoryBackend, MountedHost, Runtime, ToolConfig, ToolsetFailure,
 };
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;

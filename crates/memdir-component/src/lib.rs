@@ -31,9 +31,9 @@ use ::memdir::ApiError;
 use ::memdir::api::Response;
 use ::memdir::config::{Config, Defaults, Limits, MAX_RETRIES_CAP};
 use ::memdir::mounts::{self, Access, Mount, MountTarget};
+use ::memdir::seal::{Key, SealError, Sealed};
 use ::memdir::search::IndexStatus;
 use ::memdir::{Command, Engine, ErrorKind, SearchError, SecretPolicy, StoreError, ToolError};
-use ::memdir::seal::{Key, SealError, Sealed};
 
 use exports::memdir::memory::tool;
 use kv::KvStore;
