@@ -195,7 +195,18 @@ describe('memdir encrypt and memdir rekey, killed and run again', () => {
   test('encrypt: a plaintext store encrypted through SIGKILLs at random moments loses nothing', async (t) => {
     const { store, keyFile } = setup();
     const texts = await filled(store, 300);
-    const { killed, last } = await killedUntilDone(['--store', store, '--encryption-key-file', keyFile, 'encrypt'], 49);
+    // After a cut: the store not yet encrypted (opens without a key), or begun (a
+    // key needed), never anything else.
+    let begun = 0;
+    const afterKill = async () => {
+      const r = await cli(['--store', store, 'view', 'm0001/note-1.md']);
+      if (r.code === 0) return assert.equal(r.stdout, "Here's the content of /memories/m0001/note-1.md with line numbers:\n     1\tmemory number 1: tapir7919 walks\n     2\t\n");
+      assert.deepEqual([r.code, r.stderr], [2, `memdir: this store is encrypted with key id ${idOf(KEY_HEX)}: open it with that key\n`]);
+      begun += 1;
+    };
+    const { killed, last } = await killedUntilDone(['--store', store, '--encryption-key-file', keyFile, 'encrypt'], 49, afterKill);
+    t.diagnostic(`cut after the encryption began ${begun} times of ${killed}`);
+    assert.ok(begun >= 1, 'no cut fell inside the encryption');
     assert.deepEqual(last, { code: 0, signal: null, stdout: `The store is encrypted with key id ${idOf(KEY_HEX)}\n`, stderr: '' });
     assert.ok(killed >= 2, `killed ${killed} times`);
     t.diagnostic(`memdir encrypt killed ${killed} times, then finished`);
