@@ -1,9 +1,9 @@
 // An encryption key file, as every command that takes one reads it (`memdir
 // --encryption-key-file`, `memdir rekey --new-key-file`, `memdir serve
-// --encryption-key-file`): the key as 64 hex characters, one trailing newline
-// allowed. Only the file is read here; the key is judged by the engine's one rule
-// (memdir::seal::Key::from_hex), and a refusal names the flag, never the file's
-// path nor anything it holds.
+// --encryption-key-file`, `memdir serve-rekey --new-key-file`): the key as 64 hex
+// characters, one trailing newline allowed. Only the file is read here; the key is
+// judged by the engine's one rule (memdir::seal::Key::from_hex), and a refusal
+// names the flag, never the file's path nor anything it holds.
 import { closeSync, openSync, readSync } from 'node:fs';
 import { defaults, encryptionKeyId } from '../js/node.js';
 
@@ -11,7 +11,7 @@ import { defaults, encryptionKeyId } from '../js/node.js';
 export class KeyFileError extends Error {}
 
 /**
- * The key in `path` as `openMemory`'s `encryption` (`{key, keyId}`: the text, for
+ * The key in `path` as a catalog's or `openMemory`'s `encryption` (`{key, keyId}`: the text, for
  * the engine to parse), checked now so a bad key is refused before any store is
  * touched. At most `defaults().encryptionKeyFileBytes` are read: a file longer
  * than any key (a device, a log) is refused as not a key without being read whole.

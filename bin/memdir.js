@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // memdir: the Claude memory tool on a directory store, from the command line.
 import { readFileSync, statSync } from 'node:fs';
+import { resolve as resolvePath } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { readFile } from 'node:fs/promises';
 import { defaults, directoryStore, encryptStore, openMemory, oversizedInputResult, postgresStore } from '../js/node.js';
 import { formatDuration as ms, parseDuration } from '../js/api/upkeep.js';
@@ -34,10 +36,13 @@ Moving in and out (the SDK's BetaLocalFilesystemMemoryTool layout, DIR/memories/
   export-dir DIR           write the memory out as DIR/memories/... (must not exist
                            or be empty)
 Serving:
-  mcp [--records]          an MCP server on stdin and stdout (the memory tool as
+  mcp [--records] [--embedder FILE]
+                           an MCP server on stdin and stdout (the memory tool as
                            the tool "memory", the listing as memdir://memories;
                            --records: seed 002's memory_store, memory_retrieve and
-                           memory_delete in place of the memory-store toolset)
+                           memory_delete in place of the memory-store toolset;
+                           --embedder: memory_retrieve ranks hybrid, near
+                           duplicates by cosine, docs/semantic.md)
   serve [--host H] [--port N] [--keys FILE | --no-auth] [--retention D]
         [--upkeep-every D] [--allow-origin ORIGIN]...
                            the Memory Stores API (docs/memory-stores.md) over HTTP,
@@ -53,6 +58,18 @@ Serving:
                            current, then deletes what is unreachable. Pages of an
                            --allow-origin (or $MEMDIR_ALLOW_ORIGINS, comma
                            separated; "*" for any) may call it with a key.
+        [--encryption-key-file F]
+                           every store encrypted at rest under the master key in
+                           F (64 hex characters), each with a data key of its own
+                           wrapped under it; a deleted store's key is destroyed
+                           first (docs/encryption.md)
+  serve-rekey --encryption-key-file OLD --new-key-file NEW
+                           rotate the master key of serve's stores under DIR (or
+                           a postgres:// database): each store's data key is
+                           re-wrapped under NEW, no data rewritten; stop the
+                           servers first, restart them with NEW. A run cut short
+                           is finished by running it again. Prints
+                           {rewrapped,already}
 Sync (docs/sync.md):
   sync --remote-store ID [--remote URL] [--key-file FILE]
                            make this store and the Memory Stores API store ID at
@@ -62,16 +79,22 @@ Sync (docs/sync.md):
                            the key from FILE or $ANTHROPIC_API_KEY. Prints one
                            line: pulled, pushed, merged, conflicts, unchanged
 Search:
-  search QUERY [--limit N] [--prefix P] [--json]
+  search QUERY [--limit N] [--prefix P] [--json] [--mode M] [--embedder FILE]
                            the memories most relevant to QUERY (its words, in
                            any language), best first: each path, its score and
                            its best matching lines, numbered; --prefix P only
                            under the directory P, --limit N at most N (default
                            ${defaults().searchDefaultLimit}); --json: one JSON array of
-                           {path, score, lines: [{line, text}]}
-  reindex                  bring the search index up to date now (a search does
-                           it too, a bounded part at a time); prints
-                           {indexed,pending}
+                           {path, score, lines: [{line, text}]}; --embedder FILE
+                           a JS module whose default export is an embedder
+                           {id, dims, embed(texts, kind)} (docs/semantic.md),
+                           --mode lexical, semantic or hybrid (the default
+                           with an embedder)
+  reindex [--embedder FILE]
+                           bring the search index (and with an embedder the
+                           vectors) up to date now (a search does it too, a
+                           bounded part at a time); prints {indexed,pending}
+                           (with an embedder, also fingerprint and vectors)
 Encryption at rest (docs/encryption.md):
   encrypt                  turn the plaintext store into one encrypted with the
                            key of --encryption-key-file, in bounded steps each
@@ -131,17 +154,19 @@ function duration(flag, text, options) {
 // and its own (OPTIONS), and refuses any other by name: a mistyped option must not
 // be ignored, nor taken for an argument.
 const GLOBAL = ['--store', '--help', '-h', '--version'];
-const TAKES_VALUE = new Set(['--encryption-key-file', '--encryption-key-id', '--new-key-file', '--new-key-id', '--store', '--host', '--port', '--keys', '--retention', '--upkeep-every', '--allow-origin', '--remote', '--remote-store', '--key-file', '--keep', '--older-than', '--older-than-ms', '--limit', '--prefix']);
+const TAKES_VALUE = new Set(['--encryption-key-file', '--encryption-key-id', '--new-key-file', '--new-key-id', '--store', '--host', '--port', '--keys', '--retention', '--upkeep-every', '--allow-origin', '--remote', '--remote-store', '--key-file', '--keep', '--older-than', '--older-than-ms', '--limit', '--prefix', '--mode', '--embedder']);
 const FLAGS = new Set(['--help', '-h', '--version', '--force', '--no-auth', '--json', '--records']);
 const OPTIONS = {
-  serve: ['--host', '--port', '--keys', '--no-auth', '--retention', '--upkeep-every', '--allow-origin'],
+  serve: ['--host', '--port', '--keys', '--no-auth', '--retention', '--upkeep-every', '--allow-origin', '--encryption-key-file'],
+  'serve-rekey': ['--encryption-key-file', '--new-key-file'],
   sync: ['--remote', '--remote-store', '--key-file'],
   'import-dir': ['--force'],
-  mcp: ['--records'],
+  mcp: ['--records', '--embedder'],
   gc: ['--keep'],
   expire: ['--older-than', '--older-than-ms'],
   retain: ['--retention'],
-  search: ['--limit', '--prefix', '--json'],
+  search: ['--limit', '--prefix', '--json', '--mode', '--embedder'],
+  reindex: ['--embedder'],
   rekey: ['--new-key-file', '--new-key-id'],
 };
 // Every command that opens a store takes its key; serve has its own (bin/serve.js).
@@ -200,7 +225,7 @@ function refuseOptions(cmd, given) {
 }
 
 // Every command; any other is refused by name.
-const COMMANDS = new Set(['exec', 'view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'import-dir', 'export-dir', 'mcp', 'serve', 'sync', 'gc', 'expire', 'retain', 'search', 'reindex', 'encrypt', 'rekey']);
+const COMMANDS = new Set(['exec', 'view', 'create', 'str_replace', 'insert', 'delete', 'rename', 'import-dir', 'export-dir', 'mcp', 'serve', 'sync', 'gc', 'expire', 'retain', 'search', 'reindex', 'encrypt', 'rekey', 'serve-rekey']);
 
 const toPath = (p) => (p.startsWith('/') ? p : `/memories/${p}`);
 
@@ -308,10 +333,11 @@ async function serveCommand(opts) {
   let server;
   try {
     const keys = opts['no-auth'] ? [] : await readKeys(process.env, opts.keys);
+    const encryption = await keyFile(opts, 'encryption-key-file');
     const retentionMs = duration('--retention', opts.retention ?? process.env.MEMDIR_RETENTION ?? ms(defaults().retentionMs), { off: true });
     const upkeepMs = duration('--upkeep-every', opts['upkeep-every'] ?? ms(defaults().upkeepIntervalMs));
     const allowOrigins = [...(opts.allowOrigin ?? []), ...(process.env.MEMDIR_ALLOW_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean)];
-    server = await serve({ store: opts.store ?? './memory-stores', host, port, keys, noAuth: opts['no-auth'] === true, allowOrigins, retentionMs, upkeepMs });
+    server = await serve({ store: opts.store ?? './memory-stores', host, port, keys, noAuth: opts['no-auth'] === true, allowOrigins, retentionMs, upkeepMs, encryption });
   } catch (e) {
     if (e instanceof ServeUsageError) throw new UsageError(`serve: ${e.message}`);
     if (e?.code === 'EADDRINUSE' || e?.code === 'EACCES' || e?.code === 'EADDRNOTAVAIL') {
@@ -322,6 +348,36 @@ async function serveCommand(opts) {
   process.stdout.write(`${server.url}\n`);
   await stopped;
   await server.close();
+  return 0;
+}
+
+/** The key in the file `--NAME` names (undefined when not given), a bad one a usage error. */
+async function keyFile(opts, name) {
+  if (opts[name] === undefined) return undefined;
+  const { KeyFileError, readKeyFile } = await import('./key-file.js');
+  try {
+    return readKeyFile(`--${name}`, opts[name]);
+  } catch (e) {
+    if (e instanceof KeyFileError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+async function serveRekeyCommand(opts) {
+  const { rewrapStores, ServeUsageError } = await import('./serve.js');
+  if (opts['encryption-key-file'] === undefined || opts['new-key-file'] === undefined) {
+    throw new UsageError('serve-rekey needs --encryption-key-file OLD (the master key now) and --new-key-file NEW');
+  }
+  const encryption = await keyFile(opts, 'encryption-key-file');
+  const next = await keyFile(opts, 'new-key-file');
+  let done;
+  try {
+    done = await rewrapStores({ store: opts.store ?? './memory-stores', encryption, next });
+  } catch (e) {
+    if (e instanceof ServeUsageError) throw new UsageError(`serve-rekey: ${e.message}`);
+    throw e;
+  }
+  process.stdout.write(`${JSON.stringify(done)}\n`);
   return 0;
 }
 
@@ -368,22 +424,27 @@ async function main(argv) {
   if (rest.length === 0) throw new UsageError('no command given; memdir --help lists them');
   if (!COMMANDS.has(cmd)) throw new UsageError(`unknown command ${JSON.stringify(cmd)}; memdir --help lists them`);
   if (cmd === 'serve') {
-    arity(rest, 0, 0, 'serve [--store DIR] [--host H] [--port N] [--keys FILE | --no-auth] [--retention D] [--upkeep-every D] [--allow-origin ORIGIN]');
+    arity(rest, 0, 0, 'serve [--store DIR] [--host H] [--port N] [--keys FILE | --no-auth] [--retention D] [--upkeep-every D] [--allow-origin ORIGIN] [--encryption-key-file F]');
     return serveCommand(opts);
+  }
+  if (cmd === 'serve-rekey') {
+    arity(rest, 0, 0, 'serve-rekey [--store DIR] --encryption-key-file OLD --new-key-file NEW');
+    return serveRekeyCommand(opts);
   }
   // Not ./memory: that is the SDK's own folder, which import-dir reads from.
   const named = opts.store !== undefined ? '--store' : process.env.MEMDIR_STORE ? '$MEMDIR_STORE' : undefined;
   opts.store ??= process.env.MEMDIR_STORE || DEFAULT_STORE;
   if (!STARTS_A_STORE.has(cmd)) storeMustExist(cmd, opts.store, named);
   if (cmd === 'mcp') {
-    arity(rest, 0, 0, 'mcp [--store DIR] [--records]');
+    arity(rest, 0, 0, 'mcp [--store DIR] [--records] [--embedder FILE]');
+    const embedder = await loadEmbedder(opts.embedder);
     // Loaded only here: the other commands do not pay for the MCP SDK.
     const [{ serveStdio }, version] = await Promise.all([loadMcp(), packageVersion()]);
     const encryption = keyOption(opts);
     const store = storeAt(opts.store);
     try {
       await store.ready?.();
-      await serveStdio(await openMemory({ store, actor: 'memdir-mcp', encryption }), { version, tools: opts.records ? 'records' : 'store' });
+      await serveStdio(await openMemory({ store, actor: 'memdir-mcp', encryption, embedder }), { version, tools: opts.records ? 'records' : 'store' });
     } finally {
       await store.close?.();
     }
@@ -449,7 +510,8 @@ function keyFrom(flag, file, keyId) {
 async function onStore(store, opts, rest, encryption) {
   // Opened once a command's arguments are known good: a usage error touches no store.
   let memory;
-  const open = async () => (memory ??= await openMemory({ store, actor: 'memdir-cli', encryption }));
+  const embedder = await loadEmbedder(opts.embedder);
+  const open = async () => (memory ??= await openMemory({ store, actor: 'memdir-cli', encryption, embedder }));
   const [cmd] = rest;
   if (cmd === 'encrypt') {
     arity(rest, 0, 0, 'encrypt --encryption-key-file F [--encryption-key-id ID]');
@@ -526,7 +588,7 @@ async function onStore(store, opts, rest, encryption) {
     return 0;
   }
   if (cmd === 'search') {
-    if (rest.length < 2) throw new UsageError('usage: memdir search QUERY [--limit N] [--prefix P] [--json]');
+    if (rest.length < 2) throw new UsageError('usage: memdir search QUERY [--limit N] [--prefix P] [--json] [--mode M] [--embedder FILE]');
     return searchCommand(await open(), rest.slice(1).join(' '), opts);
   }
   if (cmd === 'reindex') {
@@ -559,17 +621,40 @@ async function onStore(store, opts, rest, encryption) {
 async function searchCommand(memory, query, opts) {
   const limit = opts.limit === undefined ? undefined : /^\d{1,9}$/.test(opts.limit) ? Number(opts.limit) : opts.limit;
   const prefix = opts.prefix === undefined ? undefined : toPath(opts.prefix);
+  const mode = opts.mode;
   let out;
   try {
     out = opts.json
-      ? JSON.stringify(await memory.search(query, { limit, pathPrefix: prefix }))
-      : await memory.find({ query, limit, path_prefix: prefix });
+      ? JSON.stringify(await memory.search(query, { limit, pathPrefix: prefix, mode }))
+      : await memory.find({ query, limit, path_prefix: prefix, mode });
   } catch (e) {
     if (e?.kind === 'input') throw new UsageError(e.message);
     throw e;
   }
   process.stdout.write(`${out}\n`);
   return 0;
+}
+
+/**
+ * `--embedder FILE`: the default export of the JS module FILE (an embedder
+ * `{id, dims, embed(texts, kind)}`, or a function, maybe async, answering one),
+ * `undefined` without the option. A module that cannot be loaded is a usage
+ * error that names only what the user typed (its own error may name host paths).
+ */
+async function loadEmbedder(file) {
+  if (file === undefined) return undefined;
+  let mod;
+  try {
+    mod = await import(pathToFileURL(resolvePath(file)).href);
+  } catch {
+    throw new UsageError(`--embedder ${JSON.stringify(file)}: the module cannot be loaded`);
+  }
+  let embedder = mod.default;
+  if (typeof embedder === 'function') embedder = await embedder();
+  if (embedder === undefined || embedder === null) {
+    throw new UsageError(`--embedder ${JSON.stringify(file)}: the module has no default export (an embedder {id, dims, embed})`);
+  }
+  return embedder;
 }
 
 /** `memdir sync`: one summary line, or the sync's error (exit 1). */

@@ -9,6 +9,7 @@ import { DEFAULT_WORKSPACE, WORKSPACE_NAME, apiAnswerer, keyEntry, keysFrom, unp
 import { WorkspaceNameClash, directoryCatalog } from '../js/api/catalog-dir.js';
 import { postgresCatalog } from '../js/api/catalog-pg.js';
 import { everyInterval, upkeepRound } from '../js/api/upkeep.js';
+import { isSealRefusal, storeSealer } from '../js/api/seal-stores.js';
 import { defaults } from '../js/node.js';
 import { nodeRequest, send } from './serve-http.js';
 
@@ -120,9 +121,10 @@ function catalogRoot(root) {
  * Starts the server; resolves {url, close}. opts: {store, host, port, keys, noAuth,
  * allowOrigins (pages that may call with a key: CORS), retentionMs (null: keep every version; default defaults().retentionMs), upkeepMs
  * (how often every store gets its retention pass and gc; default
- * defaults().upkeepIntervalMs)}.
+ * defaults().upkeepIntervalMs), encryption (the master key every store is sealed
+ * under, `{key, keyId?}` as readKeyFile gives it; undefined: plaintext)}.
  */
-export async function serve({ store, host, port, keys, noAuth, allowOrigins = [], retentionMs = defaults().retentionMs, upkeepMs = defaults().upkeepIntervalMs }) {
+export async function serve({ store, host, port, keys, noAuth, allowOrigins = [], retentionMs = defaults().retentionMs, upkeepMs = defaults().upkeepIntervalMs, encryption }) {
   if (noAuth && !isLoopback(host)) {
     throw new ServeUsageError(`--no-auth serves without keys, so only on loopback; ${host} is not (use 127.0.0.1 or ::1)`);
   }
@@ -136,21 +138,27 @@ export async function serve({ store, host, port, keys, noAuth, allowOrigins = []
   // number of instances; anything else: a directory of store directories.
   const postgres = /^postgres(ql)?:\/\//.test(store);
   if (!postgres) catalogRoot(store);
-  const catalog = postgres ? postgresCatalog(store) : directoryCatalog(store);
-  // A PostgreSQL catalog connects and brings its tables up to date before the port
-  // opens: `pg` missing, a database it cannot reach or a table it cannot use is a
-  // startup error in those words, not a 500 on every request.
-  await catalog.ready?.();
-  // Every workspace a key can reach, its catalog made now: one the catalog refuses
-  // (two names a case-insensitive file system would make one directory) is an
-  // error at start, not a 500 on the first request.
+  const catalog = postgres ? postgresCatalog(store, { encryption }) : directoryCatalog(store, { encryption });
   const workspaces = [...new Set(keys.map((k) => k.workspace ?? DEFAULT_WORKSPACE))].filter((w) => w !== DEFAULT_WORKSPACE);
   let catalogs;
   try {
+    // The key is tried on a store already there before anything is written: a
+    // wrong master key, or a plaintext catalog served with one (or the reverse),
+    // is an error at start in the engine's words (no key, no path), not a 500 on
+    // every request. A PostgreSQL catalog connects and brings its tables up to
+    // date first: `pg` missing, a database it cannot reach or a table it cannot
+    // use is a startup error in those words too.
+    await catalog.check();
+    // An encrypted catalog finds each workspace's label (js/api/seal-stores.js).
+    await catalog.ready(workspaces);
+    // Every workspace a key can reach, its catalog made now: one the catalog refuses
+    // (two names a case-insensitive file system would make one directory) is an
+    // error at start, not a 500 on the first request.
     catalogs = [catalog, ...workspaces.map((w) => catalog.inWorkspace(w))];
   } catch (e) {
     await catalog.close();
     if (e instanceof WorkspaceNameClash) throw new ServeUsageError(e.message);
+    if (isSealRefusal(e)) throw new ServeUsageError(`--store: ${e.message}`);
     throw e;
   }
   const log = (line) => process.stderr.write(`memdir serve: ${line.replace(/[\r\n]+/g, ' ')}\n`);
@@ -241,4 +249,49 @@ export async function serve({ store, host, port, keys, noAuth, allowOrigins = []
     return closing;
   };
   return { url, close, server };
+}
+
+/**
+ * `memdir serve-rekey`: the master key of the stores under `store` (a directory or
+ * a postgres:// URL) rotated from `encryption` to `next` (each `{key, keyId?}`):
+ * each store's data key, and the workspace labels store's, re-wrapped under the new
+ * key, one store at a time; no data is rewritten. Resumable: a store a run before
+ * this one re-wrapped already opens under the new key and is counted `already`, so
+ * a run cut short is finished by running it again. Resolves `{rewrapped, already}`;
+ * a store neither key opens stops it with a ServeUsageError naming the store by id
+ * and the engine's refusal (no key, no path).
+ */
+export async function rewrapStores({ store, encryption, next }) {
+  const postgres = /^postgres(ql)?:\/\//.test(store);
+  if (!postgres) {
+    let st;
+    try {
+      st = statSync(store);
+    } catch {
+      // said below
+    }
+    if (!st?.isDirectory()) throw new ServeUsageError(`--store ${JSON.stringify(store)} is not a directory of memdir serve's stores`);
+  }
+  const catalog = postgres ? postgresCatalog(store, { encryption }) : directoryCatalog(store, { encryption });
+  const to = storeSealer(next);
+  if (to.keyId === catalog.sealer.keyId) {
+    await catalog.close();
+    throw new ServeUsageError('the new key is the key the stores are encrypted with');
+  }
+  const done = { rewrapped: 0, already: 0 };
+  try {
+    for await (const { id, handle, inTurn = (fn) => fn() } of catalog.everyStore()) {
+      let outcome;
+      try {
+        outcome = await inTurn(() => catalog.sealer.rewrap(handle, to));
+      } catch (e) {
+        if (isSealRefusal(e)) throw new ServeUsageError(`store ${id}: ${e.message}`);
+        throw e;
+      }
+      done[outcome === 'already' ? 'already' : 'rewrapped'] += 1;
+    }
+  } finally {
+    await catalog.close();
+  }
+  return done;
 }

@@ -159,11 +159,13 @@ function limitValue(limits, camel, snake) {
  *            clock?: () => number (ms since epoch), actor?: string, maxRetries?: number,
  *            secrets?: 'allow' | 'refuse' | 'redact' (text that looks like a credential),
  *            encryption?: {key: Uint8Array(32) | 64 hex characters, keyId?: string} (the store
- *            encrypted at rest: docs/encryption.md) }
+ *            encrypted at rest: docs/encryption.md),
+ *            embedder?: {id: string, dims: number, embed(texts: string[], kind: 'query'|'document')
+ *            => Promise<number[][] | Float32Array[]>} (semantic and hybrid search, docs/semantic.md) }
  */
 export async function openMemory(options = {}) {
   const d = defaults();
-  const { store, mounts, limits = {}, clock, actor = '', maxRetries = d.maxRetries, secrets = d.secrets, encryption } = options ?? {};
+  const { store, mounts, limits = {}, clock, actor = '', maxRetries = d.maxRetries, secrets = d.secrets, encryption, embedder } = options ?? {};
   if (!d.secretPolicies.includes(secrets)) {
     const names = d.secretPolicies.map((p) => `'${p}'`);
     throw new TypeError(`openMemory: secrets must be ${names.slice(0, -1).join(', ')} or ${names.at(-1)}`);
@@ -173,6 +175,8 @@ export async function openMemory(options = {}) {
   if (!Number.isInteger(maxRetries) || maxRetries < 0 || maxRetries > d.maxRetriesCap) {
     throw new RangeError(`openMemory: maxRetries must be an integer from 0 to ${d.maxRetriesCap}`);
   }
+  // Checked (id, dims, embed) and read once, in the engine's words.
+  const embed = embedder === undefined || embedder === null ? undefined : glue.jsEmbedder(embedder);
   const config = JSON.stringify({
     maxFileBytes: limitValue(limits, 'maxFileBytes', 'max_file_bytes'),
     maxTotalBytes: limitValue(limits, 'maxTotalBytes', 'max_total_bytes'),
@@ -186,12 +190,12 @@ export async function openMemory(options = {}) {
     const key = encryptionArgs(encryption, 'openMemory');
     const given = await store;
     const handle = await sealedHandle(toHandle(given), key);
-    return inTurns(new Memory(new glue.Memory(handle, config, clock)), [given]);
+    return inTurns(new Memory(new glue.Memory(handle, config, clock, embed)), [given]);
   }
   if (store !== undefined) throw new TypeError('openMemory: give either store or mounts, not both');
   if (encryption !== undefined) throw new TypeError('openMemory: with mounts, give each mount its own encryption');
   if (!Array.isArray(mounts)) throw new TypeError('openMemory: mounts must be an array of {name, store, access?, description?, instructions?}');
-  const set = new glue.MountSet(config, clock);
+  const set = new glue.MountSet(config, clock, embed);
   const stores = [];
   for (const m of mounts) {
     if (m === null || typeof m !== 'object') throw new TypeError('openMemory: each mount must be an object {name, store, access?, description?, instructions?}');
@@ -312,6 +316,35 @@ function searchInput(query, options) {
   if (text === null) throw withKind(new Error(glue.oversizedInput().content.slice('Error: '.length)), 'input');
   return text;
 }
+
+/**
+ * `memory.search`'s optional `rerank(query, hits)` hook (a cross-encoder, a hosted
+ * reranker): it answers some of the hits it was given, each once, in its order.
+ * Anything else is refused in memdir's words, and its own error's text is not
+ * passed on.
+ */
+async function reranked(rerank, query, hits) {
+  const refuse = () => withKind(new Error(RERANK_ERROR), 'input');
+  if (typeof rerank !== 'function') throw withKind(new TypeError('rerank must be a function (query, hits) => hits'), 'input');
+  let answer;
+  try {
+    answer = await rerank(query, hits.map((h) => ({ ...h, lines: h.lines.map((l) => ({ ...l })) })));
+  } catch {
+    throw withKind(new Error('The rerank hook failed (it threw or its promise rejected).'), 'input');
+  }
+  if (!Array.isArray(answer)) throw refuse();
+  const byPath = new Map(hits.map((h) => [h.path, h]));
+  const seen = new Set();
+  const out = [];
+  for (const h of answer) {
+    const path = h?.path;
+    if (typeof path !== 'string' || !byPath.has(path) || seen.has(path)) throw refuse();
+    seen.add(path);
+    out.push(byPath.get(path));
+  }
+  return out;
+}
+const RERANK_ERROR = 'The rerank hook must answer some of the hits it was given, each once: an array of hits from its input.';
 
 function withKind(error, kind) {
   error.kind = kind;
@@ -502,9 +535,14 @@ export class Memory {
   /**
    * The memories most relevant to `query`, best first, across every store
    * mounted: `[{path, score, lines: [{line, text}]}]`, each with its
-   * `/memories/…` path, its BM25 score and its best matching lines (numbered as
-   * `view` numbers them). `options`: `{limit, pathPrefix}` (a directory such as
-   * `/memories/notes`). Rejects with an `Error` whose message is the engine's and
+   * `/memories/…` path, its score and its best matching lines (numbered as
+   * `view` numbers them). `options`: `{limit, pathPrefix, mode, minScore}`
+   * (`pathPrefix` a directory such as `/memories/notes`; `mode` `'lexical'`
+   * (BM25, the default without an embedder), `'semantic'` (the embedder's
+   * cosine) or `'hybrid'` (both by reciprocal rank, the default with one);
+   * `minScore` a cosine below which semantic candidates are left out: none by
+   * default, and model-specific, see docs/semantic.md; `rerank(query, hits)` an
+   * optional hook answering some of the hits in its own order). Rejects with an `Error` whose message is the engine's and
    * whose `kind` is `input` for a query or option it refuses (the store's
    * failure's kind for a store that failed; `closed`).
    */
@@ -513,13 +551,16 @@ export class Memory {
     if (this.#closed) throw faceError('closed');
     const hits = JSON.parse(await this.#core.search(searchInput(query, options)));
     // In the order the docs give the fields (the engine's JSON sorts them).
-    return hits.map(({ path, score, lines }) => ({ path, score, lines }));
+    const shaped = hits.map(({ path, score, lines }) => ({ path, score, lines }));
+    const rerank = options?.rerank;
+    return rerank === undefined || rerank === null ? shaped : reranked(rerank, query, shaped);
   }
 
   /**
    * Seed 002's prefetch: a block of the memories most relevant to `query` for a
    * system prompt, whole while they fit in `maxChars`, else their best lines; ''
-   * when none is found or fits. `options`: `{limit, maxChars, pathPrefix}`.
+   * when none is found or fits. `options`: `{limit, maxChars, pathPrefix, mode,
+   * minScore}` (as `search`).
    * Rejects as `search` does.
    */
   async recall(query, options) {
@@ -544,8 +585,11 @@ export class Memory {
   /**
    * Brings every store's search index up to its head now (a search does it too,
    * a bounded budget per call), one budget at a time, yielding to the event loop
-   * between them, at most `defaults().reindexRounds` of them. Resolves
-   * `{indexed, pending}`: the memories indexed; `pending` if writes still wait.
+   * between them, at most `defaults().reindexRounds` of them; with an embedder,
+   * embeds the texts without a vector the same way. Resolves `{indexed,
+   * pending}`: the memories indexed; `pending` if writes (or texts without a
+   * vector) still wait; with an embedder also `fingerprint` and `vectors`:
+   * `{indexed, pending}` counts of distinct live texts.
    */
   async reindex(...args) {
     if (modelCalled(args[0], 'reindex')) return this.#handle(args[0], false);
@@ -559,7 +603,10 @@ export class Memory {
     return status;
   }
 
-  /** How far the search index is, without catching it up: `{indexed, pending}`. */
+  /**
+   * How far the search index (and the vectors) are, without catching up or
+   * embedding, as `reindex` answers.
+   */
   searchStatus(...args) {
     if (modelCalled(args[0], 'searchStatus')) return this.#handle(args[0], false);
     if (this.#closed) return Promise.reject(faceError('closed'));

@@ -91,6 +91,10 @@ export interface Defaults {
   maxValueBytes: number;
   /** Most rounds `memory.reindex()` and `memdir reindex` run, each bringing the search index up by one bounded budget of memories. */
   reindexRounds: number;
+  /** Most dimensions an embedder may declare. */
+  embedMaxDims: number;
+  /** Texts per call of an embedder's `embed`. */
+  embedBatch: number;
   /** Results `memory.search` and `memdir search` answer unless told otherwise. */
   searchDefaultLimit: number;
   /** Most bytes `memdir` reads of an encryption key file (a longer one is refused as not a key). */
@@ -257,6 +261,21 @@ export interface OpenOptions {
    * (`encryptStore` it first). Refusals reject with an `EncryptionError`.
    */
   encryption?: Encryption;
+   * The application's embedder, for semantic and hybrid search (docs/semantic.md):
+   * memdir embeds nothing by itself. Called by searches and `reindex`, never by a
+   * write.
+   */
+  embedder?: Embedder;
+}
+
+/** An embedder: a hosted embeddings API or a model the application runs. */
+export interface Embedder {
+  /** Names the model and how it is used; a different id re-embeds. */
+  id: string;
+  /** The length of every vector, 1 to 4,096. */
+  dims: number;
+  /** One vector per text, in order (up to `defaults().embedBatch` texts a call). */
+  embed(texts: string[], kind: 'query' | 'document'): Promise<Array<number[] | Float32Array>> | Array<number[] | Float32Array>;
 }
 
 /**
@@ -353,6 +372,12 @@ export interface SearchOptions {
   limit?: number;
   /** Only memories under this directory, e.g. `/memories/notes` (default: all). */
   pathPrefix?: string;
+  /** How to rank: default `'hybrid'` with an embedder, `'lexical'` without. */
+  mode?: 'lexical' | 'semantic' | 'hybrid';
+  /** Semantic candidates' least cosine, -1 to 1 (default: none; model-specific). */
+  minScore?: number;
+  /** `memory.search` only: reorders (or keeps some of) the hits, e.g. with a cross-encoder. */
+  rerank?: (query: string, hits: SearchHit[]) => SearchHit[] | Promise<SearchHit[]>;
 }
 
 /** `memory.recall`'s options. */
@@ -365,7 +390,7 @@ export interface RecallOptions extends SearchOptions {
 export interface SearchHit {
   /** Its path, `/memories/…` (`/memories/<mount>/…` beside other stores). */
   path: string;
-  /** Its BM25 score: higher is better. */
+  /** Its score, higher is better: BM25 (lexical), cosine (semantic) or reciprocal-rank sum (hybrid). */
   score: number;
   /** Its best matching lines, in line order, numbered from 1 as `view` numbers them. */
   lines: Array<{ line: number; text: string }>;
@@ -375,8 +400,12 @@ export interface SearchHit {
 export interface SearchIndexStatus {
   /** Memories indexed, every store together. */
   indexed: number;
-  /** True while writes wait to be indexed (the next search or reindex reads them). */
+  /** True while writes wait to be indexed, or texts wait for a vector (the next search or reindex reads them). */
   pending: boolean;
+  /** With an embedder: its fingerprint (`id:dims:l2:template:chars`). */
+  fingerprint?: string;
+  /** With an embedder: distinct live texts with a vector and waiting for one. */
+  vectors?: { indexed: number; pending: number };
 }
 
 /** The `memory_find` tool's definition, as the engine holds it. */

@@ -164,6 +164,10 @@ pub struct Defaults {
     pub search_default_limit: usize,
     /// Most bytes read of an encryption key file ([`ENCRYPTION_KEY_FILE_BYTES`]).
     pub encryption_key_file_bytes: usize,
+    /// Most dimensions an embedder may declare ([`EMBED_MAX_DIMS`]).
+    pub embed_max_dims: usize,
+    /// Texts per embedder call ([`EMBED_BATCH`]).
+    pub embed_batch: usize,
 }
 
 impl Defaults {
@@ -197,6 +201,8 @@ impl Defaults {
             reindex_rounds: SEARCH_REINDEX_ROUNDS,
             search_default_limit: SEARCH_DEFAULT_LIMIT,
             encryption_key_file_bytes: ENCRYPTION_KEY_FILE_BYTES,
+            embed_max_dims: EMBED_MAX_DIMS,
+            embed_batch: EMBED_BATCH,
         }
     }
 }
@@ -420,6 +426,50 @@ pub const RECALL_DEFAULT_LIMIT: usize = 5;
 pub const RECALL_DEFAULT_MAX_CHARS: usize = 4_000;
 /// The most characters a caller may give `memory.recall`.
 pub const RECALL_MAX_CHARS: usize = 100_000;
+
+// Semantic search (`search/embed.rs`, `vectors.rs`, `hybrid.rs`): an embedder the
+// application supplies, vectors as derived data, and hybrid ranking.
+
+/// Texts handed to the embedder in one call: a hosted API's batch limits (OpenAI
+/// 2,048 inputs, Voyage 128, Cohere 96) all take this many, and one failed batch
+/// costs little to redo.
+pub const EMBED_BATCH: usize = 32;
+/// Most texts one search, recall or status call embeds before it answers (in
+/// batches of [`EMBED_BATCH`]): the rest wait for the next call, and the answer's
+/// `pending` counts them; `memory.reindex()` runs up to [`SEARCH_REINDEX_ROUNDS`]
+/// such rounds.
+pub const EMBED_WORK: usize = 256;
+/// Longest part of a memory's text that is embedded, in characters (its start):
+/// models read 512 tokens or a few thousand, and the fingerprint names this, so
+/// changing it re-embeds rather than mixing vectors of two templates.
+pub const EMBED_TEXT_CHARS: usize = 2_000;
+/// Most dimensions an embedder may declare (the largest hosted models have 3,072).
+pub const EMBED_MAX_DIMS: usize = 4_096;
+/// Reciprocal-rank fusion's constant (Cormack et al. 2009; Elasticsearch's and
+/// OpenSearch's default): a hit's hybrid score is the sum over the lexical and
+/// semantic lists of 1 / (k + its rank there), so a hit found by keywords only is
+/// still ranked, never dropped.
+pub const SEARCH_RRF_K: f64 = 60.0;
+/// Most bytes of int8 vectors (one byte a dimension, plus 8 of scale and
+/// bookkeeping) the exact scan holds in memory: a Cloudflare Durable Object has
+/// 128 MB for everything, so 64 MB leaves room for the index, the texts and the
+/// runtime (about 160,000 memories of 384 dimensions). Above it semantic search
+/// answers an error naming the PostgreSQL store, whose database scans instead.
+pub const VECTOR_MAX_BYTES: usize = 64 << 20;
+/// The semantic list's length: the texts of highest cosine, found by the exact
+/// scan (selected, not all sorted) or asked of a store that searches vectors
+/// itself (`Store::nearest`, PostgreSQL with pgvector) before they are restricted
+/// to texts live under the searched directory. Ten times [`SEARCH_MAX_LIMIT`], so
+/// a search keeps its limit when some candidates are stale or elsewhere; hybrid
+/// fuses it with the whole lexical list, so no keyword hit is dropped, and a text
+/// past it would add less than 1 / (60 + 1,000) to its score.
+pub const VECTOR_CANDIDATES: usize = 1_000;
+/// The cosine above which seed 002's `memory_store` replaces a record as a near
+/// duplicate when the store has an embedder (otherwise its word overlap,
+/// [`RECORDS_SIMILARITY`]): model-specific, since each model spreads cosines
+/// differently (e5 puts unrelated English texts near 0.7); this suits the test
+/// embedder and normalised sentence models, and `duplicate_cosine` overrides it.
+pub const RECORDS_DUPLICATE_COSINE: f64 = 0.92;
 
 // The Memory Stores API: paths.
 

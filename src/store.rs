@@ -116,6 +116,30 @@ pub trait Store {
         }
         self.compare_and_swap(key, expected, new).await
     }
+
+    /// Whether this store searches vectors itself ([`Store::nearest`]): if so,
+    /// the engine keeps no vectors in memory and asks it for candidates instead of
+    /// scanning (the PostgreSQL store with pgvector). Default: no.
+    fn searches_vectors(&self) -> bool {
+        false
+    }
+
+    /// The extension point for a store that searches vectors itself: the `k`
+    /// content hashes whose stored vectors (keys `vec/<content sha256>/<fingerprint>`,
+    /// the form in `search/vectors.rs`) of the fingerprint key `fingerprint` are
+    /// nearest `query` (unit length, `f32`), each with its cosine, best first;
+    /// `Ok(None)`: this store does not (the engine scans). The engine keeps only
+    /// candidates live in the current tree under the searched directory, so a
+    /// store may answer vectors of deleted texts without harm.
+    async fn nearest(
+        &self,
+        fingerprint: &str,
+        query: &[f32],
+        k: usize,
+    ) -> Result<Option<Vec<([u8; 32], f32)>>, StoreError> {
+        let _ = (fingerprint, query, k);
+        Ok(None)
+    }
 }
 
 use crate::config::MAX_LIST_PAGES;
@@ -176,6 +200,17 @@ macro_rules! forward_store {
                 new: &[u8],
             ) -> Result<bool, StoreError> {
                 (**self).commit(objects, key, expected, new).await
+            }
+            fn searches_vectors(&self) -> bool {
+                (**self).searches_vectors()
+            }
+            async fn nearest(
+                &self,
+                fingerprint: &str,
+                query: &[f32],
+                k: usize,
+            ) -> Result<Option<Vec<([u8; 32], f32)>>, StoreError> {
+                (**self).nearest(fingerprint, query, k).await
             }
         }
     )*};

@@ -41,6 +41,33 @@ export function score(queries, answers) {
   return out;
 }
 
+/**
+ * nDCG@10 per slice (each `lang`, and `all`), beside score()'s recall and MRR: over
+ * the queries with a relevant document, the discounted gain of the first K paths
+ * (1 / log2(rank + 1) for each relevant one) over the best possible (every
+ * relevant document first), binary relevance.
+ */
+export function ndcg(queries, answers) {
+  const slices = new Map();
+  for (const q of queries) {
+    if (q.relevant.length === 0) continue;
+    const got = (answers.get(q.id) ?? []).slice(0, K);
+    let dcg = 0;
+    got.forEach((p, i) => {
+      if (q.relevant.includes(p)) dcg += 1 / Math.log2(i + 2);
+    });
+    let ideal = 0;
+    for (let i = 0; i < Math.min(K, q.relevant.length); i++) ideal += 1 / Math.log2(i + 2);
+    for (const name of [q.lang, 'all']) {
+      const s = slices.get(name) ?? { sum: 0, n: 0 };
+      s.sum += dcg / ideal;
+      s.n += 1;
+      slices.set(name, s);
+    }
+  }
+  return Object.fromEntries([...slices].map(([k, s]) => [k, s.n ? s.sum / s.n : 0]));
+}
+
 /** The value at quantile `q` (0..1) of `xs`, nearest rank. */
 export function quantile(xs, q) {
   const s = [...xs].sort((a, b) => a - b);

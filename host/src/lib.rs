@@ -35,8 +35,8 @@ pub use backend::{Backend, MemoryBackend};
 pub use messages::Fault;
 pub use mounted::{Instance, MountedHost};
 pub use sandbox::{
-    CallError, CallErrorKind, ComponentDefaults, Host, HostLimits, IndexStatus, Runtime,
-    ToolConfig, ToolsetFailure,
+    CallError, CallErrorKind, ComponentDefaults, Encryption, Host, HostLimits, IndexStatus,
+    Runtime, ToolConfig, ToolsetFailure,
 };
 pub use store_dir::DirBackend;
 

@@ -12,6 +12,9 @@
 //! memdir-host reindex --store DIR [--rounds N]         bring the search index up to date
 //! memdir-host search-status --store DIR                how far the search index is
 //! memdir-host imports                                what the component imports
+//! memdir-host rekey --store DIR --encryption-key-file F --new-key-file G   re-encrypt
+//! memdir-host encrypt --store DIR --encryption-key-file F   encrypt a plaintext store
+//! memdir-host encryption-status --store DIR [--encryption-key-file F]  how it is encrypted
 //! memdir-host exec --mount NAME=DIR[:ro] ... '<json>'  several stores as one memory
 //! memdir-host instructions --mount NAME=DIR[:ro] ...  the system-prompt text for them
 //! ```
@@ -24,8 +27,8 @@ use std::sync::Arc;
 use memdir::MountError;
 use memdir::mounts::{Access, Mount};
 use memdir_host::{
-    Backend, CallError, DirBackend, Host, HostLimits, MemoryBackend, MountedHost, Runtime,
-    ToolConfig,
+    Backend, CallError, DirBackend, Encryption, Host, HostLimits, MemoryBackend, MountedHost,
+    Runtime, ToolConfig,
 };
 
 /// The usage text, with every default read from where it is decided.
@@ -71,6 +74,17 @@ usage:
       (default {rounds}) of {work} memories each; prints {{\"indexed\", \"pending\"}}.
   memdir-host search-status (--store DIR | --in-memory) [options]
       Prints how far the search index is: {{\"indexed\", \"pending\"}}.
+  memdir-host rekey (--store DIR | --in-memory) --encryption-key-file F
+                    --new-key-file G [--new-key-id ID] [options]
+      Re-encrypts every stored value under the key in G (and a new data key), in
+      steps of at most {seal_step} keys, each saved: if it is cut short, run it
+      again with the same G (and either key) to finish; prints {{\"moved\"}}.
+  memdir-host encrypt (--store DIR | --in-memory) --encryption-key-file F [options]
+      Turns a plaintext store into one encrypted with the key in F, in the same
+      resumable steps; prints the store's encryption status.
+  memdir-host encryption-status (--store DIR | --in-memory) [options]
+      Prints {{\"encrypted\", \"keyId\", \"rotatingFrom\"}}, opening the store with
+      the key given (or none): a key it refuses is an error.
   memdir-host imports [--component PATH]
       Prints the component's imports, one per line: all it can reach.
   memdir-host exec --mount NAME=DIR[:ro] [--mount ...] [options] ['<tool input json>']
@@ -93,6 +107,11 @@ options:
                            else $XDG_CACHE_HOME/memdir-host, else ~/.cache/memdir-host)
   --no-cache               compile the component on every start
   --bucket NAME            the wasi:keyvalue bucket the component opens (default: default)
+  --encryption-key-file F  the store is encrypted at rest with the key in F: 64 hex
+                           characters (32 bytes), one trailing newline allowed
+  --key-id ID              that key's id (default: derived from the key)
+  --new-key-file F         rekey: the new key, in the same form
+  --new-key-id ID          rekey: the new key's id
   --actor NAME             recorded in each commit
   --max-file-bytes N       largest file (default {file})
   --max-total-bytes N      quota for all files together (default {total})
@@ -128,6 +147,7 @@ options:
         recall_chars = memdir::config::RECALL_DEFAULT_MAX_CHARS,
         rounds = memdir::config::SEARCH_REINDEX_ROUNDS,
         work = memdir::config::SEARCH_INDEX_WORK,
+        seal_step = memdir::config::SEAL_STEP_KEYS,
     )
 }
 
@@ -150,6 +170,32 @@ struct Options {
     /// (`limit`, `path_prefix`, `max_chars`); absent ones are its defaults.
     search: serde_json::Map<String, serde_json::Value>,
     rounds: u32,
+    /// `--encryption-key-file` and `--key-id`, read once every option is parsed.
+    key_file: Option<OsString>,
+    key_id: Option<String>,
+    /// `--new-key-file` and `--new-key-id` (rekey's new key).
+    new_key_file: Option<OsString>,
+    new_key_id: Option<String>,
+}
+
+/// Longest key file read: 64 hex characters and a `\r\n`, and one byte more so
+/// that a longer file is refused as a bad key rather than cut to fit.
+const KEY_FILE_READ: u64 = 64 + 2 + 1;
+
+/// The key in the file `flag` names, as `memdir::seal::Key::from_hex` reads it.
+/// Neither error shows a byte of the file: the flag and the engine's words only.
+fn key_from_file(flag: &str, path: &OsString, key_id: Option<&str>) -> Result<Encryption, Failure> {
+    use std::io::Read;
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(KEY_FILE_READ).read_to_string(&mut text))
+        .map_err(|e| match e.kind() {
+            io::ErrorKind::InvalidData => {
+                Failure::Key(format!("{flag}: {}", memdir::seal::SealError::BadKey))
+            }
+            _ => Failure::Key(format!("{flag}: cannot read {}", path.to_string_lossy())),
+        })?;
+    Encryption::from_hex(&text, key_id).map_err(|e| Failure::Key(format!("{flag}: {e}")))
 }
 
 /// `NAME=DIR[:ro]`: the name may be empty (the one store at `/memories`).
@@ -212,6 +258,10 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
         mount_texts: Vec::new(),
         search: serde_json::Map::new(),
         rounds: memdir::config::SEARCH_REINDEX_ROUNDS,
+        key_file: None,
+        key_id: None,
+        new_key_file: None,
+        new_key_id: None,
     };
     let mut args = args.peekable();
     while let Some(a) = args.next() {
@@ -280,6 +330,14 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
                 o.search.insert("path_prefix".into(), p.into());
             }
             Some("--rounds") => o.rounds = number("--rounds", args.next())?,
+            Some("--encryption-key-file") => {
+                o.key_file = Some(args.next().ok_or("--encryption-key-file needs a file")?)
+            }
+            Some("--key-id") => o.key_id = Some(text("--key-id", args.next())?),
+            Some("--new-key-file") => {
+                o.new_key_file = Some(args.next().ok_or("--new-key-file needs a file")?)
+            }
+            Some("--new-key-id") => o.new_key_id = Some(text("--new-key-id", args.next())?),
             Some("--mount") => o.mounts.push(mount_flag(args.next())?),
             Some("--mount-description") => o.mount_texts.push(mount_text(
                 "--mount-description",
@@ -401,6 +459,8 @@ enum Failure {
     Store(String),
     /// A set of mounts the engine refuses: its text, without the usage.
     Mounts(MountError),
+    /// A key file that cannot be read or holds no key: the flag and why.
+    Key(String),
 }
 
 impl From<String> for Failure {
@@ -429,9 +489,63 @@ fn host(o: &mut Options) -> Result<Host, Failure> {
             ));
         }
     };
+    encryption(o)?;
     let mut host = runtime(o.component.take(), o.cache.take())?.host(backend, o.limits);
     host.configure(o.config.clone());
     Ok(host)
+}
+
+/// Reads `--encryption-key-file` (with `--key-id`) into the settings.
+fn encryption(o: &mut Options) -> Result<(), Failure> {
+    if let Some(path) = o.key_file.take() {
+        let key = key_from_file("--encryption-key-file", &path, o.key_id.as_deref())?;
+        o.config.encryption = Some(key);
+    } else if o.key_id.is_some() {
+        return Err(Failure::Usage(
+            "--key-id needs --encryption-key-file".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `rekey`: the store opened with its key, re-encrypted under the new one.
+fn rekey(mut o: Options) -> Result<ExitCode, Failure> {
+    if o.key_file.is_none() {
+        return Err(Failure::Usage(
+            "rekey needs --encryption-key-file F (the store's key)".into(),
+        ));
+    }
+    let path = o
+        .new_key_file
+        .take()
+        .ok_or_else(|| Failure::Usage("rekey needs --new-key-file F".into()))?;
+    let new = key_from_file("--new-key-file", &path, o.new_key_id.as_deref())?;
+    let moved = host(&mut o)?.rekey(&new);
+    Ok(report(moved.map(|n| serde_json::json!({"moved": n}))))
+}
+
+/// `encrypt`: the plaintext store encrypted with the key given.
+fn encrypt(mut o: Options) -> Result<ExitCode, Failure> {
+    encryption(&mut o)?;
+    let key = o
+        .config
+        .encryption
+        .take()
+        .ok_or_else(|| Failure::Usage("encrypt needs --encryption-key-file F".into()))?;
+    let mut host = host(&mut o)?;
+    let status = host.encrypt(&key).and_then(|()| host.seal_status());
+    Ok(print_status(status))
+}
+
+/// Prints the status JSON text the component answered, or the error.
+fn print_status(status: Result<String, CallError>) -> ExitCode {
+    match status {
+        Ok(text) => {
+            println!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => report::<()>(Err(e)),
+    }
 }
 
 /// The memory the options name: one store (`--store`, `--in-memory`), or the
@@ -454,6 +568,7 @@ fn memory(o: &mut Options) -> Result<Memory, Failure> {
             open.map_err(|e| Failure::Store(format!("{}: {e}", dir.to_string_lossy())))?;
         stores.push((mount.clone(), Arc::new(backend) as Arc<dyn Backend>));
     }
+    encryption(o)?;
     let runtime = runtime(o.component.take(), o.cache.take())?;
     let memory =
         MountedHost::new(&runtime, stores, &o.config, o.limits).map_err(Failure::Mounts)?;
@@ -678,6 +793,11 @@ fn main() -> ExitCode {
             let rounds = o.rounds;
             Ok(report(host(&mut o)?.reindex(rounds).map(status_json)))
         }),
+        Some("rekey") => parse(args).map_err(Failure::from).and_then(rekey),
+        Some("encrypt") => parse(args).map_err(Failure::from).and_then(encrypt),
+        Some("encryption-status") => parse(args)
+            .map_err(Failure::from)
+            .and_then(|mut o| Ok(print_status(host(&mut o)?.seal_status()))),
         Some("search-status") => parse(args)
             .map_err(Failure::from)
             .and_then(|mut o| Ok(report(host(&mut o)?.search_status().map(status_json)))),
@@ -706,6 +826,10 @@ fn main() -> ExitCode {
         }
         Err(Failure::Mounts(e)) => {
             eprintln!("memdir-host: {e}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Key(msg)) => {
+            eprintln!("memdir-host: {msg}");
             ExitCode::from(2)
         }
     }

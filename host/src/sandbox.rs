@@ -8,6 +8,7 @@ use std::sync::Arc;
 use memdir::ApiError;
 use memdir::config::Config;
 use memdir::mounts::{Top, TopEntry};
+use memdir::seal::{Key, SealError};
 use memdir::search::{Line, RecallFound, RecallItem};
 use memdir::{
     Command, Entry, ErrorKind, ExpireReport, GcReport, InputError, ToolError, ToolResult,
@@ -15,6 +16,7 @@ use memdir::{
 };
 use wasmtime::component::{Component, HasSelf, Linker, types::ComponentItem};
 use wasmtime::{Engine, Store, Trap};
+use zeroize::Zeroizing;
 
 use crate::backend::Backend;
 use crate::bindings::exports::memdir::memory::tool;
@@ -53,6 +55,8 @@ pub struct ToolConfig {
     pub engine: Config,
     /// The bucket the component opens; the host serves only this one.
     pub bucket: String,
+    /// The store is encrypted at rest with this key; None: plaintext.
+    pub encryption: Option<Encryption>,
 }
 
 impl Default for ToolConfig {
@@ -60,7 +64,74 @@ impl Default for ToolConfig {
         ToolConfig {
             engine: Config::default(),
             bucket: "default".into(),
+            encryption: None,
         }
+    }
+}
+
+/// An application key for encryption at rest (docs/encryption.md): 32 bytes and
+/// an optional id (None: the engine derives one from the key). Checked by the
+/// engine's own `memdir::seal::Key` when made, so a bad key is refused in its
+/// words before any instance starts. `Debug` shows the id alone: no error, log or
+/// answer of the host ever holds the key's bytes.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Encryption {
+    /// Wiped when dropped, as the engine's own `Key` is.
+    key: Zeroizing<[u8; 32]>,
+    key_id: Option<String>,
+}
+
+impl std::fmt::Debug for Encryption {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Encryption")
+            .field("key_id", &self.key_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Encryption {
+    /// A key of 32 bytes, and its id.
+    pub fn new(key: &[u8], key_id: Option<&str>) -> Result<Self, SealError> {
+        let bytes: [u8; 32] = key.try_into().map_err(|_| SealError::BadKey)?;
+        Key::new(bytes, key_id)?;
+        Ok(Encryption {
+            key: Zeroizing::new(bytes),
+            key_id: key_id.map(String::from),
+        })
+    }
+
+    /// A key as a key file holds it: 64 hex characters, one trailing `\n` or
+    /// `\r\n` allowed (`memdir::seal::Key::from_hex` decides).
+    pub fn from_hex(text: &str, key_id: Option<&str>) -> Result<Self, SealError> {
+        Key::from_hex(text, key_id)?;
+        // Accepted, so the first 64 characters are the key's hex digits.
+        let mut bytes = Zeroizing::new([0u8; 32]);
+        for (byte, pair) in bytes.iter_mut().zip(text.as_bytes().chunks_exact(2)) {
+            let digits = std::str::from_utf8(pair).map_err(|_| SealError::BadKey)?;
+            *byte = u8::from_str_radix(digits, 16).map_err(|_| SealError::BadKey)?;
+        }
+        Ok(Encryption {
+            key: bytes,
+            key_id: key_id.map(String::from),
+        })
+    }
+
+    /// The key's id as given (None: derived by the engine from the key).
+    pub fn key_id(&self) -> Option<&str> {
+        self.key_id.as_deref()
+    }
+
+    /// The record the component takes, with 32 fresh random bytes from the
+    /// operating system (the world imports no random source); None when the
+    /// system has none to give.
+    fn wit(&self) -> Option<tool::Encryption> {
+        let mut fresh = [0u8; 32];
+        getrandom::fill(&mut fresh).ok()?;
+        Some(tool::Encryption {
+            key: self.key.to_vec(),
+            key_id: self.key_id.clone(),
+            fresh: fresh.to_vec(),
+        })
     }
 }
 
@@ -366,6 +437,10 @@ impl Host {
                 bucket: self.config.bucket.clone(),
                 mount: e.mount.clone(),
                 read_only: e.read_only,
+                encryption: match &self.config.encryption {
+                    Some(k) => Some(k.wit().ok_or(Fault::Start)?),
+                    None => None,
+                },
             };
             // A mount name the component refuses (see `memdir::mounts::check`) starts
             // no instance: the mounted memory checks its names before it gets here.
@@ -651,6 +726,7 @@ impl Host {
             config: ToolConfig {
                 engine,
                 bucket: c.bucket,
+                encryption: None,
             },
             keep_commits: d.keep_commits,
             max_input_bytes: d.max_input_bytes,
@@ -794,6 +870,38 @@ impl Host {
             .and_then(|n| n.as_str())
             .map(String::from);
         Ok((hits, next))
+    }
+
+    /// How the store is encrypted: the JSON text `{"encrypted", "keyId",
+    /// "rotatingFrom"}`. Opens the store, so it also checks that the configured key
+    /// (or its absence) opens it: a refusal is the engine's, kind `refused`.
+    pub fn seal_status(&mut self) -> Result<String, CallError> {
+        self.typed(false, &[], |g, s| g.call_seal_status(s))
+    }
+
+    /// Re-encrypts the store under `new` (`memdir::seal::Sealed::rekey`): in
+    /// bounded steps, each saved, so a call cut short (a crash, a fault) leaves a
+    /// store both keys open and calling again with the same `new` finishes. How
+    /// many values moved; the calls that follow run under `new`.
+    pub fn rekey(&mut self, new: &Encryption) -> Result<u64, CallError> {
+        let wit = new
+            .wit()
+            .ok_or_else(|| CallError::fault(Fault::Start, false))?;
+        let moved = self.typed(true, &[], |g, s| g.call_rekey(s, &wit))?;
+        self.config.encryption = Some(new.clone());
+        Ok(moved)
+    }
+
+    /// Turns the plaintext store into one encrypted with `key`
+    /// (`memdir::seal::Sealed::encrypt`), resumably as [`Host::rekey`]; the calls
+    /// that follow run under `key`.
+    pub fn encrypt(&mut self, key: &Encryption) -> Result<(), CallError> {
+        let wit = key
+            .wit()
+            .ok_or_else(|| CallError::fault(Fault::Start, false))?;
+        self.typed(true, &[], |g, s| g.call_encrypt(s, &wit))?;
+        self.config.encryption = Some(key.clone());
+        Ok(())
     }
 
     /// The toolset's definitions as the component has them (JSON text

@@ -9,15 +9,20 @@
 // directory there: so a store is opened only when its directory is there at that
 // moment (another server may have deleted it), and kept only once its record names
 // the id its directory is named by (a copy under another name is someone else's).
+//
+// With a master key (`sealer`, js/api/seal-stores.js) every store is opened sealed,
+// a store is shredded before its directory goes, and a workspace's directory is
+// named by a random label (`ws-w…`), not by the workspace's name.
 import { randomUUID } from 'node:crypto';
 import * as fss from 'node:fs';
-import { join, resolve } from 'node:path';
-import { defaults } from '../core.js';
-import { openMemory } from '../open-node.js';
+import { basename, join, resolve } from 'node:path';
+import { defaults, openMemory } from '../core.js';
+import { writesInTurn } from '../turn.js';
 import { directoryStore } from '../stores/store-dir.js';
 import { UnusableStore, WORKSPACE_NAME } from './http.js';
 import { newStoreId } from './catalog.js';
 import { openStores } from './open-stores.js';
+import { LABELS, isSealRefusal, storeSealer, workspaceLabel } from './seal-stores.js';
 
 const DIR_MODE = 0o700;
 // A subdirectory name the catalog may open: what it makes (the engine's store ids
@@ -46,15 +51,21 @@ export class WorkspaceNameClash extends Error {
 /**
  * The catalog over the directory `root` (made, mode 0700, when missing), with at
  * most `maxStores` stores. A store is opened once and kept open among the most
- * recently used (`openStores`: `maxOpen`, `closeDelayMs`).
+ * recently used (`openStores`: `maxOpen`, `closeDelayMs`). `encryption`: the
+ * master key (`{key, keyId?}`, as readKeyFile gives it) every store is sealed under.
  */
-export function directoryCatalog(root, { maxStores = defaults().maxStores, ...openLimits } = {}) {
+export function directoryCatalog(root, { maxStores = defaults().maxStores, encryption, ...openLimits } = {}) {
+  return catalogAt(root, { maxStores, ...openLimits }, storeSealer(encryption));
+}
+
+function catalogAt(root, { maxStores = defaults().maxStores, ...openLimits }, sealer) {
   if (typeof root !== 'string' || root === '') throw new TypeError('directoryCatalog expects a directory path');
   if (!Number.isSafeInteger(maxStores) || maxStores < 1) throw new RangeError('directoryCatalog: maxStores must be a positive integer');
   const base = resolve(root);
   const open = openStores({ max: openLimits.maxOpen, closeDelayMs: openLimits.closeDelayMs }); // id -> Promise<Memory>, the store's record checked
   let turn = Promise.resolve(); // creates, one at a time, so the cap holds
   const workspaces = new Map(); // name -> its catalog
+  const labels = new Map(); // name -> the label its directory is named by (encrypted only)
 
   function ensureRoot() {
     fss.mkdirSync(base, { recursive: true, mode: DIR_MODE });
@@ -106,6 +117,15 @@ export function directoryCatalog(root, { maxStores = defaults().maxStores, ...op
     return names.filter((n) => n.startsWith(WORKSPACE_DIR) && WORKSPACE_NAME.test(n.slice(WORKSPACE_DIR.length))).map((n) => n.slice(WORKSPACE_DIR.length));
   }
 
+  /** The paths of the store directories under the root, then under each workspace's directory. */
+  function* everyStoreDir() {
+    for (const id of presentIds()) yield join(base, id);
+    for (const dir of workspaceDirs().sort()) {
+      const sub = catalogAt(join(base, `${WORKSPACE_DIR}${dir}`), { maxStores, ...openLimits }, sealer);
+      yield* sub.storeDirs();
+    }
+  }
+
   function exists(id) {
     try {
       const st = fss.lstatSync(join(base, id));
@@ -115,8 +135,35 @@ export function directoryCatalog(root, { maxStores = defaults().maxStores, ...op
     }
   }
 
-  function openStore(id) {
-    return openMemory({ store: directoryStore(join(base, id)), actor: ACTOR });
+  /** Store `id`'s directory as the engine is to run on it: sealed (or checked plaintext), and its turn. */
+  async function sealedStore(id) {
+    const dir = directoryStore(join(base, id));
+    return { dir, sealed: await sealer.open(await dir.engineStore()) };
+  }
+
+  async function openStore(id) {
+    const { dir, sealed } = await sealedStore(id);
+    const memory = await openMemory({ store: sealed, actor: ACTOR });
+    // Each call that may write in the directory's turn, as open-node.js does.
+    return writesInTurn(memory, (fn) => dir.inTurn(fn));
+  }
+
+  /**
+   * Crypto-shredding: the wrapped data key of store `id` deleted before anything
+   * else of it, so that what a removal leaves (or a disk keeps) can never be read.
+   * A store whose directory is gone, or that cannot be opened (its data key is
+   * already unreadable), has nothing to shred.
+   */
+  async function shred(id) {
+    if (!sealer.encrypted || !exists(id)) return;
+    let sealed;
+    try {
+      ({ sealed } = await sealedStore(id));
+    } catch (e) {
+      if (isSealRefusal(e)) return;
+      throw e;
+    }
+    await sealer.shred(sealed);
   }
 
   /** The store in directory `id`, once its record says it is store `id`; else UnusableStore. */
@@ -125,6 +172,9 @@ export function directoryCatalog(root, { maxStores = defaults().maxStores, ...op
     try {
       memory = await openStore(id);
     } catch (e) {
+      // The engine's refusal of a wrong key, or of a plaintext store on an encrypted
+      // server and the reverse, is said as it is.
+      if (isSealRefusal(e)) throw new UnusableStore(e.message);
       throw new UnusableStore(`its directory is not a store directory memdir can open (${e?.message ?? e})`);
     }
     let record;
@@ -209,6 +259,7 @@ export function directoryCatalog(root, { maxStores = defaults().maxStores, ...op
     async drop(id) {
       if (typeof id !== 'string' || !PLAIN_NAME.test(id)) return;
       await forget(id);
+      await shred(id);
       try {
         fss.renameSync(join(base, id), join(base, `${TOMBSTONE}${id}-${randomUUID()}`));
       } catch (e) {
@@ -234,16 +285,75 @@ export function directoryCatalog(root, { maxStores = defaults().maxStores, ...op
     inWorkspace(name) {
       if (typeof name !== 'string' || !WORKSPACE_NAME.test(name)) throw new TypeError('directoryCatalog: not a workspace name');
       if (!workspaces.has(name)) {
-        const folded = name.toLowerCase();
-        // Those asked for before, and those already on disk (made under another
-        // configuration): a name differing only in case from either is refused.
-        for (const other of [...workspaces.keys(), ...workspaceDirs()]) {
-          if (other !== name && other.toLowerCase() === folded) throw new WorkspaceNameClash(other, name);
+        let dir = name;
+        if (sealer.encrypted) {
+          // Labels are random lower-case hex: two never differ only in case.
+          dir = labels.get(name);
+          if (dir === undefined) throw new TypeError('directoryCatalog: an encrypted catalog finds a workspace only after ready([name])');
+        } else {
+          const folded = name.toLowerCase();
+          // Those asked for before, and those already on disk (made under another
+          // configuration): a name differing only in case from either is refused.
+          for (const other of [...workspaces.keys(), ...workspaceDirs()]) {
+            if (other !== name && other.toLowerCase() === folded) throw new WorkspaceNameClash(other, name);
+          }
         }
-        workspaces.set(name, directoryCatalog(join(base, `${WORKSPACE_DIR}${name}`), { maxStores, ...openLimits }));
+        workspaces.set(name, catalogAt(join(base, `${WORKSPACE_DIR}${dir}`), { maxStores, ...openLimits }, sealer));
       }
       return workspaces.get(name);
     },
+
+    /**
+     * Makes the catalog ready for the workspaces `names`: on an encrypted catalog,
+     * each one's label, read from (or made in) the sealed labels store under the
+     * root; `inWorkspace` then finds them. A plaintext catalog needs nothing.
+     */
+    async ready(names = []) {
+      if (!sealer.encrypted) return;
+      const wanted = names.filter((n) => !labels.has(n));
+      if (wanted.length === 0) return;
+      ensureRoot();
+      const store = directoryStore(join(base, LABELS));
+      const sealed = await sealer.open(await store.engineStore());
+      for (const name of wanted) {
+        if (typeof name !== 'string' || !WORKSPACE_NAME.test(name)) throw new TypeError('directoryCatalog: not a workspace name');
+        labels.set(name, await store.inTurn(() => workspaceLabel(sealed, name)));
+      }
+    },
+
+    /**
+     * Opens one store under the root (the workspace labels store, else the first
+     * by name, the root's own before any workspace's), if any, and rejects with
+     * the engine's refusal when this catalog's key does not open it (another
+     * master key; a plaintext catalog with a key, or the reverse): `memdir serve`
+     * asks before anything is written.
+     */
+    async check() {
+      // The labels store first: an encrypted catalog with no store yet has it.
+      const labelsDir = join(base, LABELS);
+      const first = fss.existsSync(labelsDir) ? { value: labelsDir } : everyStoreDir().next();
+      if (first.done) return;
+      await sealer.open(await directoryStore(first.value).engineStore());
+    },
+
+    /** Every store directory under the root, the workspaces' too. */
+    storeDirs: () => everyStoreDir(),
+
+    /**
+     * Every store of every workspace, and the labels store, each as `{id, handle,
+     * inTurn}` (a store handle of its directory, not sealed), for `memdir serve-rekey`.
+     */
+    async *everyStore() {
+      const labelsDir = join(base, LABELS);
+      const dirs = [...(fss.existsSync(labelsDir) ? [labelsDir] : []), ...everyStoreDir()];
+      for (const path of dirs) {
+        const dir = directoryStore(path);
+        yield { id: basename(path), handle: await dir.engineStore(), inTurn: (fn) => dir.inTurn(fn) };
+      }
+    },
+
+    /** The sealer its stores are opened with (serve-rekey re-wraps with it). */
+    sealer,
 
     /** Closes every open store, each workspace's too. */
     async close() {

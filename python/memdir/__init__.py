@@ -194,8 +194,13 @@ class MemdirMemoryTool(_Faces, BetaAbstractMemoryTool):
     the memory in this process. ``mounts``: several stores as one memory (a list
     of ``Mount``), instead of ``directory``. Other keywords: ``max_file_bytes``,
     ``max_total_bytes``, ``read_limit_chars``, ``max_memories``, ``actor``,
-    ``secrets`` (``allow``, ``refuse`` or ``redact``), ``max_retries``, and the
-    sandbox's ``fuel``, ``memory_bytes`` and ``max_input_bytes``.
+    ``secrets`` (``allow``, ``refuse`` or ``redact``), ``max_retries``, the
+    sandbox's ``fuel``, ``memory_bytes`` and ``max_input_bytes``, and
+    ``encryption_key`` (32 bytes: the store is encrypted at rest with it; an
+    empty store becomes encrypted) with its ``key_id`` (default: derived from
+    the key). A key the store refuses (wrong, missing, or given to a plaintext
+    store) raises ``MemdirError`` (kind ``refused``) when the tool is made, in the
+    engine's words, and nothing is written.
     """
 
     def __init__(
@@ -270,6 +275,22 @@ class MemdirMemoryTool(_Faces, BetaAbstractMemoryTool):
         """How far the search index is: ``{"indexed", "pending"}``."""
         return _status(self._memory.search_status())
 
+    def encryption_status(self) -> Dict[str, Any]:
+        """How the store is encrypted: ``{"encrypted", "keyId", "rotatingFrom"}``."""
+        status: Dict[str, Any] = json.loads(self._memory.encryption_status())
+        return status
+
+    def rekey(self, new_key: bytes, key_id: Optional[str] = None) -> int:
+        """Re-encrypts the store under ``new_key`` (32 bytes) in bounded steps,
+        each saved: if cut short, calling again with the same key finishes. How
+        many stored values moved; later calls use the new key."""
+        return int(self._memory.rekey(new_key, key_id))
+
+    def encrypt(self, key: bytes, key_id: Optional[str] = None) -> None:
+        """Turns the plaintext store into one encrypted with ``key`` (32 bytes),
+        resumably as ``rekey``; later calls use the key."""
+        self._memory.encrypt(key, key_id)
+
 
 class AsyncMemdirMemoryTool(_Faces, BetaAsyncAbstractMemoryTool):
     """``MemdirMemoryTool`` for the async tool runner: each call runs on a worker
@@ -343,6 +364,19 @@ class AsyncMemdirMemoryTool(_Faces, BetaAsyncAbstractMemoryTool):
     async def search_status(self) -> Dict[str, Any]:
         """``MemdirMemoryTool.search_status`` on a worker thread."""
         return _status(await anyio.to_thread.run_sync(self._memory.search_status))
+
+    async def encryption_status(self) -> Dict[str, Any]:
+        """``MemdirMemoryTool.encryption_status`` on a worker thread."""
+        status: Dict[str, Any] = json.loads(await anyio.to_thread.run_sync(self._memory.encryption_status))
+        return status
+
+    async def rekey(self, new_key: bytes, key_id: Optional[str] = None) -> int:
+        """``MemdirMemoryTool.rekey`` on a worker thread."""
+        return int(await anyio.to_thread.run_sync(self._memory.rekey, new_key, key_id))
+
+    async def encrypt(self, key: bytes, key_id: Optional[str] = None) -> None:
+        """``MemdirMemoryTool.encrypt`` on a worker thread."""
+        await anyio.to_thread.run_sync(self._memory.encrypt, key, key_id)
 
 
 def _never_called(**input: Any) -> str:

@@ -19,8 +19,8 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use memdir::mounts::{Access, Mount};
 use memdir::{Entry, ErrorKind, InputError, SecretPolicy, ToolError};
 use memdir_host::{
-    Backend, CallError, CallErrorKind, DirBackend, Fault, Host, HostLimits, MemoryBackend,
-    MountedHost, Runtime, ToolConfig, ToolsetFailure,
+    Backend, CallError, CallErrorKind, DirBackend, Encryption, Fault, Host, HostLimits,
+    MemoryBackend, MountedHost, Runtime, ToolConfig, ToolsetFailure,
 };
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -142,8 +142,12 @@ impl Settings {
         fuel: Option<u64>,
         memory_bytes: Option<usize>,
         max_input_bytes: Option<usize>,
+        encryption: Option<Encryption>,
     ) -> PyResult<Self> {
-        let mut config = ToolConfig::default();
+        let mut config = ToolConfig {
+            encryption,
+            ..ToolConfig::default()
+        };
         let e = &mut config.engine;
         let l = &mut e.limits;
         l.max_file_bytes = max_file_bytes.unwrap_or(l.max_file_bytes);
@@ -162,6 +166,41 @@ impl Settings {
             max_input_bytes: max_input_bytes.unwrap_or(d.max_input_bytes),
         };
         Ok(Settings { config, limits })
+    }
+}
+
+/// `encryption_key=` and `key_id=` as the engine checks them
+/// (`memdir::seal::Key::new`): `MemdirError` of kind `input` in its words, which
+/// name no byte of the key. A key id alone is refused the same way.
+fn encryption(
+    py: Python<'_>,
+    key: Option<&[u8]>,
+    key_id: Option<&str>,
+) -> PyResult<Option<Encryption>> {
+    let refuse = |e: memdir::seal::SealError| {
+        let message = e.to_string();
+        raise(
+            py,
+            &CallError {
+                kind: CallErrorKind::Tool(ErrorKind::Input),
+                message,
+            },
+        )
+    };
+    match (key, key_id) {
+        (Some(k), id) => Encryption::new(k, id).map(Some).map_err(refuse),
+        (None, Some(_)) => Err(PyValueError::new_err("key_id needs encryption_key")),
+        (None, None) => Ok(None),
+    }
+}
+
+/// Opens the store now, so that a key it refuses (wrong, missing, or given to a
+/// plaintext store) raises when the memory is opened, in the engine's words. A
+/// fault is left to the first call, which reports it as calls do.
+fn check_opens(py: Python<'_>, host: &mut Host) -> PyResult<()> {
+    match py.detach(|| host.seal_status()) {
+        Err(e) if matches!(e.kind, CallErrorKind::Tool(_)) => Err(raise(py, &e)),
+        _ => Ok(()),
     }
 }
 
@@ -238,6 +277,7 @@ impl Memory {
         directory=None, *, max_file_bytes=None, max_total_bytes=None,
         read_limit_chars=None, max_memories=None, actor=None, secrets=None,
         max_retries=None, fuel=None, memory_bytes=None, max_input_bytes=None,
+        encryption_key=None, key_id=None,
     ))]
     #[allow(clippy::too_many_arguments, reason = "Python's keyword arguments")]
     fn new(
@@ -253,6 +293,8 @@ impl Memory {
         fuel: Option<u64>,
         memory_bytes: Option<usize>,
         max_input_bytes: Option<usize>,
+        encryption_key: Option<&[u8]>,
+        key_id: Option<&str>,
     ) -> PyResult<Self> {
         let settings = Settings::new(
             max_file_bytes,
@@ -265,12 +307,14 @@ impl Memory {
             fuel,
             memory_bytes,
             max_input_bytes,
+            encryption(py, encryption_key, key_id)?,
         )?;
         let (backend, kind) = open_backend(py, directory.as_ref())?;
         let runtime = started(py)?;
         let (config, limits) = (settings.config, settings.limits);
         let mut host = runtime.host(backend, limits);
         host.configure(config);
+        check_opens(py, &mut host)?;
         Ok(Memory {
             host: Mutex::new(host),
             backend: kind,
@@ -389,6 +433,32 @@ impl Memory {
             .map_err(|e| raise_toolset(py, &e))
     }
 
+    /// How the store is encrypted: the JSON text `{"encrypted", "keyId",
+    /// "rotatingFrom"}`.
+    fn encryption_status(&self, py: Python<'_>) -> PyResult<String> {
+        self.call(py, |host| host.seal_status())
+    }
+
+    /// Re-encrypts the store under `new_key` (32 bytes, id `key_id`), in
+    /// bounded, resumable steps: a call cut short leaves a store both keys open,
+    /// and calling again finishes. How many values moved; later calls use the
+    /// new key.
+    #[pyo3(signature = (new_key, key_id=None))]
+    fn rekey(&self, py: Python<'_>, new_key: &[u8], key_id: Option<&str>) -> PyResult<u64> {
+        let new = encryption(py, Some(new_key), key_id)?
+            .ok_or_else(|| PyValueError::new_err("rekey needs a key"))?;
+        self.call(py, move |host| host.rekey(&new))
+    }
+
+    /// Turns the plaintext store into one encrypted with `key` (32 bytes, id
+    /// `key_id`), resumably; later calls use the key.
+    #[pyo3(signature = (key, key_id=None))]
+    fn encrypt(&self, py: Python<'_>, key: &[u8], key_id: Option<&str>) -> PyResult<()> {
+        let key = encryption(py, Some(key), key_id)?
+            .ok_or_else(|| PyValueError::new_err("encrypt needs a key"))?;
+        self.call(py, move |host| host.encrypt(&key))
+    }
+
     /// Sets the sandbox's limits from the next call on (a fresh instance).
     #[pyo3(signature = (*, fuel=None, memory_bytes=None, max_input_bytes=None))]
     fn set_limits(
@@ -430,6 +500,7 @@ impl MountedMemory {
         mounts, *, max_file_bytes=None, max_total_bytes=None,
         read_limit_chars=None, max_memories=None, actor=None, secrets=None,
         max_retries=None, fuel=None, memory_bytes=None, max_input_bytes=None,
+        encryption_key=None, key_id=None,
     ))]
     #[allow(clippy::too_many_arguments, reason = "Python's keyword arguments")]
     fn new(
@@ -445,6 +516,8 @@ impl MountedMemory {
         fuel: Option<u64>,
         memory_bytes: Option<usize>,
         max_input_bytes: Option<usize>,
+        encryption_key: Option<&[u8]>,
+        key_id: Option<&str>,
     ) -> PyResult<Self> {
         let settings = Settings::new(
             max_file_bytes,
@@ -457,6 +530,7 @@ impl MountedMemory {
             fuel,
             memory_bytes,
             max_input_bytes,
+            encryption(py, encryption_key, key_id)?,
         )?;
         let mut opened = Vec::new();
         for (name, directory, read_only, description, instructions) in mounts {

@@ -323,6 +323,9 @@ impl<S: Store> Engine<S> {
         }
         let (before, _) = self.cached_head().await?;
         if let Some((blob, _)) = &erase {
+            // Its vectors first: an embedding can be inverted into an
+            // approximation of the text, so it goes in the same step.
+            self.erase_vectors(blob).await?;
             self.store().delete(&blob.key(BLOB)).await?;
             self.forget_blob(blob);
         }

@@ -13,7 +13,7 @@ use crate::command::plan::fits;
 use crate::config::MAX_NESTING;
 use crate::error::{LimitError, Refusal, ToolError};
 use crate::path::{self, ValidPath};
-use crate::search::INDEX_CHUNK_PREFIX;
+use crate::search::{INDEX_CHUNK_PREFIX, VECTOR_PREFIX};
 use crate::storage::Engine;
 use crate::storage::overlay::Overlay;
 use crate::storage::publish::Attempt;
@@ -282,7 +282,9 @@ impl<S: Store> Engine<S> {
             let object = [COMMIT, TREE, BLOB, LOG, RECORD]
                 .iter()
                 .any(|p| key.starts_with(p));
-            let stray = key.starts_with(INDEX_CHUNK_PREFIX) && !index.contains(&key);
+            let stray = (key.starts_with(INDEX_CHUNK_PREFIX) && !index.contains(&key))
+                || (key.starts_with(VECTOR_PREFIX)
+                    && self.stale_vector(&key, |h| marked.contains(&h.key(BLOB))));
             if (object && !marked.contains(&key)) || stray {
                 unreferenced.insert(key);
             }

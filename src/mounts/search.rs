@@ -24,7 +24,9 @@ use crate::error::{Echo, ToolError};
 use crate::number::Thousands;
 use crate::path::ROOT;
 use crate::search::error::SearchError;
-use crate::search::{Hit, IndexStatus, Recalled, Request, hits_json, recall_block, whole};
+use crate::search::{
+    Hit, IndexStatus, Recalled, Request, VectorStatus, hits_json, recall_block, whole,
+};
 use crate::search::{rank_order, score_text};
 use crate::storage::Engine;
 use crate::store::Store;
@@ -98,16 +100,15 @@ impl<S: Store> Mounted<Engine<S>> {
     /// The best `limit` memories for `query` across the stores `under` names,
     /// merged by score, equal scores by path; and whether some store's index had
     /// memories left to read (see [`Found::pending`](crate::search::Found::pending)).
-    async fn gather(
-        &self,
-        query: &str,
-        limit: usize,
-        under: Option<&str>,
-    ) -> Result<(Vec<Scored>, bool), SearchError> {
+    async fn gather(&self, r: &Request) -> Result<(Vec<Scored>, bool), SearchError> {
+        let (query, limit) = (r.query.as_str(), r.limit);
         let mut all = Vec::new();
         let mut pending = false;
-        for t in self.targets(under) {
-            let (best, waiting) = t.engine.best(query, limit, t.under.as_deref()).await?;
+        for t in self.targets(r.under.as_deref()) {
+            let (best, waiting) = t
+                .engine
+                .best_by(query, limit, t.under.as_deref(), r.mode, r.min_score)
+                .await?;
             pending |= waiting;
             for (mut hit, text) in best {
                 hit.path = format!("{}{}", t.shown, hit.path);
@@ -128,7 +129,7 @@ impl<S: Store> Mounted<Engine<S>> {
     /// (see [`Request`]), answered as [`hits_json`] with `/memories/…` paths.
     pub async fn search_json(&self, input: &Value) -> Result<Value, SearchError> {
         let r = Request::from_json(input, SEARCH_DEFAULT_LIMIT)?;
-        let (found, _) = self.gather(&r.query, r.limit, r.under.as_deref()).await?;
+        let (found, _) = self.gather(&r).await?;
         let hits: Vec<Hit> = found.into_iter().map(|s| s.hit).collect();
         Ok(hits_json(&hits, ""))
     }
@@ -141,7 +142,7 @@ impl<S: Store> Mounted<Engine<S>> {
         let r = Request::from_json(input, RECALL_DEFAULT_LIMIT)?;
         let max_chars =
             whole(input, "max_chars", RECALL_MAX_CHARS)?.unwrap_or(RECALL_DEFAULT_MAX_CHARS);
-        let (found, _) = self.gather(&r.query, r.limit, r.under.as_deref()).await?;
+        let (found, _) = self.gather(&r).await?;
         let items: Vec<Recalled<'_>> = found
             .iter()
             .map(|s| Recalled {
@@ -158,7 +159,7 @@ impl<S: Store> Mounted<Engine<S>> {
     /// lines numbered as `view` numbers them.
     pub async fn find_text(&self, input: &Value) -> Result<String, SearchError> {
         let r = Request::from_json(input, SEARCH_DEFAULT_LIMIT)?;
-        let (found, pending) = self.gather(&r.query, r.limit, r.under.as_deref()).await?;
+        let (found, pending) = self.gather(&r).await?;
         let hits: Vec<Hit> = found.into_iter().map(|s| s.hit).collect();
         Ok(find_answer(&r.query, &hits, pending))
     }
@@ -180,6 +181,28 @@ impl<S: Store> Mounted<Engine<S>> {
         Ok(total)
     }
 
+    /// Brings every store's vectors up to its live texts, `rounds` rounds of
+    /// [`EMBED_WORK`](crate::config::EMBED_WORK) texts at most each; how far they
+    /// are, together (`None`: no store has an embedder).
+    pub async fn reindex_vectors(&self, rounds: u32) -> Result<Option<VectorStatus>, SearchError> {
+        let mut total: Option<VectorStatus> = None;
+        for (_, engine) in self.engines() {
+            let s = engine.reindex_vectors(rounds).await?;
+            total = add_status(total, s);
+        }
+        Ok(total)
+    }
+
+    /// How far every store's vectors are, together, embedding nothing.
+    pub async fn vector_status(&self) -> Result<Option<VectorStatus>, SearchError> {
+        let mut total: Option<VectorStatus> = None;
+        for (_, engine) in self.engines() {
+            let s = engine.vector_status().await?;
+            total = add_status(total, s);
+        }
+        Ok(total)
+    }
+
     /// How far every store's index is, together, without bringing it up to date.
     pub async fn search_status(&self) -> Result<IndexStatus, ToolError> {
         let mut total = IndexStatus {
@@ -192,6 +215,19 @@ impl<S: Store> Mounted<Engine<S>> {
             total.pending |= s.pending;
         }
         Ok(total)
+    }
+}
+
+/// Two stores' vector status together (the first's fingerprint: every store of
+/// one memory has the same embedder).
+fn add_status(a: Option<VectorStatus>, b: Option<VectorStatus>) -> Option<VectorStatus> {
+    match (a, b) {
+        (Some(mut a), Some(b)) => {
+            a.indexed = a.indexed.saturating_add(b.indexed);
+            a.pending = a.pending.saturating_add(b.pending);
+            Some(a)
+        }
+        (a, b) => a.or(b),
     }
 }
 

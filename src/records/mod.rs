@@ -80,6 +80,9 @@ pub struct Settings {
     pub capacity: u64,
     /// The Jaccard similarity at which a new record replaces one ([`RECORDS_SIMILARITY`]).
     pub similarity: f64,
+    /// With an embedder, the cosine at which a new record replaces one instead
+    /// ([`RECORDS_DUPLICATE_COSINE`](crate::config::RECORDS_DUPLICATE_COSINE)).
+    pub duplicate_cosine: f64,
 }
 
 impl Default for Settings {
@@ -88,6 +91,7 @@ impl Default for Settings {
             half_life_days: RECORDS_HALF_LIFE_DAYS,
             capacity: RECORDS_CAPACITY,
             similarity: RECORDS_SIMILARITY,
+            duplicate_cosine: crate::config::RECORDS_DUPLICATE_COSINE,
         }
     }
 }
@@ -116,6 +120,7 @@ impl Settings {
             half_life_days: half_life_days.unwrap_or(d.half_life_days),
             capacity,
             similarity: similarity.unwrap_or(d.similarity),
+            duplicate_cosine: d.duplicate_cosine,
         }
         .check()
     }
@@ -342,10 +347,13 @@ impl<S: Store> Engine<S> {
             None => 1,
             Some(v) => whole(T, "min_importance", v, 1, 5)? as u8,
         };
+        // `mode` beside the seed's fields (the application's, as memory.search's):
+        // hybrid with an embedder, lexical without.
+        let (mode, _) = crate::search::mode_options(&Value::Object(input.clone()))?;
         let terms = check_query(query)?;
         let head = self.read_head().await?;
         let ids = Ctx::of(&head, None).ids;
-        let ranking = self.ranked(&terms, Some(DIR)).await?;
+        let ranking = self.ranked_in(query, &terms, Some(DIR), mode).await?;
         let now = self.now();
         // (score, path, answer), best first, at most `limit`.
         let mut best: Vec<(f64, String, Value)> = Vec::new();
@@ -400,14 +408,21 @@ impl<S: Store> Engine<S> {
         Ok(json!({ "memories": memories }))
     }
 
-    /// The record of `category` whose content is most like `content` (Jaccard at
-    /// least `similarity`) among those the index ranks best for it.
+    /// The record of `category` whose content is most like `content` among those
+    /// ranked best for it: with an embedder by cosine (at least
+    /// `duplicate_cosine`), else by Jaccard (at least `similarity`).
     async fn near_duplicate(
         &self,
         category: &str,
         content: &str,
-        similarity: f64,
+        s: &Settings,
     ) -> Result<Option<Live>, RecordsError> {
+        if self.embedder().is_some() {
+            return self
+                .near_duplicate_by_meaning(category, content, s.duplicate_cosine)
+                .await;
+        }
+        let similarity = s.similarity;
         let query = crate::search::terms(content);
         let mut distinct: Vec<String> = Vec::new();
         for t in query {
@@ -440,6 +455,50 @@ impl<S: Store> Engine<S> {
             let j = jaccard(&new, &term_set(&live.record.content));
             if j >= similarity && found.as_ref().is_none_or(|(best, _)| j > *best) {
                 found = Some((j, live));
+            }
+        }
+        Ok(found.map(|(_, live)| live))
+    }
+
+    /// [`Engine::near_duplicate`] by the embedder: the records of `category`
+    /// nearest `content` by meaning ([`RECORDS_DEDUP_CANDIDATES`] of them), and
+    /// of those the one whose content's cosine with it is highest, if at least
+    /// `threshold`. The contents are embedded afresh, beside the new one, so the
+    /// headers never count.
+    async fn near_duplicate_by_meaning(
+        &self,
+        category: &str,
+        content: &str,
+        threshold: f64,
+    ) -> Result<Option<Live>, RecordsError> {
+        let under = format!("{DIR}/{category}");
+        let query = crate::search::document_text(content);
+        let mode = crate::search::Mode::Semantic;
+        let ranking = self
+            .ranked_by_meaning(&query, &[], Some(&under), mode, None)
+            .await?;
+        let mut candidates: Vec<Live> = Vec::new();
+        for r in &ranking.hits {
+            if candidates.len() >= RECORDS_DEDUP_CANDIDATES {
+                break;
+            }
+            let Some(file) = self.live(&ranking, r).await? else {
+                continue;
+            };
+            if let Some(live) = self.live_record(&r.path, file).await? {
+                candidates.push(live);
+            }
+        }
+        if candidates.is_empty() {
+            return Ok(None);
+        }
+        let mut texts = alloc::vec![String::from(content)];
+        texts.extend(candidates.iter().map(|l| l.record.content.clone()));
+        let cosines = self.document_cosines(&texts).await?;
+        let mut found: Option<(f64, Live)> = None;
+        for (c, live) in cosines.into_iter().zip(candidates) {
+            if c >= threshold && found.as_ref().is_none_or(|(best, _)| c > *best) {
+                found = Some((c, live));
             }
         }
         Ok(found.map(|(_, live)| live))
@@ -577,10 +636,7 @@ impl<S: Store> Engine<S> {
                 return Err(write_error(ApiError::archived()));
             }
             let ctx = Ctx::of(&head, by.cloned());
-            if let Some(old) = self
-                .near_duplicate(category, &rec.content, s.similarity)
-                .await?
-            {
+            if let Some(old) = self.near_duplicate(category, &rec.content, s).await? {
                 let id = ctx.ids.memory_id(old.file.mem);
                 let body = json!({
                     "content": text,

@@ -5,8 +5,9 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
-use crate::config::{MAX_QUERY_CHARS, SEARCH_MAX_LIMIT};
+use crate::config::{MAX_QUERY_CHARS, SEARCH_MAX_LIMIT, VECTOR_MAX_BYTES};
 use crate::error::ToolError;
+use crate::search::embed::EmbedError;
 use crate::search::index::query_terms;
 
 /// Why a search answered nothing.
@@ -30,6 +31,24 @@ pub enum SearchError {
     },
     /// The store failed, or holds a damaged tree, while searching.
     Store(ToolError),
+    /// Semantic or hybrid search was asked of a store opened without an embedder.
+    NoEmbedder,
+    /// The embedder's answer was refused (see [`EmbedError`]).
+    Embed(EmbedError),
+    /// The live texts' vectors would pass the exact scan's memory bound
+    /// ([`VECTOR_MAX_BYTES`]): how many texts, of how many dimensions.
+    TooManyVectors {
+        /// Distinct live texts.
+        texts: usize,
+        /// The embedder's dimensions.
+        dims: usize,
+    },
+    /// `mode` is not `'lexical'`, `'semantic'` or `'hybrid'`.
+    Mode,
+    /// `min_score` is not a number from -1 to 1.
+    MinScore,
+    /// `min_score` was given to a lexical search (it is a cosine).
+    MinScoreLexical,
 }
 
 impl fmt::Display for SearchError {
@@ -51,6 +70,24 @@ impl fmt::Display for SearchError {
             ),
             SearchError::Option { name, must } => write!(f, "{name} must be {must}."),
             SearchError::Store(e) => write!(f, "{e}"),
+            SearchError::NoEmbedder => f.write_str(
+                "Semantic and hybrid search need an embedder: open the memory with one (openMemory({ embedder }), memdir --embedder), or search with mode 'lexical'.",
+            ),
+            SearchError::Embed(e) => write!(f, "{e}"),
+            SearchError::TooManyVectors { texts, dims } => write!(
+                f,
+                "Semantic search would hold {texts} vectors of {dims} dimensions in memory, above the exact scan's bound of {} MB: keep this store in PostgreSQL (memdir-host's PostgreSQL store searches vectors in the database with pgvector), or search with mode 'lexical'.",
+                VECTOR_MAX_BYTES >> 20
+            ),
+            SearchError::Mode => {
+                f.write_str("mode must be 'lexical', 'semantic' or 'hybrid'.")
+            }
+            SearchError::MinScore => f.write_str(
+                "min_score must be a number from -1 to 1 (a cosine; what a good one is depends on the embedder's model).",
+            ),
+            SearchError::MinScoreLexical => f.write_str(
+                "min_score applies to semantic and hybrid search (it is a cosine); a lexical search takes none.",
+            ),
         }
     }
 }

@@ -77,6 +77,20 @@ pub(crate) fn best_lines(query: &str, matched: &Matched, text: &str, max: usize)
         .collect()
 }
 
+/// The first `max` lines of `text` holding more than spaces: what a memory found
+/// by meaning (no matched word) shows.
+pub(crate) fn first_lines(text: &str, max: usize) -> Vec<Line> {
+    text.split('\n')
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty())
+        .take(max)
+        .map(|(i, l)| Line {
+            line: i + 1,
+            text: shown(l),
+        })
+        .collect()
+}
+
 /// One memory offered to [`recall_block`]: its path as shown, its text and its
 /// best lines.
 pub struct Recalled<'a> {

@@ -8,7 +8,12 @@
 //! - `catch_up`: bringing the stored index up to the head's tree, by the files
 //!   that differ since the root it reflects;
 //! - `lines`: which lines of a hit are shown, and `memory.recall`'s block;
-//! - `error`: every refusal's text.
+//! - `error`: every refusal's text;
+//! - `embed`: the embedder contract an application supplies, and the fingerprint
+//!   every vector is tagged with;
+//! - `vectors`: vectors as derived data (stored by fingerprint and text hash,
+//!   int8), made lazily by searches and `reindex`, and the exact scan;
+//! - `hybrid`: the ranking modes and reciprocal-rank fusion.
 //!
 //! The index is derived data: every search first brings it up to the head (so a
 //! deleted, renamed-away or redacted text is never a hit), and checks each hit
@@ -21,7 +26,7 @@ use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use crate::config::{SEARCH_INDEX_WORK, SEARCH_LINES_PER_HIT};
+use crate::config::{EMBED_WORK, SEARCH_INDEX_WORK, SEARCH_LINES_PER_HIT};
 use crate::error::ToolError;
 use crate::storage::Engine;
 use crate::storage::overlay::Overlay;
@@ -29,12 +34,17 @@ use crate::storage::tree::{Child, Hash, Kind};
 use crate::store::Store;
 
 mod catch_up;
+mod embed;
 pub(crate) mod error;
+mod hybrid;
 mod index;
 mod lines;
 mod request;
 mod stored;
+#[cfg(feature = "conformance")]
+mod test_embedder;
 mod tokens;
+mod vectors;
 
 use error::SearchError;
 pub(crate) use index::query_terms;
@@ -47,6 +57,15 @@ pub(crate) use stored::CHUNK as INDEX_CHUNK_PREFIX;
 pub use tokens::{path_terms, terms};
 
 use catch_up::State;
+pub(crate) use embed::document_text;
+pub use embed::{EmbedError, EmbedFuture, EmbedKind, Embedder, Fingerprint, TEXT_TEMPLATE};
+pub use hybrid::Mode;
+pub(crate) use hybrid::mode_options;
+use hybrid::{Listed, fuse};
+#[cfg(feature = "conformance")]
+pub use test_embedder::{CONCEPTS, TestEmbedder, test_vector};
+pub(crate) use vectors::PREFIX as VECTOR_PREFIX;
+pub use vectors::VectorStatus;
 
 /// How many times a search starts over when another process replaced the stored
 /// index while it was saving its own.
@@ -245,15 +264,50 @@ impl<S: Store> Engine<S> {
     }
 
     /// [`Engine::search`]'s hits, each with its whole text (for `memory.recall`
-    /// and the faces that merge several stores' hits).
+    /// and the faces that merge several stores' hits), in the default mode.
     pub(crate) async fn best(
         &self,
         query: &str,
         limit: usize,
         under: Option<&str>,
     ) -> Result<(Vec<(Hit, Rc<str>)>, bool), SearchError> {
+        self.best_by(query, limit, under, None, None).await
+    }
+
+    /// The mode a search without one runs in: hybrid with an embedder, lexical
+    /// without.
+    pub fn default_mode(&self) -> Mode {
+        if self.embedder().is_some() {
+            Mode::Hybrid
+        } else {
+            Mode::Lexical
+        }
+    }
+
+    /// [`Engine::best`] in `mode` (`None`: [`Engine::default_mode`]), keeping
+    /// semantic candidates of at least `min_score` (a cosine) when given.
+    pub(crate) async fn best_by(
+        &self,
+        query: &str,
+        limit: usize,
+        under: Option<&str>,
+        mode: Option<Mode>,
+        min_score: Option<f64>,
+    ) -> Result<(Vec<(Hit, Rc<str>)>, bool), SearchError> {
         let terms = error::check_query(query)?;
-        let ranking = self.ranked(&terms, under).await?;
+        let mode = mode.unwrap_or(self.default_mode());
+        if mode != Mode::Lexical && self.embedder().is_none() {
+            return Err(SearchError::NoEmbedder);
+        }
+        if mode == Mode::Lexical && min_score.is_some() {
+            return Err(SearchError::MinScoreLexical);
+        }
+        let ranking = if mode == Mode::Lexical {
+            self.ranked(&terms, under).await?
+        } else {
+            self.ranked_by_meaning(query, &terms, under, mode, min_score)
+                .await?
+        };
         let mut hits = Vec::new();
         for r in &ranking.hits {
             if hits.len() >= limit {
@@ -263,15 +317,143 @@ impl<S: Store> Engine<S> {
                 continue;
             };
             let text = self.blob(&child).await?;
+            let mut lines = best_lines(query, &ranking.matched, &text, SEARCH_LINES_PER_HIT);
+            if lines.is_empty() && mode != Mode::Lexical {
+                // Found by meaning, not words: its first lines show what it is.
+                lines = lines::first_lines(&text, SEARCH_LINES_PER_HIT);
+            }
             let hit = Hit {
                 path: String::from(&*r.path),
                 score: r.score,
                 memory: child.mem,
-                lines: best_lines(query, &ranking.matched, &text, SEARCH_LINES_PER_HIT),
+                lines,
             };
             hits.push((hit, text));
         }
         Ok((hits, ranking.pending))
+    }
+
+    /// The ranking of `query` (its `terms`) under `under` in `mode` (`None`:
+    /// [`Engine::default_mode`]), for faces that take each hit themselves (seed
+    /// 002's `memory_retrieve`).
+    pub(crate) async fn ranked_in(
+        &self,
+        query: &str,
+        terms: &[String],
+        under: Option<&str>,
+        mode: Option<Mode>,
+    ) -> Result<Ranking, SearchError> {
+        match mode.unwrap_or(self.default_mode()) {
+            Mode::Lexical => Ok(self.ranked(terms, under).await?),
+            _ if self.embedder().is_none() => Err(SearchError::NoEmbedder),
+            m => self.ranked_by_meaning(query, terms, under, m, None).await,
+        }
+    }
+
+    /// The semantic or hybrid ranking of `query` under `under`: the index and the
+    /// vectors brought up to the head (within this call's budgets), the live
+    /// texts scored by cosine, and, for hybrid, fused with the lexical list.
+    pub(crate) async fn ranked_by_meaning(
+        &self,
+        query: &str,
+        terms: &[String],
+        under: Option<&str>,
+        mode: Mode,
+        min_score: Option<f64>,
+    ) -> Result<Ranking, SearchError> {
+        let (state, root) = self.current_index(false).await?;
+        let mut pending = state.behind(root);
+        let prefix = under.map(|u| alloc::format!("{u}/"));
+        let all: Vec<(Rc<str>, Hash)> = state
+            .index
+            .docs()
+            .map(|d| (d.path.clone(), d.hash))
+            .collect();
+        let lexical: Vec<Listed> = state
+            .index
+            .rank(terms, prefix.as_deref())
+            .into_iter()
+            .filter_map(|(score, id)| {
+                let doc = state.index.doc(id)?;
+                Some((score, doc.path.clone(), doc.hash))
+            })
+            .collect();
+        let matched = state.index.matched_terms(terms);
+        self.keep_index(state);
+        let (vectors, waiting) = self.vectors_for(&all, root, EMBED_WORK).await?;
+        pending |= waiting > 0;
+        let scoped: Vec<(Rc<str>, Hash)> = all
+            .into_iter()
+            .filter(|(p, _)| prefix.as_deref().is_none_or(|pre| p.starts_with(pre)))
+            .collect();
+        let answer = match self.query_vector(query).await {
+            Ok(q) => self.semantic_list(&vectors, &q, &scoped).await,
+            Err(e) => Err(e),
+        };
+        self.keep_vectors_state(vectors);
+        let mut semantic = answer?;
+        if let Some(min) = min_score {
+            semantic.retain(|(s, _, _)| *s >= min);
+        }
+        let list = match mode {
+            Mode::Hybrid => fuse(&[&lexical, &semantic]),
+            _ => semantic,
+        };
+        let hits = list
+            .into_iter()
+            .map(|(score, path, hash)| Ranked { score, path, hash })
+            .collect();
+        Ok(Ranking {
+            hits,
+            root,
+            pending,
+            matched,
+        })
+    }
+
+    /// Brings the vectors of the embedder's fingerprint up to the live tree,
+    /// [`EMBED_WORK`] texts a round, `rounds` rounds at most (the index caught up
+    /// first); how far they are. `None` without an embedder.
+    pub async fn reindex_vectors(&self, rounds: u32) -> Result<Option<VectorStatus>, SearchError> {
+        if self.embedder().is_none() {
+            return Ok(None);
+        }
+        let mut status = None;
+        for _ in 0..rounds.max(1) {
+            let s = self.vector_round(EMBED_WORK).await?;
+            let done = s.pending == 0;
+            status = Some(s);
+            if done {
+                break;
+            }
+        }
+        Ok(status)
+    }
+
+    /// How far the vectors are, embedding nothing (`None` without an embedder).
+    pub async fn vector_status(&self) -> Result<Option<VectorStatus>, SearchError> {
+        if self.embedder().is_none() {
+            return Ok(None);
+        }
+        self.vector_round(0).await.map(Some)
+    }
+
+    async fn vector_round(&self, budget: usize) -> Result<VectorStatus, SearchError> {
+        let (state, root) = self.current_index(false).await?;
+        let all: Vec<(Rc<str>, Hash)> = state
+            .index
+            .docs()
+            .map(|d| (d.path.clone(), d.hash))
+            .collect();
+        self.keep_index(state);
+        let (vectors, pending) = self.vectors_for(&all, root, budget).await?;
+        let status = VectorStatus {
+            fingerprint: vectors.fp.text(),
+            indexed: vectors.held.len() as u64,
+            pending,
+        };
+        self.keep_vectors_state(vectors);
+        Ok(status)
     }
 
     /// Brings the stored index up to the head (one budget's worth) and folds it

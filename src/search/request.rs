@@ -13,14 +13,15 @@ use crate::config::{
     SEARCH_MAX_LIMIT,
 };
 use crate::path::{ROOT, ValidPath, validate};
+use crate::search::Hit;
 use crate::search::error::{SearchError, check_query};
 use crate::search::lines::{Recalled, recall_block};
-use crate::search::{Found, Hit};
 use crate::storage::Engine;
 use crate::store::Store;
 
-/// A search's options, checked: `{"query", "limit"?, "path_prefix"?}`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A search's options, checked: `{"query", "limit"?, "path_prefix"?, "mode"?,
+/// "min_score"?}`.
+#[derive(Clone, Debug, PartialEq)]
 pub struct Request {
     /// What to look for.
     pub query: String,
@@ -28,6 +29,10 @@ pub struct Request {
     pub limit: usize,
     /// The store directory searched (`/notes`), `None`: all of `/memories`.
     pub under: Option<String>,
+    /// How to rank (`None`: hybrid with an embedder, lexical without).
+    pub mode: Option<crate::search::Mode>,
+    /// Semantic candidates' least cosine (`None`: no cutoff).
+    pub min_score: Option<f64>,
 }
 
 /// The option `name` of `v` as a whole number from 1 to `max`; `None` when absent.
@@ -104,10 +109,13 @@ impl Request {
                 });
             }
         };
+        let (mode, min_score) = crate::search::mode_options(v)?;
         Ok(Request {
             query,
             limit,
             under,
+            mode,
+            min_score,
         })
     }
 }
@@ -138,7 +146,10 @@ impl<S: Store> Engine<S> {
     pub async fn search_json(&self, input: &Value) -> Result<Value, SearchError> {
         let top = self.top();
         let r = Request::in_store(input, SEARCH_DEFAULT_LIMIT, &top)?;
-        let Found { hits, .. } = self.search(&r.query, r.limit, r.under.as_deref()).await?;
+        let (best, _) = self
+            .best_by(&r.query, r.limit, r.under.as_deref(), r.mode, r.min_score)
+            .await?;
+        let hits: Vec<Hit> = best.into_iter().map(|(h, _)| h).collect();
         Ok(hits_json(&hits, top.as_str()))
     }
 
@@ -160,7 +171,9 @@ impl<S: Store> Engine<S> {
         let r = Request::in_store(input, RECALL_DEFAULT_LIMIT, &top)?;
         let max_chars =
             whole(input, "max_chars", RECALL_MAX_CHARS)?.unwrap_or(RECALL_DEFAULT_MAX_CHARS);
-        let (best, _) = self.best(&r.query, r.limit, r.under.as_deref()).await?;
+        let (best, _) = self
+            .best_by(&r.query, r.limit, r.under.as_deref(), r.mode, r.min_score)
+            .await?;
         let items = best
             .into_iter()
             .map(|(hit, text)| RecallItem {

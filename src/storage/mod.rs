@@ -75,6 +75,10 @@ pub struct Engine<S> {
     /// The search index between calls: the search layer's own state, kept here
     /// because the engine is what every runtime holds; storage never looks inside.
     pub(in crate::storage) search: core::cell::RefCell<Option<Box<dyn core::any::Any>>>,
+    /// The application's embedder (`None`: lexical search only), and the
+    /// vectors between calls (see `search/vectors.rs`), kept like the index.
+    pub(in crate::storage) embedder: Option<alloc::rc::Rc<dyn crate::search::Embedder>>,
+    pub(in crate::storage) vectors: core::cell::RefCell<Option<Box<dyn core::any::Any>>>,
 }
 
 impl<S: Store> Engine<S> {
@@ -90,7 +94,18 @@ impl<S: Store> Engine<S> {
             cache: Cache::default(),
             retain_from: core::cell::Cell::new(1),
             search: core::cell::RefCell::new(None),
+            embedder: None,
+            vectors: core::cell::RefCell::new(None),
         }
+    }
+
+    /// The application's embedder, which semantic and hybrid search use (`None`:
+    /// lexical only). Vectors are made by searches and `reindex`, never by a
+    /// write; changing the embedder changes the fingerprint, and the old one's
+    /// vectors are no longer searched (gc deletes them).
+    pub fn set_embedder(&mut self, embedder: Option<alloc::rc::Rc<dyn crate::search::Embedder>>) {
+        self.embedder = embedder;
+        *self.vectors.borrow_mut() = None;
     }
 
     /// Milliseconds since the Unix epoch, for commit times. Default: always 0.
@@ -153,6 +168,16 @@ impl<S> Engine<S> {
     /// out for the length of a call, so two interleaved calls never share it.
     pub(crate) fn search_slot(&self) -> &core::cell::RefCell<Option<Box<dyn core::any::Any>>> {
         &self.search
+    }
+
+    /// The embedder, if the application gave one.
+    pub(crate) fn embedder(&self) -> Option<&alloc::rc::Rc<dyn crate::search::Embedder>> {
+        self.embedder.as_ref()
+    }
+
+    /// The slot the vectors are kept in between calls (see `search/vectors.rs`).
+    pub(crate) fn vector_slot(&self) -> &core::cell::RefCell<Option<Box<dyn core::any::Any>>> {
+        &self.vectors
     }
 
     /// Forgets the cached head, so the next command reads it from the store (after

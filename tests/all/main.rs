@@ -31,6 +31,8 @@ mod search_crash;
 mod search_model;
 mod search_rank;
 mod search_tokens;
+mod semantic;
+mod semantic_model;
 mod shard;
 mod sync;
 mod texts;

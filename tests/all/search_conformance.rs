@@ -23,6 +23,7 @@ use crate::search_rank::{Bm25, EPS};
 use std::collections::BTreeMap;
 
 use memdir::config::{Config, SEARCH_DEFAULT_LIMIT};
+use memdir::search::{TestEmbedder, test_vector};
 use memdir::{Engine, MemoryStore, Store, block_on};
 use serde_json::{Value, json};
 
@@ -34,6 +35,122 @@ enum Step {
     DropIndex,
     /// `index/head` replaced by its first 10 bytes through the raw store.
     CutTable,
+    /// Every key under `vec/` (the vectors) deleted through the raw store.
+    DropVectors,
+}
+
+/// The embedder a case's engine is opened with: the test embedder, named by id
+/// in the file (`"embedder": "memdir-test-ngram-v1"`, 384 dimensions).
+const TEST_EMBEDDER: &str = "memdir-test-ngram-v1";
+
+fn with_embedder<S: Store>(mut engine: Engine<S>, name: Option<&str>) -> Engine<S> {
+    if let Some(n) = name {
+        assert_eq!(n, TEST_EMBEDDER);
+        engine.set_embedder(Some(std::rc::Rc::new(TestEmbedder::default())));
+    }
+    engine
+}
+
+/// The cases searched with the test embedder (semantic and hybrid, issue 47).
+fn semantic_cases() -> Vec<(&'static str, Vec<Step>)> {
+    let corpus = || {
+        vec![
+            create(
+                "/memories/prefs/editor.md",
+                "The user prefers dark mode in every editor.\n",
+            ),
+            create(
+                "/memories/prefs/schedule.md",
+                "The user hates meetings before ten.\nLunch at noon.\n",
+            ),
+            create(
+                "/memories/notes/trip.md",
+                "Flight to Lisbon on Friday, window seat.\n",
+            ),
+            create(
+                "/memories/notes/zebra.md",
+                "zebra crossing near the office\n",
+            ),
+            create("/memories/de/urlaub.md", "Urlaub im August, zwei Wochen.\n"),
+            create("/memories/zh/coffee.md", "用户每天早上喝咖啡。\n"),
+        ]
+    };
+    let sem = |query: &str| search(json!({"query": query, "mode": "semantic", "limit": 3}));
+    vec![
+        (
+            "semantic/cross-language",
+            corpus()
+                .into_iter()
+                .chain([
+                    sem("夜间模式"),
+                    sem("morning availability"),
+                    sem("vacation plans"),
+                    sem("coffee habits"),
+                    sem("Reise nach Lissabon"),
+                    search(json!({"query": "夜间模式", "mode": "lexical"})),
+                ])
+                .collect(),
+        ),
+        (
+            "hybrid/keeps-keyword-hits",
+            corpus()
+                .into_iter()
+                .chain([
+                    q("zebra"),
+                    q("dark mode"),
+                    search(json!({"query": "zebra", "min_score": 0.99})),
+                    search(json!({"query": "zebra", "mode": "semantic", "min_score": 0.99})),
+                    search(json!({"query": "office", "mode": "hybrid", "limit": 2})),
+                    search(json!({"query": "dark", "path_prefix": "/memories/notes"})),
+                ])
+                .collect(),
+        ),
+        (
+            "semantic/never-stale",
+            corpus()
+                .into_iter()
+                .chain([
+                    sem("dark mode"),
+                    Step::Tool(json!({"command": "delete", "path": "/memories/prefs/editor.md"})),
+                    sem("dark mode"),
+                    Step::Tool(json!({"command": "rename", "old_path": "/memories/notes/trip.md", "new_path": "/memories/trip.md"})),
+                    Step::Tool(json!({"command": "str_replace", "path": "/memories/trip.md", "old_str": "Flight to Lisbon", "new_str": "Dark mode in the cabin"})),
+                    sem("dark mode"),
+                    q("lisbon"),
+                ])
+                .collect(),
+        ),
+        (
+            "semantic/crash-cuts",
+            corpus()
+                .into_iter()
+                .chain([
+                    sem("夜间模式"),
+                    Step::DropVectors,
+                    sem("夜间模式"),
+                    Step::DropIndex,
+                    create("/memories/late.md", "A dark theme for the terminal.\n"),
+                    q("morning availability"),
+                    Step::CutTable,
+                    Step::DropVectors,
+                    create("/memories/later.md", "Meetings after lunch only.\n"),
+                    q("morning availability"),
+                    sem("夜间模式"),
+                ])
+                .collect(),
+        ),
+        (
+            "semantic/errors",
+            vec![
+                create("/memories/a.md", "zebra\n"),
+                search(json!({"query": "zebra", "mode": "fuzzy"})),
+                search(json!({"query": "zebra", "mode": 1})),
+                search(json!({"query": "zebra", "min_score": 2})),
+                search(json!({"query": "zebra", "min_score": "0.5"})),
+                search(json!({"query": "zebra", "mode": "lexical", "min_score": 0.5})),
+            ],
+        ),
+    ]
 }
 
 fn create(path: &str, text: &str) -> Step {
@@ -321,6 +438,70 @@ fn drop_index(store: &impl Store) {
     }
 }
 
+/// Deletes every key under `vec/` of `store`.
+fn drop_vectors(store: &impl Store) {
+    for k in block_on(memdir::list_all(store, "vec/")).unwrap() {
+        block_on(store.delete(&k)).unwrap();
+    }
+}
+
+/// Checks a semantic or hybrid answer: each semantic hit's score within int8's
+/// error of the float32 cosine of the test embedder's vectors, best first; each
+/// hybrid hit's score the reciprocal-rank sum, every lexical hit present when
+/// the limit leaves room.
+fn agrees_with_meaning(engine: &Engine<MemoryStore>, options: &Value, answer: &Value, what: &str) {
+    let hits = answer.as_array().unwrap();
+    let scores: Vec<f64> = hits.iter().map(|h| h["score"].as_f64().unwrap()).collect();
+    assert!(
+        scores.windows(2).all(|w| w[0] >= w[1]),
+        "{what}: best first"
+    );
+    let files = live(engine);
+    let query = options["query"].as_str().unwrap();
+    let unit = |v: Vec<f32>| {
+        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
+        v.into_iter().map(|x| x / n).collect::<Vec<f32>>()
+    };
+    let qv = unit(test_vector(query, 384));
+    if options["mode"] == "semantic" {
+        for h in hits {
+            let p = h["path"]
+                .as_str()
+                .unwrap()
+                .strip_prefix("/memories")
+                .unwrap();
+            let dv = unit(test_vector(&files[p], 384));
+            let exact: f32 = qv.iter().zip(&dv).map(|(a, b)| a * b).sum();
+            let got = h["score"].as_f64().unwrap();
+            assert!(
+                (got - f64::from(exact)).abs() < 0.01,
+                "{what}: {p} {got} vs {exact}"
+            );
+        }
+    } else {
+        let oracle = Bm25::new(files.iter().map(|(p, t)| (p.as_str(), t.as_str())));
+        let lexical = oracle.rank(query, None);
+        let limit = options["limit"]
+            .as_u64()
+            .map_or(SEARCH_DEFAULT_LIMIT, |l| l as usize);
+        if options.get("path_prefix").is_none() && lexical.len() <= limit {
+            for (p, _) in &lexical {
+                let shown = format!("/memories{p}");
+                assert!(
+                    hits.iter().any(|h| h["path"] == shown.as_str()),
+                    "{what}: the keyword hit {shown} was dropped"
+                );
+            }
+        }
+        for s in &scores {
+            assert!(
+                *s > 0.0 && *s <= 2.0 / 61.0 + 1e-12,
+                "{what}: {s} is no RRF sum"
+            );
+        }
+    }
+}
+
 fn cut_table(store: &impl Store) {
     let v = block_on(store.get("index/head")).unwrap().unwrap();
     block_on(store.set("index/head", &v[..10])).unwrap();
@@ -386,9 +567,13 @@ fn agrees_with_bm25(engine: &Engine<MemoryStore>, options: &Value, answer: &Valu
 /// against the plain BM25F.
 fn data() -> Value {
     let mut out = Vec::new();
-    for (name, steps) in cases() {
+    let plain = cases().into_iter().map(|c| (c, None));
+    let meaning = semantic_cases()
+        .into_iter()
+        .map(|c| (c, Some(TEST_EMBEDDER)));
+    for ((name, steps), embedder) in plain.chain(meaning) {
         let store = MemoryStore::new();
-        let engine = Engine::new(store.clone(), Config::default());
+        let engine = with_embedder(Engine::new(store.clone(), Config::default()), embedder);
         let mut json_steps = Vec::new();
         for (i, step) in steps.into_iter().enumerate() {
             let what = format!("{name} step {i}");
@@ -406,19 +591,31 @@ fn data() -> Value {
                     cut_table(&store);
                     json!({"cut_table": true})
                 }
+                Step::DropVectors => {
+                    drop_vectors(&store);
+                    json!({"drop_vectors": true})
+                }
                 Step::Search(options) => match block_on(engine.search_json(&options)) {
                     Ok(answer) => {
-                        agrees_with_bm25(&engine, &options, &answer, &what);
+                        let lexical = embedder.is_none() || options["mode"] == "lexical";
+                        if lexical {
+                            agrees_with_bm25(&engine, &options, &answer, &what);
+                        } else {
+                            agrees_with_meaning(&engine, &options, &answer, &what);
+                        }
                         json!({"search": options, "answer": answer})
                     }
                     Err(e) => json!({"search": options, "error": e.to_string()}),
                 },
             });
         }
-        out.push(json!({"name": name, "steps": json_steps}));
+        match embedder {
+            Some(e) => out.push(json!({"name": name, "embedder": e, "steps": json_steps})),
+            None => out.push(json!({"name": name, "steps": json_steps})),
+        }
     }
     json!({
-        "about": "memory.search's exact answers after memory-tool writes and crash cuts; see tests/conformance/README.md. Made by tests/all/search_conformance.rs (MEMDIR_REGENERATE=1), which checks every answer against a plain BM25F.",
+        "about": "memory.search's exact answers after memory-tool writes and crash cuts; see tests/conformance/README.md. Made by tests/all/search_conformance.rs (MEMDIR_REGENERATE=1), which checks every answer against a plain BM25F, and a case naming an embedder (the test embedder, examples/embedders/test-embedder.mjs) against float32 cosines and reciprocal-rank fusion.",
         "cases": out,
     })
 }
@@ -454,7 +651,10 @@ fn run_file(data: &Value, text: &str) -> usize {
         let name = case["name"].as_str().unwrap();
         let store = common::Harness::new(MemoryStore::new());
         let raw = store.inner.clone();
-        let engine = Engine::new(store, Config::default());
+        let engine = with_embedder(
+            Engine::new(store, Config::default()),
+            case["embedder"].as_str(),
+        );
         for (i, step) in case["steps"].as_array().unwrap().iter().enumerate() {
             let what = format!("{name} step {i}");
             if let Some(input) = step.get("tool") {
@@ -464,6 +664,8 @@ fn run_file(data: &Value, text: &str) -> usize {
                 drop_index(&raw);
             } else if step.get("cut_table").is_some() {
                 cut_table(&raw);
+            } else if step.get("drop_vectors").is_some() {
+                drop_vectors(&raw);
             } else {
                 let got = block_on(engine.search_json(&step["search"]));
                 match (got, step.get("answer"), step.get("error")) {

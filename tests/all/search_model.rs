@@ -28,7 +28,7 @@ use proptest::prelude::*;
 use serde_json::{Value, json};
 
 /// The remote of the syncs: another engine's API.
-struct Api(Engine<MemoryStore>);
+pub struct Api(pub Engine<MemoryStore>);
 
 impl Remote for Api {
     async fn call(&self, request: &Value) -> Result<Response, Unreachable> {
@@ -37,7 +37,7 @@ impl Remote for Api {
 }
 
 #[derive(Clone, Debug)]
-enum Step {
+pub enum Step {
     ToolCreate(usize, String),
     ToolReplace(usize, &'static str, &'static str),
     ToolRename(usize, usize),
@@ -76,7 +76,7 @@ fn at() -> impl Strategy<Value = usize> {
     0..PATHS.len()
 }
 
-fn step() -> impl Strategy<Value = Step> {
+pub fn step() -> impl Strategy<Value = Step> {
     let word = || prop::sample::select(WORDS.to_vec());
     prop_oneof![
         4 => (at(), text()).prop_map(|(p, t)| Step::ToolCreate(p, t)),
@@ -130,7 +130,7 @@ fn memories(engine: &Engine<MemoryStore>) -> Vec<(String, String)> {
 }
 
 /// The live files: store path → text.
-fn live(engine: &Engine<MemoryStore>) -> BTreeMap<String, String> {
+pub fn live(engine: &Engine<MemoryStore>) -> BTreeMap<String, String> {
     block_on(engine.entries())
         .unwrap()
         .into_iter()
@@ -139,7 +139,7 @@ fn live(engine: &Engine<MemoryStore>) -> BTreeMap<String, String> {
 }
 
 /// Carries out `step`; what became of it, when that varies (for the run's tally).
-fn apply(engine: &Engine<MemoryStore>, remote: &Api, step: &Step) -> &'static str {
+pub fn apply(engine: &Engine<MemoryStore>, remote: &Api, step: &Step) -> &'static str {
     let mem = |p: usize| format!("/memories{}", PATHS[p]);
     match step {
         Step::ToolCreate(p, t) => tool(

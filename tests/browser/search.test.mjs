@@ -99,34 +99,40 @@ test('the search conformance data over IndexedDB', async () => {
   const shaped = (s) => !('search' in s) || (s.search && typeof s.search === 'object' && !Array.isArray(s.search));
   const runnable = cases
     .filter((k) => k.steps.every((s) => 'tool' in s || 'search' in s))
-    .map((k) => ({ name: k.name, steps: k.steps.filter(shaped) }));
+    .map((k) => ({ name: k.name, embedder: k.embedder, steps: k.steps.filter(shaped) }));
   assert.ok(runnable.length >= 10, `${runnable.length} cases`);
   const context = await env.browser.newContext();
   const page = await context.newPage();
   const errors = watchErrors(page);
   await page.goto(`${env.url}/www/serve.mjs`);
-  const got = await page.evaluate(async (cases) => {
+  const embedderSource = readFileSync(new URL('../../examples/embedders/test-embedder.mjs', import.meta.url), 'utf8');
+  const got = await page.evaluate(async ({ cases, embedderSource }) => {
     const m = await import('/js/browser.js');
+    // The test embedder's own source (the dev server serves no examples/).
+    const { testEmbedder } = await import(`data:text/javascript,${encodeURIComponent(embedderSource)}`);
     const out = {};
     for (const [i, k] of cases.entries()) {
-      const memory = await m.openMemory({ store: m.indexedDbStore(`search-case-${i}`) });
+      const embedder = k.embedder ? testEmbedder() : undefined;
+      const memory = await m.openMemory({ store: m.indexedDbStore(`search-case-${i}`), embedder });
       const steps = [];
       for (const s of k.steps) {
         if ('tool' in s) {
           steps.push(await memory.execute(s.tool));
           continue;
         }
-        const { query, limit, path_prefix: pathPrefix } = s.search;
+        const { query, limit, path_prefix: pathPrefix, mode, min_score: minScore } = s.search;
         const options = {};
         if (limit !== undefined) options.limit = limit;
         if (pathPrefix !== undefined) options.pathPrefix = pathPrefix;
+        if (mode !== undefined) options.mode = mode;
+        if (minScore !== undefined) options.minScore = minScore;
         steps.push(await memory.search(query, options).then((hits) => ({ hits }), (e) => ({ error: e.message })));
       }
       memory.close();
       out[k.name] = steps;
     }
     return out;
-  }, runnable);
+  }, { cases: runnable, embedderSource });
   for (const k of runnable) {
     k.steps.forEach((s, i) => {
       const at = `${k.name} step ${i}`;

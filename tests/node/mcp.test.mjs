@@ -382,7 +382,7 @@ test('malformed JSON-RPC on the pipe: each a clear JSON-RPC error, the server ke
 test('memdir mcp refuses extra arguments and a directory that is not a store, before serving', async (t) => {
   const extra = rawServer(t, ['mcp', 'now']);
   assert.equal(await extra.exited, 2);
-  assert.equal(extra.stderr, 'memdir: usage: memdir mcp [--store DIR] [--records]\n');
+  assert.equal(extra.stderr, 'memdir: usage: memdir mcp [--store DIR] [--records] [--embedder FILE]\n');
   assert.deepEqual(extra.messages, []);
 
   const file = join(tempDir('memdir-mcp-'), 'file');

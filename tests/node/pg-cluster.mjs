@@ -98,6 +98,8 @@ export async function startPostgres({ fsync = false, password } = {}) {
     url: (db = 'postgres') => `postgres://postgres@127.0.0.1:${port}/${db}`,
     psql: (sql, db = 'postgres') =>
       asOwner('psql', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', db, '-Atqc', sql], password === undefined ? process.env : { ...process.env, PGPASSWORD: password }),
+    /** The database `db` as pg_dump writes it (plain SQL; bytea values in hex). */
+    dump: (db = 'postgres') => asOwner('pg_dump', ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', '-d', db], password === undefined ? process.env : { ...process.env, PGPASSWORD: password }),
     stop,
   };
 }

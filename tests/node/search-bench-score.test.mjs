@@ -7,7 +7,7 @@ import { checkLabels, corpus, DOCUMENTS, parseSize, QUERIES } from '../../bench/
 import { openMemory } from 'memdir';
 import { mapStore } from '../../bench/search/map-store.mjs';
 import { matchExpression } from '../../bench/search/peers.mjs';
-import { quantile, score } from '../../bench/search/score.mjs';
+import { ndcg, quantile, score } from '../../bench/search/score.mjs';
 
 const queries = [
   { id: 'a', lang: 'en', relevant: ['/r1'] },
@@ -29,6 +29,17 @@ const answers = new Map([
   // /r5 at rank 4 behind the stale /old at rank 2: recall 1, reciprocal rank 1/4; one stale hit
   ['e', ['/x', '/old', '/y', '/r5']],
 ]);
+
+test('nDCG@10 per slice and overall', () => {
+  const n = ndcg(queries, answers);
+  const d = (r) => 1 / Math.log2(r + 1);
+  // a: 1; b: /r3 at rank 3 of an ideal of two at ranks 1 and 2; c: 0; e: /r5 at rank 4.
+  const b = d(3) / (d(1) + d(2));
+  assert.deepEqual(Object.keys(n), ['en', 'all', 'de']);
+  assert.equal(n.en, (1 + b) / 2);
+  assert.equal(n.de, (0 + d(4)) / 2);
+  assert.equal(n.all, (1 + b + 0 + d(4)) / 4);
+});
 
 test('recall@10, MRR@10 and stale hits per slice and overall', () => {
   const s = score(queries, answers);

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { STORES, loadJson, memdir } from './helpers.mjs';
+import { testEmbedder } from '../../examples/embedders/test-embedder.mjs';
 
 const { cases } = loadJson('search.json');
 
@@ -24,6 +25,9 @@ const CUTS = {
   async drop_index(store) {
     for (const key of await keysUnder(store, 'index/')) await store.delete(key);
   },
+  async drop_vectors(store) {
+    for (const key of await keysUnder(store, 'vec/')) await store.delete(key);
+  },
   async cut_table(store) {
     const head = await store.get('index/head');
     assert.ok(head, 'the index has a head to cut');
@@ -40,7 +44,8 @@ for (const [kind, make] of Object.entries(STORES)) {
       const raw = typeof store.get === 'function' ? store : null;
       if (cut && !raw) continue; // the native store's keys are out of JS's reach
       test(c.name, async () => {
-        const memory = await memdir.openMemory({ store });
+        // A case naming an embedder names the test embedder (384 dimensions).
+        const memory = await memdir.openMemory({ store, embedder: c.embedder ? testEmbedder() : undefined });
         for (const [i, step] of c.steps.entries()) {
           const at = `step ${i}`;
           if ('tool' in step) {
@@ -51,10 +56,12 @@ for (const [kind, make] of Object.entries(STORES)) {
             // an object: the JSON face's own refusal is not this face's to answer.
             const shaped = step.search && typeof step.search === 'object' && !Array.isArray(step.search);
             if (!shaped) continue;
-            const { query, limit, path_prefix: pathPrefix } = step.search;
+            const { query, limit, path_prefix: pathPrefix, mode, min_score: minScore } = step.search;
             const options = {};
             if (limit !== undefined) options.limit = limit;
             if (pathPrefix !== undefined) options.pathPrefix = pathPrefix;
+            if (mode !== undefined) options.mode = mode;
+            if (minScore !== undefined) options.minScore = minScore;
             const got = await memory.search(query, options).then(
               (hits) => ({ hits }),
               (err) => ({ error: err.message }),

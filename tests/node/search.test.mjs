@@ -273,7 +273,7 @@ describe('memdir search and memdir reindex', () => {
       [['search', 'tea', '--limit', '0'], 'memdir: limit must be a whole number from 1 to 100, not 0.\n'],
       [['search', 'tea', '--limit', 'many'], 'memdir: limit must be a whole number from 1 to 100, not "many".\n'],
       [['search', 'tea', '--prefix', '/etc'], 'memdir: path_prefix must be a directory path under /memories, such as /memories/notes.\n'],
-      [['search', '--json'], 'memdir: usage: memdir search QUERY [--limit N] [--prefix P] [--json]\n'],
+      [['search', '--json'], 'memdir: usage: memdir search QUERY [--limit N] [--prefix P] [--json] [--mode M] [--embedder FILE]\n'],
       [['search', '...'], 'memdir: The search query holds no words to look for (only punctuation or symbols).\n'],
       [['search', 'tea', '--json=yes'], 'memdir: --json takes no value\n'],
       [['reindex', 'now'], 'memdir: usage: memdir reindex\n'],

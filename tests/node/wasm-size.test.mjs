@@ -37,6 +37,9 @@ const BUILDS = [
   // 2026-11-28: 1194.4 KiB raw, 505.8 KiB gzipped (+40.4 more, +138.7 in all since
   // 367.1): the search index's base-and-deltas form, mounts' merged searches, and
   // seed 002's records toolset (about 23 KiB gzipped of it).
+  // 2026-11-28: 1259.5 KiB raw, 531.4 KiB gzipped (+25.6): semantic search (issue 47:
+  // the JS embedder's bridge, vectors, the exact scan, hybrid fusion, the modes on
+  // every search face and the records' cosine near duplicates).
   // 2026-11-28: 1270.3 KiB raw, 536.7 KiB gzipped (+30.9): encryption at rest (issue
   // 49: AES-256-GCM-SIV, HKDF-SHA256, the seal's store and rotation) and the npm
   // package's openSealed, encryptStore and rekey; 1276.7 KiB raw, 538.8 KiB gzipped
@@ -63,6 +66,8 @@ const BUILDS = [
   // its exports, as the browser's.
   // 2026-11-28: 1696.0 KiB raw, 677.7 KiB gzipped (+191.6 in all since 486.1) with
   // the index's base and deltas, mounts' merged searches and the records toolset.
+  // 2026-11-28: 1819.7 KiB raw, 717.5 KiB gzipped (+39.8) with semantic search, as
+  // the browser's.
   // 2026-11-28: 1813.4 KiB raw, 725.1 KiB gzipped (+47.0 from 678.1): encryption at
   // rest, as the browser's, and the raw listings the Node encryption tests scan;
   // 1820.1 KiB raw, 728.2 KiB gzipped with the seal's remembered names and values.

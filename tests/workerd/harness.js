@@ -14,6 +14,7 @@ import { observe } from '../conformance/hostile-stores.mjs';
 import { FACES, OPEN_CLOCK, SEED_CLOCK, archive, seed } from '../conformance/write-paths.mjs';
 // The same module the bundled package's entry imports, so the same symbol.
 import { AT_ONCE } from '../../js/glue.js';
+import { testEmbedder } from '../../examples/embedders/test-embedder.mjs';
 
 // Everything the example's main module exports is exported here too, so workerd
 // checks it as it would in a deployment (a main module may export only handlers
@@ -236,23 +237,34 @@ export class StoreTestObject extends DurableObject {
    * store: each step's outcome (a tool's, a search's hits or error text), the
    * crash cuts done through the store itself.
    */
-  async searchCase(steps) {
+  async searchCase(steps, embedderName) {
     const store = durableObjectStore(this.ctx.storage, { prefix: `search-case-${crypto.randomUUID()}/` });
-    const memory = await openMemory({ store });
+    // A case naming an embedder names the test embedder (384 dimensions).
+    const memory = await openMemory({ store, embedder: embedderName ? testEmbedder() : undefined });
     const out = [];
     for (const step of steps) {
       if ('tool' in step) {
         out.push(await memory.execute(step.tool));
       } else if ('search' in step) {
-        const { query, limit, path_prefix: pathPrefix } = step.search;
+        const { query, limit, path_prefix: pathPrefix, mode, min_score: minScore } = step.search;
         const options = {};
         if (limit !== undefined) options.limit = limit;
         if (pathPrefix !== undefined) options.pathPrefix = pathPrefix;
+        if (mode !== undefined) options.mode = mode;
+        if (minScore !== undefined) options.minScore = minScore;
         out.push(await memory.search(query, options).then((hits) => ({ hits }), (e) => ({ error: e.message })));
       } else if (step.drop_index) {
         let cursor;
         do {
           const page = await store.list('index/', cursor);
+          for (const key of page.keys) await store.delete(key);
+          cursor = page.cursor ?? undefined;
+        } while (cursor);
+        out.push(null);
+      } else if (step.drop_vectors) {
+        let cursor;
+        do {
+          const page = await store.list('vec/', cursor);
           for (const key of page.keys) await store.delete(key);
           cursor = page.cursor ?? undefined;
         } while (cursor);
@@ -727,7 +739,7 @@ export default {
       case '/__test/search':
         return answer(await stores().search());
       case '/__test/search-case':
-        return answer(await stores().searchCase(args.steps));
+        return answer(await stores().searchCase(args.steps, args.embedder));
       case '/__test/write-paths':
         return answer(await stores().writePaths(args.face));
       case '/__test/race':

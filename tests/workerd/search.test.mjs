@@ -22,7 +22,7 @@ for (const storage of ['sqlite-backed', 'kv-backed']) {
       cases.map((k) =>
         t.test(k.name, async () => {
           const steps = k.steps.filter((s) => !('search' in s) || (s.search && typeof s.search === 'object' && !Array.isArray(s.search)));
-          const got = await c.test('search-case', { storage, name: `search-case-${storage}`, steps });
+          const got = await c.test('search-case', { storage, name: `search-case-${storage}`, steps, embedder: k.embedder });
           assert.equal(got.length, steps.length);
           steps.forEach((step, i) => {
             if ('tool' in step) assert.equal(got[i].is_error, false, `step ${i}: ${got[i].content}`);

@@ -27,6 +27,7 @@ use memdir::ApiError;
 use memdir::api::Response;
 use memdir::config::{Config, Defaults, Limits, MAX_RETRIES_CAP};
 use memdir::mounts::{self, Access, Mount, MountTarget};
+use memdir::seal::{Key, SealError, Sealed};
 use memdir::search::IndexStatus;
 use memdir::{Command, Engine, ErrorKind, SearchError, SecretPolicy, StoreError, ToolError};
 
@@ -88,19 +89,78 @@ unsafe extern "C" fn cabi_realloc(
     ptr
 }
 
-/// The instance's one engine, kept across calls so its node cache survives.
-struct Slot(RefCell<Option<Engine<KvStore>>>);
+/// The store the engine runs on: the bucket, encrypted below the engine when the
+/// configuration carries a key, passed through untouched when it does not.
+type Bucket = Sealed<KvStore>;
+
+/// What `configure` said: the store is opened from it at the first call that
+/// needs it, so that a refusal (a wrong or missing key) is that call's answer.
+struct Settings {
+    bucket: String,
+    config: Config,
+    encryption: Option<tool::Encryption>,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Settings {
+            bucket: DEFAULT_BUCKET.into(),
+            config: Config::default(),
+            encryption: None,
+        }
+    }
+}
+
+/// The instance's settings and its one engine, kept across calls so its node
+/// cache survives; `engine` is None until a call opens the store.
+#[derive(Default)]
+struct Instance {
+    settings: Settings,
+    engine: Option<Engine<Bucket>>,
+}
+
+struct Slot(RefCell<Option<Instance>>);
 
 // SAFETY: a component instance runs on one thread and the component model forbids
 // re-entering an instance, so the cell is never touched concurrently.
 unsafe impl Sync for Slot {}
 
-static ENGINE: Slot = Slot(RefCell::new(None));
+static INSTANCE: Slot = Slot(RefCell::new(None));
 
 const DEFAULT_BUCKET: &str = "default";
 
-fn new_engine(bucket: &str, config: Config) -> Engine<KvStore> {
-    let mut engine = Engine::new(KvStore::new(bucket), config);
+/// An encryption record's key and fresh bytes. The key's bytes are checked by
+/// `Key::new`; fresh bytes of another length are the host's mistake, refused
+/// with the same words (nothing of either is ever shown).
+fn key_of(e: &tool::Encryption) -> Result<(Key, [u8; 32]), SealError> {
+    let bytes: [u8; 32] = e.key.as_slice().try_into().map_err(|_| SealError::BadKey)?;
+    let fresh: [u8; 32] = e
+        .fresh
+        .as_slice()
+        .try_into()
+        .map_err(|_| SealError::BadKey)?;
+    Ok((Key::new(bytes, e.key_id.as_deref())?, fresh))
+}
+
+/// Opens the configured bucket through `Sealed::open`: with the key, an encrypted
+/// store (an empty one becomes one); without, a plaintext store. A refusal writes
+/// nothing.
+fn open(s: &Settings) -> Result<Engine<Bucket>, SealError> {
+    let (key, fresh) = match &s.encryption {
+        Some(e) => {
+            let (key, fresh) = key_of(e)?;
+            (Some(key), fresh)
+        }
+        // Unused without a key: a plaintext store makes no data key.
+        None => (None, [0; 32]),
+    };
+    let sealed =
+        settle(Sealed::open(KvStore::new(&s.bucket), key, fresh)).map_err(SealError::Storage)??;
+    Ok(new_engine(sealed, s.config.clone()))
+}
+
+fn new_engine(store: Bucket, config: Config) -> Engine<Bucket> {
+    let mut engine = Engine::new(store, config);
     engine.set_clock(Box::new(now_ms));
     // The world imports no random source: the nanoseconds at which the engine is
     // made key its caches' tables, which no writer of the bucket can know.
@@ -130,16 +190,45 @@ fn settled<T>(r: Result<Result<T, ToolError>, StoreError>) -> Result<T, tool::To
         .map_err(|e| wit_error(&e))
 }
 
-/// Runs `f` with the instance's engine, making a default one on first use.
-fn with_engine<T>(f: impl FnOnce(&Engine<KvStore>) -> T) -> T {
-    let mut slot = ENGINE.0.borrow_mut();
-    let engine = slot.get_or_insert_with(|| new_engine(DEFAULT_BUCKET, Config::default()));
-    f(engine)
+/// Runs `f` with the instance's engine, opening the store on first use (with the
+/// default settings if `configure` was never called), or the open's refusal.
+fn with_engine<T>(f: impl FnOnce(&Engine<Bucket>) -> T) -> Result<T, SealError> {
+    let mut slot = INSTANCE.0.borrow_mut();
+    let instance = slot.get_or_insert_with(Instance::default);
+    let engine = match instance.engine.take() {
+        Some(e) => e,
+        None => open(&instance.settings)?,
+    };
+    Ok(f(instance.engine.insert(engine)))
+}
+
+/// The store's encryption refusing to open (or a seal operation failing) in the
+/// WIT's terms: the storage's own kind, `damaged`, a bad key or key id as
+/// `input`, and every refusal of the key as `refused`; the text is the engine's.
+fn seal_error(e: &SealError) -> tool::ToolError {
+    use tool::ErrorKind as W;
+    let kind = match e {
+        SealError::Storage(s) => return wit_error(&ToolError::from(*s)),
+        SealError::Damaged => W::Damaged,
+        SealError::BadKey | SealError::BadKeyId => W::Input,
+        _ => W::Refused,
+    };
+    tool::ToolError {
+        kind,
+        message: format!("{e}"),
+    }
+}
+
+/// A store-level outcome: the open's refusal, else the store's answer.
+fn sealed<T>(
+    r: Result<Result<T, StoreError>, SealError>,
+) -> Result<Result<T, StoreError>, tool::ToolError> {
+    r.map_err(|e| seal_error(&e))
 }
 
 /// The typed entry point, for the six typed exports.
 fn run(cmd: Command) -> Result<String, tool::ToolError> {
-    settled(with_engine(|e| settle(e.run(cmd))))
+    settled(sealed(with_engine(|e| settle(e.run(cmd))))?)
 }
 
 fn wit_error(e: &ToolError) -> tool::ToolError {
@@ -226,6 +315,7 @@ fn wit_config(c: &Config, bucket: &str) -> tool::Config {
         bucket: bucket.into(),
         mount: c.mount.clone(),
         read_only: c.read_only,
+        encryption: None,
     }
 }
 
@@ -277,11 +367,20 @@ impl tool::Guest for Component {
             mounts::check(&[alone]).map_err(|e| format!("{e}"))?;
         }
         let bucket = if config.bucket.is_empty() {
-            DEFAULT_BUCKET
+            DEFAULT_BUCKET.into()
         } else {
-            config.bucket.as_str()
+            config.bucket
         };
-        *ENGINE.0.borrow_mut() = Some(new_engine(bucket, engine_config));
+        // The store is opened by the first call that needs it, so a key it refuses
+        // is that call's answer in its own shape (a tool result, an API answer).
+        *INSTANCE.0.borrow_mut() = Some(Instance {
+            settings: Settings {
+                bucket,
+                config: engine_config,
+                encryption: config.encryption,
+            },
+            engine: None,
+        });
         Ok(())
     }
 
@@ -293,7 +392,9 @@ impl tool::Guest for Component {
     }
 
     fn top_entries() -> Result<tool::Top, tool::ToolError> {
-        let top = settled(with_engine(|e| settle(MountTarget::top_entries(e))))?;
+        let top = settled(sealed(with_engine(|e| {
+            settle(MountTarget::top_entries(e))
+        }))?)?;
         Ok(tool::Top {
             size: top.size,
             entries: top
@@ -309,8 +410,13 @@ impl tool::Guest for Component {
     }
 
     fn execute_json(input: String) -> tool::ToolResult {
-        let r = with_engine(|e| settle(e.execute_json(&input)))
-            .unwrap_or_else(|e| memdir::ToolResult::of(&Err(e.into())));
+        let r = match with_engine(|e| settle(e.execute_json(&input))) {
+            Ok(r) => r.unwrap_or_else(|e| memdir::ToolResult::of(&Err(e.into()))),
+            Err(e) => memdir::ToolResult {
+                content: format!("Error: {e}"),
+                is_error: true,
+            },
+        };
         tool::ToolResult {
             content: r.content,
             is_error: r.is_error,
@@ -318,8 +424,10 @@ impl tool::Guest for Component {
     }
 
     fn api(request: String) -> String {
-        with_engine(|e| settle(e.api_json(&request)))
-            .unwrap_or_else(|e| Response::of(Err(ApiError::from(e))).to_json())
+        match with_engine(|e| settle(e.api_json(&request))) {
+            Ok(r) => r.unwrap_or_else(|e| Response::of(Err(ApiError::from(e))).to_json()),
+            Err(e) => refused_api(&e),
+        }
     }
 
     fn view(path: String, view_range: Option<(i64, i64)>) -> Result<String, tool::ToolError> {
@@ -363,7 +471,7 @@ impl tool::Guest for Component {
     }
 
     fn entries() -> Result<Vec<tool::Entry>, tool::ToolError> {
-        let entries = settled(with_engine(|e| settle(e.entries())))?;
+        let entries = settled(sealed(with_engine(|e| settle(e.entries())))?)?;
         Ok(entries
             .into_iter()
             .map(|e| tool::Entry {
@@ -381,11 +489,11 @@ impl tool::Guest for Component {
                 content: e.content,
             })
             .collect();
-        settled(with_engine(|e| settle(e.import(&entries))))
+        settled(sealed(with_engine(|e| settle(e.import(&entries))))?)
     }
 
     fn expire(older_than_ms: u64) -> Result<tool::ExpireReport, tool::ToolError> {
-        let r = settled(with_engine(|e| settle(e.expire(older_than_ms))))?;
+        let r = settled(sealed(with_engine(|e| settle(e.expire(older_than_ms))))?)?;
         Ok(tool::ExpireReport {
             removed: widen(r.removed),
             bytes: r.bytes,
@@ -393,7 +501,7 @@ impl tool::Guest for Component {
     }
 
     fn gc(keep_commits: u32) -> Result<tool::GcReport, tool::ToolError> {
-        let r = settled(with_engine(|e| settle(e.gc(keep_commits))))?;
+        let r = settled(sealed(with_engine(|e| settle(e.gc(keep_commits))))?)?;
         Ok(tool::GcReport {
             reachable: widen(r.reachable),
             deleted: widen(r.deleted),
@@ -403,13 +511,13 @@ impl tool::Guest for Component {
 
     fn search(request: String) -> Result<String, tool::ToolError> {
         let input = search_input(&request)?;
-        let hits = settled_search(with_engine(|e| settle(e.search_json(&input))))?;
+        let hits = settled_search(sealed(with_engine(|e| settle(e.search_json(&input))))?)?;
         Ok(serde_json::to_string(&hits).unwrap_or_default())
     }
 
     fn recall(request: String) -> Result<tool::RecallFound, tool::ToolError> {
         let input = search_input(&request)?;
-        let found = settled_search(with_engine(|e| settle(e.recall_found(&input))))?;
+        let found = settled_search(sealed(with_engine(|e| settle(e.recall_found(&input))))?)?;
         Ok(tool::RecallFound {
             items: found
                 .items
@@ -433,15 +541,16 @@ impl tool::Guest for Component {
     }
 
     fn reindex(rounds: u32) -> Result<tool::IndexStatus, tool::ToolError> {
-        settled(with_engine(|e| settle(e.reindex(rounds)))).map(index_status)
+        settled(sealed(with_engine(|e| settle(e.reindex(rounds))))?).map(index_status)
     }
 
     fn search_status() -> Result<tool::IndexStatus, tool::ToolError> {
-        settled(with_engine(|e| settle(e.search_status()))).map(index_status)
+        settled(sealed(with_engine(|e| settle(e.search_status())))?).map(index_status)
     }
 
     fn toolset(prefix: String, name: String, input: String) -> Result<String, tool::ToolsetError> {
         let answer = with_engine(|e| settle(e.toolset_json(&prefix, &name, &input)))
+            .map_err(|e| refused_toolset(&e))?
             .unwrap_or_else(|e| Err(ToolError::from(e).into()));
         answer.map_err(|e| tool::ToolsetError {
             kind: e.kind().into(),
@@ -456,6 +565,7 @@ impl tool::Guest for Component {
         };
         let input = memdir::toolset::parse_input("memory_search", &input).map_err(fail)?;
         let page = with_engine(|e| settle(e.search_page(&prefix, &input)))
+            .map_err(|e| refused_toolset(&e))?
             .unwrap_or_else(|e| Err(ToolError::from(e).into()))
             .map_err(fail)?;
         let answer = serde_json::json!({"hits": page.0, "next_page": page.1});
@@ -464,6 +574,78 @@ impl tool::Guest for Component {
 
     fn toolset_tools() -> String {
         memdir::toolset::definitions_json(&memdir::toolset::TOOLS)
+    }
+
+    fn seal_status() -> Result<String, tool::ToolError> {
+        let status = with_engine(|e| settle(e.store().status()))
+            .map_err(|e| seal_error(&e))?
+            .map_err(|e| seal_error(&SealError::Storage(e)))?
+            .map_err(|e| seal_error(&e))?;
+        Ok(status.to_json())
+    }
+
+    fn rekey(new: tool::Encryption) -> Result<u64, tool::ToolError> {
+        let (key, fresh) = key_of(&new).map_err(|e| seal_error(&e))?;
+        let moved = with_engine(|e| settle(e.store().rekey(key, fresh)))
+            .map_err(|e| seal_error(&e))?
+            .map_err(|e| seal_error(&SealError::Storage(e)))?
+            .map_err(|e| seal_error(&e))?;
+        // From now on the instance opens the store with the new key: the engine
+        // is dropped and reopened by the next call.
+        if let Some(instance) = INSTANCE.0.borrow_mut().as_mut() {
+            instance.settings.encryption = Some(new);
+            instance.engine = None;
+        }
+        Ok(widen(moved.moved))
+    }
+
+    fn encrypt(key: tool::Encryption) -> Result<(), tool::ToolError> {
+        let (k, fresh) = key_of(&key).map_err(|e| seal_error(&e))?;
+        let mut slot = INSTANCE.0.borrow_mut();
+        let instance = slot.get_or_insert_with(Instance::default);
+        let store = KvStore::new(&instance.settings.bucket);
+        let sealed = settle(Sealed::encrypt(store, k, fresh))
+            .map_err(|e| seal_error(&SealError::Storage(e)))?
+            .map_err(|e| seal_error(&e))?;
+        instance.engine = Some(new_engine(sealed, instance.settings.config.clone()));
+        instance.settings.encryption = Some(key);
+        Ok(())
+    }
+}
+
+/// The Memory Stores API's answer when the store will not open: a 500 whose
+/// error object carries the seal's words (as the host words a fault).
+fn refused_api(e: &SealError) -> String {
+    let error = match e {
+        SealError::Storage(s) => return Response::of(Err(ApiError::from(*s))).to_json(),
+        SealError::Damaged => ApiError::Damaged,
+        _ => ApiError::Storage,
+    };
+    let mut r = Response::of(Err(error));
+    if let Some(obj) = r.body.get_mut("error").and_then(|o| o.as_object_mut()) {
+        obj.insert("message".into(), format!("{e}").into());
+    }
+    r.to_json()
+}
+
+/// The toolset's failure when the store will not open: the kind `seal_error`
+/// gives, as the toolset spells kinds, and the seal's words.
+fn refused_toolset(e: &SealError) -> tool::ToolsetError {
+    let kind = match e {
+        SealError::Storage(s) => {
+            let t = memdir::ToolsetError::from(ToolError::from(*s));
+            return tool::ToolsetError {
+                kind: t.kind().into(),
+                message: format!("{t}"),
+            };
+        }
+        SealError::Damaged => "damaged",
+        SealError::BadKey | SealError::BadKeyId => "input",
+        _ => "refused",
+    };
+    tool::ToolsetError {
+        kind: kind.into(),
+        message: format!("{e}"),
     }
 }
 

@@ -16,12 +16,17 @@ mod bench;
 // the browser build (feature `indexeddb`) leaves them out.
 #[cfg(not(feature = "indexeddb"))]
 mod catalog;
+// `memdir serve`'s encryption at rest (master key, shredding, re-wrapping): only a
+// server runs it, as the catalog.
 mod defaults;
+mod embedder;
 mod heap;
 #[cfg(feature = "indexeddb")]
 mod idb;
 mod js_store;
 mod memory;
+#[cfg(not(feature = "indexeddb"))]
+mod serve_seal;
 // The PostgreSQL store's rules; only Node runs it.
 #[cfg(not(feature = "indexeddb"))]
 mod postgres;

@@ -17,6 +17,7 @@ use memdir::{Actor, Engine, Entry, InputError, SecretPolicy, ToolError, ToolResu
 use wasm_bindgen::prelude::*;
 
 use crate::any_store::AnyStore;
+use crate::embedder::EmbedderHandle;
 use crate::to_js::{cannot_convert, to_js};
 use crate::{StoreHandle, promise};
 
@@ -26,8 +27,14 @@ pub struct Memory {
 }
 
 /// An engine over `store` with the runtime's clock, backoff and random cache key.
-fn engine_for(store: AnyStore, config: Config, clock: Option<Function>) -> Engine<AnyStore> {
+fn engine_for(
+    store: AnyStore,
+    config: Config,
+    clock: Option<Function>,
+    embedder: Option<&EmbedderHandle>,
+) -> Engine<AnyStore> {
     let mut engine = Engine::new(store, config);
+    engine.set_embedder(embedder.map(EmbedderHandle::embedder));
     engine.set_clock(match clock {
         Some(f) => {
             Box::new(move || millis(f.call0(&JsValue::UNDEFINED).ok().and_then(|v| v.as_f64())))
@@ -65,6 +72,7 @@ fn random_key() -> u64 {
 pub struct MountSet {
     config: Config,
     clock: Option<Function>,
+    embedder: Option<EmbedderHandle>,
     mounts: Vec<(Mount, Engine<AnyStore>)>,
 }
 
@@ -72,12 +80,17 @@ pub struct MountSet {
 impl MountSet {
     /// `config` as for `Memory`; every store shares it, but for its mount.
     #[wasm_bindgen(constructor)]
-    pub fn new(config: String, clock: Option<Function>) -> Result<MountSet, JsValue> {
+    pub fn new(
+        config: String,
+        clock: Option<Function>,
+        embedder: Option<EmbedderHandle>,
+    ) -> Result<MountSet, JsValue> {
         let config =
             parse_config(&config).map_err(|m| JsValue::from(js_sys::RangeError::new(m)))?;
         Ok(MountSet {
             config,
             clock,
+            embedder,
             mounts: Vec::new(),
         })
     }
@@ -101,7 +114,12 @@ impl MountSet {
             read_only: access == Access::ReadOnly,
             ..self.config.clone()
         };
-        let engine = engine_for(store.store().clone(), config, self.clock.clone());
+        let engine = engine_for(
+            store.store().clone(),
+            config,
+            self.clock.clone(),
+            self.embedder.as_ref(),
+        );
         self.mounts.push((
             Mount {
                 name,
@@ -137,10 +155,11 @@ impl Memory {
         store: &StoreHandle,
         config: String,
         clock: Option<Function>,
+        embedder: Option<EmbedderHandle>,
     ) -> Result<Memory, JsValue> {
         let config =
             parse_config(&config).map_err(|m| JsValue::from(js_sys::RangeError::new(m)))?;
-        let engine = engine_for(store.store().clone(), config, clock);
+        let engine = engine_for(store.store().clone(), config, clock, embedder.as_ref());
         let root = Mount {
             name: String::new(),
             access: Access::ReadWrite,
@@ -405,12 +424,17 @@ impl Memory {
     }
 
     /// Brings every store's search index up to its head, at most `rounds` budgets
-    /// of `SEARCH_INDEX_WORK` memories; resolves `{indexed, pending}`.
+    /// of `SEARCH_INDEX_WORK` memories, and with an embedder its vectors, at most
+    /// `rounds` rounds of `EMBED_WORK` texts; resolves as [`status_to_js`] says.
     pub fn reindex(&self, rounds: u32) -> Promise {
         let mounted = Rc::clone(&self.mounted);
         promise(async move {
             let s = mounted.reindex(rounds).await.map_err(|e| error(&e))?;
-            status_to_js(s)
+            let v = mounted
+                .reindex_vectors(rounds)
+                .await
+                .map_err(|e| search_error(&e))?;
+            status_to_js(s, v)
         })
     }
 
@@ -421,7 +445,11 @@ impl Memory {
         let mounted = Rc::clone(&self.mounted);
         promise(async move {
             let s = mounted.search_status().await.map_err(|e| error(&e))?;
-            status_to_js(s)
+            let v = mounted
+                .vector_status()
+                .await
+                .map_err(|e| search_error(&e))?;
+            status_to_js(s, v)
         })
     }
 
@@ -656,6 +684,8 @@ fn search_input(text: &str) -> serde_json::Value {
         ("limit", "limit"),
         ("pathPrefix", "path_prefix"),
         ("maxChars", "max_chars"),
+        ("mode", "mode"),
+        ("minScore", "min_score"),
     ] {
         if let Some(v) = options.get(js) {
             input.insert(String::from(engine), v.clone());
@@ -682,10 +712,40 @@ fn search_error(e: &memdir::SearchError) -> JsValue {
     }
 }
 
-/// `{indexed, pending}` as a plain object.
-fn status_to_js(s: memdir::search::IndexStatus) -> Result<JsValue, JsValue> {
+/// `{indexed, pending}` as a plain object: the index's memories and whether it is
+/// behind (or texts wait for vectors); with an embedder also `fingerprint` and
+/// `vectors: {indexed, pending}`, counts of distinct live texts with a vector and
+/// waiting for one. Without one the answer is as it was before embedders.
+fn status_to_js(
+    s: memdir::search::IndexStatus,
+    v: Option<memdir::search::VectorStatus>,
+) -> Result<JsValue, JsValue> {
     let o = Object::new();
+    let waiting = v.as_ref().is_some_and(|v| v.pending > 0);
     Reflect::set(&o, &"indexed".into(), &JsValue::from_f64(s.indexed as f64))?;
-    Reflect::set(&o, &"pending".into(), &JsValue::from_bool(s.pending))?;
+    Reflect::set(
+        &o,
+        &"pending".into(),
+        &JsValue::from_bool(s.pending || waiting),
+    )?;
+    if let Some(v) = v {
+        Reflect::set(
+            &o,
+            &"fingerprint".into(),
+            &JsValue::from_str(&v.fingerprint),
+        )?;
+        let counts = Object::new();
+        Reflect::set(
+            &counts,
+            &"indexed".into(),
+            &JsValue::from_f64(v.indexed as f64),
+        )?;
+        Reflect::set(
+            &counts,
+            &"pending".into(),
+            &JsValue::from_f64(v.pending as f64),
+        )?;
+        Reflect::set(&o, &"vectors".into(), &counts)?;
+    }
     Ok(o.into())
 }

@@ -35,7 +35,7 @@ pub(crate) fn key_of(
 
 /// The 32 fresh bytes a new data key is made from; any other length is the
 /// wrapper's own mistake, refused rather than padded.
-fn fresh_of(fresh: &[u8]) -> Result<[u8; 32], JsValue> {
+pub(crate) fn fresh_of(fresh: &[u8]) -> Result<[u8; 32], JsValue> {
     <[u8; 32]>::try_from(fresh).map_err(|_| {
         JsValue::from(js_sys::TypeError::new(
             "memdir: 32 fresh random bytes are needed",

@@ -10,6 +10,7 @@
 mod api;
 mod conformance;
 mod cross_tool;
+mod encryption;
 mod hostile_stores;
 mod mounts;
 mod processes;

@@ -137,6 +137,16 @@ export const loopback = apiHandler({ catalog: onDisk, noAuth: true, hosts: ['127
 // @ts-expect-error noAuth needs the hosts
 export const hostless = apiHandler({ catalog: onDisk, noAuth: true });
 export const unusable: Error = new UnusableStore('damaged');
+// An encrypted catalog (memdir serve --encryption-key-file): checked and made ready before use.
+export async function sealedCatalog(): Promise<void> {
+  const sealed = postgresCatalog('postgres://app@db/memdir', { encryption: { key: new Uint8Array(32), keyId: 'k1' } });
+  await sealed.check();
+  await sealed.ready(['team']);
+  apiHandler({ catalog: sealed, keys: [{ key: 'sk-1', workspace: 'team' }] });
+  await sealed.close();
+  // @ts-expect-error the key is bytes, not text
+  storeCatalogOnDisk('./stores', { encryption: { key: 'hex' } });
+}
 
 // Sync with a Memory Stores API store.
 async function syncTypes(memory: Memory) {
