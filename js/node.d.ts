@@ -55,7 +55,7 @@ export declare class DirectoryStore implements JsStore {
  */
 export declare function directoryStore(path: string, options?: DirectoryStoreOptions): DirectoryStore;
 
-/** A store in a PostgreSQL database (one namespace of the shared `memdir_kv` table). */
+/** A store in a PostgreSQL database (one namespace of the shared `memdir_kv` table, and of `memdir_vectors` for its vectors). */
 export interface PostgresStore extends JsStore {
   /** Runs `fn` in this namespace's turn among every process on the database (an advisory lock). */
   inTurn<T>(fn: () => Promise<T>): Promise<T>;
@@ -66,6 +66,16 @@ export interface PostgresStore extends JsStore {
    * does this first; a command line calls it to say so before it starts.
    */
   ready(): Promise<void>;
+  /**
+   * Whether this store searches its vectors in the database (the database has
+   * pgvector 0.8 or newer: `CREATE EXTENSION vector`), known once it has connected.
+   */
+  readonly searchesVectors: boolean;
+  /**
+   * The `k` stored vectors of fingerprint key `fingerprint` nearest `query` (unit
+   * length), best first, as `[text sha256 hex, cosine]`; null without pgvector.
+   */
+  nearest(fingerprint: string, query: ArrayLike<number>, k: number): Promise<Array<[string, number]> | null>;
   /** Ends the connection pool the store opened from a URL (a pool passed in stays open). */
   close(): Promise<void>;
 }

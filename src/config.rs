@@ -566,6 +566,37 @@ pub const PG_AHEAD_VALUE_BYTES: usize = 64 * 1024;
 /// past it the oldest go first.
 pub const PG_AHEAD_KEPT_BYTES: usize = 4 * 1024 * 1024;
 
+// A PostgreSQL store's vectors (js/stores/postgres-vectors.js): a table of their own,
+// searched in the database where it has pgvector 0.8 or newer.
+
+/// Rows of one fingerprint from which the store builds an HNSW index of them (in the
+/// background; until it is built, and below this, an exact scan in the database
+/// answers: about 10 ms at 10,000 vectors of 384 dimensions, where an index's
+/// approximation would buy little; `npm run bench:search` prints both at 100,000).
+pub const PG_VECTOR_INDEX_ROWS: usize = 10_000;
+/// Most dimensions pgvector's HNSW index takes of a `halfvec`; a fingerprint of more
+/// is always scanned exactly.
+pub const PG_VECTOR_INDEX_MAX_DIMS: usize = 4_000;
+/// Most dimensions a `halfvec` holds; a longer vector keeps its bytes only.
+pub const PG_VECTOR_MAX_DIMS: usize = 16_000;
+/// How long one index build may run on the server (100,000 vectors of 384
+/// dimensions take about a minute on 2 cores); a build cut short is dropped and
+/// tried again by a later search.
+pub const PG_VECTOR_INDEX_TIMEOUT_MS: u64 = 30 * 60 * 1000;
+/// The server memory an index build may use, MiB (`maintenance_work_mem`): a graph
+/// of 100,000 vectors of 384 dimensions fits.
+pub const PG_VECTOR_INDEX_MEMORY_MB: usize = 256;
+/// HNSW's links per node and build-time candidate list (pgvector's defaults).
+pub const PG_VECTOR_HNSW_M: usize = 16;
+/// See [`PG_VECTOR_HNSW_M`].
+pub const PG_VECTOR_HNSW_EF_CONSTRUCTION: usize = 64;
+/// The least candidate list a search walks (`hnsw.ef_search`); raised to the
+/// candidates asked for.
+pub const PG_VECTOR_EF_SEARCH: usize = 100;
+/// Most candidates one search asks the database for (pgvector's largest
+/// `hnsw.ef_search`); a larger ask is cut to it.
+pub const PG_VECTOR_MAX_CANDIDATES: usize = 1_000;
+
 // Sync with a remote Memory Stores API store.
 
 /// Memories asked for in one list page (the API's largest page).

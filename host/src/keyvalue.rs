@@ -1,6 +1,7 @@
-//! The host side of the world's three imports: `wasi:keyvalue/store` and
+//! The host side of three of the world's imports: `wasi:keyvalue/store` and
 //! `wasi:keyvalue/atomics` at `0.2.0-draft2` over a [`Backend`], and
-//! `wasi:clocks/wall-clock`. Nothing else is linked, so nothing else is reachable.
+//! `wasi:clocks/wall-clock` (the fourth, the embedder, is `crate::embedder`).
+//! Nothing else is linked, so nothing else is reachable.
 //!
 //! Errors cross to the guest as `other("quota-exceeded" | "unavailable" | "failed")`:
 //! the kind survives, the backend's own words never leave the host.
@@ -32,6 +33,8 @@ pub struct State {
     /// A swap succeeded during the current call: a trap after it must not claim
     /// that nothing was changed.
     pub(crate) published: bool,
+    /// The embedder the host lends (`crate::embedder`), if any.
+    pub(crate) embedder: crate::embedder::Lent,
 }
 
 impl State {
@@ -43,6 +46,7 @@ impl State {
             limiter,
             handles: 0,
             published: false,
+            embedder: None,
         }
     }
 

@@ -8,6 +8,7 @@
 //!   `resources`, the memory cap it carries in `limiter`);
 //! - [`sandbox`]: compiling and running the component within limits ([`Runtime`], [`Host`]);
 //! - [`cache`]: compiled components kept on disk for fast starts;
+//! - [`embedder`]: the application's embedder lent to the component ([`HostEmbedder`]);
 //! - [`messages`]: the host's own answers (oversized or non-UTF-8 input, traps);
 //! - [`mounted`]: several stores as one memory, an instance per mount ([`MountedHost`]).
 //!
@@ -23,6 +24,7 @@
 
 pub mod backend;
 pub mod cache;
+pub mod embedder;
 mod keyvalue;
 mod limiter;
 pub mod messages;
@@ -32,6 +34,7 @@ pub mod sandbox;
 pub mod store_dir;
 
 pub use backend::{Backend, MemoryBackend};
+pub use embedder::{HostEmbedder, TestHostEmbedder};
 pub use messages::Fault;
 pub use mounted::{Instance, MountedHost};
 pub use sandbox::{

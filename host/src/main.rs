@@ -129,6 +129,13 @@ options:
   --prefix P               search, recall: only under the directory P (/memories/notes)
   --max-chars N            recall: the block's most characters
   --rounds N               reindex: most calls
+  --embedder test[:DIMS]   lend the component memdir's test embedder (hashed character
+                           trigrams, no model; for tests and examples only), DIMS
+                           default 384: search and recall rank by meaning too
+  --mode MODE              search, recall: lexical, semantic or hybrid (default hybrid
+                           with --embedder, else lexical)
+  --min-score X            search, recall: semantic and hybrid only, drop hits whose
+                           cosine is below X (model-specific; no cutoff by default)
 ",
         keep = d.keep_commits,
         file = d.max_file_bytes,
@@ -166,6 +173,8 @@ struct Options {
     mounts: Vec<(Mount, OsString)>,
     /// `--mount-description` and `--mount-instructions`: (name, field, text).
     mount_texts: Vec<(String, &'static str, String)>,
+    /// `--embedder`: the embedder lent to the component (none: lexical search only).
+    embedder: Option<Arc<dyn memdir_host::HostEmbedder>>,
     /// A search's or recall's options, as the engine reads them
     /// (`limit`, `path_prefix`, `max_chars`); absent ones are its defaults.
     search: serde_json::Map<String, serde_json::Value>,
@@ -219,6 +228,30 @@ fn mount_flag(v: Option<OsString>) -> Result<(Mount, OsString), String> {
     Ok((mount, dir.into()))
 }
 
+/// `--embedder test` or `test:DIMS`: memdir's test embedder (deterministic, no
+/// model; for tests and examples only). A real embedder is lent through the
+/// library (`Host::set_embedder` with a `HostEmbedder`) or Python's `embedder=`.
+fn embedder_flag(v: Option<OsString>) -> Result<Arc<dyn memdir_host::HostEmbedder>, String> {
+    let need = || {
+        format!(
+            "--embedder needs test or test:DIMS (DIMS from 1 to {})",
+            memdir::config::EMBED_MAX_DIMS
+        )
+    };
+    let v = v.and_then(|v| v.into_string().ok()).ok_or_else(need)?;
+    let dims = match v.split_once(':') {
+        None if v == "test" => 384,
+        Some(("test", d)) => d.parse::<usize>().map_err(|_| need())?,
+        _ => return Err(need()),
+    };
+    if dims == 0 || dims > memdir::config::EMBED_MAX_DIMS {
+        return Err(need());
+    }
+    Ok(Arc::new(memdir_host::TestHostEmbedder(
+        memdir::search::TestEmbedder { dims },
+    )))
+}
+
 /// `NAME=TEXT` of `--mount-description` or `--mount-instructions`.
 fn mount_text(
     flag: &str,
@@ -256,6 +289,7 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
         older_than_ms: None,
         mounts: Vec::new(),
         mount_texts: Vec::new(),
+        embedder: None,
         search: serde_json::Map::new(),
         rounds: memdir::config::SEARCH_REINDEX_ROUNDS,
         key_file: None,
@@ -338,6 +372,15 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
                 o.new_key_file = Some(args.next().ok_or("--new-key-file needs a file")?)
             }
             Some("--new-key-id") => o.new_key_id = Some(text("--new-key-id", args.next())?),
+            Some("--embedder") => o.embedder = Some(embedder_flag(args.next())?),
+            Some("--mode") => {
+                let m = text("--mode", args.next())?;
+                o.search.insert("mode".into(), m.into());
+            }
+            Some("--min-score") => {
+                let n: f64 = number("--min-score", args.next())?;
+                o.search.insert("min_score".into(), n.into());
+            }
             Some("--mount") => o.mounts.push(mount_flag(args.next())?),
             Some("--mount-description") => o.mount_texts.push(mount_text(
                 "--mount-description",
@@ -492,6 +535,7 @@ fn host(o: &mut Options) -> Result<Host, Failure> {
     encryption(o)?;
     let mut host = runtime(o.component.take(), o.cache.take())?.host(backend, o.limits);
     host.configure(o.config.clone());
+    host.set_embedder(o.embedder.clone());
     Ok(host)
 }
 
@@ -572,6 +616,7 @@ fn memory(o: &mut Options) -> Result<Memory, Failure> {
     let runtime = runtime(o.component.take(), o.cache.take())?;
     let memory =
         MountedHost::new(&runtime, stores, &o.config, o.limits).map_err(Failure::Mounts)?;
+    memory.set_embedder(o.embedder.clone());
     Ok(Memory::Mounted(memory))
 }
 

@@ -131,6 +131,16 @@ impl MountedHost {
         })
     }
 
+    /// Lends every store's instance `embedder` (None: lexical search only), from
+    /// their next call on (see [`Host::set_embedder`]).
+    pub fn set_embedder(&self, embedder: Option<Arc<dyn crate::embedder::HostEmbedder>>) {
+        for mount in self.mounted.mounts() {
+            if let Some(instance) = self.mounted.engine(&mount.name) {
+                instance.host().set_embedder(embedder.clone());
+            }
+        }
+    }
+
     /// The text an application puts in its system prompt for these mounts.
     pub fn instructions(&self) -> String {
         self.mounted.instructions()

@@ -287,8 +287,9 @@ pub struct Runtime {
 
 impl Runtime {
     /// Compiles `bytes` (a component binary). Fails if the component imports
-    /// anything beyond `wasi:keyvalue/store`, `wasi:keyvalue/atomics` and
-    /// `wasi:clocks/wall-clock`: the linker has nothing else to give it.
+    /// anything beyond `wasi:keyvalue/store`, `wasi:keyvalue/atomics`,
+    /// `wasi:clocks/wall-clock` and `memdir:memory/embedder`: the linker has nothing
+    /// else to give it.
     pub fn from_bytes(bytes: &[u8]) -> wasmtime::Result<Self> {
         let engine = engine()?;
         let component = Component::new(&engine, bytes)?;
@@ -343,6 +344,7 @@ impl Runtime {
             limits,
             config: ToolConfig::default(),
             live: None,
+            embedder: None,
         }
     }
 }
@@ -359,6 +361,7 @@ pub struct Host {
     limits: HostLimits,
     config: ToolConfig,
     live: Option<Live>,
+    embedder: crate::embedder::Lent,
 }
 
 impl Host {
@@ -398,6 +401,14 @@ impl Host {
         self.live.is_some()
     }
 
+    /// Lends the component `embedder` (None: none, lexical search only), from the
+    /// next instance on: the one running, if any, is let go, since an instance asks
+    /// for the embedder once.
+    pub fn set_embedder(&mut self, embedder: Option<Arc<dyn crate::embedder::HostEmbedder>>) {
+        self.embedder = embedder;
+        self.live = None;
+    }
+
     /// Makes an instance now instead of on the first call.
     pub fn start(&mut self) -> Result<(), Fault> {
         self.live().map(|_| ())
@@ -405,11 +416,12 @@ impl Host {
 
     fn live(&mut self) -> Result<&mut Live, Fault> {
         if self.live.is_none() {
-            let state = State::new(
+            let mut state = State::new(
                 self.backend.clone(),
                 self.config.bucket.clone(),
                 Limiter::new(self.limits.memory_bytes),
             );
+            state.embedder = self.embedder.clone();
             let mut store = Store::new(self.runtime.pre.engine(), state);
             store.limiter(|s| &mut s.limiter);
             store.set_fuel(self.limits.fuel).map_err(|_| Fault::Start)?;

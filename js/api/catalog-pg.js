@@ -1,6 +1,7 @@
 // The catalog of memory stores that `memdir serve --store postgres://…` keeps in
 // PostgreSQL: a `memdir_stores` table names the stores that exist, and each store's
-// keys are its namespace of `memdir_kv` (js/stores/postgres.js). All instances on one
+// keys are its namespace of `memdir_kv` (js/stores/postgres.js), its vectors its
+// namespace of `memdir_vectors`. All instances on one
 // database agree on what exists: a store not open here is looked up in the table,
 // and an open one is a catalogued store, whose every read asks for its row in the
 // same statement and whose commits hold it. So a store created or deleted through
@@ -16,6 +17,7 @@ import { customStore, defaults, openMemory } from '../core.js';
 import { processTurn, writesInTurn } from '../turn.js';
 import { STORES_TABLE, TABLE, postgresStore, prepareSchema, prepared, transaction } from '../stores/postgres.js';
 import { failed as failedAs, lazyPool } from '../stores/postgres-pool.js';
+import { VECTORS_TABLE } from '../stores/postgres-vectors.js';
 import { newStoreId } from './catalog.js';
 import { openStores } from './open-stores.js';
 import { DEFAULT_WORKSPACE, UnusableStore, WORKSPACE_NAME } from './http.js';
@@ -189,6 +191,8 @@ export function postgresCatalog(url, { maxStores = defaults().maxStores, maxOpen
         // Another workspace's store of that id is not this one's to delete.
         if (r.rowCount !== 1) return { commit: false, value: false };
         await client.query(`DELETE FROM ${TABLE} WHERE namespace = $1`, [id]);
+        // Its vectors too: derived from its texts, they must not outlive them.
+        await client.query(`DELETE FROM ${VECTORS_TABLE} WHERE namespace = $1`, [id]);
         return { commit: true, value: true };
       });
       if (gone) await forget(workspace, id);

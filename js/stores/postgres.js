@@ -34,6 +34,7 @@ import { defaults } from '../core.js';
 import { MAX_NAME_CHARS, PAGE_ROWS, PostgresStoreError, failed, lazyPool } from './postgres-pool.js';
 import { turnTaker } from './postgres-turn.js';
 import { glue } from '../glue.js';
+import { VECTORS_TABLE, VECTOR_PREFIX, isVectorKey, prepareVectors, vectorRows } from './postgres-vectors.js';
 
 /** The table every namespace shares. */
 export const TABLE = 'memdir_kv';
@@ -44,7 +45,8 @@ export const STORE_DELETED = 'this memory store was deleted';
 /** What a read fails with when the database answers it with rows it could not have sent. */
 const ANOTHER_SHAPE = 'the PostgreSQL store answered a read with rows of another shape';
 // What a read brings back of others' commits, and its bounds, read from the engine
-// once the wasm is ready: `{structurePrefixes, aheadRows, aheadValueBytes, aheadKeptBytes}`.
+// once the wasm is ready: `{structurePrefixes, aheadRows, aheadValueBytes, aheadKeptBytes}`,
+// and the vectors' (`vector*`, postgres-vectors.js).
 let rulesCache;
 const rules = () => (rulesCache ??= glue.postgresRules());
 
@@ -163,11 +165,21 @@ export function postgresStore(connection, options = {}) {
   const pool = () => connected.get();
 
   async function query(op, text, values) {
-    const p = await pool();
+    const p = await searchingPool();
     return p.query(prepared(text, values)).catch(failed(op));
   }
 
   const takeTurn = turnTaker(pool, namespace);
+  // Keys under `vec/` (the engine's vectors, derived data) live in a table of their
+  // own (postgres-vectors.js), searched in the database where pgvector is.
+  const vectors = vectorRows({ namespace, pool, query, listed, held, bound, rules, maxValueBytes: () => defaults().maxValueBytes });
+  let searches = false;
+  const connectedPool = pool;
+  const searchingPool = async () => {
+    const p = await connectedPool();
+    searches = vectorSearch.get(p)?.searches === true;
+    return p;
+  };
 
   const checkKey = (key) => {
     if (typeof key !== 'string') throw new TypeError('a key must be a string');
@@ -208,6 +220,11 @@ export function postgresStore(connection, options = {}) {
   // refused by the server before it is sent, and a row of another shape is damage.
   async function get(key) {
     checkKey(key);
+    if (isVectorKey(key)) {
+      const { value, deleted } = await vectors.get(key);
+      if (deleted !== undefined) throw new PostgresStoreError(deleted ? STORE_DELETED : 'the PostgreSQL store answered a read with no row');
+      return value;
+    }
     // Kept from an earlier read: a value that never changes, given once (the engine
     // keeps what it read).
     const kept = forget(key);
@@ -252,6 +269,12 @@ export function postgresStore(connection, options = {}) {
 
   async function set(key, value) {
     forget(checkKey(key));
+    if (isVectorKey(key)) {
+      checkValue(value);
+      await searchingPool();
+      if (!(await vectors.set(key, value, searches))) throw new PostgresStoreError(STORE_DELETED);
+      return;
+    }
     const { rowCount } = await query(
       'write',
       `INSERT INTO ${TABLE} (namespace, key, value) SELECT $1, $2, $3::bytea WHERE ${held(4)}
@@ -308,6 +331,7 @@ export function postgresStore(connection, options = {}) {
 
     async delete(key) {
       forget(checkKey(key));
+      if (isVectorKey(key)) return vectors.remove(key);
       await query('delete', `DELETE FROM ${TABLE} WHERE namespace = $1 AND key = $2`, [namespace, key]);
     },
 
@@ -316,11 +340,14 @@ export function postgresStore(connection, options = {}) {
     async list(prefix, cursor) {
       checkKey(prefix);
       if (cursor !== undefined && cursor !== null) checkKey(cursor);
+      // A prefix that may name vectors lists both tables, merged in key order.
+      const page = (table) => `(SELECT key FROM ${table}
+          WHERE namespace = $1 AND key >= $2 AND starts_with(key, $2) AND ($3::text IS NULL OR key > $3)
+          ORDER BY key LIMIT ${PAGE_ROWS})`;
+      const both = prefix.startsWith(VECTOR_PREFIX) || VECTOR_PREFIX.startsWith(prefix);
       const { rows } = await query(
         'list',
-        `SELECT key FROM ${TABLE}
-          WHERE namespace = $1 AND key >= $2 AND starts_with(key, $2) AND ($3::text IS NULL OR key > $3)
-          ORDER BY key LIMIT ${PAGE_ROWS}`,
+        both ? `SELECT key FROM (${page(TABLE)} UNION ALL ${page(VECTORS_TABLE)}) AS u ORDER BY key LIMIT ${PAGE_ROWS}` : page(TABLE),
         [namespace, prefix, cursor ?? null],
       );
       const keys = rows.map((r) => r.key);
@@ -329,17 +356,25 @@ export function postgresStore(connection, options = {}) {
     },
 
     async compareAndSwap(key, expected, value) {
+      // A vector is derived data, set and deleted, never swapped (the engine does not).
+      if (isVectorKey(checkKey(key))) throw new PostgresStoreError('the PostgreSQL store swaps no vector key');
       return publish('swap a key', [], checkKey(key), expected, checkValue(value));
     },
 
     async commit(objects, key, expected, value) {
       checkKey(key);
       checkValue(value);
+      if (isVectorKey(key)) throw new PostgresStoreError('the PostgreSQL store swaps no vector key');
       for (const [k, v] of objects) {
         checkKey(k);
         checkValue(v);
       }
-      return publish('commit', objects, key, expected, value);
+      // Vectors that come with a commit (derived data, remade if lost) are stored
+      // once the head moved, in their own table; a refused commit stores none.
+      const vectorObjects = objects.filter(([k]) => isVectorKey(k));
+      const moved = await publish('commit', vectorObjects.length > 0 ? objects.filter(([k]) => !isVectorKey(k)) : objects, key, expected, value);
+      if (moved) for (const [k, v] of vectorObjects) await set(k, v);
+      return moved;
     },
 
     /** Runs `fn` (a whole write) in this namespace's turn among every process on the database. */
@@ -358,11 +393,32 @@ export function postgresStore(connection, options = {}) {
      * use is said in those words, not as the engine's "storage failed".
      */
     async ready() {
-      await pool();
+      await searchingPool();
+    },
+
+    /**
+     * Whether this store searches its vectors itself (the database has pgvector 0.8
+     * or newer), known once it has connected; the engine then asks `nearest`
+     * rather than holding the vectors and scanning them.
+     */
+    get searchesVectors() {
+      return searches;
+    },
+
+    /**
+     * The `k` stored vectors of fingerprint key `fingerprint` nearest `query` (unit
+     * length), best first, as `[text sha256 hex, cosine]`; null where the database
+     * has no pgvector (the engine scans). The engine keeps only hits live in its tree.
+     */
+    async nearest(fingerprint, query, k) {
+      await searchingPool();
+      if (!searches) return null;
+      return vectors.nearest(fingerprint, query, k);
     },
 
     /** Ends the pool this store opened (a pool passed in stays the caller's). */
     async close() {
+      await vectors.settled();
       await connected.end();
     },
   };
@@ -472,8 +528,24 @@ export function prepareSchema(p, { catalog = false } = {}) {
   return ready;
 }
 
+/** What `prepareVectors` found of each pool's database: `{ searches }`. */
+const vectorSearch = new WeakMap();
+
 async function migrate(p, catalog) {
   const what = catalog ? 'catalog' : 'store';
+  await migrateKv(p, catalog, what);
+  // The catalog's too: deleting a store deletes its vectors with its keys.
+  const found = await prepareVectors(p, (fn) =>
+    transaction(p, failed('bring its tables up to date', what), async (client) => {
+      await client.query(`SELECT pg_advisory_xact_lock(${SCHEMA_LOCK})`);
+      await fn(client);
+      return { commit: true, value: undefined };
+    }),
+  ).catch(failed('connect to its database', what));
+  vectorSearch.set(p, found);
+}
+
+async function migrateKv(p, catalog, what) {
   // The first query: a failure here is the database not reached.
   let state = await inspect(p).catch(failed('connect to its database', what));
   let why = unusable(state, catalog);

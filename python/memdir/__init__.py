@@ -21,7 +21,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import anyio.to_thread
 from anthropic.lib.tools import (
@@ -36,6 +36,7 @@ from ._errors import MemdirError, MemdirFault
 
 __all__ = [
     "AsyncMemdirMemoryTool",
+    "Embedder",
     "Mount",
     "MemdirError",
     "MemdirFault",
@@ -74,6 +75,24 @@ def _command_input(command: Any) -> object:
     back to the input it was made from."""
     dump = getattr(command, "model_dump", None)
     return dump(exclude_unset=True) if dump is not None else command
+
+
+@dataclass(frozen=True)
+class Embedder:
+    """An application's embedder for search by meaning: ``embed(texts, kind)``
+    answers one list of ``dims`` floats per text, in order, each embedded as
+    ``kind`` (``"query"`` or ``"document"``: models such as e5 prefix them
+    differently); it gets at most 32 texts a call, is called on the engine's
+    thread with the GIL taken, and need not normalise. ``id`` names the model
+    and how it is used: a new id is a new fingerprint, whose vectors are made
+    afresh. Whatever ``embed`` raises, or answers that is not a list of lists of
+    numbers, is the embedder failing (``MemdirError``, kind ``input``, in the
+    engine's words, never the exception's), and lexical search still answers.
+    Any object with these three attributes will do."""
+
+    id: str
+    dims: int
+    embed: Callable[[List[str], str], List[List[float]]]
 
 
 @dataclass(frozen=True)
@@ -166,7 +185,7 @@ class _Faces:
         return str(self._memory.toolset(name, input))
 
 
-def _search_request(query: object, limit: Optional[int], path_prefix: Optional[str], **more: Optional[int]) -> str:
+def _search_request(query: object, limit: Optional[int], path_prefix: Optional[str], **more: object) -> str:
     """The options as the engine reads them (``memory.search``'s, everywhere):
     what is left out takes the engine's default, and what is given is judged by
     the engine, in its words."""
@@ -201,6 +220,9 @@ class MemdirMemoryTool(_Faces, BetaAbstractMemoryTool):
     the key). A key the store refuses (wrong, missing, or given to a plaintext
     store) raises ``MemdirError`` (kind ``refused``) when the tool is made, in the
     engine's words, and nothing is written.
+    ``embedder``: the application's embedder, for search by meaning (an object
+    with ``id``, ``dims`` and ``embed(texts, kind)``, such as ``Embedder``; see
+    ``Embedder``). Without one, search is lexical.
     """
 
     def __init__(
@@ -245,14 +267,23 @@ class MemdirMemoryTool(_Faces, BetaAbstractMemoryTool):
         return "All memory cleared"
 
     def search(
-        self, query: str, limit: Optional[int] = None, path_prefix: Optional[str] = None
+        self,
+        query: str,
+        limit: Optional[int] = None,
+        path_prefix: Optional[str] = None,
+        mode: Optional[str] = None,
+        min_score: Optional[float] = None,
     ) -> List[Dict[str, Any]]:
         """The memories that best match ``query``, best first (the engine's
         ranked index): ``[{"path", "score", "lines": [{"line", "text"}]}]``, at
         most ``limit`` (default 10), only under ``path_prefix`` (such as
-        ``/memories/notes``) if given. Raises ``MemdirError`` (kind ``input``) for
-        a query or option the engine refuses."""
-        hits: List[Dict[str, Any]] = json.loads(self._memory.search_json(_search_request(query, limit, path_prefix)))
+        ``/memories/notes``) if given. ``mode``: ``lexical``, ``semantic`` or
+        ``hybrid`` (default hybrid with an ``embedder``, else lexical);
+        ``min_score``: semantic and hybrid only, the least cosine kept
+        (model-specific; no cutoff by default). Raises ``MemdirError`` (kind
+        ``input``) for a query or option the engine refuses."""
+        request = _search_request(query, limit, path_prefix, mode=mode, min_score=min_score)
+        hits: List[Dict[str, Any]] = json.loads(self._memory.search_json(request))
         return hits
 
     def recall(
@@ -261,11 +292,15 @@ class MemdirMemoryTool(_Faces, BetaAbstractMemoryTool):
         limit: Optional[int] = None,
         max_chars: Optional[int] = None,
         path_prefix: Optional[str] = None,
+        mode: Optional[str] = None,
+        min_score: Optional[float] = None,
     ) -> str:
         """The block of the memories most relevant to ``query`` for a system
         prompt (at most ``limit``, default 5, within ``max_chars``, default
-        4,000); ``""`` when none is found or fits."""
-        return str(self._memory.recall_json(_search_request(query, limit, path_prefix, max_chars=max_chars)))
+        4,000); ``""`` when none is found or fits. ``mode`` and ``min_score`` as
+        ``search``'s."""
+        request = _search_request(query, limit, path_prefix, max_chars=max_chars, mode=mode, min_score=min_score)
+        return str(self._memory.recall_json(request))
 
     def reindex(self, rounds: Optional[int] = None) -> Dict[str, Any]:
         """Brings the search index up to date: ``{"indexed", "pending"}``."""
@@ -339,10 +374,16 @@ class AsyncMemdirMemoryTool(_Faces, BetaAsyncAbstractMemoryTool):
         return "All memory cleared"
 
     async def search(
-        self, query: str, limit: Optional[int] = None, path_prefix: Optional[str] = None
+        self,
+        query: str,
+        limit: Optional[int] = None,
+        path_prefix: Optional[str] = None,
+        mode: Optional[str] = None,
+        min_score: Optional[float] = None,
     ) -> List[Dict[str, Any]]:
         """``MemdirMemoryTool.search`` on a worker thread."""
-        text = await anyio.to_thread.run_sync(self._memory.search_json, _search_request(query, limit, path_prefix))
+        request = _search_request(query, limit, path_prefix, mode=mode, min_score=min_score)
+        text = await anyio.to_thread.run_sync(self._memory.search_json, request)
         hits: List[Dict[str, Any]] = json.loads(text)
         return hits
 
@@ -352,9 +393,11 @@ class AsyncMemdirMemoryTool(_Faces, BetaAsyncAbstractMemoryTool):
         limit: Optional[int] = None,
         max_chars: Optional[int] = None,
         path_prefix: Optional[str] = None,
+        mode: Optional[str] = None,
+        min_score: Optional[float] = None,
     ) -> str:
         """``MemdirMemoryTool.recall`` on a worker thread."""
-        request = _search_request(query, limit, path_prefix, max_chars=max_chars)
+        request = _search_request(query, limit, path_prefix, max_chars=max_chars, mode=mode, min_score=min_score)
         return str(await anyio.to_thread.run_sync(self._memory.recall_json, request))
 
     async def reindex(self, rounds: Optional[int] = None) -> Dict[str, Any]:

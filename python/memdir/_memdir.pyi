@@ -1,6 +1,6 @@
 # Types of the extension module (python/src/lib.rs).
 from os import PathLike
-from typing import List, Optional, Tuple, Union
+from typing import Any, List, Optional, Tuple, Union
 
 class Memory:
     def __init__(
@@ -19,6 +19,7 @@ class Memory:
         max_input_bytes: Optional[int] = None,
         encryption_key: Optional[bytes] = None,
         key_id: Optional[str] = None,
+        embedder: Optional[Any] = None,
     ) -> None: ...
     @property
     def backend(self) -> str: ...
@@ -33,6 +34,7 @@ class Memory:
         fuel: Optional[int] = None,
         memory_bytes: Optional[int] = None,
         max_input_bytes: Optional[int] = None,
+        embedder: Optional[Any] = None,
     ) -> None: ...
     def search_json(self, request: str) -> str: ...
     def recall_json(self, request: str) -> str: ...
@@ -61,6 +63,7 @@ class MountedMemory:
         max_input_bytes: Optional[int] = None,
         encryption_key: Optional[bytes] = None,
         key_id: Optional[str] = None,
+        embedder: Optional[Any] = None,
     ) -> None: ...
     def execute_json(self, input: Union[str, bytes]) -> Tuple[str, bool]: ...
     def run_json(self, input: Union[str, bytes]) -> str: ...

@@ -18,9 +18,10 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use memdir::mounts::{Access, Mount};
 use memdir::{Entry, ErrorKind, InputError, SecretPolicy, ToolError};
+use memdir_host::embedder::EmbedFailed;
 use memdir_host::{
-    Backend, CallError, CallErrorKind, DirBackend, Encryption, Fault, Host, HostLimits,
-    MemoryBackend, MountedHost, Runtime, ToolConfig, ToolsetFailure,
+    Backend, CallError, CallErrorKind, DirBackend, Encryption, Fault, Host, HostEmbedder,
+    HostLimits, MemoryBackend, MountedHost, Runtime, ToolConfig, ToolsetFailure,
 };
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -234,6 +235,75 @@ fn started(py: Python<'_>) -> PyResult<&'static Runtime> {
     })
 }
 
+/// An application's embedder written in Python: an object with `id` (str), `dims`
+/// (int) and `embed(texts, kind)` answering one list of floats per text (or, in
+/// place of `embed`, the object itself callable so). `id` and `dims` are read once,
+/// here; each call takes the GIL (the engine runs without it) and whatever it
+/// raises or answers that is not a list of lists of numbers is the embedder
+/// failing: its text never reaches the engine (it may name an account or a key).
+struct PyEmbedder {
+    id: String,
+    dims: usize,
+    embed: Py<PyAny>,
+}
+
+impl PyEmbedder {
+    fn from_py(obj: &Bound<'_, PyAny>) -> PyResult<Arc<dyn HostEmbedder>> {
+        let bad = || {
+            PyValueError::new_err(format!(
+                "embedder must have id (a non-empty str), dims (an int from 1 to {}) and embed(texts, kind), or be callable as embed",
+                memdir::config::EMBED_MAX_DIMS
+            ))
+        };
+        let id: String = obj
+            .getattr("id")
+            .and_then(|v| v.extract())
+            .map_err(|_| bad())?;
+        let dims: usize = obj
+            .getattr("dims")
+            .and_then(|v| v.extract())
+            .map_err(|_| bad())?;
+        if id.trim().is_empty() || dims == 0 || dims > memdir::config::EMBED_MAX_DIMS {
+            return Err(bad());
+        }
+        let embed = match obj.getattr("embed") {
+            Ok(f) if f.is_callable() => f.unbind(),
+            _ if obj.is_callable() => obj.clone().unbind(),
+            _ => return Err(bad()),
+        };
+        Ok(Arc::new(PyEmbedder { id, dims, embed }))
+    }
+}
+
+impl HostEmbedder for PyEmbedder {
+    fn id(&self) -> String {
+        self.id.clone()
+    }
+
+    fn dims(&self) -> usize {
+        self.dims
+    }
+
+    fn embed(&self, texts: &[String], kind: &str) -> Result<Vec<Vec<f32>>, EmbedFailed> {
+        Python::attach(|py| {
+            let answer = self
+                .embed
+                .call1(py, (texts.to_vec(), kind))
+                .map_err(|_| EmbedFailed)?;
+            answer.extract::<Vec<Vec<f32>>>(py).map_err(|_| EmbedFailed)
+        })
+    }
+}
+
+/// `embedder=` as the host lends it: None, or a Python embedder.
+fn embedder_of(embedder: Option<&Bound<'_, PyAny>>) -> PyResult<Option<Arc<dyn HostEmbedder>>> {
+    match embedder {
+        None => Ok(None),
+        Some(e) if e.is_none() => Ok(None),
+        Some(e) => PyEmbedder::from_py(e).map(Some),
+    }
+}
+
 /// One memory: the engine in its sandbox over one store.
 #[pyclass(frozen, module = "memdir._memdir")]
 struct Memory {
@@ -278,6 +348,7 @@ impl Memory {
         read_limit_chars=None, max_memories=None, actor=None, secrets=None,
         max_retries=None, fuel=None, memory_bytes=None, max_input_bytes=None,
         encryption_key=None, key_id=None,
+        embedder=None,
     ))]
     #[allow(clippy::too_many_arguments, reason = "Python's keyword arguments")]
     fn new(
@@ -295,6 +366,7 @@ impl Memory {
         max_input_bytes: Option<usize>,
         encryption_key: Option<&[u8]>,
         key_id: Option<&str>,
+        embedder: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let settings = Settings::new(
             max_file_bytes,
@@ -309,11 +381,13 @@ impl Memory {
             max_input_bytes,
             encryption(py, encryption_key, key_id)?,
         )?;
+        let embedder = embedder_of(embedder)?;
         let (backend, kind) = open_backend(py, directory.as_ref())?;
         let runtime = started(py)?;
         let (config, limits) = (settings.config, settings.limits);
         let mut host = runtime.host(backend, limits);
         host.configure(config);
+        host.set_embedder(embedder);
         check_opens(py, &mut host)?;
         Ok(Memory {
             host: Mutex::new(host),
@@ -501,6 +575,7 @@ impl MountedMemory {
         read_limit_chars=None, max_memories=None, actor=None, secrets=None,
         max_retries=None, fuel=None, memory_bytes=None, max_input_bytes=None,
         encryption_key=None, key_id=None,
+        embedder=None,
     ))]
     #[allow(clippy::too_many_arguments, reason = "Python's keyword arguments")]
     fn new(
@@ -518,6 +593,7 @@ impl MountedMemory {
         max_input_bytes: Option<usize>,
         encryption_key: Option<&[u8]>,
         key_id: Option<&str>,
+        embedder: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let settings = Settings::new(
             max_file_bytes,
@@ -532,6 +608,7 @@ impl MountedMemory {
             max_input_bytes,
             encryption(py, encryption_key, key_id)?,
         )?;
+        let embedder = embedder_of(embedder)?;
         let mut opened = Vec::new();
         for (name, directory, read_only, description, instructions) in mounts {
             let backend = open_backend(py, directory.as_ref())?.0;
@@ -550,6 +627,7 @@ impl MountedMemory {
         let runtime = started(py)?;
         let host = MountedHost::new(runtime, opened, &settings.config, settings.limits)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        host.set_embedder(embedder);
         Ok(MountedMemory {
             host: Mutex::new(host),
             max_input_bytes: settings.limits.max_input_bytes,

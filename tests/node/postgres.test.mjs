@@ -747,6 +747,10 @@ describe("another instance's commits come with the next read", () => {
         }
         // The schema step's one look at the tables: all there, of the shape it needs.
         const column = (type, collation = 'C') => ({ type, collation });
+        if (q.includes('memdir_vectors')) {
+          const vectors = { namespace: column('text'), key: column('text'), fingerprint: column('text'), value: column('bytea', null) };
+          return { rows: [{ columns: vectors, kind: 'r', index: true, vector: null, halfvec: false }] };
+        }
         const columns = { 'memdir_kv.namespace': column('text'), 'memdir_kv.key': column('text'), 'memdir_kv.value': column('bytea', null), 'memdir_kv.seq': column('bigint', null) };
         return { rows: [{ columns, tables: { memdir_kv: 'r' }, sequence: true, index: true, unique_key: true }] };
       },

@@ -40,6 +40,9 @@ const BUILDS = [
   // 2026-11-28: 1259.5 KiB raw, 531.4 KiB gzipped (+25.6): semantic search (issue 47:
   // the JS embedder's bridge, vectors, the exact scan, hybrid fusion, the modes on
   // every search face and the records' cosine near duplicates).
+  // 2026-11-28: 1271.9 KiB raw, 535.5 KiB gzipped with the JS store bridge's
+  // nearest (a store that searches vectors itself: postgresStore with pgvector)
+  // merged with the rest of issue 47.
   // 2026-11-28: 1270.3 KiB raw, 536.7 KiB gzipped (+30.9): encryption at rest (issue
   // 49: AES-256-GCM-SIV, HKDF-SHA256, the seal's store and rotation) and the npm
   // package's openSealed, encryptStore and rekey; 1276.7 KiB raw, 538.8 KiB gzipped
@@ -70,6 +73,8 @@ const BUILDS = [
   // the index's base and deltas, mounts' merged searches and the records toolset.
   // 2026-11-28: 1819.7 KiB raw, 717.5 KiB gzipped (+39.8) with semantic search, as
   // the browser's.
+  // 2026-11-28: 1860.6 KiB raw, 723.8 KiB gzipped with the JS store bridge's
+  // nearest, as the browser's.
   // 2026-11-28: 1813.4 KiB raw, 725.1 KiB gzipped (+47.0 from 678.1): encryption at
   // rest, as the browser's, and the raw listings the Node encryption tests scan;
   // 1820.1 KiB raw, 728.2 KiB gzipped with the seal's remembered names and values.

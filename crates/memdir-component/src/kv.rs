@@ -7,8 +7,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use memdir::config::MAX_LIST_PAGES;
-use memdir::{Page, Store, StoreError};
+use ::memdir::config::MAX_LIST_PAGES;
+use ::memdir::{Page, Store, StoreError};
 
 use crate::wasi::keyvalue::atomics::{self, Cas, CasError};
 use crate::wasi::keyvalue::store::{self, Bucket, Error};

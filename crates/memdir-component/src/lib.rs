@@ -1,10 +1,12 @@
 //! memdir as a WebAssembly component (`wasm32-wasip2`, world `memdir:memory/memdir`).
 //!
 //! The same engine as every other runtime, driven over the imported
-//! `wasi:keyvalue@0.2.0-draft2` bucket with the time from `wasi:clocks/wall-clock`.
+//! `wasi:keyvalue@0.2.0-draft2` bucket with the time from `wasi:clocks/wall-clock`,
+//! and searching by meaning with the host's embedder (`memdir:memory/embedder`)
+//! when the host lends one.
 //! The crate is `no_std` on wasm so that nothing of Rust's std (stderr for panic
 //! messages, environment, preopens) adds an import: the component's imports are
-//! exactly the three interfaces of the world, which the host's tests check.
+//! exactly the four interfaces of the world, which the host's tests check.
 //!
 //! Build: `cargo build -p memdir-component --target wasm32-wasip2 --profile release-wasm`.
 #![cfg_attr(target_arch = "wasm32", no_std)]
@@ -23,13 +25,15 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::cell::RefCell;
 
-use memdir::ApiError;
-use memdir::api::Response;
-use memdir::config::{Config, Defaults, Limits, MAX_RETRIES_CAP};
-use memdir::mounts::{self, Access, Mount, MountTarget};
-use memdir::seal::{Key, SealError, Sealed};
-use memdir::search::IndexStatus;
-use memdir::{Command, Engine, ErrorKind, SearchError, SecretPolicy, StoreError, ToolError};
+// `::memdir`: the crate; a plain `memdir` names the bindings' module of this
+// package's imported interface (`memdir::memory::embedder`).
+use ::memdir::ApiError;
+use ::memdir::api::Response;
+use ::memdir::config::{Config, Defaults, Limits, MAX_RETRIES_CAP};
+use ::memdir::mounts::{self, Access, Mount, MountTarget};
+use ::memdir::seal::{Key, SealError, Sealed};
+use ::memdir::search::IndexStatus;
+use ::memdir::{Command, Engine, ErrorKind, SearchError, SecretPolicy, StoreError, ToolError};
 
 use exports::memdir::memory::tool;
 use kv::KvStore;
@@ -162,11 +166,47 @@ fn open(s: &Settings) -> Result<Engine<Bucket>, SealError> {
 fn new_engine(store: Bucket, config: Config) -> Engine<Bucket> {
     let mut engine = Engine::new(store, config);
     engine.set_clock(Box::new(now_ms));
+    // The host's embedder, if it lends one: semantic and hybrid search then, hybrid
+    // by default; without, lexical only.
+    if let Some(info) = crate::memdir::memory::embedder::info() {
+        engine.set_embedder(Some(alloc::rc::Rc::new(HostEmbedder {
+            id: info.id,
+            dims: usize::try_from(info.dims).unwrap_or(usize::MAX),
+        })));
+    }
     // The world imports no random source: the nanoseconds at which the engine is
     // made key its caches' tables, which no writer of the bucket can know.
     let t = wasi::clocks::wall_clock::now();
     engine.set_cache_key(t.seconds.rotate_left(32) ^ u64::from(t.nanoseconds));
     engine
+}
+
+/// The host's embedder as the engine's: every call goes to the import, which
+/// answers at once (a host call returns when it has the vectors), so the future is
+/// ready at its first poll. The engine checks what it answers.
+struct HostEmbedder {
+    id: String,
+    dims: usize,
+}
+
+impl ::memdir::search::Embedder for HostEmbedder {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn dims(&self) -> usize {
+        self.dims
+    }
+
+    fn embed<'a>(
+        &'a self,
+        texts: &'a [String],
+        kind: ::memdir::search::EmbedKind,
+    ) -> ::memdir::search::EmbedFuture<'a> {
+        let answer = crate::memdir::memory::embedder::embed(texts, kind.as_str())
+            .map_err(|()| ::memdir::search::EmbedError::Failed);
+        Box::pin(core::future::ready(answer))
+    }
 }
 
 fn now_ms() -> u64 {
@@ -180,7 +220,7 @@ fn now_ms() -> u64 {
 /// once, so every such future is ready at its first poll; one that is not is a
 /// store that failed to answer, refused as unavailable (nothing could wake it).
 fn settle<T>(fut: impl core::future::Future<Output = T>) -> Result<T, StoreError> {
-    memdir::now_or_never(fut).ok_or(StoreError::Unavailable)
+    ::memdir::now_or_never(fut).ok_or(StoreError::Unavailable)
 }
 
 /// A settled command's outcome in the WIT's terms.
@@ -266,7 +306,7 @@ fn search_error(e: &SearchError) -> tool::ToolError {
 /// A search call's options as JSON, or the engine's refusal of text that is not
 /// a JSON object (`Request`'s own words).
 fn search_input(request: &str) -> Result<serde_json::Value, tool::ToolError> {
-    memdir::__hooks::from_text::<serde_json::Value>(request).map_err(|_| {
+    ::memdir::__hooks::from_text::<serde_json::Value>(request).map_err(|_| {
         search_error(&SearchError::Option {
             name: "the options",
             must: "an object",
@@ -385,7 +425,7 @@ impl tool::Guest for Component {
     }
 
     fn run(input: String) -> Result<String, tool::ToolError> {
-        match memdir::parse_text(&input) {
+        match ::memdir::parse_text(&input) {
             Ok(cmd) => run(cmd),
             Err(e) => Err(wit_error(&e.into())),
         }
@@ -411,8 +451,8 @@ impl tool::Guest for Component {
 
     fn execute_json(input: String) -> tool::ToolResult {
         let r = match with_engine(|e| settle(e.execute_json(&input))) {
-            Ok(r) => r.unwrap_or_else(|e| memdir::ToolResult::of(&Err(e.into()))),
-            Err(e) => memdir::ToolResult {
+            Ok(r) => r.unwrap_or_else(|e| ::memdir::ToolResult::of(&Err(e.into()))),
+            Err(e) => ::memdir::ToolResult {
                 content: format!("Error: {e}"),
                 is_error: true,
             },
@@ -482,9 +522,9 @@ impl tool::Guest for Component {
     }
 
     fn import(entries: Vec<tool::Entry>) -> Result<(), tool::ToolError> {
-        let entries: Vec<memdir::Entry> = entries
+        let entries: Vec<::memdir::Entry> = entries
             .into_iter()
-            .map(|e| memdir::Entry {
+            .map(|e| ::memdir::Entry {
                 path: e.path,
                 content: e.content,
             })
@@ -559,11 +599,11 @@ impl tool::Guest for Component {
     }
 
     fn toolset_search_page(prefix: String, input: String) -> Result<String, tool::ToolsetError> {
-        let fail = |e: memdir::ToolsetError| tool::ToolsetError {
+        let fail = |e: ::memdir::ToolsetError| tool::ToolsetError {
             kind: e.kind().into(),
             message: format!("{e}"),
         };
-        let input = memdir::toolset::parse_input("memory_search", &input).map_err(fail)?;
+        let input = ::memdir::toolset::parse_input("memory_search", &input).map_err(fail)?;
         let page = with_engine(|e| settle(e.search_page(&prefix, &input)))
             .map_err(|e| refused_toolset(&e))?
             .unwrap_or_else(|e| Err(ToolError::from(e).into()))
@@ -573,7 +613,7 @@ impl tool::Guest for Component {
     }
 
     fn toolset_tools() -> String {
-        memdir::toolset::definitions_json(&memdir::toolset::TOOLS)
+        ::memdir::toolset::definitions_json(&::memdir::toolset::TOOLS)
     }
 
     fn seal_status() -> Result<String, tool::ToolError> {
@@ -633,7 +673,7 @@ fn refused_api(e: &SealError) -> String {
 fn refused_toolset(e: &SealError) -> tool::ToolsetError {
     let kind = match e {
         SealError::Storage(s) => {
-            let t = memdir::ToolsetError::from(ToolError::from(*s));
+            let t = ::memdir::ToolsetError::from(ToolError::from(*s));
             return tool::ToolsetError {
                 kind: t.kind().into(),
                 message: format!("{t}"),

@@ -212,4 +212,24 @@ impl Store for Backend {
             Backend::Dir(s) => s.commit(objects, key, expected, new).await,
         }
     }
+
+    // Only a JS store may search vectors itself (the PostgreSQL store with pgvector).
+    fn searches_vectors(&self) -> bool {
+        match self {
+            AnyStore::Js(s) => s.searches_vectors(),
+            _ => false,
+        }
+    }
+
+    async fn nearest(
+        &self,
+        fingerprint: &str,
+        query: &[f32],
+        k: usize,
+    ) -> Result<Option<Vec<([u8; 32], f32)>>, StoreError> {
+        match self {
+            AnyStore::Js(s) => s.nearest(fingerprint, query, k).await,
+            _ => Ok(None),
+        }
+    }
 }

@@ -1,5 +1,7 @@
 //! A store written in JavaScript, called through the JS store protocol:
-//! `get/set/delete/list/compareAndSwap` and an optional `commit`, all async.
+//! `get/set/delete/list/compareAndSwap` and an optional `commit`, all async; and,
+//! for a store that searches vectors itself (the PostgreSQL store with pgvector),
+//! an optional `nearest` with a `searchesVectors` flag.
 //!
 //! Whatever the JS side does wrong (throws, rejects, returns the wrong type, pages
 //! backwards) becomes a `StoreError` here, never a panic and never the JS error's
@@ -9,7 +11,7 @@ use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use js_sys::{Array, Function, Promise, Reflect, Uint8Array};
+use js_sys::{Array, Float32Array, Function, Promise, Reflect, Uint8Array};
 use memdir::{Page, StoreError};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
@@ -23,6 +25,7 @@ pub struct JsStore {
     list: Function,
     compare_and_swap: Function,
     commit: Option<Function>,
+    nearest: Option<Function>,
 }
 
 /// The methods a JS store must have, by their JS names, for error messages.
@@ -56,6 +59,7 @@ impl JsStore {
             }
         }
         let commit = method("commit")?;
+        let nearest = method("nearest")?;
         let mut it = found.into_iter();
         match (it.next(), it.next(), it.next(), it.next(), it.next()) {
             (Some(get), Some(set), Some(delete), Some(list), Some(compare_and_swap)) => {
@@ -67,6 +71,7 @@ impl JsStore {
                     list,
                     compare_and_swap,
                     commit,
+                    nearest,
                 })
             }
             _ => Err(String::from("the store is missing a method")),
@@ -147,6 +152,91 @@ impl JsStore {
         let v = settle(commit.apply(&self.this, &args)).await?;
         v.as_bool().ok_or(StoreError::Failed)
     }
+}
+
+impl JsStore {
+    /// Whether the store searches vectors itself: it has `nearest` and its
+    /// `searchesVectors` reads `true` now (read each time: the PostgreSQL store
+    /// knows only once it has connected whether its database has pgvector). A
+    /// getter that throws reads as no.
+    pub fn searches_vectors(&self) -> bool {
+        self.nearest.is_some()
+            && Reflect::get(&self.this, &JsValue::from_str("searchesVectors"))
+                .ok()
+                .and_then(|v| v.as_bool())
+                .unwrap_or(false)
+    }
+
+    /// The store's `nearest(fingerprint, query, k)`: `null` (it does not), or at
+    /// most `k` pairs `[text sha256 in hex, cosine]`, best first. Anything else it
+    /// answers (another shape, a hash twice or not of 64 hex digits, a cosine that is
+    /// not a number in [-1, 1], more than `k`, out of order) is a failure, not a hit.
+    pub async fn nearest(
+        &self,
+        fingerprint: &str,
+        query: &[f32],
+        k: usize,
+    ) -> Result<Option<Vec<([u8; 32], f32)>>, StoreError> {
+        let Some(nearest) = &self.nearest else {
+            return Ok(None);
+        };
+        let args = Array::of3(
+            &JsValue::from_str(fingerprint),
+            &Float32Array::from(query),
+            &JsValue::from_f64(k as f64),
+        );
+        let v = settle(nearest.apply(&self.this, &args)).await?;
+        if v.is_null() || v.is_undefined() {
+            return Ok(None);
+        }
+        checked_nearest(&v, k).map(Some)
+    }
+}
+
+/// `nearest`'s answer as the engine takes it (see [`JsStore::nearest`]).
+fn checked_nearest(v: &JsValue, k: usize) -> Result<Vec<([u8; 32], f32)>, StoreError> {
+    let list = v.dyn_ref::<Array>().ok_or(StoreError::Failed)?;
+    if list.length() as usize > k {
+        return Err(StoreError::Failed);
+    }
+    let mut out: Vec<([u8; 32], f32)> = Vec::with_capacity(list.length() as usize);
+    let mut seen = alloc::collections::BTreeSet::new();
+    // The previous cosine as answered, before its rounding to f32.
+    let mut last = f64::INFINITY;
+    for pair in list.iter() {
+        let pair = pair.dyn_into::<Array>().map_err(|_| StoreError::Failed)?;
+        if pair.length() != 2 {
+            return Err(StoreError::Failed);
+        }
+        let hex = pair.get(0).as_string().ok_or(StoreError::Failed)?;
+        let cosine = pair.get(1).as_f64().ok_or(StoreError::Failed)?;
+        if !(-1.0..=1.0).contains(&cosine) || cosine > last {
+            return Err(StoreError::Failed);
+        }
+        last = cosine;
+        let hash = hash_of(&hex).ok_or(StoreError::Failed)?;
+        if !seen.insert(hash) {
+            return Err(StoreError::Failed);
+        }
+        out.push((hash, cosine as f32));
+    }
+    Ok(out)
+}
+
+/// The 32 bytes of a SHA-256 written as 64 lower-case hex digits.
+fn hash_of(hex: &str) -> Option<[u8; 32]> {
+    if hex.len() != 64
+        || !hex
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+    {
+        return None;
+    }
+    let mut h = [0u8; 32];
+    for (i, out) in h.iter_mut().enumerate() {
+        *out = u8::from_str_radix(hex.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(h)
 }
 
 /// Awaits whatever a store method returned (a promise, a thenable or a plain value)

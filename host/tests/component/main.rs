@@ -16,4 +16,5 @@ mod mounts;
 mod processes;
 mod sandbox;
 mod search;
+mod semantic;
 mod support;

@@ -11,17 +11,18 @@ use serde_json::json;
 use crate::support::{self, KINDS, Probe};
 
 #[test]
-fn the_component_imports_exactly_keyvalue_draft2_and_the_wall_clock() {
+fn the_component_imports_exactly_keyvalue_draft2_the_wall_clock_and_the_embedder() {
     let mut imports = support::runtime().imports();
     imports.sort();
     assert_eq!(
         imports,
         [
+            "memdir:memory/embedder@0.1.0",
             "wasi:clocks/wall-clock@0.2.0",
             "wasi:keyvalue/atomics@0.2.0-draft2",
             "wasi:keyvalue/store@0.2.0-draft2"
         ],
-        "the component must reach nothing but its bucket and the clock"
+        "the component must reach nothing but its bucket, the clock and the embedder"
     );
 }
 
