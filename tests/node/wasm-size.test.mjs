@@ -48,8 +48,9 @@ const BUILDS = [
   // package's openSealed, encryptStore and rekey; 1276.7 KiB raw, 538.8 KiB gzipped
   // with the seal remembering its changing names' stored forms and last values.
   // 2026-11-28: 1341.0 KiB raw, 565.7 KiB gzipped with both, semantic search and
-  // encryption at rest (each ceiling above was set with one of them alone).
-  { name: 'browser', dir: '../../dist/', ceilingKib: 570, budgetKib: 200, indexedDb: true },
+  // encryption at rest (each ceiling above was set with one of them alone); 1353.9
+  // KiB raw, 571.6 KiB gzipped with a store's own nearest-vector search as well.
+  { name: 'browser', dir: '../../dist/', ceilingKib: 575, budgetKib: 200, indexedDb: true },
   // 2026-11-25: 1277.6 KiB raw, 493.6 KiB gzipped, built for speed (opt-level 3 and
   // wasm-opt -O3; 916.8 KiB raw, 381.1 KiB gzipped at "z" and -Oz), with the
   // store-directory protocol and the native directory store that Node runs and
@@ -79,8 +80,9 @@ const BUILDS = [
   // rest, as the browser's, and the raw listings the Node encryption tests scan;
   // 1820.1 KiB raw, 728.2 KiB gzipped with the seal's remembered names and values.
   // 2026-11-28: 1960.5 KiB raw, 773.4 KiB gzipped with both, semantic search and
-  // encryption at rest.
-  { name: 'Node/workerd/default', dir: '../../dist/node/', ceilingKib: 775, indexedDb: false },
+  // encryption at rest; 2002.1 KiB raw, 778.9 KiB gzipped with a store's own
+  // nearest-vector search as well.
+  { name: 'Node/workerd/default', dir: '../../dist/node/', ceilingKib: 780, indexedDb: false },
 ];
 
 /** The build's wasm, gzipped as build.mjs reports it (level 9). */
