@@ -261,6 +261,7 @@ export interface OpenOptions {
    * (`encryptStore` it first). Refusals reject with an `EncryptionError`.
    */
   encryption?: Encryption;
+  /**
    * The application's embedder, for semantic and hybrid search (docs/semantic.md):
    * memdir embeds nothing by itself. Called by searches and `reindex`, never by a
    * write.

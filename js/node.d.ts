@@ -35,6 +35,12 @@ export declare class DirectoryStore implements JsStore {
    * protocol, called from the wasm directly. Opens the directory first.
    */
   engineStore(): Promise<StoreHandle>;
+  /**
+   * Removes the temporary files last changed more than `olderThanMs` ago: only in
+   * the directory's turn, when no writer that old can still be at work (what
+   * `encryptStore` and `memory.rekey` do after a re-encryption).
+   */
+  sweepTemporaries(olderThanMs: number): Promise<void>;
   get(key: string): Promise<Uint8Array | undefined>;
   set(key: string, value: Uint8Array): Promise<void>;
   delete(key: string): Promise<void>;

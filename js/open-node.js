@@ -24,18 +24,39 @@ export async function openMemory(options = {}) {
   const store = await options?.store;
   if (!(store instanceof DirectoryStore)) return openOnAnyStore(options);
   const memory = await openOnAnyStore({ ...options, store: await store.engineStore() });
+  const rekey = memory.rekey.bind(memory);
+  Object.defineProperty(memory, 'rekey', {
+    value: (o) => sweptAfter(store, () => rekey(o)),
+    writable: true,
+    configurable: true,
+  });
   // Each call that may write in the directory's turn, shared with memdir-host (see
   // inTurn); reads take part in no race, so they skip the turn's lock file.
   return writesInTurn(memory, (fn) => store.inTurn(fn));
 }
 
 /**
+ * `run()` (a re-encryption, in the directory's turn), then the temporaries older
+ * than it swept: those the runs killed before it left, which may hold values they
+ * were moving in clear.
+ */
+async function sweptAfter(store, run) {
+  const started = Date.now();
+  const done = await run();
+  await store.sweepTemporaries(Date.now() - started);
+  return done;
+}
+
+/**
  * encryptStore (see core.js); a directory store is encrypted as the engine runs on
  * it (its engineStore), in the directory's turn, so no memdir process sharing it
- * writes between the steps.
+ * writes between the steps, and what killed runs left is swept after (sweptAfter).
  */
 export async function encryptStore(store, encryption) {
   const given = await store;
   if (!(given instanceof DirectoryStore)) return encryptAnyStore(given, encryption);
-  return given.inTurn(async () => encryptAnyStore(await given.engineStore(), encryption));
+  return given.inTurn(async () => {
+    const handle = await given.engineStore();
+    return sweptAfter(given, () => encryptAnyStore(handle, encryption));
+  });
 }

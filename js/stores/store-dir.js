@@ -464,6 +464,18 @@ export class DirectoryStore {
   }
 
   /**
+   * Removes the temporary files last changed more than `olderThanMs` ago. Only for
+   * a caller in the directory's turn (inTurn) that knows no writer that old is still
+   * at work: a re-encryption, removing what the runs killed before it left (a
+   * temporary may hold a value being moved in clear); every open sweeps them too,
+   * once an hour old.
+   */
+  async sweepTemporaries(olderThanMs) {
+    await this.#init();
+    this.#protocol.sweepTemporaries(olderThanMs);
+  }
+
+  /**
    * This directory as the engine runs on it (openMemory and every catalog use it):
    * the same protocol, called from the wasm directly instead of through this
    * object's methods, its waits and fsyncs done here. Opens the directory first.

@@ -1,6 +1,6 @@
 // Encryption at rest through the npm package on Node (docs/encryption.md): after a
-// workload of creates, edits, renames, API writes, search-indexed text and a
-// redaction, no stored byte of the in-memory store, of a directory store (every
+// workload of creates, edits, renames, API writes, search-indexed and embedded text
+// and a redaction, no stored byte of the in-memory store, of a directory store (every
 // file's name and bytes) or of a custom store holds any content, path, or SHA-256
 // of a content; tampered values read as damage and write nothing; the wrong key, a
 // missing key and a plaintext store opened with a key are refused in the engine's
@@ -11,6 +11,7 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { glue } from '../../js/glue.js';
+import { testEmbedder } from '../../examples/embedders/test-embedder.mjs';
 import { MapStore, memdir, tempDir } from './helpers.mjs';
 
 // Fixed keys, so a failure reproduces; a key is 32 bytes of anything.
@@ -57,7 +58,7 @@ async function workload(memory) {
   paths.push('/glacierotter.md', '/memories/glacierotter.md');
   await api({ op: 'memory.update', id: m.id, body: { content: 'Glacierotter now holds tapirlantern.\n' } });
   contents.push('Glacierotter now holds tapirlantern.\n');
-  const hits = await memory.search('narwhalbiscuit');
+  const hits = await memory.search('narwhalbiscuit', { mode: 'lexical' });
   assert.deepEqual(hits.map((h) => h.path), ['/memories/ibexvault/wombatlagoon.md']);
   await memory.search('tapirlantern');
   // A redaction: the memory renamed away from its secret name, then its first
@@ -71,6 +72,8 @@ async function workload(memory) {
   await api({ op: 'version.redact', id: r.id.replace('mem_', 'memver_') });
   await memory.search('gravelmoth');
   assert.deepEqual((await memory.searchStatus()).pending, false);
+  // Every live text embedded: its vector stored beside the index.
+  await memory.reindex();
   return { contents, paths };
 }
 
@@ -93,6 +96,8 @@ function needles({ contents, paths }) {
     for (const name of p.split('/').filter((n) => n.length >= 6 && n !== 'memories')) out.path.push(Buffer.from(name));
   }
   for (const w of WORDS) out.word.push(Buffer.from(w), Buffer.from(w[0].toUpperCase() + w.slice(1)));
+  // A stored vector's magic (src/search/vectors.rs), and its key's prefix.
+  out.vector = [Buffer.from('MDVE'), Buffer.from('vec/')];
   return out;
 }
 
@@ -104,7 +109,7 @@ function found(blobs, all) {
   }
   return hits;
 }
-const NOTHING = { content: [], path: [], word: [], sha256: [] };
+const NOTHING = { content: [], path: [], word: [], sha256: [], vector: [] };
 
 /** Every key and value of a native store handle, as Buffers. */
 async function nativeBlobs(handle) {
@@ -161,20 +166,20 @@ describe('no stored byte holds a content, a path or a content hash', () => {
   for (const [kind, make] of Object.entries(KINDS)) {
     test(`the ${kind} store, encrypted`, async () => {
       const { store, blobs } = make();
-      const memory = await memdir.openMemory({ store, encryption: { key: KEY }, clock: () => 1_700_000_000_000 });
+      const memory = await memdir.openMemory({ store, encryption: { key: KEY }, clock: () => 1_700_000_000_000, embedder: testEmbedder() });
       const written = await workload(memory);
       const before = await readAll(memory);
       memory.close();
       assert.deepEqual(found(await blobs(), needles(written)), NOTHING);
       // And the memory reads whole again with the key.
-      const again = await memdir.openMemory({ store, encryption: { key: KEY }, clock: () => 1_700_000_000_000 });
+      const again = await memdir.openMemory({ store, encryption: { key: KEY }, clock: () => 1_700_000_000_000, embedder: testEmbedder() });
       assert.deepEqual(await readAll(again), before);
       again.close();
     });
 
     test(`the ${kind} store in plaintext holds them (the scan can fail)`, async () => {
       const { store, blobs } = make();
-      const memory = await memdir.openMemory({ store, clock: () => 1_700_000_000_000 });
+      const memory = await memdir.openMemory({ store, clock: () => 1_700_000_000_000, embedder: testEmbedder() });
       const written = await workload(memory);
       memory.close();
       const hits = found(await blobs(), needles(written));

@@ -144,6 +144,8 @@ describe('malformed inputs from JavaScript', () => {
       reindexRounds: 100,
       searchDefaultLimit: 10,
       encryptionKeyFileBytes: 1024,
+      embedBatch: 32,
+      embedMaxDims: 4096,
     });
   });
 

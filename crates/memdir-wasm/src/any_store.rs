@@ -101,6 +101,27 @@ impl Store for AnyStore {
             AnyStore::Sealed(s) => s.commit(objects, key, expected, new).await,
         }
     }
+
+    // An encrypted store's vectors are sealed: whether it searches them is the
+    // seal's to say, not its backend's.
+    fn searches_vectors(&self) -> bool {
+        match self {
+            AnyStore::Plain(s) => s.searches_vectors(),
+            AnyStore::Sealed(s) => s.searches_vectors(),
+        }
+    }
+
+    async fn nearest(
+        &self,
+        fingerprint: &str,
+        query: &[f32],
+        k: usize,
+    ) -> Result<Option<Vec<([u8; 32], f32)>>, StoreError> {
+        match self {
+            AnyStore::Plain(s) => s.nearest(fingerprint, query, k).await,
+            AnyStore::Sealed(s) => s.nearest(fingerprint, query, k).await,
+        }
+    }
 }
 
 /// Where a store's bytes live.
@@ -216,7 +237,7 @@ impl Store for Backend {
     // Only a JS store may search vectors itself (the PostgreSQL store with pgvector).
     fn searches_vectors(&self) -> bool {
         match self {
-            AnyStore::Js(s) => s.searches_vectors(),
+            Backend::Js(s) => s.searches_vectors(),
             _ => false,
         }
     }
@@ -228,7 +249,7 @@ impl Store for Backend {
         k: usize,
     ) -> Result<Option<Vec<([u8; 32], f32)>>, StoreError> {
         match self {
-            AnyStore::Js(s) => s.nearest(fingerprint, query, k).await,
+            Backend::Js(s) => s.nearest(fingerprint, query, k).await,
             _ => Ok(None),
         }
     }

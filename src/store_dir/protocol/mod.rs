@@ -67,7 +67,7 @@ mod write;
 pub use delete::Delete;
 pub use lock::{Acquire, Held, Turn, TurnPoll, break_if_stale};
 pub use open::Open;
-pub use read::{Listing, read_value, sweep_temporaries};
+pub use read::{Listing, read_value, sweep_temporaries, sweep_temporaries_older_than};
 pub use write::{Commit, Set};
 // The helpers the steps share.
 use read::{mates_in, value_in};

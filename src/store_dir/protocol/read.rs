@@ -170,12 +170,16 @@ impl Listing {
 /// crashed writer left long ago. Opening passes its own listing: the directory is
 /// read once, and a temporary made since then is young anyway.
 pub fn sweep_temporaries<I: DirIo>(io: &mut I, names: &[String]) {
+    sweep_temporaries_older_than(io, names, crate::config::TMP_STALE_MS);
+}
+
+/// Removes the temporary files among `names` older than `age_ms`: for a caller
+/// that holds the directory's turn and knows none that old is a live writer's
+/// (a re-encryption removing what the runs killed before it left, which may hold
+/// values it was moving in clear).
+pub fn sweep_temporaries_older_than<I: DirIo>(io: &mut I, names: &[String], age_ms: u64) {
     for name in names {
-        if name.starts_with(dir::TMP_PREFIX)
-            && io
-                .age_ms(name)
-                .is_ok_and(|a| a > crate::config::TMP_STALE_MS)
-        {
+        if name.starts_with(dir::TMP_PREFIX) && io.age_ms(name).is_ok_and(|a| a > age_ms) {
             let _ = io.unlink(name);
         }
     }

@@ -476,6 +476,21 @@ impl DirProtocol {
         DirOp::new(Op::Open(Open::new(false)))
     }
 
+    /// Removes the temporary files older than `older_than_ms` (see
+    /// `sweep_temporaries_older_than`): only in the directory's turn, after a
+    /// re-encryption, for what the runs killed before it left.
+    #[wasm_bindgen(js_name = sweepTemporaries)]
+    pub fn sweep_temporaries(&mut self, older_than_ms: f64) -> Result<(), JsValue> {
+        let mut core = self.core.borrow_mut();
+        let names = core.io.list().map_err(|e| protocol_error(Error::Io(e)))?;
+        memdir::store_dir::protocol::sweep_temporaries_older_than(
+            &mut core.io,
+            &names,
+            older_than_ms.max(0.0) as u64,
+        );
+        Ok(())
+    }
+
     /// The value of `key`, or undefined.
     pub fn get(&mut self, key: &str) -> Result<Option<Vec<u8>>, JsValue> {
         self.core.borrow_mut().get(key).map_err(protocol_error)
