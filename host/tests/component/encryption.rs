@@ -1060,3 +1060,34 @@ fn every_mounted_store_is_encrypted_with_the_one_key() {
         );
     }
 }
+
+/// A finished `encrypt` or `rekey` on a store directory removes, in its turn, the
+/// temporaries left by runs killed before it began: such a file may hold a value
+/// that run was moving in clear.
+#[test]
+fn a_finished_reencryption_sweeps_what_killed_runs_left_in_clear() {
+    let dir = TempDir::new("enc-sweep");
+    let backend: Arc<dyn Backend> = Arc::new(memdir_host::DirBackend::open(&dir.0).expect("open"));
+    let mut h = host(backend.clone(), None);
+    h.create("/memories/a.md", "albatross").expect("create");
+    let left = |name: &str| {
+        let p = dir.0.join(name);
+        std::fs::write(&p, "albatross in clear, as a killed run left it").expect("write");
+        let hour_ago = std::time::SystemTime::now() - Duration::from_secs(3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&p)
+            .and_then(|f| f.set_modified(hour_ago))
+            .expect("mtime");
+        p
+    };
+    let first = left(".tmp-killed-encrypt");
+    h.encrypt(&key(1)).expect("encrypt");
+    assert!(!first.exists(), "a killed encrypt's temporary stayed");
+    let second = left(".tmp-killed-rekey");
+    h.rekey(&key(2)).expect("rekey");
+    assert!(!second.exists(), "a killed rekey's temporary stayed");
+    let mut bytes = Vec::new();
+    walk(&dir.0, &mut bytes);
+    assert!(!bytes.windows(9).any(|w| w == b"albatross"));
+}
