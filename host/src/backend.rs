@@ -61,6 +61,13 @@ pub trait Backend: Send + Sync {
     fn turn(&self) -> Option<Box<dyn Send>> {
         None
     }
+
+    /// Removes what writers killed before `older_than_ms` ago left half-made
+    /// (a store directory's temporary files), for a re-encryption that just
+    /// finished in the backend's turn: a run killed midway may have left a
+    /// temporary holding a value it was moving in clear. Most backends leave
+    /// nothing of the kind.
+    fn sweep_left_behind(&self, _older_than_ms: u64) {}
 }
 
 /// One page of [`Backend::list`] in the contract's shape: the cursor is the last key.

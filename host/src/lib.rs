@@ -6,7 +6,8 @@
 //! - [`store_dir`]: in a store directory on disk, safe across processes ([`DirBackend`]);
 //! - `keyvalue`: the world's imports over a backend (the handles it serves in
 //!   `resources`, the memory cap it carries in `limiter`);
-//! - [`sandbox`]: compiling and running the component within limits ([`Runtime`], [`Host`]);
+//! - [`sandbox`]: compiling and running the component within limits ([`Runtime`], [`Host`]),
+//!   and a key for encryption at rest ([`Encryption`], `ToolConfig::encryption`);
 //! - [`cache`]: compiled components kept on disk for fast starts;
 //! - [`embedder`]: the application's embedder lent to the component ([`HostEmbedder`]);
 //! - [`messages`]: the host's own answers (oversized or non-UTF-8 input, traps);

@@ -109,7 +109,7 @@ options:
   --bucket NAME            the wasi:keyvalue bucket the component opens (default: default)
   --encryption-key-file F  the store is encrypted at rest with the key in F: 64 hex
                            characters (32 bytes), one trailing newline allowed
-  --key-id ID              that key's id (default: derived from the key)
+  --encryption-key-id ID   that key's id (default: derived from the key)
   --new-key-file F         rekey: the new key, in the same form
   --new-key-id ID          rekey: the new key's id
   --actor NAME             recorded in each commit
@@ -179,7 +179,7 @@ struct Options {
     /// (`limit`, `path_prefix`, `max_chars`); absent ones are its defaults.
     search: serde_json::Map<String, serde_json::Value>,
     rounds: u32,
-    /// `--encryption-key-file` and `--key-id`, read once every option is parsed.
+    /// `--encryption-key-file` and `--encryption-key-id`, read once every option is parsed.
     key_file: Option<OsString>,
     key_id: Option<String>,
     /// `--new-key-file` and `--new-key-id` (rekey's new key).
@@ -187,22 +187,25 @@ struct Options {
     new_key_id: Option<String>,
 }
 
-/// Longest key file read: 64 hex characters and a `\r\n`, and one byte more so
-/// that a longer file is refused as a bad key rather than cut to fit.
-const KEY_FILE_READ: u64 = 64 + 2 + 1;
-
 /// The key in the file `flag` names, as `memdir::seal::Key::from_hex` reads it.
-/// Neither error shows a byte of the file: the flag and the engine's words only.
+/// Neither error shows a byte of the file nor its path: the flag and the
+/// engine's words only (the words of the npm package's CLI, `bin/key-file.js`).
 fn key_from_file(flag: &str, path: &OsString, key_id: Option<&str>) -> Result<Encryption, Failure> {
     use std::io::Read;
     let mut text = String::new();
     std::fs::File::open(path)
-        .and_then(|f| f.take(KEY_FILE_READ).read_to_string(&mut text))
+        // One byte past the bound, so a longer file is refused as not a key
+        // rather than cut to fit.
+        .and_then(|f| {
+            let cap = memdir::config::ENCRYPTION_KEY_FILE_BYTES.saturating_add(1);
+            f.take(u64::try_from(cap).unwrap_or(u64::MAX))
+                .read_to_string(&mut text)
+        })
         .map_err(|e| match e.kind() {
             io::ErrorKind::InvalidData => {
                 Failure::Key(format!("{flag}: {}", memdir::seal::SealError::BadKey))
             }
-            _ => Failure::Key(format!("{flag}: cannot read {}", path.to_string_lossy())),
+            _ => Failure::Key(format!("{flag}: the file cannot be read")),
         })?;
     Encryption::from_hex(&text, key_id).map_err(|e| Failure::Key(format!("{flag}: {e}")))
 }
@@ -367,7 +370,9 @@ fn parse(args: impl Iterator<Item = OsString>) -> Result<Options, String> {
             Some("--encryption-key-file") => {
                 o.key_file = Some(args.next().ok_or("--encryption-key-file needs a file")?)
             }
-            Some("--key-id") => o.key_id = Some(text("--key-id", args.next())?),
+            Some("--encryption-key-id") => {
+                o.key_id = Some(text("--encryption-key-id", args.next())?)
+            }
             Some("--new-key-file") => {
                 o.new_key_file = Some(args.next().ok_or("--new-key-file needs a file")?)
             }
@@ -539,14 +544,14 @@ fn host(o: &mut Options) -> Result<Host, Failure> {
     Ok(host)
 }
 
-/// Reads `--encryption-key-file` (with `--key-id`) into the settings.
+/// Reads `--encryption-key-file` (with `--encryption-key-id`) into the settings.
 fn encryption(o: &mut Options) -> Result<(), Failure> {
     if let Some(path) = o.key_file.take() {
         let key = key_from_file("--encryption-key-file", &path, o.key_id.as_deref())?;
         o.config.encryption = Some(key);
     } else if o.key_id.is_some() {
         return Err(Failure::Usage(
-            "--key-id needs --encryption-key-file".into(),
+            "--encryption-key-id needs --encryption-key-file".into(),
         ));
     }
     Ok(())

@@ -899,8 +899,10 @@ impl Host {
         let wit = new
             .wit()
             .ok_or_else(|| CallError::fault(Fault::Start, false))?;
+        let started = std::time::Instant::now();
         let moved = self.typed(true, &[], |g, s| g.call_rekey(s, &wit))?;
         self.config.encryption = Some(new.clone());
+        self.sweep_since(started);
         Ok(moved)
     }
 
@@ -911,9 +913,20 @@ impl Host {
         let wit = key
             .wit()
             .ok_or_else(|| CallError::fault(Fault::Start, false))?;
+        let started = std::time::Instant::now();
         self.typed(true, &[], |g, s| g.call_encrypt(s, &wit))?;
         self.config.encryption = Some(key.clone());
+        self.sweep_since(started);
         Ok(())
+    }
+
+    /// After a finished re-encryption, in the backend's turn: what writers killed
+    /// before this run began left behind (an earlier run cut by SIGKILL may have
+    /// left a temporary holding a value in clear) is removed.
+    fn sweep_since(&self, started: std::time::Instant) {
+        let _turn = self.backend.turn();
+        let age = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        self.backend.sweep_left_behind(age);
     }
 
     /// The toolset's definitions as the component has them (JSON text

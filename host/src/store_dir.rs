@@ -480,6 +480,15 @@ impl DirIo for HostIo<'_> {
 }
 
 impl Backend for DirBackend {
+    /// Temporaries older than `older_than_ms` go (`protocol::sweep_temporaries_older_than`),
+    /// as the npm package's directory store sweeps them after a re-encryption.
+    fn sweep_left_behind(&self, older_than_ms: u64) {
+        let mut io = self.io();
+        if let Ok(names) = io.list() {
+            protocol::sweep_temporaries_older_than(&mut io, &names, older_than_ms);
+        }
+    }
+
     fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         protocol::read_value(&mut self.io(), key).map_err(store_error)
     }

@@ -17,6 +17,7 @@
 
 extern crate alloc;
 
+mod bucket;
 mod kv;
 
 use alloc::boxed::Box;
@@ -35,6 +36,7 @@ use ::memdir::seal::{Key, SealError, Sealed};
 use ::memdir::search::IndexStatus;
 use ::memdir::{Command, Engine, ErrorKind, SearchError, SecretPolicy, StoreError, ToolError};
 
+use bucket::Opening;
 use exports::memdir::memory::tool;
 use kv::KvStore;
 
@@ -94,8 +96,9 @@ unsafe extern "C" fn cabi_realloc(
 }
 
 /// The store the engine runs on: the bucket, encrypted below the engine when the
-/// configuration carries a key, passed through untouched when it does not.
-type Bucket = Sealed<KvStore>;
+/// configuration carries a key, passed through untouched when it does not
+/// (opened at the first store operation, see `bucket.rs`).
+type Bucket = Opening;
 
 /// What `configure` said: the store is opened from it at the first call that
 /// needs it, so that a refusal (a wrong or missing key) is that call's answer.
@@ -146,9 +149,9 @@ fn key_of(e: &tool::Encryption) -> Result<(Key, [u8; 32]), SealError> {
     Ok((Key::new(bytes, e.key_id.as_deref())?, fresh))
 }
 
-/// Opens the configured bucket through `Sealed::open`: with the key, an encrypted
-/// store (an empty one becomes one); without, a plaintext store. A refusal writes
-/// nothing.
+/// The engine over the configured bucket, which opens it through `Sealed::open` at
+/// its first store operation: with the key, an encrypted store (an empty one
+/// becomes one); without, a plaintext store. Only a bad key fails here.
 fn open(s: &Settings) -> Result<Engine<Bucket>, SealError> {
     let (key, fresh) = match &s.encryption {
         Some(e) => {
@@ -158,9 +161,10 @@ fn open(s: &Settings) -> Result<Engine<Bucket>, SealError> {
         // Unused without a key: a plaintext store makes no data key.
         None => (None, [0; 32]),
     };
-    let sealed =
-        settle(Sealed::open(KvStore::new(&s.bucket), key, fresh)).map_err(SealError::Storage)??;
-    Ok(new_engine(sealed, s.config.clone()))
+    Ok(new_engine(
+        Opening::new(&s.bucket, key, fresh),
+        s.config.clone(),
+    ))
 }
 
 fn new_engine(store: Bucket, config: Config) -> Engine<Bucket> {
@@ -230,8 +234,10 @@ fn settled<T>(r: Result<Result<T, ToolError>, StoreError>) -> Result<T, tool::To
         .map_err(|e| wit_error(&e))
 }
 
-/// Runs `f` with the instance's engine, opening the store on first use (with the
-/// default settings if `configure` was never called), or the open's refusal.
+/// Runs `f` with the instance's engine (made with the default settings if
+/// `configure` was never called), or, if the store refused to open meanwhile,
+/// that refusal instead of `f`'s answer: the engine is then dropped, and the next
+/// call opens the store again.
 fn with_engine<T>(f: impl FnOnce(&Engine<Bucket>) -> T) -> Result<T, SealError> {
     let mut slot = INSTANCE.0.borrow_mut();
     let instance = slot.get_or_insert_with(Instance::default);
@@ -239,7 +245,12 @@ fn with_engine<T>(f: impl FnOnce(&Engine<Bucket>) -> T) -> Result<T, SealError> 
         Some(e) => e,
         None => open(&instance.settings)?,
     };
-    Ok(f(instance.engine.insert(engine)))
+    let out = f(&engine);
+    if let Some(refused) = engine.store().refusal() {
+        return Err(refused);
+    }
+    instance.engine = Some(engine);
+    Ok(out)
 }
 
 /// The store's encryption refusing to open (or a seal operation failing) in the
@@ -643,11 +654,12 @@ impl tool::Guest for Component {
         let (k, fresh) = key_of(&key).map_err(|e| seal_error(&e))?;
         let mut slot = INSTANCE.0.borrow_mut();
         let instance = slot.get_or_insert_with(Instance::default);
-        let store = KvStore::new(&instance.settings.bucket);
-        let sealed = settle(Sealed::encrypt(store, k, fresh))
+        let bucket = &instance.settings.bucket;
+        let sealed = settle(Sealed::encrypt(KvStore::new(bucket), k, fresh))
             .map_err(|e| seal_error(&SealError::Storage(e)))?
             .map_err(|e| seal_error(&e))?;
-        instance.engine = Some(new_engine(sealed, instance.settings.config.clone()));
+        let store = Opening::opened(bucket, sealed);
+        instance.engine = Some(new_engine(store, instance.settings.config.clone()));
         instance.settings.encryption = Some(key);
         Ok(())
     }

@@ -125,6 +125,80 @@ fn the_cli_writes_and_the_host_reads_and_the_reverse() {
     );
 }
 
+/// An encrypted store directory is one format for both tools: the Node CLI writes
+/// it with a key file and the host reads it with the same file, and the reverse;
+/// without the key each refuses it in the engine's words.
+#[test]
+fn one_encrypted_store_directory_opens_in_both_tools_with_one_key_file() {
+    let store = TempDir::new("cross-sealed");
+    let keys = TempDir::new("cross-sealed-keys");
+    let key = keys.0.join("k.hex");
+    std::fs::write(&key, format!("{}\n", "5a".repeat(32))).expect("a key file");
+    let out = node_cli()
+        .arg("--store")
+        .arg(&store.0)
+        .arg("--encryption-key-file")
+        .arg(&key)
+        .args([
+            "create",
+            "/memories/sealed-node.md",
+            "petrel written by node",
+        ])
+        .output()
+        .expect("node");
+    assert_eq!(text(&out).2, Some(0), "{:?}", text(&out));
+    let host_with_key = |input: &str| {
+        host()
+            .arg("exec")
+            .arg("--store")
+            .arg(&store.0)
+            .arg("--encryption-key-file")
+            .arg(&key)
+            .arg(input)
+            .output()
+            .expect("running memdir-host")
+    };
+    let out = host_with_key(r#"{"command":"view","path":"/memories/sealed-node.md"}"#);
+    assert_eq!(
+        content(&out),
+        "Here's the content of /memories/sealed-node.md with line numbers:\n     1\tpetrel written by node"
+    );
+    let out = host_with_key(
+        r#"{"command":"create","path":"/memories/sealed-host.md","file_text":"petrel written by the host"}"#,
+    );
+    assert_eq!(
+        content(&out),
+        "File created successfully at: /memories/sealed-host.md"
+    );
+    let out = node_cli()
+        .arg("--store")
+        .arg(&store.0)
+        .arg("--encryption-key-file")
+        .arg(&key)
+        .args(["view", "/memories/sealed-host.md"])
+        .output()
+        .expect("node");
+    assert_eq!(
+        text(&out).0,
+        "Here's the content of /memories/sealed-host.md with line numbers:\n     1\tpetrel written by the host\n"
+    );
+    let mut bytes = Vec::new();
+    for e in std::fs::read_dir(&store.0).expect("read_dir") {
+        let p = e.expect("entry").path();
+        if p.is_file() {
+            bytes.extend(std::fs::read(&p).expect("read"));
+        }
+    }
+    assert!(!bytes.windows(6).any(|w| w == b"petrel"));
+    let out = host_exec(&store.0, r#"{"command":"view","path":"/memories"}"#);
+    let refusal = content(&out);
+    assert!(
+        refusal.starts_with("Error: this store is encrypted with key id k-")
+            && refusal.ends_with(": open it with that key"),
+        "{refusal}"
+    );
+}
+
 /// A Node CLI process and a host process each insert N lines into one file at the
 /// same time: every line is there exactly once, no command gives up, and the two
 /// take turns through the shared turn lock (their lines interleave in the file).
