@@ -9,10 +9,12 @@
 use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use memdir::config::{EMBED_BATCH, EMBED_MAX_DIMS};
 use memdir::{Page, StoreError};
 use wasmtime::component::{Resource, ResourceTable};
 
 use crate::backend::{Backend, PAGE};
+use crate::bindings::memdir::memory::embedder;
 use crate::bindings::wasi::clocks::wall_clock;
 use crate::bindings::wasi::keyvalue::atomics::{self, CasError};
 use crate::bindings::wasi::keyvalue::store::{self, Error, KeyResponse};
@@ -230,13 +232,41 @@ impl wall_clock::Host for State {
     }
 }
 
+/// The fourth import: the embedder the host lends (`crate::embedder`), checked
+/// before it is called: at most a batch of texts, of the two kinds.
+impl embedder::Host for State {
+    fn info(&mut self) -> wasmtime::Result<Option<embedder::EmbedderInfo>> {
+        Ok(self.embedder.as_ref().map(|e| embedder::EmbedderInfo {
+            id: e.id(),
+            // Out of the contract's range, the engine refuses it by its dims.
+            dims: u32::try_from(e.dims().min(EMBED_MAX_DIMS + 1)).unwrap_or(u32::MAX),
+        }))
+    }
+
+    fn embed(
+        &mut self,
+        texts: Vec<String>,
+        kind: String,
+    ) -> wasmtime::Result<Result<Vec<Vec<f32>>, ()>> {
+        let Some(e) = self.embedder.as_ref() else {
+            return Ok(Err(()));
+        };
+        if texts.len() > EMBED_BATCH || (kind != "query" && kind != "document") {
+            return Ok(Err(()));
+        }
+        Ok(e.embed(&texts, &kind).map_err(|_| ()))
+    }
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 mod tests {
     use super::*;
     use crate::MemoryBackend;
+    use crate::bindings::memdir::memory::embedder::Host as _;
     use crate::bindings::wasi::keyvalue::atomics::{Host as _, HostCas as _};
     use crate::bindings::wasi::keyvalue::store::{Host as _, HostBucket as _};
+    use crate::embedder::{Lent, TestHostEmbedder};
     use crate::limiter::Limiter;
 
     fn state(backend: Arc<dyn Backend>) -> State {
@@ -405,5 +435,42 @@ mod tests {
             ),
             "failed"
         );
+    }
+
+    // The embedder import (`crate::embedder`), as a guest calls it.
+    fn lending(embedder: Lent) -> State {
+        let mut s = State::new(
+            Arc::new(MemoryBackend::new()),
+            "default".into(),
+            Limiter::new(1 << 20),
+        );
+        s.embedder = embedder;
+        s
+    }
+
+    #[test]
+    fn a_guest_asking_more_than_a_batch_or_another_kind_is_refused_before_the_embedder() {
+        let mut s = lending(Some(Arc::new(TestHostEmbedder::default())));
+        let texts = |n: usize| vec![String::from("dark mode"); n];
+        assert_eq!(
+            s.embed(texts(EMBED_BATCH), "document".into())
+                .unwrap()
+                .map(|v| v.len()),
+            Ok(EMBED_BATCH)
+        );
+        assert_eq!(
+            s.embed(texts(EMBED_BATCH + 1), "document".into()).unwrap(),
+            Err(())
+        );
+        assert_eq!(s.embed(texts(1), "passage".into()).unwrap(), Err(()));
+        let info = s.info().unwrap().unwrap();
+        assert_eq!((info.id.as_str(), info.dims), ("memdir-test-ngram-v1", 384));
+    }
+
+    #[test]
+    fn a_host_without_an_embedder_answers_none_and_embeds_nothing() {
+        let mut s = lending(None);
+        assert!(s.info().unwrap().is_none());
+        assert_eq!(s.embed(vec!["x".into()], "query".into()).unwrap(), Err(()));
     }
 }

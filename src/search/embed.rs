@@ -220,3 +220,18 @@ pub(crate) fn document_text(text: &str) -> String {
         None => String::from(text),
     }
 }
+
+impl<S> crate::storage::Engine<S> {
+    /// The application's embedder, which semantic and hybrid search use (`None`:
+    /// lexical only). Vectors are made by searches and `reindex`, never by a
+    /// write; changing the embedder changes the fingerprint, and the old one's
+    /// vectors are no longer searched (gc deletes them).
+    pub fn set_embedder(&mut self, embedder: Option<alloc::rc::Rc<dyn Embedder>>) {
+        self.put_embedder(embedder.map(|e| Box::new(e) as Box<dyn core::any::Any>));
+    }
+
+    /// The embedder, if the application gave one.
+    pub(crate) fn embedder(&self) -> Option<&alloc::rc::Rc<dyn Embedder>> {
+        self.embedder_slot()?.downcast_ref()
+    }
+}

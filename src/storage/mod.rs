@@ -75,9 +75,10 @@ pub struct Engine<S> {
     /// The search index between calls: the search layer's own state, kept here
     /// because the engine is what every runtime holds; storage never looks inside.
     pub(in crate::storage) search: core::cell::RefCell<Option<Box<dyn core::any::Any>>>,
-    /// The application's embedder (`None`: lexical search only), and the
-    /// vectors between calls (see `search/vectors.rs`), kept like the index.
-    pub(in crate::storage) embedder: Option<alloc::rc::Rc<dyn crate::search::Embedder>>,
+    /// The application's embedder (`None`: lexical search only) as the search
+    /// layer keeps it (`search/embed.rs`), and the vectors between calls (see
+    /// `search/vectors.rs`), kept like the index: storage never looks inside.
+    pub(in crate::storage) embedder: Option<Box<dyn core::any::Any>>,
     pub(in crate::storage) vectors: core::cell::RefCell<Option<Box<dyn core::any::Any>>>,
 }
 
@@ -97,15 +98,6 @@ impl<S: Store> Engine<S> {
             embedder: None,
             vectors: core::cell::RefCell::new(None),
         }
-    }
-
-    /// The application's embedder, which semantic and hybrid search use (`None`:
-    /// lexical only). Vectors are made by searches and `reindex`, never by a
-    /// write; changing the embedder changes the fingerprint, and the old one's
-    /// vectors are no longer searched (gc deletes them).
-    pub fn set_embedder(&mut self, embedder: Option<alloc::rc::Rc<dyn crate::search::Embedder>>) {
-        self.embedder = embedder;
-        *self.vectors.borrow_mut() = None;
     }
 
     /// Milliseconds since the Unix epoch, for commit times. Default: always 0.
@@ -170,9 +162,15 @@ impl<S> Engine<S> {
         &self.search
     }
 
-    /// The embedder, if the application gave one.
-    pub(crate) fn embedder(&self) -> Option<&alloc::rc::Rc<dyn crate::search::Embedder>> {
-        self.embedder.as_ref()
+    /// The search layer's embedder, as it was put (`search/embed.rs` reads it).
+    pub(crate) fn embedder_slot(&self) -> Option<&dyn core::any::Any> {
+        self.embedder.as_deref()
+    }
+
+    /// Puts the search layer's embedder, forgetting the vectors kept for the last.
+    pub(crate) fn put_embedder(&mut self, embedder: Option<Box<dyn core::any::Any>>) {
+        self.embedder = embedder;
+        *self.vectors.borrow_mut() = None;
     }
 
     /// The slot the vectors are kept in between calls (see `search/vectors.rs`).
