@@ -270,6 +270,26 @@ fn looks_sealed(raw: &str) -> bool {
 }
 
 impl<S: Store> Store for Sealed<S> {
+    /// Only a plaintext store's own: a store that searched vectors itself
+    /// (PostgreSQL with pgvector) would have to hold them in clear, and embeddings
+    /// can be inverted into approximate text. Sealed, vectors are values like any
+    /// other, and the engine scans them.
+    fn searches_vectors(&self) -> bool {
+        matches!(*self.state.borrow(), Mode::Plain) && self.inner.searches_vectors()
+    }
+
+    async fn nearest(
+        &self,
+        fingerprint: &str,
+        query: &[f32],
+        k: usize,
+    ) -> Result<Option<Vec<([u8; 32], f32)>>, StoreError> {
+        if !self.searches_vectors() {
+            return Ok(None);
+        }
+        self.inner.nearest(fingerprint, query, k).await
+    }
+
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let Some(k) = self.keyed()? else {
             return self.inner.get(key).await;

@@ -611,3 +611,62 @@ fn sealed_names_fit_a_store_directory() {
     want.sort();
     assert_eq!(listed, want);
 }
+
+/// A store that says it searches vectors itself, as PostgreSQL with pgvector does.
+struct SearchesVectors(MemoryStore);
+
+impl Store for SearchesVectors {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.0.get(key).await
+    }
+    async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
+        self.0.set(key, value).await
+    }
+    async fn delete(&self, key: &str) -> Result<(), StoreError> {
+        self.0.delete(key).await
+    }
+    async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<memdir::Page, StoreError> {
+        self.0.list(prefix, cursor).await
+    }
+    async fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, StoreError> {
+        self.0.compare_and_swap(key, expected, new).await
+    }
+    fn searches_vectors(&self) -> bool {
+        true
+    }
+    async fn nearest(
+        &self,
+        _fingerprint: &str,
+        _query: &[f32],
+        _k: usize,
+    ) -> Result<Option<Vec<([u8; 32], f32)>>, StoreError> {
+        Ok(Some(vec![([1; 32], 1.0)]))
+    }
+}
+
+#[test]
+fn a_sealed_store_never_hands_vector_search_to_the_store_below() {
+    // The store below would need the vectors in clear to search them.
+    let below = SearchesVectors(MemoryStore::new());
+    assert!(below.searches_vectors());
+    let sealed = block_on(Sealed::open(below, Some(key(1, "k")), FRESH)).unwrap();
+    assert!(!sealed.searches_vectors());
+    assert_eq!(block_on(sealed.nearest("fp", &[1.0], 10)), Ok(None));
+    // Without a key it passes through, as the store is plaintext anyway.
+    let plain = block_on(Sealed::open(
+        SearchesVectors(MemoryStore::new()),
+        None,
+        FRESH,
+    ))
+    .unwrap();
+    assert!(plain.searches_vectors());
+    assert_eq!(
+        block_on(plain.nearest("fp", &[1.0], 10)),
+        Ok(Some(vec![([1; 32], 1.0)]))
+    );
+}
