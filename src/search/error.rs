@@ -76,7 +76,7 @@ impl fmt::Display for SearchError {
             SearchError::Embed(e) => write!(f, "{e}"),
             SearchError::TooManyVectors { texts, dims } => write!(
                 f,
-                "Semantic search would hold {texts} vectors of {dims} dimensions in memory, above the exact scan's bound of {} MB: keep this store in PostgreSQL (memdir-host's PostgreSQL store searches vectors in the database with pgvector), or search with mode 'lexical'.",
+                "Semantic search would hold {texts} vectors of {dims} dimensions in memory, above the exact scan's bound of {} MB: keep this store in PostgreSQL (the npm package's postgresStore searches vectors in the database with pgvector), or search with mode 'lexical'.",
                 VECTOR_MAX_BYTES >> 20
             ),
             SearchError::Mode => {

@@ -628,7 +628,7 @@ fn above_the_memory_bound_the_exact_scan_refuses_and_names_postgresql() {
     assert_eq!(
         e.to_string(),
         format!(
-            "Semantic search would hold {n} vectors of 4096 dimensions in memory, above the exact scan's bound of 64 MB: keep this store in PostgreSQL (memdir-host's PostgreSQL store searches vectors in the database with pgvector), or search with mode 'lexical'."
+            "Semantic search would hold {n} vectors of 4096 dimensions in memory, above the exact scan's bound of 64 MB: keep this store in PostgreSQL (the npm package's postgresStore searches vectors in the database with pgvector), or search with mode 'lexical'."
         )
     );
     // One text fewer fits (and then the embedder is asked, and fails).
