@@ -185,30 +185,25 @@ pub fn opened_entries(handle: &StoreHandle) -> Promise {
     promise(async move { entries_of(&store).await })
 }
 
-/// Each key of `store` with its value, or the text of the error reading it; pages
-/// followed as far as the engine follows a listing (`MAX_LIST_PAGES`).
+/// Each key of `store` with its value, or the text of the error reading it; the
+/// keys listed as the engine lists them (`memdir::list_all`, its page bound and
+/// broken-cursor checks).
 #[cfg(not(feature = "indexeddb"))]
 async fn entries_of(store: &impl memdir::Store) -> Result<JsValue, JsValue> {
-    let failed = |e: memdir::StoreError| JsValue::from(js_sys::Error::new(&e.to_string()));
+    let keys = memdir::list_all(store, "")
+        .await
+        .map_err(|e| JsValue::from(js_sys::Error::new(&e.to_string())))?;
     let out = js_sys::Array::new();
-    let mut cursor: Option<String> = None;
-    for _ in 0..memdir::config::MAX_LIST_PAGES {
-        let page = store.list("", cursor.as_deref()).await.map_err(failed)?;
-        for key in &page.keys {
-            let value = match store.get(key).await {
-                Ok(Some(value)) => js_sys::Uint8Array::from(value.as_slice()).into(),
-                Ok(None) => continue,
-                Err(e) => JsValue::from_str(&e.to_string()),
-            };
-            let pair = js_sys::Array::new();
-            pair.push(&JsValue::from_str(key));
-            pair.push(&value);
-            out.push(&pair);
-        }
-        match page.cursor {
-            Some(next) => cursor = Some(next),
-            None => return Ok(out.into()),
-        }
+    for key in &keys {
+        let value = match store.get(key).await {
+            Ok(Some(value)) => js_sys::Uint8Array::from(value.as_slice()).into(),
+            Ok(None) => continue,
+            Err(e) => JsValue::from_str(&e.to_string()),
+        };
+        let pair = js_sys::Array::new();
+        pair.push(&JsValue::from_str(key));
+        pair.push(&value);
+        out.push(&pair);
     }
-    Err(failed(memdir::StoreError::Failed))
+    Ok(out.into())
 }
