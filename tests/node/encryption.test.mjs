@@ -456,6 +456,14 @@ describe('mounts', () => {
     await assert.rejects(again.rekey({ key: OTHER, mount: 'shared' }), { message: 'this store is not encrypted: encrypt it first (memdir encrypt)' });
     assert.equal(await again.view({ path: '/memories/private/diary.md' }), "Here's the content of /memories/private/diary.md with line numbers:\n     1\tokapiwhisper\n     2\t");
     again.close();
+    // Mounted read-only, the store is not re-keyed: not one stored byte changes.
+    const before = [...secret.map.entries()].map(([k, v]) => [k, Buffer.from(v).toString('hex')]);
+    const reader = await memdir.openMemory({ mounts: [{ name: 'private', store: secret, access: 'read_only', encryption: { key: OTHER, keyId: 'diary-2' } }] });
+    await assert.rejects(reader.rekey({ key: KEY, keyId: 'diary-3', mount: 'private' }), {
+      message: 'rekey: the store at /memories/private is mounted read-only; re-key it where it is opened read-write',
+    });
+    reader.close();
+    assert.deepEqual([...secret.map.entries()].map(([k, v]) => [k, Buffer.from(v).toString('hex')]), before);
   });
 });
 

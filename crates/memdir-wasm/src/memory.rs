@@ -507,6 +507,15 @@ impl Memory {
                     memdir::Echo(&mount)
                 )))
             })?;
+            // A read-only mount is read-only for the memory as a whole: re-keying
+            // rewrites every stored value (and locks out the store's other readers
+            // until they have the new key), so it is done where the store is writable.
+            if engine.config().read_only {
+                return Err(JsValue::from(js_sys::Error::new(&alloc::format!(
+                    "rekey: the store at /memories/{} is mounted read-only; re-key it where it is opened read-write",
+                    engine.config().mount
+                ))));
+            }
             let key =
                 crate::seal::key_of(bytes, hex, id).map_err(|e| crate::seal::seal_error(&e))?;
             crate::seal::rekey(engine.store(), key, &fresh).await
