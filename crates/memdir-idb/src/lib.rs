@@ -1,7 +1,10 @@
 //! memdir's store over IndexedDB, for agents running in a browser tab.
 //!
-//! One database per memory namespace (`memdir:{name}`), one object store in it
-//! holding the engine's keys as strings and values as `Uint8Array`s. Every write
+//! One database per memory namespace (`memdir:{name}`) with two object stores:
+//! `kv`, the engine's keys as strings and values as `Uint8Array`s (heads, `set`s,
+//! and every object an earlier build wrote), and `packs`, one record per commit
+//! holding all of its new objects, found by key through a multi-entry index (see
+//! `packs`). Every write
 //! resolves only when its transaction has completed, so a command that reported
 //! success is on disk, and a command that failed left nothing behind.
 //!
@@ -9,9 +12,9 @@
 //! immutable objects and the head it last committed, so once warm a `view` costs
 //! ONE readonly transaction (the head, which another tab may have moved) and an
 //! uncontended mutating command costs ONE readwrite transaction carrying the new
-//! blob, tree nodes, commit and the head's compare-and-swap together
-//! ([`Store::commit`] is overridden for this). An object not seen before costs one
-//! readonly transaction to read. Two tabs racing on the head are serialised by
+//! blob, tree nodes, commit (as one pack record) and the head's compare-and-swap
+//! together ([`Store::commit`] is overridden for this). An object not seen before
+//! costs one readonly transaction to read. Two tabs racing on the head are serialised by
 //! IndexedDB: the loser's transaction sees the new head, aborts its writes and
 //! reports `false`; the loser backs off a little and the engine retries.
 //!
