@@ -539,9 +539,10 @@ async fn a_memory_written_one_record_per_key_by_an_earlier_build_is_read_and_wri
         .expect("write version 1");
     assert_eq!(record_counts("layout-1").await, [1, n, 0]);
 
-    // The test's own raw connection may still be closing when the upgrade asks,
-    // which IndexedDB answers `blocked` (Unavailable) once: the upgrade then runs
-    // as soon as it has closed, and the next open finds it done.
+    // The count's raw connection closes only once its transaction has ended, so
+    // the upgrade may find it still open and answer `blocked` (Unavailable, as a
+    // tab holding the database would): the upgrade then runs as soon as it has
+    // closed, and the next open finds it done.
     let mut opened = IdbStore::open("layout-1").await;
     for _ in 0..5 {
         if !matches!(opened, Err(StoreError::Unavailable)) {
