@@ -22,19 +22,25 @@ IDBDatabase.prototype.transaction = function (stores, mode, ...rest) {
 };
 const count = (db, mode) => opened.get(`${db}/${mode}`) ?? 0;
 
-// And every get, put and delete memdir's databases are asked for, to replay.
+// And every get, put and delete memdir's databases are asked for, to replay: on
+// either object store (`kv`, single keys; `packs`, one record per commit, whose key
+// IndexedDB numbers) and on the index of packed keys.
 const logged = new Map();
-const log = (store, entry) => {
-  const name = store.transaction.db.name;
-  if (name.startsWith('memdir:')) logged.set(name, [...(logged.get(name) ?? []), entry]);
+const log = (db, entry) => {
+  if (db.name.startsWith('memdir:')) logged.set(db.name, [...(logged.get(db.name) ?? []), entry]);
 };
 for (const op of ['get', 'put', 'delete']) {
   const f = IDBObjectStore.prototype[op];
   IDBObjectStore.prototype[op] = function (a, b) {
-    log(this, op === 'put' ? { op, key: b, value: a } : { op, key: a });
+    log(this.transaction.db, op === 'put' ? { op, store: this.name, key: b, value: a } : { op, store: this.name, key: a });
     return f.apply(this, arguments);
   };
 }
+const indexGet = IDBIndex.prototype.get;
+IDBIndex.prototype.get = function (a) {
+  log(this.objectStore.transaction.db, { op: 'get', index: this.name, store: this.objectStore.name, key: a });
+  return indexGet.apply(this, arguments);
+};
 const take = (db) => {
   const ops = logged.get(db) ?? [];
   logged.set(db, []);
@@ -64,7 +70,11 @@ class Replay {
   static async open(name, ops) {
     await deleteDb(name);
     const open = indexedDB.open(name, 1);
-    open.onupgradeneeded = () => open.result.createObjectStore('kv');
+    // memdir's schema: `kv`, and `packs` with its multi-entry index of keys.
+    open.onupgradeneeded = () => {
+      open.result.createObjectStore('kv');
+      open.result.createObjectStore('packs', { autoIncrement: true }).createIndex('keys', 'keys', { multiEntry: true });
+    };
     const replay = new Replay(await request(open));
     await replay.run(ops); // the seeding import, untimed
     return replay;
@@ -77,13 +87,13 @@ class Replay {
   run(ops) {
     if (ops.length === 0) return Promise.resolve();
     const writes = ops.some((o) => o.op !== 'get');
-    const tx = this.db.transaction('kv', writes ? 'readwrite' : 'readonly');
-    const s = tx.objectStore('kv');
+    const tx = this.db.transaction(['kv', 'packs'], writes ? 'readwrite' : 'readonly');
     const reads = [];
     for (const o of ops) {
+      const s = tx.objectStore(o.store);
       if (o.op === 'put') s.put(o.value, o.key);
       else if (o.op === 'delete') s.delete(o.key);
-      else reads.push(request(s.get(o.key)));
+      else reads.push(request((o.index ? s.index(o.index) : s).get(o.key)));
     }
     return writes ? settled(tx) : Promise.all(reads);
   }
@@ -174,7 +184,8 @@ async function memory(name, initial) {
   return m;
 }
 
-const bytesOf = (ops) => ops.reduce((n, o) => n + (o.op === 'put' ? o.value.byteLength : 0), 0);
+// A pack record's bytes are its pack's (its keys are in the pack's index too).
+const bytesOf = (ops) => ops.reduce((n, o) => n + (o.op === 'put' ? (o.value.pack ?? o.value).byteLength : 0), 0);
 
 /** Each command through memdir, then its two floors; per command: times, transactions, writes. */
 async function pass(commands, initial, tag) {

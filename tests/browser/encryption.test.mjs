@@ -67,81 +67,133 @@ function workloadIn(page, name, key) {
   );
 }
 
-/** In the page: every record of database `memdir:{name}`, each key and value as hex. */
-function recordsIn(page, name) {
-  return page.evaluate(async (name) => {
-    const db = await new Promise((resolve, reject) => {
-      const r = indexedDB.open(`memdir:${name}`);
-      r.onsuccess = () => resolve(r.result);
-      r.onerror = () => reject(r.error);
-    });
-    const hex = (v) => {
-      const bytes = typeof v === 'string' ? new TextEncoder().encode(v) : new Uint8Array(v instanceof ArrayBuffer ? v : v.buffer.slice(v.byteOffset, v.byteOffset + v.byteLength));
-      return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
-    };
+// In the page: the IndexedDB of memory `name` raw, and the packs read as the engine
+// reads them. A pack record (`packs`, one per commit: {keys, pack}) holds an index
+// (MDP1, u32 count, per key u16 length, the key, u32 value length) then the values.
+const RAW_HELPERS = `
+  const opened = (r) => new Promise((resolve, reject) => {
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+  const every = (db, store) => new Promise((resolve, reject) => {
     const out = [];
-    for (const storeName of db.objectStoreNames) {
-      const tx = db.transaction(storeName, 'readonly');
-      await new Promise((resolve, reject) => {
-        const c = tx.objectStore(storeName).openCursor();
-        c.onsuccess = () => {
-          const cur = c.result;
-          if (!cur) return resolve();
-          out.push([storeName, String(cur.key), hex(String(cur.key)), hex(cur.value)]);
-          cur.continue();
-        };
-        c.onerror = () => reject(c.error);
-      });
+    const c = db.transaction(store, 'readonly').objectStore(store).openCursor();
+    c.onsuccess = () => {
+      const cur = c.result;
+      if (!cur) return resolve(out);
+      out.push([cur.key, cur.value]);
+      cur.continue();
+    };
+    c.onerror = () => reject(c.error);
+  });
+  const unpack = (pack) => {
+    const view = new DataView(pack.buffer, pack.byteOffset, pack.byteLength);
+    const count = view.getUint32(4, true);
+    const entries = [];
+    let at = 8;
+    for (let i = 0; i < count; i++) {
+      const klen = view.getUint16(at, true);
+      const key = new TextDecoder().decode(pack.subarray(at + 2, at + 2 + klen));
+      entries.push([key, view.getUint32(at + 2 + klen, true)]);
+      at += 6 + klen;
     }
-    db.close();
-    return out;
-  }, name);
-}
+    return entries.map(([key, len]) => {
+      const offset = at;
+      at += len;
+      return { key, offset, len };
+    });
+  };
+`;
 
-/** In the page: record `key` of database `memdir:{name}` with a bit flipped (or put back: `value` hex). */
-function setRecord(page, name, key, valueHex) {
+/**
+ * In the page: every stored value of database `memdir:{name}` as
+ * `[store, key, key hex, value hex]`: a `kv` record's, and each value in each pack
+ * (the pack's index holds only the keys, scanned as keys, and the lengths).
+ */
+function recordsIn(page, name) {
   return page.evaluate(
-    async ({ name, key, valueHex }) => {
-      const db = await new Promise((resolve, reject) => {
-        const r = indexedDB.open(`memdir:${name}`);
-        r.onsuccess = () => resolve(r.result);
-        r.onerror = () => reject(r.error);
-      });
-      const bytes = new Uint8Array(valueHex.match(/../g).map((h) => parseInt(h, 16)));
-      const tx = db.transaction('kv', 'readwrite');
-      tx.objectStore('kv').put(bytes, key);
-      await new Promise((resolve, reject) => {
-        tx.oncomplete = resolve;
-        tx.onerror = () => reject(tx.error);
-      });
+    async ({ name, helpers }) => {
+      const { opened, every, unpack } = new Function(`${helpers}; return { opened, every, unpack };`)();
+      const db = await opened(indexedDB.open(`memdir:${name}`));
+      const hex = (v) => {
+        const bytes = typeof v === 'string' ? new TextEncoder().encode(v) : new Uint8Array(v.buffer, v.byteOffset, v.byteLength);
+        return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+      };
+      const out = [];
+      for (const [key, value] of await every(db, 'kv')) out.push(['kv', String(key), hex(String(key)), hex(value)]);
+      for (const [, { pack }] of await every(db, 'packs')) {
+        for (const { key, offset, len } of unpack(pack)) {
+          out.push(['packs', key, hex(key), hex(pack.subarray(offset, offset + len))]);
+        }
+      }
       db.close();
+      return out;
     },
-    { name, key, valueHex },
+    { name, helpers: RAW_HELPERS },
   );
 }
 
-/** In the page: database `memdir:{name}`'s records cleared and `records` put back. */
-function restoreIn(page, name, records) {
+/** In the page: value `key` of database `memdir:{name}` (in `kv` or in its packs) replaced by `valueHex`, same length. */
+function setRecord(page, name, key, valueHex) {
   return page.evaluate(
-    async ({ name, records }) => {
-      const db = await new Promise((resolve, reject) => {
-        const r = indexedDB.open(`memdir:${name}`);
-        r.onsuccess = () => resolve(r.result);
-        r.onerror = () => reject(r.error);
-      });
-      const tx = db.transaction('kv', 'readwrite');
-      const kv = tx.objectStore('kv');
-      kv.clear();
-      for (const [s, key, , valueHex] of records) {
-        if (s === 'kv') kv.put(new Uint8Array(valueHex.match(/../g).map((h) => parseInt(h, 16))), key);
+    async ({ name, key, valueHex, helpers }) => {
+      const { opened, every, unpack } = new Function(`${helpers}; return { opened, every, unpack };`)();
+      const db = await opened(indexedDB.open(`memdir:${name}`));
+      const bytes = new Uint8Array(valueHex.match(/../g).map((h) => parseInt(h, 16)));
+      const packs = await every(db, 'packs');
+      const tx = db.transaction(['kv', 'packs'], 'readwrite');
+      const held = packs.filter(([, record]) => record.keys.includes(key));
+      if (held.length === 0) tx.objectStore('kv').put(bytes, key);
+      for (const [id, record] of held) {
+        const pack = new Uint8Array(record.pack);
+        const { offset, len } = unpack(pack).find((e) => e.key === key);
+        if (len !== bytes.length) throw new Error('a replacement must keep the length');
+        pack.set(bytes, offset);
+        tx.objectStore('packs').put({ keys: record.keys, pack }, id);
       }
       await new Promise((resolve, reject) => {
         tx.oncomplete = resolve;
-        tx.onerror = () => reject(tx.error);
+        tx.onabort = () => reject(tx.error);
       });
       db.close();
     },
-    { name, records },
+    { name, key, valueHex, helpers: RAW_HELPERS },
+  );
+}
+
+/** In the page: database `memdir:{name}` raw, both object stores, to put back with `restoreIn`. */
+function snapshotIn(page, name) {
+  return page.evaluate(
+    async ({ name, helpers }) => {
+      const { opened, every } = new Function(`${helpers}; return { opened, every };`)();
+      const db = await opened(indexedDB.open(`memdir:${name}`));
+      const kv = (await every(db, 'kv')).map(([k, v]) => [k, Array.from(v)]);
+      const packs = (await every(db, 'packs')).map(([id, r]) => [id, r.keys, Array.from(r.pack)]);
+      db.close();
+      return { kv, packs };
+    },
+    { name, helpers: RAW_HELPERS },
+  );
+}
+
+/** In the page: database `memdir:{name}`'s records cleared and `snapshot` put back. */
+function restoreIn(page, name, snapshot) {
+  return page.evaluate(
+    async ({ name, snapshot, helpers }) => {
+      const { opened } = new Function(`${helpers}; return { opened };`)();
+      const db = await opened(indexedDB.open(`memdir:${name}`));
+      const tx = db.transaction(['kv', 'packs'], 'readwrite');
+      tx.objectStore('kv').clear();
+      tx.objectStore('packs').clear();
+      for (const [key, bytes] of snapshot.kv) tx.objectStore('kv').put(new Uint8Array(bytes), key);
+      for (const [id, keys, pack] of snapshot.packs) tx.objectStore('packs').put({ keys, pack: new Uint8Array(pack) }, id);
+      await new Promise((resolve, reject) => {
+        tx.oncomplete = resolve;
+        tx.onabort = () => reject(tx.error);
+      });
+      db.close();
+    },
+    { name, snapshot, helpers: RAW_HELPERS },
   );
 }
 
@@ -211,8 +263,9 @@ test('IndexedDB encrypted: no record holds a content, a path or a hash; tamperin
   // Each record with a bit flipped: a read that reaches it is refused as damage,
   // and a write that reaches it writes nothing.
   let damaged = 0;
-  for (const [storeName, key, , valueHex] of records) {
-    if (storeName !== 'kv' || RECORD_KEYS.includes(key)) continue;
+  const snapshot = await snapshotIn(page, 'enc-sealed');
+  for (const [, key, , valueHex] of records) {
+    if (RECORD_KEYS.includes(key)) continue;
     const flipped = (parseInt(valueHex.slice(0, 2), 16) ^ 1).toString(16).padStart(2, '0') + valueHex.slice(2);
     await setRecord(page, 'enc-sealed', key, flipped);
     const before = await recordsIn(page, 'enc-sealed');
@@ -226,7 +279,7 @@ test('IndexedDB encrypted: no record holds a content, a path or a hash; tamperin
       assert.deepEqual(await recordsIn(page, 'enc-sealed'), before, `${key}: a refused write wrote`);
     }
     // Put back as it was: a write that went through is undone too.
-    await restoreIn(page, 'enc-sealed', records);
+    await restoreIn(page, 'enc-sealed', snapshot);
   }
   assert.ok(damaged >= 10, `only ${damaged} tampered records refused`);
   t.diagnostic(`${records.length} records scanned; ${damaged} of the flipped ones refused as damage on reading`);

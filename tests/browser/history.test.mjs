@@ -62,11 +62,40 @@ function text(x) {
   return String(x);
 }
 
-/** Every database of the origin, every object store, every key and value, read raw, as text. */
+/**
+ * A pack record's values (`packs`: one record per commit, `{keys, pack}`; the pack
+ * an index, MDP1, u32 count, per key u16 length, the key, u32 value length, then
+ * the values), each `[key, bytes]`; fails unless index and values are every byte.
+ */
+function unpack(hex) {
+  const pack = Buffer.from(hex, 'hex');
+  assert.equal(pack.subarray(0, 4).toString('latin1'), 'MDP1');
+  const index = [];
+  let at = 8;
+  for (let i = 0; i < pack.readUInt32LE(4); i++) {
+    const klen = pack.readUInt16LE(at);
+    index.push([pack.subarray(at + 2, at + 2 + klen).toString('utf8'), pack.readUInt32LE(at + 2 + klen)]);
+    at += 6 + klen;
+  }
+  const values = index.map(([key, len]) => [key, pack.subarray(at, (at += len))]);
+  assert.equal(at, pack.length, 'a pack holds its index and its values, nothing else');
+  return values;
+}
+
+/**
+ * Every database of the origin, every object store, every key and value, read raw,
+ * as text; a pack record as each of its values under its key.
+ */
 async function readAllIndexedDb(page) {
   const databases = await page.evaluate(readIndexedDb);
   return databases.flatMap(({ name, stores }) =>
-    Object.entries(stores).flatMap(([store, records]) => records.map(([key, value]) => ({ db: name, store, key: text(key), value: text(value) }))),
+    Object.entries(stores).flatMap(([store, records]) =>
+      records.flatMap(([key, value]) =>
+        store === 'packs'
+          ? unpack(value.pack.bytes).map(([k, v]) => ({ db: name, store, key: k, value: v.toString('utf8') }))
+          : [{ db: name, store, key: text(key), value: text(value) }],
+      ),
+    ),
   );
 }
 
@@ -172,7 +201,7 @@ test('history: versions of a file, its content, restore and redact through the p
 
   // Every key and value of every object store of every database of this origin.
   const entries = await readAllIndexedDb(page);
-  assert.deepEqual([...new Set(entries.map((e) => `${e.db}/${e.store}`))], ['memdir:history/kv']);
+  assert.deepEqual([...new Set(entries.map((e) => `${e.db}/${e.store}`))], ['memdir:history/kv', 'memdir:history/packs']);
   const holding = (t) => holdingIn(entries, t);
   assert.deepEqual(holding(MIDDLE), []);
   assert.deepEqual(holding(MIDDLE.slice(0, 10)), []); // not even its distinctive start

@@ -1,20 +1,32 @@
-//! Opening a memory's database: its name, its one object store, and the refusals
+//! Opening a memory's database: its name, its two object stores, and the refusals
 //! (private mode, a blocked upgrade, a newer version) that make it unavailable.
 
 use memdir::StoreError;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Event, IdbDatabase, IdbFactory, IdbOpenDbRequest};
+use web_sys::{
+    Event, IdbDatabase, IdbFactory, IdbIndexParameters, IdbObjectStoreParameters, IdbOpenDbRequest,
+};
 
 use crate::errors;
 use crate::events::FirstEvent;
 
-/// The one object store of a memory's database: string keys, `Uint8Array` values.
+/// The object store of single keys: string keys, `Uint8Array` values. Heads (every
+/// compare-and-swap) and `set`s live here, and so does every object written by a
+/// build before packs (version 1), which stays readable.
 pub(crate) const OBJECTS: &str = "kv";
 
+/// The object store of packs: one record per commit, `{keys, pack}`, holding all of
+/// the commit's new objects (see `packs`), under a key IndexedDB numbers.
+pub(crate) const PACKS: &str = "packs";
+
+/// The multi-entry index of [`PACKS`] on each record's `keys`: which pack holds a key.
+pub(crate) const PACKED_KEYS: &str = "keys";
+
 /// Schema version. Bump it (and handle the old one in `upgrade`) when the layout
-/// changes; tabs still on the old version close on `versionchange`.
-pub(crate) const VERSION: u32 = 1;
+/// changes; tabs still on the old version close on `versionchange`. Version 2 added
+/// [`PACKS`]; a version-1 database upgrades by gaining it, its `kv` records kept.
+pub(crate) const VERSION: u32 = 2;
 
 /// Database name for a memory namespace: prefixed so memdir's databases are
 /// recognisable among an origin's others.
@@ -44,11 +56,24 @@ pub(crate) async fn open(db_name: &str, version: u32) -> Result<IdbDatabase, Sto
             .and_then(|t| t.dyn_into::<IdbOpenDbRequest>().ok())
             .and_then(|r| r.result().ok())
             .and_then(|r| r.dyn_into::<IdbDatabase>().ok());
-        if let Some(db) = db
-            && !db.object_store_names().contains(OBJECTS)
-        {
-            // A failure here aborts the upgrade, which fails the open request.
-            let _ = db.create_object_store(OBJECTS);
+        // A failure here aborts the upgrade, which fails the open request.
+        if let Some(db) = db {
+            if !db.object_store_names().contains(OBJECTS) {
+                let _ = db.create_object_store(OBJECTS);
+            }
+            if !db.object_store_names().contains(PACKS) {
+                let params = IdbObjectStoreParameters::new();
+                params.set_auto_increment(true);
+                if let Ok(packs) = db.create_object_store_with_optional_parameters(PACKS, &params) {
+                    let index = IdbIndexParameters::new();
+                    index.set_multi_entry(true);
+                    let _ = packs.create_index_with_str_and_optional_parameters(
+                        PACKED_KEYS,
+                        PACKED_KEYS,
+                        &index,
+                    );
+                }
+            }
         }
     })
     .into_js_value();

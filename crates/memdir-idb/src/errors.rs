@@ -37,23 +37,6 @@ pub(crate) fn from_js(value: &JsValue) -> StoreError {
     name_of(value).map_or(StoreError::Failed, |n| from_name(&n))
 }
 
-/// Digs the DOMException out of an `idb` error, whichever variant carries it.
-pub(crate) fn from_idb(err: idb::Error) -> StoreError {
-    use idb::Error as E;
-    match err {
-        E::DomException(e) => from_name(&e.name()),
-        E::AddFailed(v)
-        | E::DeleteFailed(v)
-        | E::GetFailed(v)
-        | E::GetAllKeysFailed(v)
-        | E::UpdateFailed(v)
-        | E::ObjectStoreNotFound(v)
-        | E::TransactionOpenFailed(v)
-        | E::KeyRangeCreateFailed(v) => from_js(&v),
-        _ => StoreError::Failed,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

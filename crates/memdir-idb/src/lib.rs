@@ -1,7 +1,10 @@
 //! memdir's store over IndexedDB, for agents running in a browser tab.
 //!
-//! One database per memory namespace (`memdir:{name}`), one object store in it
-//! holding the engine's keys as strings and values as `Uint8Array`s. Every write
+//! One database per memory namespace (`memdir:{name}`) with two object stores:
+//! `kv`, the engine's keys as strings and values as `Uint8Array`s (heads, `set`s,
+//! and every object an earlier build wrote), and `packs`, one record per commit
+//! holding all of its new objects, found by key through a multi-entry index (see
+//! `packs`). Every write
 //! resolves only when its transaction has completed, so a command that reported
 //! success is on disk, and a command that failed left nothing behind.
 //!
@@ -9,9 +12,9 @@
 //! immutable objects and the head it last committed, so once warm a `view` costs
 //! ONE readonly transaction (the head, which another tab may have moved) and an
 //! uncontended mutating command costs ONE readwrite transaction carrying the new
-//! blob, tree nodes, commit and the head's compare-and-swap together
-//! ([`Store::commit`] is overridden for this). An object not seen before costs one
-//! readonly transaction to read. Two tabs racing on the head are serialised by
+//! blob, tree nodes, commit (as one pack record) and the head's compare-and-swap
+//! together ([`Store::commit`] is overridden for this). An object not seen before
+//! costs one readonly transaction to read. Two tabs racing on the head are serialised by
 //! IndexedDB: the loser's transaction sees the new head, aborts its writes and
 //! reports `false`; the loser backs off a little and the engine retries.
 //!
@@ -23,21 +26,24 @@
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
-use idb::{KeyRange, ObjectStore};
-use js_sys::{JsString, Uint8Array};
+use js_sys::{Array, JsString, Uint8Array};
 use memdir::{Page, Store, StoreError};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Event, IdbDatabase, IdbTransaction, IdbTransactionMode};
+use web_sys::{
+    Event, IdbDatabase, IdbIndex, IdbKeyRange, IdbObjectStore, IdbRequest, IdbTransaction,
+    IdbTransactionMode,
+};
 
 mod connection;
 mod errors;
 mod events;
 mod faults;
 mod head_check;
+mod packs;
 pub mod timer;
 
-use connection::{OBJECTS, VERSION};
+use connection::{OBJECTS, PACKED_KEYS, PACKS, VERSION};
 pub use connection::{database_name, delete_database};
 use events::FirstEvent;
 #[cfg(feature = "testing")]
@@ -144,20 +150,24 @@ impl IdbStore {
         Ok(db)
     }
 
-    /// A transaction on the object store. A connection that closed under us (the
-    /// browser cleared storage, another tab upgraded) is reopened once.
-    async fn transaction(
-        &self,
-        mode: IdbTransactionMode,
-    ) -> Result<(IdbTransaction, ObjectStore), StoreError> {
+    /// A transaction on both object stores (`kv` and `packs`). A connection that
+    /// closed under us (the browser cleared storage, another tab upgraded) is
+    /// reopened once.
+    async fn transaction(&self, mode: IdbTransactionMode) -> Result<Stores, StoreError> {
         for attempt in 0..2 {
             let db = self.database().await?;
-            match db.transaction_with_str_and_mode(OBJECTS, mode) {
+            let scope: Array = [OBJECTS, PACKS]
+                .iter()
+                .map(|s| JsValue::from_str(s))
+                .collect();
+            match db.transaction_with_str_sequence_and_mode(&scope, mode) {
                 Ok(tx) => {
-                    let objects = idb::Transaction::from(tx.clone())
-                        .object_store(OBJECTS)
-                        .map_err(errors::from_idb)?;
-                    return Ok((tx, objects));
+                    let kv = tx.object_store(OBJECTS).map_err(|e| errors::from_js(&e))?;
+                    let packed = tx
+                        .object_store(PACKS)
+                        .and_then(|p| p.index(PACKED_KEYS))
+                        .map_err(|e| errors::from_js(&e))?;
+                    return Ok(Stores { tx, kv, packed });
                 }
                 Err(e)
                     if attempt == 0
@@ -190,12 +200,9 @@ impl IdbStore {
         }
     }
 
-    /// A request failed inside a readwrite transaction: it aborts on its own; wait
-    /// for that so the caller never races the rollback, and report the reason.
-    async fn failed(&self, tx: &IdbTransaction, done: FirstEvent, err: idb::Error) -> StoreError {
-        self.failed_with(tx, done, errors::from_idb(err)).await
-    }
-
+    /// A request failed inside a readwrite transaction: it aborts on its own (or
+    /// we abort it); wait for that so the caller never races the rollback, and
+    /// report the reason.
     async fn failed_with(
         &self,
         tx: &IdbTransaction,
@@ -305,35 +312,83 @@ fn prefix_end(prefix: &str) -> Option<JsValue> {
     Some(JsString::from_char_code(&units).into())
 }
 
+/// A transaction over both object stores, and the index of packed keys.
+struct Stores {
+    tx: IdbTransaction,
+    kv: IdbObjectStore,
+    packed: IdbIndex,
+}
+
+/// Waits for a request placed in a live transaction; its result on `success`.
+async fn answer(request: &IdbRequest, done: FirstEvent) -> Result<JsValue, StoreError> {
+    match done.await {
+        "success" => request.result().map_err(|e| errors::from_js(&e)),
+        _ => Err(request
+            .error()
+            .ok()
+            .flatten()
+            .map_or(StoreError::Failed, |e| errors::from_name(&e.name()))),
+    }
+}
+
+const ANSWERED: &[&str] = &["success", "error"];
+
 impl Store for IdbStore {
+    /// `kv` first (heads, `set`s, objects of version-1 builds), else the pack that
+    /// holds the key. A warm command reads only its head, which is in `kv`: one
+    /// request. The index is asked only on a miss, in the same readonly transaction
+    /// while it is still active (its success event's microtasks), else in a new one.
     async fn get(&self, k: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        let (_tx, objects) = self.transaction(IdbTransactionMode::Readonly).await?;
-        let got = objects
-            .get(key(k))
-            .map_err(errors::from_idb)?
-            .await
-            .map_err(errors::from_idb)?;
-        value(got)
+        let s = self.transaction(IdbTransactionMode::Readonly).await?;
+        let direct = s.kv.get(&key(k)).map_err(|e| errors::from_js(&e))?;
+        let direct_done = FirstEvent::new(&direct, ANSWERED);
+        if let Some(v) = value(Some(answer(&direct, direct_done).await?))? {
+            return Ok(Some(v));
+        }
+        let packed = match s.packed.get(&key(k)) {
+            Ok(r) => r,
+            Err(_) => {
+                let again = self.transaction(IdbTransactionMode::Readonly).await?;
+                again.packed.get(&key(k)).map_err(|e| errors::from_js(&e))?
+            }
+        };
+        let packed_done = FirstEvent::new(&packed, ANSWERED);
+        match answer(&packed, packed_done).await? {
+            r if r.is_undefined() => Ok(None),
+            r => packs::value_in(&r, k).map(Some),
+        }
     }
 
     async fn set(&self, k: &str, v: &[u8]) -> Result<(), StoreError> {
-        let (tx, objects) = self.transaction(IdbTransactionMode::Readwrite).await?;
-        let done = FirstEvent::new(&tx, SETTLED);
-        if let Err(e) = objects.put(&bytes(v), Some(&key(k))) {
-            return Err(self.failed(&tx, done, e).await);
+        let s = self.transaction(IdbTransactionMode::Readwrite).await?;
+        let done = FirstEvent::new(&s.tx, SETTLED);
+        if let Err(e) = s.kv.put_with_key(&bytes(v), &key(k)) {
+            return Err(self.failed_with(&s.tx, done, errors::from_js(&e)).await);
         }
-        self.settle(&tx, done).await
+        self.settle(&s.tx, done).await
     }
 
+    /// Deletes the key from `kv` and from every pack holding it, in one readwrite
+    /// transaction (see `packs`): no record keeps a byte of its value.
     async fn delete(&self, k: &str) -> Result<(), StoreError> {
-        let (tx, objects) = self.transaction(IdbTransactionMode::Readwrite).await?;
-        let done = FirstEvent::new(&tx, SETTLED);
-        if let Err(e) = objects.delete(key(k)) {
-            return Err(self.failed(&tx, done, e).await);
+        let s = self.transaction(IdbTransactionMode::Readwrite).await?;
+        let done = FirstEvent::new(&s.tx, SETTLED);
+        if let Err(e) = s.kv.delete(&key(k)) {
+            return Err(self.failed_with(&s.tx, done, errors::from_js(&e)).await);
         }
-        self.settle(&tx, done).await
+        let walk = match packs::place_unpack(&s.packed, &s.tx, k) {
+            Ok(w) => w,
+            Err(e) => return Err(self.failed_with(&s.tx, done, errors::from_js(&e)).await),
+        };
+        let settled = self.settle(&s.tx, done).await;
+        match walk.failed() {
+            Some(e) => Err(e),
+            None => settled,
+        }
     }
 
+    /// The keys of `kv` and of the packs' index in the range, merged: each side
+    /// fetches one over a page, so the merged first page-and-one is exact.
     async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
         // Resume strictly after the cursor; a cursor outside the prefix's range
         // either starts it from the top or means there is nothing left.
@@ -342,25 +397,45 @@ impl Store for IdbStore {
             Some(c) if c > prefix => return Ok(Page::default()),
             _ => (prefix, false),
         };
-        let range = match prefix_end(prefix) {
-            Some(end) => KeyRange::bound(&key(lower), &end, Some(lower_open), Some(true)),
-            None => KeyRange::lower_bound(&key(lower), Some(lower_open)),
+        let range: JsValue = match prefix_end(prefix) {
+            Some(end) => IdbKeyRange::bound_with_lower_open_and_upper_open(
+                &key(lower),
+                &end,
+                lower_open,
+                true,
+            ),
+            None => IdbKeyRange::lower_bound_with_open(&key(lower), lower_open),
         }
-        .map_err(errors::from_idb)?;
-        let (_tx, objects) = self.transaction(IdbTransactionMode::Readonly).await?;
-        let found = objects
-            .get_all_keys(Some(range.into()), Some(PAGE + 1))
-            .map_err(errors::from_idb)?
-            .await
-            .map_err(errors::from_idb)?;
-        let mut keys = Vec::with_capacity(found.len());
-        for k in found {
-            match k.as_string() {
-                Some(k) if k.starts_with(prefix) => keys.push(k),
-                Some(_) => {}
-                None => return Err(StoreError::Failed),
-            }
+        .map_err(|e| errors::from_js(&e))?
+        .into();
+        let s = self.transaction(IdbTransactionMode::Readonly).await?;
+        let done = FirstEvent::new(&s.tx, SETTLED);
+        let direct =
+            s.kv.get_all_keys_with_key_and_limit(&range, PAGE + 1)
+                .map_err(|e| errors::from_js(&e))?;
+        let packed = Rc::new(RefCell::new(Vec::new()));
+        let walk = packs::place_keys(&s.packed, &range, PAGE as usize + 1, Rc::clone(&packed))
+            .map_err(|e| errors::from_js(&e))?;
+        if done.await != "complete" {
+            return Err(self.abort_kind(&s.tx));
         }
+        if let Some(e) = walk.failed() {
+            return Err(e);
+        }
+        let found = direct
+            .result()
+            .ok()
+            .and_then(|r| r.dyn_into::<Array>().ok())
+            .ok_or(StoreError::Failed)?;
+        let mut keys = Vec::with_capacity(found.length() as usize + packed.borrow().len());
+        for k in found.iter() {
+            keys.push(k.as_string().ok_or(StoreError::Failed)?);
+        }
+        keys.append(&mut packed.borrow_mut());
+        keys.retain(|k| k.starts_with(prefix));
+        keys.sort_unstable();
+        keys.dedup();
+        keys.truncate(PAGE as usize + 1);
         Ok(Page::of(keys, PAGE as usize))
     }
 
@@ -373,10 +448,10 @@ impl Store for IdbStore {
         self.commit(&[], k, expected, new).await
     }
 
-    /// The objects and the head's compare-and-swap in one readwrite transaction,
-    /// all placed at once: the head's read decides in its success event whether the
-    /// transaction may commit, or aborts it, taking the objects and the new head
-    /// with it (see `head_check`).
+    /// The objects (as ONE pack record, see `packs`) and the head's compare-and-swap
+    /// in one readwrite transaction, all placed at once: the head's read decides in
+    /// its success event whether the transaction may commit, or aborts it, taking
+    /// the pack and the new head with it (see `head_check`).
     async fn commit(
         &self,
         objects: &[(String, Rc<[u8]>)],
@@ -384,34 +459,34 @@ impl Store for IdbStore {
         expected: Option<&[u8]>,
         new: &[u8],
     ) -> Result<bool, StoreError> {
-        let (tx, store) = self.transaction(IdbTransactionMode::Readwrite).await?;
-        let done = FirstEvent::new(&tx, SETTLED);
+        let entries: Vec<(&str, &[u8])> = objects.iter().map(|(k, v)| (k.as_str(), &**v)).collect();
+        let record = packs::record(&entries)?;
+        let s = self.transaction(IdbTransactionMode::Readwrite).await?;
+        let (tx, kv) = (&s.tx, &s.kv);
+        let done = FirstEvent::new(tx, SETTLED);
         // No-ops unless a test planned a fault (see `faults`).
-        let mut faults = self.shared.faults.arm(&tx);
-        let raw = match tx.object_store(OBJECTS) {
-            Ok(r) => r,
-            Err(e) => return Err(self.failed_with(&tx, done, errors::from_js(&e)).await),
-        };
+        let mut faults = self.shared.faults.arm(tx);
         let check = match faults
             .placing()
-            .and_then(|()| HeadCheck::place(&raw, &tx, k, expected))
+            .and_then(|()| HeadCheck::place(kv, tx, k, expected))
         {
             Ok(c) => c,
-            Err(e) => return Err(self.failed_with(&tx, done, errors::from_js(&e)).await),
+            Err(e) => return Err(self.failed_with(tx, done, errors::from_js(&e)).await),
         };
         faults.placed(check.request());
-        drop(store);
-        for (ok, ov) in objects
+        let pack = record.map(|r| (s.packed.object_store(), r));
+        let puts = pack
             .iter()
-            .map(|(k, v)| (k.as_str(), &**v))
-            .chain([(k, new)])
-        {
-            match faults
-                .placing()
-                .and_then(|()| raw.put_with_key(&bytes(ov), &key(ok)))
-            {
+            .map(|(store, r)| (store, r.clone(), None))
+            .chain([(kv, bytes(new), Some(key(k)))]);
+        for (store, value, at) in puts {
+            let placed = faults.placing().and_then(|()| match &at {
+                Some(at) => store.put_with_key(&value, at),
+                None => store.put(&value),
+            });
+            match placed {
                 Ok(request) => faults.placed(&request),
-                Err(e) => return Err(self.failed_with(&tx, done, errors::from_js(&e)).await),
+                Err(e) => return Err(self.failed_with(tx, done, errors::from_js(&e)).await),
             }
         }
         faults.sealed();
@@ -421,7 +496,7 @@ impl Store for IdbStore {
             // Lost to another tab: the engine backs off (see `timer::backoff`) and retries.
             ("abort", Verdict::Differs) => Ok(false),
             ("abort", Verdict::Unreadable) => Err(StoreError::Failed),
-            ("abort", _) => Err(self.abort_kind(&tx)),
+            ("abort", _) => Err(self.abort_kind(tx)),
             // Completed without the head matching cannot happen: the check aborts.
             _ => Err(StoreError::Failed),
         }

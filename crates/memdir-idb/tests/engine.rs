@@ -18,7 +18,61 @@ use memdir::conformance::{self, Case, POSITIONS};
 use memdir::{Engine, Entry, Page, Store, StoreError};
 use memdir_idb::{IdbStore, delete_database};
 use serde_json::{Value, json};
+use wasm_bindgen::prelude::*;
 use wasm_bindgen_test::*;
+
+#[wasm_bindgen(inline_js = r#"
+function opened(r) {
+  return new Promise((resolve, reject) => {
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+}
+// A database as builds before packs made it: version 1, one object store `kv`,
+// one record per key.
+export async function writeVersion1(name, keys, values) {
+  await opened(indexedDB.deleteDatabase(name));
+  const r = indexedDB.open(name, 1);
+  r.onupgradeneeded = () => r.result.createObjectStore('kv');
+  const db = await opened(r);
+  const tx = db.transaction('kv', 'readwrite');
+  keys.forEach((k, i) => tx.objectStore('kv').put(values[i], k));
+  await new Promise((resolve, reject) => { tx.oncomplete = resolve; tx.onabort = () => reject(tx.error); });
+  db.close();
+}
+// `[version, records in kv, records in packs (0 when there is no such store)]`.
+export async function recordCounts(name) {
+  const db = await opened(indexedDB.open(name));
+  const count = async (store) => {
+    if (!db.objectStoreNames.contains(store)) return 0;
+    return opened(db.transaction(store, 'readonly').objectStore(store).count());
+  };
+  const out = [db.version, await count('kv'), await count('packs')];
+  db.close();
+  return out;
+}
+"#)]
+extern "C" {
+    #[wasm_bindgen(catch, js_name = writeVersion1)]
+    async fn write_version_1(
+        name: &str,
+        keys: Vec<String>,
+        values: js_sys::Array,
+    ) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = recordCounts)]
+    async fn record_counts_js(name: &str) -> Result<JsValue, JsValue>;
+}
+
+/// `[schema version, records in kv, records in packs]` of a memory's database.
+async fn record_counts(namespace: &str) -> Vec<u32> {
+    let got = record_counts_js(&memdir_idb::database_name(namespace))
+        .await
+        .expect("counts");
+    js_sys::Array::from(&got)
+        .iter()
+        .map(|n| n.as_f64().expect("a number") as u32)
+        .collect()
+}
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -122,7 +176,7 @@ fn clip(s: &str) -> String {
     s.chars().take(200).collect()
 }
 
-async fn tree(store: &IdbStore) -> conformance::Tree {
+async fn tree<S: Store>(store: &S) -> conformance::Tree {
     conformance::tree_of(
         Engine::new(store, Config::default())
             .entries()
@@ -423,4 +477,108 @@ async fn inserts(engine: &Engine<&IdbStore>, who: &str, n: usize) -> Vec<String>
         }
     }
     ok
+}
+
+// ------------------------------------------------------------------ packs
+
+/// Write commands that each succeed after the ones before them.
+fn in_turn() -> Vec<Value> {
+    vec![
+        json!({"command": "create", "path": "/memories/new/dir/file.txt", "file_text": "fresh"}),
+        json!({"command": "str_replace", "path": "/memories/notes.md", "old_str": "two", "new_str": "2"}),
+        json!({"command": "insert", "path": "/memories/notes.md", "insert_line": 1, "insert_text": "1.5"}),
+        json!({"command": "rename", "old_path": "/memories/notes.md", "new_path": "/memories/project/deep/notes.md"}),
+        json!({"command": "rename", "old_path": "/memories/project", "new_path": "/memories/archive/2025/project"}),
+        json!({"command": "delete", "path": "/memories/new"}),
+    ]
+}
+
+#[wasm_bindgen_test]
+async fn every_write_command_puts_one_pack_record_and_only_its_head_in_kv() {
+    let store = fresh("packed-writes").await;
+    let engine = Engine::new(&store, Config::default());
+    engine.import(&seed_entries()).await.expect("seed");
+    // The import is one commit: one pack, and the head.
+    assert_eq!(record_counts("packed-writes").await, [2, 1, 1]);
+    let mut packs = 1;
+    for input in in_turn() {
+        let r = engine.execute(&input).await;
+        assert!(!r.is_error, "{input}: {}", r.content);
+        packs += 1;
+        assert_eq!(
+            record_counts("packed-writes").await,
+            [2, 1, packs],
+            "{input}"
+        );
+    }
+    // Read back by a connection with nothing cached: every object out of its pack.
+    let reader = IdbStore::open("packed-writes").await.expect("reopen");
+    assert_eq!(tree(&reader).await, tree(&store).await);
+}
+
+#[wasm_bindgen_test]
+async fn a_memory_written_one_record_per_key_by_an_earlier_build_is_read_and_written() {
+    // The memory as an earlier build left it: every key its own record in `kv`.
+    let old = memdir::MemoryStore::new();
+    let seed = Engine::new(&old, Config::default());
+    seed.import(&seed_entries()).await.expect("seed");
+    let r = seed
+        .execute(&json!({"command": "str_replace", "path": "/memories/notes.md", "old_str": "one", "new_str": "1"}))
+        .await;
+    assert!(!r.is_error, "{}", r.content);
+    let want = tree(&old).await;
+    let keys = memdir::list_all(&old, "").await.expect("keys");
+    let values = js_sys::Array::new();
+    for k in &keys {
+        let v = old.get(k).await.expect("get").expect("value");
+        values.push(&js_sys::Uint8Array::from(&v[..]));
+    }
+    let n = keys.len() as u32;
+    write_version_1(&memdir_idb::database_name("layout-1"), keys, values)
+        .await
+        .expect("write version 1");
+    assert_eq!(record_counts("layout-1").await, [1, n, 0]);
+
+    // The count's raw connection closes only once its transaction has ended, so
+    // the upgrade may find it still open and answer `blocked` (Unavailable, as a
+    // tab holding the database would): the upgrade then runs as soon as it has
+    // closed, and the next open finds it done.
+    let mut opened = IdbStore::open("layout-1").await;
+    for _ in 0..5 {
+        if !matches!(opened, Err(StoreError::Unavailable)) {
+            break;
+        }
+        memdir_idb::timer::sleep(20.0).await;
+        opened = IdbStore::open("layout-1").await;
+    }
+    let store = opened.expect("open");
+    assert_eq!(tree(&store).await, want);
+    // Opening upgraded the schema and kept every record.
+    assert_eq!(record_counts("layout-1").await, [2, n, 0]);
+    let engine = Engine::new(&store, Config::default());
+    let view = engine
+        .execute(&json!({"command": "view", "path": "/memories/notes.md"}))
+        .await;
+    assert_eq!(
+        view.content,
+        "Here's the content of /memories/notes.md with line numbers:\n     1\t1\n     2\ttwo\n     3\tthree"
+    );
+    for input in in_turn() {
+        let r = engine.execute(&input).await;
+        assert!(!r.is_error, "{input}: {}", r.content);
+    }
+    // Old records and new packs together, read by a fresh connection.
+    let reader = IdbStore::open("layout-1").await.expect("reopen");
+    let now = tree(&reader).await;
+    assert_eq!(now, tree(&store).await);
+    assert_eq!(record_counts("layout-1").await, [2, n, 6]);
+    let r = Engine::new(&reader, Config::default())
+        .execute(
+            &json!({"command": "view", "path": "/memories/archive/2025/project/deep/notes.md"}),
+        )
+        .await;
+    assert_eq!(
+        r.content,
+        "Here's the content of /memories/archive/2025/project/deep/notes.md with line numbers:\n     1\t1\n     2\t1.5\n     3\t2\n     4\tthree"
+    );
 }

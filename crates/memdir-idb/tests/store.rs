@@ -28,6 +28,36 @@ export function holdOpen(name) {
   });
 }
 export function release(db) { db.close(); }
+function openRaw(name) {
+  return new Promise((resolve, reject) => {
+    const r = indexedDB.open(name);
+    r.onsuccess = () => resolve(r.result);
+    r.onerror = () => reject(r.error);
+  });
+}
+const hex = (u8) => Array.from(u8, (b) => b.toString(16).padStart(2, '0')).join('');
+// Every record of every object store, as text: store, key, and the value's bytes
+// in hex (a pack record: its keys and its pack's bytes).
+export async function rawRecords(name) {
+  const db = await openRaw(name);
+  const out = [];
+  for (const store of db.objectStoreNames) {
+    const all = await new Promise((resolve, reject) => {
+      const tx = db.transaction(store, 'readonly');
+      const keys = tx.objectStore(store).getAllKeys();
+      const values = tx.objectStore(store).getAll();
+      tx.oncomplete = () => resolve([keys.result, values.result]);
+      tx.onabort = () => reject(tx.error);
+    });
+    all[0].forEach((k, i) => {
+      const v = all[1][i];
+      const text = v instanceof Uint8Array ? hex(v) : `${v.keys.join(',')}:${hex(v.pack)}`;
+      out.push(`${store} ${k} ${text}`);
+    });
+  }
+  db.close();
+  return out;
+}
 export function breakIndexedDb(how) {
   const saved = {
     open: IDBFactory.prototype.open,
@@ -50,6 +80,18 @@ export function breakIndexedDb(how) {
     Object.defineProperty(globalThis, 'indexedDB', saved.idb);
   };
 }
+export function rawPack(name, id, key, pack) {
+  return new Promise((resolve, reject) => {
+    const r = indexedDB.open(name);
+    r.onsuccess = () => {
+      const tx = r.result.transaction('packs', 'readwrite');
+      tx.objectStore('packs').put({ keys: [key, 'blob/mate'], pack }, id);
+      tx.oncomplete = () => { r.result.close(); resolve(); };
+      tx.onabort = () => reject(tx.error);
+    };
+    r.onerror = () => reject(r.error);
+  });
+}
 export function rawPut(name, key, value) {
   return new Promise((resolve, reject) => {
     const r = indexedDB.open(name);
@@ -71,6 +113,25 @@ extern "C" {
     fn break_indexed_db(how: &str) -> js_sys::Function;
     #[wasm_bindgen(catch, js_name = rawPut)]
     async fn raw_put(name: &str, key: &str, value: &JsValue) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = rawPack)]
+    async fn raw_pack(name: &str, id: u32, key: &str, pack: &JsValue) -> Result<(), JsValue>;
+    #[wasm_bindgen(catch, js_name = rawRecords)]
+    async fn raw_records_js(name: &str) -> Result<JsValue, JsValue>;
+}
+
+/// Every record of the memory's database, one line each: `store key value-hex`.
+async fn raw_records(namespace: &str) -> Vec<String> {
+    let all = raw_records_js(&memdir_idb::database_name(namespace))
+        .await
+        .expect("raw records");
+    js_sys::Array::from(&all)
+        .iter()
+        .map(|l| l.as_string().expect("a line"))
+        .collect()
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 async fn fresh(namespace: &str) -> IdbStore {
@@ -188,14 +249,14 @@ async fn commit_fails_at_each_step(ns: &str, steps: usize, fault: fn(usize) -> F
 
 #[wasm_bindgen_test]
 async fn a_commit_aborted_at_any_step_leaves_nothing() {
-    // Five requests (the head's read, three objects, the head's write): aborted with
-    // none run, then after each of the five.
-    commit_fails_at_each_step("abort-steps", 6, Fault::AbortAfter).await;
+    // Three requests (the head's read, the pack of the three objects, the head's
+    // write): aborted with none run, then after each of the three.
+    commit_fails_at_each_step("abort-steps", 4, Fault::AbortAfter).await;
 }
 
 #[wasm_bindgen_test]
 async fn a_commit_whose_request_cannot_be_placed_leaves_nothing() {
-    commit_fails_at_each_step("place-steps", 5, Fault::FailPlacing).await;
+    commit_fails_at_each_step("place-steps", 3, Fault::FailPlacing).await;
 }
 
 #[wasm_bindgen_test]
@@ -224,7 +285,7 @@ async fn a_blocked_upgrade_is_unavailable_not_a_hang() {
     let holder = hold_open(&memdir_idb::database_name("blocked"))
         .await
         .expect("hold open");
-    let newer = IdbStore::new_at_version("blocked", 2);
+    let newer = IdbStore::new_at_version("blocked", 3);
     assert_eq!(newer.get("head").await, Err(StoreError::Unavailable));
     release(&holder);
 }
@@ -324,4 +385,102 @@ async fn listing_pages_by_key_range() {
         .await
         .expect("list all");
     assert_eq!(all.len(), memdir_idb::PAGE as usize + 5);
+}
+
+#[wasm_bindgen_test]
+async fn a_commit_puts_its_objects_as_one_pack_record() {
+    let store = fresh("one-pack").await;
+    let objects: Vec<(String, Rc<[u8]>)> = vec![
+        ("tree/a".to_string(), b"AAAA".to_vec().into()),
+        ("blob/b".to_string(), b"BBBB".to_vec().into()),
+        ("commit/c".to_string(), b"CCCC".to_vec().into()),
+        ("blob/b".to_string(), b"BBBB".to_vec().into()),
+    ];
+    assert_eq!(store.commit(&objects, "head", None, b"h1").await, Ok(true));
+    let records = raw_records("one-pack").await;
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert_eq!(records[0], format!("kv head {}", hex(b"h1")));
+    assert!(
+        records[1].starts_with("packs 1 tree/a,blob/b,commit/c:"),
+        "{records:?}"
+    );
+    for (k, v) in &objects {
+        assert_eq!(store.get(k).await, Ok(Some(v.to_vec())), "{k}");
+    }
+    assert_eq!(
+        memdir::contract::list_all(&store, "").await.expect("list"),
+        ["blob/b", "commit/c", "head", "tree/a"]
+    );
+    assert_eq!(
+        memdir::contract::list_all(&store, "blob/")
+            .await
+            .expect("list"),
+        ["blob/b"]
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_delete_rewrites_its_pack_and_leaves_no_byte_of_the_value() {
+    let store = fresh("unpack").await;
+    let secret = b"the deleted value 0123456789";
+    let objects: Vec<(String, Rc<[u8]>)> = vec![
+        ("blob/keep".to_string(), b"kept bytes".to_vec().into()),
+        ("blob/gone".to_string(), secret.to_vec().into()),
+        ("tree/t".to_string(), b"tree bytes".to_vec().into()),
+    ];
+    assert_eq!(store.commit(&objects, "head", None, b"h1").await, Ok(true));
+    // The same object packed again by a later commit (another tab stored it first).
+    let again: Vec<(String, Rc<[u8]>)> = vec![("blob/gone".to_string(), secret.to_vec().into())];
+    assert_eq!(
+        store.commit(&again, "head", Some(b"h1"), b"h2").await,
+        Ok(true)
+    );
+    assert!(raw_records("unpack").await.concat().contains(&hex(secret)));
+    store.delete("blob/gone").await.expect("delete");
+    let records = raw_records("unpack").await;
+    assert!(
+        !records.concat().contains(&hex(secret)),
+        "a deleted value's bytes stayed: {records:?}"
+    );
+    // The pack left empty is gone; its mates are kept, byte for byte.
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert!(
+        records[1].starts_with("packs 1 blob/keep,tree/t:"),
+        "{records:?}"
+    );
+    assert_eq!(store.get("blob/gone").await, Ok(None));
+    assert_eq!(
+        store.get("blob/keep").await,
+        Ok(Some(b"kept bytes".to_vec()))
+    );
+    assert_eq!(store.get("tree/t").await, Ok(Some(b"tree bytes".to_vec())));
+    assert_eq!(
+        memdir::contract::list_all(&store, "").await.expect("list"),
+        ["blob/keep", "head", "tree/t"]
+    );
+    store.delete("blob/keep").await.expect("delete");
+    store.delete("tree/t").await.expect("delete");
+    assert_eq!(
+        raw_records("unpack").await,
+        [format!("kv head {}", hex(b"h2"))]
+    );
+}
+
+#[wasm_bindgen_test]
+async fn a_pack_that_is_not_ours_is_failed() {
+    let store = fresh("foreign-pack").await;
+    let objects: Vec<(String, Rc<[u8]>)> = vec![("blob/x".to_string(), b"x".to_vec().into())];
+    assert_eq!(store.commit(&objects, "head", None, b"h1").await, Ok(true));
+    raw_pack(
+        &memdir_idb::database_name("foreign-pack"),
+        1,
+        "blob/x",
+        &js_sys::Uint8Array::from(&b"MDP1junk"[..]),
+    )
+    .await
+    .expect("raw pack");
+    assert_eq!(store.get("blob/x").await, Err(StoreError::Failed));
+    // A delete that cannot rewrite its pack's mate deletes nothing.
+    assert_eq!(store.delete("blob/x").await, Err(StoreError::Failed));
+    assert_eq!(raw_records("foreign-pack").await.len(), 2);
 }
