@@ -68,6 +68,26 @@ pub(crate) fn mode_options(v: &Value) -> Result<(Option<Mode>, Option<f64>), Sea
     Ok((mode, min_score))
 }
 
+/// The options `mode` and `min_score` as text (a query string's): `None` where
+/// absent, refused in the same words as [`mode_options`].
+pub(crate) fn mode_texts(
+    mode: Option<&str>,
+    min_score: Option<&str>,
+) -> Result<(Option<Mode>, Option<f64>), SearchError> {
+    let mode = match mode {
+        None => None,
+        Some(s) => Some(Mode::parse(s).ok_or(SearchError::Mode)?),
+    };
+    let min_score = match min_score {
+        None => None,
+        Some(s) => match s.trim().parse::<f64>() {
+            Ok(x) if (-1.0..=1.0).contains(&x) => Some(x),
+            _ => return Err(SearchError::MinScore),
+        },
+    };
+    Ok((mode, min_score))
+}
+
 /// A ranked list entry: score, store path, text hash.
 pub(crate) type Listed = (f64, Rc<str>, Hash);
 
