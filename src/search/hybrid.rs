@@ -80,7 +80,10 @@ pub(crate) fn mode_texts(
     };
     let min_score = match min_score {
         None => None,
-        Some(s) => match s.trim().parse::<f64>() {
+        // Read as a JSON number by serde_json's parser, already in every build:
+        // str::parse::<f64> would bring core's float parser into the wasm (8-16
+        // KiB gzipped) for this one option.
+        Some(s) => match crate::json::from_text::<f64>(s.trim()) {
             Ok(x) if (-1.0..=1.0).contains(&x) => Some(x),
             _ => return Err(SearchError::MinScore),
         },
