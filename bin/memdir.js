@@ -63,6 +63,11 @@ Serving:
                            F (64 hex characters), each with a data key of its own
                            wrapped under it; a deleted store's key is destroyed
                            first (docs/encryption.md)
+        [--embedder FILE]  search (the API's and /mcp's memory_search) by
+                           meaning too: FILE's default export is the embedder
+                           (as for search); mode hybrid by default, semantic or
+                           lexical when asked; without it, lexical only
+                           (docs/semantic.md)
   serve-rekey --encryption-key-file OLD --new-key-file NEW
                            rotate the master key of serve's stores under DIR (or
                            a postgres:// database): each store's data key is
@@ -157,7 +162,7 @@ const GLOBAL = ['--store', '--help', '-h', '--version'];
 const TAKES_VALUE = new Set(['--encryption-key-file', '--encryption-key-id', '--new-key-file', '--new-key-id', '--store', '--host', '--port', '--keys', '--retention', '--upkeep-every', '--allow-origin', '--remote', '--remote-store', '--key-file', '--keep', '--older-than', '--older-than-ms', '--limit', '--prefix', '--mode', '--embedder']);
 const FLAGS = new Set(['--help', '-h', '--version', '--force', '--no-auth', '--json', '--records']);
 const OPTIONS = {
-  serve: ['--host', '--port', '--keys', '--no-auth', '--retention', '--upkeep-every', '--allow-origin', '--encryption-key-file'],
+  serve: ['--host', '--port', '--keys', '--no-auth', '--retention', '--upkeep-every', '--allow-origin', '--encryption-key-file', '--embedder'],
   'serve-rekey': ['--encryption-key-file', '--new-key-file'],
   sync: ['--remote', '--remote-store', '--key-file'],
   'import-dir': ['--force'],
@@ -337,7 +342,8 @@ async function serveCommand(opts) {
     const retentionMs = duration('--retention', opts.retention ?? process.env.MEMDIR_RETENTION ?? ms(defaults().retentionMs), { off: true });
     const upkeepMs = duration('--upkeep-every', opts['upkeep-every'] ?? ms(defaults().upkeepIntervalMs));
     const allowOrigins = [...(opts.allowOrigin ?? []), ...(process.env.MEMDIR_ALLOW_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean)];
-    server = await serve({ store: opts.store ?? './memory-stores', host, port, keys, noAuth: opts['no-auth'] === true, allowOrigins, retentionMs, upkeepMs, encryption });
+    const embedder = await loadEmbedder(opts.embedder);
+    server = await serve({ store: opts.store ?? './memory-stores', host, port, keys, noAuth: opts['no-auth'] === true, allowOrigins, retentionMs, upkeepMs, encryption, embedder });
   } catch (e) {
     if (e instanceof ServeUsageError) throw new UsageError(`serve: ${e.message}`);
     if (e?.code === 'EADDRINUSE' || e?.code === 'EACCES' || e?.code === 'EADDRNOTAVAIL') {
@@ -424,7 +430,7 @@ async function main(argv) {
   if (rest.length === 0) throw new UsageError('no command given; memdir --help lists them');
   if (!COMMANDS.has(cmd)) throw new UsageError(`unknown command ${JSON.stringify(cmd)}; memdir --help lists them`);
   if (cmd === 'serve') {
-    arity(rest, 0, 0, 'serve [--store DIR] [--host H] [--port N] [--keys FILE | --no-auth] [--retention D] [--upkeep-every D] [--allow-origin ORIGIN] [--encryption-key-file F]');
+    arity(rest, 0, 0, 'serve [--store DIR] [--host H] [--port N] [--keys FILE | --no-auth] [--retention D] [--upkeep-every D] [--allow-origin ORIGIN] [--encryption-key-file F] [--embedder FILE]');
     return serveCommand(opts);
   }
   if (cmd === 'serve-rekey') {

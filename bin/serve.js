@@ -10,7 +10,7 @@ import { WorkspaceNameClash, directoryCatalog } from '../js/api/catalog-dir.js';
 import { postgresCatalog } from '../js/api/catalog-pg.js';
 import { everyInterval, upkeepRound } from '../js/api/upkeep.js';
 import { isSealRefusal, storeSealer } from '../js/api/seal-stores.js';
-import { defaults } from '../js/node.js';
+import { defaults, inMemoryStore, openMemory } from '../js/node.js';
 import { nodeRequest, send } from './serve-http.js';
 
 // On SIGTERM, requests under way get closeGraceMs to finish (a write its answer);
@@ -122,9 +122,11 @@ function catalogRoot(root) {
  * allowOrigins (pages that may call with a key: CORS), retentionMs (null: keep every version; default defaults().retentionMs), upkeepMs
  * (how often every store gets its retention pass and gc; default
  * defaults().upkeepIntervalMs), encryption (the master key every store is sealed
- * under, `{key, keyId?}` as readKeyFile gives it; undefined: plaintext)}.
+ * under, `{key, keyId?}` as readKeyFile gives it; undefined: plaintext), embedder
+ * (every store's, docs/semantic.md: its searches take mode semantic and hybrid;
+ * undefined: lexical only)}.
  */
-export async function serve({ store, host, port, keys, noAuth, allowOrigins = [], retentionMs = defaults().retentionMs, upkeepMs = defaults().upkeepIntervalMs, encryption }) {
+export async function serve({ store, host, port, keys, noAuth, allowOrigins = [], retentionMs = defaults().retentionMs, upkeepMs = defaults().upkeepIntervalMs, encryption, embedder }) {
   if (noAuth && !isLoopback(host)) {
     throw new ServeUsageError(`--no-auth serves without keys, so only on loopback; ${host} is not (use 127.0.0.1 or ::1)`);
   }
@@ -136,9 +138,20 @@ export async function serve({ store, host, port, keys, noAuth, allowOrigins = []
   }
   // A postgres:// URL: the catalog and every store in that database, shared by any
   // number of instances; anything else: a directory of store directories.
+  if (embedder !== undefined) {
+    // Checked once, as openMemory checks it, before any store opens with it: an
+    // object that is not an embedder is a usage error at start, not a 500 on every
+    // request.
+    try {
+      await openMemory({ store: inMemoryStore(), embedder });
+    } catch (e) {
+      if (e instanceof TypeError) throw new ServeUsageError(`--embedder: ${e.message.replace(/^openMemory: /, '')}`);
+      throw e;
+    }
+  }
   const postgres = /^postgres(ql)?:\/\//.test(store);
   if (!postgres) catalogRoot(store);
-  const catalog = postgres ? postgresCatalog(store, { encryption }) : directoryCatalog(store, { encryption });
+  const catalog = postgres ? postgresCatalog(store, { encryption, embedder }) : directoryCatalog(store, { encryption, embedder });
   const workspaces = [...new Set(keys.map((k) => k.workspace ?? DEFAULT_WORKSPACE))].filter((w) => w !== DEFAULT_WORKSPACE);
   let catalogs;
   try {

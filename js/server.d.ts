@@ -1,6 +1,7 @@
 // `memdir/server`'s types under Node: the Memory Stores API's fetch handler, the
 // catalogs `memdir serve` keeps (on disk, in PostgreSQL), and a store's upkeep.
 import type { StoreCatalog } from './api/http.js';
+import type { Embedder } from './index.js';
 
 export { apiHandler, keyEntry, keysFrom, requestId, UnusableStore } from './api/http.js';
 export type { ApiKey, StoreCatalog } from './api/http.js';
@@ -33,11 +34,14 @@ export interface SealedCatalog extends StoreCatalog {
   close(): Promise<void>;
 }
 
-/** The catalog `memdir serve` keeps: one store directory per memory store under `dir`. */
-export declare function directoryCatalog(dir: string, options?: { maxStores?: number; encryption?: CatalogEncryption }): SealedCatalog;
+/**
+ * The catalog `memdir serve` keeps: one store directory per memory store under `dir`.
+ * `embedder`: every store's (`memdir serve --embedder`; docs/semantic.md).
+ */
+export declare function directoryCatalog(dir: string, options?: { maxStores?: number; encryption?: CatalogEncryption; embedder?: Embedder }): SealedCatalog;
 
 /**
  * The catalog `memdir serve --store postgres://…` keeps: a `memdir_stores` table
  * naming the stores, each store a namespace of `memdir_kv`; one pool serves them all.
  */
-export declare function postgresCatalog(url: string, options?: { maxStores?: number; encryption?: CatalogEncryption }): SealedCatalog;
+export declare function postgresCatalog(url: string, options?: { maxStores?: number; encryption?: CatalogEncryption; embedder?: Embedder }): SealedCatalog;

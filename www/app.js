@@ -7,7 +7,7 @@ import { createConsole } from './console.js';
 import { ask } from './dialogs.js';
 import { createHistory } from './history.js';
 import { createSync } from './sync.js';
-import { renderHits } from './search.js';
+import { renderHits, setModes } from './search.js';
 import { renderTree } from './tree.js';
 import {
   basename,
@@ -230,11 +230,12 @@ async function search(query) {
   $('hits').hidden = !state.query;
   $('tree').hidden = Boolean(state.query);
   if (!state.query) return;
+  const mode = $('search-mode').value;
   let answer;
   try {
-    answer = { query, hits: await memory.search(query) };
+    answer = { query, mode, hits: await memory.search(query, { mode }) };
   } catch (e) {
-    answer = { query, error: e.message };
+    answer = { query, mode, error: e.message };
   }
   // A newer query was typed meanwhile: its answer is the one to show.
   if (state.query !== query) return;
@@ -611,8 +612,12 @@ async function start() {
   if (typeof indexedDB === 'undefined' || indexedDB === null) {
     banner('error', '<strong>IndexedDB is unavailable here.</strong> This browser context has no IndexedDB (private browsing or storage disabled), so a memory cannot be kept.');
   }
+  // A page has no embedder of its own (memdir embeds nothing itself): one lent
+  // to it before it loads (an extension, a page embedding the explorer, a test)
+  // is used; without one the explorer searches by words only and says why.
+  const embedder = globalThis.memdirExplorerEmbedder ?? undefined;
   try {
-    memory = await memdir.openMemory({ store: memdir.indexedDbStore(memoryName), actor: 'explorer' });
+    memory = await memdir.openMemory({ store: memdir.indexedDbStore(memoryName), actor: 'explorer', embedder });
   } catch (e) {
     banner('error', `<strong>This memory cannot be opened.</strong> ${e.message.replace(/[<>&]/g, '')}`);
     return;
@@ -642,6 +647,11 @@ async function start() {
       channel?.postMessage('changed');
       return refresh();
     },
+  });
+  // openMemory has checked the embedder: the memory has one exactly when it was lent.
+  setModes($('search-mode'), $('search-mode-note'), embedder !== undefined);
+  $('search-mode').addEventListener('change', () => {
+    if (state.query) search(state.query);
   });
   $('search').addEventListener('submit', (e) => {
     e.preventDefault();

@@ -46,12 +46,35 @@ export function highlight(text, query) {
   return out;
 }
 
+// What a hit's score is in each mode (docs/semantic.md#modes).
+const SCORE_NAMES = { lexical: 'BM25 score', semantic: 'cosine', hybrid: 'reciprocal-rank fusion score' };
+
+/**
+ * Why the page offers only lexical search: memdir does not embed by itself, and a
+ * memory opened in a page has no embedder unless something lends it one.
+ */
+export const NO_EMBEDDER_NOTE =
+  'Words only: this page has no embedder, and memdir embeds nothing itself (docs/semantic.md says how to lend one).';
+
+/**
+ * Sets the mode selector `select` (and its `note`) for a memory with an embedder
+ * (`hasEmbedder`: every mode, hybrid chosen, as the engine's default) or without
+ * (words only, the other modes shown but disabled, and why).
+ */
+export function setModes(select, note, hasEmbedder) {
+  for (const option of select.options) option.disabled = !hasEmbedder && option.value !== 'lexical';
+  select.value = hasEmbedder ? 'hybrid' : 'lexical';
+  select.title = hasEmbedder ? 'Rank by words, meaning or both' : NO_EMBEDDER_NOTE;
+  note.textContent = hasEmbedder ? '' : NO_EMBEDDER_NOTE;
+  note.hidden = hasEmbedder;
+}
+
 /**
  * Lists `hits` (`[{path, score, lines: [{line, text}]}]`) in `root`; `open(path,
  * line)` shows a file (at a line when one was clicked). `error`: the engine's text
  * for a refused query, shown instead.
  */
-export function renderHits(root, { query, hits, error }, open) {
+export function renderHits(root, { query, hits, error, mode = 'lexical' }, open) {
   // Which query the list answers (a test, or a person's devtools, can tell).
   root.dataset.query = query;
   if (error) {
@@ -71,7 +94,7 @@ export function renderHits(root, { query, hits, error }, open) {
           'div',
           { className: 'hit-head' },
           el('span', { className: 'hit-path', textContent: h.path }),
-          el('span', { className: 'hit-score', textContent: h.score.toFixed(3), title: 'BM25 score' }),
+          el('span', { className: 'hit-score', textContent: h.score.toFixed(3), title: SCORE_NAMES[mode] ?? SCORE_NAMES.lexical }),
         ),
         ...h.lines.map((l) =>
           el(

@@ -71,9 +71,11 @@ usage:
       default {recall_chars}); nothing when none is found or fits.
   memdir-host reindex (--store DIR | --in-memory) [--rounds N] [options]
       Brings the search index up to the store's head, at most --rounds calls
-      (default {rounds}) of {work} memories each; prints {{\"indexed\", \"pending\"}}.
+      (default {rounds}) of {work} memories each (with --embedder, and as many
+      rounds of the texts waiting for a vector); prints what search-status prints.
   memdir-host search-status (--store DIR | --in-memory) [options]
-      Prints how far the search index is: {{\"indexed\", \"pending\"}}.
+      Prints how far the search index is: {{\"indexed\", \"pending\"}}, with
+      --embedder also {{\"fingerprint\", \"vectors\": {{\"indexed\", \"pending\"}}}}.
   memdir-host rekey (--store DIR | --in-memory) --encryption-key-file F
                     --new-key-file G [--new-key-id ID] [options]
       Re-encrypts every stored value under the key in G (and a new data key), in
@@ -699,8 +701,18 @@ fn recall(mut o: Options) -> Result<ExitCode, Failure> {
 }
 
 /// An index status as the CLI prints it.
+/// As `memdir reindex` prints it: with an embedder also `fingerprint` and
+/// `vectors: {indexed, pending}`.
 fn status_json(s: memdir_host::IndexStatus) -> serde_json::Value {
-    serde_json::json!({"indexed": s.indexed, "pending": s.pending})
+    let mut out = serde_json::json!({"indexed": s.indexed, "pending": s.pending});
+    if let (Some(v), Some(map)) = (s.vectors, out.as_object_mut()) {
+        map.insert("fingerprint".into(), v.fingerprint.into());
+        map.insert(
+            "vectors".into(),
+            serde_json::json!({"indexed": v.indexed, "pending": v.pending}),
+        );
+    }
+    out
 }
 
 /// The system-prompt text for the mounts (or the one store) the options name. No

@@ -310,11 +310,22 @@ impl MountedHost {
         let mut total = IndexStatus {
             indexed: 0,
             pending: false,
+            vectors: None,
         };
         for (_, instance) in self.mounted.engines() {
             let s = f(&mut instance.host())?;
             total.indexed = total.indexed.saturating_add(s.indexed);
             total.pending |= s.pending;
+            // One embedder lent to every store: one fingerprint, counts summed.
+            if let Some(v) = s.vectors {
+                let sum = total.vectors.get_or_insert(memdir::search::VectorStatus {
+                    fingerprint: v.fingerprint,
+                    indexed: 0,
+                    pending: 0,
+                });
+                sum.indexed = sum.indexed.saturating_add(v.indexed);
+                sum.pending = sum.pending.saturating_add(v.pending);
+            }
         }
         Ok(total)
     }

@@ -249,8 +249,32 @@ impl From<CallError> for ToolsetFailure {
     }
 }
 
-/// How far the stored search index is (`memdir::search::IndexStatus`).
-pub type IndexStatus = memdir::search::IndexStatus;
+/// How far the stored search index is (`memdir::search::IndexStatus`) and, when
+/// the host lends an embedder, its vectors (as JS's `memory.searchStatus()`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexStatus {
+    /// Memories indexed.
+    pub indexed: u64,
+    /// Whether writes since the index last caught up, or texts without a vector,
+    /// wait.
+    pub pending: bool,
+    /// The embedder's vectors; `None` without one.
+    pub vectors: Option<memdir::search::VectorStatus>,
+}
+
+impl From<tool::IndexStatus> for IndexStatus {
+    fn from(s: tool::IndexStatus) -> Self {
+        IndexStatus {
+            indexed: s.indexed,
+            pending: s.pending,
+            vectors: s.vectors.map(|v| memdir::search::VectorStatus {
+                fingerprint: v.fingerprint,
+                indexed: v.indexed,
+                pending: v.pending,
+            }),
+        }
+    }
+}
 
 fn from_wit(e: tool::ToolError) -> CallError {
     use tool::ErrorKind as W;
@@ -818,22 +842,16 @@ impl Host {
             if !status.pending {
                 break;
             }
-            let s = self.typed(true, &[], |g, s| g.call_reindex(s, 1))?;
-            status = IndexStatus {
-                indexed: s.indexed,
-                pending: s.pending,
-            };
+            status = self.typed(true, &[], |g, s| g.call_reindex(s, 1))?.into();
         }
         Ok(status)
     }
 
     /// How far the search index is, without bringing it up to date.
     pub fn search_status(&mut self) -> Result<IndexStatus, CallError> {
-        let s = self.typed(false, &[], |g, s| g.call_search_status(s))?;
-        Ok(IndexStatus {
-            indexed: s.indexed,
-            pending: s.pending,
-        })
+        Ok(self
+            .typed(false, &[], |g, s| g.call_search_status(s))?
+            .into())
     }
 
     /// The memory-store toolset (docs/toolset.md): tool `name` on `input` (JSON

@@ -53,6 +53,7 @@ export class WorkspaceNameClash extends Error {
  * most `maxStores` stores. A store is opened once and kept open among the most
  * recently used (`openStores`: `maxOpen`, `closeDelayMs`). `encryption`: the
  * master key (`{key, keyId?}`, as readKeyFile gives it) every store is sealed under.
+ * `embedder`: every store's (docs/semantic.md), or none.
  */
 export function directoryCatalog(root, { maxStores = defaults().maxStores, encryption, ...openLimits } = {}) {
   return catalogAt(root, { maxStores, ...openLimits }, storeSealer(encryption));
@@ -143,7 +144,7 @@ function catalogAt(root, { maxStores = defaults().maxStores, ...openLimits }, se
 
   async function openStore(id) {
     const { dir, sealed } = await sealedStore(id);
-    const memory = await openMemory({ store: sealed, actor: ACTOR });
+    const memory = await openMemory({ store: sealed, actor: ACTOR, embedder: openLimits.embedder });
     // Each call that may write in the directory's turn, as open-node.js does.
     return writesInTurn(memory, (fn) => dir.inTurn(fn));
   }

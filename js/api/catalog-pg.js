@@ -38,8 +38,9 @@ const failed = (op) => failedAs(op, 'catalog');
  * A store belongs to the workspace that created it, and every lookup names it.
  * `encryption`: the master key (`{key, keyId?}`, as readKeyFile gives it) every
  * store is sealed under; then `ready(workspaces)` before the catalog is used.
+ * `embedder`: every store's (docs/semantic.md), or none.
  */
-export function postgresCatalog(url, { maxStores = defaults().maxStores, maxOpen, closeDelayMs, encryption } = {}) {
+export function postgresCatalog(url, { maxStores = defaults().maxStores, maxOpen, closeDelayMs, encryption, embedder } = {}) {
   if (typeof url !== 'string' || !/^postgres(ql)?:\/\//.test(url)) throw new TypeError('postgresCatalog expects a postgres:// URL');
   if (!Number.isSafeInteger(maxStores) || maxStores < 1) throw new RangeError('postgresCatalog: maxStores must be a positive integer');
   // `workspace/id` -> Promise<Memory>, the most recently used: one workspace's key
@@ -90,7 +91,7 @@ export function postgresCatalog(url, { maxStores = defaults().maxStores, maxOpen
       if (isSealRefusal(e)) throw new UnusableStore(e.message);
       throw e;
     }
-    const memory = await openMemory({ store: made.sealed, actor: ACTOR });
+    const memory = await openMemory({ store: made.sealed, actor: ACTOR, embedder });
     // Writes in turn, in this process and across the database's (as core.js's
     // openMemory does for a store adapted in JS).
     const local = processTurn(defaults().turnWaitMs);

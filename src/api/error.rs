@@ -47,6 +47,9 @@ pub enum ApiError {
     ReadOnly,
     /// A redaction was published, but erasing the old content then failed.
     Unerased,
+    /// A semantic or hybrid search's embedder failed or answered what memdir
+    /// refuses (the engine's words, never the embedder's own text).
+    Embedder(String),
 }
 
 impl ApiError {
@@ -59,6 +62,7 @@ impl ApiError {
             ApiError::PathConflict { .. } => "memory_path_conflict_error",
             ApiError::TooLarge(_) => "request_too_large",
             ApiError::Storage | ApiError::Damaged | ApiError::Unerased => "api_error",
+            ApiError::Embedder(_) => "api_error",
             ApiError::Busy => "overloaded_error",
             ApiError::ReadOnly => "permission_error",
         }
@@ -72,6 +76,9 @@ impl ApiError {
             ApiError::Precondition(_) | ApiError::PathConflict { .. } => 409,
             ApiError::TooLarge(_) => 413,
             ApiError::Storage | ApiError::Damaged | ApiError::Unerased => 500,
+            // The server's embedder (a hosted API behind it) failed: not the client's
+            // request, and not the store either.
+            ApiError::Embedder(_) => 502,
             ApiError::Busy => 529,
             ApiError::ReadOnly => 403,
         }
@@ -104,6 +111,7 @@ impl fmt::Display for ApiError {
             | ApiError::NotFound(m)
             | ApiError::Precondition(m)
             | ApiError::TooLarge(m)
+            | ApiError::Embedder(m)
             | ApiError::PathConflict { message: m, .. } => f.write_str(m),
             ApiError::Storage => f.write_str("The store failed; nothing was changed."),
             ApiError::Damaged => {
@@ -131,6 +139,19 @@ impl From<ToolError> for ApiError {
             ToolError::Damaged => ApiError::Damaged,
             ToolError::Busy => ApiError::Busy,
             ToolError::Refused(Refusal::StoreReadOnly) => ApiError::ReadOnly,
+            other => ApiError::Invalid(alloc::format!("{other}")),
+        }
+    }
+}
+
+impl From<crate::SearchError> for ApiError {
+    fn from(e: crate::SearchError) -> ApiError {
+        use crate::SearchError as S;
+        match e {
+            S::Store(e) => e.into(),
+            S::Embed(_) => ApiError::Embedder(alloc::format!("{e}")),
+            // The rest are the request's: a mode without an embedder, a bad option,
+            // a store too big for the exact scan (mode 'lexical' still answers).
             other => ApiError::Invalid(alloc::format!("{other}")),
         }
     }

@@ -15,8 +15,9 @@ use super::error::ApiError;
 use super::page::{self, PageRequest};
 use super::rules;
 use super::{Ctx, Outcome};
+use crate::SearchError;
 use crate::command::plan::{Found, store_path};
-use crate::search::{best_lines, query_terms};
+use crate::search::{Mode, best_lines, first_lines, mode_texts, query_terms};
 use crate::storage::Engine;
 use crate::storage::overlay::Overlay;
 use crate::storage::tree::{Child, Kind};
@@ -59,22 +60,39 @@ impl<S: Store> Engine<S> {
         }
         let prefix_arg = q.str("path_prefix").unwrap_or("/");
         let prefix = rules::prefix(prefix_arg)?;
+        let (mode, min_score) = mode_texts(q.str("mode"), q.str("min_score"))?;
         let terms = query_terms(query);
         if terms.is_empty() {
+            if mode.is_some_and(|m| m != Mode::Lexical) {
+                return Err(SearchError::NoWords.into());
+            }
             // Only punctuation or symbols: no word to rank by, so the text itself
             // is looked for, as before the index.
             return self
                 .memory_scan(ctx, q, query, prefix_arg, prefix.as_ref())
                 .await;
         }
-        let fp = page::fingerprint(&["memory.search.ranked", &ctx.ids.tag, query, prefix_arg]);
+        // The mode a page token was made in is part of it: a token of one mode's
+        // ranking means nothing in another's.
+        let mode_name = mode.unwrap_or(self.default_mode()).as_str();
+        let min_text = min_score.map(|m| format!("{m}")).unwrap_or_default();
+        let fp = page::fingerprint(&[
+            "memory.search.ranked",
+            &ctx.ids.tag,
+            query,
+            prefix_arg,
+            mode_name,
+            &min_text,
+        ]);
         let PageRequest { limit, after } = page::read(q, &fp, false)?;
         let after = match after.as_deref() {
             None => None,
             Some(pos) => Some(after_position(pos).ok_or_else(ApiError::bad_page_token)?),
         };
         let under = prefix.as_ref().map(store_path);
-        let ranking = self.ranked(&terms, under).await?;
+        let (ranking, mode) = self
+            .ranked_for(query, &terms, under, mode, min_score)
+            .await?;
         let mut data: Vec<Value> = Vec::new();
         let mut last: Option<(f64, &str)> = None;
         let mut more = false;
@@ -93,11 +111,15 @@ impl<S: Store> Engine<S> {
                 continue;
             };
             let text = self.blob(&file).await?;
-            let matches: Vec<Value> =
-                best_lines(query, &ranking.matched, &text, MAX_LINES_PER_MEMORY)
-                    .into_iter()
-                    .map(|l| json!({"line_number": l.line, "text": l.text}))
-                    .collect();
+            let mut lines = best_lines(query, &ranking.matched, &text, MAX_LINES_PER_MEMORY);
+            if lines.is_empty() && mode != Mode::Lexical {
+                // Found by meaning, not words: its first lines show what it is.
+                lines = first_lines(&text, MAX_LINES_PER_MEMORY);
+            }
+            let matches: Vec<Value> = lines
+                .into_iter()
+                .map(|l| json!({"line_number": l.line, "text": l.text}))
+                .collect();
             data.push(json!({
                 "type": "memory_search_result",
                 "memory_id": ctx.ids.memory_id(file.mem),

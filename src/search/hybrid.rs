@@ -68,6 +68,29 @@ pub(crate) fn mode_options(v: &Value) -> Result<(Option<Mode>, Option<f64>), Sea
     Ok((mode, min_score))
 }
 
+/// The options `mode` and `min_score` as text (a query string's): `None` where
+/// absent, refused in the same words as [`mode_options`].
+pub(crate) fn mode_texts(
+    mode: Option<&str>,
+    min_score: Option<&str>,
+) -> Result<(Option<Mode>, Option<f64>), SearchError> {
+    let mode = match mode {
+        None => None,
+        Some(s) => Some(Mode::parse(s).ok_or(SearchError::Mode)?),
+    };
+    let min_score = match min_score {
+        None => None,
+        // Read as a JSON number by serde_json's parser, already in every build:
+        // str::parse::<f64> would bring core's float parser into the wasm (8-16
+        // KiB gzipped) for this one option.
+        Some(s) => match crate::json::from_text::<f64>(s.trim()) {
+            Ok(x) if (-1.0..=1.0).contains(&x) => Some(x),
+            _ => return Err(SearchError::MinScore),
+        },
+    };
+    Ok((mode, min_score))
+}
+
 /// A ranked list entry: score, store path, text hash.
 pub(crate) type Listed = (f64, Rc<str>, Hash);
 

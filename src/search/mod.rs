@@ -49,7 +49,7 @@ mod vectors;
 use error::SearchError;
 pub(crate) use index::query_terms;
 pub use index::rank_order;
-pub(crate) use lines::{Matched, best_lines};
+pub(crate) use lines::{Matched, best_lines, first_lines};
 pub use lines::{Recalled, recall_block, score_text};
 pub(crate) use request::whole;
 pub use request::{RecallFound, RecallItem, Request, hits_json};
@@ -60,8 +60,8 @@ use catch_up::State;
 pub(crate) use embed::document_text;
 pub use embed::{EmbedError, EmbedFuture, EmbedKind, Embedder, Fingerprint, TEXT_TEMPLATE};
 pub use hybrid::Mode;
-pub(crate) use hybrid::mode_options;
 use hybrid::{Listed, fuse};
+pub(crate) use hybrid::{mode_options, mode_texts};
 #[cfg(feature = "conformance")]
 pub use test_embedder::{CONCEPTS, TestEmbedder, test_vector};
 pub(crate) use vectors::PREFIX as VECTOR_PREFIX;
@@ -295,19 +295,9 @@ impl<S: Store> Engine<S> {
         min_score: Option<f64>,
     ) -> Result<(Vec<(Hit, Rc<str>)>, bool), SearchError> {
         let terms = error::check_query(query)?;
-        let mode = mode.unwrap_or(self.default_mode());
-        if mode != Mode::Lexical && self.embedder().is_none() {
-            return Err(SearchError::NoEmbedder);
-        }
-        if mode == Mode::Lexical && min_score.is_some() {
-            return Err(SearchError::MinScoreLexical);
-        }
-        let ranking = if mode == Mode::Lexical {
-            self.ranked(&terms, under).await?
-        } else {
-            self.ranked_by_meaning(query, &terms, under, mode, min_score)
-                .await?
-        };
+        let (ranking, mode) = self
+            .ranked_for(query, &terms, under, mode, min_score)
+            .await?;
         let mut hits = Vec::new();
         for r in &ranking.hits {
             if hits.len() >= limit {
@@ -331,6 +321,34 @@ impl<S: Store> Engine<S> {
             hits.push((hit, text));
         }
         Ok((hits, ranking.pending))
+    }
+
+    /// The ranking of `query` (its `terms`) under `under` in `mode` (`None`:
+    /// [`Engine::default_mode`]), semantic candidates of at least `min_score` when
+    /// given, and the mode it ran in; refused as every face refuses it: a
+    /// semantic or hybrid mode without an embedder, `min_score` on a lexical one.
+    pub(crate) async fn ranked_for(
+        &self,
+        query: &str,
+        terms: &[String],
+        under: Option<&str>,
+        mode: Option<Mode>,
+        min_score: Option<f64>,
+    ) -> Result<(Ranking, Mode), SearchError> {
+        let mode = mode.unwrap_or(self.default_mode());
+        if mode != Mode::Lexical && self.embedder().is_none() {
+            return Err(SearchError::NoEmbedder);
+        }
+        if mode == Mode::Lexical && min_score.is_some() {
+            return Err(SearchError::MinScoreLexical);
+        }
+        let ranking = if mode == Mode::Lexical {
+            self.ranked(terms, under).await?
+        } else {
+            self.ranked_by_meaning(query, terms, under, mode, min_score)
+                .await?
+        };
+        Ok((ranking, mode))
     }
 
     /// The ranking of `query` (its `terms`) under `under` in `mode` (`None`:

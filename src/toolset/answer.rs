@@ -113,7 +113,7 @@ pub(crate) fn more_in_stores(stores: &[String]) -> String {
 /// The last line of a search that has another page.
 pub(super) fn more_found(out: &mut String, next: &str) {
     out.push_str(&format!(
-        "\nMore: call memory_search again with the same query and path_prefix and page {next:?}."
+        "\nMore: call memory_search again with the same query, path_prefix, mode and min_score and page {next:?}."
     ));
 }
 

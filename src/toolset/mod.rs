@@ -20,6 +20,7 @@ use alloc::vec::Vec;
 
 use serde_json::{Value, json};
 
+use crate::SearchError;
 use crate::api::Ctx;
 use crate::api::body::Query;
 use crate::api::error::ApiError;
@@ -151,16 +152,40 @@ fn sha_arg(tool: &'static str, input: &Value) -> Result<Option<Hash>, ToolsetErr
     }
 }
 
+/// The inputs of memory_list and memory_search the API judges by name.
+const QUERY_FIELDS: [&str; 6] = ["query", "path_prefix", "page", "depth", "mode", "min_score"];
+
 /// An API refusal of a list or search request: its input is at fault (the API's
-/// words begin with the field they judge: `query`, `page`).
+/// words begin with the field they judge: `query`, `page`), or a semantic
+/// search's refusal that names no field (a store too big for the exact scan), or
+/// the embedder failing: told in the engine's words.
 fn query_error(tool: &'static str, e: ApiError) -> ToolsetError {
     match e {
         ApiError::Invalid(m) => {
             let field = m.split(' ').next().unwrap_or_default();
-            ToolsetError::input(tool, field, m.clone())
+            if QUERY_FIELDS.contains(&field) {
+                // A search's sentence ends in a stop; the toolset's frame adds one.
+                let problem = m.strip_suffix('.').unwrap_or(&m);
+                ToolsetError::input(tool, field, problem.into())
+            } else {
+                ToolsetError::Refused(m)
+            }
         }
+        ApiError::Embedder(m) => ToolsetError::Refused(m),
         other => ToolsetError::Failed(other),
     }
+}
+
+/// A search option refused by [`crate::search::mode_options`], as the input
+/// error naming it (its sentence without the closing stop: the toolset adds one).
+fn search_input(e: SearchError) -> ToolsetError {
+    let field = match e {
+        SearchError::Mode => "mode",
+        _ => "min_score",
+    };
+    let text = format!("{e}");
+    let problem = text.strip_suffix('.').unwrap_or(&text);
+    ToolsetError::input("memory_search", field, problem.into())
 }
 
 /// An API refusal of a write to `shown`, in the toolset's words.
@@ -348,6 +373,13 @@ impl<S: Store> Engine<S> {
         q.insert("limit".into(), format!("{SEARCH_PAGE}"));
         if let Some(p) = text(input, "page") {
             q.insert("page".into(), p.into());
+        }
+        let (mode, min_score) = crate::search::mode_options(input).map_err(search_input)?;
+        if let Some(mode) = mode {
+            q.insert("mode".into(), mode.as_str().into());
+        }
+        if let Some(min) = min_score {
+            q.insert("min_score".into(), format!("{min}"));
         }
         let head = self.read_head().await?;
         let page = self

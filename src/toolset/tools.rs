@@ -55,7 +55,7 @@ pub const TOOLS: [Tool; 6] = [
     Tool {
         name: "memory_search",
         description: "Search the content of every document in the memory store for a text, ignoring case, and show the matching lines.",
-        input_schema: r#"{"type":"object","properties":{"query":{"type":"string","description":"The text to look for; case does not matter."},"path_prefix":{"type":"string","description":"Only documents under this directory, e.g. /notes/ (default: / for the whole store)."},"page":{"type":"string","description":"The page token an earlier memory_search answer gave, to get the next page (with the same query and path_prefix)."}},"required":["query"],"additionalProperties":false}"#,
+        input_schema: r#"{"type":"object","properties":{"query":{"type":"string","description":"The text to look for; case does not matter."},"path_prefix":{"type":"string","description":"Only documents under this directory, e.g. /notes/ (default: / for the whole store)."},"page":{"type":"string","description":"The page token an earlier memory_search answer gave, to get the next page (with the same query, path_prefix, mode and min_score)."},"mode":{"type":"string","enum":["lexical","semantic","hybrid"],"description":"How to rank: lexical (by the query's words), semantic (by meaning, finding documents in other words or languages) or hybrid (both). Default: hybrid when the memory has an embedder, else lexical; semantic and hybrid need one."},"min_score":{"type":"number","description":"Semantic and hybrid only: leave out documents found by meaning whose similarity (a cosine, -1 to 1) is below this. What a good value is depends on the embedder's model; default: none."}},"required":["query"],"additionalProperties":false}"#,
         read_only: true,
     },
     Tool {
@@ -150,6 +150,8 @@ pub(crate) fn check(tool: &Tool, input: &Value) -> Result<(), ToolsetError> {
                 }
             }
             ("integer", _) => return Err(ToolsetError::not_whole(t, name, v)),
+            // The range is the tool's own to judge, in its words (min_score's).
+            ("number", Value::Number(_)) => {}
             (want, _) => return Err(ToolsetError::wrong_type(t, name, want, v)),
         }
     }

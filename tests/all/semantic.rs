@@ -720,3 +720,184 @@ fn seed_002s_records_retrieve_by_meaning_and_replace_near_duplicates_by_cosine()
         [second]
     );
 }
+
+/// A store made by the Memory Stores API, with `embedder` set.
+fn api_store(embedder: Option<Rc<dyn Embedder>>) -> Engine<MemoryStore> {
+    let (mut engine, _) = crate::common::api_engine(Config::default());
+    engine.set_embedder(embedder);
+    engine
+}
+
+fn tool(
+    engine: &Engine<MemoryStore>,
+    name: &str,
+    input: Value,
+) -> Result<String, (String, String)> {
+    block_on(engine.toolset("", name, &input)).map_err(|e| (e.to_string(), e.kind().to_string()))
+}
+
+fn tool_corpus(engine: &Engine<MemoryStore>) {
+    for (path, content) in [
+        (
+            "/prefs/editor.md",
+            "The user prefers dark mode in every editor.",
+        ),
+        ("/prefs/schedule.md", "The user hates meetings before ten."),
+        ("/notes/zebra.md", "zebra crossing near the office"),
+    ] {
+        tool(
+            engine,
+            "memory_write",
+            json!({"path": path, "content": content}),
+        )
+        .unwrap();
+    }
+}
+
+#[test]
+fn the_toolsets_memory_search_ranks_in_the_mode_asked_and_refuses_without_an_embedder() {
+    let engine = api_store(Some(Rc::new(TestEmbedder::default())));
+    tool_corpus(&engine);
+    let search = |input: Value| tool(&engine, "memory_search", input);
+    assert_eq!(
+        search(json!({"query": "夜间模式", "mode": "lexical"})).unwrap(),
+        "No document under / matches \"夜间模式\"."
+    );
+    let by_meaning = search(json!({"query": "夜间模式", "mode": "semantic"})).unwrap();
+    assert!(
+        by_meaning.starts_with(
+            "3 documents under / match \"夜间模式\", best first:\n/prefs/editor.md (score "
+        ),
+        "{by_meaning}"
+    );
+    // Found by meaning alone: its first line is shown.
+    assert!(
+        by_meaning.contains(")\n     1\tThe user prefers dark mode in every editor.\n"),
+        "{by_meaning}"
+    );
+    // Hybrid is the default with an embedder, and keeps the keyword hit a
+    // cutoff no cosine reaches leaves out of the semantic list.
+    assert_eq!(
+        search(json!({"query": "zebra", "min_score": 0.99})).unwrap(),
+        "1 document under / matches \"zebra\":\n/notes/zebra.md (score 0.016)\n     1\tzebra crossing near the office"
+    );
+    assert_eq!(
+        search(json!({"query": "zebra", "mode": "semantic", "min_score": 0.99})).unwrap(),
+        "No document under / matches \"zebra\"."
+    );
+    assert_eq!(
+        search(json!({"query": "zebra", "mode": "fuzzy"})).unwrap_err(),
+        (
+            "Invalid input for memory_search: mode must be 'lexical', 'semantic' or 'hybrid'."
+                .into(),
+            "input".into()
+        )
+    );
+    assert_eq!(
+        search(json!({"query": "zebra", "min_score": 2})).unwrap_err(),
+        (
+            "Invalid input for memory_search: min_score must be a number from -1 to 1 (a cosine; what a good one is depends on the embedder's model).".into(),
+            "input".into()
+        )
+    );
+    assert_eq!(
+        search(json!({"query": "zebra", "min_score": "high"})).unwrap_err(),
+        (
+            "Invalid input for memory_search: min_score must be a number, got a string.".into(),
+            "input".into()
+        )
+    );
+    assert_eq!(
+        search(json!({"query": "zebra", "mode": "lexical", "min_score": 0.5})).unwrap_err(),
+        (
+            "Invalid input for memory_search: min_score applies to semantic and hybrid search (it is a cosine); a lexical search takes none.".into(),
+            "input".into()
+        )
+    );
+
+    // Without an embedder: lexical as before; semantic and hybrid refused.
+    let plain = api_store(None);
+    tool_corpus(&plain);
+    assert_eq!(
+        tool(&plain, "memory_search", json!({"query": "zebra"})).unwrap(),
+        tool(
+            &plain,
+            "memory_search",
+            json!({"query": "zebra", "mode": "lexical"})
+        )
+        .unwrap()
+    );
+    for mode in ["semantic", "hybrid"] {
+        assert_eq!(
+            tool(&plain, "memory_search", json!({"query": "zebra", "mode": mode})).unwrap_err(),
+            (
+                "Semantic and hybrid search need an embedder: open the memory with one (openMemory({ embedder }), memdir --embedder), or search with mode 'lexical'.".into(),
+                "refused".into()
+            ),
+            "{mode}"
+        );
+    }
+}
+
+#[test]
+fn the_apis_search_takes_mode_and_min_score() {
+    let engine = api_store(Some(Rc::new(TestEmbedder::default())));
+    tool_corpus(&engine);
+    let call = |query: Value| block_on(engine.api(&json!({"op": "memory.search", "query": query})));
+    let r = call(json!({"query": "夜间模式", "mode": "semantic", "limit": "1"}));
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["data"][0]["path"], "/prefs/editor.md");
+    assert_eq!(
+        r.body["data"][0]["matches"],
+        json!([{"line_number": 1, "text": "The user prefers dark mode in every editor."}])
+    );
+    // A page token of one mode is refused by another.
+    let next = r.body["next_page"].as_str().unwrap().to_string();
+    let r = call(json!({"query": "夜间模式", "mode": "hybrid", "limit": "1", "page": next}));
+    assert_eq!(r.status, 400, "{}", r.body);
+    let r = call(json!({"query": "夜间模式", "mode": "lexical"}));
+    assert_eq!(r.body["data"], json!([]));
+    let r = call(json!({"query": "zebra", "min_score": "0.99"}));
+    assert_eq!(r.body["data"][0]["path"], "/notes/zebra.md");
+    let r = call(json!({"query": "zebra", "min_score": "x"}));
+    assert_eq!(
+        (r.status, r.body["error"]["message"].as_str().unwrap()),
+        (
+            400,
+            "min_score must be a number from -1 to 1 (a cosine; what a good one is depends on the embedder's model)."
+        )
+    );
+    // The embedder failing: the server's fault (502), in memdir's words.
+    let failing = api_store(Some(Rc::new(Bad { how: "throws" })));
+    tool_corpus(&failing);
+    let r = block_on(failing.api(&json!({"op": "memory.search", "query": {"query": "zebra"}})));
+    assert_eq!(
+        (
+            r.status,
+            r.body["error"]["type"].as_str().unwrap(),
+            r.body["error"]["message"].as_str().unwrap()
+        ),
+        (
+            502,
+            "api_error",
+            "The embedder failed (it threw or its promise rejected); no vector was kept, and search with mode 'lexical' still answers."
+        )
+    );
+    let plain = api_store(None);
+    tool_corpus(&plain);
+    let r = block_on(
+        plain.api(&json!({"op": "memory.search", "query": {"query": "zebra", "mode": "semantic"}})),
+    );
+    assert_eq!(
+        (
+            r.status,
+            r.body["error"]["type"].as_str().unwrap(),
+            r.body["error"]["message"].as_str().unwrap()
+        ),
+        (
+            400,
+            "invalid_request_error",
+            "Semantic and hybrid search need an embedder: open the memory with one (openMemory({ embedder }), memdir --embedder), or search with mode 'lexical'."
+        )
+    );
+}

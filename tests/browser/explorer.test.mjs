@@ -479,3 +479,60 @@ test('the search box lists ranked hits with their lines, the words marked, and o
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('the search mode selector: words only on a page without an embedder, and why; every mode with one lent to the page', async () => {
+  const NOTE = 'Words only: this page has no embedder, and memdir embeds nothing itself (docs/semantic.md says how to lend one).';
+  const modes = (page) =>
+    page.evaluate(() => {
+      const s = document.querySelector('#search-mode');
+      const note = document.querySelector('#search-mode-note');
+      return { value: s.value, disabled: [...s.options].filter((o) => o.disabled).map((o) => o.value), note: note.hidden ? null : note.textContent };
+    });
+  const files = async (page) => {
+    await page.evaluate(async () => {
+      const m = window.memdirExplorer.memory;
+      await m.execute({ command: 'create', path: '/memories/prefs/editor.md', file_text: 'The user prefers dark mode in every editor.' });
+      await m.execute({ command: 'create', path: '/memories/prefs/schedule.md', file_text: 'The user hates meetings before ten.' });
+      await window.memdirExplorer.refresh();
+    });
+  };
+  const searchFor = async (page, query) => {
+    await page.fill('#search-query', query);
+    await page.press('#search-query', 'Enter');
+    await page.waitForFunction((q) => {
+      const h = document.querySelector('#hits');
+      return !h.hidden && h.dataset.query === q && h.childElementCount > 0;
+    }, query);
+    return page.evaluate(() => [...document.querySelectorAll('#hits li')].map((h) => h.querySelector('.hit-path')?.textContent ?? h.textContent));
+  };
+
+  // A page-only explorer: lexical, the other modes disabled, and the note saying why.
+  const plain = await env.openExplorer(await env.browser.newContext(), '?memory=modes-plain');
+  assert.deepEqual(await modes(plain.page), { value: 'lexical', disabled: ['semantic', 'hybrid'], note: NOTE });
+  await files(plain.page);
+  assert.deepEqual(await searchFor(plain.page, '夜间模式'), ['No memory matches “夜间模式”.']);
+  assert.deepEqual(plain.errors, []);
+
+  // An embedder lent to the page before it loads (a toy one: a direction per
+  // concept): hybrid chosen, every mode offered, and a search by meaning finds
+  // what its words do not.
+  const lend = (page) =>
+    page.addInitScript(() => {
+      const concept = (t) => (/dark|夜间/.test(t) ? [1, 0, 0.1] : /meeting|morning/.test(t) ? [0, 1, 0.1] : [0, 0, 1]);
+      window.memdirExplorerEmbedder = { id: 'toy-concepts', dims: 3, embed: async (texts) => texts.map(concept) };
+    });
+  const lent = await env.openExplorer(await env.browser.newContext(), '?memory=modes-lent', lend);
+  assert.deepEqual(await modes(lent.page), { value: 'hybrid', disabled: [], note: null });
+  await files(lent.page);
+  assert.deepEqual(await searchFor(lent.page, '夜间模式'), ['/memories/prefs/editor.md', '/memories/prefs/schedule.md']);
+  assert.equal(await lent.page.locator('#hits .hit-score').first().getAttribute('title'), 'reciprocal-rank fusion score');
+  // Changing the mode runs the search again in it: words alone find nothing.
+  await lent.page.selectOption('#search-mode', 'lexical');
+  await lent.page.waitForFunction(() => document.querySelector('#hits .hits-note') !== null);
+  assert.equal(await lent.page.locator('#hits .hits-note').textContent(), 'No memory matches “夜间模式”.');
+  await lent.page.selectOption('#search-mode', 'semantic');
+  await lent.page.waitForFunction(() => document.querySelector('#hits .hit') !== null);
+  assert.equal(await lent.page.locator('#hits .hit-path').first().textContent(), '/memories/prefs/editor.md');
+  assert.equal(await lent.page.locator('#hits .hit-score').first().getAttribute('title'), 'cosine');
+  assert.deepEqual(lent.errors, []);
+});

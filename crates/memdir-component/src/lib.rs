@@ -33,7 +33,7 @@ use ::memdir::api::Response;
 use ::memdir::config::{Config, Defaults, Limits, MAX_RETRIES_CAP};
 use ::memdir::mounts::{self, Access, Mount, MountTarget};
 use ::memdir::seal::{Key, SealError, Sealed};
-use ::memdir::search::IndexStatus;
+use ::memdir::search::{IndexStatus, VectorStatus};
 use ::memdir::{Command, Engine, ErrorKind, SearchError, SecretPolicy, StoreError, ToolError};
 
 use bucket::Opening;
@@ -332,11 +332,33 @@ fn settled_search<T>(r: Result<Result<T, SearchError>, StoreError>) -> Result<T,
         .map_err(|e| search_error(&e))
 }
 
-fn index_status(s: IndexStatus) -> tool::IndexStatus {
+/// The index's status and, with an embedder, its vectors', as JS's
+/// `searchStatus()` answers them: pending while texts wait for a vector too.
+fn index_status((s, v): (IndexStatus, Option<VectorStatus>)) -> tool::IndexStatus {
+    let waiting = v.as_ref().is_some_and(|v| v.pending > 0);
     tool::IndexStatus {
         indexed: s.indexed,
-        pending: s.pending,
+        pending: s.pending || waiting,
+        vectors: v.map(|v| tool::VectorStatus {
+            fingerprint: v.fingerprint,
+            indexed: v.indexed,
+            pending: v.pending,
+        }),
     }
+}
+
+/// The index's status after `index`, and the vectors' after `vectors`.
+async fn with_vectors<S: ::memdir::Store>(
+    e: &Engine<S>,
+    index: impl core::future::Future<Output = Result<IndexStatus, ToolError>>,
+    rounds: Option<u32>,
+) -> Result<(IndexStatus, Option<VectorStatus>), SearchError> {
+    let s = index.await?;
+    let v = match rounds {
+        Some(n) => e.reindex_vectors(n).await?,
+        None => e.vector_status().await?,
+    };
+    Ok((s, v))
 }
 
 fn clamp(n: u64) -> usize {
@@ -592,11 +614,17 @@ impl tool::Guest for Component {
     }
 
     fn reindex(rounds: u32) -> Result<tool::IndexStatus, tool::ToolError> {
-        settled(sealed(with_engine(|e| settle(e.reindex(rounds))))?).map(index_status)
+        settled_search(sealed(with_engine(|e| {
+            settle(with_vectors(e, e.reindex(rounds), Some(rounds)))
+        }))?)
+        .map(index_status)
     }
 
     fn search_status() -> Result<tool::IndexStatus, tool::ToolError> {
-        settled(sealed(with_engine(|e| settle(e.search_status())))?).map(index_status)
+        settled_search(sealed(with_engine(|e| {
+            settle(with_vectors(e, e.search_status(), None))
+        }))?)
+        .map(index_status)
     }
 
     fn toolset(prefix: String, name: String, input: String) -> Result<String, tool::ToolsetError> {
@@ -636,6 +664,7 @@ impl tool::Guest for Component {
     }
 
     fn rekey(new: tool::Encryption) -> Result<u64, tool::ToolError> {
+        read_write("rekey", "re-key")?;
         let (key, fresh) = key_of(&new).map_err(|e| seal_error(&e))?;
         let moved = with_engine(|e| settle(e.store().rekey(key, fresh)))
             .map_err(|e| seal_error(&e))?
@@ -651,6 +680,7 @@ impl tool::Guest for Component {
     }
 
     fn encrypt(key: tool::Encryption) -> Result<(), tool::ToolError> {
+        read_write("encrypt", "encrypt")?;
         let (k, fresh) = key_of(&key).map_err(|e| seal_error(&e))?;
         let mut slot = INSTANCE.0.borrow_mut();
         let instance = slot.get_or_insert_with(Instance::default);
@@ -663,6 +693,27 @@ impl tool::Guest for Component {
         instance.settings.encryption = Some(key);
         Ok(())
     }
+}
+
+/// Refuses `what` (`rekey`, `encrypt`) on a store mounted read-only, in the npm
+/// package's words: it rewrites every stored value (and locks the store's other
+/// readers out until they have the key), so it follows the mount's access like
+/// every other write.
+fn read_write(what: &str, verb: &str) -> Result<(), tool::ToolError> {
+    let slot = INSTANCE.0.borrow();
+    let Some(config) = slot.as_ref().map(|i| &i.settings.config) else {
+        return Ok(());
+    };
+    if !config.read_only {
+        return Ok(());
+    }
+    Err(tool::ToolError {
+        kind: tool::ErrorKind::Refused,
+        message: format!(
+            "{what}: the store at /memories/{} is mounted read-only; {verb} it where it is opened read-write",
+            config.mount
+        ),
+    })
 }
 
 /// The Memory Stores API's answer when the store will not open: a 500 whose

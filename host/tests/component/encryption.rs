@@ -1091,3 +1091,79 @@ fn a_finished_reencryption_sweeps_what_killed_runs_left_in_clear() {
     walk(&dir.0, &mut bytes);
     assert!(!bytes.windows(9).any(|w| w == b"albatross"));
 }
+
+/// A store mounted read-only is not re-keyed or encrypted through its instance,
+/// in the npm package's words (`memory.rekey`'s): it rewrites every stored value.
+/// The CLI's `rekey --mount` is refused before (rekey takes one --store).
+#[test]
+fn a_read_only_mount_is_not_rekeyed_or_encrypted() {
+    use memdir::mounts::{Access, Mount};
+    use memdir_host::{MemoryBackend, MountedHost};
+    let mount = |name: &str, access| Mount {
+        name: name.into(),
+        access,
+        description: String::new(),
+        instructions: String::new(),
+    };
+    let team: Arc<dyn Backend> = Arc::new(MemoryBackend::new());
+    workload(&mut host(team.clone(), Some(key(1))));
+    let before = snapshot(&team);
+    let memory = MountedHost::new(
+        support::runtime(),
+        vec![
+            (mount("team", Access::ReadOnly), team.clone()),
+            (
+                mount("me", Access::ReadWrite),
+                Arc::new(MemoryBackend::new()) as Arc<dyn Backend>,
+            ),
+        ],
+        &ToolConfig {
+            encryption: Some(key(1)),
+            ..ToolConfig::default()
+        },
+        HostLimits::default(),
+    )
+    .expect("mounted");
+    let instance = memory.instance("team").expect("team");
+    let e = instance.host().rekey(&key(2)).expect_err("read-only");
+    assert_eq!(
+        (e.kind, e.message.as_str()),
+        (
+            CallErrorKind::Tool(ErrorKind::Refused),
+            "rekey: the store at /memories/team is mounted read-only; re-key it where it is opened read-write"
+        )
+    );
+    let e = instance.host().encrypt(&key(2)).expect_err("read-only");
+    assert_eq!(
+        e.message,
+        "encrypt: the store at /memories/team is mounted read-only; encrypt it where it is opened read-write"
+    );
+    assert!(snapshot(&team) == before, "nothing changed");
+    // The writable one is re-keyed.
+    let me = memory.instance("me").expect("me");
+    me.host().rekey(&key(2)).expect("read-write");
+
+    let keys = TempDir::new("ro-rekey-keys");
+    let hex = |n: u8| -> String { key_bytes(n).iter().map(|b| format!("{b:02x}")).collect() };
+    std::fs::write(keys.0.join("old.hex"), hex(1)).expect("key file");
+    std::fs::write(keys.0.join("new.hex"), hex(2)).expect("key file");
+    let out = Command::new(env!("CARGO_BIN_EXE_memdir-host"))
+        .env("MEMDIR_COMPONENT", support::component())
+        .args([
+            "rekey",
+            "--mount",
+            "team=/nonexistent:ro",
+            "--encryption-key-file",
+        ])
+        .arg(keys.0.join("old.hex"))
+        .arg("--new-key-file")
+        .arg(keys.0.join("new.hex"))
+        .output()
+        .expect("memdir-host");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr).lines().next(),
+        Some(
+            "memdir-host: --mount works with exec, search, recall and instructions only; for one store use --store DIR"
+        )
+    );
+}

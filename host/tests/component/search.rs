@@ -119,7 +119,8 @@ fn a_search_on_a_directory_store_finds_what_the_host_wrote() {
         again.search_status().unwrap(),
         IndexStatus {
             indexed: 3,
-            pending: false
+            pending: false,
+            vectors: None,
         }
     );
     assert_eq!(
@@ -162,7 +163,8 @@ fn a_hit_deleted_or_renamed_away_is_never_found_again() {
             other.search_status().unwrap(),
             IndexStatus {
                 indexed: 1,
-                pending: true
+                pending: true,
+                vectors: None,
             }
         );
         assert_eq!(
@@ -171,7 +173,8 @@ fn a_hit_deleted_or_renamed_away_is_never_found_again() {
                 .unwrap(),
             IndexStatus {
                 indexed: 2,
-                pending: false
+                pending: false,
+                vectors: None,
             }
         );
     }

@@ -225,3 +225,70 @@ fn the_cli_lends_the_test_embedder_with_embedder_test() {
         )
     );
 }
+
+#[test]
+fn search_status_counts_the_vectors_as_the_npm_package_does() {
+    const FP: &str = "memdir-test-ngram-v1:384:l2:text-start:2000";
+    let backend: Arc<dyn Backend> = Arc::new(MemoryBackend::new());
+    let mut h = host(&backend, Some(Arc::new(TestHostEmbedder::default())));
+    // Writes never embed: four texts wait, so the status is pending.
+    let s = h.search_status().unwrap();
+    let v = s.vectors.clone().unwrap();
+    assert_eq!(
+        (s.pending, v.fingerprint.as_str(), v.indexed, v.pending),
+        (true, FP, 0, 4)
+    );
+    let s = h.reindex(10).unwrap();
+    let v = s.vectors.clone().unwrap();
+    assert_eq!(
+        (
+            s.indexed,
+            s.pending,
+            v.fingerprint.as_str(),
+            v.indexed,
+            v.pending
+        ),
+        (4, false, FP, 4, 0)
+    );
+    // Without an embedder the status is the index's alone.
+    let empty: Arc<dyn Backend> = Arc::new(MemoryBackend::new());
+    let mut plain = host(&empty, None);
+    let s = plain.reindex(10).unwrap();
+    assert_eq!((s.indexed, s.pending, s.vectors), (4, false, None));
+
+    // The CLI prints it as `memdir reindex` / `searchStatus()` does.
+    let store = TempDir::new("semantic-status");
+    let cli = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_memdir-host"))
+            .env("MEMDIR_COMPONENT", support::component())
+            .env("MEMDIR_CACHE", support::cache_dir())
+            .args(args)
+            .arg("--store")
+            .arg(&store.0)
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let (path, text) = CORPUS[0];
+    let input = json!({"command": "create", "path": path, "file_text": text}).to_string();
+    cli(&["exec", &input]);
+    // The words' index caught up without an embedder: pending now means texts
+    // waiting for a vector.
+    assert_eq!(cli(&["reindex"]), "{\"indexed\":1,\"pending\":false}\n");
+    assert_eq!(
+        cli(&["search-status", "--embedder", "test"]),
+        format!(
+            "{{\"fingerprint\":\"{FP}\",\"indexed\":1,\"pending\":true,\"vectors\":{{\"indexed\":0,\"pending\":1}}}}\n"
+        )
+    );
+    assert_eq!(
+        cli(&["reindex", "--embedder", "test"]),
+        format!(
+            "{{\"fingerprint\":\"{FP}\",\"indexed\":1,\"pending\":false,\"vectors\":{{\"indexed\":1,\"pending\":0}}}}\n"
+        )
+    );
+    assert_eq!(
+        cli(&["search-status"]),
+        "{\"indexed\":1,\"pending\":false}\n"
+    );
+}
