@@ -19,7 +19,7 @@ describe('tampered stores on the directory store', () => {
       const dir = join(base, 'store');
       const store = memdir.directoryStore(dir);
       await store.open();
-      const notKeys = () => readdirSync(dir).filter((n) => nameToKey(n) === undefined && !isOwnSpare(n));
+      const notKeys = () => readdirSync(dir).filter((n) => nameToKey(n) === undefined && !isOwnSpare(n, dir));
       const before = notKeys();
       const seen = await observe(store, () => memdir.openMemory({ store }), probes, c);
       assert.deepEqual(seen, expected(c));
