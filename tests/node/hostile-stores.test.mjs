@@ -24,7 +24,7 @@ describe('tampered stores on the directory store', () => {
       const seen = await observe(store, () => memdir.openMemory({ store }), probes, c);
       assert.deepEqual(seen, expected(c));
       // Nothing beside the store, and no file in it that is not a key (no lock or
-      // temporary left behind; this process's spare lock files aside).
+      // temporary left behind; this process's spare files aside).
       assert.deepEqual(readdirSync(base).sort(), ['outside.txt', 'store']);
       assert.equal(readFileSync(join(base, 'outside.txt'), 'utf8'), 'beside the store');
       assert.deepEqual(notKeys(), before);
