@@ -554,6 +554,17 @@ pub const LOCK_SPARES: usize = 4;
 /// Store directories a Node process keeps spare lock files in at once; past it, the
 /// least recently used one with no lock held gives its spares up.
 pub const LOCK_SPARE_DIRS: usize = 64;
+/// Empty temporaries a Node process keeps made ahead per store directory, in the
+/// directories that keep spare lock files (js/stores/store-dir.js, `Spares`): a
+/// commit stages its pack in one instead of allocating an inode while it is timed,
+/// and starts making the next while it waits for its fsync. One, since a process
+/// stages one pack at a time per directory in its turn.
+pub const STAGE_SPARES: usize = 1;
+/// A temporary made ahead for a pack is written only while younger than this: half
+/// the age at which every opening sweeps temporaries as a crash's
+/// ([`TMP_STALE_MS`]), so no sweep takes one as it is written; an older one is
+/// removed and the pack staged in a new file.
+pub const STAGE_SPARE_MAX_AGE_MS: u64 = TMP_STALE_MS / 2;
 
 // A PostgreSQL store (js/stores/postgres.js): what one instance's read brings back of
 // what the others committed (see `STRUCTURE_PREFIXES`).

@@ -19,7 +19,7 @@
 // packed once), and a delete first rewrites every other key still sharing the
 // deleted key's pack as a pack of its own, so no byte of a deleted value stays.
 // Mutations of a key hold a lock file for that key, made exclusively (a lock is a
-// spare file of this process hard-linked under the lock's name: see LockSpares),
+// spare file of this process hard-linked under the lock's name: see Spares),
 // which makes compare-and-swap hold across processes sharing the directory (Node or
 // host); a lock left by a crashed process is broken once its owner is gone or it
 // is old, and a wait for a lock ends at its deadline whatever sits at the lock's
@@ -44,6 +44,7 @@ const fsync = promisify(fss.fsync);
 const READ_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
 const CREATE_FLAGS = C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW;
 const NO_ENTRY_UNDEFINED = { throwIfNoEntry: false };
+const BIGINT_NO_ENTRY_UNDEFINED = { bigint: true, throwIfNoEntry: false };
 const HOST = hostname();
 
 /** The file name of `key` (`k` + an escape of its bytes); throws when too long. */
@@ -115,6 +116,11 @@ async function fsyncFd(fd) {
   }
 }
 
+/** A file's identity, `dev:ino`, exact (from a bigint stat). */
+function fileId(st) {
+  return `${st.dev}:${st.ino}`;
+}
+
 function processAlive(pid) {
   try {
     process.kill(pid, 0);
@@ -151,8 +157,10 @@ const ERROR_KINDS = new Map([
 ]);
 
 /**
- * Spare lock files, per store directory, shared by every store of this process (and
- * thread) on it. A lock is made by writing its token into a spare that no lock links
+ * Spare files, per store directory, shared by every store of this process (and
+ * thread) on it: lock files, and empty temporaries for the next packs.
+ *
+ * A lock is made by writing its token into a spare that no lock links
  * now (its link count is 1) and hard-linking the spare under the lock's name: the
  * same exclusive make as a create (a link fails on an existing name), but a link is
  * one directory entry where a create allocates an inode: 6–27 µs against 15–450 on
@@ -163,9 +171,21 @@ const ERROR_KINDS = new Map([
  * lock is created. Spares are temporaries (`.tmp-lock-…`): removed when the process
  * exits, swept like any temporary when a crash left them, and one swept away while
  * kept here is forgotten at its next use.
+ *
+ * A pack is staged in a new file each commit (it is hard-linked under its objects'
+ * names and renamed over the head, so it cannot be reused), and making that file
+ * allocates an inode: 0.2–0.6 ms on this project's disk while other writers sync,
+ * the largest system call of a commit, and more than a delete's whole floor
+ * spends besides its one directory sync. So the file is made ahead: each staged pack
+ * starts making the next one (`.tmp-stage-…`, empty, O_EXCL, 0600) off the event
+ * loop, while the commit waits for its fsync, and the next commit writes its pack
+ * into it. At most `stageSpares` per directory, kept open; one that is no longer an
+ * empty file under its name alone (swept, removed or written by another hand) or is
+ * older than `stageSpareMaxAgeMs` (so no sweep of a crash's temporaries can take it
+ * as it is written) is removed and the pack staged in a new file, as before.
  */
-class LockSpares {
-  /** resolved root -> its LockSpares, the most recently used last */
+class Spares {
+  /** resolved root -> its Spares, the most recently used last */
   static #byRoot = new Map();
   static #exitHook = false;
 
@@ -176,19 +196,19 @@ class LockSpares {
    * server that opens and deletes stores for months keeps a bounded set.
    */
   static of(root) {
-    const byRoot = LockSpares.#byRoot;
+    const byRoot = Spares.#byRoot;
     let spares = byRoot.get(root);
     if (spares) {
       byRoot.delete(root);
     } else {
-      if (byRoot.size >= rules().lockSpareDirs) LockSpares.#evictOne();
-      if (!LockSpares.#exitHook) {
-        LockSpares.#exitHook = true;
+      if (byRoot.size >= rules().lockSpareDirs) Spares.#evictOne();
+      if (!Spares.#exitHook) {
+        Spares.#exitHook = true;
         process.once('exit', () => {
-          for (const [dir, { names }] of byRoot) for (const name of names) unlinkQuietly(`${dir}/${name}`);
+          for (const [dir, spares] of byRoot) spares.remove(dir);
         });
       }
-      spares = new LockSpares();
+      spares = new Spares();
     }
     byRoot.set(root, spares);
     return spares;
@@ -196,19 +216,35 @@ class LockSpares {
 
   /** Removes the least recently used directory whose spares are all free, if any. */
   static #evictOne() {
-    for (const [dir, { names }] of LockSpares.#byRoot) {
-      const busy = names.some((n) => (fss.lstatSync(`${dir}/${n}`, NO_ENTRY_UNDEFINED)?.nlink ?? 1) > 1);
+    for (const [dir, spares] of Spares.#byRoot) {
+      const busy = spares.names.some((n) => (fss.lstatSync(`${dir}/${n}`, NO_ENTRY_UNDEFINED)?.nlink ?? 1) > 1);
       if (busy) continue;
-      for (const n of names) unlinkQuietly(`${dir}/${n}`);
-      LockSpares.#byRoot.delete(dir);
+      spares.remove(dir);
+      Spares.#byRoot.delete(dir);
       return;
     }
   }
 
-  /** The spares' names in the directory. */
+  /** Removes every spare file of the directory `dir` (a stage spare still being made, once made). */
+  remove(dir) {
+    this.gone = true;
+    for (const n of this.names) unlinkQuietly(`${dir}/${n}`);
+    for (const { name, fd } of this.stages.splice(0)) {
+      closeQuietly(fd);
+      unlinkQuietly(`${dir}/${name}`);
+    }
+  }
+
+  /** The lock spares' names in the directory. */
   names = [];
   /** False once the filesystem refused a link: its locks are created. */
   linkable = true;
+  /** Stage spares made ahead, each `{ name, fd, madeAt }`, open for writing. */
+  stages = [];
+  /** Whether a stage spare is being made now. */
+  making = false;
+  /** True once given up (evicted, or the process exiting): one still being made is removed once made. */
+  gone = false;
 }
 
 /**
@@ -224,6 +260,8 @@ class NodeDirIo {
   }
   #root;
   #staged = new Map();
+  /** lock name -> { id, token } of each lock made from a spare and not yet given back */
+  #linked = new Map();
   constructor(root) {
     this.#root = root;
   }
@@ -251,8 +289,7 @@ class NodeDirIo {
     return buf;
   }
   fileId(fd) {
-    const st = fss.fstatSync(fd, { bigint: true });
-    return `${st.dev}:${st.ino}`;
+    return fileId(fss.fstatSync(fd, { bigint: true }));
   }
   close(fd) {
     fss.closeSync(fd);
@@ -262,9 +299,58 @@ class NodeDirIo {
    * Kept open until synced (the protocol syncs every file it stages at once).
    */
   stage(bytes) {
-    const name = `${rules().tmpPrefix}${process.pid}-${randomUUID()}`;
-    this.#staged.set(name, this.#create(name, bytes));
+    const spares = Spares.of(this.#root);
+    let name = this.#fillStageSpare(spares, bytes);
+    if (name === undefined) {
+      name = `${rules().tmpPrefix}${process.pid}-${randomUUID()}`;
+      this.#staged.set(name, this.#create(name, bytes));
+    }
+    this.#makeStageSpare(spares);
     return name;
+  }
+  /**
+   * A stage spare made ahead (Spares), now holding `bytes`, its descriptor kept for
+   * the sync; undefined when none is ready or fit: a spare that is not an empty file
+   * under its one name, or is too old, is removed instead.
+   */
+  #fillStageSpare(spares, bytes) {
+    while (spares.stages.length > 0) {
+      const { name, fd, madeAt } = spares.stages.pop();
+      try {
+        const st = fss.fstatSync(fd);
+        const fit = st.isFile() && st.nlink === 1 && st.size === 0 && Date.now() - madeAt < rules().stageSpareMaxAgeMs;
+        if (fit) {
+          writeAll(fd, bytes);
+          this.#staged.set(name, fd);
+          return name;
+        }
+      } catch {
+        // unusable: removed below, and the pack staged in a new file as before
+      }
+      closeQuietly(fd);
+      unlinkQuietly(this.#path(name));
+    }
+    return undefined;
+  }
+  /**
+   * Starts making the next stage spare off the event loop (it is made while this
+   * commit waits for its fsync), unless enough are kept or one is being made.
+   */
+  #makeStageSpare(spares) {
+    if (spares.making || spares.stages.length >= rules().stageSpares) return;
+    spares.making = true;
+    const name = `${rules().tmpPrefix}stage-${process.pid}-${randomUUID()}`;
+    const path = this.#path(name);
+    fss.open(path, CREATE_FLAGS, FILE_MODE, (err, fd) => {
+      spares.making = false;
+      if (err) return; // none made: the next pack is staged in a new file
+      if (spares.gone) {
+        closeQuietly(fd);
+        unlinkQuietly(path);
+        return;
+      }
+      spares.stages.push({ name, fd, madeAt: Date.now() });
+    });
   }
   /** The staged file `name`'s descriptor, for its fsync (closed by the caller). */
   takeStaged(name) {
@@ -280,43 +366,61 @@ class NodeDirIo {
       fss.closeSync(fd);
     }
   }
-  /** A lock: a spare holding `bytes` linked as `name` (LockSpares), else created. */
+  /** A lock: a spare holding `bytes` linked as `name` (Spares), else created. */
   createExcl(name, bytes) {
-    const spares = LockSpares.of(this.#root);
+    const spares = Spares.of(this.#root);
     const spare = spares.linkable ? this.#spareHolding(spares, bytes) : undefined;
     if (spare !== undefined) {
       try {
-        fss.linkSync(this.#path(spare), this.#path(name));
+        fss.linkSync(this.#path(spare.name), this.#path(name));
+        // Given back by stillHolds: the lock is ours while its name is this file.
+        this.#linked.set(name, { id: spare.id, token: Buffer.from(bytes) });
         return;
       } catch (e) {
         if (e?.code === 'EEXIST') throw e;
         // Swept meanwhile, or a filesystem without hard links (then no more spares).
         if (this.kindOf(e) === 2) spares.linkable = false;
-        this.#forgetSpare(spares, spare);
+        this.#forgetSpare(spares, spare.name);
       }
     }
     fss.closeSync(this.#create(name, bytes));
   }
   /**
+   * Whether the lock `name`, made holding `token`, is still ours, as it is given
+   * back: a lock made from a spare is ours while `name` is that spare's file (the
+   * spare's own name keeps its inode from being reused); a created one, while it
+   * holds the token.
+   */
+  stillHolds(name, token) {
+    const made = this.#linked.get(name);
+    this.#linked.delete(name);
+    if (made === undefined || !made.token.equals(token)) {
+      const held = this.readSmall(name);
+      return held !== undefined && Buffer.from(held).equals(token);
+    }
+    const st = fss.lstatSync(this.#path(name), BIGINT_NO_ENTRY_UNDEFINED);
+    return st !== undefined && fileId(st) === made.id;
+  }
+  /**
    * A spare that no lock links now, rewritten to hold exactly `bytes` (which also
-   * makes it young), or a new one while there are fewer than `lockSpares`;
-   * undefined when all are busy or none can be made.
+   * makes it young), or a new one while there are fewer than `lockSpares`: its
+   * name and identity; undefined when all are busy or none can be made.
    */
   #spareHolding(spares, bytes) {
     for (const spare of [...spares.names]) {
-      const st = fss.lstatSync(this.#path(spare), NO_ENTRY_UNDEFINED);
+      const st = fss.lstatSync(this.#path(spare), BIGINT_NO_ENTRY_UNDEFINED);
       if (st === undefined || !st.isFile()) {
         this.#forgetSpare(spares, spare);
         continue;
       }
       // Linked elsewhere: a lock held now, or one being broken (moved aside).
-      if (st.nlink !== 1) continue;
+      if (st.nlink !== 1n) continue;
       let fd;
       try {
-        const resize = st.size === bytes.byteLength ? 0 : C.O_TRUNC;
+        const resize = st.size === BigInt(bytes.byteLength) ? 0 : C.O_TRUNC;
         fd = fss.openSync(this.#path(spare), C.O_WRONLY | C.O_NOFOLLOW | resize);
         writeAll(fd, bytes);
-        return spare;
+        return { name: spare, id: fileId(st) };
       } catch {
         this.#forgetSpare(spares, spare);
       } finally {
@@ -325,13 +429,20 @@ class NodeDirIo {
     }
     if (spares.names.length >= rules().lockSpares) return undefined;
     const spare = `${rules().tmpPrefix}lock-${process.pid}-${randomUUID()}`;
+    let id;
     try {
-      fss.closeSync(this.#create(spare, bytes));
+      const fd = this.#create(spare, bytes);
+      try {
+        id = fileId(fss.fstatSync(fd, { bigint: true }));
+      } finally {
+        fss.closeSync(fd);
+      }
     } catch {
+      unlinkQuietly(this.#path(spare));
       return undefined; // the lock's own create says why
     }
     spares.names.push(spare);
-    return spare;
+    return { name: spare, id };
   }
   #forgetSpare(spares, spare) {
     const at = spares.names.indexOf(spare);
@@ -663,6 +774,14 @@ export class DirectoryStore {
       if (this.#queues.get(name) === tail) this.#queues.delete(name);
     });
     return run;
+  }
+}
+
+function closeQuietly(fd) {
+  try {
+    fss.closeSync(fd);
+  } catch {
+    // already closed
   }
 }
 

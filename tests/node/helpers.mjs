@@ -1,7 +1,7 @@
 // Shared pieces of the Node suites: the stores under test, a counting wrapper that
 // proves "no store operation", and the conformance data's tree format.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -177,15 +177,17 @@ export function treeOf(entries) {
 export { MEMDIR_BIN, startServe } from './child-server.mjs';
 
 /**
- * Whether `name` in a store directory is one of this process's spare lock files,
- * which it keeps while it runs (js/stores/store-dir.js, LockSpares; their own tests
- * are in store-dir.test.mjs).
+ * Whether `name` in the store directory `dir` is one of this process's spare files,
+ * which it keeps while it runs (js/stores/store-dir.js, Spares; their own tests are
+ * in store-dir.test.mjs): a spare lock file, or the empty file made ahead for the
+ * next pack (one holding anything is not a spare: a pack left behind).
  */
-export function isOwnSpare(name) {
-  return name.startsWith(`.tmp-lock-${process.pid}-`);
+export function isOwnSpare(name, dir) {
+  if (name.startsWith(`.tmp-lock-${process.pid}-`)) return true;
+  return name.startsWith(`.tmp-stage-${process.pid}-`) && statSync(join(dir, name)).size === 0;
 }
 
 /** The hidden names (locks, temporaries) in the store directory `dir` but for this process's spares: what a change may not leave behind. */
 export function hiddenNames(dir) {
-  return readdirSync(dir).filter((f) => f.startsWith('.') && !isOwnSpare(f));
+  return readdirSync(dir).filter((f) => f.startsWith('.') && !isOwnSpare(f, dir));
 }

@@ -19,12 +19,12 @@ describe('tampered stores on the directory store', () => {
       const dir = join(base, 'store');
       const store = memdir.directoryStore(dir);
       await store.open();
-      const notKeys = () => readdirSync(dir).filter((n) => nameToKey(n) === undefined && !isOwnSpare(n));
+      const notKeys = () => readdirSync(dir).filter((n) => nameToKey(n) === undefined && !isOwnSpare(n, dir));
       const before = notKeys();
       const seen = await observe(store, () => memdir.openMemory({ store }), probes, c);
       assert.deepEqual(seen, expected(c));
       // Nothing beside the store, and no file in it that is not a key (no lock or
-      // temporary left behind; this process's spare lock files aside).
+      // temporary left behind; this process's spare files aside).
       assert.deepEqual(readdirSync(base).sort(), ['outside.txt', 'store']);
       assert.equal(readFileSync(join(base, 'outside.txt'), 'utf8'), 'beside the store');
       assert.deepEqual(notKeys(), before);

@@ -381,11 +381,85 @@ describe('a lock is a spare file of the process, hard-linked under its name', ()
       console.log(JSON.stringify(readdirSync(${JSON.stringify(dir)}).filter((n) => n.startsWith('.'))));`;
     const out = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
     assert.equal(out.status, 0, out.stderr);
-    // While it ran: the turn's spare and the head lock's, nothing else hidden.
+    // While it ran: the turn's spare and the head lock's, and the next pack's file
+    // made ahead, nothing else hidden.
     const during = JSON.parse(out.stdout);
-    assert.equal(during.length, 2, out.stdout);
-    for (const n of during) assert.match(n, SPARE);
+    assert.equal(during.length, 3, out.stdout);
+    assert.equal(during.filter((n) => SPARE.test(n)).length, 2, out.stdout);
+    assert.equal(during.filter((n) => STAGE_SPARE.test(n)).length, 1, out.stdout);
     assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('.')), []);
+  });
+
+  test('a lock given back is removed only while its name is still the spare that made it', async () => {
+    const dir = join(tempDir(), 'store');
+    const store = memdir.directoryStore(dir);
+    // Broken as stale by another process while held, and taken by it: its lock
+    // file holds the very same token (as if copied), but is not our spare.
+    const taken = await store.inTurn(async () => {
+      const path = join(dir, '.lock-turn');
+      const token = readFileSync(path);
+      rmSync(path);
+      writeFileSync(path, token, { mode: 0o600 });
+      return token;
+    });
+    assert.deepEqual(readFileSync(join(dir, '.lock-turn')), taken, 'the other lock is left as it is');
+    rmSync(join(dir, '.lock-turn'));
+    // Ours: given back.
+    await store.inTurn(async () => assert.equal(lstatSync(join(dir, '.lock-turn')).nlink, 2));
+    assert.equal(readdirSync(dir).includes('.lock-turn'), false);
+  });
+});
+
+const STAGE_SPARE = /^\.tmp-stage-(\d+)-[0-9a-f-]{36}$/;
+
+describe("a commit's pack is written into an empty file made ahead", () => {
+  const stageSpares = (dir) => readdirSync(dir).filter((n) => STAGE_SPARE.test(n)).sort();
+  /** Resolves once the spare being made off the event loop is there. */
+  const made = async (dir) => {
+    for (let i = 0; i < 200 && stageSpares(dir).length === 0; i++) await new Promise((r) => setTimeout(r, 5));
+    return stageSpares(dir);
+  };
+
+  test('each staged pack starts making the next file, and the next commit stages its pack in it: the head is that inode', async () => {
+    const dir = join(tempDir(), 'store');
+    const memory = await memdir.openMemory({ store: memdir.directoryStore(dir) });
+    assert.equal(await memory.create({ path: '/memories/a.md', file_text: 'a' }), 'File created successfully at: /memories/a.md');
+    const [spare] = await made(dir);
+    const st = lstatSync(join(dir, spare));
+    assert.equal(st.size, 0);
+    assert.equal(st.nlink, 1);
+    assert.equal((st.mode & 0o777).toString(8), '600');
+    assert.equal(await memory.create({ path: '/memories/b.md', file_text: 'b' }), 'File created successfully at: /memories/b.md');
+    const head = lstatSync(join(dir, 'khead'));
+    assert.equal(head.ino, st.ino, 'the pack was staged in the spare and renamed over the head');
+    assert.equal(readdirSync(dir).includes(spare), false);
+    const [next] = await made(dir);
+    assert.notEqual(next, spare);
+    assert.equal(await memory.view({ path: '/memories/b.md' }), "Here's the content of /memories/b.md with line numbers:\n     1\tb");
+  });
+
+  test('a spare that is no longer an empty file under its name alone is removed, and the pack staged in a new file', async () => {
+    const dir = join(tempDir(), 'store');
+    const memory = await memdir.openMemory({ store: memdir.directoryStore(dir) });
+    await memory.create({ path: '/memories/a.md', file_text: 'a' });
+    // Swept away (a sweep of old temporaries, or a hand): forgotten.
+    const [swept] = await made(dir);
+    rmSync(join(dir, swept));
+    assert.equal(await memory.create({ path: '/memories/b.md', file_text: 'b' }), 'File created successfully at: /memories/b.md');
+    assert.equal(readdirSync(dir).includes(swept), false);
+    // Written by another hand: removed, its bytes kept out of every key.
+    const [written] = await made(dir);
+    writeFileSync(join(dir, written), "not memdir's");
+    assert.equal(await memory.create({ path: '/memories/c.md', file_text: 'c' }), 'File created successfully at: /memories/c.md');
+    assert.equal(readdirSync(dir).includes(written), false);
+    for (const n of readdirSync(dir)) assert.equal(readFileSync(join(dir, n)).includes("not memdir's"), false, n);
+    // Linked elsewhere: removed from here, the other name left holding nothing of ours.
+    const [linked] = await made(dir);
+    linkSync(join(dir, linked), join(dir, '.tmp-elsewhere'));
+    assert.equal(await memory.create({ path: '/memories/d.md', file_text: 'd' }), 'File created successfully at: /memories/d.md');
+    assert.equal(readFileSync(join(dir, '.tmp-elsewhere')).length, 0);
+    assert.equal(readdirSync(dir).includes(linked), false);
+    assert.equal(await memory.view({ path: '/memories' }), (await memdir.openMemory({ store: memdir.directoryStore(dir) }).then((m) => m.view({ path: '/memories' }))));
   });
 });
 

@@ -168,8 +168,8 @@ test('a sync of 2,000 memories with nothing changed reads one list and writes no
   m.close();
 });
 
-/** Every file of the store directory `dir` (its locks and temporaries too, not this process's spare locks), with its bytes. */
-const files = (dir) => Object.fromEntries(readdirSync(dir).filter((f) => !isOwnSpare(f)).map((f) => [f, readFileSync(join(dir, f), 'hex')]));
+/** Every file of the store directory `dir` (its locks and temporaries too, not this process's spare files), with its bytes. */
+const files = (dir) => Object.fromEntries(readdirSync(dir).filter((f) => !isOwnSpare(f, dir)).map((f) => [f, readFileSync(join(dir, f), 'hex')]));
 
 test('a store mounted read-only is refused before any request: not a file written in it, nothing pushed out', async () => {
   const store = await client.beta.memoryStores.create({ name: 'Read-only' });

@@ -17,7 +17,7 @@ pub struct Held {
 impl Held {
     /// Removes the lock only if it is still ours (it may have been broken as stale).
     pub fn release<I: DirIo>(self, io: &mut I) {
-        if io.read_small(&self.name).as_deref() == Some(self.token.as_bytes()) {
+        if io.still_holds(&self.name, self.token.as_bytes()) {
             let _ = io.unlink(&self.name);
         }
     }

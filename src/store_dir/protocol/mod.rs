@@ -142,6 +142,15 @@ pub trait DirIo {
     fn replace(&mut self, name: &str, bytes: &[u8]) -> Result<(), Self::Error>;
     /// The first 256 bytes of the regular file `name`, if it can be read.
     fn read_small(&mut self, name: &str) -> Option<Vec<u8>>;
+    /// Whether the lock `name` this process made holding `token` is still the
+    /// one there (a lock found stale may have been broken and taken by another):
+    /// asked once, as the lock is given back. By default, whether `name` holds
+    /// `token`; Node, whose locks are its spare files linked ([`DirIo::create_excl`]),
+    /// asks whether `name` is still the spare it linked, one `lstat` where reading
+    /// the token takes four system calls.
+    fn still_holds(&mut self, name: &str, token: &[u8]) -> bool {
+        self.read_small(name).as_deref() == Some(token)
+    }
     /// Whether anything is at `name` (`lstat`); a path through something that is
     /// not a directory may also answer false (Node's `lstat` tells it from an
     /// absent name only by throwing).

@@ -31,7 +31,7 @@ pub(crate) fn js_error(e: DirError) -> JsValue {
 
 /// The format's names, times, page and lock spares the Node store uses itself:
 /// `{tmpPrefix, turnLock, turnWaitMs, lockWaitMs, listPage, lockSpares,
-/// lockSpareDirs}` (the rest is the protocol's).
+/// lockSpareDirs, stageSpares, stageSpareMaxAgeMs}` (the rest is the protocol's).
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Rules {
@@ -42,6 +42,8 @@ struct Rules {
     list_page: usize,
     lock_spares: usize,
     lock_spare_dirs: usize,
+    stage_spares: usize,
+    stage_spare_max_age_ms: u64,
 }
 
 #[wasm_bindgen(js_name = storeDirRules)]
@@ -54,6 +56,8 @@ pub fn store_dir_rules() -> Result<JsValue, JsValue> {
         list_page: config::STORE_DIR_PAGE,
         lock_spares: config::LOCK_SPARES,
         lock_spare_dirs: config::LOCK_SPARE_DIRS,
+        stage_spares: config::STAGE_SPARES,
+        stage_spare_max_age_ms: config::STAGE_SPARE_MAX_AGE_MS,
     })
 }
 

@@ -46,6 +46,8 @@ extern "C" {
     fn replace(this: &JsDirIo, name: &str, bytes: &[u8]) -> Result<(), JsValue>;
     #[wasm_bindgen(method, js_name = readSmall)]
     fn read_small(this: &JsDirIo, name: &str) -> Option<Vec<u8>>;
+    #[wasm_bindgen(method, js_name = stillHolds)]
+    fn still_holds(this: &JsDirIo, name: &str, token: &[u8]) -> bool;
     #[wasm_bindgen(method, catch)]
     fn exists(this: &JsDirIo, name: &str) -> Result<bool, JsValue>;
     #[wasm_bindgen(method, catch, js_name = ageMs)]
@@ -199,6 +201,10 @@ impl DirIo for JsIo {
 
     fn read_small(&mut self, name: &str) -> Option<Vec<u8>> {
         self.js.read_small(name)
+    }
+
+    fn still_holds(&mut self, name: &str, token: &[u8]) -> bool {
+        self.js.still_holds(name, token)
     }
 
     fn exists(&mut self, name: &str) -> Result<bool, JsIoError> {
