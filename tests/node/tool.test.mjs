@@ -100,3 +100,14 @@ test('memdir/tool refuses to load beside memdir in one process', () => {
   });
   assert.equal(said, 'memdir and memdir/tool are two builds of one engine and cannot both be loaded here: import one of them\n');
 });
+
+test('memdir/tool starts compiling its wasm before it loads its other modules', () => {
+  // An ES module's imports run in their order: the one that starts the background
+  // compile comes first, so the entry's other modules load while V8 compiles.
+  const entry = readFileSync(new URL('../../js/tool-node.js', import.meta.url), 'utf8');
+  const imports = [...entry.matchAll(/^(?:import|export)\b[^;]*?\bfrom\s*'([^']+)'|^import\s*'([^']+)'/gm)].map((m) => m[1] ?? m[2]);
+  assert.equal(imports[0], './wasm-tool-node.js');
+  const start = readFileSync(new URL('../../js/wasm-tool-node.js', import.meta.url), 'utf8');
+  assert.match(start, /^export const compiled = WebAssembly\.compile\(readFileSync\(/m);
+  assert.match(entry, /^toolBuild\.initSync\(\{ module: await compiled \}\);$/m);
+});
