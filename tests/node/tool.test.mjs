@@ -8,11 +8,12 @@
 // and memdir/tool's surface, and its refusal to load beside memdir.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { loadJson, memdir, normalTree, tempDir, treeEntries, treeOf } from './helpers.mjs';
+import { distIsFresh } from '../../scripts/fresh.mjs';
 
 const { cases } = loadJson('cases.json');
 const { paths: hostile } = loadJson('hostile-paths.json');
@@ -110,4 +111,25 @@ test('memdir/tool starts compiling its wasm before it loads its other modules', 
   const start = readFileSync(new URL('../../js/wasm-tool-node.js', import.meta.url), 'utf8');
   assert.match(start, /^export const compiled = WebAssembly\.compile\(readFileSync\(/m);
   assert.match(entry, /^toolBuild\.initSync\(\{ module: await compiled \}\);$/m);
+});
+
+test('a checkout whose dist/ lacks a memdir/tool build is not fresh, so prepack and npm start build it', () => {
+  const root = tempDir('memdir-fresh-');
+  // The sources an hour older than the builds.
+  const past = new Date(Date.now() - 3_600_000);
+  for (const f of ['Cargo.toml', 'Cargo.lock']) {
+    writeFileSync(join(root, f), '');
+    utimesSync(join(root, f), past, past);
+  }
+  const builds = ['', 'node', 'tool', join('tool', 'node')];
+  for (const d of builds) {
+    mkdirSync(join(root, 'dist', d), { recursive: true });
+    writeFileSync(join(root, 'dist', d, 'memdir_wasm_bg.wasm'), '');
+  }
+  assert.equal(distIsFresh(root), true);
+  for (const d of builds.slice(2)) {
+    rmSync(join(root, 'dist', d, 'memdir_wasm_bg.wasm'));
+    assert.equal(distIsFresh(root), false, `without dist/${d}`);
+    writeFileSync(join(root, 'dist', d, 'memdir_wasm_bg.wasm'), '');
+  }
 });
