@@ -8,15 +8,4 @@ await init({ module_or_path: new URL('../dist/memdir_wasm_bg.wasm', import.meta.
 useGlue(glue);
 
 export * from './core.js';
-
-/**
- * A memory kept in this origin's IndexedDB, in database `memdir:{name}`; every tab
- * that opens the same name shares it without losing writes. Native: no JS runs
- * per store operation, and each command writes in one readwrite transaction.
- */
-export function indexedDbStore(name = 'default') {
-  if (typeof name !== 'string' || name.length === 0 || name.length > 200) {
-    throw new TypeError('indexedDbStore expects a name: a string of 1 to 200 characters');
-  }
-  return glue.indexedDbStore(name);
-}
+export { indexedDbStore } from './stores/indexeddb.js';

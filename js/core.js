@@ -3,7 +3,7 @@
 // workerd.js, default.js) initialises the wasm its runtime's way, then re-exports
 // this module plus its own stores; nothing here touches the wasm until it is called
 // (the entry hands its build's glue to glue.js first).
-import { AT_ONCE, FACE_ERRORS, deepFreeze, glue, toolsetDefinitions } from './glue.js';
+import { AT_ONCE, FACE_ERRORS, deepFreeze, glue, inBuild, notInTool, toolsetDefinitions } from './glue.js';
 import { remoteCaller, syncOptions } from './sync.js';
 import { processTurn, writesInTurn } from './turn.js';
 
@@ -63,6 +63,7 @@ export function customStore(obj) {
   if (obj.inTurn !== undefined && obj.inTurn !== null && typeof obj.inTurn !== 'function') {
     throw new TypeError('customStore: the store\'s inTurn must be a function when present');
   }
+  if (!inBuild('jsStore')) throw notInTool('customStore (a store of your own)');
   return glue.jsStore(obj);
 }
 
@@ -125,6 +126,7 @@ async function sealedHandle(handle, key) {
     await glue.checkPlaintext(handle);
     return handle;
   }
+  if (!inBuild('openSealed')) throw notInTool("openMemory's encryption");
   return glue.openSealed(handle, ...key, freshBytes());
 }
 
@@ -176,6 +178,7 @@ export async function openMemory(options = {}) {
     throw new RangeError(`openMemory: maxRetries must be an integer from 0 to ${d.maxRetriesCap}`);
   }
   // Checked (id, dims, embed) and read once, in the engine's words.
+  if (embedder !== undefined && embedder !== null && !inBuild('jsEmbedder')) throw notInTool("openMemory's embedder");
   const embed = embedder === undefined || embedder === null ? undefined : glue.jsEmbedder(embedder);
   const config = JSON.stringify({
     maxFileBytes: limitValue(limits, 'maxFileBytes', 'max_file_bytes'),
@@ -454,6 +457,7 @@ export class Memory {
   entries(...args) {
     if (modelCalled(args[0], 'entries')) return this.#handle(args[0], false);
     if (this.#closed) return Promise.reject(faceError('closed'));
+    if (!inBuild('entries', this.#core)) return Promise.reject(notInTool('memory.entries()'));
     return this.#core.entries();
   }
 
@@ -461,6 +465,7 @@ export class Memory {
   async import(entries) {
     if (modelCalled(entries, 'import')) return this.#handle(entries, false);
     if (this.#closed) throw faceError('closed');
+    if (!inBuild('import', this.#core)) throw notInTool('memory.import()');
     if (!Array.isArray(entries)) throw new TypeError('import expects an array of {path, content?} entries');
     let text;
     try {
@@ -481,6 +486,7 @@ export class Memory {
   async api(request) {
     if (modelCalled(request, 'api')) return this.#handle(request, false);
     if (this.#closed) throw faceError('closed');
+    if (!inBuild('api', this.#core)) throw notInTool('memory.api()');
     let text;
     let mount = '';
     try {
@@ -523,6 +529,7 @@ export class Memory {
   async toolset(name, input, options) {
     if (modelCalled(name, 'toolset')) return this.#handle(name, false);
     if (this.#closed) throw faceError('closed');
+    if (!inBuild('toolset', this.#core)) throw notInTool('memory.toolset()');
     if (typeof name !== 'string') throw new TypeError('toolset expects (name, input), name a string');
     const actor = actorOption(options);
     const text = inputText(input, false);
@@ -549,6 +556,7 @@ export class Memory {
   async search(query, options) {
     if (modelCalled(query, 'search')) return this.#handle(query, false);
     if (this.#closed) throw faceError('closed');
+    if (!inBuild('search', this.#core)) throw notInTool('memory.search()');
     const hits = JSON.parse(await this.#core.search(searchInput(query, options)));
     // In the order the docs give the fields (the engine's JSON sorts them).
     const shaped = hits.map(({ path, score, lines }) => ({ path, score, lines }));
@@ -566,6 +574,7 @@ export class Memory {
   async recall(query, options) {
     if (modelCalled(query, 'recall')) return this.#handle(query, false);
     if (this.#closed) throw faceError('closed');
+    if (!inBuild('recall', this.#core)) throw notInTool('memory.recall()');
     return this.#core.recall(searchInput(query, options));
   }
 
@@ -577,6 +586,7 @@ export class Memory {
   async find(input) {
     if (modelCalled(input, 'find')) return this.#handle(input, false);
     if (this.#closed) throw faceError('closed');
+    if (!inBuild('find', this.#core)) throw notInTool('memory.find()');
     const text = inputText(input, false);
     if (text === null) throw withKind(new Error(glue.oversizedInput().content.slice('Error: '.length)), 'input');
     return this.#core.find(text);
@@ -594,6 +604,7 @@ export class Memory {
   async reindex(...args) {
     if (modelCalled(args[0], 'reindex')) return this.#handle(args[0], false);
     if (this.#closed) throw faceError('closed');
+    if (!inBuild('reindex', this.#core)) throw notInTool('memory.reindex()');
     let status = await this.#core.reindex(1);
     for (let round = 1; status.pending && round < defaults().reindexRounds; round++) {
       await new Promise((resolve) => setTimeout(resolve, 0));
@@ -610,6 +621,7 @@ export class Memory {
   searchStatus(...args) {
     if (modelCalled(args[0], 'searchStatus')) return this.#handle(args[0], false);
     if (this.#closed) return Promise.reject(faceError('closed'));
+    if (!inBuild('searchStatus', this.#core)) return Promise.reject(notInTool('memory.searchStatus()'));
     return this.#core.searchStatus();
   }
 
@@ -624,6 +636,7 @@ export class Memory {
    */
   async records(name, input, options = {}) {
     if (this.#closed) throw faceError('closed');
+    if (!inBuild('records', this.#core)) throw notInTool('memory.records()');
     if (typeof name !== 'string') throw new TypeError('records expects (name, input), name a string');
     const actor = actorOption(options);
     const text = inputText(input, false);
@@ -650,6 +663,7 @@ export class Memory {
       return Promise.reject(new RangeError('gc: minAgeMs must be a non-negative integer'));
     }
     if (this.#closed) return Promise.reject(faceError('closed'));
+    if (!inBuild('gc', this.#core)) return Promise.reject(notInTool('memory.gc()'));
     return this.#core.gc(keepCommits, minAgeMs);
   }
 
@@ -666,6 +680,7 @@ export class Memory {
       return Promise.reject(new RangeError('retain: olderThanMs must be a non-negative integer'));
     }
     if (this.#closed) return Promise.reject(faceError('closed'));
+    if (!inBuild('retain', this.#core)) return Promise.reject(notInTool('memory.retain()'));
     return this.#core.retain(olderThanMs);
   }
 
@@ -681,6 +696,7 @@ export class Memory {
       return Promise.reject(new RangeError('expire: olderThanMs must be a non-negative integer'));
     }
     if (this.#closed) return Promise.reject(faceError('closed'));
+    if (!inBuild('expire', this.#core)) return Promise.reject(notInTool('memory.expire()'));
     return this.#core.expire(olderThanMs);
   }
 
@@ -701,6 +717,7 @@ export class Memory {
       return Promise.reject(e);
     }
     if (this.#closed) return Promise.reject(faceError('closed'));
+    if (!inBuild('sync', this.#core)) return Promise.reject(notInTool('memory.sync()'));
     return this.#core.sync(remoteCaller(checked), checked.name, checked.mount);
   }
 
@@ -717,6 +734,7 @@ export class Memory {
     // never a rotation to a key the model chose.
     if (modelCalled(options, 'rekey')) return this.#handle(options, false);
     if (this.#closed) throw faceError('closed');
+    if (!inBuild('rekey', this.#core)) throw notInTool('memory.rekey()');
     const key = encryptionArgs(options, 'rekey');
     if (key === undefined) throw new TypeError('rekey: give the new key: rekey({key, keyId?, mount?})');
     const mount = options.mount ?? '';

@@ -61,12 +61,35 @@ export let FACE_ERRORS;
  */
 export const AT_ONCE = Symbol('memdir.atOnce');
 
-/** Called once, by the entry point, with the glue it initialised. */
+/**
+ * Called once, by the entry point, with the glue it initialised. Every entry shares
+ * this module's state, so one realm runs one build: a second, different build (the
+ * lean `memdir/tool` beside the full `memdir`) is refused rather than swapped in
+ * under the first's open memories and store handles.
+ */
 export function useGlue(initialised) {
+  if (glue === initialised) return;
+  if (glue !== undefined) {
+    throw new Error('memdir and memdir/tool are two builds of one engine and cannot both be loaded here: import one of them');
+  }
   glue = initialised;
   const [commands, readOnlyCommands] = JSON.parse(glue.commandNames());
   COMMANDS = Object.freeze(commands);
   READ_ONLY_COMMANDS = Object.freeze(readOnlyCommands);
-  API_WRITE_OPS = Object.freeze(JSON.parse(glue.apiWriteOps()));
+  // The lean build (memdir/tool) has no Memory Stores API, so no operation of it writes.
+  API_WRITE_OPS = Object.freeze(typeof glue.apiWriteOps === 'function' ? JSON.parse(glue.apiWriteOps()) : []);
   FACE_ERRORS = Object.freeze(Object.fromEntries(JSON.parse(glue.faceErrors())));
+}
+
+/**
+ * Whether the build loaded has `name` (a glue export, or a method of its Memory):
+ * the lean build (`memdir/tool`, feature `tool`) has only the memory tool's.
+ */
+export function inBuild(name, of = glue) {
+  return typeof of?.[name] === 'function';
+}
+
+/** The refusal of what the lean build (`memdir/tool`) leaves out, naming it. */
+export function notInTool(what) {
+  return new TypeError(`${what} is not in memdir/tool, which runs the memory tool alone: import memdir for it`);
 }

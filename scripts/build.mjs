@@ -2,6 +2,8 @@
 // `npm run build`: the engine's wasm-bindgen crate -> dist/ (glue + optimised wasm),
 // twice: dist/ for the browser (feature `indexeddb`) and dist/node/ for Node, workerd
 // and the default entry, which have no IndexedDB and so need not carry its code.
+// Then the same two lean, for `memdir/tool` (feature `tool`): dist/tool/ and
+// dist/tool/node/.
 // Also the package's `prepack`, so a tarball never leaves without its wasm.
 //
 // Steps, per build: cargo (wasm32-unknown-unknown, profile release-wasm-browser or
@@ -76,7 +78,7 @@ const PEER = {
  * (so the builds sit side by side in target/ and a no-op build relinks nothing),
  * wasm-bindgen, wasm-opt. Skipped when cargo's output is the one `out` was made from.
  */
-function buildVariant({ profile, features, out, peer, opt = '-O3' }) {
+function buildVariant({ profile, features, out, peer, opt = '-O3', strip = false }) {
   const name = peer ? peer.name : 'memdir_wasm';
   if (peer) run('cargo', ['build', '--manifest-path', peer.manifest, '--target-dir', peer.targetDir, '--target', 'wasm32-unknown-unknown', '--profile', profile]);
   else run('cargo', ['build', '-p', 'memdir-wasm', '--target', 'wasm32-unknown-unknown', '--profile', profile, ...(features.length ? ['--features', features.join(',')] : [])]);
@@ -88,7 +90,7 @@ function buildVariant({ profile, features, out, peer, opt = '-O3' }) {
   // Nothing to do when cargo's output is the one `out` was made from (a no-op build
   // stays a second or two long, so every test script can call it).
   const stampFile = join(out, '.stamp');
-  const stamp = `${createHash('sha256').update(readFileSync(built)).digest('hex')} ${args.has('--no-opt') ? 'no-opt' : opt}`;
+  const stamp = `${createHash('sha256').update(readFileSync(built)).digest('hex')} ${args.has('--no-opt') ? 'no-opt' : opt}${strip ? ' strip' : ''}`;
   const wasm = join(out, `${name}_bg.wasm`);
   if (!args.has('--force') && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(wasm)) {
     console.error(`${relative(root, out)}/ is up to date`);
@@ -117,15 +119,18 @@ function buildVariant({ profile, features, out, peer, opt = '-O3' }) {
       '--enable-multivalue',
       '--enable-simd',
     ];
-    run(process.execPath, [wasmOpt, wasm, opt, ...features, '-o', tmp]);
+    const stripped = strip ? ['--strip-producers', '--strip-target-features'] : [];
+    run(process.execPath, [wasmOpt, wasm, ...stripped, opt, ...features, '-o', tmp]);
     renameSync(tmp, wasm);
   }
   writeFileSync(stampFile, stamp);
 }
 
-// The package carries two builds: the browser's, with the IndexedDB store (dist/,
+// The package carries four builds: the browser's, with the IndexedDB store (dist/,
 // loaded by js/browser.js), and the one for everything else, without it (dist/node/,
-// loaded by js/node.js, js/workerd.js and js/default.js).
+// loaded by js/node.js, js/workerd.js and js/default.js); and the lean builds of
+// `memdir/tool`, the same two without every face but the memory tool (dist/tool/,
+// loaded by js/tool.js; dist/tool/node/, by js/tool-node.js).
 const variants = empty
   ? [{ profile: 'release-wasm', features: [], out: join(root, 'bench', 'cold', 'dist'), peer: PEER }]
   : bench
@@ -133,6 +138,12 @@ const variants = empty
   : [
       { profile: 'release-wasm-browser', features: ['indexeddb'], out: join(root, 'dist'), opt: '-Oz' },
       { profile: 'release-wasm', features: [], out: join(root, 'dist', 'node') },
+      // The lean builds of `memdir/tool` (feature `tool`: the memory tool alone),
+      // the browser's (with IndexedDB, for size) and Node's (for speed).
+      // Its custom sections (the toolchain's names, the target's features) are
+      // dropped too: 0.2 KiB a page need not fetch, on a 200 KiB budget.
+      { profile: 'release-wasm-tool-browser', features: ['indexeddb', 'tool'], out: join(root, 'dist', 'tool'), opt: '-Oz', strip: true },
+      { profile: 'release-wasm-tool', features: ['tool'], out: join(root, 'dist', 'tool', 'node') },
     ];
 for (const v of variants) buildVariant(v);
 for (const { out, peer } of variants) {
@@ -155,7 +166,7 @@ function jsClosure(file, seen = new Set()) {
   }
   return seen;
 }
-for (const entry of ['node', 'browser', 'workerd', 'default']) {
+for (const entry of ['node', 'browser', 'workerd', 'default', 'tool', 'tool-node']) {
   const files = [...jsClosure(join(root, 'js', `${entry}.js`))];
   const bytes = Buffer.concat(files.map((f) => readFileSync(f)));
   console.error(`js/${entry}.js with its imports (${files.length} files, wasm aside): ${kib(bytes.length)} raw, ${kib(gzipSync(bytes, { level: 9 }).length)} gzipped`);

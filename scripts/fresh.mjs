@@ -14,9 +14,9 @@ function newest(dir, seen = 0) {
   return seen;
 }
 
-/** True when both builds in dist/ exist and are newer than every source of them. */
+/** True when every build in dist/ (the full two and memdir/tool's lean two) exists and is newer than every source of them. */
 export function distIsFresh(root) {
-  const builds = [join(root, 'dist', 'memdir_wasm_bg.wasm'), join(root, 'dist', 'node', 'memdir_wasm_bg.wasm')];
+  const builds = ['', 'node', join('tool'), join('tool', 'node')].map((d) => join(root, 'dist', d, 'memdir_wasm_bg.wasm'));
   if (!builds.every((p) => existsSync(p))) return false;
   const sources = Math.max(
     newest(join(root, 'src')),

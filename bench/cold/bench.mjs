@@ -14,6 +14,14 @@
 //    sample, with the host's compile cache missing (Cranelift compiles) and hitting.
 // Every memdir sample must answer the view exactly as the first Node one did, every
 // peer sample `1`, or the run stops without figures.
+// Those rows have no target: an empty module is no user's alternative. The one
+// target is against the peer a Node user would otherwise run: a fresh process that
+// imports memdir, opens a directory store (an empty directory) and answers its first
+// view, at most SDK_TARGET times the same process with the SDK's
+// BetaLocalFilesystemMemoryTool over an empty directory (its answers checked the
+// same way, against the first SDK sample), the whole process timed from spawn to
+// exit; printed met / NOT met for `memdir` and for `memdir/tool` (the memory tool
+// alone, over the lean build).
 //   node bench/cold/bench.mjs [--runs 11] [--only node,chromium,workerd,wasmtime]
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
@@ -28,6 +36,8 @@ const { values: args } = parseArgs({
   options: { runs: { type: 'string', default: '11' }, only: { type: 'string', default: 'node,chromium,workerd,wasmtime' } },
 });
 const RUNS = Number(args.runs);
+// The cold-start target against the SDK's tool (issue 50, decision 1).
+const SDK_TARGET = 1.2;
 const ONLY = new Set(args.only.split(','));
 
 const kib = (p) => `${(statSync(p).size / 1024).toFixed(1)} KiB`;
@@ -45,9 +55,16 @@ const temp = (tag) => {
 
 // The answer every memdir side must give; set by the first memdir sample.
 let expected;
+// The answer every SDK sample must give; set by the first SDK sample.
+let expectedSdk;
 function check(label, side, answer) {
   if (side === 'empty') {
     if (answer !== '1') throw new Error(`${label}: the empty module answered ${JSON.stringify(answer)}`);
+    return;
+  }
+  if (side === 'sdk') {
+    expectedSdk ??= answer;
+    if (answer !== expectedSdk) throw new Error(`${label}: the SDK answered ${JSON.stringify(answer)}, not ${JSON.stringify(expectedSdk)}`);
     return;
   }
   expected ??= answer;
@@ -74,6 +91,8 @@ async function compare(label, sides, sample) {
 }
 
 const rows = [];
+// The directory store against the SDK's tool, each a fresh Node process.
+let versusSdk;
 const notes = [];
 const row = (runtime, [memdir, empty]) => {
   rows.push([runtime, memdir, empty]);
@@ -89,6 +108,17 @@ try {
     const run = (side) => JSON.parse(execFileSync(process.execPath, [child, side, ...(side === 'directory' ? [join(temp('dir'), 'store')] : [])], { encoding: 'utf8' }));
     row('Node, memory store (fresh process)', await compare('node', ['memdir', 'empty'], run));
     row('Node, directory store (fresh process)', await compare('node-dir', ['directory', 'empty'], run));
+    // Against the SDK the whole process is timed, from spawn to exit (Node's own
+    // start included, as a user waits for it), each side over an empty directory.
+    const wallRun = (side) => {
+      const dir = join(temp(side), 'store');
+      const t0 = performance.now();
+      const { answer } = JSON.parse(execFileSync(process.execPath, [child, side, dir], { encoding: 'utf8' }));
+      return { ms: performance.now() - t0, answer };
+    };
+    const [dirMs, toolMs, sdkMs] = await compare('node-sdk', ['directory', 'tool', 'sdk'], wallRun);
+    versusSdk = { dirMs, toolMs, sdkMs };
+    console.error(`Node, directory store vs the SDK: memdir ${dirMs.toFixed(1)} ms, memdir/tool ${toolMs.toFixed(1)} ms, SDK ${sdkMs.toFixed(1)} ms`);
   }
 
   if (ONLY.has('chromium')) {
@@ -190,3 +220,12 @@ console.log(`cold start (instantiate + open + first view), median of ${RUNS} sam
 console.log(fmt(head));
 console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 for (const c of cells) console.log(fmt(c));
+if (versusSdk) {
+  const { dirMs, toolMs, sdkMs } = versusSdk;
+  const verdict = (ms) => `${(ms / sdkMs).toFixed(2)}x, target <= ${SDK_TARGET}x ${ms / sdkMs <= SDK_TARGET ? 'met' : 'NOT met'}`;
+  console.log(
+    `\nNode, a fresh process (spawn to exit) that imports, opens an empty directory and answers its first view, median of ${RUNS} samples each side, alternating: ` +
+      `the SDK's BetaLocalFilesystemMemoryTool ${sdkMs.toFixed(1)} ms; memdir (directory store) ${dirMs.toFixed(1)} ms: ${verdict(dirMs)}; ` +
+      `memdir/tool (directory store) ${toolMs.toFixed(1)} ms: ${verdict(toolMs)}`,
+  );
+}

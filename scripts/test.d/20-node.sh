@@ -15,6 +15,9 @@ export PATH="$HOME/.cargo/bin:$PATH"
 cargo clippy -p memdir-wasm --target wasm32-unknown-unknown --all-targets -- -D warnings
 # The browser build's feature too: its IndexedDB store is compiled only with it.
 cargo clippy -p memdir-wasm --target wasm32-unknown-unknown --all-targets --features indexeddb -- -D warnings
+# And the lean builds' (memdir/tool), which leave every face but the memory tool out.
+cargo clippy -p memdir-wasm --target wasm32-unknown-unknown --all-targets --features tool -- -D warnings
+cargo clippy -p memdir-wasm --target wasm32-unknown-unknown --all-targets --features indexeddb,tool -- -D warnings
 node scripts/build.mjs
 node node_modules/typescript/bin/tsc -p tests/node/types/tsconfig.dts.json
 node node_modules/typescript/bin/tsc -p tests/node/types

@@ -78,20 +78,30 @@ enum Previous {
     Sealed(Rc<DataKey>),
 }
 
+/// Whether `inner` holds a plaintext store (or none yet): the refusal naming its
+/// key's id for an encrypted one. What [`Sealed::open`] checks without a key, apart,
+/// so that a build without encryption (the npm package's lean `memdir/tool`) still
+/// refuses an encrypted store in these words instead of reading its ciphertext as
+/// damage, without linking the cipher.
+pub async fn check_plaintext<S: Store>(inner: &S) -> Result<(), SealError> {
+    match inner.get(RECORD).await? {
+        None => Ok(()),
+        Some(bytes) => Err(SealError::Encrypted {
+            id: Record::parse(&bytes)?.current.key_id,
+        }),
+    }
+}
+
 impl<S: Store> Sealed<S> {
     /// Opens `inner`. With a key, an encrypted store: an empty store becomes one,
     /// its data key made from `fresh` (32 random bytes); a plaintext store is
     /// refused. Without a key, a plaintext store (an encrypted one is refused).
     pub async fn open(inner: S, key: Option<Key>, fresh: [u8; 32]) -> Result<Sealed<S>, SealError> {
-        let sealed = Sealed::over(inner);
         let Some(key) = key else {
-            return match sealed.inner.get(RECORD).await? {
-                None => Ok(sealed),
-                Some(bytes) => Err(SealError::Encrypted {
-                    id: Record::parse(&bytes)?.current.key_id,
-                }),
-            };
+            check_plaintext(&inner).await?;
+            return Ok(Sealed::over(inner));
         };
+        let sealed = Sealed::over(inner);
         // A rival opening the same empty store may write its record first: then
         // this one reads it (twice at most: a record once written stays).
         for _ in 0..2 {

@@ -47,17 +47,34 @@ function filesIn(dir) {
     .map(([f, s]) => `${f} ${kib(s.size)}`);
 }
 
-// What the package may hold: anything else in the tarball got there by accident. Two
-// wasm builds: dist/ (the browser's, with IndexedDB) and dist/node/ (every other runtime's).
-const SHIPPED = [/^js\/.+\.(js|d\.ts)$/, /^bin\/[a-z-]+\.js$/, /^dist\/(node\/)?memdir_wasm(\.js|\.d\.ts|_bg\.wasm|_bg\.wasm\.d\.ts)$/, /^docs\/[a-z-]+\.md$/, /^(README\.md|LICENSE|package\.json)$/];
-const REQUIRED = ['package.json', 'README.md', 'docs/spec.md', 'docs/memory-stores.md', 'bin/memdir.js', 'bin/serve.js', 'bin/serve-http.js', 'js/api/http.js', 'js/api/catalog-dir.js', 'bin/mcp.js', 'bin/mcp-sdk.js', 'bin/ndjson.js', 'bin/sdk-layout.js', 'dist/memdir_wasm.js', 'dist/memdir_wasm_bg.wasm', 'dist/node/memdir_wasm.js', 'dist/node/memdir_wasm_bg.wasm', 'js/index.d.ts', 'js/node.d.ts', 'js/browser.d.ts', 'js/workerd.d.ts', 'js/api/http.d.ts', 'js/core.js', 'js/glue.js', 'js/node.js', 'js/browser.js', 'js/workerd.js', 'js/default.js', 'js/server.js', 'js/server.d.ts', 'js/server-workerd.js', 'js/server-workerd.d.ts'];
+// What the package may hold: anything else in the tarball got there by accident. Four
+// wasm builds: dist/ (the browser's, with IndexedDB) and dist/node/ (every other
+// runtime's), and the same two lean for memdir/tool, dist/tool/ and dist/tool/node/.
+const SHIPPED = [/^js\/.+\.(js|d\.ts)$/, /^bin\/[a-z-]+\.js$/, /^dist\/(tool\/)?(node\/)?memdir_wasm(\.js|\.d\.ts|_bg\.wasm|_bg\.wasm\.d\.ts)$/, /^docs\/[a-z-]+\.md$/, /^(README\.md|LICENSE|package\.json)$/];
+const REQUIRED = ['package.json', 'README.md', 'docs/spec.md', 'docs/memory-stores.md', 'bin/memdir.js', 'bin/serve.js', 'bin/serve-http.js', 'js/api/http.js', 'js/api/catalog-dir.js', 'bin/mcp.js', 'bin/mcp-sdk.js', 'bin/ndjson.js', 'bin/sdk-layout.js', 'dist/memdir_wasm.js', 'dist/memdir_wasm_bg.wasm', 'dist/node/memdir_wasm.js', 'dist/node/memdir_wasm_bg.wasm', 'js/index.d.ts', 'js/node.d.ts', 'js/browser.d.ts', 'js/workerd.d.ts', 'js/api/http.d.ts', 'js/core.js', 'js/glue.js', 'js/node.js', 'js/browser.js', 'js/workerd.js', 'js/default.js', 'js/server.js', 'js/server.d.ts', 'js/server-workerd.js', 'js/server-workerd.d.ts', 'dist/tool/memdir_wasm.js', 'dist/tool/memdir_wasm_bg.wasm', 'dist/tool/node/memdir_wasm.js', 'dist/tool/node/memdir_wasm_bg.wasm', 'js/tool.js', 'js/tool.d.ts', 'js/tool-node.js', 'js/tool-node.d.ts', 'js/stores/indexeddb.js'];
 
 // The Node entry's public surface, pinned: a name added or dropped is a decision.
 const NODE_EXPORTS = ['COMMANDS', 'DirectoryStore', 'MEMORY_SYSTEM_PROMPT', 'Memory', 'PostgresStoreError', 'UnusableStore', 'apiHandler', 'betaMemoryTool', 'checkStoreContract', 'customStore', 'defaults', 'directoryCatalog', 'directoryStore', 'encryptStore', 'encryptionKeyId', 'findTool', 'formatDuration', 'inMemoryStore', 'keyEntry', 'keysFrom', 'listStores', 'memoryFindTool', 'memoryRecordTools', 'memoryStore', 'memoryStoreTools', 'memoryTool', 'newStoreId', 'openMemory', 'oversizedInputResult', 'parseDuration', 'postgresStore', 'recordTools', 'requestId', 'syncMemory', 'toolsetTools', 'upkeepStore'];
 
+// memdir/tool's surface under Node (js/tool-node.js), pinned too: the memory tool
+// alone, over the lean build (its browser surface, js/tool.js, is pinned by
+// tests/browser/tool.test.mjs).
+const TOOL_NODE_EXPORTS = ['COMMANDS', 'DirectoryStore', 'MEMORY_SYSTEM_PROMPT', 'Memory', 'betaMemoryTool', 'defaults', 'directoryStore', 'inMemoryStore', 'memoryStore', 'openMemory', 'oversizedInputResult'];
+
 // memdir/server's surface under Node, pinned too: all of it but postgresCatalog is
 // also exported by memdir (the same objects), where it was before the subpath.
 const SERVER_EXPORTS = ['UnusableStore', 'apiHandler', 'directoryCatalog', 'formatDuration', 'keyEntry', 'keysFrom', 'listStores', 'newStoreId', 'parseDuration', 'postgresCatalog', 'requestId', 'upkeepStore'];
+
+// Run in the scratch project: memdir/tool's resolution, surface and a first view.
+const TOOL_PROBE = `
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+const m = await import('memdir/tool');
+const memory = await m.openMemory({ store: m.directoryStore(join(mkdtempSync(join(tmpdir(), 'memdir-tool-')), 'store')) });
+const view = await m.betaMemoryTool(memory).run({ command: 'view', path: '/memories' });
+console.log(JSON.stringify({ resolved: import.meta.resolve('memdir/tool'), exports: Object.keys(m).sort(), view }));
+`;
 
 const DIR_HEAD = "Here're the files and directories up to 2 levels deep in /memories, excluding hidden items and node_modules:";
 
@@ -142,6 +159,14 @@ test('npm pack, install the tarball into a scratch project, run it on Node, in C
       assert.equal(r.serverResolved, pathToFileURL(join(installed, 'js', 'server.js')).href, 'memdir/server is the installed tarball');
       assert.deepEqual(r.serverExports, SERVER_EXPORTS, "memdir/server's surface changed: update SERVER_EXPORTS only if meant");
       assert.deepEqual(r.sameObjects, []);
+      // memdir/tool in a process of its own (a process loads one build): its surface,
+      // and the SDK's tool runner shape over a directory store.
+      const tool = JSON.parse(node(['--input-type=module', '-e', TOOL_PROBE], scratch));
+      assert.deepEqual(tool, {
+        resolved: pathToFileURL(join(installed, 'js', 'tool-node.js')).href,
+        exports: TOOL_NODE_EXPORTS,
+        view: `${DIR_HEAD}\n0B\t/memories`,
+      });
       assert.deepEqual(r.tools, [{ type: 'memory_20250818', name: 'memory' }]);
       assert.deepEqual(
         r.results,

@@ -11,9 +11,11 @@ use alloc::rc::Rc;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+#[cfg(not(feature = "tool"))]
 use memdir::seal::Sealed;
 use memdir::{MemoryStore, Page, Store, StoreError};
 
+#[cfg(not(feature = "tool"))]
 use crate::js_store::JsStore;
 #[cfg(not(feature = "indexeddb"))]
 use crate::store_dir::store::DirStore;
@@ -27,7 +29,9 @@ use memdir_idb::IdbStore;
 pub enum AnyStore {
     Plain(Backend),
     /// Shared: every memory opened over this handle runs on the one sealed store,
-    /// which holds the store's keys once opened.
+    /// which holds the store's keys once opened. Not in the lean build (feature
+    /// `tool`), which has no encryption.
+    #[cfg(not(feature = "tool"))]
     Sealed(Rc<Sealed<Backend>>),
 }
 
@@ -43,6 +47,7 @@ impl AnyStore {
     pub fn kind(&self) -> &'static str {
         match self {
             AnyStore::Plain(b) => b.kind(),
+            #[cfg(not(feature = "tool"))]
             AnyStore::Sealed(s) => s.inner().kind(),
         }
     }
@@ -52,6 +57,7 @@ impl Store for AnyStore {
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         match self {
             AnyStore::Plain(s) => s.get(key).await,
+            #[cfg(not(feature = "tool"))]
             AnyStore::Sealed(s) => s.get(key).await,
         }
     }
@@ -59,6 +65,7 @@ impl Store for AnyStore {
     async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
         match self {
             AnyStore::Plain(s) => s.set(key, value).await,
+            #[cfg(not(feature = "tool"))]
             AnyStore::Sealed(s) => s.set(key, value).await,
         }
     }
@@ -66,6 +73,7 @@ impl Store for AnyStore {
     async fn delete(&self, key: &str) -> Result<(), StoreError> {
         match self {
             AnyStore::Plain(s) => s.delete(key).await,
+            #[cfg(not(feature = "tool"))]
             AnyStore::Sealed(s) => s.delete(key).await,
         }
     }
@@ -73,6 +81,7 @@ impl Store for AnyStore {
     async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
         match self {
             AnyStore::Plain(s) => s.list(prefix, cursor).await,
+            #[cfg(not(feature = "tool"))]
             AnyStore::Sealed(s) => s.list(prefix, cursor).await,
         }
     }
@@ -85,6 +94,7 @@ impl Store for AnyStore {
     ) -> Result<bool, StoreError> {
         match self {
             AnyStore::Plain(s) => s.compare_and_swap(key, expected, new).await,
+            #[cfg(not(feature = "tool"))]
             AnyStore::Sealed(s) => s.compare_and_swap(key, expected, new).await,
         }
     }
@@ -98,6 +108,7 @@ impl Store for AnyStore {
     ) -> Result<bool, StoreError> {
         match self {
             AnyStore::Plain(s) => s.commit(objects, key, expected, new).await,
+            #[cfg(not(feature = "tool"))]
             AnyStore::Sealed(s) => s.commit(objects, key, expected, new).await,
         }
     }
@@ -107,6 +118,7 @@ impl Store for AnyStore {
     fn searches_vectors(&self) -> bool {
         match self {
             AnyStore::Plain(s) => s.searches_vectors(),
+            #[cfg(not(feature = "tool"))]
             AnyStore::Sealed(s) => s.searches_vectors(),
         }
     }
@@ -119,6 +131,7 @@ impl Store for AnyStore {
     ) -> Result<Option<Vec<([u8; 32], f32)>>, StoreError> {
         match self {
             AnyStore::Plain(s) => s.nearest(fingerprint, query, k).await,
+            #[cfg(not(feature = "tool"))]
             AnyStore::Sealed(s) => s.nearest(fingerprint, query, k).await,
         }
     }
@@ -130,7 +143,9 @@ pub enum Backend {
     /// Native, in the wasm instance's memory: no JS crossing per operation.
     Memory(MemoryStore),
     /// Any object following the JS store protocol (a directory on disk, Durable
-    /// Object storage, an application's own backend).
+    /// Object storage, an application's own backend). Not in the lean build
+    /// (feature `tool`), whose stores are its own (in memory, IndexedDB, a directory).
+    #[cfg(not(feature = "tool"))]
     Js(JsStore),
     /// The browser's IndexedDB, natively: one readwrite transaction per commit
     /// (the browser build only: feature `indexeddb`).
@@ -147,6 +162,7 @@ impl Backend {
     pub fn kind(&self) -> &'static str {
         match self {
             Backend::Memory(_) => "memory",
+            #[cfg(not(feature = "tool"))]
             Backend::Js(_) => "js",
             #[cfg(feature = "indexeddb")]
             Backend::Idb(_) => "indexeddb",
@@ -160,6 +176,7 @@ impl Store for Backend {
     async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
         match self {
             Backend::Memory(s) => s.get(key).await,
+            #[cfg(not(feature = "tool"))]
             Backend::Js(s) => s.get(key).await,
             #[cfg(feature = "indexeddb")]
             Backend::Idb(s) => s.get(key).await,
@@ -171,6 +188,7 @@ impl Store for Backend {
     async fn set(&self, key: &str, value: &[u8]) -> Result<(), StoreError> {
         match self {
             Backend::Memory(s) => s.set(key, value).await,
+            #[cfg(not(feature = "tool"))]
             Backend::Js(s) => s.set(key, value).await,
             #[cfg(feature = "indexeddb")]
             Backend::Idb(s) => s.set(key, value).await,
@@ -182,6 +200,7 @@ impl Store for Backend {
     async fn delete(&self, key: &str) -> Result<(), StoreError> {
         match self {
             Backend::Memory(s) => s.delete(key).await,
+            #[cfg(not(feature = "tool"))]
             Backend::Js(s) => s.delete(key).await,
             #[cfg(feature = "indexeddb")]
             Backend::Idb(s) => s.delete(key).await,
@@ -193,6 +212,7 @@ impl Store for Backend {
     async fn list(&self, prefix: &str, cursor: Option<&str>) -> Result<Page, StoreError> {
         match self {
             Backend::Memory(s) => s.list(prefix, cursor).await,
+            #[cfg(not(feature = "tool"))]
             Backend::Js(s) => s.list(prefix, cursor).await,
             #[cfg(feature = "indexeddb")]
             Backend::Idb(s) => s.list(prefix, cursor).await,
@@ -209,6 +229,7 @@ impl Store for Backend {
     ) -> Result<bool, StoreError> {
         match self {
             Backend::Memory(s) => s.compare_and_swap(key, expected, new).await,
+            #[cfg(not(feature = "tool"))]
             Backend::Js(s) => s.compare_and_swap(key, expected, new).await,
             #[cfg(feature = "indexeddb")]
             Backend::Idb(s) => s.compare_and_swap(key, expected, new).await,
@@ -226,6 +247,7 @@ impl Store for Backend {
     ) -> Result<bool, StoreError> {
         match self {
             Backend::Memory(s) => s.commit(objects, key, expected, new).await,
+            #[cfg(not(feature = "tool"))]
             Backend::Js(s) => s.commit(objects, key, expected, new).await,
             #[cfg(feature = "indexeddb")]
             Backend::Idb(s) => s.commit(objects, key, expected, new).await,
@@ -237,6 +259,7 @@ impl Store for Backend {
     // Only a JS store may search vectors itself (the PostgreSQL store with pgvector).
     fn searches_vectors(&self) -> bool {
         match self {
+            #[cfg(not(feature = "tool"))]
             Backend::Js(s) => s.searches_vectors(),
             _ => false,
         }
@@ -248,7 +271,10 @@ impl Store for Backend {
         query: &[f32],
         k: usize,
     ) -> Result<Option<Vec<([u8; 32], f32)>>, StoreError> {
+        #[cfg(feature = "tool")]
+        let _ = (fingerprint, query, k);
         match self {
+            #[cfg(not(feature = "tool"))]
             Backend::Js(s) => s.nearest(fingerprint, query, k).await,
             _ => Ok(None),
         }

@@ -45,6 +45,7 @@ pub fn echo_input(text: &str) -> String {
 
 /// The answer to a request whose body is over the limit, for a runtime that refuses
 /// it before copying it into the engine.
+#[cfg(not(feature = "tool"))]
 #[wasm_bindgen(js_name = oversizedApiBody)]
 pub fn oversized_api_body() -> String {
     memdir::api::Response::too_large().to_json()
@@ -52,6 +53,7 @@ pub fn oversized_api_body() -> String {
 
 /// The Memory Stores API operations that change a store, as JSON text
 /// (`memdir::api::WRITE_OPS`); every other operation only reads.
+#[cfg(not(feature = "tool"))]
 #[wasm_bindgen(js_name = apiWriteOps)]
 pub fn api_write_ops() -> String {
     serde_json::to_string(&memdir::api::WRITE_OPS).unwrap_or_default()
@@ -59,6 +61,7 @@ pub fn api_write_ops() -> String {
 
 /// The memory-store toolset's tools as JSON text: `[{name, description,
 /// input_schema, read_only}]`, the schema as an object (`memdir::toolset::TOOLS`).
+#[cfg(not(feature = "tool"))]
 #[wasm_bindgen(js_name = toolsetTools)]
 pub fn toolset_tools() -> String {
     memdir::toolset::definitions_json(&memdir::toolset::TOOLS)
@@ -66,6 +69,7 @@ pub fn toolset_tools() -> String {
 
 /// Seed 002's records toolset's tools as JSON text: `[{name, description,
 /// input_schema, read_only}]`, the schema as an object (`memdir::records::TOOLS`).
+#[cfg(not(feature = "tool"))]
 #[wasm_bindgen(js_name = recordTools)]
 pub fn record_tools() -> String {
     memdir::toolset::definitions_json(&memdir::records::TOOLS)
@@ -73,6 +77,7 @@ pub fn record_tools() -> String {
 
 /// Why the records toolset's settings are refused, in the engine's words, or `""`
 /// when they hold (`undefined`: the default): `memoryRecordTools` checks them at once.
+#[cfg(not(feature = "tool"))]
 #[wasm_bindgen(js_name = recordSettingsError)]
 pub fn record_settings_error(
     half_life_days: Option<f64>,
@@ -98,6 +103,9 @@ pub fn command_names() -> String {
 /// input_schema, commands, read_only_commands}`, the schema as an object
 /// (`memdir::MEMORY_TOOL`, `memdir::COMMANDS`, `memdir::READ_ONLY_COMMANDS`), for
 /// faces that must describe the tool (an MCP server).
+// For faces that describe the tool themselves (an MCP server): not in the lean
+// build (feature `tool`), whose tool runner's shape is the SDK's (`betaMemoryTool`).
+#[cfg(not(feature = "tool"))]
 #[wasm_bindgen(js_name = memoryTool)]
 pub fn memory_tool() -> String {
     let t = memdir::MEMORY_TOOL;
@@ -114,6 +122,7 @@ pub fn memory_tool() -> String {
 
 /// The `memory_find` client tool's definition as JSON text: `{name, title,
 /// description, input_schema}`, the schema as an object (`memdir::mounts::FIND_TOOL`).
+#[cfg(not(feature = "tool"))]
 #[wasm_bindgen(js_name = findTool)]
 pub fn find_tool() -> String {
     let t = memdir::mounts::FIND_TOOL;

@@ -4,6 +4,10 @@
 //! wrong shape) becomes a `memdir::search::EmbedError` here, whose text the user
 //! reads; the JS error's own text never travels (a hosted API's may name a key).
 
+// The lean build (feature `tool`) keeps the handle's type, since openMemory's
+// signature is one for both builds, but has no search and makes no embedder.
+#![cfg_attr(feature = "tool", allow(dead_code, unused_imports))]
+
 use alloc::boxed::Box;
 use alloc::rc::Rc;
 use alloc::string::String;
@@ -40,6 +44,8 @@ fn type_error(m: &str) -> JsValue {
 
 /// `jsEmbedder(obj)`: the embedder `obj`, or a `TypeError` saying what is wrong
 /// with it (its id, dims or embed), read once so it cannot change mid-search.
+// The lean build (feature `tool`) has no search, so nothing to embed for.
+#[cfg(not(feature = "tool"))]
 #[wasm_bindgen(js_name = jsEmbedder)]
 pub fn js_embedder(obj: JsValue) -> Result<EmbedderHandle, JsValue> {
     if !obj.is_object() {

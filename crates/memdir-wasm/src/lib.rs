@@ -14,7 +14,7 @@ mod any_store;
 mod bench;
 // The stores' catalog and the directory store's rules: only a server runs them, so
 // the browser build (feature `indexeddb`) leaves them out.
-#[cfg(not(feature = "indexeddb"))]
+#[cfg(not(any(feature = "indexeddb", feature = "tool")))]
 mod catalog;
 // `memdir serve`'s encryption at rest (master key, shredding, re-wrapping): only a
 // server runs it, as the catalog.
@@ -23,12 +23,14 @@ mod embedder;
 mod heap;
 #[cfg(feature = "indexeddb")]
 mod idb;
+// The JS store protocol's adapter (`customStore`): not in the lean build (feature `tool`).
+#[cfg(not(feature = "tool"))]
 mod js_store;
 mod memory;
-#[cfg(not(feature = "indexeddb"))]
+#[cfg(not(any(feature = "indexeddb", feature = "tool")))]
 mod serve_seal;
-// The PostgreSQL store's rules; only Node runs it.
-#[cfg(not(feature = "indexeddb"))]
+// The PostgreSQL store's rules; only Node's full build runs it.
+#[cfg(not(any(feature = "indexeddb", feature = "tool")))]
 mod postgres;
 // Encryption at rest: a store handle opened through `memdir::seal`, every build.
 mod seal;
@@ -36,6 +38,8 @@ mod seal;
 // native store over it; the browser has no directory store.
 #[cfg(not(feature = "indexeddb"))]
 mod store_dir;
+// Sync with a Memory Stores API store: not in the lean build (feature `tool`).
+#[cfg(not(feature = "tool"))]
 mod sync;
 mod to_js;
 
@@ -50,6 +54,7 @@ use js_sys::Promise;
 use wasm_bindgen::prelude::*;
 
 pub use any_store::{AnyStore, Backend};
+#[cfg(not(feature = "tool"))]
 pub use js_store::JsStore;
 pub use memory::Memory;
 #[cfg(not(feature = "indexeddb"))]
@@ -90,6 +95,7 @@ pub fn memory_store() -> StoreHandle {
 
 /// Adapts an object following the JS store protocol; throws a `TypeError` naming
 /// the missing method when it does not.
+#[cfg(not(feature = "tool"))]
 #[wasm_bindgen(js_name = jsStore)]
 pub fn js_store(obj: JsValue) -> Result<StoreHandle, JsValue> {
     JsStore::new(obj)
@@ -117,6 +123,8 @@ impl DirProtocol {
 /// Runs the engine's store-contract suite against an empty store; rejects with an
 /// `Error` naming the first broken promise. A test helper, shipped so that an
 /// application can check its own `customStore` the same way.
+// A test helper: not in the lean build (feature `tool`).
+#[cfg(not(feature = "tool"))]
 #[wasm_bindgen(js_name = checkStoreContract)]
 pub fn check_store_contract(handle: &StoreHandle) -> Promise {
     let store = handle.store.clone();

@@ -13,11 +13,14 @@ use alloc::vec::Vec;
 use js_sys::{Function, Object, Promise, Reflect};
 use memdir::config::{Config, Limits};
 use memdir::mounts::{Access, Mount, Mounted};
-use memdir::{Actor, Engine, Entry, InputError, SecretPolicy, ToolError, ToolResult};
+use memdir::{Actor, Engine, SecretPolicy, ToolError, ToolResult};
+#[cfg(not(feature = "tool"))]
+use memdir::{Entry, InputError};
 use wasm_bindgen::prelude::*;
 
 use crate::any_store::AnyStore;
 use crate::embedder::EmbedderHandle;
+#[cfg(not(feature = "tool"))]
 use crate::to_js::{cannot_convert, to_js};
 use crate::{StoreHandle, promise};
 
@@ -34,7 +37,11 @@ fn engine_for(
     embedder: Option<&EmbedderHandle>,
 ) -> Engine<AnyStore> {
     let mut engine = Engine::new(store, config);
+    // The lean build (feature `tool`) has no search, and no way to make an embedder.
+    #[cfg(not(feature = "tool"))]
     engine.set_embedder(embedder.map(EmbedderHandle::embedder));
+    #[cfg(feature = "tool")]
+    let _ = embedder;
     engine.set_clock(match clock {
         Some(f) => {
             Box::new(move || millis(f.call0(&JsValue::UNDEFINED).ok().and_then(|v| v.as_f64())))
@@ -213,7 +220,14 @@ impl Memory {
                 .map_err(|e| error(&e))
         }))
     }
+}
 
+// Listing every entry, import and expiry: not in the lean build (feature `tool`),
+// which runs the memory tool's commands (a view lists a directory); a page that
+// lists, imports or expires memories as a whole loads the full build.
+#[cfg(not(feature = "tool"))]
+#[wasm_bindgen]
+impl Memory {
     /// Every directory and file, sorted: `[{path, content?}]` (no `content`: a directory).
     pub fn entries(&self) -> Promise {
         let mounted = Rc::clone(&self.mounted);
@@ -274,7 +288,14 @@ impl Memory {
             to_js(&total)
         })
     }
+}
 
+// Retention and garbage collection: not in the lean build (feature `tool`), since
+// collecting garbage folds the search index (to keep its live chunks), which
+// would bring the whole search layer back in.
+#[cfg(not(feature = "tool"))]
+#[wasm_bindgen]
+impl Memory {
     /// Drops the versions older than `older_than_ms` that hold no live memory's
     /// current content, in every store (read-only ones are left alone); resolves
     /// `{dropped, more}` (`more`: a store's pass was cut short, run another).
@@ -293,7 +314,14 @@ impl Memory {
             to_js(&total)
         })
     }
+}
 
+// The faces beyond the memory tool (the Memory Stores API, sync, the toolsets,
+// search, re-keying): the lean build (feature `tool`, `memdir/tool`) leaves them
+// out, and with them every engine layer only they reach.
+#[cfg(not(feature = "tool"))]
+#[wasm_bindgen]
+impl Memory {
     /// The Memory Stores API (docs/memory-stores.md): one request as JSON text in,
     /// the JSON text of `{status, body}` out. Never rejects: every failure is an
     /// answer with an error status and the API's error object.
@@ -521,7 +549,11 @@ impl Memory {
             crate::seal::rekey(engine.store(), key, &fresh).await
         })
     }
+}
 
+#[cfg(not(feature = "tool"))]
+#[wasm_bindgen]
+impl Memory {
     /// Garbage-collects objects unreachable from the last `keep_commits` commits
     /// that were so at a pass at least `min_age_ms` ago; resolves `{reachable,
     /// deleted, pending}`.
@@ -669,6 +701,7 @@ pub fn result_to_js(r: &ToolResult) -> JsValue {
     o.into()
 }
 
+#[cfg(not(feature = "tool"))]
 /// The engine's options for `memory.search` / `memory.recall` from the JSON text
 /// of `{query, options}` (js/core.js): the JS names (`limit`, `pathPrefix`,
 /// `maxChars`) as the engine's (`limit`, `path_prefix`, `max_chars`), every other
@@ -703,6 +736,7 @@ fn search_input(text: &str) -> serde_json::Value {
     Value::Object(input)
 }
 
+#[cfg(not(feature = "tool"))]
 /// A search's failure as a JS `Error`: the engine's text as its message; `kind`
 /// the store's failure's (`storage_failed`, …), or `input` for options or a
 /// query it refused.
@@ -721,6 +755,7 @@ fn search_error(e: &memdir::SearchError) -> JsValue {
     }
 }
 
+#[cfg(not(feature = "tool"))]
 /// `{indexed, pending}` as a plain object: the index's memories and whether it is
 /// behind (or texts wait for vectors); with an embedder also `fingerprint` and
 /// `vectors: {indexed, pending}`, counts of distinct live texts with a vector and

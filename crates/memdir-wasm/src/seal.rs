@@ -5,12 +5,16 @@
 //! one rule) and the 32 fresh random bytes a new data key is made from, which JS
 //! draws from `crypto.getRandomValues` since the engine has no randomness of its own.
 
+#[cfg(not(feature = "tool"))]
 use alloc::rc::Rc;
-use alloc::string::{String, ToString};
-use alloc::vec::Vec;
+use alloc::string::ToString;
+#[cfg(not(feature = "tool"))]
+use alloc::{string::String, vec::Vec};
 
 use js_sys::{Promise, Reflect};
-use memdir::seal::{Key, SealError, Sealed};
+use memdir::seal::SealError;
+#[cfg(not(feature = "tool"))]
+use memdir::seal::{Key, Sealed};
 use wasm_bindgen::prelude::*;
 
 use crate::any_store::AnyStore;
@@ -18,6 +22,7 @@ use crate::{StoreHandle, promise};
 
 /// A key as JS gives it: 32 bytes, or their 64 hex characters (a key file's
 /// text), and an id (`None`: derived from the key).
+#[cfg(not(feature = "tool"))]
 pub(crate) fn key_of(
     bytes: Option<Vec<u8>>,
     hex: Option<String>,
@@ -35,6 +40,7 @@ pub(crate) fn key_of(
 
 /// The 32 fresh bytes a new data key is made from; any other length is the
 /// wrapper's own mistake, refused rather than padded.
+#[cfg(not(feature = "tool"))]
 pub(crate) fn fresh_of(fresh: &[u8]) -> Result<[u8; 32], JsValue> {
     <[u8; 32]>::try_from(fresh).map_err(|_| {
         JsValue::from(js_sys::TypeError::new(
@@ -59,6 +65,7 @@ pub(crate) fn seal_error(e: &SealError) -> JsValue {
 
 /// Checks a key without opening anything: `undefined`, or throws the refusal
 /// (for a face that reads a key before it has a store: the CLI's key files).
+#[cfg(not(feature = "tool"))]
 #[wasm_bindgen(js_name = checkEncryptionKey)]
 pub fn check_encryption_key(
     bytes: Option<Vec<u8>>,
@@ -73,6 +80,7 @@ pub fn check_encryption_key(
 /// Opens `handle`'s store through the seal: with a key, an encrypted store (an
 /// empty one becomes one, its data key made from `fresh`); with none, a plaintext
 /// store, an encrypted one being refused. Resolves the sealed store's handle.
+#[cfg(not(feature = "tool"))]
 #[wasm_bindgen(js_name = openSealed)]
 pub fn open_sealed(
     handle: &StoreHandle,
@@ -107,10 +115,15 @@ pub fn open_sealed(
 pub fn check_plaintext(handle: &StoreHandle) -> Promise {
     let store = handle.store().clone();
     promise(async move {
+        // An encrypted store's handle is opened with its key already; the lean
+        // build (feature `tool`) has no other kind.
+        #[cfg(not(feature = "tool"))]
         let AnyStore::Plain(backend) = store else {
             return Ok(JsValue::UNDEFINED);
         };
-        match Sealed::open(backend, None, [0; 32]).await {
+        #[cfg(feature = "tool")]
+        let AnyStore::Plain(backend) = store;
+        match memdir::seal::check_plaintext(&backend).await {
             Ok(_) | Err(SealError::Storage(_)) => Ok(JsValue::UNDEFINED),
             Err(e) => Err(seal_error(&e)),
         }
@@ -120,6 +133,7 @@ pub fn check_plaintext(handle: &StoreHandle) -> Promise {
 /// Turns `handle`'s plaintext store into one encrypted with the key, in bounded
 /// steps, each saved: a crash midway leaves a store a rerun finishes (and that
 /// only this key opens meanwhile). Resolves the key's id.
+#[cfg(not(feature = "tool"))]
 #[wasm_bindgen(js_name = encryptStore)]
 pub fn encrypt_store(
     handle: &StoreHandle,
@@ -147,6 +161,7 @@ pub fn encrypt_store(
 
 /// Re-encrypts `store` (a sealed one) under a new key and data key; resolves
 /// `{keyId, moved}`. A plaintext store is refused as not encrypted.
+#[cfg(not(feature = "tool"))]
 pub(crate) async fn rekey(store: &AnyStore, key: Key, fresh: &[u8]) -> Result<JsValue, JsValue> {
     let fresh = fresh_of(fresh)?;
     let AnyStore::Sealed(sealed) = store else {
@@ -163,8 +178,8 @@ pub(crate) async fn rekey(store: &AnyStore, key: Key, fresh: &[u8]) -> Result<Js
 /// Every key and value `handle`'s backend holds, as stored (an encrypted store's
 /// names and ciphertexts), as `[[key, Uint8Array], …]`: for the tests that scan a
 /// native in-memory store's bytes, which no JS can read otherwise. Not in the
-/// browser build, whose store (IndexedDB) a page reads itself.
-#[cfg(not(feature = "indexeddb"))]
+/// browser build, whose store (IndexedDB) a page reads itself, nor in the lean one.
+#[cfg(not(any(feature = "indexeddb", feature = "tool")))]
 #[wasm_bindgen(js_name = rawEntries)]
 pub fn raw_entries(handle: &StoreHandle) -> Promise {
     let backend = match handle.store() {
@@ -178,7 +193,7 @@ pub fn raw_entries(handle: &StoreHandle) -> Promise {
 /// store's plain names and values), `[[name, Uint8Array | string], …]`, a value
 /// the store refuses being its error's text: for the tests that tamper with the
 /// stored bytes and see which names no longer read.
-#[cfg(not(feature = "indexeddb"))]
+#[cfg(not(any(feature = "indexeddb", feature = "tool")))]
 #[wasm_bindgen(js_name = openedEntries)]
 pub fn opened_entries(handle: &StoreHandle) -> Promise {
     let store = handle.store().clone();
@@ -188,7 +203,7 @@ pub fn opened_entries(handle: &StoreHandle) -> Promise {
 /// Each key of `store` with its value, or the text of the error reading it; the
 /// keys listed as the engine lists them (`memdir::list_all`, its page bound and
 /// broken-cursor checks).
-#[cfg(not(feature = "indexeddb"))]
+#[cfg(not(any(feature = "indexeddb", feature = "tool")))]
 async fn entries_of(store: &impl memdir::Store) -> Result<JsValue, JsValue> {
     let keys = memdir::list_all(store, "")
         .await
