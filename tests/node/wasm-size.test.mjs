@@ -53,7 +53,11 @@ const BUILDS = [
   // KiB raw, 571.6 KiB gzipped with a store's own nearest-vector search as well.
   // 2026-11-28: its 200 KiB budget went to `memdir/tool`'s lean build (issue 50,
   // below): this build, every face of the browser, keeps its ceiling.
-  { name: 'browser', dir: '../../dist/', ceilingKib: 575, indexedDb: true },
+  // 2026-11-28: 1364.5 KiB raw, 576.7 KiB gzipped (+5.1): IndexedDB packs (a
+  // command's objects in one record, read back through the index of packed keys,
+  // +2.7) and search modes on the Memory Stores API's search and the toolset (+2.4).
+  // A page that needs less imports memdir/tool.
+  { name: 'browser', dir: '../../dist/', ceilingKib: 580, indexedDb: true },
   // 2026-11-25: 1277.6 KiB raw, 493.6 KiB gzipped, built for speed (opt-level 3 and
   // wasm-opt -O3; 916.8 KiB raw, 381.1 KiB gzipped at "z" and -Oz), with the
   // store-directory protocol and the native directory store that Node runs and
