@@ -144,9 +144,9 @@ impl From<ToolError> for ApiError {
     }
 }
 
-impl From<crate::SearchError> for ApiError {
-    fn from(e: crate::SearchError) -> ApiError {
-        use crate::SearchError as S;
+impl From<crate::search::error::SearchError> for ApiError {
+    fn from(e: crate::search::error::SearchError) -> ApiError {
+        use crate::search::error::SearchError as S;
         match e {
             S::Store(e) => e.into(),
             S::Embed(_) => ApiError::Embedder(alloc::format!("{e}")),

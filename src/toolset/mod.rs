@@ -20,7 +20,6 @@ use alloc::vec::Vec;
 
 use serde_json::{Value, json};
 
-use crate::SearchError;
 use crate::api::Ctx;
 use crate::api::body::Query;
 use crate::api::error::ApiError;
@@ -30,6 +29,7 @@ use crate::command::plan::Found;
 use crate::command::render::Numbering;
 use crate::error::ToolError;
 use crate::path::ValidPath;
+use crate::search::error::SearchError;
 use crate::storage::Engine;
 use crate::storage::head::Head;
 use crate::storage::overlay::Overlay;
