@@ -16,28 +16,39 @@ import { defaults } from '../core.js';
  */
 export const TURN_LOCKS = 0x6d656d64;
 
+/** What `takeTurn` resolves when the turn is not had: nothing to give back, nothing read. */
+const NO_TURN = Object.freeze({ release: () => {}, rows: undefined });
+
 /**
- * `takeTurn()` for `namespace`, on connections of `pool()` (a promise of the
- * store's pool): resolves a release, or a no-op when the turn is not had within
- * the turn's wait. One round trip to take it, one to give it back. The lock is held
- * by an open transaction on a connection of its own, which PostgreSQL ends once it
- * idles longer than the turn's wait, so a process that stops holds no one up long.
+ * `takeTurn(then)` for `namespace`, on connections of `pool()` (a promise of the
+ * store's pool): resolves `{release, rows}`, or a no-op release when the turn is
+ * not had within the turn's wait. One round trip to take it, one to give it back.
+ * The lock is held by an open transaction on a connection of its own, which
+ * PostgreSQL ends once it idles longer than the turn's wait, so a process that
+ * stops holds no one up long.
+ *
+ * `then(escape)`, if given, answers the text of one query (its values written in
+ * with `escape`, the driver's quoting of a string literal; undefined for none) that
+ * runs in the same round trip once the lock is had: a write's first read, which
+ * then sees every commit made before the turn was given (the statement starts after
+ * the lock is granted, so its snapshot is taken then), without a round trip of its
+ * own inside the turn. `rows` are its rows; undefined when it did not run.
  */
 export function turnTaker(pool, namespace) {
   // The lock, as numbers only, so it can go in the one text that takes it.
   const lock = `${TURN_LOCKS}, ${createHash('sha256').update(namespace).digest().readInt32BE(0)}`;
-  return async function takeTurn() {
+  return async function takeTurn(then) {
     const waitMs = defaults().turnWaitMs;
     const until = Date.now() + waitMs;
     const p = await pool().catch(() => undefined);
     const slots = p && turnSlots(p);
-    if (!slots || !(await slots.take(waitMs))) return () => {};
+    if (!slots || !(await slots.take(waitMs))) return NO_TURN;
     let client;
     try {
       client = await connectWithin(p, until - Date.now());
     } catch {
       slots.give();
-      return () => {};
+      return NO_TURN;
     }
     // The server ends a holder that idles too long; that must not end this process.
     const dropped = () => {};
@@ -51,12 +62,15 @@ export function turnTaker(pool, namespace) {
         // A pool of the application's that refuses the release: nothing to undo here.
       }
     };
+    let rows;
     try {
       const left = Math.ceil(until - Date.now());
       if (left < 1) throw new Error('no time left');
-      await client.query(
-        `BEGIN; SET LOCAL lock_timeout = ${left}; SET LOCAL idle_in_transaction_session_timeout = ${waitMs}; SELECT pg_advisory_xact_lock(${lock})`,
-      );
+      const turn = `BEGIN; SET LOCAL lock_timeout = ${left}; SET LOCAL idle_in_transaction_session_timeout = ${waitMs}; SELECT pg_advisory_xact_lock(${lock})`;
+      const read = readAfter(then, client);
+      const results = await client.query(read === undefined ? turn : `${turn}; ${read}`);
+      // One result per statement: the read's is the last of five.
+      if (read !== undefined) rows = Array.isArray(results) && results.length === 5 ? results[4]?.rows : undefined;
     } catch {
       // Not had in time (or the connection failed): the write goes ahead without it.
       await Promise.resolve()
@@ -65,9 +79,9 @@ export function turnTaker(pool, namespace) {
           () => done(false),
           () => done(true),
         );
-      return () => {};
+      return NO_TURN;
     }
-    return () => {
+    const release = () => {
       Promise.resolve()
         .then(() => client.query('COMMIT'))
         .then(
@@ -75,7 +89,24 @@ export function turnTaker(pool, namespace) {
           () => done(true),
         );
     };
+    return { release, rows: Array.isArray(rows) ? rows : undefined };
   };
+}
+
+/**
+ * The text `then` answers for `client`'s quoting, or undefined: none asked, a
+ * driver with no quoting of its own, or a text that cannot go in a simple query
+ * (a NUL would end it early; PostgreSQL text holds none anyway).
+ */
+function readAfter(then, client) {
+  if (then === undefined || typeof client.escapeLiteral !== 'function') return undefined;
+  let text;
+  try {
+    text = then((s) => client.escapeLiteral(s));
+  } catch {
+    return undefined;
+  }
+  return typeof text === 'string' && !text.includes('\0') ? text : undefined;
 }
 
 /**
