@@ -27,17 +27,19 @@ const NO_TURN = Object.freeze({ release: () => {}, rows: undefined });
  * PostgreSQL ends once it idles longer than the turn's wait, so a process that
  * stops holds no one up long.
  *
- * `then(escape)`, if given, answers the text of one query (its values written in
- * with `escape`, the driver's quoting of a string literal; undefined for none) that
- * runs in the same round trip once the lock is had: a write's first read, which
- * then sees every commit made before the turn was given (the statement starts after
- * the lock is granted, so its snapshot is taken then), without a round trip of its
- * own inside the turn. `rows` are its rows; undefined when it did not run.
+ * `read`, if given, is one query `{text, values}` (`$n` parameters: strings, safe
+ * integers, null, arrays of strings) that runs in the same round trip once the
+ * lock is had: a write's first read, which then sees every commit made before the
+ * turn was given (the statement starts after the lock is granted, so its snapshot
+ * is taken then), without a round trip of its own inside the turn. A simple query
+ * takes no parameters, so the text is prepared on the connection once (PREPARE, as
+ * the driver does for the other queries) and then only EXECUTEd with the values as
+ * literals. `rows` are its rows; undefined when it did not run.
  */
 export function turnTaker(pool, namespace) {
   // The lock, as numbers only, so it can go in the one text that takes it.
   const lock = `${TURN_LOCKS}, ${createHash('sha256').update(namespace).digest().readInt32BE(0)}`;
-  return async function takeTurn(then) {
+  return async function takeTurn(read) {
     const waitMs = defaults().turnWaitMs;
     const until = Date.now() + waitMs;
     const p = await pool().catch(() => undefined);
@@ -63,20 +65,26 @@ export function turnTaker(pool, namespace) {
       }
     };
     let rows;
+    const after = readAfter(read, client);
     try {
       const left = Math.ceil(until - Date.now());
       if (left < 1) throw new Error('no time left');
       const turn = `BEGIN; SET LOCAL lock_timeout = ${left}; SET LOCAL idle_in_transaction_session_timeout = ${waitMs}; SELECT pg_advisory_xact_lock(${lock})`;
-      const read = readAfter(then, client);
-      const results = await client.query(read === undefined ? turn : `${turn}; ${read}`);
-      // One result per statement: the read's is the last of five.
-      if (read !== undefined) rows = Array.isArray(results) && results.length === 5 ? results[4]?.rows : undefined;
+      const results = await client.query(after === undefined ? turn : `${turn}; ${after.sql}`);
+      if (after !== undefined) {
+        after.done();
+        // One result per statement: the read's is the last.
+        if (Array.isArray(results) && results.length === after.count + 4) rows = results.at(-1)?.rows;
+      }
     } catch {
       // Not had in time (or the connection failed): the write goes ahead without it.
+      // A connection whose prepared read is in doubt (a PREPARE outlives a rolled
+      // back transaction; an application's pool may have discarded it) is dropped.
+      const doubt = after !== undefined;
       await Promise.resolve()
         .then(() => client.query('ROLLBACK'))
         .then(
-          () => done(false),
+          () => done(doubt),
           () => done(true),
         );
       return NO_TURN;
@@ -93,20 +101,46 @@ export function turnTaker(pool, namespace) {
   };
 }
 
+// The reads a turn runs, by text: each prepared once per connection, under a name
+// of its own. The texts are the few the store writes, so the names are bounded by
+// the code; the connections that have each, by the pool.
+const readNames = new Map();
+const preparedOn = new WeakMap();
+
 /**
- * The text `then` answers for `client`'s quoting, or undefined: none asked, a
- * driver with no quoting of its own, or a text that cannot go in a simple query
- * (a NUL would end it early; PostgreSQL text holds none anyway).
+ * What runs `read` on `client` after the lock: `{sql, count, done}` (`count`
+ * statements; `done()` once they ran), or undefined: none asked, a driver with no
+ * quoting of its own, or a value a literal cannot carry (a NUL would end the simple
+ * query early; PostgreSQL text holds none anyway).
  */
-function readAfter(then, client) {
-  if (then === undefined || typeof client.escapeLiteral !== 'function') return undefined;
-  let text;
+function readAfter(read, client) {
+  if (read === undefined || typeof client.escapeLiteral !== 'function') return undefined;
+  let args;
   try {
-    text = then((s) => client.escapeLiteral(s));
+    const literal = (v) => {
+      if (v === null) return 'NULL';
+      if (typeof v === 'string' && !v.includes('\0')) return client.escapeLiteral(v);
+      if (Number.isSafeInteger(v)) return String(v);
+      if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) return `ARRAY[${v.map(literal).join(', ')}]::text[]`;
+      throw new TypeError('a value a literal cannot carry');
+    };
+    args = read.values.map(literal);
   } catch {
     return undefined;
   }
-  return typeof text === 'string' && !text.includes('\0') ? text : undefined;
+  let name = readNames.get(read.text);
+  if (name === undefined) {
+    name = `memdir_turn_${readNames.size}`;
+    readNames.set(read.text, name);
+  }
+  let have = preparedOn.get(client);
+  if (have === undefined) {
+    have = new Set();
+    preparedOn.set(client, have);
+  }
+  const execute = `EXECUTE ${name}(${args.join(', ')})`;
+  if (have.has(name)) return { sql: execute, count: 1, done: () => {} };
+  return { sql: `PREPARE ${name} AS ${read.text}; ${execute}`, count: 2, done: () => have.add(name) };
 }
 
 /**

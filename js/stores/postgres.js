@@ -92,26 +92,6 @@ function seqOf(text) {
 }
 
 
-/**
- * `text` with each `$n` replaced by `values[n - 1]` as a literal: `escape` quotes a
- * string, a safe integer is written as it is, null is NULL, an array of strings an
- * ARRAY of them. Anything else throws (the caller then runs the query apart).
- */
-function inline(text, values, escape) {
-  const literal = (v) => {
-    if (v === null) return 'NULL';
-    if (typeof v === 'string') return escape(v);
-    if (Number.isSafeInteger(v)) return String(v);
-    if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return `ARRAY[${v.map(escape).join(', ')}]::text[]`;
-    throw new TypeError('a value a simple query cannot carry');
-  };
-  return text.replace(/\$([0-9]+)/g, (_, n) => {
-    const i = Number(n) - 1;
-    if (!(i >= 0 && i < values.length)) throw new RangeError('a parameter with no value');
-    return literal(values[i]);
-  });
-}
-
 const statementNames = new Map();
 /**
  * A query named for its text, so each connection parses and plans it once and then
@@ -425,11 +405,10 @@ export function postgresStore(connection, options = {}) {
     },
 
     /** Runs `fn` (a whole write) in this namespace's turn among every process on the database. */
-    // The write's read of the head the last commit moved goes in the turn's own
-    // round trip, its values written into the text (a simple query takes none).
+    // The write's read of the head the last commit moved goes in the turn's own round trip.
     async inTurn(fn) {
       const key = headKey;
-      const { release, rows } = await takeTurn(key === undefined ? undefined : (escape) => inline(READ, readValues(key), escape));
+      const { release, rows } = await takeTurn(key === undefined ? undefined : { text: READ, values: readValues(key) });
       early = rows === undefined ? undefined : { key, rows };
       try {
         return await fn();

@@ -432,7 +432,7 @@ describe('a store deleted through one instance, open on another whose writes rea
       };
       assert.deepEqual(await call(b, 'POST', `/${first.id}/memories`, { path: '/late.md', content: 'late' }), NO_STORE);
       pg.Client.prototype.query = query;
-      assert.ok(sent.some((t) => t.startsWith('BEGIN;') && t.includes('WITH one AS')), 'the write took its turn with the head');
+      assert.ok(sent.some((t) => t.startsWith('BEGIN;') && /EXECUTE memdir_turn_[0-9]+\(/.test(t)), 'the write took its turn with the head');
       assert.deepEqual(sent.filter((t) => t.startsWith('WITH swapped')), [], 'a write to a deleted store tried a commit');
       assert.deepEqual(await call(b, 'GET', `/${first.id}/memories/${first.one}`), NO_STORE);
 
@@ -650,7 +650,8 @@ describe('writes through several processes take turns', () => {
     pg.Client.prototype.query = function (config, ...rest) {
       const t = typeof config === 'string' ? config : config?.text;
       if (!skip(this)) {
-        if (t.startsWith('BEGIN;') && t.includes('pg_advisory_xact_lock')) sent.push(t.includes('WITH one AS') ? 'turn and head' : 'turn');
+        // The head's read is prepared on the connection once, then executed.
+        if (t.startsWith('BEGIN;') && t.includes('pg_advisory_xact_lock')) sent.push(/EXECUTE memdir_turn_[0-9]+\(/.test(t) ? 'turn and head' : 'turn');
         else if (t.startsWith('WITH one AS')) sent.push('read');
         else if (t.startsWith('WITH swapped')) sent.push('commit');
         else sent.push(t);
@@ -711,6 +712,47 @@ describe('writes through several processes take turns', () => {
     } finally {
       await holder.end();
       await single.end();
+    }
+  });
+
+  test("the turn's read is prepared once on each connection, and a connection that lost it is dropped", async () => {
+    const two = new pg.Pool({ connectionString: url, max: 2 });
+    const sent = [];
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (config, ...rest) {
+      const t = typeof config === 'string' ? config : config?.text;
+      if (t.startsWith('BEGIN;')) sent.push({ client: this, prepare: /PREPARE memdir_turn_/.test(t), execute: /EXECUTE memdir_turn_/.test(t) });
+      return query.call(this, config, ...rest);
+    };
+    try {
+      const memory = await memdir.openMemory({ store: memdir.postgresStore(two, { namespace: 't6' }) });
+      const create = async (path) =>
+        assert.deepEqual(await memory.execute({ command: 'create', path, file_text: 'x\n' }), { content: `File created successfully at: ${path}`, is_error: false });
+      for (const n of [1, 2, 3, 4]) await create(`/memories/p${n}.md`);
+      // The first knew no head; each later one executed the read, prepared once a connection.
+      const turns = sent.filter((x) => x.execute);
+      assert.equal(turns.length, 3);
+      for (const c of new Set(turns.map((x) => x.client))) assert.equal(turns.filter((x) => x.client === c && x.prepare).length, 1);
+      // The turn's prepared reads gone from both connections behind the store's back.
+      const clients = await Promise.all([two.connect(), two.connect()]);
+      for (const c of clients) {
+        const { rows } = await c.query("SELECT name FROM pg_prepared_statements WHERE name LIKE 'memdir\\_turn\\_%'");
+        for (const { name } of rows) await c.query(`DEALLOCATE ${name}`);
+        c.release();
+      }
+      sent.length = 0;
+      for (const n of [5, 6, 7]) await create(`/memories/p${n}.md`);
+      // The first turn after executed a read its connection no longer had: that turn
+      // was not had (the write went ahead, and was right), and the connection was
+      // dropped, never serving a turn again; every other prepared the read first.
+      const [failed, ...later] = sent;
+      assert.deepEqual([failed.prepare, failed.execute, clients.includes(failed.client)], [false, true, true]);
+      assert.equal(later.filter((x) => x.client === failed.client).length, 0, 'a connection whose read was gone served a turn again');
+      for (const c of new Set(later.map((x) => x.client))) assert.equal(later.find((x) => x.client === c).prepare, true);
+      memory.close();
+    } finally {
+      pg.Client.prototype.query = query;
+      await two.end();
     }
   });
 
