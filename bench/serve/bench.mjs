@@ -6,8 +6,8 @@
 // memory-version list), 30% writes (memory create, update with a content_sha256
 // precondition, delete), on memories of about 1 KiB that each client alone writes
 // (bench/serve/client.mjs), so every answer is checked against the client's own
-// model and any status but 200 is an error. Three server configurations, all
-// started fresh at the outset:
+// model and any status but 200 is an error. Three server configurations (four with
+// postgres1), all started fresh at the outset:
 //   floor      bench/serve/floor.mjs: the least a durable server does (one file per
 //              memory, temp file + fsync + rename + fsync of the directory per write);
 //   directory  memdir serve with its default store, a directory per memory store;
