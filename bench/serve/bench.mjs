@@ -6,13 +6,14 @@
 // memory-version list), 30% writes (memory create, update with a content_sha256
 // precondition, delete), on memories of about 1 KiB that each client alone writes
 // (bench/serve/client.mjs), so every answer is checked against the client's own
-// model and any status but 200 is an error. Three server configurations, all
-// started fresh at the outset:
+// model and any status but 200 is an error. Three server configurations (four with
+// postgres1), all started fresh at the outset:
 //   floor      bench/serve/floor.mjs: the least a durable server does (one file per
 //              memory, temp file + fsync + rename + fsync of the directory per write);
 //   directory  memdir serve with its default store, a directory per memory store;
 //   postgres   two memdir serve instances on one PostgreSQL database (a private
-//              cluster, fsync on), the clients of each store split across both.
+//              cluster, fsync on), the clients of each store split across both;
+//   postgres1  the same with one instance (only when --only names it).
 // Each has its own 64 clients. After their first memories and a warm-up of each,
 // the configurations take turns of at most 5 s, the order rotated every round,
 // until each has had 30 s measured (bench/serve/load.mjs): so a machine whose other
@@ -21,7 +22,7 @@
 // and overall for each, then each memdir configuration against the floor, with the
 // targets: throughput at least half the floor's, p99 at most 3x the floor's, no
 // errors. The run exits 1 if any answer was wrong.
-//   npm run bench:serve [-- --seconds 30 --warmup 5 --turn 5 --clients 64 --stores 16 --timeout 10000 --only floor,directory,postgres --profile DIR]
+//   npm run bench:serve [-- --seconds 30 --warmup 5 --turn 5 --clients 64 --stores 16 --timeout 10000 --only floor,directory,postgres[,postgres1] --profile DIR]
 //   or BENCH_SERVE_SECONDS, BENCH_SERVE_WARMUP, BENCH_SERVE_TURN, BENCH_SERVE_CLIENTS,
 //   BENCH_SERVE_STORES, BENCH_SERVE_TIMEOUT_MS, BENCH_SERVE_ONLY, BENCH_SERVE_PROFILE (a
 //   flag wins over its variable). --profile: each server writes a .cpuprofile (node
@@ -33,7 +34,7 @@ import { buildIfNeeded } from '../../www/serve.mjs';
 import { call } from './wire.mjs';
 import { KINDS, READ_PERCENT, client } from './client.mjs';
 import { recorder, runFor, setup } from './load.mjs';
-import { endAll, profileInto, startDirectory, startFloor, startPostgresPair } from './servers.mjs';
+import { endAll, profileInto, startDirectory, startFloor, startPostgresOne, startPostgresPair } from './servers.mjs';
 
 const option = (name, variable, dflt) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -55,7 +56,7 @@ const STORES = Math.floor(positive('stores', option('stores', 'BENCH_SERVE_STORE
 const TIMEOUT_MS = positive('timeout', option('timeout', 'BENCH_SERVE_TIMEOUT_MS', '10000'));
 const ONLY = option('only', 'BENCH_SERVE_ONLY', 'floor,directory,postgres').split(',');
 const PROFILE = option('profile', 'BENCH_SERVE_PROFILE', undefined);
-const CONFIGS = { floor: startFloor, directory: startDirectory, postgres: startPostgresPair };
+const CONFIGS = { floor: startFloor, directory: startDirectory, postgres: startPostgresPair, postgres1: startPostgresOne };
 if (ONLY.some((c) => !CONFIGS[c])) {
   console.error(`--only takes ${Object.keys(CONFIGS).join(', ')}`);
   process.exit(2);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startListening, startServe } from '../../tests/node/child-server.mjs';
-import { startPostgres } from '../../tests/node/pg-cluster.mjs';
+import { startPostgres as startCluster } from '../../tests/node/pg-cluster.mjs';
 
 // A server prints its URL within this long, or the run fails.
 const STARTUP_MS = 30_000;
@@ -97,7 +97,11 @@ export async function startDirectory(key) {
 }
 
 /** Two instances on one database of a private cluster, fsync on; {skipped: why} without PostgreSQL. */
-export async function startPostgresPair(key) {
+export const startPostgresPair = (key) => startPostgres(key, 2);
+/** The same with one instance: what a second instance costs is the difference. */
+export const startPostgresOne = (key) => startPostgres(key, 1);
+
+async function startPostgres(key, count) {
   try {
     await import('pg');
   } catch {
@@ -105,7 +109,7 @@ export async function startPostgresPair(key) {
   }
   let cluster;
   try {
-    cluster = await startPostgres({ fsync: true });
+    cluster = await startCluster({ fsync: true });
   } catch (e) {
     const why = e.message.split('\n')[0];
     return { skipped: why.startsWith('PostgreSQL') ? why : `PostgreSQL did not start (${why})` };
@@ -116,15 +120,18 @@ export async function startPostgresPair(key) {
     cluster.psql('CREATE DATABASE bench');
     const args = ['--store', cluster.url('bench')];
     const env = { MEMDIR_API_KEYS: key };
-    servers = await Promise.all([startServe(args, env, options), startServe(args, env, options)]);
+    servers = await Promise.all(Array.from({ length: count }, () => startServe(args, env, options)));
   } catch (e) {
     // An instance that did start is killed by endAll (tracked); the cluster goes now.
     stopCluster();
     throw e;
   }
   return {
-    name: 'postgres',
-    detail: 'two memdir serve --store postgres://… on one database (a private cluster, fsync on); clients split across both',
+    name: count === 2 ? 'postgres' : 'postgres1',
+    detail:
+      count === 2
+        ? 'two memdir serve --store postgres://… on one database (a private cluster, fsync on); clients split across both'
+        : 'one memdir serve --store postgres://… (a private cluster, fsync on)',
     urls: servers.map((s) => s.url),
     stderr: () => servers.map((s) => s.stderr()).join(''),
     stop: stopper(servers, stopCluster),
