@@ -6,7 +6,7 @@
 //! of command of the workload, the store operations and the objects and bytes it
 //! writes, so hashes, by key prefix.
 //!
-//! First it asserts that the plain map answers every command of every scenario with
+//! Then it asserts that the plain map answers every command of every scenario with
 //! the engine's text (a mismatch aborts the bench); then, before divan's table, it
 //! prints each scenario's engine and plain-map medians (the two timed in turns), their
 //! ratio and the engine's store operations. Then the scale table ([`scale`]): a store
@@ -894,22 +894,45 @@ struct Sizing {
 
 impl Sizing {
     /// Asserts that each value set since the last check is named by the SHA-256 of
-    /// its bytes (after the timing, so the check is not timed).
-    fn check_names(&self) {
+    /// its bytes (after the timing, so the check is not timed), and splits the log
+    /// nodes' bytes: leaves holding a record the command wrote (its new slots), other
+    /// leaves (a changed memory's first slot, which names its newest version), inner
+    /// nodes. Answers those three as (objects, bytes) each.
+    fn check_names(&self) -> [(u64, u64); 3] {
+        use memdir::__hooks::LogNode;
+        let mut values = Vec::new();
         for key in self.keys.borrow_mut().drain(..) {
             let value = block_on(memdir::Store::get(&self.inner, &key))
                 .unwrap()
                 .unwrap();
-            let hex: String = memdir::__hooks::sha256(&value)
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect();
+            let hash = memdir::__hooks::sha256(&value);
+            let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
             assert_eq!(
                 key.split_once('/').unwrap().1,
                 hex,
                 "{key}: not named by its bytes"
             );
+            values.push((key, hash, value));
         }
+        let records: Vec<[u8; 32]> = values
+            .iter()
+            .filter(|(k, ..)| k.starts_with("rec/"))
+            .map(|(_, h, _)| *h)
+            .collect();
+        let mut split = [(0, 0); 3];
+        for (key, _, value) in &values {
+            if !key.starts_with("log/") {
+                continue;
+            }
+            let at = match LogNode::decode(value).unwrap() {
+                LogNode::Leaf(slots) if slots.iter().any(|s| records.contains(&s.record.0)) => 0,
+                LogNode::Leaf(_) => 1,
+                LogNode::Inner(_) => 2,
+            };
+            split[at].0 += 1;
+            split[at].1 += value.len() as u64;
+        }
+        split
     }
 }
 
@@ -979,7 +1002,14 @@ fn profile() {
     block_on(engine.import(&entries)).unwrap();
     block_on(engine.execute_json(r#"{"command":"view","path":"/memories"}"#));
     // kind -> (commands, ops, content bytes left, prefix -> (objects, bytes))
-    type Row = (u64, u64, u64, BTreeMap<String, (u64, u64)>, Vec<f64>);
+    type Row = (
+        u64,
+        u64,
+        u64,
+        BTreeMap<String, (u64, u64)>,
+        Vec<f64>,
+        Option<[(u64, u64); 3]>,
+    );
     let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
     for c in &commands {
         store.sets.borrow_mut().clear();
@@ -988,7 +1018,7 @@ fn profile() {
         let r = block_on(engine.execute(c));
         let took = t.elapsed().as_secs_f64();
         assert!(!r.is_error, "{c}: {}", r.content);
-        store.check_names();
+        let split = store.check_names();
         let kind = kind_of(c, &r.content);
         // The content it leaves is the blob it writes: what the write floor hashes.
         let left = store.sets.borrow().get("blob").map_or(0, |b| b.1);
@@ -1002,13 +1032,19 @@ fn profile() {
             e.0 += n;
             e.1 += bytes;
         }
+        for (i, (n, bytes)) in split.into_iter().enumerate() {
+            let e = row.5.get_or_insert_default();
+            e[i].0 += n;
+            e[i].1 += bytes;
+        }
     }
     println!("profile: the 1,000-command workload on a warm engine, means per command");
     println!(
         "{:<12} {:>5} {:>9} {:>6} {:>9}  objects written (count/bytes) by prefix; all = bytes hashed",
         "kind", "n", "median", "ops", "content"
     );
-    for (kind, (n, ops, left, sets, times)) in rows.iter_mut() {
+    let mut logs = Vec::new();
+    for (kind, (n, ops, left, sets, times, split)) in rows.iter_mut() {
         let (n, ops, left, sets) = (&*n, &*ops, &*left, &*sets);
         let mean = |x: u64| x as f64 / *n as f64;
         times.sort_by(f64::total_cmp);
@@ -1024,6 +1060,25 @@ fn profile() {
             let _ = write!(line, " {prefix} {:.1}/{:.0}", mean(*k), mean(*bytes));
         }
         let _ = write!(line, "  all {:.0}", mean(all));
+        println!("{line}");
+        if let Some([new, first, inner]) = split
+            && new.0 + first.0 + inner.0 > 0
+        {
+            logs.push(format!(
+                "{kind:<12} leaves with its new slots {:.1}/{:.0}, other leaves {:.1}/{:.0}, inner nodes {:.1}/{:.0}",
+                mean(new.0),
+                mean(new.1),
+                mean(first.0),
+                mean(first.1),
+                mean(inner.0),
+                mean(inner.1)
+            ));
+        }
+    }
+    println!(
+        "the log's objects (count/bytes): other leaves hold the first slot of a memory it changed"
+    );
+    for line in logs {
         println!("{line}");
     }
     println!();
