@@ -1020,6 +1020,13 @@ fn profile() {
         assert!(!r.is_error, "{c}: {}", r.content);
         let split = store.check_names();
         let kind = kind_of(c, &r.content);
+        // A create's new slot is its memory's first: it rewrites no other leaf, so
+        // one counted there would be the split miscounting.
+        assert!(
+            kind != "create" || split[1].0 == 0,
+            "create of {}: a log leaf written without its new slot",
+            c["path"]
+        );
         // The content it leaves is the blob it writes: what the write floor hashes.
         let left = store.sets.borrow().get("blob").map_or(0, |b| b.1);
         let row = rows.entry(kind).or_default();
