@@ -2,7 +2,11 @@
 //! `BTreeMap<path, content>` (what a naive backend does: no hashing, no tree, no
 //! compare-and-swap), measured in the same run. Run: `cargo bench --bench engine`.
 //!
-//! First it asserts that the plain map answers every command of every scenario with
+//! It starts with the profile ([`profile`]; `-- --profile` for it alone): per kind
+//! of command of the workload, the store operations and the objects and bytes it
+//! writes, so hashes, by key prefix.
+//!
+//! Then it asserts that the plain map answers every command of every scenario with
 //! the engine's text (a mismatch aborts the bench); then, before divan's table, it
 //! prints each scenario's engine and plain-map medians (the two timed in turns), their
 //! ratio and the engine's store operations. Then the scale table ([`scale`]): a store
@@ -30,6 +34,17 @@ mod common;
 use serde_json::{Value, json};
 
 fn main() {
+    // `cargo bench --bench engine -- --profile [N]`: the profile alone (run N times,
+    // for a sampling profiler: `perf record`).
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--profile") {
+        let times = args.get(i + 1).and_then(|n| n.parse().ok()).unwrap_or(1);
+        for _ in 0..times {
+            profile();
+        }
+        return;
+    }
+    profile();
     report();
     scale();
     divan::main();
@@ -856,6 +871,222 @@ fn report() {
             counted.shared.ops.get(),
             counted.shared.writes.get()
         );
+    }
+    println!();
+}
+
+// ---- profile: what each kind of command writes, and so hashes --------------
+
+/// A store over a map that counts, per key prefix, the values set and their bytes.
+/// Every object a command writes is named by the SHA-256 of its bytes (asserted at
+/// each `set`), so the bytes set are bytes the command hashed; counting the bytes
+/// given to the engine's SHA-256 itself once (2026-11-28) found them equal, no
+/// object hashed and then left unwritten. The head's swap is not a `set`.
+#[derive(Default)]
+struct Sizing {
+    inner: MemoryStore,
+    /// prefix -> (values set, bytes set)
+    sets: std::cell::RefCell<BTreeMap<String, (u64, u64)>>,
+    ops: std::cell::Cell<u64>,
+    /// The keys set since the last check.
+    keys: std::cell::RefCell<Vec<String>>,
+}
+
+impl Sizing {
+    /// Asserts that each value set since the last check is named by the SHA-256 of
+    /// its bytes (after the timing, so the check is not timed), and splits the log
+    /// nodes' bytes: leaves holding a record the command wrote (its new slots), other
+    /// leaves (a changed memory's first slot, which names its newest version), inner
+    /// nodes. Answers those three as (objects, bytes) each.
+    fn check_names(&self) -> [(u64, u64); 3] {
+        use memdir::__hooks::LogNode;
+        let mut values = Vec::new();
+        for key in self.keys.borrow_mut().drain(..) {
+            let value = block_on(memdir::Store::get(&self.inner, &key))
+                .unwrap()
+                .unwrap();
+            let hash = memdir::__hooks::sha256(&value);
+            let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+            assert_eq!(
+                key.split_once('/').unwrap().1,
+                hex,
+                "{key}: not named by its bytes"
+            );
+            values.push((key, hash, value));
+        }
+        let records: Vec<[u8; 32]> = values
+            .iter()
+            .filter(|(k, ..)| k.starts_with("rec/"))
+            .map(|(_, h, _)| *h)
+            .collect();
+        let mut split = [(0, 0); 3];
+        for (key, _, value) in &values {
+            if !key.starts_with("log/") {
+                continue;
+            }
+            let at = match LogNode::decode(value).unwrap() {
+                LogNode::Leaf(slots) if slots.iter().any(|s| records.contains(&s.record.0)) => 0,
+                LogNode::Leaf(_) => 1,
+                LogNode::Inner(_) => 2,
+            };
+            split[at].0 += 1;
+            split[at].1 += value.len() as u64;
+        }
+        split
+    }
+}
+
+impl memdir::Store for Sizing {
+    async fn get(&self, key: &str) -> Result<Option<Vec<u8>>, memdir::StoreError> {
+        self.ops.set(self.ops.get() + 1);
+        self.inner.get(key).await
+    }
+    async fn set(&self, key: &str, value: &[u8]) -> Result<(), memdir::StoreError> {
+        self.ops.set(self.ops.get() + 1);
+        let prefix = key.split('/').next().unwrap_or(key).to_string();
+        self.keys.borrow_mut().push(key.to_string());
+        {
+            let mut sets = self.sets.borrow_mut();
+            let e = sets.entry(prefix).or_default();
+            e.0 += 1;
+            e.1 += value.len() as u64;
+        }
+        self.inner.set(key, value).await
+    }
+    async fn delete(&self, key: &str) -> Result<(), memdir::StoreError> {
+        self.ops.set(self.ops.get() + 1);
+        self.inner.delete(key).await
+    }
+    async fn list(
+        &self,
+        prefix: &str,
+        cursor: Option<&str>,
+    ) -> Result<memdir::Page, memdir::StoreError> {
+        self.ops.set(self.ops.get() + 1);
+        self.inner.list(prefix, cursor).await
+    }
+    async fn compare_and_swap(
+        &self,
+        key: &str,
+        expected: Option<&[u8]>,
+        new: &[u8],
+    ) -> Result<bool, memdir::StoreError> {
+        self.ops.set(self.ops.get() + 1);
+        self.inner.compare_and_swap(key, expected, new).await
+    }
+}
+
+/// The kind of a workload command, as `npm run bench` names them (a view's by its
+/// answer: a renamed file's name ends in `.old`).
+fn kind_of(c: &Value, answer: &str) -> &'static str {
+    match c["command"].as_str().unwrap() {
+        "view" if c.get("view_range").is_some() => "view range",
+        "view" if answer.starts_with("Here's the content of ") => "view file",
+        "view" => "view dir",
+        "create" => "create",
+        "str_replace" => "str_replace",
+        "insert" => "insert",
+        "delete" => "delete",
+        _ => "rename",
+    }
+}
+
+/// Per kind of command of the 1,000-command workload, on a warm engine: the store
+/// operations and, per key prefix, the objects written and their bytes (so the bytes
+/// hashed), each a mean per command; beside them the content bytes the command
+/// leaves, what `npm run bench`'s write floor hashes.
+fn profile() {
+    let (entries, commands) = workload();
+    let store = Sizing::default();
+    let engine = Engine::new(&store, Config::default());
+    block_on(engine.import(&entries)).unwrap();
+    block_on(engine.execute_json(r#"{"command":"view","path":"/memories"}"#));
+    // kind -> (commands, ops, content bytes left, prefix -> (objects, bytes))
+    type Row = (
+        u64,
+        u64,
+        u64,
+        BTreeMap<String, (u64, u64)>,
+        Vec<f64>,
+        Option<[(u64, u64); 3]>,
+    );
+    let mut rows: BTreeMap<&str, Row> = BTreeMap::new();
+    for c in &commands {
+        store.sets.borrow_mut().clear();
+        store.ops.set(0);
+        let t = Instant::now();
+        let r = block_on(engine.execute(c));
+        let took = t.elapsed().as_secs_f64();
+        assert!(!r.is_error, "{c}: {}", r.content);
+        let split = store.check_names();
+        let kind = kind_of(c, &r.content);
+        // A create's new slot is its memory's first: it rewrites no other leaf, so
+        // one counted there would be the split miscounting.
+        assert!(
+            kind != "create" || split[1].0 == 0,
+            "create of {}: a log leaf written without its new slot",
+            c["path"]
+        );
+        // The content it leaves is the blob it writes: what the write floor hashes.
+        let left = store.sets.borrow().get("blob").map_or(0, |b| b.1);
+        let row = rows.entry(kind).or_default();
+        row.0 += 1;
+        row.1 += store.ops.get();
+        row.2 += left;
+        row.4.push(took);
+        for (prefix, (n, bytes)) in store.sets.borrow().iter() {
+            let e = row.3.entry(prefix.clone()).or_default();
+            e.0 += n;
+            e.1 += bytes;
+        }
+        for (i, (n, bytes)) in split.into_iter().enumerate() {
+            let e = row.5.get_or_insert_default();
+            e[i].0 += n;
+            e[i].1 += bytes;
+        }
+    }
+    println!("profile: the 1,000-command workload on a warm engine, means per command");
+    println!(
+        "{:<12} {:>5} {:>9} {:>6} {:>9}  objects written (count/bytes) by prefix; all = bytes hashed",
+        "kind", "n", "median", "ops", "content"
+    );
+    let mut logs = Vec::new();
+    for (kind, (n, ops, left, sets, times, split)) in rows.iter_mut() {
+        let (n, ops, left, sets) = (&*n, &*ops, &*left, &*sets);
+        let mean = |x: u64| x as f64 / *n as f64;
+        times.sort_by(f64::total_cmp);
+        let mut line = format!(
+            "{kind:<12} {n:>5} {:>7.1}µs {:>6.1} {:>9.0} ",
+            times[times.len() / 2] * 1e6,
+            mean(*ops),
+            mean(*left)
+        );
+        let mut all = 0;
+        for (prefix, (k, bytes)) in sets {
+            all += bytes;
+            let _ = write!(line, " {prefix} {:.1}/{:.0}", mean(*k), mean(*bytes));
+        }
+        let _ = write!(line, "  all {:.0}", mean(all));
+        println!("{line}");
+        if let Some([new, first, inner]) = split
+            && new.0 + first.0 + inner.0 > 0
+        {
+            logs.push(format!(
+                "{kind:<12} leaves with its new slots {:.1}/{:.0}, other leaves {:.1}/{:.0}, inner nodes {:.1}/{:.0}",
+                mean(new.0),
+                mean(new.1),
+                mean(first.0),
+                mean(first.1),
+                mean(inner.0),
+                mean(inner.1)
+            ));
+        }
+    }
+    println!(
+        "the log's objects (count/bytes): other leaves hold the first slot of a memory it changed"
+    );
+    for line in logs {
+        println!("{line}");
     }
     println!();
 }
