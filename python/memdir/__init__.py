@@ -200,8 +200,16 @@ def _search_request(query: object, limit: Optional[int], path_prefix: Optional[s
     return _json_text(request)
 
 
-def _status(answer: Tuple[int, bool]) -> Dict[str, Any]:
-    return {"indexed": answer[0], "pending": answer[1]}
+def _status(answer: Tuple[int, bool, Optional[Tuple[str, int, int]]]) -> Dict[str, Any]:
+    """The npm package's ``searchStatus()`` shape: the lexical index's ``indexed``
+    and ``pending``, and with an embedder its ``fingerprint`` and ``vectors``
+    (distinct live texts with and without a vector)."""
+    indexed, pending, vectors = answer
+    status: Dict[str, Any] = {"indexed": indexed, "pending": pending}
+    if vectors is not None:
+        status["fingerprint"] = vectors[0]
+        status["vectors"] = {"indexed": vectors[1], "pending": vectors[2]}
+    return status
 
 
 class MemdirMemoryTool(_Faces, BetaAbstractMemoryTool):
@@ -303,11 +311,13 @@ class MemdirMemoryTool(_Faces, BetaAbstractMemoryTool):
         return str(self._memory.recall_json(request))
 
     def reindex(self, rounds: Optional[int] = None) -> Dict[str, Any]:
-        """Brings the search index up to date: ``{"indexed", "pending"}``."""
+        """Brings the search index up to date, embedding the texts that wait for a
+        vector: ``{"indexed", "pending"}``, with an embedder ``"fingerprint"`` and
+        ``"vectors": {"indexed", "pending"}`` too."""
         return _status(self._memory.reindex(rounds))
 
     def search_status(self) -> Dict[str, Any]:
-        """How far the search index is: ``{"indexed", "pending"}``."""
+        """How far the search index is: as ``reindex`` answers."""
         return _status(self._memory.search_status())
 
     def encryption_status(self) -> Dict[str, Any]:

@@ -63,6 +63,16 @@ const FAULTS: [Fault; 4] = [Fault::Fuel, Fault::Memory, Fault::Trap, Fault::Star
 /// The Python exception of a failed toolset call: `MemdirFault` when the sandbox
 /// stopped it, else `MemdirError` with the toolset's kind (`not_found`, `input`,
 /// ...) and text.
+/// A search status as Python gets it: `(indexed, pending, vectors)`, `vectors`
+/// `(fingerprint, indexed, pending)` with an embedder (memdir/__init__.py's
+/// `_status` shapes it as the npm package's `searchStatus()`).
+type Status = (u64, bool, Option<(String, u64, u64)>);
+
+fn status(s: memdir_host::IndexStatus) -> Status {
+    let vectors = s.vectors.map(|v| (v.fingerprint, v.indexed, v.pending));
+    (s.indexed, s.pending, vectors)
+}
+
 fn raise_toolset(py: Python<'_>, e: &ToolsetFailure) -> PyErr {
     let class = if FAULTS.iter().any(|f| f.name() == e.kind) {
         "MemdirFault"
@@ -486,18 +496,16 @@ impl Memory {
     }
 
     /// Brings the search index up to date, at most `rounds` calls (default
-    /// `memdir::config::SEARCH_REINDEX_ROUNDS`): `(indexed, pending)`.
+    /// `memdir::config::SEARCH_REINDEX_ROUNDS`): see [`status`].
     #[pyo3(signature = (rounds=None))]
-    fn reindex(&self, py: Python<'_>, rounds: Option<u32>) -> PyResult<(u64, bool)> {
+    fn reindex(&self, py: Python<'_>, rounds: Option<u32>) -> PyResult<Status> {
         let rounds = rounds.unwrap_or(memdir::config::SEARCH_REINDEX_ROUNDS);
-        let s = self.call(py, move |host| host.reindex(rounds))?;
-        Ok((s.indexed, s.pending))
+        self.call(py, move |host| host.reindex(rounds)).map(status)
     }
 
-    /// How far the search index is: `(indexed, pending)`.
-    fn search_status(&self, py: Python<'_>) -> PyResult<(u64, bool)> {
-        let s = self.call(py, |host| host.search_status())?;
-        Ok((s.indexed, s.pending))
+    /// How far the search index is: see [`status`].
+    fn search_status(&self, py: Python<'_>) -> PyResult<Status> {
+        self.call(py, |host| host.search_status()).map(status)
     }
 
     /// The memory-store toolset: tool `name` on `input` (JSON text): the text
@@ -684,22 +692,20 @@ impl MountedMemory {
             .map_err(|e| raise(py, &e))
     }
 
-    /// As [`Memory::reindex`], every store: `(indexed in all, pending in any)`.
+    /// As [`Memory::reindex`], every store: indexed in all, pending in any.
     #[pyo3(signature = (rounds=None))]
-    fn reindex(&self, py: Python<'_>, rounds: Option<u32>) -> PyResult<(u64, bool)> {
+    fn reindex(&self, py: Python<'_>, rounds: Option<u32>) -> PyResult<Status> {
         let rounds = rounds.unwrap_or(memdir::config::SEARCH_REINDEX_ROUNDS);
-        let s = py
-            .detach(|| self.host().reindex(rounds))
-            .map_err(|e| raise(py, &e))?;
-        Ok((s.indexed, s.pending))
+        py.detach(|| self.host().reindex(rounds))
+            .map(status)
+            .map_err(|e| raise(py, &e))
     }
 
     /// As [`Memory::search_status`], every store together.
-    fn search_status(&self, py: Python<'_>) -> PyResult<(u64, bool)> {
-        let s = py
-            .detach(|| self.host().search_status())
-            .map_err(|e| raise(py, &e))?;
-        Ok((s.indexed, s.pending))
+    fn search_status(&self, py: Python<'_>) -> PyResult<Status> {
+        py.detach(|| self.host().search_status())
+            .map(status)
+            .map_err(|e| raise(py, &e))
     }
 
     /// As [`Memory::recall_json`], across the mounts.

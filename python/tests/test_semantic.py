@@ -63,6 +63,9 @@ def test_an_embedder_finds_by_meaning_and_writes_never_call_it(backend: str, tmp
     tool = open_tool(backend, tmp_path, embedder=topics)
     write_corpus(tool)
     assert topics.calls == []
+    fingerprint = "test-topics-v1:4:l2:text-start:2000"
+    # The npm package's searchStatus() shape: three texts wait for a vector.
+    assert tool.search_status() == {"indexed": 0, "pending": True, "fingerprint": fingerprint, "vectors": {"indexed": 0, "pending": 3}}
     assert tool.search("夜间模式", mode="lexical") == []
     assert paths(tool.search("夜间模式", mode="semantic", limit=1)) == ["/memories/prefs/editor.md"]
     # The documents were embedded in one batch, then the query.
@@ -78,6 +81,7 @@ def test_an_embedder_finds_by_meaning_and_writes_never_call_it(backend: str, tmp
     block = tool.recall("morning availability", mode="semantic", limit=1)
     assert "The user hates meetings before ten." in block
     assert "dark mode" not in block
+    assert tool.search_status() == {"indexed": 3, "pending": False, "fingerprint": fingerprint, "vectors": {"indexed": 3, "pending": 0}}
 
 
 def test_without_an_embedder_search_stays_lexical(backend: str, tmp_path: Path) -> None:
