@@ -18,6 +18,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { readIndexedDb, useBrowser, watchErrors } from './chromium.mjs';
+import { hostilePositions } from '../conformance/hostile-positions.mjs';
 
 const env = useBrowser();
 const conformance = (name) => JSON.parse(readFileSync(new URL(`../conformance/${name}`, import.meta.url), 'utf8'));
@@ -146,15 +147,7 @@ test('every conformance case and hostile path through memdir/tool over IndexedDB
 
   // Every hostile path in every argument position: the engine's refusal, and the
   // database not touched at all.
-  const positions = {
-    'view.path': (p) => ({ command: 'view', path: p }),
-    'create.path': (p) => ({ command: 'create', path: p, file_text: 'x' }),
-    'str_replace.path': (p) => ({ command: 'str_replace', path: p, old_str: 'a', new_str: 'b' }),
-    'insert.path': (p) => ({ command: 'insert', path: p, insert_line: 0, insert_text: 'x' }),
-    'delete.path': (p) => ({ command: 'delete', path: p }),
-    'rename.old_path': (p) => ({ command: 'rename', old_path: p, new_path: '/memories/b.txt' }),
-    'rename.new_path': (p) => ({ command: 'rename', old_path: '/memories/a.txt', new_path: p }),
-  };
+  const positions = hostilePositions();
   await full.page.evaluate(async () => {
     const memory = await window.m.openMemory({ store: window.m.indexedDbStore('tool-hostile') });
     await memory.import([{ path: '/memories/a.txt', content: 'a' }]);

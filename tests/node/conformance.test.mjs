@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ENCRYPTED_STORES, STORES, loadJson, memdir, normalTree, treeEntries, treeOf } from './helpers.mjs';
+import { hostilePositions } from '../conformance/hostile-positions.mjs';
 
 const { cases } = loadJson('cases.json');
 const { paths: hostile } = loadJson('hostile-paths.json');
@@ -55,15 +56,7 @@ for (const [kind, make] of Object.entries({ ...STORES, ...ENCRYPTED_STORES })) {
 
   describe(`hostile paths on the ${kind} store`, () => {
     // Every hostile path in every argument position; the other fields are valid.
-    const positions = {
-      'view.path': (p) => ({ command: 'view', path: p }),
-      'create.path': (p) => ({ command: 'create', path: p, file_text: 'x' }),
-      'str_replace.path': (p) => ({ command: 'str_replace', path: p, old_str: 'a', new_str: 'b' }),
-      'insert.path': (p) => ({ command: 'insert', path: p, insert_line: 0, insert_text: 'x' }),
-      'delete.path': (p) => ({ command: 'delete', path: p }),
-      'rename.old_path': (p) => ({ command: 'rename', old_path: p, new_path: '/memories/b.txt' }),
-      'rename.new_path': (p) => ({ command: 'rename', old_path: '/memories/a.txt', new_path: p }),
-    };
+    const positions = hostilePositions();
     for (const [position, build] of Object.entries(positions)) {
       test(`${hostile.length} hostile paths as ${position}, refused with zero store operations`, async () => {
         const { store, counter, encryption } = make();

@@ -14,6 +14,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { loadJson, memdir, normalTree, tempDir, treeEntries, treeOf } from './helpers.mjs';
 import { distIsFresh } from '../../scripts/fresh.mjs';
+import { hostilePositions } from '../conformance/hostile-positions.mjs';
 
 const { cases } = loadJson('cases.json');
 const { paths: hostile } = loadJson('hostile-paths.json');
@@ -76,15 +77,7 @@ test('every hostile path through memdir/tool, refused in the engine\'s words, th
   const memory = await memdir.openMemory({ store: memdir.directoryStore(dir) });
   await memory.import([{ path: '/memories/a.txt', content: 'a' }]);
   const before = filesOf(dir);
-  const positions = {
-    'view.path': (p) => ({ command: 'view', path: p }),
-    'create.path': (p) => ({ command: 'create', path: p, file_text: 'x' }),
-    'str_replace.path': (p) => ({ command: 'str_replace', path: p, old_str: 'a', new_str: 'b' }),
-    'insert.path': (p) => ({ command: 'insert', path: p, insert_line: 0, insert_text: 'x' }),
-    'delete.path': (p) => ({ command: 'delete', path: p }),
-    'rename.old_path': (p) => ({ command: 'rename', old_path: p, new_path: '/memories/b.txt' }),
-    'rename.new_path': (p) => ({ command: 'rename', old_path: '/memories/a.txt', new_path: p }),
-  };
+  const positions = hostilePositions();
   const { out } = inTool(Object.values(positions).map((build) => ({ dir, inputs: hostile.map((h) => build(h.path)) })));
   for (const [p, position] of Object.keys(positions).entries()) {
     for (const [i, h] of hostile.entries()) {
