@@ -76,6 +76,7 @@ fn the_component_exports_the_tool_interface() {
         "top",
         "top-entries",
         "top-entry",
+        "vector-status",
         "view",
     ]
     .iter()
