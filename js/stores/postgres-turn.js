@@ -16,41 +16,28 @@ import { defaults } from '../core.js';
  */
 export const TURN_LOCKS = 0x6d656d64;
 
-/** What `takeTurn` resolves when the turn is not had: nothing to give back, nothing read. */
-const NO_TURN = Object.freeze({ release: () => {}, rows: undefined });
-
 /**
- * `takeTurn(then)` for `namespace`, on connections of `pool()` (a promise of the
- * store's pool): resolves `{release, rows}`, or a no-op release when the turn is
- * not had within the turn's wait. One round trip to take it, one to give it back.
- * The lock is held by an open transaction on a connection of its own, which
- * PostgreSQL ends once it idles longer than the turn's wait, so a process that
- * stops holds no one up long.
- *
- * `read`, if given, is one query `{text, values}` (`$n` parameters: strings, safe
- * integers, null, arrays of strings) that runs in the same round trip once the
- * lock is had: a write's first read, which then sees every commit made before the
- * turn was given (the statement starts after the lock is granted, so its snapshot
- * is taken then), without a round trip of its own inside the turn. A simple query
- * takes no parameters, so the text is prepared on the connection once (PREPARE, as
- * the driver does for the other queries) and then only EXECUTEd with the values as
- * literals. `rows` are its rows; undefined when it did not run.
+ * `takeTurn()` for `namespace`, on connections of `pool()` (a promise of the
+ * store's pool): resolves a release, or a no-op when the turn is not had within
+ * the turn's wait. One round trip to take it, one to give it back. The lock is held
+ * by an open transaction on a connection of its own, which PostgreSQL ends once it
+ * idles longer than the turn's wait, so a process that stops holds no one up long.
  */
 export function turnTaker(pool, namespace) {
   // The lock, as numbers only, so it can go in the one text that takes it.
   const lock = `${TURN_LOCKS}, ${createHash('sha256').update(namespace).digest().readInt32BE(0)}`;
-  return async function takeTurn(read) {
+  return async function takeTurn() {
     const waitMs = defaults().turnWaitMs;
     const until = Date.now() + waitMs;
     const p = await pool().catch(() => undefined);
     const slots = p && turnSlots(p);
-    if (!slots || !(await slots.take(waitMs))) return NO_TURN;
+    if (!slots || !(await slots.take(waitMs))) return () => {};
     let client;
     try {
       client = await connectWithin(p, until - Date.now());
     } catch {
       slots.give();
-      return NO_TURN;
+      return () => {};
     }
     // The server ends a holder that idles too long; that must not end this process.
     const dropped = () => {};
@@ -64,32 +51,23 @@ export function turnTaker(pool, namespace) {
         // A pool of the application's that refuses the release: nothing to undo here.
       }
     };
-    let rows;
-    const after = readAfter(read, client);
     try {
       const left = Math.ceil(until - Date.now());
       if (left < 1) throw new Error('no time left');
-      const turn = `BEGIN; SET LOCAL lock_timeout = ${left}; SET LOCAL idle_in_transaction_session_timeout = ${waitMs}; SELECT pg_advisory_xact_lock(${lock})`;
-      const results = await client.query(after === undefined ? turn : `${turn}; ${after.sql}`);
-      if (after !== undefined) {
-        after.done();
-        // One result per statement: the read's is the last.
-        if (Array.isArray(results) && results.length === after.count + 4) rows = results.at(-1)?.rows;
-      }
+      await client.query(
+        `BEGIN; SET LOCAL lock_timeout = ${left}; SET LOCAL idle_in_transaction_session_timeout = ${waitMs}; SELECT pg_advisory_xact_lock(${lock})`,
+      );
     } catch {
       // Not had in time (or the connection failed): the write goes ahead without it.
-      // A connection whose prepared read is in doubt (a PREPARE outlives a rolled
-      // back transaction; an application's pool may have discarded it) is dropped.
-      const doubt = after !== undefined;
       await Promise.resolve()
         .then(() => client.query('ROLLBACK'))
         .then(
-          () => done(doubt),
+          () => done(false),
           () => done(true),
         );
-      return NO_TURN;
+      return () => {};
     }
-    const release = () => {
+    return () => {
       Promise.resolve()
         .then(() => client.query('COMMIT'))
         .then(
@@ -97,50 +75,7 @@ export function turnTaker(pool, namespace) {
           () => done(true),
         );
     };
-    return { release, rows: Array.isArray(rows) ? rows : undefined };
   };
-}
-
-// The reads a turn runs, by text: each prepared once per connection, under a name
-// of its own. The texts are the few the store writes, so the names are bounded by
-// the code; the connections that have each, by the pool.
-const readNames = new Map();
-const preparedOn = new WeakMap();
-
-/**
- * What runs `read` on `client` after the lock: `{sql, count, done}` (`count`
- * statements; `done()` once they ran), or undefined: none asked, a driver with no
- * quoting of its own, or a value a literal cannot carry (a NUL would end the simple
- * query early; PostgreSQL text holds none anyway).
- */
-function readAfter(read, client) {
-  if (read === undefined || typeof client.escapeLiteral !== 'function') return undefined;
-  let args;
-  try {
-    const literal = (v) => {
-      if (v === null) return 'NULL';
-      if (typeof v === 'string' && !v.includes('\0')) return client.escapeLiteral(v);
-      if (Number.isSafeInteger(v)) return String(v);
-      if (Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === 'string')) return `ARRAY[${v.map(literal).join(', ')}]::text[]`;
-      throw new TypeError('a value a literal cannot carry');
-    };
-    args = read.values.map(literal);
-  } catch {
-    return undefined;
-  }
-  let name = readNames.get(read.text);
-  if (name === undefined) {
-    name = `memdir_turn_${readNames.size}`;
-    readNames.set(read.text, name);
-  }
-  let have = preparedOn.get(client);
-  if (have === undefined) {
-    have = new Set();
-    preparedOn.set(client, have);
-  }
-  const execute = `EXECUTE ${name}(${args.join(', ')})`;
-  if (have.has(name)) return { sql: execute, count: 1, done: () => {} };
-  return { sql: `PREPARE ${name} AS ${read.text}; ${execute}`, count: 2, done: () => have.add(name) };
 }
 
 /**

@@ -17,10 +17,7 @@
 // another instance deleted the store then writes nothing, not keys that no
 // catalog row names, and the reads after it fail.
 //
-// Writes through several processes take turns (`inTurn`, postgres-turn.js), and a
-// write's read of the head (the key the last commit moved) goes in the round trip
-// that takes the turn, run once the lock is had: a write is then the turn with its
-// head, the commit and the turn given back, and the turn is held that much shorter.
+// Writes through several processes take turns (`inTurn`, postgres-turn.js).
 //
 // Several instances on one database each cache what they read, but every object
 // another instance wrote is new to them: after its commit, a read here would fetch
@@ -219,35 +216,6 @@ export function postgresStore(connection, options = {}) {
     return v;
   };
 
-  // One round trip whatever is stored: the row without a key says whether the
-  // store is listed, and holds the value if any (and, before the first read, the
-  // last row number); the rows with one were committed since `since`.
-  const READ = `WITH one AS (
-         SELECT ${listed(8)} AS listed, octet_length(v.value) AS n, CASE WHEN octet_length(v.value) <= $3 THEN v.value END AS value
-           FROM (SELECT 1) AS one LEFT JOIN ${TABLE} v ON v.namespace = $1 AND v.key = $2)
-       SELECT listed, n, value, NULL::text AS key,
-              CASE WHEN $4::bigint IS NULL THEN (SELECT coalesce(max(seq), 0) FROM ${TABLE} WHERE namespace = $1 AND seq IS NOT NULL) END::text AS seq
-         FROM one
-       UNION ALL
-       (SELECT NULL, NULL, r.value, r.key, r.seq::text FROM ${TABLE} r
-         WHERE r.namespace = $1 AND r.seq > $4::bigint AND octet_length(r.value) <= $5
-           AND split_part(r.key, '/', 1) || '/' = ANY($6::text[]) AND (SELECT listed FROM one)
-         ORDER BY r.seq LIMIT $7)`;
-  const readValues = (key) =>
-    bound([namespace, key, defaults().maxValueBytes, since ?? null, rules().aheadValueBytes, rules().structurePrefixes, rules().aheadRows]);
-
-  // A write's read of the head, made in its turn's round trip (postgres-turn.js):
-  // `{key, rows}`, given to that read once, and only while the turn is held and
-  // nothing was written since. `headKey`: the key the last commit moved.
-  let headKey;
-  let early;
-  const takeEarly = (key) => {
-    if (early === undefined || early.key !== key) return undefined;
-    const { rows } = early;
-    early = undefined;
-    return rows;
-  };
-
   // The database is input like any store: a value over the engine's limit is
   // refused by the server before it is sent, and a row of another shape is damage.
   async function get(key) {
@@ -261,14 +229,26 @@ export function postgresStore(connection, options = {}) {
     // keeps what it read).
     const kept = forget(key);
     if (kept !== undefined) return kept;
-    const rows = takeEarly(key) ?? (await query('read', READ, readValues(key))).rows;
-    return absorb(key, rows);
-  }
-
-  /** The value of `key` from the rows of READ, keeping what came ahead of others' commits. */
-  function absorb(key, rows) {
+    // One round trip whatever is stored: the row without a key says whether the
+    // store is listed, and holds the value if any (and, before the first read, the
+    // last row number); the rows with one were committed since `since`.
+    const { rows } = await query(
+      'read',
+      `WITH one AS (
+         SELECT ${listed(8)} AS listed, octet_length(v.value) AS n, CASE WHEN octet_length(v.value) <= $3 THEN v.value END AS value
+           FROM (SELECT 1) AS one LEFT JOIN ${TABLE} v ON v.namespace = $1 AND v.key = $2)
+       SELECT listed, n, value, NULL::text AS key,
+              CASE WHEN $4::bigint IS NULL THEN (SELECT coalesce(max(seq), 0) FROM ${TABLE} WHERE namespace = $1 AND seq IS NOT NULL) END::text AS seq
+         FROM one
+       UNION ALL
+       (SELECT NULL, NULL, r.value, r.key, r.seq::text FROM ${TABLE} r
+         WHERE r.namespace = $1 AND r.seq > $4::bigint AND octet_length(r.value) <= $5
+           AND split_part(r.key, '/', 1) || '/' = ANY($6::text[]) AND (SELECT listed FROM one)
+         ORDER BY r.seq LIMIT $7)`,
+      bound([namespace, key, defaults().maxValueBytes, since ?? null, rules().aheadValueBytes, rules().structurePrefixes, rules().aheadRows]),
+    );
     // One row of its own, and at most aheadRows of others', whatever the database says.
-    if (!Array.isArray(rows) || rows.length > rules().aheadRows + 1) throw new PostgresStoreError(ANOTHER_SHAPE);
+    if (rows.length > rules().aheadRows + 1) throw new PostgresStoreError(ANOTHER_SHAPE);
     const row = rows.find((r) => r.key === null);
     if (row?.listed !== true) throw new PostgresStoreError(row?.listed === false ? STORE_DELETED : 'the PostgreSQL store answered a read with no row');
     if (since === undefined) since = seqOf(row.seq) ?? since;
@@ -288,7 +268,6 @@ export function postgresStore(connection, options = {}) {
   }
 
   async function set(key, value) {
-    early = undefined;
     forget(checkKey(key));
     if (isVectorKey(key)) {
       checkValue(value);
@@ -343,11 +322,7 @@ export function postgresStore(connection, options = {}) {
     );
     const first = seqOf(rows[0]?.first);
     if (since !== undefined && first === since + 1) since = seqOf(rows[0]?.last) ?? since;
-    const moved = rows[0]?.swapped === 1;
-    // A commit that lost left the head as the turn read it (no one else writes in
-    // the turn), so the engine's read of it next is still answered from there.
-    if (moved) early = undefined;
-    return moved;
+    return rows[0]?.swapped === 1;
   }
 
   return {
@@ -355,7 +330,6 @@ export function postgresStore(connection, options = {}) {
     set,
 
     async delete(key) {
-      early = undefined;
       forget(checkKey(key));
       if (isVectorKey(key)) return vectors.remove(key);
       await query('delete', `DELETE FROM ${TABLE} WHERE namespace = $1 AND key = $2`, [namespace, key]);
@@ -397,7 +371,6 @@ export function postgresStore(connection, options = {}) {
       }
       // Vectors that come with a commit (derived data, remade if lost) are stored
       // once the head moved, in their own table; a refused commit stores none.
-      headKey = key;
       const vectorObjects = objects.filter(([k]) => isVectorKey(k));
       const moved = await publish('commit', vectorObjects.length > 0 ? objects.filter(([k]) => !isVectorKey(k)) : objects, key, expected, value);
       if (moved) for (const [k, v] of vectorObjects) await set(k, v);
@@ -405,15 +378,11 @@ export function postgresStore(connection, options = {}) {
     },
 
     /** Runs `fn` (a whole write) in this namespace's turn among every process on the database. */
-    // The write's read of the head the last commit moved goes in the turn's own round trip.
     async inTurn(fn) {
-      const key = headKey;
-      const { release, rows } = await takeTurn(key === undefined ? undefined : { text: READ, values: readValues(key) });
-      early = rows === undefined ? undefined : { key, rows };
+      const release = await takeTurn();
       try {
         return await fn();
       } finally {
-        early = undefined;
         release();
       }
     },

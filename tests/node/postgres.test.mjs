@@ -8,9 +8,7 @@
 // numbering added in place to a table made before it); the tables each earlier build
 // made brought up to date at start and one of another shape refused; `pg` missing;
 // the password from PGPASSWORD or ~/.pgpass; a store moved to another workspace; a
-// redaction meeting another instance's retention pass; a write's head read in its
-// turn's round trip (after the lock: another's commit meanwhile is seen), and a
-// store deleted through one instance gone for the other's next write and reads.
+// redaction meeting another instance's retention pass.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -28,7 +26,6 @@ import { MEMDIR_BIN, loadJson, memdir, runNode, startServe } from './helpers.mjs
 import { apiHandler, postgresCatalog } from 'memdir/server';
 import { glue } from '../../js/glue.js';
 import { SCHEMA_LOCK } from '../../js/stores/postgres.js';
-import { TURN_LOCKS } from '../../js/stores/postgres-turn.js';
 
 const bytes = (s) => new TextEncoder().encode(s);
 const text = (b) => (b === undefined ? undefined : new TextDecoder().decode(b));
@@ -396,58 +393,6 @@ describe('a store deleted through one instance while another writes to it', () =
   });
 });
 
-describe('a store deleted through one instance, open on another whose writes read the head in their turn', () => {
-  // B's writes read the head in their turn's round trip (postgres-turn.js), with
-  // the catalog's row asked in the same statement: deleted through A, the store is
-  // gone for B's next write before it plans anything, and for its reads.
-  test('answers 404 on the other at once: its write tries no commit, and nothing is left behind', async () => {
-    cluster.psql('CREATE DATABASE gone_turn');
-    const [A, B] = [postgresCatalog(cluster.url('gone_turn')), postgresCatalog(cluster.url('gone_turn'))];
-    const [a, b] = [A, B].map((catalog) => apiHandler({ catalog, keys: ['k'] }));
-    const call = async (handle, method, path, body) => {
-      const headers = { 'x-api-key': 'k', 'content-type': 'application/json' };
-      const r = await handle(new Request(`http://memdir.test/v1/memory_stores${path}`, { method, headers, body: body && JSON.stringify(body) }));
-      return { status: r.status, body: await r.json() };
-    };
-    const query = pg.Client.prototype.query;
-    const NO_STORE = { status: 404, body: { type: 'error', error: { type: 'not_found_error', message: 'No memory store with this id.' } } };
-    try {
-      // Two stores, each written twice through B (the second write's head came with
-      // its turn), then deleted through A.
-      const made = [];
-      for (const name of ['written first', 'read first']) {
-        const { id } = (await call(a, 'POST', '', { name })).body;
-        const one = (await call(b, 'POST', `/${id}/memories`, { path: '/one.md', content: 'one' })).body;
-        assert.equal((await call(b, 'POST', `/${id}/memories`, { path: '/two.md', content: 'two' })).status, 200);
-        made.push({ id, one: one.id });
-      }
-      for (const { id } of made) assert.equal((await call(a, 'DELETE', `/${id}`)).status, 200);
-      const [first, second] = made;
-
-      // A write first: its turn's read says the store is gone, so it plans nothing.
-      const sent = [];
-      pg.Client.prototype.query = function (config, ...rest) {
-        sent.push(typeof config === 'string' ? config : config?.text);
-        return query.call(this, config, ...rest);
-      };
-      assert.deepEqual(await call(b, 'POST', `/${first.id}/memories`, { path: '/late.md', content: 'late' }), NO_STORE);
-      pg.Client.prototype.query = query;
-      assert.ok(sent.some((t) => t.startsWith('BEGIN;') && /EXECUTE memdir_turn_[0-9]+\(/.test(t)), 'the write took its turn with the head');
-      assert.deepEqual(sent.filter((t) => t.startsWith('WITH swapped')), [], 'a write to a deleted store tried a commit');
-      assert.deepEqual(await call(b, 'GET', `/${first.id}/memories/${first.one}`), NO_STORE);
-
-      // Reads first: what B's last turn read is not what they see.
-      assert.deepEqual(await call(b, 'GET', `/${second.id}/memories`), NO_STORE);
-      assert.deepEqual(await call(b, 'GET', `/${second.id}/memories/${second.one}`), NO_STORE);
-      assert.deepEqual(await call(b, 'POST', `/${second.id}/memories`, { path: '/late.md', content: 'late' }), NO_STORE);
-      for (const { id } of made) assert.equal(cluster.psql(`SELECT count(*) FROM memdir_kv WHERE namespace = '${id}'`, 'gone_turn').trim(), '0');
-    } finally {
-      pg.Client.prototype.query = query;
-      await Promise.all([A.close(), B.close()]);
-    }
-  });
-});
-
 describe('a redaction while another instance runs its retention pass', () => {
   // The redaction's store runs the other instance's retention pass right when the
   // redaction, published, starts erasing the version's old record: the pass drops
@@ -638,121 +583,6 @@ describe('writes through several processes take turns', () => {
     } finally {
       wake();
       await holding;
-    }
-  });
-
-  // The texts one process's store sends while `fn` runs, as what each does: the
-  // turn taken with the head's read in it, the turn alone, a read, a commit, the
-  // turn given back. `skip(client)`: another process's connections, not counted.
-  const kinds = async (fn, skip = () => false) => {
-    const query = pg.Client.prototype.query;
-    const sent = [];
-    pg.Client.prototype.query = function (config, ...rest) {
-      const t = typeof config === 'string' ? config : config?.text;
-      if (!skip(this)) {
-        // The head's read is prepared on the connection once, then executed.
-        if (t.startsWith('BEGIN;') && t.includes('pg_advisory_xact_lock')) sent.push(/EXECUTE memdir_turn_[0-9]+\(/.test(t) ? 'turn and head' : 'turn');
-        else if (t.startsWith('WITH one AS')) sent.push('read');
-        else if (t.startsWith('WITH swapped')) sent.push('commit');
-        else sent.push(t);
-      }
-      return query.call(this, config, ...rest);
-    };
-    try {
-      await fn();
-      // The turn is given back just after the write answers.
-      await poll(() => sent.at(-1) === 'COMMIT', 'the turn to be given back');
-    } finally {
-      pg.Client.prototype.query = query;
-    }
-    return sent;
-  };
-
-  test("a write's turn brings the head, read once the turn is had: another's commit made while it waited is seen, and the write needs no read of its own", async () => {
-    const ns = 't5';
-    const mine = memdir.postgresStore(url, { namespace: ns });
-    opened.push(mine);
-    const x = await memdir.openMemory({ store: mine });
-    // Another process whose pool of one connection takes no turn, so it commits
-    // while the turn is held.
-    const single = new pg.Pool({ connectionString: url, max: 1 });
-    const theirs = new WeakSet();
-    single.on('connect', (c) => theirs.add(c));
-    const y = await memdir.openMemory({ store: memdir.postgresStore(single, { namespace: ns }) });
-    const holder = new pg.Client({ connectionString: url });
-    await holder.connect();
-    try {
-      // The first write learns which key the head is.
-      await x.execute({ command: 'create', path: '/memories/x1.md', file_text: 'x1\n' });
-      const lock = [TURN_LOCKS, createHash('sha256').update(ns).digest().readInt32BE(0)];
-      await holder.query('SELECT pg_advisory_lock($1, $2)', lock);
-      let written;
-      const sent = await kinds(
-        async () => {
-          const write = x.execute({ command: 'create', path: '/memories/x2.md', file_text: 'x2\n' });
-          await poll(() => advisory("wait_event = 'advisory'") !== '0', 'the write to wait for the turn');
-          assert.deepEqual(await y.execute({ command: 'create', path: '/memories/y.md', file_text: 'y\n' }), {
-            content: 'File created successfully at: /memories/y.md',
-            is_error: false,
-          });
-          await holder.query('SELECT pg_advisory_unlock($1, $2)', lock);
-          written = await write;
-        },
-        (c) => c === holder || theirs.has(c),
-      );
-      assert.deepEqual(written, { content: 'File created successfully at: /memories/x2.md', is_error: false });
-      // The engine first commits on the head it made itself, which y's commit moved,
-      // and loses; its read of the head is then answered from the turn's. A head
-      // read before the turn was had would be the one before y's commit: the second
-      // commit would lose too, and the write read and commit once more.
-      assert.deepEqual(sent, ['turn and head', 'commit', 'commit', 'COMMIT']);
-      assert.equal((await x.execute({ command: 'view', path: '/memories/y.md' })).content, "Here's the content of /memories/y.md with line numbers:\n     1\ty\n     2\t");
-      x.close();
-      y.close();
-    } finally {
-      await holder.end();
-      await single.end();
-    }
-  });
-
-  test("the turn's read is prepared once on each connection, and a connection that lost it is dropped", async () => {
-    const two = new pg.Pool({ connectionString: url, max: 2 });
-    const sent = [];
-    const query = pg.Client.prototype.query;
-    pg.Client.prototype.query = function (config, ...rest) {
-      const t = typeof config === 'string' ? config : config?.text;
-      if (t.startsWith('BEGIN;')) sent.push({ client: this, prepare: /PREPARE memdir_turn_/.test(t), execute: /EXECUTE memdir_turn_/.test(t) });
-      return query.call(this, config, ...rest);
-    };
-    try {
-      const memory = await memdir.openMemory({ store: memdir.postgresStore(two, { namespace: 't6' }) });
-      const create = async (path) =>
-        assert.deepEqual(await memory.execute({ command: 'create', path, file_text: 'x\n' }), { content: `File created successfully at: ${path}`, is_error: false });
-      for (const n of [1, 2, 3, 4]) await create(`/memories/p${n}.md`);
-      // The first knew no head; each later one executed the read, prepared once a connection.
-      const turns = sent.filter((x) => x.execute);
-      assert.equal(turns.length, 3);
-      for (const c of new Set(turns.map((x) => x.client))) assert.equal(turns.filter((x) => x.client === c && x.prepare).length, 1);
-      // The turn's prepared reads gone from both connections behind the store's back.
-      const clients = await Promise.all([two.connect(), two.connect()]);
-      for (const c of clients) {
-        const { rows } = await c.query("SELECT name FROM pg_prepared_statements WHERE name LIKE 'memdir\\_turn\\_%'");
-        for (const { name } of rows) await c.query(`DEALLOCATE ${name}`);
-        c.release();
-      }
-      sent.length = 0;
-      for (const n of [5, 6, 7]) await create(`/memories/p${n}.md`);
-      // The first turn after executed a read its connection no longer had: that turn
-      // was not had (the write went ahead, and was right), and the connection was
-      // dropped, never serving a turn again; every other prepared the read first.
-      const [failed, ...later] = sent;
-      assert.deepEqual([failed.prepare, failed.execute, clients.includes(failed.client)], [false, true, true]);
-      assert.equal(later.filter((x) => x.client === failed.client).length, 0, 'a connection whose read was gone served a turn again');
-      for (const c of new Set(later.map((x) => x.client))) assert.equal(later.find((x) => x.client === c).prepare, true);
-      memory.close();
-    } finally {
-      pg.Client.prototype.query = query;
-      await two.end();
     }
   });
 
