@@ -38,9 +38,11 @@ const FIRST_READ: u32 = 4096;
 /// The record for `objects` (each key once, the first value kept), or `None` when
 /// there is nothing to pack.
 pub(crate) fn record(objects: &[(&str, &[u8])]) -> Result<Option<JsValue>, StoreError> {
+    // A set, not a scan of what is kept: an import packs thousands of objects.
+    let mut seen = std::collections::BTreeSet::new();
     let mut unique: Vec<(&str, &[u8])> = Vec::with_capacity(objects.len());
-    for (k, v) in objects {
-        if !unique.iter().any(|(have, _)| have == k) {
+    for &(k, v) in objects {
+        if seen.insert(k) {
             unique.push((k, v));
         }
     }
