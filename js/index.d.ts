@@ -523,16 +523,22 @@ export declare function encryptionKeyId(key: Uint8Array | string, keyId?: string
 
 export declare function encryptStore(store: Store | Promise<Store>, encryption: Encryption): Promise<string>;
 
-/** The memory tool for the SDK's tool runner, shaped like the SDK's own helper. */
-export declare function betaMemoryTool<const Extra extends object = {}>(
-  handlers: Memory | Partial<Record<MemoryCommand['command'], (command: any) => Promise<string> | string>>,
-  extraProps?: Extra,
-): Extra & {
+/** Handlers of the memory tool's commands, each resolving the tool's text. */
+export type MemoryHandlers = Partial<Record<MemoryCommand['command'], (command: any) => Promise<string> | string>>;
+
+/** What `betaMemoryTool` makes: the SDK's tool runner's shape, with `extraProps`. */
+export type BetaMemoryTool<Extra extends object = {}> = Extra & {
   type: 'memory_20250818';
   name: 'memory';
   parse: (content: unknown) => MemoryCommand;
   run: (args: MemoryCommand) => Promise<string>;
 };
+
+/** The memory tool for the SDK's tool runner, shaped like the SDK's own helper. */
+export declare function betaMemoryTool<const Extra extends object = {}>(
+  handlers: Memory | MemoryHandlers,
+  extraProps?: Extra,
+): BetaMemoryTool<Extra>;
 
 /** A native in-memory store; memories opened over one handle share it. */
 export declare function inMemoryStore(): StoreHandle;

@@ -3,7 +3,7 @@
 // the lean build leaves out (api, search, sync, entries, …), which reject there with
 // a TypeError naming what `memdir` has instead; its options have no `encryption` or
 // `embedder`, for the same reason.
-import type { Memory, MemoryCommand, MountOptions, OpenOptions, StoreHandle } from './index.js';
+import type { BetaMemoryTool, Memory, MemoryHandlers, MountOptions, OpenOptions, StoreHandle } from './index.js';
 
 export { COMMANDS, MEMORY_SYSTEM_PROMPT, Memory, defaults, inMemoryStore, memoryStore, oversizedInputResult } from './index.js';
 export type * from './index.js';
@@ -26,15 +26,7 @@ export interface ToolOpenOptions extends Omit<OpenOptions, 'encryption' | 'embed
 export declare function openMemory(options?: ToolOpenOptions): Promise<ToolMemory>;
 
 /** The memory tool for the SDK's tool runner, shaped like the SDK's own helper. */
-export declare function betaMemoryTool<const Extra extends object = {}>(
-  handlers: ToolMemory | Partial<Record<MemoryCommand['command'], (command: any) => Promise<string> | string>>,
-  extraProps?: Extra,
-): Extra & {
-  type: 'memory_20250818';
-  name: 'memory';
-  parse: (content: unknown) => MemoryCommand;
-  run: (args: MemoryCommand) => Promise<string>;
-};
+export declare function betaMemoryTool<const Extra extends object = {}>(handlers: ToolMemory | MemoryHandlers, extraProps?: Extra): BetaMemoryTool<Extra>;
 
 /** A memory in the IndexedDB database `memdir:{name}` of this origin (the same stores as `memdir`'s). */
 export declare function indexedDbStore(name?: string): StoreHandle;
