@@ -51,6 +51,9 @@ pub use faults::Fault;
 use faults::Faults;
 use head_check::{HeadCheck, Verdict};
 
+/// The most bytes of values one pack record holds: what one delete rewrites at most.
+pub use packs::PACK_MAX_BYTES;
+
 /// Keys per page of [`Store::list`]: under the contract suite's 1,100 so paging is
 /// exercised, large enough that a listing is a handful of transactions.
 pub const PAGE: u32 = 500;
@@ -460,7 +463,7 @@ impl Store for IdbStore {
         new: &[u8],
     ) -> Result<bool, StoreError> {
         let entries: Vec<(&str, &[u8])> = objects.iter().map(|(k, v)| (k.as_str(), &**v)).collect();
-        let record = packs::record(&entries)?;
+        let records = packs::records(&entries)?;
         let s = self.transaction(IdbTransactionMode::Readwrite).await?;
         let (tx, kv) = (&s.tx, &s.kv);
         let done = FirstEvent::new(tx, SETTLED);
@@ -474,11 +477,12 @@ impl Store for IdbStore {
             Err(e) => return Err(self.failed_with(tx, done, errors::from_js(&e)).await),
         };
         faults.placed(check.request());
-        let pack = record.map(|r| (s.packed.object_store(), r));
-        let puts = pack
-            .iter()
-            .map(|(store, r)| (store, r.clone(), None))
-            .chain([(kv, bytes(new), Some(key(k)))]);
+        let packed = s.packed.object_store();
+        let puts =
+            records
+                .into_iter()
+                .map(|r| (&packed, r, None))
+                .chain([(kv, bytes(new), Some(key(k)))]);
         for (store, value, at) in puts {
             let placed = faults.placing().and_then(|()| match &at {
                 Some(at) => store.put_with_key(&value, at),

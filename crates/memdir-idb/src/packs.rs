@@ -35,27 +35,49 @@ const PACK: &str = "pack";
 /// (then exactly what the index says it needs).
 const FIRST_READ: u32 = 4096;
 
-/// The record for `objects` (each key once, the first value kept), or `None` when
-/// there is nothing to pack.
-pub(crate) fn record(objects: &[(&str, &[u8])]) -> Result<Option<JsValue>, StoreError> {
+/// The most bytes of values one pack record holds (a single larger value is a pack
+/// of its own). A delete rewrites the whole pack holding its key, so this bounds
+/// what one delete copies: gc collecting the objects of a 10,000-file import one by
+/// one would otherwise rewrite that import's one pack once per object. A command's
+/// few objects (tens of KiB) stay one record.
+pub const PACK_MAX_BYTES: usize = 256 * 1024;
+
+/// The records for `objects` (each key once, the first value kept): one pack of
+/// them, or several of at most `PACK_MAX_BYTES` of values each, in their order;
+/// none when there is nothing to pack.
+pub(crate) fn records(objects: &[(&str, &[u8])]) -> Result<Vec<JsValue>, StoreError> {
     // A set, not a scan of what is kept: an import packs thousands of objects.
     let mut seen = std::collections::BTreeSet::new();
-    let mut unique: Vec<(&str, &[u8])> = Vec::with_capacity(objects.len());
+    let mut out = Vec::new();
+    let mut chunk: Vec<(&str, &[u8])> = Vec::new();
+    let mut held = 0usize;
     for &(k, v) in objects {
-        if seen.insert(k) {
-            unique.push((k, v));
+        if !seen.insert(k) {
+            continue;
         }
+        if !chunk.is_empty() && held.saturating_add(v.len()) > PACK_MAX_BYTES {
+            out.push(record(&chunk)?);
+            chunk.clear();
+            held = 0;
+        }
+        chunk.push((k, v));
+        held = held.saturating_add(v.len());
     }
-    if unique.is_empty() {
-        return Ok(None);
+    if !chunk.is_empty() {
+        out.push(record(&chunk)?);
     }
-    let bytes = pack(&unique).map_err(|_| StoreError::Failed)?;
-    let keys: Array = unique.iter().map(|(k, _)| JsValue::from_str(k)).collect();
+    Ok(out)
+}
+
+/// One pack record `{keys, pack}` of `objects` (distinct keys).
+fn record(objects: &[(&str, &[u8])]) -> Result<JsValue, StoreError> {
+    let bytes = pack(objects).map_err(|_| StoreError::Failed)?;
+    let keys: Array = objects.iter().map(|(k, _)| JsValue::from_str(k)).collect();
     let out = Object::new();
     Reflect::set(&out, &KEYS.into(), &keys).map_err(|e| crate::errors::from_js(&e))?;
     Reflect::set(&out, &PACK.into(), &Uint8Array::from(&bytes[..]))
         .map_err(|e| crate::errors::from_js(&e))?;
-    Ok(Some(out.into()))
+    Ok(out.into())
 }
 
 /// The pack bytes of a record, or `Failed` for anything that is not ours.
@@ -99,17 +121,21 @@ fn without(old: &JsValue, key: &str) -> Result<Option<JsValue>, StoreError> {
         .and_then(|k| k.dyn_into::<Array>().ok())
         .ok_or(StoreError::Failed)?;
     let bytes = pack_of(old)?.to_vec();
+    let mut seen = std::collections::BTreeSet::new();
     let mut kept: Vec<(String, &[u8])> = Vec::new();
     for k in keys.iter() {
         let k = k.as_string().ok_or(StoreError::Failed)?;
-        if k == key || kept.iter().any(|(have, _)| *have == k) {
+        if k == key || !seen.insert(k.clone()) {
             continue;
         }
         let v = pack_value(&bytes, &k).map_err(|_| StoreError::Failed)?;
         kept.push((k, v));
     }
+    if kept.is_empty() {
+        return Ok(None);
+    }
     let kept: Vec<(&str, &[u8])> = kept.iter().map(|(k, v)| (k.as_str(), *v)).collect();
-    record(&kept)
+    record(&kept).map(Some)
 }
 
 /// The cursor a cursor request's `success` event carries; `None` at the end.

@@ -420,6 +420,53 @@ async fn a_commit_puts_its_objects_as_one_pack_record() {
 }
 
 #[wasm_bindgen_test]
+async fn a_large_commit_is_packs_of_at_most_the_pack_bound_so_a_delete_rewrites_one() {
+    let store = fresh("bounded-packs").await;
+    let third = memdir_idb::PACK_MAX_BYTES / 3 + 1;
+    let big = |b: u8, n: usize| -> Rc<[u8]> { vec![b; n].into() };
+    let objects: Vec<(String, Rc<[u8]>)> = vec![
+        ("blob/a".to_string(), big(b'a', third)),
+        ("blob/b".to_string(), big(b'b', third)),
+        ("blob/c".to_string(), big(b'c', third)),
+        ("tree/t".to_string(), b"tree".to_vec().into()),
+        (
+            "blob/huge".to_string(),
+            big(b'h', memdir_idb::PACK_MAX_BYTES + 1),
+        ),
+        ("commit/k".to_string(), b"commit".to_vec().into()),
+    ];
+    assert_eq!(store.commit(&objects, "head", None, b"h1").await, Ok(true));
+    // Packs in the objects' order, each at most the bound but for a value over it.
+    let packs: Vec<String> = raw_records("bounded-packs")
+        .await
+        .into_iter()
+        .filter(|r| r.starts_with("packs "))
+        .map(|r| r.split(':').next().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        packs,
+        [
+            "packs 1 blob/a,blob/b",
+            "packs 2 blob/c,tree/t",
+            "packs 3 blob/huge",
+            "packs 4 commit/k"
+        ]
+    );
+    for (k, v) in &objects {
+        assert_eq!(store.get(k).await, Ok(Some(v.to_vec())), "{k}");
+    }
+    // A delete rewrites the one pack holding the key, the others untouched.
+    let before = raw_records("bounded-packs").await;
+    assert_eq!(store.delete("blob/a").await, Ok(()));
+    let after = raw_records("bounded-packs").await;
+    let changed: Vec<&String> = after.iter().filter(|r| !before.contains(r)).collect();
+    assert_eq!(changed.len(), 1, "{changed:?}");
+    assert!(changed[0].starts_with("packs 1 blob/b:"), "{changed:?}");
+    assert_eq!(store.get("blob/a").await, Ok(None));
+    assert_eq!(store.get("blob/b").await, Ok(Some(vec![b'b'; third])));
+}
+
+#[wasm_bindgen_test]
 async fn a_delete_rewrites_its_pack_and_leaves_no_byte_of_the_value() {
     let store = fresh("unpack").await;
     let secret = b"the deleted value 0123456789";
