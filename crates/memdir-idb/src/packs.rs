@@ -46,13 +46,12 @@ pub const PACK_MAX_BYTES: usize = 256 * 1024;
 /// them, or several of at most `PACK_MAX_BYTES` of values each, in their order;
 /// none when there is nothing to pack.
 pub(crate) fn records(objects: &[(&str, &[u8])]) -> Result<Vec<JsValue>, StoreError> {
-    // A set, not a scan of what is kept: an import packs thousands of objects.
-    let mut seen = std::collections::BTreeSet::new();
+    let first = firsts(objects.iter().map(|&(k, _)| k));
     let mut out = Vec::new();
     let mut chunk: Vec<(&str, &[u8])> = Vec::new();
     let mut held = 0usize;
-    for &(k, v) in objects {
-        if !seen.insert(k) {
+    for (&(k, v), first) in objects.iter().zip(first) {
+        if !first {
             continue;
         }
         if !chunk.is_empty() && held.saturating_add(v.len()) > PACK_MAX_BYTES {
@@ -67,6 +66,24 @@ pub(crate) fn records(objects: &[(&str, &[u8])]) -> Result<Vec<JsValue>, StoreEr
         out.push(record(&chunk)?);
     }
     Ok(out)
+}
+
+/// For each of `keys`, whether it is the first with its name: one sort, where a
+/// scan of the keys kept was quadratic (an import packs thousands of objects).
+fn firsts<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<bool> {
+    let mut order: Vec<(&str, usize)> = keys.enumerate().map(|(i, k)| (k, i)).collect();
+    let mut first = vec![false; order.len()];
+    order.sort_unstable();
+    let mut last: Option<&str> = None;
+    for (k, i) in order {
+        if last != Some(k) {
+            if let Some(f) = first.get_mut(i) {
+                *f = true;
+            }
+            last = Some(k);
+        }
+    }
+    first
 }
 
 /// One pack record `{keys, pack}` of `objects` (distinct keys).
@@ -121,20 +138,21 @@ fn without(old: &JsValue, key: &str) -> Result<Option<JsValue>, StoreError> {
         .and_then(|k| k.dyn_into::<Array>().ok())
         .ok_or(StoreError::Failed)?;
     let bytes = pack_of(old)?.to_vec();
-    let mut seen = std::collections::BTreeSet::new();
-    let mut kept: Vec<(String, &[u8])> = Vec::new();
-    for k in keys.iter() {
-        let k = k.as_string().ok_or(StoreError::Failed)?;
-        if k == key || !seen.insert(k.clone()) {
+    let names = keys
+        .iter()
+        .map(|k| k.as_string().ok_or(StoreError::Failed))
+        .collect::<Result<Vec<String>, StoreError>>()?;
+    let first = firsts(names.iter().map(String::as_str));
+    let mut kept: Vec<(&str, &[u8])> = Vec::new();
+    for (k, first) in names.iter().zip(first) {
+        if k == key || !first {
             continue;
         }
-        let v = pack_value(&bytes, &k).map_err(|_| StoreError::Failed)?;
-        kept.push((k, v));
+        kept.push((k, pack_value(&bytes, k).map_err(|_| StoreError::Failed)?));
     }
     if kept.is_empty() {
         return Ok(None);
     }
-    let kept: Vec<(&str, &[u8])> = kept.iter().map(|(k, v)| (k.as_str(), *v)).collect();
     record(&kept).map(Some)
 }
 
