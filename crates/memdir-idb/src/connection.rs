@@ -9,7 +9,7 @@ use web_sys::{
 };
 
 use crate::errors;
-use crate::events::FirstEvent;
+use crate::events::{Outcome, Settled};
 
 /// The object store of single keys: string keys, `Uint8Array` values. Heads (every
 /// compare-and-swap) and `set`s live here, and so does every object written by a
@@ -79,14 +79,14 @@ pub(crate) async fn open(db_name: &str, version: u32) -> Result<IdbDatabase, Sto
     .into_js_value();
     request.set_onupgradeneeded(Some(upgrade.unchecked_ref()));
 
-    let outcome = FirstEvent::new(&request, &["success", "error", "blocked"]).await;
+    let outcome = Settled::open(&request).await;
     match outcome {
-        "success" => request
+        Outcome::Done => request
             .result()
             .ok()
             .and_then(|r| r.dyn_into::<IdbDatabase>().ok())
             .ok_or(StoreError::Unavailable),
-        "blocked" => {
+        Outcome::Blocked => {
             // Another tab holds an older version open and will not close. Give up now;
             // if the open succeeds later, close it at once so it blocks nobody.
             let late = Closure::once_into_js(|event: Event| {
@@ -102,7 +102,7 @@ pub(crate) async fn open(db_name: &str, version: u32) -> Result<IdbDatabase, Sto
             request.set_onsuccess(Some(late.unchecked_ref()));
             Err(StoreError::Unavailable)
         }
-        _ => {
+        Outcome::Failed => {
             let name = request.error().ok().flatten().map(|e| e.name());
             Err(name.map_or(StoreError::Unavailable, |n| errors::from_open_name(&n)))
         }
@@ -117,11 +117,11 @@ pub async fn delete_database(namespace: &str) -> Result<(), StoreError> {
         .map_err(|e| {
             errors::name_of(&e).map_or(StoreError::Unavailable, |n| errors::from_open_name(&n))
         })?;
-    match FirstEvent::new(&request, &["success", "error", "blocked"]).await {
-        "success" => Ok(()),
+    match Settled::open(&request).await {
+        Outcome::Done => Ok(()),
         // Blocked: the delete stays queued and happens once the holder closes.
-        "blocked" => Err(StoreError::Unavailable),
-        _ => Err(StoreError::Failed),
+        Outcome::Blocked => Err(StoreError::Unavailable),
+        Outcome::Failed => Err(StoreError::Failed),
     }
 }
 

@@ -37,10 +37,10 @@ impl HeadCheck {
     pub(crate) fn place(
         store: &IdbObjectStore,
         tx: &IdbTransaction,
-        key: &str,
+        key: &JsValue,
         expected: Option<&[u8]>,
     ) -> Result<Self, JsValue> {
-        let request = store.get(&JsValue::from_str(key))?;
+        let request = store.get(key)?;
         let verdict = Rc::new(Cell::new(Verdict::Pending));
         let expected = expected.map(<[u8]>::to_vec);
         let (seen, tx) = (Rc::clone(&verdict), tx.clone());

@@ -40,12 +40,13 @@ mod errors;
 mod events;
 mod faults;
 mod head_check;
+mod names;
 mod packs;
 pub mod timer;
 
-use connection::{OBJECTS, PACKED_KEYS, PACKS, VERSION};
+use connection::VERSION;
 pub use connection::{database_name, delete_database};
-use events::FirstEvent;
+use events::{Outcome, Settled};
 #[cfg(feature = "testing")]
 pub use faults::Fault;
 use faults::Faults;
@@ -57,8 +58,6 @@ pub use packs::PACK_MAX_BYTES;
 /// Keys per page of [`Store::list`]: under the contract suite's 1,100 so paging is
 /// exercised, large enough that a listing is a handful of transactions.
 pub const PAGE: u32 = 500;
-
-const SETTLED: &[&str] = &["complete", "abort"];
 
 /// A memory's IndexedDB database. Cheap to clone; clones share the connection.
 ///
@@ -77,6 +76,10 @@ struct Shared {
     /// The browser or another tab took our connection away; reconnect next time.
     stale: Cell<bool>,
     closed: Cell<bool>,
+    /// The key of the last commit's head as a JS string, and that key: every
+    /// command crosses it (a view reads it, a write reads and puts it), and each
+    /// `&str` crossing into JS is decoded again.
+    head_key: RefCell<Option<(String, JsValue)>>,
     /// Zero-sized unless the `testing` feature is on (see `faults`).
     faults: Faults,
 }
@@ -96,6 +99,7 @@ impl IdbStore {
                 db: RefCell::new(None),
                 stale: Cell::new(false),
                 closed: Cell::new(false),
+                head_key: RefCell::new(None),
                 faults: Faults::new(),
             }),
         }
@@ -159,18 +163,11 @@ impl IdbStore {
     async fn transaction(&self, mode: IdbTransactionMode) -> Result<Stores, StoreError> {
         for attempt in 0..2 {
             let db = self.database().await?;
-            let scope: Array = [OBJECTS, PACKS]
-                .iter()
-                .map(|s| JsValue::from_str(s))
-                .collect();
-            match db.transaction_with_str_sequence_and_mode(&scope, mode) {
+            match names::with(|n| db.transaction_with_str_sequence_and_mode(&n.scope, mode)) {
                 Ok(tx) => {
-                    let kv = tx.object_store(OBJECTS).map_err(|e| errors::from_js(&e))?;
-                    let packed = tx
-                        .object_store(PACKS)
-                        .and_then(|p| p.index(PACKED_KEYS))
-                        .map_err(|e| errors::from_js(&e))?;
-                    return Ok(Stores { tx, kv, packed });
+                    let kv =
+                        names::object_store(&tx, |n| &n.kv).map_err(|e| errors::from_js(&e))?;
+                    return Ok(Stores { tx, kv });
                 }
                 Err(e)
                     if attempt == 0
@@ -196,10 +193,10 @@ impl IdbStore {
     }
 
     /// Waits for `complete` or `abort` of a readwrite transaction.
-    async fn settle(&self, tx: &IdbTransaction, done: FirstEvent) -> Result<(), StoreError> {
+    async fn settle(&self, tx: &IdbTransaction, done: Settled) -> Result<(), StoreError> {
         match done.await {
-            "complete" => Ok(()),
-            _ => Err(self.abort_kind(tx)),
+            Outcome::Done => Ok(()),
+            Outcome::Failed | Outcome::Blocked => Err(self.abort_kind(tx)),
         }
     }
 
@@ -209,17 +206,35 @@ impl IdbStore {
     async fn failed_with(
         &self,
         tx: &IdbTransaction,
-        done: FirstEvent,
+        done: Settled,
         fallback: StoreError,
     ) -> StoreError {
         let _ = tx.abort(); // harmless if the abort is already under way
         match done.await {
-            "abort" => match tx.error() {
+            Outcome::Failed => match tx.error() {
                 Some(e) => errors::from_name(&e.name()),
                 None => fallback,
             },
-            _ => fallback,
+            Outcome::Done | Outcome::Blocked => fallback,
         }
+    }
+
+    /// `k` as a JS string: the one kept if it is the last commit's head.
+    fn key(&self, k: &str) -> JsValue {
+        match self.shared.head_key.borrow().as_ref() {
+            Some((kept, js)) if kept == k => js.clone(),
+            _ => key(k),
+        }
+    }
+
+    /// A commit's head `k` as a JS string, kept for the commands after it.
+    fn head_key(&self, k: &str) -> JsValue {
+        let js = self.key(k);
+        let mut kept = self.shared.head_key.borrow_mut();
+        if kept.as_ref().is_none_or(|(s, _)| s != k) {
+            *kept = Some((k.to_string(), js.clone()));
+        }
+        js
     }
 
     /// Test hook: `fault` strikes the next `commit` (of any clone of this store).
@@ -315,26 +330,35 @@ fn prefix_end(prefix: &str) -> Option<JsValue> {
     Some(JsString::from_char_code(&units).into())
 }
 
-/// A transaction over both object stores, and the index of packed keys.
+/// A transaction over both object stores; `packs` and its index are asked for
+/// only by the operations that use them (a warm read never does).
 struct Stores {
     tx: IdbTransaction,
     kv: IdbObjectStore,
-    packed: IdbIndex,
+}
+
+impl Stores {
+    fn packs(&self) -> Result<IdbObjectStore, JsValue> {
+        names::object_store(&self.tx, |n| &n.packs)
+    }
+
+    /// The index of packed keys.
+    fn packed(&self) -> Result<IdbIndex, JsValue> {
+        names::index(&self.packs()?, |n| &n.keys)
+    }
 }
 
 /// Waits for a request placed in a live transaction; its result on `success`.
-async fn answer(request: &IdbRequest, done: FirstEvent) -> Result<JsValue, StoreError> {
+async fn answer(request: &IdbRequest, done: Settled) -> Result<JsValue, StoreError> {
     match done.await {
-        "success" => request.result().map_err(|e| errors::from_js(&e)),
-        _ => Err(request
+        Outcome::Done => request.result().map_err(|e| errors::from_js(&e)),
+        Outcome::Failed | Outcome::Blocked => Err(request
             .error()
             .ok()
             .flatten()
             .map_or(StoreError::Failed, |e| errors::from_name(&e.name()))),
     }
 }
-
-const ANSWERED: &[&str] = &["success", "error"];
 
 impl Store for IdbStore {
     /// `kv` first (heads, `set`s, objects of version-1 builds), else the pack that
@@ -343,19 +367,22 @@ impl Store for IdbStore {
     /// while it is still active (its success event's microtasks), else in a new one.
     async fn get(&self, k: &str) -> Result<Option<Vec<u8>>, StoreError> {
         let s = self.transaction(IdbTransactionMode::Readonly).await?;
-        let direct = s.kv.get(&key(k)).map_err(|e| errors::from_js(&e))?;
-        let direct_done = FirstEvent::new(&direct, ANSWERED);
+        let direct = s.kv.get(&self.key(k)).map_err(|e| errors::from_js(&e))?;
+        let direct_done = Settled::request(&direct);
         if let Some(v) = value(Some(answer(&direct, direct_done).await?))? {
             return Ok(Some(v));
         }
-        let packed = match s.packed.get(&key(k)) {
+        let packed = match s.packed().and_then(|i| i.get(&key(k))) {
             Ok(r) => r,
             Err(_) => {
                 let again = self.transaction(IdbTransactionMode::Readonly).await?;
-                again.packed.get(&key(k)).map_err(|e| errors::from_js(&e))?
+                again
+                    .packed()
+                    .and_then(|i| i.get(&key(k)))
+                    .map_err(|e| errors::from_js(&e))?
             }
         };
-        let packed_done = FirstEvent::new(&packed, ANSWERED);
+        let packed_done = Settled::request(&packed);
         match answer(&packed, packed_done).await? {
             r if r.is_undefined() => Ok(None),
             r => packs::value_in(&r, k).map(Some),
@@ -364,7 +391,7 @@ impl Store for IdbStore {
 
     async fn set(&self, k: &str, v: &[u8]) -> Result<(), StoreError> {
         let s = self.transaction(IdbTransactionMode::Readwrite).await?;
-        let done = FirstEvent::new(&s.tx, SETTLED);
+        let done = Settled::transaction(&s.tx);
         if let Err(e) = s.kv.put_with_key(&bytes(v), &key(k)) {
             return Err(self.failed_with(&s.tx, done, errors::from_js(&e)).await);
         }
@@ -375,11 +402,11 @@ impl Store for IdbStore {
     /// transaction (see `packs`): no record keeps a byte of its value.
     async fn delete(&self, k: &str) -> Result<(), StoreError> {
         let s = self.transaction(IdbTransactionMode::Readwrite).await?;
-        let done = FirstEvent::new(&s.tx, SETTLED);
+        let done = Settled::transaction(&s.tx);
         if let Err(e) = s.kv.delete(&key(k)) {
             return Err(self.failed_with(&s.tx, done, errors::from_js(&e)).await);
         }
-        let walk = match packs::place_unpack(&s.packed, &s.tx, k) {
+        let walk = match s.packed().and_then(|i| packs::place_unpack(&i, &s.tx, k)) {
             Ok(w) => w,
             Err(e) => return Err(self.failed_with(&s.tx, done, errors::from_js(&e)).await),
         };
@@ -412,14 +439,16 @@ impl Store for IdbStore {
         .map_err(|e| errors::from_js(&e))?
         .into();
         let s = self.transaction(IdbTransactionMode::Readonly).await?;
-        let done = FirstEvent::new(&s.tx, SETTLED);
+        let done = Settled::transaction(&s.tx);
         let direct =
             s.kv.get_all_keys_with_key_and_limit(&range, PAGE + 1)
                 .map_err(|e| errors::from_js(&e))?;
         let packed = Rc::new(RefCell::new(Vec::new()));
-        let walk = packs::place_keys(&s.packed, &range, PAGE as usize + 1, Rc::clone(&packed))
+        let walk = s
+            .packed()
+            .and_then(|i| packs::place_keys(&i, &range, PAGE as usize + 1, Rc::clone(&packed)))
             .map_err(|e| errors::from_js(&e))?;
-        if done.await != "complete" {
+        if done.await != Outcome::Done {
             return Err(self.abort_kind(&s.tx));
         }
         if let Some(e) = walk.failed() {
@@ -464,25 +493,29 @@ impl Store for IdbStore {
     ) -> Result<bool, StoreError> {
         let entries: Vec<(&str, &[u8])> = objects.iter().map(|(k, v)| (k.as_str(), &**v)).collect();
         let records = packs::records(&entries)?;
+        let head = self.head_key(k);
         let s = self.transaction(IdbTransactionMode::Readwrite).await?;
         let (tx, kv) = (&s.tx, &s.kv);
-        let done = FirstEvent::new(tx, SETTLED);
+        let done = Settled::transaction(tx);
+        let packed = match s.packs() {
+            Ok(p) => p,
+            Err(e) => return Err(self.failed_with(tx, done, errors::from_js(&e)).await),
+        };
         // No-ops unless a test planned a fault (see `faults`).
         let mut faults = self.shared.faults.arm(tx);
         let check = match faults
             .placing()
-            .and_then(|()| HeadCheck::place(kv, tx, k, expected))
+            .and_then(|()| HeadCheck::place(kv, tx, &head, expected))
         {
             Ok(c) => c,
             Err(e) => return Err(self.failed_with(tx, done, errors::from_js(&e)).await),
         };
         faults.placed(check.request());
-        let packed = s.packed.object_store();
         let puts =
             records
                 .into_iter()
                 .map(|r| (&packed, r, None))
-                .chain([(kv, bytes(new), Some(key(k)))]);
+                .chain([(kv, bytes(new), Some(head))]);
         for (store, value, at) in puts {
             let placed = faults.placing().and_then(|()| match &at {
                 Some(at) => store.put_with_key(&value, at),
@@ -496,15 +529,22 @@ impl Store for IdbStore {
         faults.sealed();
         let outcome = done.await;
         match (outcome, check.verdict()) {
-            ("complete", Verdict::Matches) => Ok(true),
+            (Outcome::Done, Verdict::Matches) => Ok(true),
             // Lost to another tab: the engine backs off (see `timer::backoff`) and retries.
-            ("abort", Verdict::Differs) => Ok(false),
-            ("abort", Verdict::Unreadable) => Err(StoreError::Failed),
-            ("abort", _) => Err(self.abort_kind(tx)),
+            (Outcome::Failed, Verdict::Differs) => Ok(false),
+            (Outcome::Failed, Verdict::Unreadable) => Err(StoreError::Failed),
+            (Outcome::Failed, _) => Err(self.abort_kind(tx)),
             // Completed without the head matching cannot happen: the check aborts.
             _ => Err(StoreError::Failed),
         }
     }
+}
+
+/// Test hook: how many requests, transactions and timers are awaited now (see
+/// `events`), so a test can prove each leaves the table once it has ended.
+#[cfg(feature = "testing")]
+pub fn awaited() -> usize {
+    events::awaited()
 }
 
 #[cfg(feature = "testing")]

@@ -27,9 +27,9 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Event, IdbCursor, IdbCursorWithValue, IdbIndex, IdbRequest, IdbTransaction};
 
-/// The record's fields; `KEYS` is also the index's key path.
-const KEYS: &str = crate::connection::PACKED_KEYS;
-const PACK: &str = "pack";
+/// The record's field of pack bytes; its field of keys is the index's key path,
+/// `connection::PACKED_KEYS` (both made JS strings once, in `names`).
+pub(crate) const PACK: &str = "pack";
 
 /// How much of a pack a read copies first to find its key in the pack's index
 /// (then exactly what the index says it needs).
@@ -91,15 +91,17 @@ fn record(objects: &[(&str, &[u8])]) -> Result<JsValue, StoreError> {
     let bytes = pack(objects).map_err(|_| StoreError::Failed)?;
     let keys: Array = objects.iter().map(|(k, _)| JsValue::from_str(k)).collect();
     let out = Object::new();
-    Reflect::set(&out, &KEYS.into(), &keys).map_err(|e| crate::errors::from_js(&e))?;
-    Reflect::set(&out, &PACK.into(), &Uint8Array::from(&bytes[..]))
-        .map_err(|e| crate::errors::from_js(&e))?;
+    crate::names::with(|n| {
+        Reflect::set(&out, &n.keys, &keys)?;
+        Reflect::set(&out, &n.pack, &Uint8Array::from(&bytes[..]))
+    })
+    .map_err(|e| crate::errors::from_js(&e))?;
     Ok(out.into())
 }
 
 /// The pack bytes of a record, or `Failed` for anything that is not ours.
 fn pack_of(record: &JsValue) -> Result<Uint8Array, StoreError> {
-    Reflect::get(record, &PACK.into())
+    crate::names::with(|n| Reflect::get(record, &n.pack))
         .ok()
         .and_then(|p| p.dyn_into::<Uint8Array>().ok())
         .ok_or(StoreError::Failed)
@@ -133,7 +135,7 @@ pub(crate) fn value_in(record: &JsValue, key: &str) -> Result<Vec<u8>, StoreErro
 
 /// The record `record` without `key`: `None` when nothing else is left in it.
 fn without(old: &JsValue, key: &str) -> Result<Option<JsValue>, StoreError> {
-    let keys = Reflect::get(old, &KEYS.into())
+    let keys = crate::names::with(|n| Reflect::get(old, &n.keys))
         .ok()
         .and_then(|k| k.dyn_into::<Array>().ok())
         .ok_or(StoreError::Failed)?;

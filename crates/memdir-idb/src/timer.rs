@@ -5,11 +5,17 @@
 use core::future::Future;
 use core::pin::Pin;
 
-use js_sys::{Function, Promise, Reflect};
+use js_sys::{Function, Object, Reflect};
 use wasm_bindgen::{JsCast, JsValue};
-use wasm_bindgen_futures::JsFuture;
+
+use crate::events::Settled;
 
 /// Resolves after about `ms` milliseconds; at once if there is no `setTimeout`.
+///
+/// The timer calls the handler every IndexedDB request shares (see `events`),
+/// bound to an object whose `target` is itself: the handler finds this future by
+/// it as it finds a request's by the event's target, so waiting makes no closure
+/// and no promise of its own.
 pub async fn sleep(ms: f64) {
     let global = js_sys::global();
     let Some(set_timeout) = Reflect::get(&global, &JsValue::from_str("setTimeout"))
@@ -18,10 +24,19 @@ pub async fn sleep(ms: f64) {
     else {
         return;
     };
-    let promise = Promise::new(&mut |resolve, _reject| {
-        let _ = set_timeout.call2(&global, &resolve, &JsValue::from_f64(ms));
-    });
-    let _ = JsFuture::from(promise).await;
+    let token = Object::new();
+    if Reflect::set(&token, &JsValue::from_str("target"), &token).is_err() {
+        return;
+    }
+    let fire = Settled::timer_handler().bind1(&JsValue::NULL, &token);
+    if set_timeout
+        .call2(&global, &fire, &JsValue::from_f64(ms))
+        .is_err()
+    {
+        return;
+    }
+    // Placed after the timer: it fires from the event loop, never before this returns.
+    Settled::wait(token.into()).await;
 }
 
 /// The engine's wait after losing a compare-and-swap race (`Engine::set_backoff`).

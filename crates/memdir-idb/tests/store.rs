@@ -531,3 +531,47 @@ async fn a_pack_that_is_not_ours_is_failed() {
     assert_eq!(store.delete("blob/x").await, Err(StoreError::Failed));
     assert_eq!(raw_records("foreign-pack").await.len(), 2);
 }
+
+/// Every request, transaction and timer the store awaits shares two handlers that
+/// find its future in one table (src/events.rs); each must leave that table on its
+/// first event, whether it succeeded, failed or was aborted, or the table would
+/// grow with every command a page runs.
+#[wasm_bindgen_test]
+async fn every_request_and_transaction_awaited_leaves_the_table_once_it_has_ended() {
+    let store = fresh("awaited").await;
+    store.set("head", b"h0").await.expect("set");
+    let objects: Vec<(String, Rc<[u8]>)> = vec![("blob/a".to_string(), b"a".to_vec().into())];
+    // A commit, a read from `kv` and one from a pack (two requests), a miss.
+    assert_eq!(
+        store.commit(&objects, "head", Some(b"h0"), b"h1").await,
+        Ok(true)
+    );
+    assert_eq!(store.get("head").await, Ok(Some(b"h1".to_vec())));
+    assert_eq!(store.get("blob/a").await, Ok(Some(b"a".to_vec())));
+    assert_eq!(store.get("blob/none").await, Ok(None));
+    // A refused commit (aborted by the head's check) and one aborted by a fault.
+    assert_eq!(
+        store.commit(&objects, "head", Some(b"h0"), b"h2").await,
+        Ok(false)
+    );
+    store.inject_into_next_commit(Fault::AbortAfter(1));
+    assert_eq!(
+        store.commit(&objects, "head", Some(b"h1"), b"h2").await,
+        Err(StoreError::Failed)
+    );
+    assert_eq!(
+        store.list("blob/", None).await.map(|p| p.keys),
+        Ok(vec!["blob/a".to_string()])
+    );
+    assert_eq!(store.delete("blob/a").await, Ok(()));
+    assert_eq!(memdir_idb::awaited(), 0);
+}
+
+#[wasm_bindgen_test]
+async fn a_sleep_waits_its_time_and_leaves_the_table() {
+    let start = js_sys::Date::now();
+    memdir_idb::timer::sleep(40.0).await;
+    let waited = js_sys::Date::now() - start;
+    assert!(waited >= 35.0, "slept {waited} ms of 40");
+    assert_eq!(memdir_idb::awaited(), 0);
+}
