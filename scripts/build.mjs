@@ -10,7 +10,8 @@
 // release-wasm), the pinned wasm-bindgen CLI (--target web: a glue file each runtime
 // entry can initialise its own way), wasm-opt from the npm `binaryen` package (Debian's is broken;
 // -Oz for the browser's build, which a page downloads, -O3 for the others, which run
-// for speed), then the gzipped sizes. Honours CARGO_TARGET_DIR; `--no-opt` skips wasm-opt, `--force`
+// for speed, inlining a function into its one caller only when small: see
+// buildVariant), then the gzipped sizes. Honours CARGO_TARGET_DIR; `--no-opt` skips wasm-opt, `--force`
 // rebuilds dist/ even when cargo's output has not changed. `--bench` builds the
 // benchmark's variant instead (feature `bench`: the round-trip floor's exports) into
 // bench/dist/, which `npm run bench` loads beside the package; it never goes in dist/.
@@ -28,6 +29,9 @@ import { gzipSync } from 'node:zlib';
 import { distIsFresh } from './fresh.mjs';
 
 const WASM_BINDGEN_VERSION = '0.2.130';
+// The largest function (in wasm-opt's size measure) that wasm-opt -O3 inlines into
+// its one caller for that reason alone (its default: any size). See buildVariant.
+const ONE_CALLER_INLINE_MAX = 0;
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
 const bench = args.has('--bench');
@@ -90,7 +94,8 @@ function buildVariant({ profile, features, out, peer, opt = '-O3', strip = false
   // Nothing to do when cargo's output is the one `out` was made from (a no-op build
   // stays a second or two long, so every test script can call it).
   const stampFile = join(out, '.stamp');
-  const stamp = `${createHash('sha256').update(readFileSync(built)).digest('hex')} ${args.has('--no-opt') ? 'no-opt' : opt}${strip ? ' strip' : ''}`;
+  const inlining = opt === '-O3' ? ['--one-caller-inline-max-function-size', String(ONE_CALLER_INLINE_MAX)] : [];
+  const stamp = `${createHash('sha256').update(readFileSync(built)).digest('hex')} ${args.has('--no-opt') ? 'no-opt' : [opt, ...inlining].join(' ')}${strip ? ' strip' : ''}`;
   const wasm = join(out, `${name}_bg.wasm`);
   if (!args.has('--force') && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp && existsSync(wasm)) {
     console.error(`${relative(root, out)}/ is up to date`);
@@ -120,7 +125,13 @@ function buildVariant({ profile, features, out, peer, opt = '-O3', strip = false
       '--enable-simd',
     ];
     const stripped = strip ? ['--strip-producers', '--strip-target-features'] : [];
-    run(process.execPath, [wasmOpt, wasm, ...stripped, opt, ...features, '-o', tmp]);
+    // -O3 inlines every function that has one caller, whatever its size: the view
+    // path and every write's then become one function of tens of KiB, and V8, which
+    // compiles a wasm function on its first call (lazily, on the main thread),
+    // compiled a write's code for a process's first view. None is inlined for
+    // having one caller (tiny ones still are, by -O3's other rules): a cold start
+    // compiles the code it runs (bench/cold, tests/node/cold-compile.test.mjs).
+    run(process.execPath, [wasmOpt, wasm, ...stripped, opt, ...inlining, ...features, '-o', tmp]);
     renameSync(tmp, wasm);
   }
   writeFileSync(stampFile, stamp);

@@ -315,3 +315,27 @@ impl Store for MemoryStore {
         Ok(true)
     }
 }
+
+/// `fut`, polled by a function of its own (`#[inline(never)]`), so its code is not
+/// folded into the caller's: a runtime that compiles each function on its first
+/// call (V8's lazy wasm compilation, on the main thread) then compiles only the
+/// paths a process takes. The engine outlines a view from a write with it: a cold
+/// process's first view compiled every write's code (bench/cold).
+pub(crate) async fn outlined<F: core::future::Future>(fut: F) -> F::Output {
+    Outlined(core::pin::pin!(fut)).await
+}
+
+/// See [`outlined`].
+struct Outlined<'a, F>(core::pin::Pin<&'a mut F>);
+
+impl<F: core::future::Future> core::future::Future for Outlined<'_, F> {
+    type Output = F::Output;
+
+    #[inline(never)]
+    fn poll(
+        mut self: core::pin::Pin<&mut Self>,
+        cx: &mut core::task::Context<'_>,
+    ) -> core::task::Poll<F::Output> {
+        self.0.as_mut().poll(cx)
+    }
+}

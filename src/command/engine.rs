@@ -23,7 +23,7 @@ use crate::storage::overlay::Overlay;
 use crate::storage::publish::Attempt;
 use crate::storage::tree::Kind;
 use crate::storage::versions::Actor;
-use crate::store::Store;
+use crate::store::{Store, outlined};
 
 /// The raw face of a command: what goes back to the model as a `tool_result`.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
@@ -135,10 +135,11 @@ impl<S: Store> Engine<S> {
         let cmd = screen_secrets(cmd, self.config().secrets)?;
         refuse_without_storage(&cmd, &self.config().limits)?;
         match &cmd {
-            Checked::View { path, view_range } => self.view(path, *view_range).await,
+            // Each path its own function (see `outlined`): a view compiles no write.
+            Checked::View { path, view_range } => outlined(self.view(path, *view_range)).await,
             _ => {
                 let summary = cmd.summary();
-                self.transact(true, async |head| {
+                outlined(self.transact(true, async |head| {
                     self.not_archived(head, &cmd)?;
                     let mut overlay = Overlay::on(head, self.now());
                     overlay.by = by.cloned();
@@ -149,7 +150,7 @@ impl<S: Store> Engine<S> {
                         summary: summary.clone(),
                         value: plan.message,
                     })
-                })
+                }))
                 .await
             }
         }

@@ -368,9 +368,9 @@ impl Core {
             Op::Open(o) => o
                 .poll(io, last)
                 .map(|r| r.map(|()| false).map_err(Error::from)),
-            Op::Set(s) => s.poll(io, last).map(|r| r.map(|()| false)),
-            Op::Commit(c) => c.poll(io, last),
-            Op::Delete(d) => d.poll(io, last).map(|r| r.map(|()| false)),
+            Op::Set(s) => set_step(s, io, last),
+            Op::Commit(c) => commit_step(c, io, last),
+            Op::Delete(d) => delete_step(d, io, last),
             Op::Turn(turn, held) => match turn.poll(io) {
                 TurnPoll::Held(h) => {
                     *held = Some(h);
@@ -387,6 +387,32 @@ impl Core {
         wrap(&self.io.js, Err(raw))
     }
 }
+
+// A change's steps, each its own function (`#[inline(never)]`): V8 compiles a wasm
+// function on its first call, so a process that opens a store and reads compiles
+// none of the writes' code, which inlined into `Core::step` it did (bench/cold).
+
+#[inline(never)]
+fn set_step(s: &mut Set, io: &mut JsIo, last: Result<(), JsIoError>) -> StepPoll {
+    s.poll(io, last).map(|r| r.map(|()| false))
+}
+
+#[inline(never)]
+fn commit_step(c: &mut Commit, io: &mut JsIo, last: Result<(), JsIoError>) -> StepPoll {
+    c.poll(io, last)
+}
+
+#[inline(never)]
+fn delete_step(
+    d: &mut Delete<f64, String>,
+    io: &mut JsIo,
+    last: Result<(), JsIoError>,
+) -> StepPoll {
+    d.poll(io, last).map(|r| r.map(|()| false))
+}
+
+/// What a step of a change answers (see [`Core::step`]).
+type StepPoll = Poll<Result<bool, Error<JsIoError>>>;
 
 pub(crate) enum Op {
     Open(Open),
