@@ -16,7 +16,7 @@
 use alloc::collections::BTreeMap;
 
 use crate::error::ToolError;
-use crate::history::log::Place;
+use crate::history::log::{Latest, Place};
 use crate::storage::Engine;
 use crate::storage::overlay::Overlay;
 use crate::storage::publish::Attempt;
@@ -50,6 +50,7 @@ impl<S: Store> Engine<S> {
                 let log = &head.log;
                 let mut overlay = Overlay::on(head, now);
                 let mut edit: BTreeMap<u64, Slot> = BTreeMap::new();
+                let mut known: BTreeMap<u64, Option<Latest>> = BTreeMap::new();
                 let mut report = RetainReport::default();
                 let mut seq = start;
                 let mut read = 0;
@@ -69,9 +70,7 @@ impl<S: Store> Engine<S> {
                         }
                         Place::Slot(s) => edit.get(&seq).copied().unwrap_or(s),
                     };
-                    // Dropped already; or a memory's only version, current while
-                    // the memory lives (a deleted one's first slot has moved on).
-                    if slot.is_dropped() || slot.head == seq {
+                    if slot.is_dropped() {
                         seq += 1;
                         continue;
                     }
@@ -79,11 +78,17 @@ impl<S: Store> Engine<S> {
                     if record.at >= cutoff {
                         break;
                     }
-                    let mut first = match edit.get(&record.mem) {
-                        Some(s) => *s,
-                        None => self.slot(&overlay, log, record.mem).await?,
+                    // The memory's newest version, once a pass: a pass drops no
+                    // memory's newest but a deleted one's, which stays the newest.
+                    let latest = match known.get(&record.mem) {
+                        Some(l) => l.clone(),
+                        None => {
+                            let l = self.latest_of(&overlay, head.root, log, record.mem).await?;
+                            known.insert(record.mem, l.clone());
+                            l
+                        }
                     };
-                    let current = first.head == seq;
+                    let current = latest.as_ref().is_some_and(|l| l.head == seq);
                     if current && record.op != Op::Deleted {
                         seq += 1;
                         continue;
@@ -93,14 +98,26 @@ impl<S: Store> Engine<S> {
                         blob: None,
                         ..slot
                     };
-                    if current {
-                        // A deleted memory's last version: its index goes too.
+                    // What the memory's first slot becomes: without an index, once
+                    // a deleted memory's last version goes; naming the newest
+                    // version, once the version it named goes (its record says
+                    // where the memory is, and the newest was written there since).
+                    let index = match &latest {
+                        Some(_) if current => Some((0, 0)),
+                        Some(l) if l.first.head == seq => Some((l.head, l.updated)),
+                        _ => None,
+                    };
+                    if let Some((head, updated)) = index {
                         if record.mem == seq {
-                            dropped.head = 0;
-                            dropped.updated = 0;
+                            dropped.head = head;
+                            dropped.updated = updated;
                         } else {
-                            first.head = 0;
-                            first.updated = 0;
+                            let mut first = match edit.get(&record.mem) {
+                                Some(s) => *s,
+                                None => self.slot(&overlay, log, record.mem).await?,
+                            };
+                            first.head = head;
+                            first.updated = updated;
                             edit.insert(record.mem, first);
                         }
                     }
