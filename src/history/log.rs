@@ -293,15 +293,17 @@ impl<S: Store> Engine<S> {
         let now = overlay.now;
         let mut memories = head.log.memories;
         let pending = core::mem::take(&mut overlay.pending);
-        // The version each memory got last in this change, for one changed twice.
-        let mut latest: BTreeMap<u64, u64> = BTreeMap::new();
+        // The version each memory got last in this change, for one changed twice
+        // (as slots naming it: the map type `edit` already is, so the wasm builds
+        // carry no second copy of the map's code).
+        let mut latest: BTreeMap<u64, Slot> = BTreeMap::new();
         for p in &pending {
             let created = p.op == Op::Created;
             let prev = if created {
                 0
             } else {
                 let first = self.slot_edited(overlay, &head.log, &edit, p.mem).await?;
-                let here = latest.get(&p.mem).copied().unwrap_or(0);
+                let here = latest.get(&p.mem).map_or(0, |s| s.head);
                 newest(&first, p.seen).max(here)
             };
             let record = Record {
@@ -337,7 +339,13 @@ impl<S: Store> Engine<S> {
                 first.updated = now;
                 edit.insert(p.mem, first);
             }
-            latest.insert(p.mem, p.seq);
+            latest.insert(
+                p.mem,
+                Slot {
+                    head: p.seq,
+                    ..Slot::EMPTY
+                },
+            );
             match p.op {
                 Op::Created => memories += 1,
                 Op::Deleted => memories = memories.saturating_sub(1),

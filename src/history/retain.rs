@@ -16,7 +16,7 @@
 use alloc::collections::BTreeMap;
 
 use crate::error::ToolError;
-use crate::history::log::{Latest, Place};
+use crate::history::log::Place;
 use crate::storage::Engine;
 use crate::storage::overlay::Overlay;
 use crate::storage::publish::Attempt;
@@ -50,7 +50,9 @@ impl<S: Store> Engine<S> {
                 let log = &head.log;
                 let mut overlay = Overlay::on(head, now);
                 let mut edit: BTreeMap<u64, Slot> = BTreeMap::new();
-                let mut known: BTreeMap<u64, Option<Latest>> = BTreeMap::new();
+                // Each memory's newest version and its time, as a slot (head 0: no
+                // memory), the map type `edit` already is.
+                let mut known: BTreeMap<u64, Slot> = BTreeMap::new();
                 let mut report = RetainReport::default();
                 let mut seq = start;
                 let mut read = 0;
@@ -80,15 +82,20 @@ impl<S: Store> Engine<S> {
                     }
                     // The memory's newest version, once a pass: a pass drops no
                     // memory's newest but a deleted one's, which stays the newest.
-                    let latest = match known.get(&record.mem) {
-                        Some(l) => l.clone(),
+                    let newest = match known.get(&record.mem) {
+                        Some(s) => *s,
                         None => {
                             let l = self.latest_of(&overlay, head.root, log, record.mem).await?;
-                            known.insert(record.mem, l.clone());
-                            l
+                            let s = l.map_or(Slot::EMPTY, |l| Slot {
+                                head: l.head,
+                                updated: l.updated,
+                                ..Slot::EMPTY
+                            });
+                            known.insert(record.mem, s);
+                            s
                         }
                     };
-                    let current = latest.as_ref().is_some_and(|l| l.head == seq);
+                    let current = newest.head == seq;
                     if current && record.op != Op::Deleted {
                         seq += 1;
                         continue;
@@ -102,20 +109,28 @@ impl<S: Store> Engine<S> {
                     // a deleted memory's last version goes; naming the newest
                     // version, once the version it named goes (its record says
                     // where the memory is, and the newest was written there since).
-                    let index = match &latest {
-                        Some(_) if current => Some((0, 0)),
-                        Some(l) if l.first.head == seq => Some((l.head, l.updated)),
-                        _ => None,
+                    let mut first = if record.mem == seq {
+                        slot
+                    } else {
+                        match edit.get(&record.mem) {
+                            Some(s) => *s,
+                            None => self.slot(&overlay, log, record.mem).await?,
+                        }
+                    };
+                    let index = if newest.head == 0 {
+                        None
+                    } else if current {
+                        Some((0, 0))
+                    } else if first.head == seq {
+                        Some((newest.head, newest.updated))
+                    } else {
+                        None
                     };
                     if let Some((head, updated)) = index {
                         if record.mem == seq {
                             dropped.head = head;
                             dropped.updated = updated;
                         } else {
-                            let mut first = match edit.get(&record.mem) {
-                                Some(s) => *s,
-                                None => self.slot(&overlay, log, record.mem).await?,
-                            };
                             first.head = head;
                             first.updated = updated;
                             edit.insert(record.mem, first);
