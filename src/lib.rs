@@ -154,6 +154,12 @@ pub mod __hooks {
         crate::storage::tree::Stored::decode(bytes).map(|s| s.encode_json())
     }
 
+    /// A stored tree object (either form) in the form this build writes: what
+    /// tests store again after editing its JSON by hand.
+    pub fn tree_encoded(bytes: &[u8]) -> Option<alloc::vec::Vec<u8>> {
+        crate::storage::tree::Stored::decode(bytes).map(|s| s.encode())
+    }
+
     /// The engine's content hash (SHA-256), exactly as every write computes it: the
     /// benchmarks time it to give a write's floor (crossing + hashing its bytes
     /// once).

@@ -218,24 +218,20 @@ impl<S: Store> Engine<S> {
         head: &Head,
         mem: u64,
     ) -> Result<Option<(ValidPath, Child, Slot)>, ToolError> {
-        if mem == 0 || mem > head.log.versions {
-            return Ok(None);
-        }
         let none = Overlay::default();
-        let first = self.slot(&none, &head.log, mem).await?;
-        if first.head == 0 {
+        let Some(latest) = self.latest_of(&none, head.root, &head.log, mem).await? else {
             return Ok(None);
-        }
-        let (_, newest) = self.version_at(&none, &head.log, first.head).await?;
-        if newest.op == Op::Deleted || newest.mem != mem {
+        };
+        let Some((path, file)) = latest.file else {
             return Ok(None);
-        }
-        let path = newest.path.as_deref().ok_or(ToolError::Damaged)?;
-        let vp = rules::store_path(path).map_err(|_| ToolError::Damaged)?;
-        match self.lookup(&none, head.root, &vp).await? {
-            Found::Entry(c) if c.kind == Kind::File && c.mem == mem => Ok(Some((vp, c, first))),
-            _ => Err(ToolError::Damaged),
-        }
+        };
+        let vp = rules::store_path(&path).map_err(|_| ToolError::Damaged)?;
+        let first = Slot {
+            head: latest.head,
+            updated: latest.updated,
+            ..latest.first
+        };
+        Ok(Some((vp, file, first)))
     }
 
     /// The live memory at `path` in the state `head`, by a tree lookup: the file
@@ -324,7 +320,7 @@ impl<S: Store> Engine<S> {
                     };
                     return Ok(Attempt::Unchanged(Err(e)));
                 }
-                let file = overlay.add_memory(&content, 0, 0, store_path(&vp));
+                let file = overlay.add_memory(&content, None, store_path(&vp));
                 let root = self.put(&mut overlay, head.root, &vp, Some(file)).await?;
                 if let Err(e) = self.within_quota(&overlay, head.root, root).await {
                     return Ok(Attempt::Unchanged(Err(e)));
@@ -419,7 +415,13 @@ impl<S: Store> Engine<S> {
                     None => file,
                 };
                 next.written = overlay.now;
-                overlay.version(mem, Op::Modified, store_path(target), Some(&next));
+                overlay.version(
+                    mem,
+                    Op::Modified,
+                    store_path(target),
+                    Some(&next),
+                    Some(&file),
+                );
                 let root = self
                     .put_all(
                         &mut overlay,
@@ -480,7 +482,7 @@ impl<S: Store> Engine<S> {
                 let mut overlay = Overlay::on(head, self.now());
                 overlay.by = by.clone();
                 overlay.reason = reason.map(String::from);
-                overlay.version(mem, Op::Deleted, store_path(&path), None);
+                overlay.version(mem, Op::Deleted, store_path(&path), None, Some(&file));
                 let root = self.put(&mut overlay, head.root, &path, None).await?;
                 Ok(Attempt::Publish {
                     overlay,
@@ -550,7 +552,17 @@ impl<S: Store> Engine<S> {
             data.push(match item {
                 Item::Prefix(p) => StoreIds::prefix(&format!("{p}/")),
                 Item::Memory(p, file) => {
+                    // Its newest version: its first slot's, or a later one its file names.
                     let first = self.slot(&none, &ctx.head.log, file.mem).await?;
+                    let (head, updated) = crate::history::log::latest(&first, Some(&file));
+                    if head > ctx.head.log.versions {
+                        return Err(ApiError::Damaged);
+                    }
+                    let first = Slot {
+                        head,
+                        updated,
+                        ..first
+                    };
                     let content = match view {
                         View::Full => Some(self.blob(&file).await?),
                         View::Basic => None,

@@ -25,7 +25,9 @@ impl StoreIds {
         rules::id("memver", &self.tag, seq)
     }
 
-    /// A memory: its file, and its first slot (newest version and its time).
+    /// A memory: its file, and its newest version and that version's time (as
+    /// `head` and `updated` of its first slot, where a log of an earlier build kept
+    /// them; see `history::log::latest`).
     pub(crate) fn memory(
         &self,
         path: &str,

@@ -143,11 +143,12 @@ impl<S: Store> Engine<S> {
                 let mem = rules::parse_id("mem", &ctx.ids.tag, id)
                     .filter(|n| *n <= log.versions)
                     .ok_or_else(|| ApiError::no_memory(id))?;
-                let first = self.slot(&none, log, mem).await?;
-                if first.head == 0 {
+                // Its newest version (its first slot names the one that last
+                // created, moved or deleted it; its file any later one).
+                let Some(latest) = self.latest_of(&none, ctx.head.root, log, mem).await? else {
                     return Err(ApiError::no_memory(id));
-                }
-                resume.unwrap_or(first.head)
+                };
+                resume.unwrap_or(latest.head)
             }
             None => resume.unwrap_or(log.versions),
         };
@@ -242,8 +243,11 @@ impl<S: Store> Engine<S> {
                     let answer = fresh.ids.version(seq, &record, None);
                     return Ok(Attempt::Unchanged(Ok((None, answer))));
                 }
-                let first = self.slot(&overlay, &head.log, record.mem).await?;
-                if first.head == seq && record.op != Op::Deleted {
+                let latest = self
+                    .latest_of(&overlay, head.root, &head.log, record.mem)
+                    .await?;
+                let current = latest.as_ref().is_some_and(|l| l.head == seq);
+                if current && record.op != Op::Deleted {
                     return Ok(Attempt::Unchanged(Err(ApiError::current_version(
                         &fresh.ids.version_id(seq),
                         &fresh.ids.memory_id(record.mem),
@@ -279,14 +283,28 @@ impl<S: Store> Engine<S> {
                 };
                 let answer = fresh.ids.version(seq, &redacted, None);
                 let new_record = overlay.log.add_record(redacted);
-                overlay.log_edit.insert(
-                    seq,
-                    Slot {
-                        record: new_record,
-                        blob: None,
-                        ..slot
-                    },
-                );
+                let mut edited = Slot {
+                    record: new_record,
+                    blob: None,
+                    ..slot
+                };
+                // The path the memory's first slot finds it by goes with the
+                // redaction: a live memory's first slot names its newest version
+                // instead (written after this one, where the memory still is).
+                if let Some(l) = latest.filter(|l| l.first.head == seq && !current) {
+                    let moved = Slot {
+                        head: l.head,
+                        updated: l.updated,
+                        ..l.first
+                    };
+                    if record.mem == seq {
+                        edited.head = moved.head;
+                        edited.updated = moved.updated;
+                    } else {
+                        overlay.log_edit.insert(record.mem, moved);
+                    }
+                }
+                overlay.log_edit.insert(seq, edited);
                 let root = head.root;
                 Ok(Attempt::Publish {
                     overlay,

@@ -135,7 +135,7 @@ impl<S: Store> Engine<S> {
             let root = tree.seal(&mut overlay, "", &old, &mut seen).hash;
             for (p, c) in &old {
                 if c.mem != 0 && !seen.contains(p.as_str()) {
-                    overlay.version(c.mem, Op::Deleted, p, None);
+                    overlay.version(c.mem, Op::Deleted, p, None, Some(c));
                 }
             }
             let total = self.stored(&overlay, root).await?.size();
@@ -215,7 +215,7 @@ impl<S: Store> Engine<S> {
             for (p, child) in &gone {
                 for (file, c) in self.files_beneath(&none, p, child).await? {
                     if c.mem != 0 {
-                        overlay.version(c.mem, Op::Deleted, &file, None);
+                        overlay.version(c.mem, Op::Deleted, &file, None, Some(&c));
                     }
                 }
             }
@@ -515,8 +515,8 @@ impl Draft {
                     seen.insert(here.clone());
                     match was {
                         Some(c) if c.hash == Hash::of(text.as_bytes()) && c.mem != 0 => c,
-                        Some(c) => overlay.add_memory(text, c.mem, c.created, &here),
-                        None => overlay.add_memory(text, 0, 0, &here),
+                        Some(c) => overlay.add_memory(text, Some(&c), &here),
+                        None => overlay.add_memory(text, None, &here),
                     }
                 }
                 DraftItem::Dir(d) => d.seal(overlay, &here, old, seen),

@@ -100,7 +100,7 @@ impl<S: Store> Engine<S> {
         for (p, c) in files {
             if c.mem != 0 {
                 let content = (op != Op::Deleted).then_some(&c);
-                overlay.version(c.mem, op, &p, content);
+                overlay.version(c.mem, op, &p, content, Some(&c));
             }
         }
         Ok(())
@@ -232,7 +232,7 @@ impl<S: Store> Engine<S> {
                     }
                     Found::Missing => {}
                 }
-                let blob = overlay.add_memory(file_text, 0, 0, store_path(path));
+                let blob = overlay.add_memory(file_text, None, store_path(path));
                 let root = self.put(overlay, root, path, Some(blob)).await?;
                 let message = render::created(path);
                 (path, Plan { root, message })
@@ -271,7 +271,7 @@ impl<S: Store> Engine<S> {
                     .copied()
                     .unwrap_or(1);
                 let message = render::snippet(&edited, first, lines::count(new_str) - 1);
-                let blob = overlay.add_memory(&edited, old.mem, old.created, store_path(path));
+                let blob = overlay.add_memory(&edited, Some(&old), store_path(path));
                 let root = self.put(overlay, root, path, Some(blob)).await?;
                 (path, Plan { root, message })
             }
@@ -296,7 +296,7 @@ impl<S: Store> Engine<S> {
                 };
                 let edited = lines::insert(&content, after, insert_text);
                 fits(&self.config().limits, path, &edited)?;
-                let blob = overlay.add_memory(&edited, old.mem, old.created, store_path(path));
+                let blob = overlay.add_memory(&edited, Some(&old), store_path(path));
                 let root = self.put(overlay, root, path, Some(blob)).await?;
                 let message = render::inserted(path);
                 (path, Plan { root, message })
@@ -331,7 +331,8 @@ impl<S: Store> Engine<S> {
                 }
                 let mut moved = moved;
                 if moved.kind == Kind::File && moved.mem == 0 {
-                    moved.mem = overlay.version(0, Op::Created, store_path(new_path), Some(&moved));
+                    moved.mem =
+                        overlay.version(0, Op::Created, store_path(new_path), Some(&moved), None);
                     moved.created = overlay.now;
                 } else {
                     self.versions_beneath(overlay, &moved, new_path, Op::Modified)

@@ -33,6 +33,36 @@ pub(crate) enum Place {
 
 type Boxed<'a, T> = Pin<Box<dyn Future<Output = Result<T, ToolError>> + 'a>>;
 
+/// A memory's newest version, from its first slot (the newest version that
+/// created, moved or deleted it; every version, in a log an earlier build wrote)
+/// and the version its file names ([`Child::ver`], 0 if none): versions number up,
+/// and each version is named in one of the two, so the later is the newest.
+pub(crate) fn newest(first: &Slot, ver: u64) -> u64 {
+    first.head.max(ver)
+}
+
+/// A memory's newest version and that version's time, given its first slot and,
+/// while it lives, its file (whose entry's time is when its content was written,
+/// by the version it names).
+pub(crate) fn latest(first: &Slot, file: Option<&Child>) -> (u64, u64) {
+    match file {
+        Some(c) if c.ver > first.head => (c.ver, c.written),
+        _ => (first.head, first.updated),
+    }
+}
+
+/// Where a memory is and what it holds, as its versions name it.
+#[derive(Clone, Debug)]
+pub(crate) struct Latest {
+    /// Its first slot.
+    pub first: Slot,
+    /// Its newest version, and that version's time.
+    pub head: u64,
+    pub updated: u64,
+    /// Its store path and file, while it lives (`None`: deleted).
+    pub file: Option<(String, Child)>,
+}
+
 impl<S: Store> Engine<S> {
     /// Slot `seq` of `log` (1-based); a number past the log is damage, so callers
     /// check numbers that come from a request first. A slot in a pruned part of the
@@ -110,6 +140,80 @@ impl<S: Store> Engine<S> {
         Ok((slot, record))
     }
 
+    /// Memory `mem`'s newest version in the state of `root` and `log`, and its file
+    /// while it lives; `None` if no memory is numbered `mem` (never made, or its
+    /// index dropped). Its first slot names the version that last created, moved
+    /// or deleted it, whose record says where it is; its file there names any
+    /// later version. Reads the first slot, that version's slot and record, and
+    /// the tree on the way to the file.
+    pub(crate) async fn latest_of(
+        &self,
+        overlay: &Overlay,
+        root: Hash,
+        log: &LogHead,
+        mem: u64,
+    ) -> Result<Option<Latest>, ToolError> {
+        if mem == 0 || mem > log.versions {
+            return Ok(None);
+        }
+        let first = self.slot(overlay, log, mem).await?;
+        if first.head == 0 {
+            return Ok(None);
+        }
+        let (_, moved) = self.version_at(overlay, log, first.head).await?;
+        if moved.mem != mem {
+            return Ok(None);
+        }
+        let file = match moved.op {
+            Op::Deleted => None,
+            _ => {
+                let path = moved.path.as_deref().ok_or(ToolError::Damaged)?;
+                let file = self.file_by_path(overlay, root, path).await?;
+                match file {
+                    Some(c) if c.mem == mem && c.ver <= log.versions => {
+                        Some((String::from(path), c))
+                    }
+                    _ => return Err(ToolError::Damaged),
+                }
+            }
+        };
+        let (head, updated) = latest(&first, file.as_ref().map(|(_, c)| c));
+        Ok(Some(Latest {
+            first,
+            head,
+            updated,
+            file,
+        }))
+    }
+
+    /// The file at store path `path` (`/a/b.md`) under `root`, if a file is there.
+    async fn file_by_path(
+        &self,
+        overlay: &Overlay,
+        root: Hash,
+        path: &str,
+    ) -> Result<Option<Child>, ToolError> {
+        let mut dir = root;
+        let mut names = path.strip_prefix('/').unwrap_or(path).split('/').peekable();
+        while let Some(name) = names.next() {
+            let Some(child) = self.dir_get(overlay, dir, name).await? else {
+                return Ok(None);
+            };
+            if names.peek().is_none() {
+                return Ok((child.kind == Kind::File).then_some(child));
+            }
+            if child.kind != Kind::Dir {
+                return Ok(None);
+            }
+            // As every walk down the tree does: a size its parent misstates is damage.
+            if self.stored(overlay, child.hash).await?.size() != child.size {
+                return Err(ToolError::Damaged);
+            }
+            dir = child.hash;
+        }
+        Ok(None)
+    }
+
     /// Every file at or beneath `child` (at store path `path`), in tree order.
     pub(crate) async fn files_beneath(
         &self,
@@ -169,8 +273,9 @@ impl<S: Store> Engine<S> {
     }
 
     /// Turns the change's pending versions into records and slots, and rewrites the
-    /// log: the leaf the new versions land in, the first slot of each memory they
-    /// change (its newest version), and the nodes above those.
+    /// log: the leaf the new versions land in, the first slot of each memory a
+    /// version moves, creates or deletes (a version that only writes content is
+    /// named by the memory's file instead), and the nodes above those.
     pub(crate) async fn seal_log(
         &self,
         overlay: &mut Overlay,
@@ -188,14 +293,18 @@ impl<S: Store> Engine<S> {
         let now = overlay.now;
         let mut memories = head.log.memories;
         let pending = core::mem::take(&mut overlay.pending);
+        // The version each memory got last in this change, for one changed twice
+        // (as slots naming it: the map type `edit` already is, so the wasm builds
+        // carry no second copy of the map's code).
+        let mut latest: BTreeMap<u64, Slot> = BTreeMap::new();
         for p in &pending {
             let created = p.op == Op::Created;
             let prev = if created {
                 0
             } else {
-                self.slot_edited(overlay, &head.log, &edit, p.mem)
-                    .await?
-                    .head
+                let first = self.slot_edited(overlay, &head.log, &edit, p.mem).await?;
+                let here = latest.get(&p.mem).map_or(0, |s| s.head);
+                newest(&first, p.seen).max(here)
             };
             let record = Record {
                 mem: p.mem,
@@ -224,12 +333,19 @@ impl<S: Store> Engine<S> {
                     updated: if created { now } else { 0 },
                 },
             );
-            if !created {
+            if !created && p.route {
                 let mut first = self.slot_edited(overlay, &head.log, &edit, p.mem).await?;
                 first.head = p.seq;
                 first.updated = now;
                 edit.insert(p.mem, first);
             }
+            latest.insert(
+                p.mem,
+                Slot {
+                    head: p.seq,
+                    ..Slot::EMPTY
+                },
+            );
             match p.op {
                 Op::Created => memories += 1,
                 Op::Deleted => memories = memories.saturating_sub(1),

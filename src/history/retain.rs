@@ -50,6 +50,9 @@ impl<S: Store> Engine<S> {
                 let log = &head.log;
                 let mut overlay = Overlay::on(head, now);
                 let mut edit: BTreeMap<u64, Slot> = BTreeMap::new();
+                // Each memory's newest version and its time, as a slot (head 0: no
+                // memory), the map type `edit` already is.
+                let mut known: BTreeMap<u64, Slot> = BTreeMap::new();
                 let mut report = RetainReport::default();
                 let mut seq = start;
                 let mut read = 0;
@@ -69,9 +72,7 @@ impl<S: Store> Engine<S> {
                         }
                         Place::Slot(s) => edit.get(&seq).copied().unwrap_or(s),
                     };
-                    // Dropped already; or a memory's only version, current while
-                    // the memory lives (a deleted one's first slot has moved on).
-                    if slot.is_dropped() || slot.head == seq {
+                    if slot.is_dropped() {
                         seq += 1;
                         continue;
                     }
@@ -79,11 +80,22 @@ impl<S: Store> Engine<S> {
                     if record.at >= cutoff {
                         break;
                     }
-                    let mut first = match edit.get(&record.mem) {
+                    // The memory's newest version, once a pass: a pass drops no
+                    // memory's newest but a deleted one's, which stays the newest.
+                    let newest = match known.get(&record.mem) {
                         Some(s) => *s,
-                        None => self.slot(&overlay, log, record.mem).await?,
+                        None => {
+                            let l = self.latest_of(&overlay, head.root, log, record.mem).await?;
+                            let s = l.map_or(Slot::EMPTY, |l| Slot {
+                                head: l.head,
+                                updated: l.updated,
+                                ..Slot::EMPTY
+                            });
+                            known.insert(record.mem, s);
+                            s
+                        }
                     };
-                    let current = first.head == seq;
+                    let current = newest.head == seq;
                     if current && record.op != Op::Deleted {
                         seq += 1;
                         continue;
@@ -93,14 +105,34 @@ impl<S: Store> Engine<S> {
                         blob: None,
                         ..slot
                     };
-                    if current {
-                        // A deleted memory's last version: its index goes too.
+                    // What the memory's first slot becomes: without an index, once
+                    // a deleted memory's last version goes; naming the newest
+                    // version, once the version it named goes (its record says
+                    // where the memory is, and the newest was written there since).
+                    let mut first = if record.mem == seq {
+                        slot
+                    } else {
+                        match edit.get(&record.mem) {
+                            Some(s) => *s,
+                            None => self.slot(&overlay, log, record.mem).await?,
+                        }
+                    };
+                    let index = if newest.head == 0 {
+                        None
+                    } else if current {
+                        Some((0, 0))
+                    } else if first.head == seq {
+                        Some((newest.head, newest.updated))
+                    } else {
+                        None
+                    };
+                    if let Some((head, updated)) = index {
                         if record.mem == seq {
-                            dropped.head = 0;
-                            dropped.updated = 0;
+                            dropped.head = head;
+                            dropped.updated = updated;
                         } else {
-                            first.head = 0;
-                            first.updated = 0;
+                            first.head = head;
+                            first.updated = updated;
                             edit.insert(record.mem, first);
                         }
                     }

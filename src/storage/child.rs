@@ -25,6 +25,13 @@ pub struct Child {
     pub mem: u64,
     /// When the memory was created, in ms since the Unix epoch (0 with `mem`).
     pub created: u64,
+    /// The memory's version that wrote this content (0: none named here, as in
+    /// every entry an earlier build wrote). A write that changes only a memory's
+    /// content names its new version here, in the entry it rewrites anyway, rather
+    /// than in the memory's first slot of the version log, whose leaf it would
+    /// otherwise rewrite too; the memory's newest version is the later of the two
+    /// (`history::log::newest`).
+    pub ver: u64,
 }
 
 impl Child {
@@ -37,6 +44,7 @@ impl Child {
             written,
             mem: 0,
             created: 0,
+            ver: 0,
         }
     }
 }

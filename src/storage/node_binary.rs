@@ -8,7 +8,8 @@
 //! Layout: the tag [`TAG`], the number of entries, then per entry its name (its
 //! length, then its UTF-8 bytes), a flags byte ([`DIR`]; [`MEMORY`]: a file with a
 //! memory id, followed after the size and time by the id and the memory's creation
-//! time), the hash's 32 bytes, the size and the written time. Numbers are LEB128 in
+//! time; [`VERSION`] with it: then by the version that wrote the file, which earlier
+//! builds never wrote), the hash's 32 bytes, the size and the written time. Numbers are LEB128 in
 //! their shortest form and names strictly ascending by bytes, so one leaf has one
 //! encoding; [`decode`] refuses anything else. Branches stay JSON: only directories
 //! of more than `LEAF_MAX` entries have them.
@@ -25,6 +26,10 @@ pub(crate) const TAG: &[u8; 2] = b"T1";
 const DIR: u8 = 1;
 /// Flags: the child is a file with a memory id (and its creation time).
 const MEMORY: u8 = 2;
+/// Flags, with [`MEMORY`]: the file names the memory's version that wrote it
+/// ([`Child::ver`]), after the creation time. Builds before it never set it.
+const VERSION: u8 = 4;
+const VERSIONED: u8 = MEMORY | VERSION;
 /// The fewest bytes an entry takes: a one-byte name and one-byte numbers.
 const SHORTEST_ENTRY: usize = 1 + 1 + 1 + 32 + 1 + 1;
 
@@ -48,13 +53,17 @@ pub(crate) fn encode(children: &Entries) -> Vec<u8> {
         out.extend_from_slice(name.as_bytes());
         let memory = c.kind == Kind::File && c.mem != 0;
         let dir = if c.kind == Kind::Dir { DIR } else { 0 };
-        out.push(dir | if memory { MEMORY } else { 0 });
+        let version = memory && c.ver != 0;
+        out.push(dir | if memory { MEMORY } else { 0 } | if version { VERSION } else { 0 });
         out.extend_from_slice(&c.hash.0);
         number(&mut out, c.size);
         number(&mut out, c.written);
         if memory {
             number(&mut out, c.mem);
             number(&mut out, c.created);
+        }
+        if version {
+            number(&mut out, c.ver);
         }
     }
     out
@@ -73,16 +82,23 @@ pub(crate) fn decode(bytes: &[u8]) -> Option<Entries> {
         let name = core::str::from_utf8(r.bytes(len)?).ok()?;
         let flags = r.byte()?;
         let kind = match flags {
-            0 | MEMORY => Kind::File,
+            0 | MEMORY | VERSIONED => Kind::File,
             DIR => Kind::Dir,
             _ => return None,
         };
         let hash = r.hash()?;
         let mut child = Child::plain(kind, hash, r.leb128()?, r.leb128()?);
-        if flags == MEMORY {
+        if flags & MEMORY != 0 {
             child.mem = r.leb128()?;
             child.created = r.leb128()?;
             if child.mem == 0 {
+                return None;
+            }
+        }
+        if flags == VERSIONED {
+            // A memory's version is never older than the version that made it.
+            child.ver = r.leb128()?;
+            if child.ver < child.mem {
                 return None;
             }
         }
@@ -106,6 +122,7 @@ mod tests {
             written: 1_795_000_000_000 + u64::from(i),
             mem,
             created: if mem == 0 { 0 } else { 1_794_000_000_000 },
+            ver: 0,
         }
     }
 
@@ -115,6 +132,13 @@ mod tests {
         m.insert("dir".into(), child(Kind::Dir, 2, 0));
         m.insert("plain".into(), child(Kind::File, 3, 0));
         m.insert("ünï €".into(), child(Kind::File, 4, u64::MAX));
+        m.insert(
+            "written.md".into(),
+            Child {
+                ver: 300,
+                ..child(Kind::File, 5, 9)
+            },
+        );
         m
     }
 
@@ -195,12 +219,28 @@ mod tests {
             bytes.extend_from_slice(&[0, 0]);
             bytes
         };
-        let refused: [(&str, Vec<u8>); 10] = [
+        // `written.md`: a memory naming its version (300, two bytes after its
+        // hash, size 5000, time, id 9 and creation time).
+        let name = good.windows(10).position(|w| w == b"written.md").unwrap();
+        let at = name + 10;
+        assert_eq!(good[at], VERSIONED);
+        let ver = at + 1 + 32 + 2 + 6 + 1 + 6;
+        assert_eq!(&good[ver..ver + 2], &[0xac, 0x02]);
+        let older = {
+            // Version 8 of memory 9: older than the memory.
+            let mut v = good.clone();
+            v.splice(ver..ver + 2, [8]);
+            v
+        };
+        let refused: [(&str, Vec<u8>); 13] = [
+            ("a version older than its memory", older),
+            ("a version flag without a memory", with(at, VERSION)),
+            ("a directory naming a version", with(at, DIR | VERSIONED)),
             ("no tag", good[2..].to_vec()),
             ("another tag", [b"T2", &good[2..]].concat()),
             ("cut short", good[..good.len() - 1].to_vec()),
             ("trailing bytes", [good.as_slice(), b"x"].concat()),
-            ("a count past the entries", with(2, 5)),
+            ("a count past the entries", with(2, 6)),
             ("unknown flags", with(8, 4)),
             ("a directory with a memory id", with(8, DIR | MEMORY)),
             ("names out of order", swapped),

@@ -57,9 +57,29 @@ impl Overlay {
         }
     }
 
-    /// Records a version of memory `mem` (0: a memory this version creates) and
-    /// returns its number, which is the memory's id when it creates one.
-    pub(crate) fn version(&mut self, mem: u64, op: Op, path: &str, content: Option<&Child>) -> u64 {
+    /// Records a version of memory `mem` (0: a memory this version creates) that
+    /// sets where it is (its first slot will name it), `was` the memory's file
+    /// before, and returns its number, which is the memory's id when it creates one.
+    pub(crate) fn version(
+        &mut self,
+        mem: u64,
+        op: Op,
+        path: &str,
+        content: Option<&Child>,
+        was: Option<&Child>,
+    ) -> u64 {
+        self.record_version(mem, op, path, content, was, true)
+    }
+
+    fn record_version(
+        &mut self,
+        mem: u64,
+        op: Op,
+        path: &str,
+        content: Option<&Child>,
+        was: Option<&Child>,
+        route: bool,
+    ) -> u64 {
         let seq = self.first_version + self.pending.len() as u64;
         let (mem, op) = if mem == 0 {
             (seq, Op::Created)
@@ -72,28 +92,31 @@ impl Overlay {
             op,
             path: path.into(),
             content: content.map(|c| (c.hash, c.size)),
+            seen: was.map_or(0, |c| c.ver),
+            route: route || op == Op::Created,
         });
         seq
     }
 
-    /// A file for `content` that is memory `mem` (0: a new memory), recording its
-    /// version: `created` for a new one, else `op`.
-    pub(crate) fn add_memory(
-        &mut self,
-        content: &str,
-        mem: u64,
-        created: u64,
-        path: &str,
-    ) -> Child {
+    /// A file for `content` at `path`, recording its version: a new memory
+    /// (`created`) without `was`, else a `modified` version of the memory `was` is,
+    /// still at `path`. The file names its version ([`Child::ver`]), so only a new
+    /// memory's first slot names it.
+    pub(crate) fn add_memory(&mut self, content: &str, was: Option<&Child>, path: &str) -> Child {
         let mut child = self.add_blob(content);
-        let seq = self.version(mem, Op::Modified, path, Some(&child));
-        if mem == 0 {
-            child.mem = seq;
-            child.created = self.now;
-        } else {
-            child.mem = mem;
-            child.created = created;
+        let mem = was.map_or(0, |c| c.mem);
+        let seq = self.record_version(mem, Op::Modified, path, Some(&child), was, false);
+        match was {
+            Some(c) if c.mem != 0 => {
+                child.mem = c.mem;
+                child.created = c.created;
+            }
+            _ => {
+                child.mem = seq;
+                child.created = self.now;
+            }
         }
+        child.ver = seq;
         child
     }
 

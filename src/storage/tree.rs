@@ -356,6 +356,7 @@ impl Stored {
                         written,
                         mem,
                         created,
+                        ver: 0,
                     };
                     entries.push((Name::from(name), child));
                 }
@@ -498,6 +499,7 @@ mod tests {
                 written: 5,
                 mem: 3,
                 created: 4,
+                ver: 0,
             },
         );
         n.children

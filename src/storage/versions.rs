@@ -6,8 +6,8 @@
 //!   it left; the content itself is the blob the tree already holds;
 //! - the log is an append-only array of slots, one per version, numbered from 1,
 //!   stored as a tree of fixed fanout under `log/<sha256>`: a write rewrites the
-//!   leaf it appends to, the leaf of the memory's first slot, and the nodes above
-//!   them; a lookup reads one node per level. A log keeps the fanout it started
+//!   leaf it appends to, the leaf of the memory's first slot if it moves or deletes
+//!   the memory, and the nodes above them; a lookup reads one node per level. A log keeps the fanout it started
 //!   with ([`LOG_FANOUT`] now, [`FIRST_LOG_FANOUT`] for a log whose commit names
 //!   none), so a store written by an earlier build reads and grows as it was made.
 //!   Its nodes are binary (fixed-width hashes and numbers, [`LogNode::encode`]): an
@@ -16,8 +16,13 @@
 //!   readable by hand;
 //! - a slot names its record and its blob (so gc and redaction see every blob a
 //!   version holds without reading records) and, in the slot of the version that
-//!   created a memory, that memory's newest version and its time: a memory's id is
-//!   that number, so its history is followed from the newest version backwards.
+//!   created a memory, the newest version that created, moved or deleted it, and
+//!   its time: a memory's id is that number. That version's record says where the
+//!   memory is; its file's tree entry there names any later version, one that
+//!   wrote only content (`Child::ver`: such a write rewrites that entry anyway, and
+//!   leaves the first slot's leaf alone). The later of the two is the newest, and
+//!   a memory's history is followed from it backwards. In a store an earlier build
+//!   wrote, no entry names a version and the first slot names every one.
 //!
 //! The commit names the log's top node, how many versions it holds, and its fanout
 //! when that is not the first one ([`LogHead::of_commit`]); a change and its
@@ -41,10 +46,11 @@ use crate::storage::tree::Hash;
 
 pub(crate) const LOG: &str = "log/";
 pub(crate) const RECORD: &str = "rec/";
-/// Slots of a leaf, children of an inner node, in a log this build starts. Every
-/// write encodes, hashes and stores two leaves and the nodes above them: on the
-/// bench's workload, 7,841 bytes a `str_replace` at 64 (its file is 10,915), 2,716
-/// at 16, which made writes 13-22% faster. 8 was no faster than 16.
+/// Slots of a leaf, children of an inner node, in a log this build starts. A write
+/// then encoded, hashed and stored two leaves and the nodes above them: on the bench's
+/// workload, 7,841 bytes a `str_replace` at 64 (its file is 10,915), 2,716 at 16,
+/// which made writes 13-22% faster. 8 was no faster than 16. (A write of content
+/// now rewrites one leaf: see the module's notes.)
 pub const LOG_FANOUT: u64 = 16;
 /// The fanout of a log whose commit names none: every log written before
 /// [`LOG_FANOUT`] was 16.
@@ -269,9 +275,10 @@ pub struct Slot {
     pub record: Hash,
     /// The content this version holds (`None`: deleted, or redacted).
     pub blob: Option<Hash>,
-    /// In a memory's first slot: its newest version.
+    /// In a memory's first slot: the newest version that created, moved or deleted
+    /// it (in a log an earlier build wrote: its newest version).
     pub head: u64,
-    /// In a memory's first slot: that newest version's time (ms since the epoch).
+    /// In a memory's first slot: that version's time (ms since the epoch).
     pub updated: u64,
 }
 
@@ -542,6 +549,15 @@ pub(crate) struct Pending {
     pub path: String,
     /// The content left (`None` for `deleted`).
     pub content: Option<(Hash, u64)>,
+    /// The version the memory's file named before this one ([`Child::ver`]; 0:
+    /// none), so the version before is found without its first slot naming it.
+    ///
+    /// [`Child::ver`]: crate::storage::tree::Child::ver
+    pub seen: u64,
+    /// This version sets where the memory is (a create, a move, a delete), so its
+    /// first slot names it; a version that only writes content is named by the
+    /// memory's file instead, and its first slot's leaf is left as it was.
+    pub route: bool,
 }
 
 /// New log objects of one change, by hash, with their encodings.

@@ -6,7 +6,10 @@
 //!   of 64;
 //! - tree nodes in JSON: every answer the same, before and after the same writes,
 //!   and the nodes a write did not touch still JSON;
-//! - a commit naming the empty tree's JSON form, never stored: an empty memory.
+//! - a commit naming the empty tree's JSON form, never stored: an empty memory;
+//! - no tree entry naming a version, each memory's first slot naming its newest
+//!   (every version rewrote it): every version read the same, before and after
+//!   the same writes, deletes, retention and redactions on both.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -419,4 +422,230 @@ fn a_commit_naming_the_empty_trees_json_form_is_an_empty_memory() {
         "File created successfully at: /memories/y.md"
     );
     assert_eq!(block_on(e.entries()).unwrap().len(), 1);
+}
+
+/// The tree under `hash` in `from` as the build before tree entries named versions
+/// wrote it, stored in `to`: the same nodes, binary leaves, no entry naming a
+/// version. Its new hash.
+fn unversioned_tree(from: &MemoryStore, to: &MemoryStore, hash: &str) -> String {
+    let json = memdir::__hooks::tree_json(&get(from, &format!("tree/{hash}"))).unwrap();
+    let mut node: Value = serde_json::from_slice(&json).unwrap();
+    if let Some(entries) = node["e"].as_array_mut() {
+        for e in entries.iter_mut().filter(|e| e[1] == "d") {
+            e[2] = json!(unversioned_tree(from, to, e[2].as_str().unwrap()));
+        }
+    } else {
+        for part in node["s"].as_array_mut().unwrap() {
+            part[1] = json!(unversioned_tree(from, to, part[1].as_str().unwrap()));
+        }
+    }
+    // The JSON form holds no version: stored again in the form written now.
+    let bytes = memdir::__hooks::tree_encoded(&serde_json::to_vec(&node).unwrap()).unwrap();
+    put(to, "tree/", &bytes)
+}
+
+/// The log of `slots` at fanout 16, stored in `to`: its top's hash.
+fn log_of(to: &MemoryStore, slots: &[Slot]) -> String {
+    let mut level: Vec<String> = slots
+        .chunks(16)
+        .map(|c| {
+            if c.iter().all(|s| *s == Slot::EMPTY) {
+                "0".repeat(64)
+            } else {
+                put(to, "log/", &LogNode::Leaf(c.to_vec()).encode())
+            }
+        })
+        .collect();
+    while level.len() > 1 {
+        level = level
+            .chunks(16)
+            .map(|kids| {
+                if kids.iter().all(|k| k == &"0".repeat(64)) {
+                    return "0".repeat(64);
+                }
+                let mut inner = b"N1".to_vec();
+                inner.push(kids.len() as u8);
+                for k in kids {
+                    inner.extend(
+                        (0..32).map(|i| u8::from_str_radix(&k[2 * i..2 * i + 2], 16).unwrap()),
+                    );
+                }
+                put(to, "log/", &inner)
+            })
+            .collect();
+    }
+    level.remove(0)
+}
+
+/// Every slot of the log the head names, pruned parts as empty slots.
+fn all_slots(store: &MemoryStore) -> Vec<Slot> {
+    let commit = head_commit(store);
+    let total = commit["versions"].as_u64().unwrap() as usize;
+    fn walk(store: &MemoryStore, hash: &str, span: usize, out: &mut Vec<Slot>) {
+        if hash == "0".repeat(64) {
+            out.extend(std::iter::repeat_n(Slot::EMPTY, span));
+            return;
+        }
+        match LogNode::decode(&get(store, &format!("log/{hash}"))).unwrap() {
+            LogNode::Leaf(s) => out.extend(s),
+            LogNode::Inner(kids) => {
+                for k in kids {
+                    let hex: String = k.0.iter().map(|b| format!("{b:02x}")).collect();
+                    walk(store, &hex, span / 16, out);
+                }
+            }
+        }
+    }
+    let height = memdir::__hooks::height(total as u64, 16);
+    let mut out = Vec::new();
+    walk(
+        store,
+        commit["log"].as_str().unwrap(),
+        16usize.pow(height + 1),
+        &mut out,
+    );
+    out.truncate(total);
+    out
+}
+
+/// A copy of `store` as the build before this layout wrote it: no tree entry names
+/// a version, and each memory's first slot names its newest version and that
+/// version's time, whatever the version did.
+fn as_unversioned(store: &MemoryStore) -> MemoryStore {
+    let old = MemoryStore::new();
+    for (k, v) in dump(store) {
+        if !k.starts_with("tree/") && !k.starts_with("log/") {
+            block_on(old.set(&k, &v)).unwrap();
+        }
+    }
+    let mut commit = head_commit(store);
+    let root = unversioned_tree(store, &old, commit["root"].as_str().unwrap());
+    let mut slots = all_slots(store);
+    // Each memory's newest version and its time, from the records.
+    let mut newest: std::collections::BTreeMap<u64, (u64, u64)> = Default::default();
+    for (i, s) in slots.iter().enumerate() {
+        if s.is_dropped() {
+            continue;
+        }
+        let hex: String = s.record.0.iter().map(|b| format!("{b:02x}")).collect();
+        let r: Value = serde_json::from_slice(&get(store, &format!("rec/{hex}"))).unwrap();
+        let at = r["at"].as_u64().unwrap();
+        newest.insert(r["mem"].as_u64().unwrap(), (i as u64 + 1, at));
+    }
+    let mut moved = 0;
+    for (i, s) in slots.iter_mut().enumerate() {
+        if s.head != 0 {
+            let (head, updated) = newest[&(i as u64 + 1)];
+            moved += usize::from(s.head != head);
+            (s.head, s.updated) = (head, updated);
+        }
+    }
+    assert!(moved > 0, "no first slot named an older version");
+    commit["root"] = json!(root);
+    commit["log"] = json!(log_of(&old, &slots));
+    let c = put(&old, "commit/", commit.to_string().as_bytes());
+    block_on(old.set("head", c.as_bytes())).unwrap();
+    old
+}
+
+/// Whether any stored tree leaf names a version (the flags byte of a file naming
+/// one is 6): what the build before this layout never wrote.
+fn names_versions(store: &MemoryStore) -> bool {
+    dump(store)
+        .iter()
+        .filter(|(k, v)| k.starts_with("tree/") && v.starts_with(b"T1"))
+        .any(|(_, v)| {
+            let json = memdir::__hooks::tree_json(v).unwrap();
+            let reencoded = memdir::__hooks::tree_encoded(&json).unwrap();
+            reencoded != *v
+        })
+}
+
+#[test]
+fn a_store_whose_first_slots_name_every_version_reads_and_grows() {
+    let (store, now, e) = api_store();
+    let mut memories = Vec::new();
+    for name in ["a", "b", "c", "d"] {
+        let body = json!({"path": format!("/{name}.md"), "content": format!("{name} 0\n")});
+        let m = call(&e, json!({"op": "memory.create", "body": body.to_string()}));
+        memories.push(m["id"].as_str().unwrap().to_string());
+    }
+    // Edits of content (named by the file), moves and an API update of both
+    // (named by the first slot), over three leaves of the log.
+    let writes = |sides: &[&Engine<MemoryStore>], round: u64| {
+        for (i, input) in [
+            json!({"command": "str_replace", "path": "/memories/a.md", "old_str": format!("a {round}"), "new_str": format!("a {}", round + 1)}),
+            json!({"command": "insert", "path": "/memories/b.md", "insert_line": 0, "insert_text": format!("b {round}\n")}),
+            json!({"command": "rename", "old_path": "/memories/c.md", "new_path": format!("/memories/dir{round}/c.md")}),
+            json!({"command": "rename", "old_path": format!("/memories/dir{round}"), "new_path": format!("/memories/dir{}", round + 1)}),
+            json!({"command": "rename", "old_path": format!("/memories/dir{}/c.md", round + 1), "new_path": "/memories/c.md"}),
+            json!({"command": "str_replace", "path": "/memories/c.md", "old_str": "c", "new_str": "c"}),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            now.set(now.get() + 1000);
+            for side in sides {
+                let out = tool(side, input.clone());
+                // b.md is deleted after round 11; replacing `c` by itself may be refused.
+                let may_fail = i == 5 || (i == 1 && round >= 12);
+                assert!(!out.starts_with("error") || may_fail, "{input}: {out}");
+            }
+        }
+        now.set(now.get() + 1000);
+        let body = json!({"content": format!("d {round}\n")}).to_string();
+        for side in sides {
+            call(
+                side,
+                json!({"op": "memory.update", "id": memories[3], "body": body}),
+            );
+        }
+    };
+    for round in 0..8 {
+        writes(&[&e], round);
+    }
+    assert!(names_versions(&store));
+    let old = as_unversioned(&store);
+    assert!(!names_versions(&old));
+    let o = engine(&old, &now);
+    assert_eq!(reads(&o, &memories), reads(&e, &memories));
+
+    // The same writes on both, then a delete, retention and a redaction of an
+    // older version of each kept memory.
+    let e = engine(&store, &now);
+    for round in 8..12 {
+        writes(&[&e, &o], round);
+    }
+    assert_eq!(reads(&o, &memories), reads(&e, &memories));
+    now.set(now.get() + 1000);
+    for side in [&e, &o] {
+        call(side, json!({"op": "memory.delete", "id": memories[1]}));
+    }
+    now.set(now.get() + 1000);
+    let report = block_on(o.retain(20_000)).unwrap();
+    assert_eq!(report, block_on(e.retain(20_000)).unwrap());
+    assert!(report.dropped > 20, "{report:?}");
+    for id in [&memories[0], &memories[2], &memories[3]] {
+        let listed = call(
+            &e,
+            json!({"op": "version.list", "query": {"memory_id": id}}),
+        );
+        let oldest = listed["data"].as_array().unwrap().last().unwrap()["id"].clone();
+        for side in [&e, &o] {
+            call(side, json!({"op": "version.redact", "id": oldest}));
+        }
+    }
+    assert_eq!(reads(&o, &memories), reads(&e, &memories));
+    for round in 12..14 {
+        writes(&[&e, &o], round);
+    }
+    assert_eq!(
+        reads(&engine(&old, &now), &memories),
+        reads(&engine(&store, &now), &memories)
+    );
+    for id in &memories {
+        let r = block_on(o.api(&json!({"op": "memory.retrieve", "id": id})));
+        let m = block_on(e.api(&json!({"op": "memory.retrieve", "id": id})));
+        assert_eq!((r.status, r.body), (m.status, m.body));
+    }
 }

@@ -846,3 +846,73 @@ fn a_delete_reason_is_kept_in_its_version_until_that_version_is_redacted() {
     );
     assert_eq!((v.get("reason"), &v["path"]), (None, &Value::Null));
 }
+
+#[test]
+fn redacting_the_version_a_memorys_first_slot_names_leaves_it_found() {
+    // Created through the API, then written twice by the memory tool: edits of
+    // content, named by the file, so its first slot still names its creation,
+    // whose record says where the memory is. Redacting that version erases its
+    // path, so the first slot must name a version that still says it.
+    let (engine, store) = common::api_engine(Config::default());
+    let m = ok(
+        &engine,
+        json!({"op": "memory.create", "body": r#"{"path":"/x.md","content":"one\n"}"#}),
+    );
+    let id = m["id"].as_str().unwrap();
+    for (from, to) in [("one", "two"), ("two", "three")] {
+        let r = block_on(engine.execute(&json!({"command": "str_replace", "path": "/memories/x.md", "old_str": from, "new_str": to})));
+        assert!(!r.is_error, "{}", r.content);
+    }
+    let created = ok(
+        &engine,
+        json!({"op": "version.redact", "id": m["memory_version_id"]}),
+    );
+    assert!(created["redacted_at"].is_string());
+    assert_eq!(created["path"], Value::Null);
+    let fresh = Engine::new(store.clone(), Config::default());
+    for e in [&engine, &fresh] {
+        let found = ok(e, json!({"op": "memory.retrieve", "id": id}));
+        assert_eq!(
+            (
+                &found["path"],
+                &found["content"],
+                &found["memory_version_id"]
+            ),
+            (
+                &json!("/x.md"),
+                &json!("three\n"),
+                &json!("memver_abcdefghjkmn_3")
+            )
+        );
+        let listed = ok(e, json!({"op": "version.list", "query": {"memory_id": id}}));
+        let ids: Vec<&str> = listed["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v["id"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "memver_abcdefghjkmn_3",
+                "memver_abcdefghjkmn_2",
+                "memver_abcdefghjkmn_1"
+            ]
+        );
+    }
+    // And it is still written to, and the current version still refused.
+    let r = block_on(engine.execute(
+        &json!({"command": "rename", "old_path": "/memories/x.md", "new_path": "/memories/y.md"}),
+    ));
+    assert!(!r.is_error, "{}", r.content);
+    let found = ok(&engine, json!({"op": "memory.retrieve", "id": id}));
+    assert_eq!(found["path"], json!("/y.md"));
+    let r = block_on(engine.api(&json!({"op": "version.redact", "id": "memver_abcdefghjkmn_4"})));
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert_eq!(
+        r.body["error"]["message"],
+        json!(
+            "Version memver_abcdefghjkmn_4 holds the current content of memory mem_abcdefghjkmn_1; update or delete the memory first, then redact this version."
+        )
+    );
+}
