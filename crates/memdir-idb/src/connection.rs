@@ -10,18 +10,7 @@ use web_sys::{
 
 use crate::errors;
 use crate::events::{Outcome, Settled};
-
-/// The object store of single keys: string keys, `Uint8Array` values. Heads (every
-/// compare-and-swap) and `set`s live here, and so does every object written by a
-/// build before packs (version 1), which stays readable.
-pub(crate) const OBJECTS: &str = "kv";
-
-/// The object store of packs: one record per commit, `{keys, pack}`, holding all of
-/// the commit's new objects (see `packs`), under a key IndexedDB numbers.
-pub(crate) const PACKS: &str = "packs";
-
-/// The multi-entry index of [`PACKS`] on each record's `keys`: which pack holds a key.
-pub(crate) const PACKED_KEYS: &str = "keys";
+use crate::names::{OBJECTS, PACKED_KEYS, PACKS};
 
 /// Schema version. Bump it (and handle the old one in `upgrade`) when the layout
 /// changes; tabs still on the old version close on `versionchange`. Version 2 added

@@ -43,21 +43,26 @@ struct SettledSlot {
 }
 
 /// The handlers every request and transaction shares, made once (kept in
-/// `names`): they find the future waiting for the event's target in [`WAITING`].
-pub(crate) struct Handlers {
+/// [`HANDLERS`]): they find the future waiting for the event's target in [`WAITING`].
+struct Handlers {
     done: JsValue,
     failed: JsValue,
     blocked: JsValue,
 }
 
 impl Handlers {
-    pub(crate) fn new() -> Self {
+    fn new() -> Self {
         Handlers {
             done: handler(Outcome::Done),
             failed: handler(Outcome::Failed),
             blocked: handler(Outcome::Blocked),
         }
     }
+}
+
+thread_local! {
+    /// Made on first use and kept for the page's life: three functions.
+    static HANDLERS: Handlers = Handlers::new();
 }
 
 thread_local! {
@@ -117,8 +122,7 @@ impl Settled {
     /// Must be called before control returns to the event loop, or the event may
     /// already have fired.
     pub(crate) fn request(request: &IdbRequest) -> Self {
-        crate::names::with(|n| {
-            let h = &n.handlers;
+        HANDLERS.with(|h| {
             request.set_onsuccess(Some(h.done.unchecked_ref()));
             request.set_onerror(Some(h.failed.unchecked_ref()));
         });
@@ -127,8 +131,7 @@ impl Settled {
 
     /// As [`Settled::request`], for a transaction's `complete` or `abort`.
     pub(crate) fn transaction(tx: &IdbTransaction) -> Self {
-        crate::names::with(|n| {
-            let h = &n.handlers;
+        HANDLERS.with(|h| {
             tx.set_oncomplete(Some(h.done.unchecked_ref()));
             tx.set_onabort(Some(h.failed.unchecked_ref()));
         });
@@ -138,14 +141,14 @@ impl Settled {
     /// As [`Settled::request`], for an open or delete request, which may also be
     /// `blocked`.
     pub(crate) fn open(request: &IdbOpenDbRequest) -> Self {
-        crate::names::with(|n| request.set_onblocked(Some(n.handlers.blocked.unchecked_ref())));
+        HANDLERS.with(|h| request.set_onblocked(Some(h.blocked.unchecked_ref())));
         Self::request(request)
     }
 
     /// The handler a timer calls to settle the future [`Settled::wait`] made for its
     /// token (see `timer::sleep`).
     pub(crate) fn timer_handler() -> Function {
-        crate::names::with(|n| n.handlers.done.clone().unchecked_into())
+        HANDLERS.with(|h| h.done.clone().unchecked_into())
     }
 
     /// Waits for the shared handlers to be called for `target`.

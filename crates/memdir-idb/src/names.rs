@@ -1,6 +1,6 @@
-//! The names this crate hands IndexedDB on every operation (the object stores, the
-//! index, a transaction's scope, a pack record's fields), made into JS strings once,
-//! and the event handlers every operation shares (see `events`).
+//! The names this crate hands IndexedDB (the object stores, the index, a
+//! transaction's scope, a pack record's fields): the schema's names, decided here,
+//! and made into JS strings once for every operation.
 //!
 //! A `&str` crossing into JS is decoded from wasm memory by a `TextDecoder` each
 //! time, about a microsecond in Chromium; a warm view crossed six such names (and
@@ -12,8 +12,21 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{IdbIndex, IdbObjectStore, IdbTransaction};
 
-use crate::connection::{OBJECTS, PACKED_KEYS, PACKS};
-use crate::events::Handlers;
+/// The object store of single keys: string keys, `Uint8Array` values. Heads (every
+/// compare-and-swap) and `set`s live here, and so does every object written by a
+/// build before packs (version 1), which stays readable.
+pub(crate) const OBJECTS: &str = "kv";
+
+/// The object store of packs: one record per commit, `{keys, pack}`, holding all of
+/// the commit's new objects (see `packs`), under a key IndexedDB numbers.
+pub(crate) const PACKS: &str = "packs";
+
+/// The multi-entry index of [`PACKS`] on each record's `keys`: which pack holds a key.
+pub(crate) const PACKED_KEYS: &str = "keys";
+
+/// A pack record's field of pack bytes; its field of keys is the index's key path,
+/// [`PACKED_KEYS`] (see `packs`).
+pub(crate) const PACK: &str = "pack";
 
 pub(crate) struct Names {
     pub(crate) kv: JsValue,
@@ -24,20 +37,17 @@ pub(crate) struct Names {
     pub(crate) pack: JsValue,
     /// Every transaction's scope: both object stores.
     pub(crate) scope: Array,
-    /// The handlers every awaited request and transaction shares (see `events`).
-    pub(crate) handlers: Handlers,
 }
 
 thread_local! {
     static NAMES: Names = {
         let (kv, packs) = (JsValue::from_str(OBJECTS), JsValue::from_str(PACKS));
         Names {
-            scope: [kv.clone(), packs.clone()].into_iter().collect(),
+            scope: Array::of2(&kv, &packs),
             kv,
             packs,
             keys: JsValue::from_str(PACKED_KEYS),
-            pack: JsValue::from_str(crate::packs::PACK),
-            handlers: Handlers::new(),
+            pack: JsValue::from_str(PACK),
         }
     };
 }

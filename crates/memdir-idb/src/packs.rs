@@ -27,10 +27,6 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Event, IdbCursor, IdbCursorWithValue, IdbIndex, IdbRequest, IdbTransaction};
 
-/// The record's field of pack bytes; its field of keys is the index's key path,
-/// `connection::PACKED_KEYS` (both made JS strings once, in `names`).
-pub(crate) const PACK: &str = "pack";
-
 /// How much of a pack a read copies first to find its key in the pack's index
 /// (then exactly what the index says it needs).
 const FIRST_READ: u32 = 4096;
