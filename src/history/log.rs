@@ -206,10 +206,7 @@ impl<S: Store> Engine<S> {
                 return Ok(None);
             }
             // As every walk down the tree does: a size its parent misstates is damage.
-            if self.stored(overlay, child.hash).await?.size() != child.size {
-                return Err(ToolError::Damaged);
-            }
-            dir = child.hash;
+            dir = self.subdir(overlay, &child).await?;
         }
         Ok(None)
     }
